@@ -1,0 +1,122 @@
+# warphunt — plain Makefile.  `make help` lists the targets.
+#
+# Sources are picked up by folder (wildcards), so adding a file to a stage
+# needs no edit here.  Build outputs go under build/ (never committed).
+
+CC       ?= cc
+SHELL    := /bin/bash
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+NVCC_ARCH ?= sm_80
+
+# CUDA toolkit: CUDA_HOME first, then nvcc on PATH, then /usr/local/cuda.
+CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null) 2>/dev/null) 2>/dev/null); \
+               if [ -n "$$d" ] && [ -x "$$d/bin/nvcc" ]; then echo $$d; elif [ -x /usr/local/cuda/bin/nvcc ]; then echo /usr/local/cuda; fi)
+NVCC     ?= $(if $(CUDA_HOME),$(CUDA_HOME)/bin/nvcc,nvcc)
+# cuda.h only: libcuda itself is dlopen'ed at run time.
+CUDA_INC := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include -DWH_HAVE_CUDA_H=1,)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+OPT      ?= -O2 -g
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) $(CFLAGS)
+LIBS     := -lz3 -ljansson -ldl -lm -lpthread
+
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+MODULES  := core ptx symexec gen harness ga
+LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+CLI_SRC  := $(wildcard cli/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+BENCH_SRC:= $(wildcard bench/*.c)
+
+KERNEL_CU  := $(wildcard kernels/*.cu)
+CORPUS_CU  := $(wildcard tests/ptx/*.cu)
+KERNEL_PTX := $(patsubst %.cu,$(BUILD)/ptx/%.ptx,$(KERNEL_CU))
+CORPUS_PTX := $(patsubst %.cu,$(BUILD)/ptx/%.ptx,$(CORPUS_CU))
+
+# Two object trees: plain and sanitized (for `make check`).
+OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
+
+.PHONY: all deps test check bench install uninstall clean help ptx
+
+all: warphunt ptx
+
+help:
+	@echo "make            build ./warphunt and the PTX of bundled kernels"
+	@echo "make deps       install the Debian packages warphunt needs"
+	@echo "make test       build and run the test suite"
+	@echo "make check      run the test suite under ASan + UBSan"
+	@echo "make bench      run the benchmarks in bench/"
+	@echo "make install    install to \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
+
+deps:
+	@sh tools/deps.sh
+
+warphunt: $(OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS) $(LDFLAGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
+
+# --- PTX of bundled kernels and of the test corpus -------------------------
+ptx: $(KERNEL_PTX) $(CORPUS_PTX)
+
+$(BUILD)/ptx/%.ptx: %.cu
+	@mkdir -p $(dir $@)
+	@if [ -z "$(CUDA_HOME)" ] && ! command -v $(NVCC) >/dev/null 2>&1; then \
+	  echo "error: nvcc not found: set CUDA_HOME or put nvcc on PATH (needed to compile $<)" >&2; exit 1; fi
+	$(NVCC) -ptx -arch=$(NVCC_ARCH) -lineinfo -o $@ $<
+
+# --- tests -----------------------------------------------------------------
+$(BUILD)/test_runner: $(OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcriterion $(LIBS) $(LDFLAGS)
+
+$(BUILD)/test_runner_san: $(SOBJ) $(patsubst %.c,$(BUILD)/san/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
+	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ -lcriterion $(LIBS) $(LDFLAGS)
+
+test: warphunt ptx $(BUILD)/test_runner
+	$(BUILD)/test_runner $(TEST_ARGS)
+
+# Criterion runs each test in a child process whose sanitizer reports do
+# not change the test's verdict, so the log is scanned for them as well.
+check: warphunt ptx $(BUILD)/test_runner_san
+	@set -o pipefail 2>/dev/null || true; \
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(BUILD)/test_runner_san $(TEST_ARGS) 2>&1 | tee $(BUILD)/check.log; \
+	status=$$?; \
+	if grep -q -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log; then \
+	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
+	exit $$status
+
+# --- benchmarks --------------------------------------------------------------
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+$(BUILD)/bench/%: bench/%.c $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(OBJ) $(LIBS) $(LDFLAGS)
+
+bench: warphunt ptx $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+# --- install -----------------------------------------------------------------
+install: warphunt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/warphunt/kernels
+	install -m 755 warphunt $(DESTDIR)$(PREFIX)/bin/warphunt
+	install -m 644 kernels/*.cu kernels/*.json $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt
+	rm -rf $(DESTDIR)$(PREFIX)/share/warphunt
+
+clean:
+	rm -rf $(BUILD) warphunt
+
+-include $(OBJ:.o=.d) $(SOBJ:.o=.d)

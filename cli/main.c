@@ -1,0 +1,64 @@
+/*
+ * main.c — the `warphunt` program: dispatch to a subcommand.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef WH_VERSION
+#define WH_VERSION "0.1.0"
+#endif
+
+typedef struct {
+    const char *name;
+    wh_command_fn fn;
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    { "ptx",     cmd_ptx,     "parse PTX; print kernels, blocks, CFG (text, DOT or JSON)" },
+    { "explore", cmd_explore, "symbolic stage only: paths and atoms -> paths.json" },
+    { "measure", cmd_measure, "time one input of a kernel on a backend" },
+    { "hunt",    cmd_hunt,    "search for the input with the longest kernel time" },
+    { "compare", cmd_compare, "run all strategies with the same budget" },
+    { "replay",  cmd_replay,  "re-run a saved input many times" },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: warphunt COMMAND [OPTIONS] ...\n"
+        "\n"
+        "Find the inputs that make a CUDA kernel run longest.\n"
+        "\n"
+        "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s  %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+        "\n"
+        "`warphunt COMMAND --help` describes a command.  `warphunt --version`.\n"
+        "Exit status: 0 success, 1 user error, 2 internal or device failure.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 1;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("warphunt %s\n", WH_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "warphunt: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 1;
+}

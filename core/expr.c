@@ -1,0 +1,265 @@
+/*
+ * expr.c — recursive-descent parser and evaluator for spec expressions.
+ *
+ * The tree is stored as an array of nodes (children by index) so that a
+ * parsed expression is one allocation plus its text.
+ */
+#include "core/expr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { N_NUM, N_VAR, N_NEG, N_ADD, N_SUB, N_MUL, N_DIV, N_MOD, N_MIN, N_MAX } node_kind;
+
+typedef struct {
+    node_kind kind;
+    int64_t value;   /* N_NUM: the number; N_VAR: variable index */
+    int a, b;        /* children */
+} node;
+
+struct wh_expr {
+    char *text;
+    node *nodes;
+    int nnodes, cap, root;
+};
+
+typedef struct {
+    wh_expr *e;
+    const char *s;
+    size_t pos;
+    const char *const *names;
+    int nnames;
+    wh_error *err;
+    int depth;
+} parser;
+
+static int fail(parser *p, const char *what)
+{
+    wh_error_set(p->err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\" at column %zu: %s",
+                 p->s, p->pos + 1, what);
+    return -1;
+}
+
+static int add_node(parser *p, node_kind k, int64_t v, int a, int b)
+{
+    wh_expr *e = p->e;
+    if (e->nnodes == e->cap) {
+        int cap = e->cap ? e->cap * 2 : 8;
+        node *n = realloc(e->nodes, (size_t)cap * sizeof *n);
+        if (!n) return fail(p, "out of memory");
+        e->nodes = n;
+        e->cap = cap;
+    }
+    e->nodes[e->nnodes] = (node){ k, v, a, b };
+    return e->nnodes++;
+}
+
+static void skip_space(parser *p)
+{
+    while (isspace((unsigned char)p->s[p->pos])) p->pos++;
+}
+
+static bool accept(parser *p, char c)
+{
+    skip_space(p);
+    if (p->s[p->pos] != c) return false;
+    p->pos++;
+    return true;
+}
+
+static int parse_sum(parser *p);
+
+static int parse_call(parser *p, node_kind k)
+{
+    if (!accept(p, '(')) return fail(p, "expected '(' after min/max");
+    int a = parse_sum(p);
+    if (a < 0) return -1;
+    if (!accept(p, ',')) return fail(p, "expected ',' between the two arguments");
+    int b = parse_sum(p);
+    if (b < 0) return -1;
+    if (!accept(p, ')')) return fail(p, "expected ')'");
+    return add_node(p, k, 0, a, b);
+}
+
+static int parse_number(parser *p)
+{
+    const char *start = p->s + p->pos;
+    char *end;
+    errno = 0;
+    long long v = strtoll(start, &end, 0);
+    if (errno || isalnum((unsigned char)*end) || *end == '_')
+        return fail(p, "bad integer literal");
+    p->pos += (size_t)(end - start);
+    return add_node(p, N_NUM, v, -1, -1);
+}
+
+static int parse_name(parser *p)
+{
+    size_t start = p->pos;
+    while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_') p->pos++;
+    size_t len = p->pos - start;
+    const char *id = p->s + start;
+    if (len == 3 && (!strncmp(id, "min", 3) || !strncmp(id, "max", 3)))
+        return parse_call(p, id[1] == 'i' ? N_MIN : N_MAX);
+    for (int k = 0; k < p->nnames; k++)
+        if (strlen(p->names[k]) == len && !strncmp(p->names[k], id, len))
+            return add_node(p, N_VAR, k, -1, -1);
+    p->pos = start;
+    char msg[256];
+    int shown = len > 64 ? 64 : (int)len;
+    int n = snprintf(msg, sizeof msg, "unknown name '%.*s' (known:", shown, id);
+    for (int k = 0; k < p->nnames && n < (int)sizeof msg - 40; k++)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, " %s", p->names[k]);
+    snprintf(msg + n, sizeof msg - (size_t)n, ", min(), max())");
+    return fail(p, msg);
+}
+
+static int parse_unary(parser *p)
+{
+    if (++p->depth > 200) return fail(p, "expression nested too deeply");
+    skip_space(p);
+    char c = p->s[p->pos];
+    int r;
+    if (c == '-') {
+        p->pos++;
+        int a = parse_unary(p);
+        r = a < 0 ? -1 : add_node(p, N_NEG, 0, a, -1);
+    } else if (c == '+') {
+        p->pos++;
+        r = parse_unary(p);
+    } else if (c == '(') {
+        p->pos++;
+        r = parse_sum(p);
+        if (r >= 0 && !accept(p, ')')) r = fail(p, "expected ')'");
+    } else if (isdigit((unsigned char)c)) {
+        r = parse_number(p);
+    } else if (isalpha((unsigned char)c) || c == '_') {
+        r = parse_name(p);
+    } else {
+        r = fail(p, c ? "expected a number, a name or '('" : "unexpected end of expression");
+    }
+    p->depth--;
+    return r;
+}
+
+static int parse_product(parser *p)
+{
+    int a = parse_unary(p);
+    while (a >= 0) {
+        skip_space(p);
+        char c = p->s[p->pos];
+        node_kind k = c == '*' ? N_MUL : c == '/' ? N_DIV : c == '%' ? N_MOD : N_NUM;
+        if (k == N_NUM) break;
+        p->pos++;
+        int b = parse_unary(p);
+        a = b < 0 ? -1 : add_node(p, k, 0, a, b);
+    }
+    return a;
+}
+
+static int parse_sum(parser *p)
+{
+    int a = parse_product(p);
+    while (a >= 0) {
+        skip_space(p);
+        char c = p->s[p->pos];
+        if (c != '+' && c != '-') break;
+        p->pos++;
+        int b = parse_product(p);
+        a = b < 0 ? -1 : add_node(p, c == '+' ? N_ADD : N_SUB, 0, a, b);
+    }
+    return a;
+}
+
+wh_expr *wh_expr_parse(const char *text, const char *const *names, int nnames, wh_error *err)
+{
+    wh_expr *e = calloc(1, sizeof *e);
+    if (!e || !(e->text = strdup(text))) {
+        free(e);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    parser p = { e, e->text, 0, names, nnames, err, 0 };
+    int root = parse_sum(&p);
+    if (root >= 0) {
+        skip_space(&p);
+        if (p.s[p.pos]) root = fail(&p, "unexpected text after the expression");
+    }
+    if (root < 0) {
+        wh_expr_free(e);
+        return NULL;
+    }
+    e->root = root;
+    return e;
+}
+
+wh_expr *wh_expr_const(int64_t value)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", (long long)value);
+    wh_expr *e = wh_expr_parse(buf, NULL, 0, NULL);
+    if (e && value == INT64_MIN) e->nodes[e->root] = (node){ N_NUM, value, -1, -1 };
+    return e;
+}
+
+void wh_expr_free(wh_expr *e)
+{
+    if (!e) return;
+    free(e->text);
+    free(e->nodes);
+    free(e);
+}
+
+const char *wh_expr_text(const wh_expr *e)
+{
+    return e->text;
+}
+
+static bool eval_node(const wh_expr *e, int i, const int64_t *vars, int64_t *out, wh_error *err)
+{
+    const node *n = &e->nodes[i];
+    int64_t a = 0, b = 0;
+    if (n->kind == N_NUM) { *out = n->value; return true; }
+    if (n->kind == N_VAR) { *out = vars[n->value]; return true; }
+    if (!eval_node(e, n->a, vars, &a, err)) return false;
+    if (n->b >= 0 && !eval_node(e, n->b, vars, &b, err)) return false;
+    bool overflow = false;
+    switch (n->kind) {
+    case N_NEG: overflow = __builtin_sub_overflow((int64_t)0, a, out); break;
+    case N_ADD: overflow = __builtin_add_overflow(a, b, out); break;
+    case N_SUB: overflow = __builtin_sub_overflow(a, b, out); break;
+    case N_MUL: overflow = __builtin_mul_overflow(a, b, out); break;
+    case N_DIV:
+    case N_MOD:
+        if (b == 0) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": division by zero", e->text);
+            return false;
+        }
+        if (a == INT64_MIN && b == -1) { overflow = true; break; }
+        *out = n->kind == N_DIV ? a / b : a % b;
+        break;
+    case N_MIN: *out = a < b ? a : b; break;
+    case N_MAX: *out = a > b ? a : b; break;
+    default: break;
+    }
+    if (overflow) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": 64-bit overflow", e->text);
+        return false;
+    }
+    return true;
+}
+
+bool wh_expr_eval(const wh_expr *e, const int64_t *vars, int64_t *out, wh_error *err)
+{
+    return eval_node(e, e->root, vars, out, err);
+}
+
+bool wh_expr_uses(const wh_expr *e, int var)
+{
+    for (int i = 0; i < e->nnodes; i++)
+        if (e->nodes[i].kind == N_VAR && e->nodes[i].value == var) return true;
+    return false;
+}

@@ -1,0 +1,363 @@
+/*
+ * image.c — building input images and keeping them inside their domains.
+ * Saving and loading are in image_io.c.
+ */
+#include "core/image.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t wh_value_get_int(wh_type t, const void *p)
+{
+    switch (t) {
+    case WH_I8: { int8_t v; memcpy(&v, p, 1); return v; }
+    case WH_U8: { uint8_t v; memcpy(&v, p, 1); return v; }
+    case WH_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case WH_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case WH_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case WH_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case WH_I64:
+    case WH_U64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case WH_F32: return (int64_t)wh_value_get_float(t, p);
+    case WH_F64: return (int64_t)wh_value_get_float(t, p);
+    default: return 0;
+    }
+}
+
+void wh_value_set_int(wh_type t, void *p, int64_t v)
+{
+    size_t n = wh_type_size(t);
+    if (wh_type_is_float(t)) { wh_value_set_float(t, p, (double)v); return; }
+    uint64_t u = (uint64_t)v;
+    unsigned char b[8];
+    for (size_t i = 0; i < 8; i++) b[i] = (unsigned char)(u >> (8 * i)); /* little-endian, as the GPU */
+    memcpy(p, b, n);
+}
+
+double wh_value_get_float(wh_type t, const void *p)
+{
+    if (t == WH_F32) { float f; memcpy(&f, p, 4); return f; }
+    if (t == WH_F64) { double d; memcpy(&d, p, 8); return d; }
+    return (double)wh_value_get_int(t, p);
+}
+
+void wh_value_set_float(wh_type t, void *p, double v)
+{
+    if (t == WH_F32) { float f = (float)v; memcpy(p, &f, 4); return; }
+    if (t == WH_F64) { memcpy(p, &v, 8); return; }
+    wh_value_set_int(t, p, (int64_t)v);
+}
+
+/* The representable range of an integer type, as int64 (u64 stops at 2^63-1). */
+static void type_limits(wh_type t, int64_t *lo, int64_t *hi)
+{
+    size_t bits = 8 * wh_type_size(t);
+    if (bits == 64) {
+        *lo = wh_type_is_signed(t) ? INT64_MIN : 0;
+        *hi = INT64_MAX;
+    } else if (wh_type_is_signed(t)) {
+        *hi = ((int64_t)1 << (bits - 1)) - 1;
+        *lo = -*hi - 1;
+    } else {
+        *lo = 0;
+        *hi = ((int64_t)1 << bits) - 1;
+    }
+}
+
+/* Floats without a range draw from this interval (documented in README). */
+#define WH_DEFAULT_FLOAT_LO (-1000.0)
+#define WH_DEFAULT_FLOAT_HI 1000.0
+
+bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err)
+{
+    const wh_param *par = &img->spec->params[p];
+    const wh_field *fd = &par->fields[f];
+    memset(out, 0, sizeof *out);
+    if (wh_type_is_float(fd->type)) {
+        out->is_float = true;
+        out->flo = fd->has_range ? fd->flo : WH_DEFAULT_FLOAT_LO;
+        out->fhi = fd->has_range ? fd->fhi : WH_DEFAULT_FLOAT_HI;
+        return true;
+    }
+    int64_t tlo, thi;
+    type_limits(fd->type, &tlo, &thi);
+    if (!fd->has_range) {
+        out->lo = tlo;
+        out->hi = thi;
+        return true;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "$.params[%d]%s%s.range", p, f || par->type == WH_STRUCT ? ".fields." : "",
+             fd->name);
+    img->vars[WH_VAR_I] = (int64_t)elem;
+    if (!wh_spec_eval(img->spec, fd->lo, img->vars, what, &out->lo, err) ||
+        !wh_spec_eval(img->spec, fd->hi, img->vars, what, &out->hi, err))
+        return false;
+    if (out->lo > out->hi || out->lo < tlo || out->hi > thi) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
+                     "for element %llu the range is [%lld, %lld], which is %s %s's [%lld, %lld]",
+                     (unsigned long long)elem, (long long)out->lo, (long long)out->hi,
+                     out->lo > out->hi ? "empty; the type is" : "outside", wh_type_name(fd->type),
+                     (long long)tlo, (long long)thi);
+        wh_error_set_path(err, what);
+        return false;
+    }
+    return true;
+}
+
+static void fill_fixed(wh_buffer *b)
+{
+    const wh_param *p = b->param;
+    if (p->init == WH_INIT_ZERO || p->type == WH_STRUCT) return;
+    for (uint64_t e = 0; e < b->count; e++) {
+        void *at = b->data + e * p->elem_size;
+        if (p->init == WH_INIT_IOTA) wh_value_set_int(p->type, at, (int64_t)e);
+        else if (wh_type_is_float(p->type)) wh_value_set_float(p->type, at, p->init_value);
+        else wh_value_set_int(p->type, at, (int64_t)p->init_value);
+    }
+}
+
+static bool load_fixed_file(const wh_image *img, wh_buffer *b, wh_error *err)
+{
+    FILE *f = fopen(b->param->init_file, "rb");
+    if (!f) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "cannot open %s for fixed buffer \"%s\"",
+                     b->param->init_file, b->param->name);
+        return false;
+    }
+    size_t got = fread(b->data, 1, b->bytes, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if (got != b->bytes || extra != EOF) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
+                     "%s has %s bytes than fixed buffer \"%s\" needs (%zu)", b->param->init_file,
+                     got != b->bytes ? "fewer" : "more", b->param->name, b->bytes);
+        return false;
+    }
+    return true;
+}
+
+static bool size_buffer(wh_image *img, int i, wh_error *err)
+{
+    const wh_param *p = &img->spec->params[i];
+    wh_buffer *b = &img->bufs[i];
+    b->param = p;
+    b->count = 1;
+    if (p->kind == WH_BUFFER) {
+        char what[96];
+        int64_t n;
+        snprintf(what, sizeof what, "$.params[%d].count", i);
+        if (!wh_spec_eval(img->spec, p->count, img->vars, what, &n, err)) return false;
+        if (n < 0 || (uint64_t)n > (((uint64_t)1 << 40) / p->elem_size)) {
+            wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
+                         "buffer \"%s\" would have %lld elements", p->name, (long long)n);
+            wh_error_set_path(err, what);
+            return false;
+        }
+        b->count = (uint64_t)n;
+    }
+    b->bytes = (size_t)b->count * p->elem_size;
+    b->data = calloc(b->bytes ? b->bytes : 1, 1);
+    if (!b->data) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for buffer \"%s\" (%zu bytes)",
+                     p->name, b->bytes);
+        return false;
+    }
+    return true;
+}
+
+static bool init_buffer(wh_image *img, int i, wh_error *err)
+{
+    const wh_param *p = &img->spec->params[i];
+    wh_buffer *b = &img->bufs[i];
+    if (p->kind == WH_SCALAR) {
+        if (wh_type_is_float(p->type)) {
+            wh_value_set_float(p->type, b->data, p->fvalue);
+            return true;
+        }
+        char what[96];
+        int64_t v;
+        snprintf(what, sizeof what, "$.params[%d].value", i);
+        if (!wh_spec_eval(img->spec, p->value, img->vars, what, &v, err)) return false;
+        wh_value_set_int(p->type, b->data, v);
+        return true;
+    }
+    if (p->role == WH_ROLE_FIXED) {
+        if (p->init == WH_INIT_FILE) return load_fixed_file(img, b, err);
+        fill_fixed(b);
+        return true;
+    }
+    return p->role == WH_ROLE_INPUT ? wh_image_fill_low(img, i, err) : true;
+}
+
+wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err)
+{
+    wh_image *img = calloc(1, sizeof *img);
+    if (!img) goto oom;
+    img->spec = spec;
+    img->launch = *launch;
+    img->nbufs = spec->nparams;
+    img->vars = calloc((size_t)spec->nvars, sizeof *img->vars);
+    img->bufs = calloc(spec->nparams ? (size_t)spec->nparams : 1, sizeof *img->bufs);
+    if (!img->vars || !img->bufs) goto oom;
+    if (!wh_spec_vars(spec, launch, img->vars, err)) goto fail;
+    if (spec->shared_bytes) {
+        int64_t sb;
+        if (!wh_spec_eval(spec, spec->shared_bytes, img->vars, "$.shared_bytes", &sb, err)) goto fail;
+        if (sb < 0) {
+            wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "shared_bytes is negative (%lld)", (long long)sb);
+            goto fail;
+        }
+        img->shared_bytes = (uint64_t)sb;
+    }
+    for (int i = 0; i < spec->nparams; i++)
+        if (!size_buffer(img, i, err) || !init_buffer(img, i, err)) goto fail;
+    return img;
+oom:
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+fail:
+    wh_image_free(img);
+    return NULL;
+}
+
+wh_image *wh_image_clone(const wh_image *src, wh_error *err)
+{
+    wh_image *img = calloc(1, sizeof *img);
+    if (!img) goto oom;
+    *img = *src;
+    img->vars = malloc((size_t)src->spec->nvars * sizeof *img->vars);
+    img->bufs = calloc(src->nbufs ? (size_t)src->nbufs : 1, sizeof *img->bufs);
+    if (!img->vars || !img->bufs) goto oom_free;
+    memcpy(img->vars, src->vars, (size_t)src->spec->nvars * sizeof *img->vars);
+    for (int i = 0; i < src->nbufs; i++) {
+        img->bufs[i] = src->bufs[i];
+        img->bufs[i].data = malloc(src->bufs[i].bytes ? src->bufs[i].bytes : 1);
+        if (!img->bufs[i].data) goto oom_free;
+        memcpy(img->bufs[i].data, src->bufs[i].data, src->bufs[i].bytes);
+    }
+    return img;
+oom_free:
+    for (int i = 0; img->bufs && i < src->nbufs; i++)
+        if (img->bufs[i].data == src->bufs[i].data) img->bufs[i].data = NULL;
+    wh_image_free(img);
+oom:
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    return NULL;
+}
+
+void wh_image_free(wh_image *img)
+{
+    if (!img) return;
+    for (int i = 0; img->bufs && i < img->nbufs; i++) free(img->bufs[i].data);
+    free(img->bufs);
+    free(img->vars);
+    free(img);
+}
+
+int wh_image_find(const wh_image *img, const char *name)
+{
+    for (int i = 0; i < img->nbufs; i++)
+        if (!strcmp(img->spec->params[i].name, name)) return i;
+    return -1;
+}
+
+void wh_image_zero_outputs(wh_image *img)
+{
+    for (int i = 0; i < img->nbufs; i++)
+        if (img->bufs[i].param->role == WH_ROLE_OUTPUT) memset(img->bufs[i].data, 0, img->bufs[i].bytes);
+}
+
+/* Apply `set` to every field of every element of input buffer p. */
+typedef void (*field_setter)(void *at, wh_type t, const wh_bounds *b, pcg32 *rng);
+
+static bool for_each_field(wh_image *img, int p, field_setter set, pcg32 *rng, wh_error *err)
+{
+    wh_buffer *b = &img->bufs[p];
+    const wh_param *par = b->param;
+    for (int f = 0; f < par->nfields; f++) {
+        const wh_field *fd = &par->fields[f];
+        bool per_elem = fd->has_range && !wh_type_is_float(fd->type) &&
+                        (wh_expr_uses(fd->lo, WH_VAR_I) || wh_expr_uses(fd->hi, WH_VAR_I));
+        wh_bounds bd;
+        if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+        for (uint64_t e = 0; e < b->count; e++) {
+            if (per_elem && e > 0 && !wh_image_bounds(img, p, f, e, &bd, err)) return false;
+            set(b->data + e * par->elem_size + fd->offset, fd->type, &bd, rng);
+        }
+    }
+    return true;
+}
+
+static void set_low(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
+{
+    (void)rng;
+    if (b->is_float) wh_value_set_float(t, at, b->flo);
+    else wh_value_set_int(t, at, b->lo);
+}
+
+static void set_random(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
+{
+    if (b->is_float) {
+        double v = b->flo + (b->fhi - b->flo) * pcg32_double(rng);
+        if (t == WH_F32 && (float)v > (float)b->fhi) v = b->fhi; /* rounding up past hi */
+        wh_value_set_float(t, at, v);
+    } else {
+        wh_value_set_int(t, at, pcg32_range_i64(rng, b->lo, b->hi));
+    }
+}
+
+bool wh_image_fill_low(wh_image *img, int p, wh_error *err)
+{
+    return for_each_field(img, p, set_low, NULL, err);
+}
+
+bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    for (int i = 0; i < img->nbufs; i++)
+        if (img->bufs[i].param->role == WH_ROLE_INPUT && !for_each_field(img, i, set_random, rng, err))
+            return false;
+    return true;
+}
+
+static bool check_field(const wh_image *img, int p, int f, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    const wh_field *fd = &b->param->fields[f];
+    wh_bounds bd;
+    for (uint64_t e = 0; e < b->count; e++) {
+        if ((e == 0 || (fd->has_range && !wh_type_is_float(fd->type))) &&
+            !wh_image_bounds(img, p, f, e, &bd, err))
+            return false;
+        const void *at = b->data + e * b->param->elem_size + fd->offset;
+        bool ok;
+        char val[64];
+        if (bd.is_float) {
+            double v = wh_value_get_float(fd->type, at);
+            ok = v >= bd.flo && v <= bd.fhi;
+            snprintf(val, sizeof val, "%g (domain [%g, %g])", v, bd.flo, bd.fhi);
+        } else {
+            int64_t v = wh_value_get_int(fd->type, at);
+            ok = v >= bd.lo && v <= bd.hi;
+            snprintf(val, sizeof val, "%lld (domain [%lld, %lld])", (long long)v, (long long)bd.lo,
+                     (long long)bd.hi);
+        }
+        if (!ok) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "input \"%s\" element %llu%s%s is %s",
+                         b->param->name, (unsigned long long)e, fd->name[0] ? " field " : "", fd->name, val);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool wh_image_check_domains(const wh_image *img, wh_error *err)
+{
+    for (int i = 0; i < img->nbufs; i++) {
+        if (img->bufs[i].param->role != WH_ROLE_INPUT) continue;
+        for (int f = 0; f < img->bufs[i].param->nfields; f++)
+            if (!check_field(img, i, f, err)) return false;
+    }
+    return true;
+}

@@ -1,0 +1,74 @@
+/*
+ * image.h — the input image: the host-side contents of one launch.
+ *
+ * An image holds one buffer per kernel parameter of a spec, sized for a
+ * given launch (the full N-thread one or an X-thread symbolic one): input
+ * buffers (what the search varies), outputs (zeroed), fixed buffers (from a
+ * generator or a file) and scalars (their value bytes).  Every input
+ * element always lies in its value domain: images are created at the low
+ * end of each domain, filled at random within them, and checked on load.
+ */
+#ifndef WH_CORE_IMAGE_H
+#define WH_CORE_IMAGE_H
+
+#include "core/error.h"
+#include "core/pcg32.h"
+#include "core/spec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const wh_param *param;
+    uint64_t count;          /* elements; 1 for a scalar */
+    size_t bytes;            /* count * elem_size */
+    unsigned char *data;
+} wh_buffer;
+
+typedef struct {
+    const wh_spec *spec;
+    wh_launch launch;
+    int64_t *vars;           /* expression variables for this launch */
+    uint64_t shared_bytes;   /* dynamic shared memory per block */
+    int nbufs;               /* == spec->nparams, same order */
+    wh_buffer *bufs;
+} wh_image;
+
+/* The evaluated domain of one field of one element. */
+typedef struct {
+    bool is_float;
+    int64_t lo, hi;
+    double flo, fhi;
+} wh_bounds;
+
+wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err);
+wh_image *wh_image_clone(const wh_image *img, wh_error *err);
+void wh_image_free(wh_image *img);
+
+/* Domain of field f of element `elem` of parameter p. */
+bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err);
+/* Draw every input element uniformly within its domain. */
+bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err);
+/* Set every element of input buffer p to the low end of its domain. */
+bool wh_image_fill_low(wh_image *img, int p, wh_error *err);
+/* Check every input element against its domain; the error names the
+ * parameter, element, field and value that is out. */
+bool wh_image_check_domains(const wh_image *img, wh_error *err);
+void wh_image_zero_outputs(wh_image *img);
+/* Index of the parameter named `name`, or -1. */
+int wh_image_find(const wh_image *img, const char *name);
+
+/* A directory with one NAME.bin per buffer and manifest.json (types,
+ * counts, launch, spec hash).  Files are written atomically. */
+bool wh_image_save(const wh_image *img, const char *dir, wh_error *err);
+/* Loads a saved image for `spec`; the layout must match exactly. */
+wh_image *wh_image_load(const wh_spec *spec, const char *dir, wh_error *err);
+
+/* Reading and writing one scalar value of type t at p. */
+int64_t wh_value_get_int(wh_type t, const void *p);
+void wh_value_set_int(wh_type t, void *p, int64_t v);
+double wh_value_get_float(wh_type t, const void *p);
+void wh_value_set_float(wh_type t, void *p, double v);
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * image_io.c — saving an input image to a directory and loading it back.
+ *
+ * Layout: DIR/manifest.json describes the launch, the spec (name and hash)
+ * and every buffer (name, role, type, element size, count, bytes, file);
+ * DIR/NAME.bin holds the raw little-endian bytes of each buffer that is not
+ * an output.  Each file is written to a temporary name and renamed, so a
+ * crash never leaves a half-written input behind.
+ */
+#include "core/image.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void file_name(const wh_param *p, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = p->name; *c && n + 5 < size; c++) {
+        bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                  *c == '_' || *c == '-' || *c == '.';
+        out[n++] = ok ? *c : '_';
+    }
+    snprintf(out + n, size - n, ".bin");
+}
+
+static bool write_atomic(const char *path, const void *data, size_t size, wh_error *err)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
+        remove(tmp);
+    }
+    return ok;
+}
+
+static bool make_dir(const char *dir, wh_error *err)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        wh_error_set(err, WH_ERR_USER, dir, 0, 0, "cannot create directory: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static json_t *dims_json(const unsigned d[3])
+{
+    return json_pack("[iii]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2]);
+}
+
+static json_t *manifest_json(const wh_image *img)
+{
+    json_t *bufs = json_array();
+    for (int i = 0; i < img->nbufs; i++) {
+        const wh_buffer *b = &img->bufs[i];
+        const wh_param *p = b->param;
+        char fname[300];
+        file_name(p, fname, sizeof fname);
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "name", p->name, "kind",
+                              p->kind == WH_BUFFER ? "buffer" : "scalar", "role", wh_role_name(p->role),
+                              "type", wh_type_name(p->type), "elem_size", (json_int_t)p->elem_size,
+                              "count", (json_int_t)b->count, "bytes", (json_int_t)b->bytes);
+        if (p->role != WH_ROLE_OUTPUT) json_object_set_new(o, "file", json_string(fname));
+        json_array_append_new(bufs, o);
+    }
+    return json_pack("{s:i, s:s, s:s, s:{s:o, s:o}, s:I, s:o}", "format", 1, "spec", img->spec->name,
+                     "spec_hash", img->spec->hash, "launch", "grid", dims_json(img->launch.grid),
+                     "block", dims_json(img->launch.block), "shared_bytes",
+                     (json_int_t)img->shared_bytes, "buffers", bufs);
+}
+
+bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)
+{
+    if (!make_dir(dir, err)) return false;
+    char path[1100], fname[300];
+    for (int i = 0; i < img->nbufs; i++) {
+        const wh_buffer *b = &img->bufs[i];
+        if (b->param->role == WH_ROLE_OUTPUT) continue;
+        file_name(b->param, fname, sizeof fname);
+        snprintf(path, sizeof path, "%s/%s", dir, fname);
+        if (!write_atomic(path, b->data, b->bytes, err)) return false;
+    }
+    json_t *m = manifest_json(img);
+    char *text = m ? json_dumps(m, JSON_INDENT(2)) : NULL;
+    json_decref(m);
+    if (!text) {
+        wh_error_set(err, WH_ERR_INTERNAL, dir, 0, 0, "cannot build manifest.json");
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    bool ok = write_atomic(path, text, strlen(text), err);
+    free(text);
+    return ok;
+}
+
+static bool read_exact(const char *path, void *data, size_t size, wh_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot open: %s", strerror(errno));
+        return false;
+    }
+    size_t got = fread(data, 1, size, f);
+    bool longer = fgetc(f) != EOF;
+    fclose(f);
+    if (got != size || longer) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "expected exactly %zu bytes, the file has %s", size,
+                     longer ? "more" : "fewer");
+        return false;
+    }
+    return true;
+}
+
+static bool read_launch(json_t *m, const char *mpath, wh_launch *l, wh_error *err)
+{
+    json_t *launch = json_object_get(m, "launch");
+    for (int k = 0; k < 2; k++) {
+        json_t *a = json_object_get(launch, k ? "block" : "grid");
+        unsigned *d = k ? l->block : l->grid;
+        if (json_array_size(a) != 3) goto bad;
+        for (int i = 0; i < 3; i++) {
+            json_int_t v = json_integer_value(json_array_get(a, (size_t)i));
+            if (v < 1 || v > 0x7fffffff) goto bad;
+            d[i] = (unsigned)v;
+        }
+    }
+    return true;
+bad:
+    wh_error_set(err, WH_ERR_USER, mpath, 0, 0, "$.launch: expected {\"grid\": [x,y,z], \"block\": [x,y,z]}");
+    return false;
+}
+
+static bool load_buffer(wh_image *img, int i, json_t *o, const char *dir, const char *mpath, wh_error *err)
+{
+    wh_buffer *b = &img->bufs[i];
+    const char *name = json_string_value(json_object_get(o, "name"));
+    const char *type = json_string_value(json_object_get(o, "type"));
+    json_int_t count = json_integer_value(json_object_get(o, "count"));
+    json_int_t esize = json_integer_value(json_object_get(o, "elem_size"));
+    if (!name || strcmp(name, b->param->name) || !type || strcmp(type, wh_type_name(b->param->type)) ||
+        (uint64_t)count != b->count || (size_t)esize != b->param->elem_size) {
+        wh_error_set(err, WH_ERR_USER, mpath, 0, 0,
+                     "$.buffers[%d]: saved as %s %s[%lld] (element %lld bytes), the spec wants %s %s[%llu] "
+                     "(element %zu bytes) for this launch",
+                     i, type ? type : "?", name ? name : "?", (long long)count, (long long)esize,
+                     wh_type_name(b->param->type), b->param->name, (unsigned long long)b->count,
+                     b->param->elem_size);
+        return false;
+    }
+    const char *file = json_string_value(json_object_get(o, "file"));
+    if (b->param->role == WH_ROLE_OUTPUT) return true;
+    if (!file || strchr(file, '/')) {
+        wh_error_set(err, WH_ERR_USER, mpath, 0, 0, "$.buffers[%d].file: expected a file name in %s", i, dir);
+        return false;
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return read_exact(path, b->data, b->bytes, err);
+}
+
+wh_image *wh_image_load(const wh_spec *spec, const char *dir, wh_error *err)
+{
+    char mpath[1100];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+    json_error_t jerr;
+    json_t *m = json_load_file(mpath, 0, &jerr);
+    if (!m) {
+        wh_error_set(err, WH_ERR_USER, mpath, jerr.line > 0 ? jerr.line : 0, 0, "%s", jerr.text);
+        return NULL;
+    }
+    wh_image *img = NULL;
+    wh_launch l;
+    json_t *bufs = json_object_get(m, "buffers");
+    if (!read_launch(m, mpath, &l, err)) goto done;
+    if (json_array_size(bufs) != (size_t)spec->nparams) {
+        wh_error_set(err, WH_ERR_USER, mpath, 0, 0, "$.buffers: %zu saved, the spec %s has %d parameters",
+                     json_array_size(bufs), spec->path, spec->nparams);
+        goto done;
+    }
+    img = wh_image_new(spec, &l, err);
+    for (int i = 0; img && i < spec->nparams; i++)
+        if (!load_buffer(img, i, json_array_get(bufs, (size_t)i), dir, mpath, err)) {
+            wh_image_free(img);
+            img = NULL;
+        }
+    if (img && !wh_image_check_domains(img, err)) {
+        if (err) snprintf(err->file, sizeof err->file, "%s", dir);
+        wh_image_free(img);
+        img = NULL;
+    }
+done:
+    json_decref(m);
+    return img;
+}

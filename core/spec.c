@@ -1,0 +1,602 @@
+/*
+ * spec.c — loading and checking kernel specs (see spec.h, README.md).
+ *
+ * Every error names the spec file and the JSON path of the offending value
+ * ("$.params[2].range[1]") and says what was expected.  Unknown keys are
+ * errors too: a misspelt "rnage" must not silently drop a value domain.
+ */
+#include "core/spec.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+    const char *file;
+    wh_spec *spec;
+    wh_error *err;
+} loader;
+
+static bool bad(loader *ld, const char *jpath, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool bad(loader *ld, const char *jpath, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wh_error_setv(ld->err, WH_ERR_USER, ld->file, 0, 0, fmt, ap);
+    va_end(ap);
+    wh_error_set_path(ld->err, jpath);
+    return false;
+}
+
+static bool check_keys(loader *ld, json_t *obj, const char *jpath, const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        bool ok = false;
+        for (int i = 0; allowed[i]; i++) ok |= !strcmp(key, allowed[i]);
+        if (!ok) {
+            char list[512];
+            int n = 0;
+            for (int i = 0; allowed[i] && n < (int)sizeof list; i++)
+                n += snprintf(list + n, sizeof list - (size_t)n, "%s%s", i ? ", " : "", allowed[i]);
+            return bad(ld, jpath, "unknown key \"%s\" (expected one of: %s)", key, list);
+        }
+    }
+    return true;
+}
+
+static bool get_string(loader *ld, json_t *obj, const char *key, const char *jpath,
+                       bool required, char **out)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) return required ? bad(ld, jpath, "missing key \"%s\" (a string)", key) : true;
+    if (!json_is_string(v) || !json_string_length(v))
+        return bad(ld, jpath, "\"%s\" must be a non-empty string", key);
+    *out = strdup(json_string_value(v));
+    return *out != NULL;
+}
+
+/* An integer expression: a JSON integer or a string over the spec's names. */
+static bool get_expr(loader *ld, json_t *v, const char *jpath, wh_expr **out)
+{
+    *out = NULL;
+    if (json_is_integer(v)) {
+        *out = wh_expr_const(json_integer_value(v));
+        return *out != NULL;
+    }
+    if (!json_is_string(v))
+        return bad(ld, jpath, "expected an integer or an expression string such as \"threads*4\"");
+    *out = wh_expr_parse(json_string_value(v), ld->spec->var_names, ld->spec->nvars, ld->err);
+    if (!*out) {
+        snprintf(ld->err->file, sizeof ld->err->file, "%s", ld->file);
+        wh_error_set_path(ld->err, jpath);
+        return false;
+    }
+    return true;
+}
+
+static bool parse_type(loader *ld, json_t *v, const char *jpath, bool allow_struct, wh_type *out)
+{
+    static const char *const names[] = { "i8", "u8", "i16", "u16", "i32", "u32",
+                                         "i64", "u64", "f32", "f64", "struct" };
+    const char *s = json_string_value(v);
+    for (int t = 0; s && t <= (allow_struct ? WH_STRUCT : WH_F64); t++)
+        if (!strcmp(s, names[t])) { *out = (wh_type)t; return true; }
+    return bad(ld, jpath, "expected a type: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64%s",
+               allow_struct ? " or struct (with \"fields\")" : "");
+}
+
+static bool parse_launch_dims(loader *ld, json_t *root, const char *key, unsigned dims[3])
+{
+    char jpath[64];
+    snprintf(jpath, sizeof jpath, "$.%s", key);
+    json_t *v = json_object_get(root, key);
+    dims[0] = dims[1] = dims[2] = 1;
+    if (!v) return bad(ld, "$", "missing key \"%s\" (1 to 3 positive integers)", key);
+    if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
+        return bad(ld, jpath, "expected an array of 1 to 3 positive integers");
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *d = json_array_get(v, i);
+        if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > 0x7fffffff) {
+            snprintf(jpath, sizeof jpath, "$.%s[%zu]", key, i);
+            return bad(ld, jpath, "expected a positive integer");
+        }
+        dims[i] = (unsigned)json_integer_value(d);
+    }
+    return true;
+}
+
+static bool add_var_name(wh_spec *s, const char *name)
+{
+    const char **v = realloc(s->var_names, (size_t)(s->nvars + 1) * sizeof *v);
+    if (!v) return false;
+    s->var_names = v;
+    s->var_names[s->nvars++] = name;
+    return true;
+}
+
+static bool parse_constants(loader *ld, json_t *root)
+{
+    wh_spec *s = ld->spec;
+    json_t *obj = json_object_get(root, "constants");
+    if (!obj) return true;
+    if (!json_is_object(obj)) return bad(ld, "$.constants", "expected an object of name: expression");
+    size_t n = json_object_size(obj);
+    s->const_names = calloc(n ? n : 1, sizeof *s->const_names);
+    s->const_exprs = calloc(n ? n : 1, sizeof *s->const_exprs);
+    if (!s->const_names || !s->const_exprs) return bad(ld, "$.constants", "out of memory");
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        char jpath[300];
+        snprintf(jpath, sizeof jpath, "$.constants.%s", key);
+        bool ident = (key[0] == '_' || (key[0] >= 'a' && key[0] <= 'z') || (key[0] >= 'A' && key[0] <= 'Z'));
+        for (const char *c = key; *c && ident; c++)
+            ident = *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
+        if (!ident) return bad(ld, jpath, "a constant's name must be an identifier");
+        for (int k = 0; k < s->nvars; k++)
+            if (!strcmp(s->var_names[k], key) || !strcmp(key, "min") || !strcmp(key, "max"))
+                return bad(ld, jpath, "\"%s\" is already a name", key);
+        /* Parsed before its own name is added: a constant uses earlier ones only. */
+        if (!get_expr(ld, val, jpath, &s->const_exprs[s->nconsts])) return false;
+        s->const_names[s->nconsts] = strdup(key);
+        if (!s->const_names[s->nconsts] || !add_var_name(s, s->const_names[s->nconsts]))
+            return bad(ld, jpath, "out of memory");
+        s->nconsts++;
+    }
+    return true;
+}
+
+static bool parse_symbolic(loader *ld, json_t *root)
+{
+    static const char *const keys[] = { "threads", "max_iter", NULL };
+    wh_spec *s = ld->spec;
+    json_t *obj = json_object_get(root, "symbolic");
+    json_t *th = obj ? json_object_get(obj, "threads") : NULL;
+    if (obj && !json_is_object(obj)) return bad(ld, "$.symbolic", "expected an object");
+    if (obj && !check_keys(ld, obj, "$.symbolic", keys)) return false;
+    if (th && (!json_is_array(th) || json_array_size(th) == 0))
+        return bad(ld, "$.symbolic.threads", "expected a non-empty array of thread counts such as [2, 3, 4]");
+    int n = th ? (int)json_array_size(th) : 3;
+    s->sym_threads = calloc((size_t)n, sizeof *s->sym_threads);
+    if (!s->sym_threads) return bad(ld, "$.symbolic", "out of memory");
+    s->nsym_threads = n;
+    for (int i = 0; i < n; i++) {
+        if (!th) { s->sym_threads[i] = i + 2; continue; }
+        json_t *x = json_array_get(th, (size_t)i);
+        char jpath[64];
+        snprintf(jpath, sizeof jpath, "$.symbolic.threads[%d]", i);
+        if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1024)
+            return bad(ld, jpath, "expected a thread count from 1 to 1024");
+        s->sym_threads[i] = (int)json_integer_value(x);
+        if (i && s->sym_threads[i] <= s->sym_threads[i - 1])
+            return bad(ld, jpath, "thread counts must increase");
+    }
+    json_t *mi = obj ? json_object_get(obj, "max_iter") : NULL;
+    if (mi) {
+        if (!json_is_integer(mi) || json_integer_value(mi) < 1 || json_integer_value(mi) > 1000000)
+            return bad(ld, "$.symbolic.max_iter", "expected a positive integer");
+        s->max_iter = (int)json_integer_value(mi);
+    }
+    return true;
+}
+
+static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
+{
+    char ep[320];
+    if (!json_is_array(v) || json_array_size(v) != 2)
+        return bad(ld, jpath, "expected [lo, hi] (inclusive bounds)");
+    f->has_range = true;
+    if (wh_type_is_float(f->type)) {
+        json_t *lo = json_array_get(v, 0), *hi = json_array_get(v, 1);
+        if (!json_is_number(lo) || !json_is_number(hi))
+            return bad(ld, jpath, "a float range takes two numbers");
+        f->flo = json_number_value(lo);
+        f->fhi = json_number_value(hi);
+        if (f->flo > f->fhi) return bad(ld, jpath, "empty range: lo > hi");
+        return true;
+    }
+    snprintf(ep, sizeof ep, "%s[0]", jpath);
+    if (!get_expr(ld, json_array_get(v, 0), ep, &f->lo)) return false;
+    snprintf(ep, sizeof ep, "%s[1]", jpath);
+    return get_expr(ld, json_array_get(v, 1), ep, &f->hi);
+}
+
+static size_t align_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "name", "type", "range", NULL };
+    char fp[300];
+    json_t *fields = json_object_get(pobj, "fields");
+    if (!json_is_array(fields) || json_array_size(fields) == 0)
+        return bad(ld, jpath, "a struct needs \"fields\": a non-empty list of {name, type, range}");
+    p->nfields = (int)json_array_size(fields);
+    p->fields = calloc((size_t)p->nfields, sizeof *p->fields);
+    if (!p->fields) return bad(ld, jpath, "out of memory");
+    size_t off = 0, align = 1;
+    for (int i = 0; i < p->nfields; i++) {
+        json_t *fo = json_array_get(fields, (size_t)i);
+        wh_field *f = &p->fields[i];
+        snprintf(fp, sizeof fp, "%s.fields[%d]", jpath, i);
+        if (!json_is_object(fo)) return bad(ld, fp, "expected an object {name, type, range}");
+        if (!check_keys(ld, fo, fp, keys) || !get_string(ld, fo, "name", fp, true, &f->name)) return false;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(p->fields[j].name, f->name)) return bad(ld, fp, "duplicate field \"%s\"", f->name);
+        char tp[320];
+        snprintf(tp, sizeof tp, "%s.type", fp);
+        if (!parse_type(ld, json_object_get(fo, "type"), tp, false, &f->type)) return false;
+        size_t sz = wh_type_size(f->type);
+        off = align_up(off, sz);
+        f->offset = off;
+        off += sz;
+        if (sz > align) align = sz;
+        json_t *r = json_object_get(fo, "range");
+        snprintf(tp, sizeof tp, "%s.range", fp);
+        if (r && !parse_range(ld, r, tp, f)) return false;
+    }
+    p->elem_align = align;
+    p->elem_size = align_up(off, align);
+    return true;
+}
+
+static bool parse_init(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "generator", "value", "file", NULL };
+    char ip[300];
+    snprintf(ip, sizeof ip, "%s.init", jpath);
+    json_t *init = json_object_get(pobj, "init");
+    if (p->role != WH_ROLE_FIXED) {
+        if (init) return bad(ld, ip, "\"init\" is only for buffers of role \"fixed\"");
+        return true;
+    }
+    if (!json_is_object(init))
+        return bad(ld, jpath, "a fixed buffer needs \"init\": {\"generator\": \"zero\"|\"iota\"|\"const\", \"value\": V} or {\"file\": PATH}");
+    if (!check_keys(ld, init, ip, keys)) return false;
+    json_t *file = json_object_get(init, "file");
+    json_t *gen = json_object_get(init, "generator");
+    if (file && gen) return bad(ld, ip, "give either \"file\" or \"generator\", not both");
+    if (file) {
+        if (!json_is_string(file)) return bad(ld, ip, "\"file\" must be a path string");
+        const char *f = json_string_value(file);
+        size_t n = strlen(ld->spec->dir) + strlen(f) + 2;
+        p->init_file = malloc(n);
+        if (!p->init_file) return bad(ld, ip, "out of memory");
+        if (f[0] == '/') snprintf(p->init_file, n, "%s", f);
+        else snprintf(p->init_file, n, "%s/%s", ld->spec->dir, f);
+        p->init = WH_INIT_FILE;
+        return true;
+    }
+    const char *g = json_string_value(gen);
+    if (!g) return bad(ld, ip, "missing \"generator\" (zero, iota or const) or \"file\"");
+    if (!strcmp(g, "zero")) p->init = WH_INIT_ZERO;
+    else if (!strcmp(g, "iota")) p->init = WH_INIT_IOTA;
+    else if (!strcmp(g, "const")) p->init = WH_INIT_CONST;
+    else return bad(ld, ip, "unknown generator \"%s\" (expected zero, iota or const)", g);
+    json_t *val = json_object_get(init, "value");
+    if (p->init == WH_INIT_CONST && !json_is_number(val))
+        return bad(ld, ip, "generator \"const\" needs a numeric \"value\"");
+    if (p->init != WH_INIT_CONST && val)
+        return bad(ld, ip, "\"value\" goes with generator \"const\" only");
+    if (val) p->init_value = json_number_value(val);
+    if (p->type == WH_STRUCT && p->init != WH_INIT_ZERO)
+        return bad(ld, ip, "struct buffers can be initialised with \"zero\" or a \"file\" only");
+    return true;
+}
+
+static bool parse_role(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    json_t *r = json_object_get(pobj, "role");
+    const char *s = json_string_value(r);
+    if (!s) return bad(ld, jpath, "a buffer needs \"role\": input, output or fixed");
+    if (!strcmp(s, "input")) p->role = WH_ROLE_INPUT;
+    else if (!strcmp(s, "output")) p->role = WH_ROLE_OUTPUT;
+    else if (!strcmp(s, "fixed")) p->role = WH_ROLE_FIXED;
+    else return bad(ld, jpath, "unknown role \"%s\" (expected input, output or fixed)", s);
+    return true;
+}
+
+static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char sub[320];
+    if (!parse_role(ld, pobj, jpath, p)) return false;
+    json_t *count = json_object_get(pobj, "count");
+    if (!count) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
+    snprintf(sub, sizeof sub, "%s.count", jpath);
+    if (!get_expr(ld, count, sub, &p->count)) return false;
+    json_t *pt = json_object_get(pobj, "per_thread");
+    if (pt) {
+        snprintf(sub, sizeof sub, "%s.per_thread", jpath);
+        if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"per_thread\" is only for input buffers");
+        if (!json_is_integer(pt) || json_integer_value(pt) < 1)
+            return bad(ld, sub, "expected a positive integer (elements each thread owns)");
+        p->per_thread = json_integer_value(pt);
+    }
+    json_t *range = json_object_get(pobj, "range");
+    if (range) {
+        snprintf(sub, sizeof sub, "%s.range", jpath);
+        if (p->type == WH_STRUCT) return bad(ld, sub, "a struct's ranges go on its fields");
+        if (p->role == WH_ROLE_OUTPUT) return bad(ld, sub, "an output buffer has no value domain");
+        if (!parse_range(ld, range, sub, &p->fields[0])) return false;
+    }
+    if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
+    return parse_init(ld, pobj, jpath, p);
+}
+
+static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char sub[320];
+    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", "fields", NULL };
+    for (int i = 0; forbidden[i]; i++)
+        if (json_object_get(pobj, forbidden[i]))
+            return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\"", forbidden[i]);
+    if (p->type == WH_STRUCT) return bad(ld, jpath, "struct scalars are not supported; pass a buffer");
+    json_t *v = json_object_get(pobj, "value");
+    snprintf(sub, sizeof sub, "%s.value", jpath);
+    if (!v) return bad(ld, jpath, "a scalar needs \"value\"");
+    if (wh_type_is_float(p->type)) {
+        if (!json_is_number(v)) return bad(ld, sub, "expected a number");
+        p->fvalue = json_number_value(v);
+        return true;
+    }
+    return get_expr(ld, v, sub, &p->value);
+}
+
+static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
+{
+    static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
+                                        "per_thread", "range", "value", NULL };
+    char jpath[64], sub[96];
+    snprintf(jpath, sizeof jpath, "$.params[%d]", index);
+    if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
+    if (!check_keys(ld, pobj, jpath, keys) || !get_string(ld, pobj, "name", jpath, true, &p->name))
+        return false;
+    const char *kind = json_string_value(json_object_get(pobj, "kind"));
+    if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
+    if (!strcmp(kind, "buffer")) p->kind = WH_BUFFER;
+    else if (!strcmp(kind, "scalar")) p->kind = WH_SCALAR;
+    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer or scalar)", kind);
+    snprintf(sub, sizeof sub, "%s.type", jpath);
+    if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
+    if (p->type == WH_STRUCT) {
+        if (!parse_fields(ld, pobj, jpath, p)) return false;
+    } else {
+        if (json_object_get(pobj, "fields")) return bad(ld, jpath, "\"fields\" needs \"type\": \"struct\"");
+        p->nfields = 1;
+        p->fields = calloc(1, sizeof *p->fields);
+        if (!p->fields || !(p->fields[0].name = strdup(""))) return bad(ld, jpath, "out of memory");
+        p->fields[0].type = p->type;
+        p->elem_size = p->elem_align = wh_type_size(p->type);
+    }
+    return p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p);
+}
+
+static bool parse_params(loader *ld, json_t *root)
+{
+    wh_spec *s = ld->spec;
+    json_t *params = json_object_get(root, "params");
+    if (!json_is_array(params))
+        return bad(ld, "$", "missing \"params\": the kernel's parameters in order");
+    s->nparams = (int)json_array_size(params);
+    s->params = calloc(s->nparams ? (size_t)s->nparams : 1, sizeof *s->params);
+    if (!s->params) return bad(ld, "$.params", "out of memory");
+    for (int i = 0; i < s->nparams; i++) {
+        if (!parse_param(ld, json_array_get(params, (size_t)i), i, &s->params[i])) return false;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(s->params[j].name, s->params[i].name)) {
+                char jpath[64];
+                snprintf(jpath, sizeof jpath, "$.params[%d].name", i);
+                return bad(ld, jpath, "duplicate parameter name \"%s\"", s->params[i].name);
+            }
+    }
+    return true;
+}
+
+static void hash_file_bytes(const char *path, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL;
+    FILE *f = fopen(path, "rb");
+    int c;
+    while (f && (c = fgetc(f)) != EOF) h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
+    if (f) fclose(f);
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static bool parse_root(loader *ld, json_t *root)
+{
+    static const char *const keys[] = { "name", "source", "ptx", "entry", "grid", "block",
+                                        "shared_bytes", "constants", "symbolic", "params",
+                                        "description", NULL };
+    wh_spec *s = ld->spec;
+    if (!json_is_object(root)) return bad(ld, "$", "a spec is a JSON object");
+    if (!check_keys(ld, root, "$", keys)) return false;
+    if (!get_string(ld, root, "name", "$", true, &s->name) ||
+        !get_string(ld, root, "source", "$", true, &s->source) ||
+        !get_string(ld, root, "entry", "$", true, &s->entry) ||
+        !get_string(ld, root, "ptx", "$", false, &s->ptx))
+        return false;
+    if (s->ptx && s->ptx[0] != '/') {
+        size_t n = strlen(s->dir) + strlen(s->ptx) + 2;
+        char *p = malloc(n);
+        if (!p) return bad(ld, "$.ptx", "out of memory");
+        snprintf(p, n, "%s/%s", s->dir, s->ptx);
+        free(s->ptx);
+        s->ptx = p;
+    }
+    if (!parse_launch_dims(ld, root, "grid", s->launch.grid) ||
+        !parse_launch_dims(ld, root, "block", s->launch.block))
+        return false;
+    if (wh_launch_threads_total(&s->launch) / wh_launch_blocks_total(&s->launch) > 1024)
+        return bad(ld, "$.block", "a block has at most 1024 threads");
+    static const char *const fixed_vars[] = { "threads", "blocks", "block", "i" };
+    for (int i = 0; i < 4; i++)
+        if (!add_var_name(s, fixed_vars[i])) return bad(ld, "$", "out of memory");
+    if (!parse_constants(ld, root) || !parse_symbolic(ld, root)) return false;
+    json_t *sb = json_object_get(root, "shared_bytes");
+    if (sb && !get_expr(ld, sb, "$.shared_bytes", &s->shared_bytes)) return false;
+    return parse_params(ld, root);
+}
+
+wh_spec *wh_spec_load(const char *path, wh_error *err)
+{
+    wh_spec *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(path))) {
+        free(s);
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "out of memory");
+        return NULL;
+    }
+    const char *slash = strrchr(path, '/');
+    s->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (slash == path) { free(s->dir); s->dir = strdup("/"); }
+    json_error_t jerr;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        FILE *f = fopen(path, "rb");
+        if (!f) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot open the spec: %s", jerr.text);
+        else wh_error_set(err, WH_ERR_USER, path, jerr.line > 0 ? jerr.line : 0,
+                          jerr.column > 0 ? jerr.column : 0, "invalid JSON: %s", jerr.text);
+        if (f) fclose(f);
+        wh_spec_free(s);
+        return NULL;
+    }
+    loader ld = { path, s, err };
+    wh_error scratch;
+    if (!err) ld.err = &scratch;
+    bool ok = s->dir && parse_root(&ld, root);
+    json_decref(root);
+    if (!ok) {
+        wh_spec_free(s);
+        return NULL;
+    }
+    hash_file_bytes(path, s->hash);
+    return s;
+}
+
+static void free_param(wh_param *p)
+{
+    for (int f = 0; p->fields && f < p->nfields; f++) {
+        free(p->fields[f].name);
+        wh_expr_free(p->fields[f].lo);
+        wh_expr_free(p->fields[f].hi);
+    }
+    free(p->fields);
+    free(p->name);
+    wh_expr_free(p->count);
+    wh_expr_free(p->value);
+    free(p->init_file);
+}
+
+void wh_spec_free(wh_spec *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->nparams; i++) free_param(&s->params[i]);
+    free(s->params);
+    for (int i = 0; i < s->nconsts; i++) {
+        free(s->const_names[i]);
+        wh_expr_free(s->const_exprs[i]);
+    }
+    free(s->const_names);
+    free(s->const_exprs);
+    free((void *)s->var_names);
+    free(s->sym_threads);
+    wh_expr_free(s->shared_bytes);
+    free(s->path);
+    free(s->dir);
+    free(s->name);
+    free(s->source);
+    free(s->entry);
+    free(s->ptx);
+    free(s);
+}
+
+wh_launch wh_spec_launch_full(const wh_spec *spec)
+{
+    return spec->launch;
+}
+
+wh_launch wh_launch_threads(unsigned x)
+{
+    wh_launch l = { { 1, 1, 1 }, { x, 1, 1 } };
+    return l;
+}
+
+uint64_t wh_launch_blocks_total(const wh_launch *l)
+{
+    return (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+}
+
+uint64_t wh_launch_threads_total(const wh_launch *l)
+{
+    return wh_launch_blocks_total(l) * l->block[0] * l->block[1] * l->block[2];
+}
+
+bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
+                  const char *what, int64_t *out, wh_error *err)
+{
+    if (wh_expr_eval(e, vars, out, err)) return true;
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", spec->path);
+        wh_error_set_path(err, what);
+    }
+    return false;
+}
+
+bool wh_spec_vars(const wh_spec *spec, const wh_launch *l, int64_t *vars, wh_error *err)
+{
+    vars[WH_VAR_THREADS] = (int64_t)wh_launch_threads_total(l);
+    vars[WH_VAR_BLOCKS] = (int64_t)wh_launch_blocks_total(l);
+    vars[WH_VAR_BLOCK] = (int64_t)l->block[0] * l->block[1] * l->block[2];
+    vars[WH_VAR_I] = 0;
+    for (int k = 0; k < spec->nconsts; k++) {
+        char what[300];
+        snprintf(what, sizeof what, "$.constants.%s", spec->const_names[k]);
+        if (!wh_spec_eval(spec, spec->const_exprs[k], vars, what, &vars[WH_VAR_CONST0 + k], err))
+            return false;
+    }
+    return true;
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool wh_spec_ptx_path(const wh_spec *spec, char *buf, size_t size, wh_error *err)
+{
+    if (spec->ptx) {
+        snprintf(buf, size, "%s", spec->ptx);
+        if (is_file(buf)) return true;
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "the PTX file %s (key \"ptx\") does not exist", buf);
+        return false;
+    }
+    char stem[256];
+    const char *base = strrchr(spec->source, '/');
+    snprintf(stem, sizeof stem, "%s", base ? base + 1 : spec->source);
+    char *dot = strrchr(stem, '.');
+    if (dot) *dot = '\0';
+    char tried[3][1024];
+    snprintf(tried[0], sizeof tried[0], "%s/%s.ptx", spec->dir, stem);
+    snprintf(tried[1], sizeof tried[1], "%s/../build/ptx/kernels/%s.ptx", spec->dir, stem);
+    snprintf(tried[2], sizeof tried[2], "build/ptx/%s/%s.ptx", spec->dir, stem);
+    for (int i = 0; i < 3; i++)
+        if (is_file(tried[i])) {
+            snprintf(buf, size, "%s", tried[i]);
+            return true;
+        }
+    wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
+                 "no PTX for %s: looked for %s, %s and %s; run `make ptx`, or "
+                 "`nvcc -ptx` the source and name the result with the spec's \"ptx\" key",
+                 spec->source, tried[0], tried[1], tried[2]);
+    return false;
+}

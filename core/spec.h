@@ -1,0 +1,113 @@
+/*
+ * spec.h — the kernel spec: what warphunt must know that the PTX does not say.
+ *
+ * A spec (kernels/NAME.json, format in README.md) names the PTX entry, the
+ * launch shape, and every kernel parameter in order: buffers with their
+ * element type (a scalar type or a struct of fields), element count, role
+ * (input / output / fixed), the slice each thread owns, and value domains;
+ * scalars with their value.  Counts, values and integer range bounds are
+ * expressions (core/expr.h) evaluated for a given launch: the full one, or
+ * the one-block X-thread launch of the symbolic stage.
+ */
+#ifndef WH_CORE_SPEC_H
+#define WH_CORE_SPEC_H
+
+#include "core/error.h"
+#include "core/expr.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    WH_I8, WH_U8, WH_I16, WH_U16, WH_I32, WH_U32, WH_I64, WH_U64, WH_F32, WH_F64,
+    WH_STRUCT
+} wh_type;
+
+typedef enum { WH_BUFFER, WH_SCALAR } wh_param_kind;
+typedef enum { WH_ROLE_NONE, WH_ROLE_INPUT, WH_ROLE_OUTPUT, WH_ROLE_FIXED } wh_role;
+typedef enum { WH_INIT_ZERO, WH_INIT_IOTA, WH_INIT_CONST, WH_INIT_FILE } wh_init_kind;
+
+/* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
+enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
+
+/* One scalar field of an element.  A non-struct element is one field named
+ * "" at offset 0, so ranges are handled the same way for both. */
+typedef struct {
+    char *name;
+    wh_type type;           /* never WH_STRUCT */
+    size_t offset;
+    bool has_range;
+    wh_expr *lo, *hi;       /* integer types: inclusive bounds, may use `i` */
+    double flo, fhi;        /* float types */
+} wh_field;
+
+typedef struct {
+    char *name;
+    wh_param_kind kind;
+    wh_role role;           /* WH_ROLE_NONE for scalars */
+    wh_type type;           /* WH_STRUCT when fields are named */
+    wh_field *fields;
+    int nfields;
+    size_t elem_size, elem_align;
+    wh_expr *count;         /* buffers */
+    int64_t per_thread;     /* input buffers: 0 means shared (no owner) */
+    wh_expr *value;         /* integer scalars */
+    double fvalue;          /* float scalars */
+    wh_init_kind init;      /* fixed buffers */
+    double init_value;      /* WH_INIT_CONST */
+    char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
+} wh_param;
+
+typedef struct {
+    unsigned grid[3], block[3];
+} wh_launch;
+
+typedef struct {
+    char *path;             /* the spec file as given */
+    char *dir;              /* its directory */
+    char *name, *source, *entry;
+    char *ptx;              /* explicit PTX path (resolved), or NULL */
+    char hash[17];          /* FNV-1a 64 of the spec file bytes, hex */
+    wh_launch launch;
+    wh_expr *shared_bytes;
+    char **const_names;     /* constants, in order */
+    wh_expr **const_exprs;
+    int nconsts;
+    const char **var_names; /* threads, blocks, block, i, constants... */
+    int nvars;
+    int *sym_threads;       /* X sequence of the symbolic stage */
+    int nsym_threads;
+    int max_iter;           /* loop bound of the symbolic stage (0: default) */
+    wh_param *params;
+    int nparams;
+} wh_spec;
+
+wh_spec *wh_spec_load(const char *path, wh_error *err);
+void wh_spec_free(wh_spec *spec);
+
+/* The full launch, and the symbolic one: one block of X threads. */
+wh_launch wh_spec_launch_full(const wh_spec *spec);
+wh_launch wh_launch_threads(unsigned x);
+uint64_t wh_launch_threads_total(const wh_launch *l);
+uint64_t wh_launch_blocks_total(const wh_launch *l);
+
+/* Values of every expression variable for a launch (threads, blocks, block,
+ * i = 0, then the constants); vars must hold spec->nvars entries. */
+bool wh_spec_vars(const wh_spec *spec, const wh_launch *l, int64_t *vars, wh_error *err);
+/* Evaluate one of the spec's expressions; `what` names it in errors. */
+bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
+                  const char *what, int64_t *out, wh_error *err);
+
+/* Where the PTX of the spec's kernel is: the `ptx` key, else <dir>/<stem>.ptx,
+ * else <dir>/../build/ptx/kernels/<stem>.ptx, else build/ptx/<dir>/<stem>.ptx.
+ * Fails naming every place it looked. */
+bool wh_spec_ptx_path(const wh_spec *spec, char *buf, size_t size, wh_error *err);
+
+const char *wh_type_name(wh_type t);
+size_t wh_type_size(wh_type t);
+bool wh_type_is_float(wh_type t);
+bool wh_type_is_signed(wh_type t);
+const char *wh_role_name(wh_role r);
+
+#endif

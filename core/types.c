@@ -1,0 +1,30 @@
+/*
+ * types.c — the element types of kernel specs: names, sizes, signedness.
+ */
+#include "core/spec.h"
+
+typedef struct {
+    const char *name;
+    size_t size;
+    bool is_float, is_signed;
+} type_info;
+
+static const type_info types[] = {
+    [WH_I8] = { "i8", 1, false, true },    [WH_U8] = { "u8", 1, false, false },
+    [WH_I16] = { "i16", 2, false, true },  [WH_U16] = { "u16", 2, false, false },
+    [WH_I32] = { "i32", 4, false, true },  [WH_U32] = { "u32", 4, false, false },
+    [WH_I64] = { "i64", 8, false, true },  [WH_U64] = { "u64", 8, false, false },
+    [WH_F32] = { "f32", 4, true, true },   [WH_F64] = { "f64", 8, true, true },
+    [WH_STRUCT] = { "struct", 0, false, false },
+};
+
+const char *wh_type_name(wh_type t) { return types[t].name; }
+size_t wh_type_size(wh_type t) { return types[t].size; }
+bool wh_type_is_float(wh_type t) { return types[t].is_float; }
+bool wh_type_is_signed(wh_type t) { return types[t].is_signed; }
+
+const char *wh_role_name(wh_role r)
+{
+    static const char *const names[] = { "none", "input", "output", "fixed" };
+    return names[r];
+}

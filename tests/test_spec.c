@@ -1,0 +1,254 @@
+/*
+ * test_spec.c — the kernel spec loader and its expressions: a spec using
+ * every feature loads with the right values, and each kind of mistake is
+ * reported with the file, the JSON path and what was expected.
+ */
+#include <criterion/criterion.h>
+
+#include "core/expr.h"
+#include "core/spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int64_t eval_text(const char *text, int64_t threads)
+{
+    static const char *const names[] = { "threads", "k" };
+    int64_t vars[2] = { threads, 7 };
+    wh_error err;
+    wh_expr *e = wh_expr_parse(text, names, 2, &err);
+    cr_assert(e, "parse %s: %s", text, err.msg);
+    int64_t v = 0;
+    cr_assert(wh_expr_eval(e, vars, &v, &err), "eval %s: %s", text, err.msg);
+    wh_expr_free(e);
+    return v;
+}
+
+Test(expr, arithmetic_precedence_and_functions)
+{
+    cr_expect_eq(eval_text("1 + 2 * 3", 0), 7);
+    cr_expect_eq(eval_text("(1 + 2) * 3", 0), 9);
+    cr_expect_eq(eval_text("threads*4 - k", 10), 33);
+    cr_expect_eq(eval_text("-threads % 3", 10), -1);
+    cr_expect_eq(eval_text("max(threads, 1024) / min(k, 2)", 5), 512);
+    cr_expect_eq(eval_text("0x10 + 010", 0), 16 + 8);
+    cr_expect_eq(eval_text("--3", 0), 3);
+}
+
+static void expect_parse_error(const char *text, const char *fragment)
+{
+    static const char *const names[] = { "threads" };
+    wh_error err;
+    wh_error_clear(&err);
+    wh_expr *e = wh_expr_parse(text, names, 1, &err);
+    cr_expect_null(e, "'%s' should not parse", text);
+    wh_expr_free(e);
+    cr_expect(strstr(err.msg, fragment), "'%s': message '%s' lacks '%s'", text, err.msg, fragment);
+}
+
+Test(expr, parse_errors_say_where)
+{
+    expect_parse_error("threads +", "unexpected end");
+    expect_parse_error("thread * 2", "unknown name 'thread'");
+    expect_parse_error("(threads", "expected ')'");
+    expect_parse_error("threads 2", "unexpected text");
+    expect_parse_error("12abc", "bad integer");
+    expect_parse_error("max(1)", "expected ','");
+    expect_parse_error("", "unexpected end");
+}
+
+Test(expr, overflow_and_division_by_zero_are_errors)
+{
+    static const char *const names[] = { "threads" };
+    int64_t vars[1] = { 0 }, v;
+    wh_error err;
+    wh_expr *e = wh_expr_parse("10 / threads", names, 1, &err);
+    cr_assert(e);
+    cr_expect_not(wh_expr_eval(e, vars, &v, &err));
+    cr_expect(strstr(err.msg, "division by zero"));
+    wh_expr_free(e);
+    e = wh_expr_parse("9223372036854775807 + 1", names, 1, &err);
+    cr_assert(e);
+    cr_expect_not(wh_expr_eval(e, vars, &v, &err));
+    cr_expect(strstr(err.msg, "overflow"));
+    wh_expr_free(e);
+}
+
+Test(spec, full_spec_loads_every_feature)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/full.json", &err);
+    cr_assert(s, "%s %s", err.path, err.msg);
+    cr_expect_str_eq(s->name, "full");
+    cr_expect_str_eq(s->entry, "full");
+    cr_expect_eq(s->launch.grid[0], 4);
+    cr_expect_eq(s->launch.grid[1], 2);
+    cr_expect_eq(s->launch.grid[2], 1);
+    cr_expect_eq(s->launch.block[0], 64);
+    cr_expect_eq(s->nsym_threads, 2);
+    cr_expect_eq(s->sym_threads[1], 3);
+    cr_expect_eq(s->max_iter, 8);
+    cr_expect_eq(s->nparams, 9);
+    cr_expect_eq(s->nconsts, 3);
+    cr_expect_eq(strlen(s->hash), 16);
+
+    const wh_param *nodes = &s->params[1];
+    cr_expect_eq(nodes->type, WH_STRUCT);
+    cr_expect_eq(nodes->nfields, 3);
+    cr_expect_eq(nodes->fields[1].offset, 4);  /* u8 after i32 */
+    cr_expect_eq(nodes->fields[2].offset, 8);  /* f64 aligned to 8 */
+    cr_expect_eq(nodes->elem_size, 16);
+    cr_expect_eq(nodes->elem_align, 8);
+    cr_expect_eq(s->params[3].per_thread, 0, "no per_thread: shared");
+    cr_expect_eq(s->params[2].per_thread, 4);
+    cr_expect_eq(s->params[4].role, WH_ROLE_FIXED);
+    cr_expect_eq(s->params[4].init, WH_INIT_IOTA);
+    cr_expect_eq(s->params[7].kind, WH_SCALAR);
+    cr_expect_float_eq(s->params[8].fvalue, 0.5, 1e-12);
+
+    /* Constants and counts for the full launch and a 3-thread one. */
+    int64_t vars[16];
+    wh_launch full = wh_spec_launch_full(s);
+    cr_assert(wh_spec_vars(s, &full, vars, &err), "%s", err.msg);
+    cr_expect_eq(vars[WH_VAR_THREADS], 512);
+    cr_expect_eq(vars[WH_VAR_BLOCKS], 8);
+    cr_expect_eq(vars[WH_VAR_BLOCK], 64);
+    cr_expect_eq(vars[WH_VAR_CONST0 + 2], 2048, "edges = nodes*degree");
+    wh_launch x3 = wh_launch_threads(3);
+    cr_assert(wh_spec_vars(s, &x3, vars, &err));
+    int64_t count;
+    cr_assert(wh_spec_eval(s, s->params[2].count, vars, "count", &count, &err));
+    cr_expect_eq(count, 12);
+    wh_spec_free(s);
+}
+
+Test(spec, default_symbolic_threads)
+{
+    char path[] = "/tmp/wh_spec_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    const char *text = "{\"name\":\"d\",\"source\":\"d.cu\",\"entry\":\"d\",\"grid\":[1],\"block\":[32],\"params\":[]}";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    unlink(path);
+    cr_assert(s, "%s", err.msg);
+    cr_expect_eq(s->nsym_threads, 3);
+    cr_expect_eq(s->sym_threads[0], 2);
+    cr_expect_eq(s->sym_threads[2], 4);
+    wh_spec_free(s);
+}
+
+/* Load a spec whose params list is `params` (or a whole document when
+ * `whole` is set) and check the error's path and message. */
+static void expect_spec_error(const char *doc, bool whole, const char *path_frag, const char *msg_frag)
+{
+    char file[] = "/tmp/wh_badspec_XXXXXX";
+    int fd = mkstemp(file);
+    cr_assert(fd >= 0);
+    char text[4096];
+    if (whole) snprintf(text, sizeof text, "%s", doc);
+    else snprintf(text, sizeof text,
+                  "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[2],\"block\":[32],"
+                  "\"params\":[%s]}", doc);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *s = wh_spec_load(file, &err);
+    unlink(file);
+    cr_expect_null(s, "should fail: %s", text);
+    wh_spec_free(s);
+    cr_expect_str_eq(err.file, file);
+    cr_expect(strstr(err.path, path_frag), "path '%s' lacks '%s' (%s)", err.path, path_frag, err.msg);
+    cr_expect(strstr(err.msg, msg_frag), "message '%s' lacks '%s'", err.msg, msg_frag);
+    cr_expect_eq(wh_error_exit_status(&err), 1);
+}
+
+Test(spec, errors_name_the_json_path)
+{
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i33\",\"count\":1,\"role\":\"input\"}",
+                      false, "$.params[0].type", "expected a type");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\",\"rnage\":[0,1]}",
+                      false, "$.params[0]", "unknown key \"rnage\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"thread\",\"role\":\"input\"}",
+                      false, "$.params[0].count", "unknown name 'thread'");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1}",
+                      false, "$.params[0]", "needs \"role\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"inout\"}",
+                      false, "$.params[0]", "unknown role");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\",\"range\":[0]}",
+                      false, "$.params[0].range", "[lo, hi]");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":1,\"role\":\"input\",\"range\":[2.0,1.0]}",
+                      false, "$.params[0].range", "empty range");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"fixed\"}",
+                      false, "$.params[0]", "needs \"init\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"output\",\"per_thread\":1}",
+                      false, "$.params[0].per_thread", "only for input");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":1,\"role\":\"input\"}",
+                      false, "$.params[0]", "needs \"fields\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":1,\"role\":\"input\","
+                      "\"fields\":[{\"name\":\"x\",\"type\":\"i32\"},{\"name\":\"x\",\"type\":\"i8\"}]}",
+                      false, "$.params[0].fields[1]", "duplicate field");
+    expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\"}", false, "$.params[0]", "needs \"value\"");
+    expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1,\"role\":\"input\"}",
+                      false, "$.params[0]", "for buffers");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1},"
+                      "{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1}",
+                      false, "$.params[1].name", "duplicate parameter");
+    expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[0],\"block\":[32],\"params\":[]}",
+                      true, "$.grid[0]", "positive integer");
+    expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[2048],\"params\":[]}",
+                      true, "$.block", "at most 1024");
+    expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"grid\":[1],\"block\":[32],\"params\":[]}",
+                      true, "$", "missing key \"entry\"");
+    expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[32],"
+                      "\"symbolic\":{\"threads\":[3,2]},\"params\":[]}",
+                      true, "$.symbolic.threads[1]", "must increase");
+    expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[32],"
+                      "\"constants\":{\"a\":\"b\",\"b\":1},\"params\":[]}",
+                      true, "$.constants.a", "unknown name 'b'");
+}
+
+Test(spec, invalid_json_gives_line_and_column)
+{
+    char file[] = "/tmp/wh_badjson_XXXXXX";
+    int fd = mkstemp(file);
+    const char *text = "{\n  \"name\": \"k\",\n  \"grid\": [1,,2]\n}\n";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    wh_error err;
+    wh_spec *s = wh_spec_load(file, &err);
+    unlink(file);
+    cr_assert_null(s);
+    cr_expect_eq(err.line, 3);
+    cr_expect_gt(err.col, 0);
+    char buf[2048];
+    wh_error_format(&err, buf, sizeof buf);
+    char expect[64];
+    snprintf(expect, sizeof expect, "%s:3:", file);
+    cr_expect(strstr(buf, expect), "'%s' lacks '%s'", buf, expect);
+}
+
+Test(spec, missing_file_is_a_user_error)
+{
+    wh_error err;
+    cr_expect_null(wh_spec_load("tests/specs/no-such-spec.json", &err));
+    cr_expect_eq(wh_error_exit_status(&err), 1);
+    cr_expect(strstr(err.file, "no-such-spec.json"));
+}
+
+Test(spec, ptx_path_names_every_place_tried)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/full.json", &err);
+    cr_assert(s);
+    char buf[1024];
+    cr_expect_not(wh_spec_ptx_path(s, buf, sizeof buf, &err));
+    cr_expect(strstr(err.msg, "tests/specs/full.ptx"), "%s", err.msg);
+    cr_expect(strstr(err.msg, "make ptx"), "%s", err.msg);
+    wh_spec_free(s);
+}
