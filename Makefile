@@ -8,6 +8,8 @@ SHELL    := /bin/bash
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BUILD    ?= build
+# PTX always lives under build/ptx (tests look for it there), whatever BUILD.
+PTX_DIR  ?= build/ptx
 NVCC_ARCH ?= sm_80
 
 # CUDA toolkit: CUDA_HOME first, then nvcc on PATH, then /usr/local/cuda.
@@ -33,8 +35,8 @@ BENCH_SRC:= $(wildcard bench/*.c)
 
 KERNEL_CU  := $(wildcard kernels/*.cu)
 CORPUS_CU  := $(wildcard tests/ptx/*.cu)
-KERNEL_PTX := $(patsubst %.cu,$(BUILD)/ptx/%.ptx,$(KERNEL_CU))
-CORPUS_PTX := $(patsubst %.cu,$(BUILD)/ptx/%.ptx,$(CORPUS_CU))
+KERNEL_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(KERNEL_CU))
+CORPUS_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(CORPUS_CU))
 
 # Two object trees: plain and sanitized (for `make check`).
 OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
@@ -69,7 +71,7 @@ $(BUILD)/san/%.o: %.c
 # --- PTX of bundled kernels and of the test corpus -------------------------
 ptx: $(KERNEL_PTX) $(CORPUS_PTX)
 
-$(BUILD)/ptx/%.ptx: %.cu
+$(PTX_DIR)/%.ptx: %.cu
 	@mkdir -p $(dir $@)
 	@if [ -z "$(CUDA_HOME)" ] && ! command -v $(NVCC) >/dev/null 2>&1; then \
 	  echo "error: nvcc not found: set CUDA_HOME or put nvcc on PATH (needed to compile $<)" >&2; exit 1; fi
