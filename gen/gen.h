@@ -1,0 +1,70 @@
+/*
+ * gen.h — the generator block: input atoms and the scaler.
+ *
+ * An *atom* is a concrete input for X threads (an X-thread wh_image), solved
+ * from a symbolic path or drawn at random.  A *gene* is the choice of one
+ * atom for one group of X consecutive threads; the scaler tiles the chosen
+ * atoms into a full-size input image: gene g covers global threads
+ * [gX, gX+X), and the last gene is cut short when X does not divide N.
+ * Input buffers that no thread owns (no `per_thread`: "shared") get one
+ * extra gene of their own, after the thread genes.
+ *
+ * Values move from the atom to the full image as offsets from the low end
+ * of their domain, then are clamped into the full domain: a field whose
+ * range depends on the element index (`start` in ["i*8", "i*8"]) or on the
+ * launch size (`edges` in [0, "threads-1"]) stays valid after scaling.  A
+ * scaled image never violates a value domain.
+ */
+#ifndef WH_GEN_GEN_H
+#define WH_GEN_GEN_H
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/pcg32.h"
+#include "core/spec.h"
+
+#include <stdbool.h>
+
+typedef enum {
+    GEN_ATOM_RANDOM = 0,   /* drawn uniformly within the domains */
+    GEN_ATOM_PATH          /* a model of a symbolic path's formula */
+} gen_atom_origin;
+
+typedef struct {
+    gen_atom_origin origin;
+    int path;              /* GEN_ATOM_PATH: index of the path, else -1 */
+    bool valid;            /* replay followed the path (always true for random) */
+    wh_image *img;         /* X-thread image, owned by the pool */
+} gen_atom;
+
+typedef struct {
+    const wh_spec *spec;
+    int x;                 /* threads per gene */
+    gen_atom *atoms;
+    int natoms, cap;
+} gen_pool;
+
+/* Gene layout of a full launch for atoms of X threads. */
+typedef struct {
+    int x;
+    uint64_t threads;      /* N */
+    int thread_genes;      /* ceil(N / X) */
+    bool has_shared;       /* an extra gene for unsliced inputs */
+    int ngenes;            /* thread_genes + has_shared */
+} gen_layout;
+
+bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layout *out, wh_error *err);
+
+void gen_pool_init(gen_pool *pool, const wh_spec *spec, int x);
+void gen_pool_free(gen_pool *pool);
+/* Takes ownership of img (an X-thread image); returns the atom's index or -1. */
+int gen_pool_add(gen_pool *pool, wh_image *img, gen_atom_origin origin, int path, bool valid, wh_error *err);
+/* Adds an atom drawn at random within the domains; returns its index or -1. */
+int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err);
+
+/* Fill the input buffers of `full` from the atoms chosen by genes[0..ngenes).
+ * Non-input buffers are left as they are. */
+bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes, wh_image *full,
+               wh_error *err);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * scale.c — the scaler: from gene choices to a full-size input image.
+ *
+ * See gen.h for the tiling rule and why values travel as offsets from the
+ * low end of their domain.
+ */
+#include "gen/gen.h"
+
+#include <string.h>
+
+bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layout *out, wh_error *err)
+{
+    if (x < 1) {
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "atoms need at least one thread (X = %d)", x);
+        return false;
+    }
+    memset(out, 0, sizeof *out);
+    out->x = x;
+    out->threads = wh_launch_threads_total(full);
+    out->thread_genes = (int)((out->threads + (uint64_t)x - 1) / (uint64_t)x);
+    for (int p = 0; p < spec->nparams; p++)
+        if (spec->params[p].role == WH_ROLE_INPUT && spec->params[p].per_thread == 0) out->has_shared = true;
+    out->ngenes = out->thread_genes + (out->has_shared ? 1 : 0);
+    return true;
+}
+
+static bool uses_index(const wh_field *f)
+{
+    return f->has_range && f->lo && (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
+}
+
+static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Move one field value from src (domain sb) to dst (domain db). */
+static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *dst, const wh_bounds *db)
+{
+    if (db->is_float) {
+        double v = wh_value_get_float(t, src);
+        if (!(v >= db->flo)) v = db->flo; /* also replaces NaN */
+        if (v > db->fhi) v = db->fhi;
+        wh_value_set_float(t, dst, v);
+        return;
+    }
+    int64_t v = wh_value_get_int(t, src);
+    __int128 moved = (__int128)db->lo + ((__int128)v - sb->lo);
+    int64_t out = moved > db->hi ? db->hi : moved < db->lo ? db->lo : (int64_t)moved;
+    wh_value_set_int(t, dst, clamp_i64(out, db->lo, db->hi));
+}
+
+/* Copies element es of atom buffer p into element ed of the full buffer. */
+typedef struct {
+    const wh_image *atom;
+    wh_image *full;
+    int p;
+    wh_bounds sb[64], db[64];  /* per-field bounds when they do not depend on i */
+    bool by_index[64];
+} mover;
+
+static bool mover_init(mover *m, const wh_image *atom, wh_image *full, int p, wh_error *err)
+{
+    const wh_param *par = &full->spec->params[p];
+    if (par->nfields > 64) {
+        wh_error_set(err, WH_ERR_UNSUPPORTED, full->spec->path, 0, 0,
+                     "struct \"%s\" has %d fields; the scaler handles at most 64", par->name, par->nfields);
+        return false;
+    }
+    m->atom = atom;
+    m->full = full;
+    m->p = p;
+    for (int f = 0; f < par->nfields; f++) {
+        m->by_index[f] = uses_index(&par->fields[f]);
+        if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err))
+            return false;
+    }
+    return true;
+}
+
+static bool mover_copy(mover *m, uint64_t es, uint64_t ed, wh_error *err)
+{
+    const wh_param *par = &m->full->spec->params[m->p];
+    const unsigned char *src = m->atom->bufs[m->p].data + es * par->elem_size;
+    unsigned char *dst = m->full->bufs[m->p].data + ed * par->elem_size;
+    for (int f = 0; f < par->nfields; f++) {
+        const wh_field *fd = &par->fields[f];
+        wh_bounds sb = m->sb[f], db = m->db[f];
+        if (m->by_index[f] && (!wh_image_bounds(m->atom, m->p, f, es, &sb, err) ||
+                               !wh_image_bounds(m->full, m->p, f, ed, &db, err)))
+            return false;
+        move_value(fd->type, src + fd->offset, &sb, dst + fd->offset, &db);
+    }
+    return true;
+}
+
+static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
+                         int p, wh_error *err)
+{
+    const wh_param *par = &full->spec->params[p];
+    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count;
+    for (int g = 0; g < lay->thread_genes; g++) {
+        const gen_atom *a = &pool->atoms[genes[g]];
+        mover m;
+        if (!mover_init(&m, a->img, full, p, err)) return false;
+        uint64_t natom = a->img->bufs[p].count;
+        for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
+            uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
+            if (thread >= lay->threads) break;
+            for (uint64_t j = 0; j < k; j++) {
+                uint64_t es = t * k + j, ed = thread * k + j;
+                if (es >= natom || ed >= nfull) break;
+                if (!mover_copy(&m, es, ed, err)) return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
+                         int p, wh_error *err)
+{
+    const gen_atom *a = &pool->atoms[genes[lay->thread_genes]];
+    uint64_t natom = a->img->bufs[p].count, nfull = full->bufs[p].count;
+    if (natom == 0) return true;
+    mover m;
+    if (!mover_init(&m, a->img, full, p, err)) return false;
+    /* An atom's shared buffer is sized for X threads; repeat it cyclically. */
+    for (uint64_t e = 0; e < nfull; e++)
+        if (!mover_copy(&m, e % natom, e, err)) return false;
+    return true;
+}
+
+bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full, wh_error *err)
+{
+    if (pool->x != lay->x || wh_launch_threads_total(&full->launch) != lay->threads) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "scaler: pool X = %d, layout X = %d for %llu threads, "
+                     "image of %llu threads", pool->x, lay->x, (unsigned long long)lay->threads,
+                     (unsigned long long)wh_launch_threads_total(&full->launch));
+        return false;
+    }
+    for (int g = 0; g < lay->ngenes; g++)
+        if (genes[g] < 0 || genes[g] >= pool->natoms) {
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "gene %d chooses atom %d of %d", g, genes[g],
+                         pool->natoms);
+            return false;
+        }
+    for (int p = 0; p < full->nbufs; p++) {
+        const wh_param *par = &full->spec->params[p];
+        if (par->role != WH_ROLE_INPUT) continue;
+        bool ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, err)
+                                  : scale_shared(pool, lay, genes, full, p, err);
+        if (!ok) return false;
+    }
+    return true;
+}

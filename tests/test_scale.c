@@ -1,0 +1,204 @@
+/*
+ * test_scale.c — the scaler: atoms land on the right threads, a last gene
+ * is cut short when X does not divide N, unsliced inputs get their own
+ * gene, and no choice of genes can produce an out-of-domain input.
+ */
+#include <criterion/criterion.h>
+
+#include "gen/gen.h"
+
+#include <string.h>
+
+static wh_spec *load(const char *path)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s: %s %s", path, err.path, err.msg);
+    return s;
+}
+
+/* An X-thread atom of `artificial` whose values are vals[0..x). */
+static int add_values_atom(gen_pool *pool, const int32_t *vals)
+{
+    wh_error err;
+    wh_launch l = wh_launch_threads((unsigned)pool->x);
+    wh_image *img = wh_image_new(pool->spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    memcpy(img->bufs[0].data, vals, 4 * (size_t)pool->x);
+    int id = gen_pool_add(pool, img, GEN_ATOM_PATH, 0, true, &err);
+    cr_assert_geq(id, 0, "%s", err.msg);
+    return id;
+}
+
+static int32_t value_at(const wh_image *img, uint64_t i)
+{
+    return (int32_t)wh_value_get_int(WH_I32, img->bufs[0].data + 4 * i);
+}
+
+Test(scale, artificial_2_15_threads_from_x2_atoms)
+{
+    wh_spec *s = load("kernels/artificial.json");
+    wh_error err;
+    gen_pool pool;
+    gen_pool_init(&pool, s, 2);
+    int32_t a[2] = { 7, 8 }, b[2] = { 100, 200 };
+    int ia = add_values_atom(&pool, a), ib = add_values_atom(&pool, b);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    cr_expect_eq(lay.threads, 32768);
+    cr_expect_eq(lay.thread_genes, 16384);
+    cr_expect_not(lay.has_shared);
+    int genes[16384];
+    for (int g = 0; g < 16384; g++) genes[g] = (g % 3 == 0) ? ia : ib;
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    for (int g = 0; g < 16384; g++) {
+        const int32_t *src = g % 3 == 0 ? a : b;
+        cr_assert_eq(value_at(img, 2 * (uint64_t)g), src[0], "gene %d thread 0", g);
+        cr_assert_eq(value_at(img, 2 * (uint64_t)g + 1), src[1], "gene %d thread 1", g);
+    }
+    cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+Test(scale, last_gene_cut_short_when_x_does_not_divide_n)
+{
+    wh_spec *s = load("kernels/artificial.json");
+    wh_error err;
+    gen_pool pool;
+    gen_pool_init(&pool, s, 3);
+    int32_t a[3] = { 1, 2, 3 }, b[3] = { 4, 5, 6 };
+    int ia = add_values_atom(&pool, a), ib = add_values_atom(&pool, b);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 3, &lay, &err));
+    cr_expect_eq(lay.thread_genes, 10923, "ceil(32768 / 3)");
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    for (int g = 0; g < lay.ngenes; g++) genes[g] = ia;
+    genes[lay.ngenes - 1] = ib;
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    /* 32768 = 3 * 10922 + 2: the last gene places b[0], b[1] and drops b[2]. */
+    cr_expect_eq(value_at(img, 32765), 3);
+    cr_expect_eq(value_at(img, 32766), 4);
+    cr_expect_eq(value_at(img, 32767), 5);
+    free(genes);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+Test(scale, shared_inputs_get_a_gene_of_their_own)
+{
+    wh_spec *s = load("tests/specs/full.json");
+    wh_error err;
+    gen_pool pool;
+    gen_pool_init(&pool, s, 2);
+    pcg32 rng;
+    pcg32_seed(&rng, 1, 2);
+    int r0 = gen_pool_add_random(&pool, &rng, &err), r1 = gen_pool_add_random(&pool, &rng, &err);
+    cr_assert(r0 >= 0 && r1 >= 0, "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    cr_expect(lay.has_shared, "`table` has no per_thread");
+    cr_expect_eq(lay.ngenes, lay.thread_genes + 1);
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    for (int g = 0; g < lay.thread_genes; g++) genes[g] = r0;
+    genes[lay.thread_genes] = r1;
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    int table = wh_image_find(img, "table");
+    cr_assert_eq(memcmp(img->bufs[table].data, pool.atoms[r1].img->bufs[table].data, 16 * 4), 0,
+                 "the shared gene's atom supplies the table");
+    free(genes);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+Test(scale, index_dependent_domains_follow_the_thread)
+{
+    wh_spec *s = load("kernels/bfs1.json");
+    wh_error err;
+    gen_pool pool;
+    gen_pool_init(&pool, s, 2);
+    pcg32 rng;
+    pcg32_seed(&rng, 3, 4);
+    int r = gen_pool_add_random(&pool, &rng, &err);
+    cr_assert_geq(r, 0, "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    int nodes = wh_image_find(img, "nodes");
+    size_t esz = s->params[nodes].elem_size;
+    for (uint64_t i = 0; i < img->bufs[nodes].count; i++)
+        cr_assert_eq(wh_value_get_int(WH_I32, img->bufs[nodes].data + i * esz), (int64_t)i * 8,
+                     "node %llu starts at i*degree", (unsigned long long)i);
+    cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
+    free(genes);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+/* Property: over random pools and random gene choices, every scaled image
+ * respects every domain (including ranges over `i` and over `threads`). */
+Test(scale, domains_hold_for_any_gene_choice)
+{
+    static const char *const specs[] = { "tests/specs/full.json", "kernels/bfs1.json", "kernels/artificial.json" };
+    for (int k = 0; k < 3; k++) {
+        wh_spec *s = load(specs[k]);
+        wh_error err;
+        for (int x = 2; x <= 4; x++) {
+            gen_pool pool;
+            gen_pool_init(&pool, s, x);
+            pcg32 rng;
+            pcg32_seed(&rng, (uint64_t)(k * 10 + x), 7);
+            for (int a = 0; a < 6; a++) cr_assert_geq(gen_pool_add_random(&pool, &rng, &err), 0, "%s", err.msg);
+            wh_launch full = wh_spec_launch_full(s);
+            gen_layout lay;
+            cr_assert(gen_layout_make(s, &full, x, &lay, &err));
+            int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+            wh_image *img = wh_image_new(s, &full, &err);
+            for (int round = 0; round < 5; round++) {
+                for (int g = 0; g < lay.ngenes; g++) genes[g] = (int)pcg32_bounded(&rng, (uint32_t)pool.natoms);
+                cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+                cr_assert(wh_image_check_domains(img, &err), "%s X=%d round %d: %s", specs[k], x, round, err.msg);
+            }
+            free(genes);
+            wh_image_free(img);
+            gen_pool_free(&pool);
+        }
+        wh_spec_free(s);
+    }
+}
+
+Test(scale, bad_gene_is_an_error_not_a_crash)
+{
+    wh_spec *s = load("kernels/artificial.json");
+    wh_error err;
+    gen_pool pool;
+    gen_pool_init(&pool, s, 2);
+    pcg32 rng;
+    pcg32_seed(&rng, 1, 1);
+    gen_pool_add_random(&pool, &rng, &err);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    genes[5] = 3;
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_expect_not(gen_scale(&pool, &lay, genes, img, &err));
+    cr_expect(strstr(err.msg, "gene 5 chooses atom 3 of 1"), "%s", err.msg);
+    free(genes);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
