@@ -30,17 +30,24 @@ typedef enum {
     GEN_ATOM_PATH          /* a model of a symbolic path's formula */
 } gen_atom_origin;
 
+/* Atoms are stored compactly: one blob of bytes per atom, holding the input
+ * buffers of an X-thread launch back to back (the pool may hold millions:
+ * random-value genes are atoms too).  `ref` is an X-thread image giving the
+ * layout and the value domains of every atom. */
 typedef struct {
     gen_atom_origin origin;
     int path;              /* GEN_ATOM_PATH: index of the path, else -1 */
     bool valid;            /* replay followed the path (always true for random) */
-    wh_image *img;         /* X-thread image, owned by the pool */
 } gen_atom;
 
 typedef struct {
     const wh_spec *spec;
     int x;                 /* threads per gene */
+    wh_image *ref;         /* X-thread image: layout and domains */
+    size_t atom_bytes;     /* bytes of one atom blob */
+    size_t *offset;        /* per parameter: its offset in a blob (inputs only) */
     gen_atom *atoms;
+    unsigned char *data;   /* natoms blobs of atom_bytes */
     int natoms, cap;
 } gen_pool;
 
@@ -55,12 +62,17 @@ typedef struct {
 
 bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layout *out, wh_error *err);
 
-void gen_pool_init(gen_pool *pool, const wh_spec *spec, int x);
+bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err);
 void gen_pool_free(gen_pool *pool);
-/* Takes ownership of img (an X-thread image); returns the atom's index or -1. */
-int gen_pool_add(gen_pool *pool, wh_image *img, gen_atom_origin origin, int path, bool valid, wh_error *err);
+/* Copies the input buffers of img (an X-thread image); returns the index or -1. */
+int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
+                 wh_error *err);
 /* Adds an atom drawn at random within the domains; returns its index or -1. */
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err);
+/* The bytes of input parameter p in atom a (NULL for non-inputs). */
+const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p);
+/* Writes atom a's inputs into an X-thread image of the pool's spec. */
+void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img);
 
 /* Fill the input buffers of `full` from the atoms chosen by genes[0..ngenes).
  * Non-input buffers are left as they are. */

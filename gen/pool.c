@@ -4,54 +4,85 @@
 #include "gen/gen.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-void gen_pool_init(gen_pool *pool, const wh_spec *spec, int x)
+bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err)
 {
+    memset(pool, 0, sizeof *pool);
     pool->spec = spec;
     pool->x = x;
-    pool->atoms = NULL;
-    pool->natoms = pool->cap = 0;
+    wh_launch l = wh_launch_threads((unsigned)x);
+    pool->ref = wh_image_new(spec, &l, err);
+    pool->offset = calloc(spec->nparams ? (size_t)spec->nparams : 1, sizeof *pool->offset);
+    if (!pool->ref || !pool->offset) {
+        if (pool->ref) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        gen_pool_free(pool);
+        return false;
+    }
+    for (int p = 0; p < spec->nparams; p++) {
+        pool->offset[p] = pool->atom_bytes;
+        if (spec->params[p].role == WH_ROLE_INPUT) pool->atom_bytes += pool->ref->bufs[p].bytes;
+    }
+    return true;
 }
 
 void gen_pool_free(gen_pool *pool)
 {
-    for (int i = 0; i < pool->natoms; i++) wh_image_free(pool->atoms[i].img);
+    wh_image_free(pool->ref);
+    free(pool->offset);
     free(pool->atoms);
-    pool->atoms = NULL;
-    pool->natoms = pool->cap = 0;
+    free(pool->data);
+    memset(pool, 0, sizeof *pool);
 }
 
-int gen_pool_add(gen_pool *pool, wh_image *img, gen_atom_origin origin, int path, bool valid, wh_error *err)
+static bool grow(gen_pool *pool, wh_error *err)
 {
-    if (wh_launch_threads_total(&img->launch) != (uint64_t)pool->x) {
+    if (pool->natoms < pool->cap) return true;
+    int cap = pool->cap ? pool->cap * 2 : 64;
+    gen_atom *a = realloc(pool->atoms, (size_t)cap * sizeof *a);
+    if (a) pool->atoms = a;
+    unsigned char *d = realloc(pool->data, (size_t)cap * (pool->atom_bytes ? pool->atom_bytes : 1));
+    if (d) pool->data = d;
+    if (!a || !d) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d atoms", cap);
+        return false;
+    }
+    pool->cap = cap;
+    return true;
+}
+
+int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
+                 wh_error *err)
+{
+    if (img->spec != pool->spec || wh_launch_threads_total(&img->launch) != (uint64_t)pool->x) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "atom of %llu threads added to a pool of X = %d",
                      (unsigned long long)wh_launch_threads_total(&img->launch), pool->x);
-        wh_image_free(img);
         return -1;
     }
-    if (pool->natoms == pool->cap) {
-        int cap = pool->cap ? pool->cap * 2 : 16;
-        gen_atom *a = realloc(pool->atoms, (size_t)cap * sizeof *a);
-        if (!a) {
-            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-            wh_image_free(img);
-            return -1;
-        }
-        pool->atoms = a;
-        pool->cap = cap;
-    }
-    pool->atoms[pool->natoms] = (gen_atom){ origin, path, valid, img };
+    if (!grow(pool, err)) return -1;
+    unsigned char *blob = pool->data + (size_t)pool->natoms * pool->atom_bytes;
+    for (int p = 0; p < img->nbufs; p++)
+        if (pool->spec->params[p].role == WH_ROLE_INPUT)
+            memcpy(blob + pool->offset[p], img->bufs[p].data, img->bufs[p].bytes);
+    pool->atoms[pool->natoms] = (gen_atom){ origin, path, valid };
     return pool->natoms++;
 }
 
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err)
 {
-    wh_launch l = wh_launch_threads((unsigned)pool->x);
-    wh_image *img = wh_image_new(pool->spec, &l, err);
-    if (!img) return -1;
-    if (!wh_image_fill_random(img, rng, err)) {
-        wh_image_free(img);
-        return -1;
-    }
-    return gen_pool_add(pool, img, GEN_ATOM_RANDOM, -1, true, err);
+    if (!wh_image_fill_random(pool->ref, rng, err)) return -1;
+    return gen_pool_add(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, err);
+}
+
+const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p)
+{
+    if (pool->spec->params[p].role != WH_ROLE_INPUT) return NULL;
+    return pool->data + (size_t)a * pool->atom_bytes + pool->offset[p];
+}
+
+void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img)
+{
+    for (int p = 0; p < img->nbufs; p++)
+        if (pool->spec->params[p].role == WH_ROLE_INPUT)
+            memcpy(img->bufs[p].data, gen_pool_atom_data(pool, a, p), img->bufs[p].bytes);
 }

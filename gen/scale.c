@@ -50,17 +50,20 @@ static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *ds
     wh_value_set_int(t, dst, clamp_i64(out, db->lo, db->hi));
 }
 
-/* Copies element es of atom buffer p into element ed of the full buffer. */
+/* Copies element es of an atom's buffer p into element ed of the full one;
+ * `atom` is the pool's reference image (domains), `src` the atom's bytes. */
 typedef struct {
     const wh_image *atom;
+    const unsigned char *src;
     wh_image *full;
     int p;
     wh_bounds sb[64], db[64];  /* per-field bounds when they do not depend on i */
     bool by_index[64];
 } mover;
 
-static bool mover_init(mover *m, const wh_image *atom, wh_image *full, int p, wh_error *err)
+static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh_error *err)
 {
+    const wh_image *atom = pool->ref;
     const wh_param *par = &full->spec->params[p];
     if (par->nfields > 64) {
         wh_error_set(err, WH_ERR_UNSUPPORTED, full->spec->path, 0, 0,
@@ -81,7 +84,7 @@ static bool mover_init(mover *m, const wh_image *atom, wh_image *full, int p, wh
 static bool mover_copy(mover *m, uint64_t es, uint64_t ed, wh_error *err)
 {
     const wh_param *par = &m->full->spec->params[m->p];
-    const unsigned char *src = m->atom->bufs[m->p].data + es * par->elem_size;
+    const unsigned char *src = m->src + es * par->elem_size;
     unsigned char *dst = m->full->bufs[m->p].data + ed * par->elem_size;
     for (int f = 0; f < par->nfields; f++) {
         const wh_field *fd = &par->fields[f];
@@ -99,11 +102,11 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
 {
     const wh_param *par = &full->spec->params[p];
     uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count;
+    mover m;
+    if (!mover_init(&m, pool, full, p, err)) return false;
+    uint64_t natom = pool->ref->bufs[p].count;
     for (int g = 0; g < lay->thread_genes; g++) {
-        const gen_atom *a = &pool->atoms[genes[g]];
-        mover m;
-        if (!mover_init(&m, a->img, full, p, err)) return false;
-        uint64_t natom = a->img->bufs[p].count;
+        m.src = gen_pool_atom_data(pool, genes[g], p);
         for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             if (thread >= lay->threads) break;
@@ -120,11 +123,11 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
 static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
                          int p, wh_error *err)
 {
-    const gen_atom *a = &pool->atoms[genes[lay->thread_genes]];
-    uint64_t natom = a->img->bufs[p].count, nfull = full->bufs[p].count;
+    uint64_t natom = pool->ref->bufs[p].count, nfull = full->bufs[p].count;
     if (natom == 0) return true;
     mover m;
-    if (!mover_init(&m, a->img, full, p, err)) return false;
+    if (!mover_init(&m, pool, full, p, err)) return false;
+    m.src = gen_pool_atom_data(pool, genes[lay->thread_genes], p);
     /* An atom's shared buffer is sized for X threads; repeat it cyclically. */
     for (uint64_t e = 0; e < nfull; e++)
         if (!mover_copy(&m, e % natom, e, err)) return false;

@@ -27,6 +27,7 @@ static int add_values_atom(gen_pool *pool, const int32_t *vals)
     memcpy(img->bufs[0].data, vals, 4 * (size_t)pool->x);
     int id = gen_pool_add(pool, img, GEN_ATOM_PATH, 0, true, &err);
     cr_assert_geq(id, 0, "%s", err.msg);
+    wh_image_free(img);
     return id;
 }
 
@@ -40,7 +41,7 @@ Test(scale, artificial_2_15_threads_from_x2_atoms)
     wh_spec *s = load("kernels/artificial.json");
     wh_error err;
     gen_pool pool;
-    gen_pool_init(&pool, s, 2);
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     int32_t a[2] = { 7, 8 }, b[2] = { 100, 200 };
     int ia = add_values_atom(&pool, a), ib = add_values_atom(&pool, b);
     wh_launch full = wh_spec_launch_full(s);
@@ -69,7 +70,7 @@ Test(scale, last_gene_cut_short_when_x_does_not_divide_n)
     wh_spec *s = load("kernels/artificial.json");
     wh_error err;
     gen_pool pool;
-    gen_pool_init(&pool, s, 3);
+    cr_assert(gen_pool_init(&pool, s, 3, &err), "%s", err.msg);
     int32_t a[3] = { 1, 2, 3 }, b[3] = { 4, 5, 6 };
     int ia = add_values_atom(&pool, a), ib = add_values_atom(&pool, b);
     wh_launch full = wh_spec_launch_full(s);
@@ -96,7 +97,7 @@ Test(scale, shared_inputs_get_a_gene_of_their_own)
     wh_spec *s = load("tests/specs/full.json");
     wh_error err;
     gen_pool pool;
-    gen_pool_init(&pool, s, 2);
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 1, 2);
     int r0 = gen_pool_add_random(&pool, &rng, &err), r1 = gen_pool_add_random(&pool, &rng, &err);
@@ -112,7 +113,7 @@ Test(scale, shared_inputs_get_a_gene_of_their_own)
     wh_image *img = wh_image_new(s, &full, &err);
     cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
     int table = wh_image_find(img, "table");
-    cr_assert_eq(memcmp(img->bufs[table].data, pool.atoms[r1].img->bufs[table].data, 16 * 4), 0,
+    cr_assert_eq(memcmp(img->bufs[table].data, gen_pool_atom_data(&pool, r1, table), 16 * 4), 0,
                  "the shared gene's atom supplies the table");
     free(genes);
     wh_image_free(img);
@@ -125,7 +126,7 @@ Test(scale, index_dependent_domains_follow_the_thread)
     wh_spec *s = load("kernels/bfs1.json");
     wh_error err;
     gen_pool pool;
-    gen_pool_init(&pool, s, 2);
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 3, 4);
     int r = gen_pool_add_random(&pool, &rng, &err);
@@ -158,7 +159,7 @@ Test(scale, domains_hold_for_any_gene_choice)
         wh_error err;
         for (int x = 2; x <= 4; x++) {
             gen_pool pool;
-            gen_pool_init(&pool, s, x);
+            cr_assert(gen_pool_init(&pool, s, x, &err), "%s", err.msg);
             pcg32 rng;
             pcg32_seed(&rng, (uint64_t)(k * 10 + x), 7);
             for (int a = 0; a < 6; a++) cr_assert_geq(gen_pool_add_random(&pool, &rng, &err), 0, "%s", err.msg);
@@ -185,7 +186,7 @@ Test(scale, bad_gene_is_an_error_not_a_crash)
     wh_spec *s = load("kernels/artificial.json");
     wh_error err;
     gen_pool pool;
-    gen_pool_init(&pool, s, 2);
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 1, 1);
     gen_pool_add_random(&pool, &rng, &err);
