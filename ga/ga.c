@@ -1,0 +1,217 @@
+/*
+ * ga.c — the search loop: generations, budgets, stopping, bookkeeping.
+ * The genetic operators are in operators.c.
+ */
+#include "ga/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void ga_options_default(ga_options *o)
+{
+    o->population = 100;
+    o->elite_frac = 0.10;
+    o->mutation_prob = 0.25;
+    o->special_frac = 0.30;
+    o->random_gene_prob = 0.05;
+    o->max_evals = 0;
+    o->max_seconds = 0;
+    o->epsilon = 0.01;
+    o->patience = 2;
+}
+
+const char *ga_stop_reason_name(ga_stop_reason r)
+{
+    static const char *const names[] = { "none", "converged", "evals", "time", "interrupted", "error" };
+    return names[r];
+}
+
+static const char *const strategy_names[] = { "gdivan", "random", "random-ga" };
+
+const char *ga_strategy_name(ga_strategy s)
+{
+    return strategy_names[s];
+}
+
+bool ga_strategy_from_name(const char *name, ga_strategy *out)
+{
+    for (int s = 0; s < 3; s++)
+        if (!strcmp(name, strategy_names[s])) { *out = (ga_strategy)s; return true; }
+    return false;
+}
+
+static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy s, wh_error *err)
+{
+    const char *bad = NULL;
+    if (o->population < 2) bad = "population must be at least 2";
+    else if (o->elite_frac < 0 || o->elite_frac >= 1) bad = "elite fraction must be in [0, 1)";
+    else if (o->mutation_prob < 0 || o->mutation_prob > 1) bad = "mutation probability must be in [0, 1]";
+    else if (o->special_frac < 0 || o->special_frac > 1) bad = "special fraction must be in [0, 1]";
+    else if (o->random_gene_prob < 0 || o->random_gene_prob > 1) bad = "random-gene probability must be in [0, 1]";
+    else if (o->max_evals < 0 || o->max_seconds < 0 || o->epsilon < 0 || o->patience < 0) bad = "budgets must not be negative";
+    else if (s != GA_RANDOM && p->ngenes < 1) bad = "an individual needs at least one gene";
+    else if (s == GA_GDIVAN && p->npath_alleles < 1) bad = "gdivan needs at least one valid path atom";
+    if (bad) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s", bad);
+    return !bad;
+}
+
+ga *ga_new(const ga_problem *prob, const ga_options *opt, ga_strategy strategy, uint64_t seed, wh_error *err)
+{
+    if (!check_options(prob, opt, strategy, err)) return NULL;
+    ga *g = calloc(1, sizeof *g);
+    if (!g) goto oom;
+    g->prob = *prob;
+    g->opt = *opt;
+    g->strategy = strategy;
+    g->seed = seed;
+    pcg32_seed(&g->rng, seed, 0x5eed);
+    g->npop = opt->population;
+    g->pop = calloc((size_t)g->npop, sizeof *g->pop);
+    g->next = calloc((size_t)g->npop, sizeof *g->next);
+    if (!g->pop || !g->next) goto oom;
+    if (strategy != GA_RANDOM) {
+        for (int i = 0; i < g->npop; i++) {
+            g->pop[i].genes = calloc((size_t)prob->ngenes, sizeof(int));
+            g->next[i].genes = calloc((size_t)prob->ngenes, sizeof(int));
+            if (!g->pop[i].genes || !g->next[i].genes) goto oom;
+        }
+        g->best.genes = calloc((size_t)prob->ngenes, sizeof(int));
+        if (!g->best.genes) goto oom;
+    }
+    g->best.fitness = -1;
+    return g;
+oom:
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the population");
+    ga_free(g);
+    return NULL;
+}
+
+void ga_free(ga *g)
+{
+    if (!g) return;
+    for (int i = 0; i < g->npop; i++) {
+        if (g->pop) free(g->pop[i].genes);
+        if (g->next) free(g->next[i].genes);
+    }
+    free(g->pop);
+    free(g->next);
+    free(g->best.genes);
+    free(g);
+}
+
+void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src)
+{
+    int *genes = dst->genes;
+    *dst = *src;
+    dst->genes = genes;
+    if (genes && src->genes) memcpy(genes, src->genes, (size_t)g->prob.ngenes * sizeof(int));
+}
+
+/* Is there budget and permission for one more evaluation? */
+static bool may_evaluate(ga *g)
+{
+    if (g->stop) return false;
+    if (g->opt.max_evals && g->evals >= g->opt.max_evals) g->stop = GA_STOP_EVALS;
+    else if (g->opt.max_seconds && now_s() - g->t0 >= g->opt.max_seconds) g->stop = GA_STOP_TIME;
+    else if (g->prob.stop_requested && g->prob.stop_requested(g->prob.ctx)) g->stop = GA_STOP_INTERRUPTED;
+    return !g->stop;
+}
+
+/* Rank for selection: failed runs sort last. */
+double ga_rank_value(const ga_indiv *ind)
+{
+    return ind->status ? -1.0 : ind->fitness;
+}
+
+bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err)
+{
+    if (!may_evaluate(g)) return true;
+    ind->fitness = -1;
+    ind->status = 0;
+    if (!g->prob.evaluate(g->prob.ctx, ind, err)) {
+        g->stop = GA_STOP_ERROR;
+        return false;
+    }
+    ind->eval_index = ++g->evals;
+    bool improved = ga_rank_value(ind) > ga_rank_value(&g->best) || g->best.fitness < 0;
+    if (improved && !ind->status) {
+        ga_copy_indiv(g, &g->best, ind);
+        g->evals_to_best = g->evals;
+        g->time_to_best = now_s() - g->t0;
+    } else {
+        improved = false;
+    }
+    if (g->prob.on_eval) {
+        ga_event ev = { g->evals, g->generation, now_s() - g->t0, ind, g->best.fitness, improved };
+        g->prob.on_eval(g->prob.ctx, &ev);
+    }
+    return true;
+}
+
+static int by_rank_desc(const void *a, const void *b)
+{
+    double x = ga_rank_value(a), y = ga_rank_value(b);
+    if (x != y) return x < y ? 1 : -1;
+    /* Ties keep evaluation order, so the sort is deterministic. */
+    long ea = ((const ga_indiv *)a)->eval_index, eb = ((const ga_indiv *)b)->eval_index;
+    return (ea > eb) - (ea < eb);
+}
+
+void ga_sort(ga *g, ga_indiv *pop, int n)
+{
+    (void)g;
+    qsort(pop, (size_t)n, sizeof *pop, by_rank_desc);
+}
+
+/* Convergence: the paper stops when consecutive generations no longer
+ * change the best time substantially. */
+static void check_convergence(ga *g, double prev_best)
+{
+    double best = g->best.fitness;
+    bool progress = prev_best <= 0 ? best > 0 : best - prev_best > g->opt.epsilon * prev_best;
+    g->stale = progress ? 0 : g->stale + 1;
+    if (g->opt.patience && g->stale >= g->opt.patience) g->stop = GA_STOP_CONVERGED;
+}
+
+bool ga_run(ga *g, wh_error *err)
+{
+    g->t0 = now_s() - g->elapsed_before;
+    if (!ga_first_generation(g, err)) return false;
+    while (!g->stop) {
+        if (g->prob.on_generation && !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
+            g->stop = GA_STOP_ERROR;
+            return false;
+        }
+        double prev = g->best.fitness;
+        g->generation++;
+        if (!ga_next_generation(g, err)) return false;
+        if (g->evaluated_all) check_convergence(g, prev);
+    }
+    if (g->prob.on_generation && !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
+        g->stop = GA_STOP_ERROR;
+        return false;
+    }
+    return true;
+}
+
+const ga_indiv *ga_best(const ga *g) { return g->best.fitness < 0 ? NULL : &g->best; }
+ga_stop_reason ga_get_stop_reason(const ga *g) { return g->stop; }
+long ga_evals(const ga *g) { return g->evals; }
+int ga_generation(const ga *g) { return g->generation; }
+long ga_evals_to_best(const ga *g) { return g->evals_to_best; }
+double ga_time_to_best(const ga *g) { return g->time_to_best; }
+double ga_elapsed(const ga *g) { return now_s() - g->t0; }
+
+const ga_indiv *ga_population(const ga *g, int *count)
+{
+    *count = g->npop_valid;
+    return g->pop;
+}

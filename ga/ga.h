@@ -1,0 +1,116 @@
+/*
+ * ga.h — the genetic search: population, selection, crossover, mutation,
+ * budgets and stopping; and its baselines.
+ *
+ * The GA knows genes and alleles, not PTX or GPUs: an individual is a
+ * vector of allele ids (atoms of the generator block) and the caller's
+ * `evaluate` turns it into a measured time.  Strategies:
+ *   - GA_GDIVAN: first population = the caller's special individuals
+ *     (`special_frac` of it) + random combinations of path alleles; mutation
+ *     draws another path allele, or with `random_gene_prob` a new
+ *     random-value allele;
+ *   - GA_RANDOM_GA: the same GA from a population of random-value genes,
+ *     mutating to random-value genes;
+ *   - GA_RANDOM: no genes: every evaluation is a fresh random input named by
+ *     a seed (`ga_indiv.seed`) that the caller expands.
+ * One "evaluation" is one individual measured; survivors are not measured
+ * again, so the same `max_evals` is the same budget for every strategy.
+ *
+ * A `ga` is a plain instance with no global state (an island of a future
+ * MPI run is just another instance); it is deterministic for a given seed
+ * unless the time budget or an interruption stops it.
+ */
+#ifndef WH_GA_GA_H
+#define WH_GA_GA_H
+
+#include "core/error.h"
+#include "core/pcg32.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { GA_GDIVAN = 0, GA_RANDOM, GA_RANDOM_GA } ga_strategy;
+
+typedef enum {
+    GA_STOP_NONE = 0,
+    GA_STOP_CONVERGED,    /* best improved by < epsilon over `patience` generations */
+    GA_STOP_EVALS,        /* max_evals spent */
+    GA_STOP_TIME,         /* max_seconds spent */
+    GA_STOP_INTERRUPTED,  /* the caller's stop_requested() said so */
+    GA_STOP_ERROR         /* evaluate() or an allele draw failed */
+} ga_stop_reason;
+
+typedef struct {
+    int population;          /* individuals per generation */
+    double elite_frac;       /* kept unchanged each generation */
+    double mutation_prob;    /* probability that a child gets one gene replaced */
+    double special_frac;     /* gdivan: share of the first population from specials */
+    double random_gene_prob; /* gdivan: a mutation draws random values instead of a path */
+    long max_evals;          /* 0: no limit */
+    double max_seconds;      /* 0: no limit */
+    double epsilon;          /* relative improvement that counts as progress */
+    int patience;            /* generations without progress before stopping; 0: never */
+} ga_options;
+
+/* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes,
+ * epsilon 1 %, patience 2 generations, no budget. */
+void ga_options_default(ga_options *o);
+
+typedef struct {
+    int *genes;           /* NULL for GA_RANDOM */
+    uint64_t seed;        /* GA_RANDOM: seed of the random input */
+    double fitness;       /* measured time; < 0 when not measured */
+    int status;           /* 0 ok; otherwise a failed run, ranked last */
+    long eval_index;      /* which evaluation measured it (1-based) */
+} ga_indiv;
+
+typedef struct {
+    long eval;            /* 1-based evaluation count */
+    int generation;
+    double elapsed_s;
+    const ga_indiv *ind;  /* the individual just measured */
+    double best;          /* best fitness so far */
+    bool improved;        /* this evaluation set a new best */
+} ga_event;
+
+typedef struct {
+    void *ctx;
+    int ngenes;
+    const int *path_alleles;  /* gdivan: alleles for random combinations/mutations */
+    int npath_alleles;
+    const int *const *specials; /* gdivan: special individuals (ngenes each) */
+    int nspecials;
+    /* A new random-value allele; returns its id or -1 (err filled). */
+    int (*new_random_allele)(void *ctx, pcg32 *rng, wh_error *err);
+    /* Measure one individual: fill ind->fitness and ind->status.  A failed
+     * kernel is a status, not an error; false stops the search. */
+    bool (*evaluate)(void *ctx, ga_indiv *ind, wh_error *err);
+    /* Optional: called after every evaluation / every generation. */
+    void (*on_eval)(void *ctx, const ga_event *ev);
+    bool (*on_generation)(void *ctx, int generation, wh_error *err);
+    /* Optional: polled between evaluations (Ctrl-C). */
+    bool (*stop_requested)(void *ctx);
+} ga_problem;
+
+typedef struct ga ga;
+
+ga *ga_new(const ga_problem *prob, const ga_options *opt, ga_strategy strategy, uint64_t seed,
+           wh_error *err);
+void ga_free(ga *g);
+/* Runs until a stop condition; false only for GA_STOP_ERROR (err filled). */
+bool ga_run(ga *g, wh_error *err);
+
+const ga_indiv *ga_best(const ga *g);
+ga_stop_reason ga_get_stop_reason(const ga *g);
+const char *ga_stop_reason_name(ga_stop_reason r);
+const char *ga_strategy_name(ga_strategy s);
+bool ga_strategy_from_name(const char *name, ga_strategy *out);
+long ga_evals(const ga *g);
+int ga_generation(const ga *g);
+long ga_evals_to_best(const ga *g);
+double ga_time_to_best(const ga *g);
+double ga_elapsed(const ga *g);
+/* The current population (after the last completed generation). */
+const ga_indiv *ga_population(const ga *g, int *count);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * internal.h — the GA instance, shared by ga.c (loop) and operators.c.
+ */
+#ifndef WH_GA_INTERNAL_H
+#define WH_GA_INTERNAL_H
+
+#include "ga/ga.h"
+
+struct ga {
+    ga_problem prob;
+    ga_options opt;
+    ga_strategy strategy;
+    uint64_t seed;
+    pcg32 rng;
+    ga_indiv *pop, *next;   /* npop each; pop sorted best first after a generation */
+    int npop;
+    int npop_valid;         /* measured individuals in pop */
+    bool evaluated_all;     /* the last generation was measured completely */
+    ga_indiv best;
+    long evals, evals_to_best;
+    int generation, stale;
+    double t0, time_to_best, elapsed_before;
+    ga_stop_reason stop;
+};
+
+void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);
+double ga_rank_value(const ga_indiv *ind);
+/* Measures ind unless the budget is spent (then g->stop is set). */
+bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err);
+void ga_sort(ga *g, ga_indiv *pop, int n);
+bool ga_first_generation(ga *g, wh_error *err);
+bool ga_next_generation(ga *g, wh_error *err);
+
+#endif

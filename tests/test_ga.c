@@ -1,0 +1,271 @@
+/*
+ * test_ga.c — the genetic search on a synthetic problem whose optimum is
+ * known: fitness = sum of allele weights, path allele a weighing a, so the
+ * best individual has the heaviest allele in every gene.
+ */
+#include <criterion/criterion.h>
+
+#include "ga/ga.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NGENES 32
+#define NPATHS 8
+#define MAX_ALLELES 200000
+
+typedef struct {
+    double weight[MAX_ALLELES];
+    int nalleles;
+    int path_alleles[NPATHS];
+    long fail_every;         /* every n-th evaluation fails (0: never) */
+    long evals_seen;
+    long interrupt_after;    /* 0: never */
+    double history[20000];
+    long nhistory;
+    double last_best;
+    bool best_went_down;
+} synth;
+
+static int synth_random_allele(void *ctx, pcg32 *rng, wh_error *err)
+{
+    synth *s = ctx;
+    if (s->nalleles == MAX_ALLELES) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "synthetic pool full");
+        return -1;
+    }
+    s->weight[s->nalleles] = 3.5 * pcg32_double(rng); /* random values: mediocre on average */
+    return s->nalleles++;
+}
+
+/* Fitness of a GA_RANDOM individual: a random vector named by its seed. */
+static double random_vector_fitness(uint64_t seed)
+{
+    pcg32 r;
+    pcg32_seed(&r, seed, 1);
+    double f = 0;
+    for (int k = 0; k < NGENES; k++) f += pcg32_bounded(&r, NPATHS);
+    return f;
+}
+
+static bool synth_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+{
+    synth *s = ctx;
+    s->evals_seen++;
+    if (ind->genes) {
+        double f = 0;
+        for (int k = 0; k < NGENES; k++) f += s->weight[ind->genes[k]];
+        ind->fitness = f;
+    } else {
+        ind->fitness = random_vector_fitness(ind->seed);
+    }
+    if (s->fail_every && s->evals_seen % s->fail_every == 0) {
+        ind->status = 1;
+        ind->fitness = 1e9; /* a failed run's time must not count */
+    }
+    return true;
+}
+
+static void synth_on_eval(void *ctx, const ga_event *ev)
+{
+    synth *s = ctx;
+    if (s->nhistory < 20000) s->history[s->nhistory++] = ev->ind->fitness;
+    if (ev->best < s->last_best) s->best_went_down = true;
+    s->last_best = ev->best;
+}
+
+static bool synth_stop(void *ctx)
+{
+    synth *s = ctx;
+    return s->interrupt_after && s->evals_seen >= s->interrupt_after;
+}
+
+static synth *synth_new(void)
+{
+    synth *s = calloc(1, sizeof *s);
+    for (int a = 0; a < NPATHS; a++) {
+        s->weight[a] = a;
+        s->path_alleles[a] = a;
+    }
+    s->nalleles = NPATHS;
+    return s;
+}
+
+static ga_problem synth_problem(synth *s)
+{
+    ga_problem p;
+    memset(&p, 0, sizeof p);
+    p.ctx = s;
+    p.ngenes = NGENES;
+    p.path_alleles = s->path_alleles;
+    p.npath_alleles = NPATHS;
+    p.new_random_allele = synth_random_allele;
+    p.evaluate = synth_evaluate;
+    p.on_eval = synth_on_eval;
+    p.stop_requested = synth_stop;
+    return p;
+}
+
+static double run_best(ga_strategy strat, long evals, uint64_t seed, long *used)
+{
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = evals;
+    o.patience = 0;
+    wh_error err;
+    ga *g = ga_new(&p, &o, strat, seed, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    double best = ga_best(g)->fitness;
+    if (used) *used = ga_evals(g);
+    cr_expect_eq(ga_get_stop_reason(g), GA_STOP_EVALS);
+    cr_expect_not(s->best_went_down, "best-so-far never decreases");
+    ga_free(g);
+    free(s);
+    return best;
+}
+
+Test(ga, gdivan_approaches_the_optimum_random_does_not)
+{
+    double max = (NPATHS - 1) * NGENES;
+    double gd = run_best(GA_GDIVAN, 3000, 1, NULL);
+    double rnd = run_best(GA_RANDOM, 3000, 1, NULL);
+    cr_expect_geq(gd, 0.85 * max, "gdivan best %g of %g", gd, max);
+    cr_expect_lt(rnd, 0.8 * max, "random best %g of %g", rnd, max);
+    cr_expect_gt(gd, rnd);
+}
+
+Test(ga, same_budget_for_every_strategy)
+{
+    for (int s = 0; s < 3; s++) {
+        long used = 0;
+        run_best((ga_strategy)s, 437, 9, &used);
+        cr_expect_eq(used, 437, "%s used %ld evaluations", ga_strategy_name((ga_strategy)s), used);
+    }
+}
+
+static void run_history(uint64_t seed, ga_strategy strat, double *out, long *n)
+{
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = 600;
+    o.patience = 0;
+    wh_error err;
+    ga *g = ga_new(&p, &o, strat, seed, &err);
+    cr_assert(ga_run(g, &err));
+    memcpy(out, s->history, (size_t)s->nhistory * sizeof *out);
+    *n = s->nhistory;
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, same_seed_same_run)
+{
+    static double a[20000], b[20000], c[20000];
+    long na, nb, nc;
+    for (int st = 0; st < 3; st++) {
+        run_history(42, (ga_strategy)st, a, &na);
+        run_history(42, (ga_strategy)st, b, &nb);
+        run_history(43, (ga_strategy)st, c, &nc);
+        cr_assert_eq(na, nb);
+        cr_expect_eq(memcmp(a, b, (size_t)na * sizeof *a), 0, "identical histories for one seed");
+        cr_expect_neq(memcmp(a, c, (size_t)na * sizeof *a), 0, "another seed, another run");
+    }
+}
+
+Test(ga, converges_on_a_flat_landscape)
+{
+    synth *s = synth_new();
+    for (int a = 0; a < NPATHS; a++) s->weight[a] = 1.0; /* every individual is equal */
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.random_gene_prob = 0;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_assert(ga_run(g, &err));
+    cr_expect_eq(ga_get_stop_reason(g), GA_STOP_CONVERGED);
+    /* first generation 100, then `patience` (2) generations of 90 children */
+    cr_expect_eq(ga_evals(g), 100 + 2 * 90);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, specials_fill_their_share_of_the_first_population)
+{
+    synth *s = synth_new();
+    int special[NGENES];
+    for (int k = 0; k < NGENES; k++) special[k] = NPATHS - 1;
+    const int *specials[1] = { special };
+    ga_problem p = synth_problem(s);
+    p.specials = specials;
+    p.nspecials = 1;
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = 100;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(ga_run(g, &err));
+    int optimal = 0;
+    for (long i = 0; i < s->nhistory; i++) optimal += s->history[i] == (NPATHS - 1) * NGENES;
+    cr_expect_eq(optimal, 30, "30 %% special individuals");
+    cr_expect_eq(ga_evals_to_best(g), 1);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, failed_runs_rank_last_and_never_become_best)
+{
+    synth *s = synth_new();
+    s->fail_every = 7;
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = 500;
+    o.patience = 0;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 11, &err);
+    cr_assert(ga_run(g, &err));
+    cr_expect_lt(ga_best(g)->fitness, 1e9);
+    cr_expect_eq(ga_best(g)->status, 0);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, interruption_stops_between_evaluations)
+{
+    synth *s = synth_new();
+    s->interrupt_after = 57;
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_RANDOM_GA, 2, &err);
+    cr_assert(ga_run(g, &err));
+    cr_expect_eq(ga_get_stop_reason(g), GA_STOP_INTERRUPTED);
+    cr_expect_eq(ga_evals(g), 57);
+    cr_expect(ga_best(g) != NULL);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, bad_options_are_user_errors)
+{
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.population = 1;
+    wh_error err;
+    cr_expect_null(ga_new(&p, &o, GA_GDIVAN, 1, &err));
+    cr_expect(strstr(err.msg, "population"));
+    ga_options_default(&o);
+    p.npath_alleles = 0;
+    cr_expect_null(ga_new(&p, &o, GA_GDIVAN, 1, &err));
+    cr_expect(strstr(err.msg, "valid path"), "%s", err.msg);
+    free(s);
+}
