@@ -1,0 +1,193 @@
+/*
+ * results.c — run directories, atomic writes, history CSV, gnuplot plots.
+ */
+#include "core/results.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+bool wh_make_dirs(const char *dir, wh_error *err)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        wh_error_set(err, WH_ERR_USER, dir, 0, 0, "path too long");
+        return false;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        wh_error_set(err, WH_ERR_USER, dir, 0, 0, "cannot create directory: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool wh_results_make_run_dir(const char *base, const char *kernel, const char *stem, char *out,
+                             size_t size, wh_error *err)
+{
+    char parent[1024];
+    snprintf(parent, sizeof parent, "%s/%s", base, kernel);
+    if (!wh_make_dirs(parent, err)) return false;
+    for (int n = 1; n < 10000; n++) {
+        if (n == 1) snprintf(out, size, "%s/%s", parent, stem);
+        else snprintf(out, size, "%s/%s-%d", parent, stem, n);
+        if (mkdir(out, 0777) == 0) return true;
+        if (errno != EEXIST) {
+            wh_error_set(err, WH_ERR_USER, out, 0, 0, "cannot create the run directory: %s", strerror(errno));
+            return false;
+        }
+    }
+    wh_error_set(err, WH_ERR_USER, parent, 0, 0, "too many runs named %s", stem);
+    return false;
+}
+
+bool wh_write_text_atomic(const char *path, const char *text, wh_error *err)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    size_t n = strlen(text);
+    bool ok = f && fwrite(text, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
+        remove(tmp);
+    }
+    return ok;
+}
+
+bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    if (!text) {
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot encode JSON");
+        return false;
+    }
+    size_t n = strlen(text);
+    char *withnl = realloc(text, n + 2);
+    if (withnl) {
+        text = withnl;
+        text[n] = '\n';
+        text[n + 1] = '\0';
+    }
+    bool ok = wh_write_text_atomic(path, text, err);
+    free(text);
+    return ok;
+}
+
+bool wh_history_open(wh_history *h, const char *path, bool append, wh_error *err)
+{
+    snprintf(h->path, sizeof h->path, "%s", path);
+    struct stat st;
+    bool fresh = !append || stat(path, &st) != 0 || st.st_size == 0;
+    h->f = fopen(path, append ? "a" : "w");
+    if (!h->f) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot open: %s", strerror(errno));
+        return false;
+    }
+    if (fresh) {
+        fprintf(h->f, "eval,generation,wall_s,fitness,best,status\n");
+        fflush(h->f);
+    }
+    return true;
+}
+
+void wh_history_row(wh_history *h, long eval, int generation, double wall_s, double fitness, double best,
+                    const char *status)
+{
+    if (!h->f) return;
+    fprintf(h->f, "%ld,%d,%.6f,%.9g,%.9g,%s\n", eval, generation, wall_s, fitness, best, status);
+    fflush(h->f);
+}
+
+void wh_history_close(wh_history *h)
+{
+    if (h->f) fclose(h->f);
+    h->f = NULL;
+}
+
+static bool have_gnuplot(void)
+{
+    const char *path = getenv("PATH");
+    char buf[1024];
+    while (path && *path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(buf, sizeof buf, "%.*s/gnuplot", (int)len, path);
+        if (access(buf, X_OK) == 0) return true;
+        path = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+
+static void quote_gnuplot(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void plot_panel(FILE *f, const wh_plot_curve *curves, int n, int xcol)
+{
+    fprintf(f, "plot ");
+    for (int i = 0; i < n; i++) {
+        if (i) fprintf(f, ", \\\n     ");
+        quote_gnuplot(f, curves[i].csv);
+        fprintf(f, " using %d:5 with steps lw 2 title ", xcol);
+        quote_gnuplot(f, curves[i].title);
+    }
+    fprintf(f, "\n");
+}
+
+bool wh_plot_convergence(const char *out_stem, const char *title, const char *unit,
+                         const wh_plot_curve *curves, int ncurves, bool *rendered, wh_error *err)
+{
+    char gp[1100], svg[1100];
+    snprintf(gp, sizeof gp, "%s.gp", out_stem);
+    snprintf(svg, sizeof svg, "%s.svg", out_stem);
+    *rendered = false;
+    FILE *f = fopen(gp, "w");
+    if (!f) {
+        wh_error_set(err, WH_ERR_INTERNAL, gp, 0, 0, "cannot write: %s", strerror(errno));
+        return false;
+    }
+    fprintf(f, "# best-so-far kernel time; render with: gnuplot %s\n", gp);
+    fprintf(f, "set terminal svg size 1100,450 dynamic font 'sans,11'\nset output ");
+    quote_gnuplot(f, svg);
+    fprintf(f, "\nset datafile separator ','\nset key bottom right\nset grid\n");
+    fprintf(f, "set multiplot layout 1,2 title ");
+    quote_gnuplot(f, title);
+    fprintf(f, "\nset xlabel 'evaluations'\nset ylabel 'best kernel time (%s)'\n", unit);
+    plot_panel(f, curves, ncurves, 1);
+    fprintf(f, "set xlabel 'seconds'\n");
+    plot_panel(f, curves, ncurves, 3);
+    fprintf(f, "unset multiplot\n");
+    if (fclose(f) != 0) {
+        wh_error_set(err, WH_ERR_INTERNAL, gp, 0, 0, "cannot write");
+        return false;
+    }
+    if (!have_gnuplot()) return true;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *devnull = freopen("/dev/null", "w", stderr);
+        (void)devnull;
+        execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        *rendered = true;
+    return true;
+}

@@ -1,0 +1,54 @@
+/*
+ * results.h — writing what a run found: run directories, atomic JSON
+ * files, the evaluation history, and gnuplot plots.
+ *
+ * A run writes results/<kernel>/<run-id>/.  Everything that a reader might
+ * see half-written (run.json, checkpoints) is written to a temporary file
+ * and renamed; the history CSV is appended and flushed row by row, so a
+ * killed run keeps every evaluation it measured.
+ */
+#ifndef WH_CORE_RESULTS_H
+#define WH_CORE_RESULTS_H
+
+#include "core/error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Create (with parents) a fresh run directory <base>/<kernel>/<stem>, adding
+ * "-2", "-3", ... if it exists.  `out` receives the path. */
+bool wh_results_make_run_dir(const char *base, const char *kernel, const char *stem, char *out,
+                             size_t size, wh_error *err);
+/* mkdir -p. */
+bool wh_make_dirs(const char *dir, wh_error *err);
+/* Write JSON (indented, keys in insertion order) atomically. */
+bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err);
+bool wh_write_text_atomic(const char *path, const char *text, wh_error *err);
+
+/* The evaluation history: one row per evaluation. */
+typedef struct {
+    FILE *f;
+    char path[1024];
+} wh_history;
+
+bool wh_history_open(wh_history *h, const char *path, bool append, wh_error *err);
+void wh_history_row(wh_history *h, long eval, int generation, double wall_s, double fitness,
+                    double best, const char *status);
+void wh_history_close(wh_history *h);
+
+/* One curve of best-so-far against evaluations or seconds, read from a
+ * history CSV, for plots that compare several runs. */
+typedef struct {
+    const char *csv;    /* history.csv */
+    const char *title;  /* legend */
+} wh_plot_curve;
+
+/* Writes <out_stem>.gp and, when gnuplot is installed, renders
+ * <out_stem>.svg: best-so-far against evaluations (left) and seconds
+ * (right).  Returns false only on a write error; a missing gnuplot is
+ * reported in *rendered = false. */
+bool wh_plot_convergence(const char *out_stem, const char *title, const char *unit,
+                         const wh_plot_curve *curves, int ncurves, bool *rendered, wh_error *err);
+
+#endif
