@@ -184,7 +184,8 @@ static void check_convergence(ga *g, double prev_best)
 bool ga_run(ga *g, wh_error *err)
 {
     g->t0 = now_s() - g->elapsed_before;
-    if (!ga_first_generation(g, err)) return false;
+    if (!g->resumed && !ga_first_generation(g, err)) return false;
+    g->resumed = false;
     while (!g->stop) {
         if (g->prob.on_generation && !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
             g->stop = GA_STOP_ERROR;

@@ -113,4 +113,11 @@ double ga_elapsed(const ga *g);
 /* The current population (after the last completed generation). */
 const ga_indiv *ga_population(const ga *g, int *count);
 
+/* Checkpoints: the whole search state (population, best, counters, random
+ * stream, elapsed time) in one binary file, written atomically.  A GA made
+ * by ga_new with the same problem shape and options, then ga_restore'd,
+ * continues exactly where the saved one stopped (stop reason cleared). */
+bool ga_checkpoint(const ga *g, const char *path, wh_error *err);
+bool ga_restore(ga *g, const char *path, wh_error *err);
+
 #endif

@@ -21,6 +21,7 @@ struct ga {
     int generation, stale;
     double t0, time_to_best, elapsed_before;
     ga_stop_reason stop;
+    bool resumed;           /* restored from a checkpoint: skip the first generation */
 };
 
 void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NGENES 32
 #define NPATHS 8
@@ -25,6 +26,7 @@ typedef struct {
     long nhistory;
     double last_best;
     bool best_went_down;
+    void *user;              /* extra state of a test's callbacks */
 } synth;
 
 static int synth_random_allele(void *ctx, pcg32 *rng, wh_error *err)
@@ -268,4 +270,86 @@ Test(ga, bad_options_are_user_errors)
     cr_expect_null(ga_new(&p, &o, GA_GDIVAN, 1, &err));
     cr_expect(strstr(err.msg, "valid path"), "%s", err.msg);
     free(s);
+}
+
+/* Resume: a run restored from the checkpoint of generation 3 measures
+ * exactly what the uninterrupted run measured after that point. */
+typedef struct {
+    synth *s;
+    const char *path;
+    ga *g;
+    int at;
+    long evals_at;
+} ckp_ctx;
+
+static bool ckp_save_at(void *ctx, int generation, wh_error *err)
+{
+    ckp_ctx *c = ((synth *)ctx)->user;
+    if (generation == c->at) {
+        c->evals_at = ga_evals(c->g);
+        return ga_checkpoint(c->g, c->path, err);
+    }
+    return true;
+}
+
+Test(ga, resume_continues_exactly)
+{
+    char path[] = "/tmp/wh_ckp_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    for (int st = 0; st < 3; st++) {
+        synth *a = synth_new();
+        ga_problem p = synth_problem(a);
+        p.on_generation = ckp_save_at;
+        ga_options o;
+        ga_options_default(&o);
+        o.max_evals = 700;
+        o.patience = 0;
+        wh_error err;
+        ckp_ctx c = { a, path, NULL, 3, 0 };
+        a->user = &c;
+        c.g = ga_new(&p, &o, (ga_strategy)st, 77, &err);
+        cr_assert(ga_run(c.g, &err), "%s", err.msg);
+        cr_assert_gt(c.evals_at, 0);
+
+        synth *b = synth_new();
+        /* the random-value alleles drawn before the checkpoint must exist */
+        memcpy(b->weight, a->weight, sizeof a->weight);
+        b->nalleles = a->nalleles;
+        ga_problem q = synth_problem(b);
+        ga *r = ga_new(&q, &o, (ga_strategy)st, 77, &err);
+        cr_assert(ga_restore(r, path, &err), "%s", err.msg);
+        cr_assert(ga_run(r, &err), "%s", err.msg);
+        cr_expect_eq(ga_evals(r), 700);
+        cr_assert_eq(b->nhistory, 700 - c.evals_at);
+        for (long i = 0; i < b->nhistory; i++)
+            cr_assert_eq(b->history[i], a->history[c.evals_at + i], "%s eval %ld",
+                         ga_strategy_name((ga_strategy)st), c.evals_at + i + 1);
+        cr_expect_eq(ga_best(r)->fitness, ga_best(c.g)->fitness);
+        ga_free(r);
+        ga_free(c.g);
+        free(a);
+        free(b);
+    }
+    unlink(path);
+}
+
+Test(ga, restore_refuses_a_foreign_checkpoint)
+{
+    char path[] = "/tmp/wh_ckp_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_eq(write(fd, "garbage!garbage!", 16), 16);
+    close(fd);
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 1, &err);
+    cr_expect_not(ga_restore(g, path, &err));
+    cr_expect(strstr(err.msg, "not a warphunt checkpoint"), "%s", err.msg);
+    ga_free(g);
+    free(s);
+    unlink(path);
 }

@@ -1,0 +1,124 @@
+/*
+ * checkpoint.c — saving and restoring the state of a search.
+ *
+ * Format (native endianness; a checkpoint is resumed on the machine that
+ * wrote it): magic "WHGACKP1", a fixed header, then the best individual's
+ * genes and each population member's record and genes.
+ */
+#include "ga/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CKP_MAGIC "WHGACKP1"
+
+typedef struct {
+    char magic[8];
+    int32_t strategy, npop, npop_valid, ngenes, generation, stale, evaluated_all, has_best;
+    int64_t evals, evals_to_best;
+    uint64_t seed, rng_state, rng_inc;
+    double time_to_best, elapsed;
+} ckp_header;
+
+typedef struct {
+    uint64_t seed;
+    double fitness;
+    int64_t eval_index;
+    int32_t status, pad;
+} ckp_indiv;
+
+static bool write_indiv(FILE *f, const ga_indiv *ind, int ngenes)
+{
+    ckp_indiv r = { ind->seed, ind->fitness, ind->eval_index, ind->status, 0 };
+    if (fwrite(&r, sizeof r, 1, f) != 1) return false;
+    return !ind->genes || fwrite(ind->genes, sizeof(int), (size_t)ngenes, f) == (size_t)ngenes;
+}
+
+static bool read_indiv(FILE *f, ga_indiv *ind, int ngenes)
+{
+    ckp_indiv r;
+    if (fread(&r, sizeof r, 1, f) != 1) return false;
+    ind->seed = r.seed;
+    ind->fitness = r.fitness;
+    ind->eval_index = r.eval_index;
+    ind->status = r.status;
+    return !ind->genes || fread(ind->genes, sizeof(int), (size_t)ngenes, f) == (size_t)ngenes;
+}
+
+bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        wh_error_set(err, WH_ERR_INTERNAL, tmp, 0, 0, "cannot write: %s", strerror(errno));
+        return false;
+    }
+    ckp_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CKP_MAGIC, 8);
+    h.strategy = g->strategy;
+    h.npop = g->npop;
+    h.npop_valid = g->npop_valid;
+    h.ngenes = g->prob.ngenes;
+    h.generation = g->generation;
+    h.stale = g->stale;
+    h.evaluated_all = g->evaluated_all;
+    h.has_best = g->best.fitness >= 0;
+    h.evals = g->evals;
+    h.evals_to_best = g->evals_to_best;
+    h.seed = g->seed;
+    h.rng_state = g->rng.state;
+    h.rng_inc = g->rng.inc;
+    h.time_to_best = g->time_to_best;
+    h.elapsed = ga_elapsed(g);
+    bool ok = fwrite(&h, sizeof h, 1, f) == 1 && write_indiv(f, &g->best, g->prob.ngenes);
+    for (int i = 0; ok && i < g->npop_valid; i++) ok = write_indiv(f, &g->pop[i], g->prob.ngenes);
+    if (fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write the checkpoint: %s", strerror(errno));
+        remove(tmp);
+    }
+    return ok;
+}
+
+bool ga_restore(ga *g, const char *path, wh_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot open the checkpoint: %s", strerror(errno));
+        return false;
+    }
+    ckp_header h;
+    bool ok = fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, CKP_MAGIC, 8);
+    const char *why = ok ? NULL : "not a warphunt checkpoint";
+    if (ok && (h.strategy != (int)g->strategy || h.npop != g->npop || h.ngenes != g->prob.ngenes ||
+               h.npop_valid < 0 || h.npop_valid > h.npop)) {
+        ok = false;
+        why = "saved with another strategy, population size or gene count";
+    }
+    ok = ok && read_indiv(f, &g->best, g->prob.ngenes);
+    for (int i = 0; ok && i < h.npop_valid; i++) ok = read_indiv(f, &g->pop[i], g->prob.ngenes);
+    fclose(f);
+    if (!ok) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "%s", why ? why : "the checkpoint is truncated");
+        return false;
+    }
+    if (!h.has_best) g->best.fitness = -1;
+    g->npop_valid = h.npop_valid;
+    g->generation = h.generation;
+    g->stale = h.stale;
+    g->evaluated_all = h.evaluated_all;
+    g->evals = h.evals;
+    g->evals_to_best = h.evals_to_best;
+    g->seed = h.seed;
+    g->rng.state = h.rng_state;
+    g->rng.inc = h.rng_inc;
+    g->time_to_best = h.time_to_best;
+    g->elapsed_before = h.elapsed;
+    g->resumed = true;
+    g->stop = GA_STOP_NONE;
+    return true;
+}
