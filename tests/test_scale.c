@@ -8,6 +8,7 @@
 #include "gen/gen.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static wh_spec *load(const char *path)
 {
@@ -201,5 +202,37 @@ Test(scale, bad_gene_is_an_error_not_a_crash)
     free(genes);
     wh_image_free(img);
     gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+Test(scale, pool_save_load_round_trip)
+{
+    wh_spec *s = load("kernels/bfs1.json");
+    wh_error err;
+    gen_pool a, b;
+    cr_assert(gen_pool_init(&a, s, 2, &err) && gen_pool_init(&b, s, 2, &err));
+    pcg32 rng;
+    pcg32_seed(&rng, 5, 5);
+    for (int i = 0; i < 100; i++) cr_assert_geq(gen_pool_add_random(&a, &rng, &err), 0);
+    a.atoms[3].origin = GEN_ATOM_PATH;
+    a.atoms[3].path = 12;
+    a.atoms[3].valid = false;
+    char path[] = "/tmp/wh_pool_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    cr_assert(gen_pool_save(&a, path, &err), "%s", err.msg);
+    cr_assert(gen_pool_load(&b, path, &err), "%s", err.msg);
+    cr_expect_eq(b.natoms, 100);
+    cr_expect_eq(b.atoms[3].path, 12);
+    cr_expect_not(b.atoms[3].valid);
+    cr_expect_eq(memcmp(a.data, b.data, 100 * a.atom_bytes), 0);
+    gen_pool c;
+    cr_assert(gen_pool_init(&c, s, 3, &err));
+    cr_expect_not(gen_pool_load(&c, path, &err), "X differs");
+    cr_expect(strstr(err.msg, "another X"), "%s", err.msg);
+    unlink(path);
+    gen_pool_free(&a);
+    gen_pool_free(&b);
+    gen_pool_free(&c);
     wh_spec_free(s);
 }
