@@ -19,4 +19,3 @@ int cmd_measure(int argc, char **argv) { (void)argc; (void)argv; return pending(
 int cmd_hunt(int argc, char **argv)    { (void)argc; (void)argv; return pending("hunt", "needs the genetic search"); }
 int cmd_compare(int argc, char **argv) { (void)argc; (void)argv; return pending("compare", "needs the genetic search"); }
 int cmd_replay(int argc, char **argv)  { (void)argc; (void)argv; return pending("replay", "needs the harness"); }
-int cmd_ptx(int argc, char **argv)     { (void)argc; (void)argv; return pending("ptx", "needs the PTX front end"); }

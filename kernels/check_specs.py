@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sanity checks for the bundled kernel specs (kernels/*.json).
 
-Checks each spec against docs/spec.md and against the PTX of its source:
+Checks each spec against README.md (The kernel spec) and against the PTX of its source:
 keys and types, every expression evaluates (full launch and every X-thread
 symbolic run), ranges are ordered, input buffers are large enough for their
 per_thread slices, and the params match the .entry's .param list in number,
@@ -41,7 +41,7 @@ TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(.))")
 
 
 def evaluate(expr, env):
-    """Integer expression of docs/spec.md: + - * / %, (), min, max, names."""
+    """Integer expression of README.md (The kernel spec): + - * / %, (), min, max, names."""
     if isinstance(expr, bool):
         raise SpecError("boolean where an expression is expected")
     if isinstance(expr, int):
