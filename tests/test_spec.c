@@ -252,3 +252,33 @@ Test(spec, ptx_path_names_every_place_tried)
     cr_expect(strstr(err.msg, "make ptx"), "%s", err.msg);
     wh_spec_free(s);
 }
+
+#include "core/image.h"
+
+#include <glob.h>
+
+/* Every bundled spec loads, and builds valid random images for the full
+ * launch and for every X of its symbolic sequence. */
+Test(spec, every_bundled_kernel_loads_and_builds_images)
+{
+    glob_t g;
+    cr_assert_eq(glob("kernels/*.json", 0, NULL, &g), 0, "no bundled specs found");
+    cr_expect_geq(g.gl_pathc, 12);
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        wh_error err;
+        wh_spec *s = wh_spec_load(g.gl_pathv[k], &err);
+        cr_assert(s, "%s: %s %s", g.gl_pathv[k], err.path, err.msg);
+        for (int j = -1; j < s->nsym_threads; j++) {
+            wh_launch l = j < 0 ? wh_spec_launch_full(s) : wh_launch_threads((unsigned)s->sym_threads[j]);
+            wh_image *img = wh_image_new(s, &l, &err);
+            cr_assert(img, "%s X=%d: %s %s", g.gl_pathv[k], j < 0 ? 0 : s->sym_threads[j], err.path, err.msg);
+            pcg32 rng;
+            pcg32_seed(&rng, k, (uint64_t)j + 10);
+            cr_assert(wh_image_fill_random(img, &rng, &err), "%s: %s", g.gl_pathv[k], err.msg);
+            cr_assert(wh_image_check_domains(img, &err), "%s: %s", g.gl_pathv[k], err.msg);
+            wh_image_free(img);
+        }
+        wh_spec_free(s);
+    }
+    globfree(&g);
+}
