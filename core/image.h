@@ -65,6 +65,12 @@ bool wh_image_save(const wh_image *img, const char *dir, wh_error *err);
 /* Loads a saved image for `spec`; the layout must match exactly. */
 wh_image *wh_image_load(const wh_spec *spec, const char *dir, wh_error *err);
 
+/* The input buffers' values as JSON: {"name": [v, ...]} with struct
+ * elements as objects of their fields (for paths.json and reports).
+ * Declared with an incomplete type so core users need not include jansson. */
+struct json_t;
+struct json_t *wh_image_inputs_json(const wh_image *img);
+
 /* Reading and writing one scalar value of type t at p. */
 int64_t wh_value_get_int(wh_type t, const void *p);
 void wh_value_set_int(wh_type t, void *p, int64_t v);

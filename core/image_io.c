@@ -208,3 +208,33 @@ done:
     json_decref(m);
     return img;
 }
+
+static json_t *field_json(const wh_field *fd, const unsigned char *at)
+{
+    if (wh_type_is_float(fd->type)) return json_real(wh_value_get_float(fd->type, at));
+    return json_integer((json_int_t)wh_value_get_int(fd->type, at));
+}
+
+json_t *wh_image_inputs_json(const wh_image *img)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < img->nbufs; i++) {
+        const wh_buffer *b = &img->bufs[i];
+        const wh_param *p = b->param;
+        if (p->role != WH_ROLE_INPUT) continue;
+        json_t *arr = json_array();
+        for (uint64_t e = 0; e < b->count; e++) {
+            const unsigned char *at = b->data + e * p->elem_size;
+            if (p->type != WH_STRUCT) {
+                json_array_append_new(arr, field_json(&p->fields[0], at));
+                continue;
+            }
+            json_t *elem = json_object();
+            for (int f = 0; f < p->nfields; f++)
+                json_object_set_new(elem, p->fields[f].name, field_json(&p->fields[f], at + p->fields[f].offset));
+            json_array_append_new(arr, elem);
+        }
+        json_object_set_new(o, p->name, arr);
+    }
+    return o;
+}
