@@ -74,9 +74,11 @@ const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p);
 /* Writes atom a's inputs into an X-thread image of the pool's spec. */
 void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img);
 
-/* The pool in one binary file (atomically), and back: a resumed hunt needs
- * every atom its population refers to.  Loading checks X and atom size. */
-bool gen_pool_save(const gen_pool *pool, const char *path, wh_error *err);
+/* The pool in one binary file, and back: a resumed hunt needs every atom
+ * its population refers to.  from = 0 writes a fresh file atomically;
+ * from > 0 appends the atoms [from, natoms) to a file holding [0, from).
+ * Loading checks X and atom size and ignores a torn last record. */
+bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *err);
 bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
 
 /* Fill the input buffers of `full` from the atoms chosen by genes[0..ngenes).

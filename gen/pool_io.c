@@ -1,8 +1,11 @@
 /*
  * pool_io.c — saving an atom pool for checkpoints, and loading it back.
  *
- * Format (native endianness): magic "WHPOOL01", X, atom size, atom count,
- * then each atom's origin/path/valid record, then all blobs.
+ * Format (native endianness): a header (magic "WHPOOL02", X, atom size),
+ * then one record per atom: origin, path, valid, and the atom's bytes.
+ * Atoms never change once added, so a checkpoint appends only the atoms
+ * added since the last one; a crash in the middle of an append leaves a
+ * partial last record, which loading ignores.
  */
 #include "gen/gen.h"
 
@@ -11,40 +14,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL_MAGIC "WHPOOL01"
+#define POOL_MAGIC "WHPOOL02"
 
 typedef struct {
     char magic[8];
-    int64_t x, atom_bytes, natoms;
+    int64_t x, atom_bytes;
 } pool_header;
 
 typedef struct {
     int32_t origin, path, valid, pad;
 } atom_record;
 
-bool gen_pool_save(const gen_pool *pool, const char *path, wh_error *err)
+static bool write_atoms(const gen_pool *pool, FILE *f, int from)
+{
+    for (int i = from; i < pool->natoms; i++) {
+        atom_record r = { pool->atoms[i].origin, pool->atoms[i].path, pool->atoms[i].valid, 0 };
+        if (fwrite(&r, sizeof r, 1, f) != 1) return false;
+        if (pool->atom_bytes &&
+            fwrite(pool->data + (size_t)i * pool->atom_bytes, 1, pool->atom_bytes, f) != pool->atom_bytes)
+            return false;
+    }
+    return true;
+}
+
+bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *err)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = fopen(from > 0 ? path : tmp, from > 0 ? "ab" : "wb");
     if (!f) {
-        wh_error_set(err, WH_ERR_INTERNAL, tmp, 0, 0, "cannot write: %s", strerror(errno));
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
         return false;
     }
-    pool_header h = { { 0 }, pool->x, (int64_t)pool->atom_bytes, pool->natoms };
-    memcpy(h.magic, POOL_MAGIC, 8);
-    bool ok = fwrite(&h, sizeof h, 1, f) == 1;
-    for (int i = 0; ok && i < pool->natoms; i++) {
-        atom_record r = { pool->atoms[i].origin, pool->atoms[i].path, pool->atoms[i].valid, 0 };
-        ok = fwrite(&r, sizeof r, 1, f) == 1;
+    bool ok = true;
+    if (from <= 0) {
+        pool_header h;
+        memset(&h, 0, sizeof h);
+        memcpy(h.magic, POOL_MAGIC, 8);
+        h.x = pool->x;
+        h.atom_bytes = (int64_t)pool->atom_bytes;
+        ok = fwrite(&h, sizeof h, 1, f) == 1;
     }
-    size_t bytes = (size_t)pool->natoms * pool->atom_bytes;
-    if (ok && bytes) ok = fwrite(pool->data, 1, bytes, f) == bytes;
+    ok = ok && write_atoms(pool, f, from > 0 ? from : 0);
     if (fclose(f) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
+    if (ok && from <= 0 && rename(tmp, path) != 0) ok = false;
     if (!ok) {
         wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write the atom pool: %s", strerror(errno));
-        remove(tmp);
+        if (from <= 0) remove(tmp);
     }
     return ok;
 }
@@ -59,21 +75,23 @@ bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err)
     pool_header h;
     const char *why = NULL;
     if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, POOL_MAGIC, 8)) why = "not a warphunt atom pool";
-    else if (h.x != pool->x || h.atom_bytes != (int64_t)pool->atom_bytes || h.natoms < 0 || h.natoms > (1 << 30))
-        why = "saved for another X or another spec";
+    else if (h.x != pool->x || h.atom_bytes != (int64_t)pool->atom_bytes) why = "saved for another X or another spec";
     pool->natoms = 0;
-    for (int64_t i = 0; !why && i < h.natoms; i++) {
+    unsigned char *blob = malloc(pool->atom_bytes ? pool->atom_bytes : 1);
+    if (!blob && !why) why = "out of memory";
+    while (!why) {
         atom_record r;
+        if (fread(&r, sizeof r, 1, f) != 1) break;
+        if (pool->atom_bytes && fread(blob, 1, pool->atom_bytes, f) != pool->atom_bytes) break; /* torn tail */
         wh_error e2;
-        if (fread(&r, sizeof r, 1, f) != 1) { why = "truncated"; break; }
-        /* Grow through gen_pool_add with the reference image, then overwrite. */
-        if (gen_pool_add(pool, pool->ref, (gen_atom_origin)r.origin, r.path, r.valid != 0, &e2) < 0) {
+        int id = gen_pool_add(pool, pool->ref, (gen_atom_origin)r.origin, r.path, r.valid != 0, &e2);
+        if (id < 0) {
             why = "out of memory";
             break;
         }
+        memcpy(pool->data + (size_t)id * pool->atom_bytes, blob, pool->atom_bytes);
     }
-    size_t bytes = (size_t)pool->natoms * pool->atom_bytes;
-    if (!why && bytes && fread(pool->data, 1, bytes, f) != bytes) why = "truncated";
+    free(blob);
     fclose(f);
     if (why) {
         wh_error_set(err, WH_ERR_USER, path, 0, 0, "%s", why);

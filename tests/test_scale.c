@@ -8,6 +8,7 @@
 #include "gen/gen.h"
 
 #include <string.h>
+#include <stdio.h>
 #include <unistd.h>
 
 static wh_spec *load(const char *path)
@@ -220,12 +221,24 @@ Test(scale, pool_save_load_round_trip)
     char path[] = "/tmp/wh_pool_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    cr_assert(gen_pool_save(&a, path, &err), "%s", err.msg);
+    int keep = a.natoms;
+    a.natoms = 60;
+    cr_assert(gen_pool_save(&a, path, 0, &err), "%s", err.msg);
+    a.natoms = keep;
+    cr_assert(gen_pool_save(&a, path, 60, &err), "append: %s", err.msg);
     cr_assert(gen_pool_load(&b, path, &err), "%s", err.msg);
     cr_expect_eq(b.natoms, 100);
     cr_expect_eq(b.atoms[3].path, 12);
     cr_expect_not(b.atoms[3].valid);
     cr_expect_eq(memcmp(a.data, b.data, 100 * a.atom_bytes), 0);
+    /* a torn last record is ignored */
+    FILE *f = fopen(path, "ab");
+    fwrite("torn", 1, 4, f);
+    fclose(f);
+    gen_pool_free(&b);
+    cr_assert(gen_pool_init(&b, s, 2, &err));
+    cr_assert(gen_pool_load(&b, path, &err), "%s", err.msg);
+    cr_expect_eq(b.natoms, 100);
     gen_pool c;
     cr_assert(gen_pool_init(&c, s, 3, &err));
     cr_expect_not(gen_pool_load(&c, path, &err), "X differs");
