@@ -79,8 +79,8 @@ static json_t *manifest_json(const wh_image *img)
         if (p->role != WH_ROLE_OUTPUT) json_object_set_new(o, "file", json_string(fname));
         json_array_append_new(bufs, o);
     }
-    return json_pack("{s:i, s:s, s:s, s:{s:o, s:o}, s:I, s:o}", "format", 1, "spec", img->spec->name,
-                     "spec_hash", img->spec->hash, "launch", "grid", dims_json(img->launch.grid),
+    return json_pack("{s:i, s:s, s:s, s:s, s:{s:o, s:o}, s:I, s:o}", "format", 1, "spec", img->spec->name,
+                     "spec_path", img->spec->path, "spec_hash", img->spec->hash, "launch", "grid", dims_json(img->launch.grid),
                      "block", dims_json(img->launch.block), "shared_bytes",
                      (json_int_t)img->shared_bytes, "buffers", bufs);
 }
