@@ -115,6 +115,30 @@ void wh_history_close(wh_history *h)
     h->f = NULL;
 }
 
+bool wh_history_truncate(const char *path, long max_eval, wh_error *err)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return true; /* nothing measured yet */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    char line[4096];
+    bool ok = out != NULL, header = true;
+    while (ok && fgets(line, sizeof line, in)) {
+        if (!header && strtol(line, NULL, 10) > max_eval) continue;
+        header = false;
+        ok = fputs(line, out) >= 0;
+    }
+    fclose(in);
+    if (out && fclose(out) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        remove(tmp);
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot rewrite the history: %s", strerror(errno));
+    }
+    return ok;
+}
+
 static bool have_gnuplot(void)
 {
     const char *path = getenv("PATH");

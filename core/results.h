@@ -36,6 +36,9 @@ bool wh_history_open(wh_history *h, const char *path, bool append, wh_error *err
 void wh_history_row(wh_history *h, long eval, int generation, double wall_s, double fitness,
                     double best, const char *status);
 void wh_history_close(wh_history *h);
+/* Keep the header and the rows whose evaluation is <= max_eval (a resumed
+ * run measures again what its checkpoint did not include). */
+bool wh_history_truncate(const char *path, long max_eval, wh_error *err);
 
 /* One curve of best-so-far against evaluations or seconds, read from a
  * history CSV, for plots that compare several runs. */

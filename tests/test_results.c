@@ -70,6 +70,9 @@ Test(results, json_and_history_are_complete_files)
     wh_history_close(&h);
     cr_expect_str_eq(slurp(path), "eval,generation,wall_s,fitness,best,status\n"
                                   "1,0,0.500000,10,10,ok\n2,0,0.750000,12,12,ok\n3,1,1.000000,11,12,fault\n");
+    cr_assert(wh_history_truncate(path, 2, &err), "%s", err.msg);
+    cr_expect_str_eq(slurp(path), "eval,generation,wall_s,fitness,best,status\n"
+                                  "1,0,0.500000,10,10,ok\n2,0,0.750000,12,12,ok\n");
     rmtree(base);
 }
 
