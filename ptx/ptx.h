@@ -1,0 +1,522 @@
+/*
+ * ptx.h — PTX text -> IR: modules, functions, registers, instructions,
+ * basic blocks, CFG, dominators, immediate post-dominators and loops.
+ *
+ * This is the one public header of ptx/.  The emulator (harness/sim) and the
+ * symbolic executor (symexec/) are built on it, so it only ever grows.
+ *
+ * Ownership: `ptx_parse_file` / `ptx_parse_string` return a module that owns
+ * every string and array reachable from it; `ptx_module_free` releases all
+ * of it at once.  Nothing here is modified after parsing: every pointer is
+ * stable and the structures are plain arrays with counts, meant to be walked
+ * directly by an interpreter's inner loop.
+ *
+ * Threads: parsing keeps no global state (any number of modules may be
+ * parsed at once); a parsed module is read-only and may be shared.
+ *
+ * Indices: registers, instructions, labels, blocks, loops, params and
+ * variables are dense 0-based indices into the arrays of their function (or
+ * module, for module-level variables and functions).  -1 means "none".
+ *
+ * Each instruction exists in two forms at once:
+ *   - the generic form: opcode text, modifier strings in order, guard and
+ *     operands.  Every syntactically valid instruction has it, including
+ *     opcodes this library does not know (op == PTX_OP_UNKNOWN);
+ *   - the decoded form: opcode enum, types, state space, rounding, compare
+ *     and atomic operations, flags.  Modifiers that do not affect the value
+ *     computed (cache operators, eviction hints, .L2::128B, ...) are left in
+ *     the generic form only.
+ */
+#ifndef WH_PTX_PTX_H
+#define WH_PTX_PTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+/* ------------------------------------------------------------------------ */
+/* Enumerations                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Scalar types.  Vector width is kept apart (`vec` fields). */
+typedef enum {
+    PTX_T_NONE = 0,
+    PTX_T_PRED,
+    PTX_T_B8, PTX_T_B16, PTX_T_B32, PTX_T_B64, PTX_T_B128,
+    PTX_T_U8, PTX_T_U16, PTX_T_U32, PTX_T_U64,
+    PTX_T_S8, PTX_T_S16, PTX_T_S32, PTX_T_S64,
+    PTX_T_F16, PTX_T_F16X2, PTX_T_BF16, PTX_T_BF16X2, PTX_T_TF32,
+    PTX_T_F32, PTX_T_F64,
+    PTX_T_COUNT
+} ptx_type;
+
+/* State spaces.  PTX_SPACE_GENERIC is "no space given" on ld/st/atom. */
+typedef enum {
+    PTX_SPACE_GENERIC = 0,
+    PTX_SPACE_REG,
+    PTX_SPACE_SREG,
+    PTX_SPACE_CONST,
+    PTX_SPACE_GLOBAL,
+    PTX_SPACE_LOCAL,
+    PTX_SPACE_PARAM,
+    PTX_SPACE_SHARED,          /* .shared and .shared::cta */
+    PTX_SPACE_SHARED_CLUSTER,  /* .shared::cluster */
+    PTX_SPACE_TEX,
+    PTX_SPACE_COUNT
+} ptx_space;
+
+typedef enum {
+    PTX_RND_NONE = 0,
+    PTX_RND_RN, PTX_RND_RZ, PTX_RND_RM, PTX_RND_RP, PTX_RND_RNA, PTX_RND_RS,
+    PTX_RND_RNI, PTX_RND_RZI, PTX_RND_RMI, PTX_RND_RPI   /* integer rounding */
+} ptx_rnd;
+
+/* Comparison operators of setp/set (the U forms are float unordered). */
+typedef enum {
+    PTX_CMP_NONE = 0,
+    PTX_CMP_EQ, PTX_CMP_NE, PTX_CMP_LT, PTX_CMP_LE, PTX_CMP_GT, PTX_CMP_GE,
+    PTX_CMP_LO, PTX_CMP_LS, PTX_CMP_HI, PTX_CMP_HS,
+    PTX_CMP_EQU, PTX_CMP_NEU, PTX_CMP_LTU, PTX_CMP_LEU, PTX_CMP_GTU, PTX_CMP_GEU,
+    PTX_CMP_NUM, PTX_CMP_NAN
+} ptx_cmp;
+
+/* Boolean combination of setp/set/vote-like results with a third operand. */
+typedef enum { PTX_BOOL_NONE = 0, PTX_BOOL_AND, PTX_BOOL_OR, PTX_BOOL_XOR } ptx_boolop;
+
+/* Operation of atom / red / redux.sync / bar.red / multimem. */
+typedef enum {
+    PTX_AOP_NONE = 0,
+    PTX_AOP_ADD, PTX_AOP_INC, PTX_AOP_DEC, PTX_AOP_MIN, PTX_AOP_MAX,
+    PTX_AOP_AND, PTX_AOP_OR, PTX_AOP_XOR, PTX_AOP_EXCH, PTX_AOP_CAS,
+    PTX_AOP_POPC   /* bar.red.popc */
+} ptx_atomop;
+
+/* Memory-consistency semantics and scope of ld/st/atom/red/fence. */
+typedef enum {
+    PTX_SEM_NONE = 0, PTX_SEM_WEAK, PTX_SEM_VOLATILE, PTX_SEM_RELAXED,
+    PTX_SEM_ACQUIRE, PTX_SEM_RELEASE, PTX_SEM_ACQ_REL, PTX_SEM_SC
+} ptx_sem;
+
+typedef enum {
+    PTX_SCOPE_NONE = 0, PTX_SCOPE_CTA, PTX_SCOPE_CLUSTER, PTX_SCOPE_GPU, PTX_SCOPE_SYS
+} ptx_scope;
+
+/* Per-opcode sub-modes, stored in ptx_instr.mode. */
+typedef enum { PTX_SHFL_UP = 1, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } ptx_shfl_mode;
+typedef enum { PTX_VOTE_ALL = 1, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } ptx_vote_mode;
+typedef enum { PTX_MATCH_ANY = 1, PTX_MATCH_ALL } ptx_match_mode;
+/* bar / barrier / bar.warp: sync, arrive, red (operation in ptx_instr.aop). */
+typedef enum { PTX_BAR_SYNC = 1, PTX_BAR_ARRIVE, PTX_BAR_RED } ptx_bar_mode;
+typedef enum {
+    PTX_TESTP_FINITE = 1, PTX_TESTP_INFINITE, PTX_TESTP_NUMBER,
+    PTX_TESTP_NOTANUMBER, PTX_TESTP_NORMAL, PTX_TESTP_SUBNORMAL
+} ptx_testp_mode;
+/* prmt: default (0) or one of the named modes. */
+typedef enum {
+    PTX_PRMT_F4E = 1, PTX_PRMT_B4E, PTX_PRMT_RC8, PTX_PRMT_ECL, PTX_PRMT_ECR, PTX_PRMT_RC16
+} ptx_prmt_mode;
+
+/* Flags (bit set in ptx_instr.flags). */
+enum {
+    PTX_F_APPROX   = 1u << 0,
+    PTX_F_FTZ      = 1u << 1,
+    PTX_F_SAT      = 1u << 2,
+    PTX_F_FULL     = 1u << 3,   /* div.full */
+    PTX_F_WIDE     = 1u << 4,   /* mul.wide, mad.wide */
+    PTX_F_HI       = 1u << 5,   /* mul.hi, mad.hi, dp2a.hi */
+    PTX_F_LO       = 1u << 6,   /* mul.lo, mad.lo, dp2a.lo */
+    PTX_F_UNI      = 1u << 7,   /* bra.uni, call.uni, ret.uni */
+    PTX_F_SYNC     = 1u << 8,   /* .sync */
+    PTX_F_ALIGNED  = 1u << 9,   /* .aligned (bar.* are implicitly aligned) */
+    PTX_F_VOLATILE = 1u << 10,
+    PTX_F_CC       = 1u << 11,  /* add.cc / sub.cc / mad.cc: write carry */
+    PTX_F_NC       = 1u << 12,  /* ld.global.nc */
+    PTX_F_TO       = 1u << 13,  /* cvta.to */
+    PTX_F_PAIR     = 1u << 14,  /* a `d|p` pair destination: ops[1] is p */
+    PTX_F_SHIFTAMT = 1u << 15,  /* bfind.shiftamt */
+    PTX_F_NAN      = 1u << 16,  /* min.NaN / max.NaN */
+    PTX_F_XORSIGN  = 1u << 17,  /* .xorsign */
+    PTX_F_ABS      = 1u << 18,  /* .abs (as a modifier) */
+    PTX_F_RELU     = 1u << 19,  /* .relu */
+    PTX_F_CLAMP    = 1u << 20,  /* shf.clamp */
+    PTX_F_WRAP     = 1u << 21,  /* shf.wrap */
+    PTX_F_LEFT     = 1u << 22,  /* shf.l */
+    PTX_F_RIGHT    = 1u << 23,  /* shf.r */
+    PTX_F_NOFTZ    = 1u << 24   /* .noftz */
+};
+
+/* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC). */
+typedef enum {
+    PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
+} ptx_cp_mode;
+
+/* Decoded opcodes.  Unknown opcodes parse with PTX_OP_UNKNOWN. */
+typedef enum {
+    PTX_OP_UNKNOWN = 0,
+    /* data movement */
+    PTX_OP_MOV, PTX_OP_LD, PTX_OP_LDU, PTX_OP_ST, PTX_OP_CVTA, PTX_OP_CVT,
+    PTX_OP_PREFETCH, PTX_OP_PREFETCHU, PTX_OP_ISSPACEP, PTX_OP_MAPA,
+    PTX_OP_CP_ASYNC, PTX_OP_ALLOCA, PTX_OP_STACKSAVE, PTX_OP_STACKRESTORE,
+    /* integer / float arithmetic */
+    PTX_OP_ADD, PTX_OP_SUB, PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MUL, PTX_OP_MAD,
+    PTX_OP_MADC, PTX_OP_MUL24, PTX_OP_MAD24, PTX_OP_SAD, PTX_OP_FMA,
+    PTX_OP_DIV, PTX_OP_REM, PTX_OP_ABS, PTX_OP_NEG, PTX_OP_MIN, PTX_OP_MAX,
+    PTX_OP_POPC, PTX_OP_CLZ, PTX_OP_BFIND, PTX_OP_FNS, PTX_OP_BREV, PTX_OP_BFE,
+    PTX_OP_BFI, PTX_OP_BMSK, PTX_OP_SZEXT, PTX_OP_DP4A, PTX_OP_DP2A,
+    PTX_OP_COPYSIGN, PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_SIN,
+    PTX_OP_COS, PTX_OP_LG2, PTX_OP_EX2, PTX_OP_TANH, PTX_OP_TESTP,
+    /* logic and shift */
+    PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_CNOT, PTX_OP_LOP3,
+    PTX_OP_SHL, PTX_OP_SHR, PTX_OP_SHF, PTX_OP_PRMT,
+    /* compare and select */
+    PTX_OP_SETP, PTX_OP_SET, PTX_OP_SELP, PTX_OP_SLCT,
+    /* control flow */
+    PTX_OP_BRA, PTX_OP_BRX, PTX_OP_CALL, PTX_OP_RET, PTX_OP_EXIT,
+    /* synchronisation and communication */
+    PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR, PTX_OP_FENCE,
+    PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_MATCH,
+    PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_ELECT,
+    /* miscellaneous */
+    PTX_OP_NANOSLEEP, PTX_OP_TRAP, PTX_OP_BRKPT, PTX_OP_PMEVENT,
+    PTX_OP_COUNT
+} ptx_opcode;
+
+/* Special registers (operands of kind PTX_OPD_SPECIAL). */
+typedef enum {
+    PTX_SREG_NONE = 0,
+    PTX_SREG_TID, PTX_SREG_NTID, PTX_SREG_CTAID, PTX_SREG_NCTAID,
+    PTX_SREG_LANEID, PTX_SREG_WARPID, PTX_SREG_NWARPID,
+    PTX_SREG_SMID, PTX_SREG_NSMID, PTX_SREG_GRIDID,
+    PTX_SREG_LANEMASK_EQ, PTX_SREG_LANEMASK_LE, PTX_SREG_LANEMASK_LT,
+    PTX_SREG_LANEMASK_GE, PTX_SREG_LANEMASK_GT,
+    PTX_SREG_CLOCK, PTX_SREG_CLOCK_HI, PTX_SREG_CLOCK64,
+    PTX_SREG_GLOBALTIMER, PTX_SREG_GLOBALTIMER_LO, PTX_SREG_GLOBALTIMER_HI,
+    PTX_SREG_PM,          /* %pm0..%pm7, %pm0_64..: index in sreg_index */
+    PTX_SREG_PM64,
+    PTX_SREG_ENVREG,      /* %envreg0..31: index in sreg_index */
+    PTX_SREG_DYNAMIC_SMEM_SIZE, PTX_SREG_TOTAL_SMEM_SIZE,
+    PTX_SREG_AGGR_SMEM_SIZE,
+    PTX_SREG_RESERVED_SMEM_OFFSET, /* %reserved_smem_offset_0/_1: index in sreg_index */
+    PTX_SREG_CLUSTERID, PTX_SREG_NCLUSTERID, PTX_SREG_CLUSTER_CTAID,
+    PTX_SREG_CLUSTER_NCTAID, PTX_SREG_CLUSTER_CTARANK,
+    PTX_SREG_CLUSTER_NCTARANK, PTX_SREG_IS_EXPLICIT_CLUSTER,
+    PTX_SREG_CURRENT_GRAPH_EXEC,
+    PTX_SREG_RESERVED_SMEM_OFFSET_BEGIN, PTX_SREG_RESERVED_SMEM_OFFSET_END,
+    PTX_SREG_RESERVED_SMEM_OFFSET_CAP,
+    PTX_SREG_COUNT
+} ptx_sreg;
+
+typedef enum { PTX_LINK_NONE = 0, PTX_LINK_VISIBLE, PTX_LINK_EXTERN, PTX_LINK_WEAK, PTX_LINK_COMMON } ptx_linkage;
+
+/* ------------------------------------------------------------------------ */
+/* Module-level and function-level declarations                             */
+/* ------------------------------------------------------------------------ */
+
+/* What a symbol name in an operand refers to. */
+typedef enum {
+    PTX_SYM_NONE = 0,
+    PTX_SYM_MODULE_VAR,   /* index into ptx_module.vars */
+    PTX_SYM_LOCAL_VAR,    /* index into ptx_function.vars (incl. call-site .param) */
+    PTX_SYM_PARAM,        /* index into ptx_function.params */
+    PTX_SYM_RET,          /* index into ptx_function.rets */
+    PTX_SYM_FUNC,         /* index into ptx_module.funcs */
+    PTX_SYM_BRANCHTARGETS /* index into ptx_function.btargets */
+} ptx_sym_kind;
+
+typedef struct {
+    ptx_sym_kind kind;
+    int index;
+    const char *name;
+} ptx_symref;
+
+/* An address-valued word inside an initializer: `{generic(foo)+8, ...}`. */
+typedef struct {
+    uint64_t offset;      /* byte offset inside the variable's initializer */
+    int size;             /* bytes of the word */
+    ptx_symref sym;       /* module variable or function */
+    int64_t addend;
+    bool generic;         /* generic(sym) rather than sym */
+} ptx_reloc;
+
+/* A variable: .global/.const/.shared/.local (module or function scope), or a
+ * call-site .param declared inside a `{ ... }` block of a function. */
+typedef struct {
+    const char *name;
+    ptx_space space;
+    ptx_type type;          /* element type */
+    int vec;                /* 1, 2, 4 (.v2/.v4 variables) */
+    int align;              /* bytes; natural alignment when not given */
+    int elem_size;          /* bytes of one element (vec * type size) */
+    uint64_t size;          /* bytes in all; 0 for `[]` (extern/dynamic) */
+    uint64_t count;         /* elements (product of dimensions; 1 if scalar) */
+    bool is_array;
+    bool unsized;           /* `name[]` */
+    ptx_linkage linkage;
+    uint8_t *init;          /* `size` bytes (zero-filled past the initializer) or NULL */
+    ptx_reloc *relocs;      /* address words in the initializer */
+    int nrelocs;
+    int line;
+} ptx_var;
+
+/* Kernel / function parameter (also return parameters of a .func). */
+typedef struct {
+    const char *name;
+    ptx_space space;        /* PTX_SPACE_PARAM, or PTX_SPACE_REG for `.reg` params */
+    int reg;                /* PTX_SPACE_REG: the register it is bound to, else -1 */
+    ptx_type type;
+    int vec;                /* 1, 2, 4 */
+    int align;              /* bytes */
+    uint64_t size;          /* bytes */
+    uint64_t offset;        /* byte offset in the parameter space (aligned) */
+    bool is_array;          /* `.b8 name[16]` (by-value structs) */
+    bool is_ptr;            /* `.ptr` attribute */
+    ptx_space ptr_space;    /* `.ptr.global` ...: GENERIC when not given */
+    int ptr_align;          /* `.ptr ... .align N`: 0 when not given */
+    int line;
+} ptx_param;
+
+/* A register.  `%r<10>` declares %r0..%r9 as ten registers. */
+typedef struct {
+    const char *name;
+    ptx_type type;
+    int vec;                /* 1 unless `.reg .v2 .f32 x` */
+    int bits;               /* width of the type in bits (1 for .pred) */
+    int line;
+} ptx_reg;
+
+/* A label: position = index of the next instruction (== ninstrs at end). */
+typedef struct {
+    const char *name;
+    int instr;
+    int block;              /* block beginning at `instr`, or -1 at the end */
+    int line;
+} ptx_label;
+
+/* `.branchtargets` list used by brx.idx. */
+typedef struct {
+    const char *name;
+    int *labels;            /* indices into ptx_function.labels */
+    int nlabels;
+    int line;
+} ptx_btargets;
+
+/* ------------------------------------------------------------------------ */
+/* Operands and instructions                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    PTX_OPD_NONE = 0,
+    PTX_OPD_REG,        /* reg */
+    PTX_OPD_SPECIAL,    /* sreg, sreg_comp, sreg_index */
+    PTX_OPD_IMM_INT,    /* ival */
+    PTX_OPD_IMM_FLOAT,  /* fval, f32bits, f64bits, fwidth */
+    PTX_OPD_ADDR,       /* [base + offset]: reg / sym / neither (absolute);
+                           `[tex, {x, y}]` keeps the items after the first in elems */
+    PTX_OPD_VEC,        /* {a, b, ...}: elems / nelems */
+    PTX_OPD_LABEL,      /* label (and label_instr / label_block) */
+    PTX_OPD_SYMBOL,     /* sym (+ ival as offset: `sym+4`) */
+    PTX_OPD_SINK,       /* `_` */
+    PTX_OPD_LIST        /* parenthesised list of a call: elems / nelems */
+} ptx_operand_kind;
+
+typedef struct ptx_operand ptx_operand;
+struct ptx_operand {
+    ptx_operand_kind kind;
+    int col;              /* source column (1-based) */
+    bool neg;             /* `!%p` (predicate operand negated) */
+    bool pipe;            /* preceded by `|` (second destination of a pair) */
+    int reg;              /* REG; ADDR base register or -1 */
+    ptx_sreg sreg;        /* SPECIAL */
+    int8_t sreg_comp;     /* 0..3 for .x .y .z .w, -1 if none */
+    int8_t sreg_index;    /* %envreg3 -> 3, %pm2 -> 2; else 0 */
+    int64_t ival;         /* IMM_INT value (bits as written), ADDR/SYMBOL offset */
+    double fval;          /* IMM_FLOAT value */
+    uint32_t f32bits;     /* IMM_FLOAT as binary32 (exact for 0f, rounded RN otherwise) */
+    uint64_t f64bits;     /* IMM_FLOAT as binary64 (exact for 0d and 0f) */
+    int fwidth;           /* 32 for 0fXXXXXXXX, 64 for 0dXXXX..., 0 for decimal */
+    ptx_symref sym;       /* ADDR base symbol / SYMBOL */
+    int label;            /* LABEL: index into ptx_function.labels (name in sym.name) */
+    int label_instr;      /* LABEL: target instruction index */
+    int label_block;      /* LABEL: target block index (-1 at end of code) */
+    const ptx_operand *elems;  /* VEC / LIST elements */
+    int nelems;
+};
+
+typedef struct {
+    /* generic form */
+    const char *opcode;       /* "setp" */
+    const char **mods;        /* {"lt", "and", "s32"}: modifiers without dots */
+    int nmods;
+    int guard;                /* predicate register, or -1 */
+    bool guard_neg;           /* `@!%p` */
+    const ptx_operand *ops;
+    int nops;
+    int line, col;            /* position in the PTX source */
+    int src_file, src_line;   /* last `.loc` before it (0 when none) */
+
+    /* decoded form */
+    ptx_opcode op;
+    ptx_type type;            /* first type modifier (cvt/set/slct/dp4a: destination/first) */
+    ptx_type type2;           /* second type modifier (cvt source, slct/set source...) */
+    int vec;                  /* 1, 2, 4 or 8 (.v2 ...) */
+    ptx_space space;
+    ptx_rnd rnd;
+    ptx_cmp cmp;
+    ptx_boolop boolop;
+    ptx_atomop aop;
+    ptx_sem sem;
+    ptx_scope scope;
+    int mode;                 /* ptx_shfl_mode, ptx_vote_mode, ptx_bar_mode, ... */
+    uint32_t flags;           /* PTX_F_* */
+
+    /* control flow (filled for bra / call / ret / exit) */
+    int target_label;         /* bra: label index, else -1 */
+    int target_instr;         /* bra: target instruction index, else -1 */
+    int callee;               /* call: index into ptx_module.funcs, -1 if indirect/none */
+    const ptx_operand *call_rets;  /* call: `(retval0)` list elements */
+    int ncall_rets;
+    const ptx_operand *call_args;  /* call: `(param0, ...)` list elements */
+    int ncall_args;
+
+    int block;                /* basic block holding this instruction */
+} ptx_instr;
+
+/* ------------------------------------------------------------------------ */
+/* Control-flow graph                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* The virtual exit node joining every block that ends in ret/exit (or falls
+ * off the end of the code).  Used as a block index in ipdom. */
+#define PTX_BLOCK_EXIT (-2)
+
+typedef struct {
+    int first;               /* first instruction */
+    int count;               /* instructions in the block (>= 1) */
+    int *succ; int nsucc;    /* successor blocks (no duplicates) */
+    int *pred; int npred;    /* predecessor blocks */
+    bool exits;              /* has an edge to the virtual exit (ret/exit/falls off) */
+    bool reachable;          /* from the entry block */
+    bool cond_branch;        /* ends in a guarded bra: a branch with two legs */
+    int taken;               /* ends in bra: block when taken, else -1 */
+    int fallthrough;         /* block reached by falling through (not taken), else -1 */
+                             /* (either is PTX_BLOCK_EXIT when it leaves the code) */
+    int idom;                /* immediate dominator; -1 for the entry and unreachable blocks */
+    int ipdom;               /* immediate post-dominator; PTX_BLOCK_EXIT for the virtual exit */
+    int loop;                /* innermost loop containing the block, or -1 */
+    bool loop_header;
+    int line_first, line_last;  /* PTX lines of first and last instruction */
+} ptx_block;
+
+/* A natural loop: header plus the blocks of all its back edges' bodies. */
+typedef struct {
+    int header;
+    int *blocks; int nblocks;    /* sorted, includes the header */
+    int *latches; int nlatches;  /* sources of back edges into the header */
+    int parent;                  /* enclosing loop, or -1 */
+    int depth;                   /* 1 for outermost */
+} ptx_loop;
+
+/* ------------------------------------------------------------------------ */
+/* Functions and modules                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    bool is_entry;              /* .entry (kernel) rather than .func */
+    bool has_body;              /* false for prototypes / .extern declarations */
+    ptx_linkage linkage;
+    int line;
+
+    ptx_param *params; int nparams;
+    ptx_param *rets; int nrets;       /* .func return parameters */
+    uint64_t param_bytes;             /* size of the parameter space */
+
+    ptx_reg *regs; int nregs;
+    ptx_var *vars; int nvars;         /* .local/.shared/.param declared inside */
+    ptx_instr *instrs; int ninstrs;
+    ptx_label *labels; int nlabels;
+    ptx_btargets *btargets; int nbtargets;
+
+    ptx_block *blocks; int nblocks;   /* block 0 is the entry (if ninstrs > 0) */
+    ptx_loop *loops; int nloops;      /* outer loops before inner ones */
+    int nbranches;                    /* blocks with cond_branch (reachable or not) */
+
+    /* performance directives (0 when not given) */
+    int maxntid[3], reqntid[3];
+    int minnctapersm, maxnctapersm, maxnreg;
+    bool noreturn;
+} ptx_function;
+
+typedef struct ptx_module {
+    const char *name;            /* file path or the name given to ptx_parse_string */
+    int version_major, version_minor;
+    const char *target;          /* "sm_80" (first target) */
+    const char **targets; int ntargets;  /* all of .target, e.g. "sm_80", "debug" */
+    int address_size;            /* 32 or 64 (64 when not given) */
+
+    ptx_var *vars; int nvars;    /* module-level .global/.const/.shared/.local */
+    ptx_function *funcs; int nfuncs;  /* .entry and .func, in source order */
+    int *kernels; int nkernels;  /* indices into funcs of the .entry ones */
+
+    struct ptx_arena *arena;     /* private: owns all memory */
+} ptx_module;
+
+/* ------------------------------------------------------------------------ */
+/* API                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Parse a PTX file / text.  Returns NULL and fills `err` (file:line:col and
+ * the offending token) on malformed input.  The CFG, dominators,
+ * post-dominators and loops of every function with a body are computed. */
+ptx_module *ptx_parse_file(const char *path, wh_error *err);
+ptx_module *ptx_parse_string(const char *text, const char *name, wh_error *err);
+/* Same, with an explicit length (text need not be NUL-terminated; NUL bytes
+ * inside are reported as errors). */
+ptx_module *ptx_parse_buffer(const char *text, size_t len, const char *name, wh_error *err);
+void ptx_module_free(ptx_module *m);
+
+/* Lookups by name: NULL / -1 when absent. */
+const ptx_function *ptx_find_function(const ptx_module *m, const char *name);
+const ptx_function *ptx_find_kernel(const ptx_module *m, const char *name);  /* .entry only */
+int ptx_function_index(const ptx_module *m, const char *name);
+const ptx_var *ptx_find_var(const ptx_module *m, const char *name);
+int ptx_find_reg(const ptx_function *f, const char *name);
+int ptx_find_label(const ptx_function *f, const char *name);
+int ptx_find_param(const ptx_function *f, const char *name);
+int ptx_find_local_var(const ptx_function *f, const char *name);
+
+/* Names and sizes. */
+const char *ptx_type_name(ptx_type t);      /* "u32" */
+int ptx_type_size(ptx_type t);              /* bytes; pred 1 (PTX_T_NONE 0) */
+int ptx_type_bits(ptx_type t);              /* bits; pred 1 */
+bool ptx_type_is_float(ptx_type t);         /* f16..f64 incl. x2 and bf16 */
+bool ptx_type_is_signed(ptx_type t);        /* s8..s64 */
+const char *ptx_space_name(ptx_space s);    /* "global", "" for generic */
+const char *ptx_opcode_name(ptx_opcode op); /* "setp", "unknown" */
+const char *ptx_cmp_name(ptx_cmp c);
+const char *ptx_sreg_name(ptx_sreg s);      /* "%tid" */
+const char *ptx_atomop_name(ptx_atomop a);
+
+/* CFG queries. */
+bool ptx_dominates(const ptx_function *f, int a, int b);      /* a dom b */
+bool ptx_postdominates(const ptx_function *f, int a, int b);  /* a pdom b; a may be PTX_BLOCK_EXIT */
+bool ptx_loop_contains(const ptx_function *f, int loop, int block);
+/* First instruction where threads diverging at block `b` reconverge:
+ * the first instruction of ipdom(b), or f->ninstrs for the virtual exit. */
+int ptx_reconverge_instr(const ptx_function *f, int b);
+
+/* Printing.  `ptx_format_instr` writes the instruction as PTX text
+ * (e.g. "@!%p1 bra $L__BB0_2") into buf (always NUL-terminated). */
+void ptx_format_instr(const ptx_module *m, const ptx_function *f, const ptx_instr *ins,
+                      char *buf, size_t size);
+void ptx_print_summary(FILE *out, const ptx_module *m);
+void ptx_print_cfg(FILE *out, const ptx_module *m);
+void ptx_print_dot(FILE *out, const ptx_module *m);
+/* {"file", "version", "target", "address_size",
+ *  "kernels": [{"name","params","registers","instructions","blocks","branches",...}],
+ *  "functions": [...same for .func...]}.  Returns 0, or -1 on a write error. */
+int ptx_print_json(FILE *out, const ptx_module *m);
+
+#endif
