@@ -109,10 +109,11 @@ bench: warphunt ptx $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 # --- install -----------------------------------------------------------------
-install: warphunt
+# Specs find their PTX beside them (<dir>/<stem>.ptx), so it is installed there.
+install: warphunt $(KERNEL_PTX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/warphunt/kernels
 	install -m 755 warphunt $(DESTDIR)$(PREFIX)/bin/warphunt
-	install -m 644 kernels/*.cu kernels/*.json $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
+	install -m 644 kernels/*.cu kernels/*.json $(KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt

@@ -11,6 +11,55 @@
 
 #include "core/error.h"
 
+#include "harness/harness.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* getopt_long codes of the options every kernel-running command takes:
+ *   --backend auto|cuda|sim  --device N  --profile FILE  --step-limit N
+ *   --json  --quiet */
+enum {
+    CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
+    CLI_OPT_FIRST_FREE = 1100
+};
+
+#define CLI_RUN_LONG_OPTIONS \
+    { "backend", required_argument, NULL, CLI_OPT_BACKEND }, \
+    { "device", required_argument, NULL, CLI_OPT_DEVICE }, \
+    { "profile", required_argument, NULL, CLI_OPT_PROFILE }, \
+    { "step-limit", required_argument, NULL, CLI_OPT_STEP_LIMIT }, \
+    { "json", no_argument, NULL, CLI_OPT_JSON }, \
+    { "quiet", no_argument, NULL, CLI_OPT_QUIET }
+
+#define CLI_RUN_HELP \
+    "  --backend B       auto (default: cuda when a GPU is present, else sim), cuda or sim\n" \
+    "  --device N        GPU index for the cuda backend (default 0)\n" \
+    "  --profile FILE    sim machine profile (default: harness/profiles/default.json, built in)\n" \
+    "  --step-limit N    sim: stop a run after N warp instructions (default 2e9)\n" \
+    "  --json            print a machine-readable summary on stdout\n" \
+    "  --quiet           no progress or notes on stderr\n"
+
+typedef struct {
+    harness_backend backend;
+    harness_options harness;
+    bool json, quiet;
+} cli_run_options;
+
+void cli_run_options_init(cli_run_options *r);
+/* 1: consumed, 0: not one of the shared options, -1: bad value (err). */
+int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err);
+
+bool cli_parse_long(const char *opt, const char *text, long min, long max, long *out, wh_error *err);
+bool cli_parse_double(const char *opt, const char *text, double min, double max, double *out, wh_error *err);
+bool cli_parse_u64(const char *opt, const char *text, uint64_t *out, wh_error *err);
+
+/* Install SIGINT/SIGTERM handlers; the returned flag becomes 1 on a signal. */
+volatile sig_atomic_t *cli_catch_interrupt(void);
+void cli_print_json(json_t *doc);
+
 typedef int (*wh_command_fn)(int argc, char **argv);
 
 int cmd_ptx(int argc, char **argv);

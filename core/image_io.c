@@ -8,6 +8,7 @@
  * crash never leaves a half-written input behind.
  */
 #include "core/image.h"
+#include "core/results.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -42,23 +43,6 @@ static bool write_atomic(const char *path, const void *data, size_t size, wh_err
     return ok;
 }
 
-static bool make_dir(const char *dir, wh_error *err)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-        wh_error_set(err, WH_ERR_USER, dir, 0, 0, "cannot create directory: %s", strerror(errno));
-        return false;
-    }
-    return true;
-}
-
 static json_t *dims_json(const unsigned d[3])
 {
     return json_pack("[iii]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2]);
@@ -87,7 +71,7 @@ static json_t *manifest_json(const wh_image *img)
 
 bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)
 {
-    if (!make_dir(dir, err)) return false;
+    if (!wh_make_dirs(dir, err)) return false;
     char path[1100], fname[300];
     for (int i = 0; i < img->nbufs; i++) {
         const wh_buffer *b = &img->bufs[i];

@@ -1,0 +1,133 @@
+/*
+ * bench_symexec.c — the symbolic stage on every bundled kernel, next to the
+ * paper's GKLEE figures (Horga et al., Table III).
+ *
+ * For each kernels/NAME.json: deepen X over the spec's symbolic.threads
+ * (as `warphunt explore` does) until every branch leg is covered or the
+ * kernel's budget (BENCH_SYMEXEC_BUDGET seconds, default 20) is spent,
+ * and print the largest X explored with its paths, coverage, when that X
+ * reached its final coverage, solver time (all X) and total time.  Run
+ * from the repository root (make bench).
+ */
+#include "core/spec.h"
+#include "ptx/ptx.h"
+#include "symexec/symexec.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    const char *kernel;
+    const char *gklee;   /* Table III: threads, coverage, time */
+} paper_row;
+
+static const paper_row paper[] = {
+    { "artificial", "2 thr, 100%, 1 s" },
+    { "lbm", "4 thr, 80%, 10 s" },
+    { "bfs1", "2 thr, 83.33%, 1 s" },
+    { "nsichneu", "2 thr, 70.24%, 341 s" },
+};
+
+static const char *gklee_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++)
+        if (!strcmp(paper[i].kernel, name))
+            return paper[i].gklee;
+    return "-";
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fail(const char *what, const wh_error *err)
+{
+    char buf[2048];
+    wh_error_format(err, buf, sizeof buf);
+    printf("| %s | error: %s |\n", what, buf);
+}
+
+static void bench_kernel(const char *path, double budget)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *spec = wh_spec_load(path, &err);
+    if (!spec) {
+        fail(path, &err);
+        return;
+    }
+    char ptx[1024];
+    ptx_module *m = NULL;
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err) || !(m = ptx_parse_file(ptx, &err))) {
+        fail(spec->name, &err);
+        wh_spec_free(spec);
+        return;
+    }
+    double t0 = now(), solver = 0;
+    sx_result *keep = NULL;
+    char per_x[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < spec->nsym_threads; i++) {
+        double left = budget - (now() - t0);
+        if (left <= 0 && keep)
+            break;
+        sx_options o;
+        sx_options_default(&o);
+        o.threads = spec->sym_threads[i];
+        o.time_budget_s = left > 0.01 ? left : 0.01;
+        sx_result *r = sx_explore(spec, m, &o, &err);
+        if (!r) {
+            fail(spec->name, &err);
+            break;
+        }
+        solver += r->solver_s;
+        len += (size_t)snprintf(per_x + len, sizeof per_x - len, "%sX=%d %.1f%%", len ? ", " : "",
+                                r->threads, sx_result_coverage(r));
+        sx_result_free(keep);
+        keep = r;
+        if (r->nlegs_covered == r->nlegs)
+            break;
+    }
+    double total = now() - t0;
+    if (keep) {
+        char paths[64], cov[64];
+        snprintf(paths, sizeof paths, "%d (%d/%d/%d)", keep->npaths, keep->ndone, keep->ncut, keep->nerror);
+        snprintf(cov, sizeof cov, "%.2f%% (%d/%d)", sx_result_coverage(keep), keep->nlegs_covered,
+                 keep->nlegs);
+        printf("| %-10s | %2d | %-20s | %-17s | %9.2f | %8.2f | %7.2f | %-20s | %s |\n", spec->name,
+               keep->threads, paths, cov, keep->coverage_time_s, solver, total, gklee_of(spec->name), per_x);
+        fflush(stdout);
+    }
+    sx_result_free(keep);
+    ptx_module_free(m);
+    wh_spec_free(spec);
+}
+
+int main(void)
+{
+    double budget = 20.0;
+    const char *b = getenv("BENCH_SYMEXEC_BUDGET");
+    if (b && atof(b) > 0)
+        budget = atof(b);
+    glob_t g;
+    if (glob("kernels/*.json", 0, NULL, &g) != 0) {
+        fprintf(stderr, "bench_symexec: no kernels/NAME.json here (run from the repository root)\n");
+        return 1;
+    }
+    printf("symbolic stage, bundled kernels (budget %.0f s per kernel, deepening X until 100%% coverage)\n\n",
+           budget);
+    printf("| kernel     |  X | paths (done/cut/err) | coverage (legs)   | cov. at s | solver s | total s "
+           "| GKLEE (paper)        | coverage per X |\n");
+    printf("|------------|----|----------------------|-------------------|-----------|----------|---------|"
+           "----------------------|----------------|\n");
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        bench_kernel(g.gl_pathv[i], budget);
+    globfree(&g);
+    return 0;
+}

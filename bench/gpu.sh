@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# bench/gpu.sh — everything that needs a real NVIDIA GPU, in one go.
+#
+#   bench/gpu.sh [--device N] [--reps R] [--skip-tests] [--skip-compare]
+#
+# On a machine with a GPU (and the NVIDIA driver) it:
+#   1. builds warphunt, the PTX of the bundled kernels, the test runner and
+#      bench_launch;
+#   2. checks that a CUDA device is usable (driver loaded, JIT works) and
+#      fails clearly, with the reason, when not;
+#   3. runs the cuda tests with WARPHUNT_REQUIRE_GPU=1 (a skip is a failure);
+#   4. measures the launch rate of an empty kernel and the harness's fixed
+#      cost per repetition (bench_launch);
+#   5. for every bundled kernel: `warphunt measure --backend cuda --reps R
+#      --json`, with the wall time of the command, to get the harness
+#      overhead per repetition beyond the kernel time;
+#   6. for every bundled kernel: `warphunt measure --backend cuda --check`:
+#      sim and GPU on the same random input, outputs compared (integers bit
+#      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
+#   7. `warphunt compare` on kernels/artificial.json with the cuda backend;
+# and writes everything under results/gpu/<device>/ with a summary.txt.
+#
+# Environment: BUILD (default build), JOBS, WARPHUNT_LIBCUDA (driver library),
+# COMPARE_ARGS (extra arguments for `warphunt compare`).
+# Exit status: 0 all good, 1 some step failed (see summary.txt), 2 no GPU or
+# the build failed.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+DEVICE=0
+REPS=100
+RUN_TESTS=1
+RUN_COMPARE=1
+COMPARE_ARGS=${COMPARE_ARGS:-}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --device) DEVICE=$2; shift 2 ;;
+        --reps) REPS=$2; shift 2 ;;
+        --skip-tests) RUN_TESTS=0; shift ;;
+        --skip-compare) RUN_COMPARE=0; shift ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+say() { echo "gpu.sh: $*" >&2; }
+die() { echo "gpu.sh: error: $*" >&2; exit 2; }
+
+# --- 1/2. build the probe first, and stop early without a GPU --------------------
+say "building bench_launch (probe)"
+make -j"$JOBS" BUILD="$BUILD" "$BUILD/bench/bench_launch" >/dev/null || die "the build of bench_launch failed"
+if ! device_name=$("$BUILD/bench/bench_launch" --probe --device "$DEVICE"); then
+    die "no usable CUDA device $DEVICE (the reason is above); this script needs a GPU and the NVIDIA driver"
+fi
+slug=$(printf '%s' "$device_name" | tr -c 'A-Za-z0-9._-' '_' | sed 's/__*/_/g; s/^_//; s/_$//')
+[ -n "$slug" ] || slug="device$DEVICE"
+OUT="results/gpu/$slug"
+mkdir -p "$OUT" || die "cannot create $OUT"
+say "device $DEVICE: $device_name -> $OUT"
+
+say "building warphunt, the PTX and the tests"
+make -j"$JOBS" BUILD="$BUILD" warphunt ptx "$BUILD/test_runner" >"$OUT/build.log" 2>&1 \
+    || die "the build failed (see $OUT/build.log)"
+
+failures=()
+summary="$OUT/summary.txt"
+{
+    echo "warphunt GPU run, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "device $DEVICE: $device_name"
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
+} >"$summary"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi -q -i "$DEVICE" >"$OUT/nvidia-smi.txt" 2>&1 || true
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+        --format=csv -i "$DEVICE" >>"$summary" 2>/dev/null || true
+fi
+
+# --- 3. the GPU tests -------------------------------------------------------------
+if [ "$RUN_TESTS" = 1 ]; then
+    say "cuda tests (a skip counts as a failure)"
+    if WARPHUNT_REQUIRE_GPU=1 "$BUILD/test_runner" --filter='cuda*/*' --verbose >"$OUT/tests.log" 2>&1; then
+        echo "tests: $(grep -E 'Synthesis' "$OUT/tests.log" | tail -1)" >>"$summary"
+    else
+        failures+=("tests")
+        echo "tests: FAILED ($(grep -E 'Synthesis' "$OUT/tests.log" | tail -1); see tests.log)" >>"$summary"
+    fi
+fi
+
+# --- 4. launch rate and fixed cost ------------------------------------------------
+say "launch rate (bench_launch)"
+if "$BUILD/bench/bench_launch" --require-gpu --json --device "$DEVICE" >"$OUT/launch.json" 2>"$OUT/launch.err"; then
+    "$BUILD/bench/bench_launch" --require-gpu --device "$DEVICE" --n 500 >>"$summary" 2>&1 || true
+else
+    failures+=("bench_launch")
+    echo "bench_launch: FAILED ($(tail -1 "$OUT/launch.err"))" >>"$summary"
+fi
+
+# A number from a flat JSON object (no jq needed): json_num FILE KEY
+json_num() { sed -n "s/^ *\"$2\": *\\(-\\{0,1\\}[0-9.eE+-]*\\).*/\\1/p" "$1" | head -1; }
+json_str() { sed -n "s/^ *\"$2\": *\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
+
+# --- 5/6. every bundled kernel: timing overhead and agreement with the sim ---------
+printf '\n%-12s %8s %12s %12s %14s %10s  %s\n' kernel status mean_us stddev_us overhead_us/rep check note >>"$summary"
+for spec in kernels/*.json; do
+    k=$(basename "$spec" .json)
+    say "kernel $k"
+    t0=$(date +%s.%N)
+    ./warphunt measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
+        >"$OUT/measure_$k.json" 2>"$OUT/measure_$k.err"
+    rc=$?
+    t1=$(date +%s.%N)
+    status=$(json_str "$OUT/measure_$k.json" status)
+    mean=$(json_num "$OUT/measure_$k.json" mean)
+    sd=$(json_num "$OUT/measure_$k.json" stddev)
+    note=""
+    overhead="-"
+    if [ $rc -ne 0 ]; then
+        failures+=("measure $k")
+        status="error"
+        note=$(tail -1 "$OUT/measure_$k.err")
+    elif [ "$status" = ok ]; then
+        # wall time per repetition beyond the kernel itself (includes process
+        # start, spec load, PTX parse, worker start and JIT, spread over REPS)
+        overhead=$(awk -v a="$t0" -v b="$t1" -v m="$mean" -v r="$REPS" 'BEGIN { printf "%.1f", ((b - a) * 1e6 - m * r) / r }')
+    else
+        note=$(json_str "$OUT/measure_$k.json" message | cut -c1-100)
+    fi
+
+    ./warphunt measure "$spec" --backend cuda --device "$DEVICE" --check --json --quiet \
+        >"$OUT/check_$k.json" 2>"$OUT/check_$k.err"
+    crc=$?
+    if [ $crc -eq 0 ]; then
+        check=agree
+    elif [ $crc -eq 3 ]; then
+        check=DIFFER
+        failures+=("check $k")
+    else
+        check=error
+        failures+=("check $k")
+        [ -n "$note" ] || note=$(tail -1 "$OUT/check_$k.err")
+    fi
+    printf '%-12s %8s %12s %12s %14s %10s  %s\n' "$k" "${status:-?}" "${mean:--}" "${sd:--}" "$overhead" "$check" "$note" >>"$summary"
+done
+
+# --- 7. compare on artificial -----------------------------------------------------
+if [ "$RUN_COMPARE" = 1 ]; then
+    say "compare on kernels/artificial.json"
+    # shellcheck disable=SC2086
+    # (the device and the budget go in COMPARE_ARGS, e.g. "--device 1 --budget 600")
+    if ./warphunt compare kernels/artificial.json --backend cuda $COMPARE_ARGS \
+        >"$OUT/compare.out" 2>"$OUT/compare.err"; then
+        echo "compare: ok (compare.out; its run directories are under results/artificial/)" >>"$summary"
+    else
+        failures+=("compare")
+        echo "compare: FAILED ($(tail -1 "$OUT/compare.err"))" >>"$summary"
+    fi
+fi
+
+echo >>"$summary"
+if [ ${#failures[@]} -eq 0 ]; then
+    echo "all steps passed" >>"$summary"
+    cat "$summary"
+    exit 0
+fi
+echo "failed: ${failures[*]}" >>"$summary"
+cat "$summary"
+exit 1

@@ -1,0 +1,204 @@
+/*
+ * cmd_compare.c — `warphunt compare`: every strategy with the same budget
+ * over several seeds, a table in the style of the paper's Table IV, and
+ * one plot with the convergence curves.
+ */
+#include "cli/hunt_opts.h"
+
+#include "core/results.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warphunt compare SPEC [--evals N] [--seed S] [--seeds K] [options]\n"
+            "\n"
+            "Run gdivan, random-ga and random on SPEC with the same evaluation budget for K\n"
+            "seeds (S, S+1, ...), then write results/<kernel>/compare-e<N>-s<S>/: one run\n"
+            "directory per strategy and seed, table.md (best time, evaluations and seconds to\n"
+            "reach it, mean over seeds), compare.json and plot.svg (one curve per strategy,\n"
+            "first seed).  Early stopping is off unless --patience is given, so every run\n"
+            "spends the whole budget.\n"
+            "\n"
+            "  --seeds K         seeds per strategy (default 3)\n"
+            "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
+            HUNT_HELP CLI_RUN_HELP
+            "  -h, --help        this text\n"
+            "\n"
+            "Defaults differ from `hunt`: --evals 1000, --patience 0.\n");
+}
+
+enum { OPT_SEEDS = HOPT_FIRST_FREE };
+
+static const ga_strategy order[3] = { GA_GDIVAN, GA_RANDOM_GA, GA_RANDOM };
+
+typedef struct {
+    hunt_summary *runs;   /* [strategy][seed] */
+    int nseeds, done;
+    char dir[1024];
+} comparison;
+
+static void write_table(const comparison *c, const char *kernel, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/table.md", c->dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write");
+        return;
+    }
+    const char *unit = c->done ? c->runs[0].unit : "";
+    fprintf(f, "# %s: strategies compared with the same budget\n\n", kernel);
+    fprintf(f, "Backend: %s.  Budget: %ld evaluations per run.  %d seed(s) per strategy; figures are means over "
+               "seeds (min-max in brackets).\n\n",
+            c->done ? c->runs[0].device : "?", c->done ? c->runs[0].evals : 0L, c->nseeds);
+    fprintf(f, "| strategy | WCET found (%s) | reached after (evaluations) | reached after (s) | runs |\n", unit);
+    fprintf(f, "|---|---|---|---|---|\n");
+    for (int s = 0; s < 3; s++) {
+        double best = 0, lo = 0, hi = 0, ev = 0, secs = 0;
+        int n = 0;
+        for (int k = 0; k < c->nseeds; k++) {
+            int i = s * c->nseeds + k;
+            if (i >= c->done) break;
+            const hunt_summary *r = &c->runs[i];
+            lo = n == 0 || r->best < lo ? r->best : lo;
+            hi = n == 0 || r->best > hi ? r->best : hi;
+            best += r->best;
+            ev += (double)r->evals_to_best;
+            secs += r->time_to_best_s;
+            n++;
+        }
+        if (!n) continue;
+        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.0f | %.2f | %d |\n", ga_strategy_name(order[s]), best / n, lo, hi,
+                ev / n, secs / n, n);
+    }
+    fclose(f);
+}
+
+static void write_plot(const comparison *c, const char *kernel)
+{
+    char csv[3][1200], stem[1100], title[256];
+    wh_plot_curve curves[3];
+    int n = 0;
+    for (int s = 0; s < 3; s++) {
+        int i = s * c->nseeds;
+        if (i >= c->done) break;
+        snprintf(csv[n], sizeof csv[n], "%s/history.csv", c->runs[i].dir);
+        curves[n] = (wh_plot_curve){ csv[n], ga_strategy_name(order[s]) };
+        n++;
+    }
+    snprintf(stem, sizeof stem, "%s/plot", c->dir);
+    snprintf(title, sizeof title, "%s: best-so-far by strategy (seed %llu)", kernel,
+             c->done ? (unsigned long long)c->runs[0].seed : 0ULL);
+    bool rendered;
+    wh_error err;
+    if (n) wh_plot_convergence(stem, title, c->runs[0].unit, curves, n, &rendered, &err);
+}
+
+static json_t *summary_json(const comparison *c)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < c->done; i++) json_array_append_new(list, hunt_summary_json(&c->runs[i]));
+    char table[1100];
+    snprintf(table, sizeof table, "%s/table.md", c->dir);
+    return json_pack("{s:o, s:s, s:s}", "strategies", list, "table", table, "dir", c->dir);
+}
+
+static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_error *err)
+{
+    uint64_t seed0 = ho->seed;
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < c->nseeds; k++) {
+            if (ho->interrupted && *ho->interrupted) return true;
+            char out[1200];
+            hunt_options o = *ho;
+            o.strategy = order[s];
+            o.seed = seed0 + (uint64_t)k;
+            snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, ga_strategy_name(o.strategy),
+                     (unsigned long long)o.seed);
+            o.out_dir = out;
+            if (!hunt_run(spec, &o, &c->runs[c->done], err)) return false;
+            c->done++;
+            if (!ho->quiet)
+                fprintf(stderr, "compare: %s seed %llu: best %.6g %s at evaluation %ld\n", ga_strategy_name(o.strategy),
+                        (unsigned long long)o.seed, c->runs[c->done - 1].best, c->runs[c->done - 1].unit,
+                        c->runs[c->done - 1].evals_to_best);
+        }
+    return true;
+}
+
+typedef struct {
+    long nseeds;
+    const char *out;
+} compare_args;
+
+static int own_option(void *ctx, int c, const char *arg, wh_error *err)
+{
+    compare_args *a = ctx;
+    switch (c) {
+    case OPT_SEEDS: return cli_parse_long("--seeds", arg, 1, 1000, &a->nseeds, err) ? 1 : -1;
+    case 'o': a->out = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        HUNT_LONG_OPTIONS, CLI_RUN_LONG_OPTIONS,
+        { "seeds", required_argument, NULL, OPT_SEEDS },
+        { "out", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    hunt_options ho;
+    hunt_options_default(&ho);
+    ho.ga.max_evals = 1000;
+    ho.ga.patience = 0;
+    cli_run_options ro;
+    cli_run_options_init(&ro);
+    compare_args args = { 3, NULL };
+    wh_spec *spec;
+    int pstatus = cli_parse_search(argc, argv, longs, own_option, &args, usage, &ho, &ro, &spec);
+    if (pstatus >= 0) return pstatus;
+    long nseeds = args.nseeds;
+    const char *out = args.out;
+    wh_error err;
+    wh_error_clear(&err);
+    comparison cmp;
+    memset(&cmp, 0, sizeof cmp);
+    cmp.nseeds = (int)nseeds;
+    cmp.runs = calloc((size_t)(3 * nseeds), sizeof *cmp.runs);
+    bool ok = cmp.runs != NULL;
+    if (ok && out) {
+        snprintf(cmp.dir, sizeof cmp.dir, "%s", out);
+        ok = wh_make_dirs(cmp.dir, &err);
+    } else if (ok) {
+        char stem[128];
+        snprintf(stem, sizeof stem, "compare-e%ld-s%llu", ho.ga.max_evals, (unsigned long long)ho.seed);
+        ok = wh_results_make_run_dir(ho.results_base, spec->name, stem, cmp.dir, sizeof cmp.dir, &err);
+    }
+    ok = ok && run_all(&cmp, spec, &ho, &err);
+    int status = 0;
+    if (cmp.done) {
+        wh_error werr;
+        write_table(&cmp, spec->name, &werr);
+        write_plot(&cmp, spec->name);
+        json_t *j = summary_json(&cmp);
+        char path[1100];
+        snprintf(path, sizeof path, "%s/compare.json", cmp.dir);
+        wh_write_json_atomic(path, j, &werr);
+        if (ro.json) cli_print_json(j);
+        json_decref(j);
+        if (!ro.quiet) fprintf(stderr, "compare: table in %s/table.md\n", cmp.dir);
+    }
+    if (!ok) status = cli_report(&err);
+    else if (*ho.interrupted) status = 130;
+    free(cmp.runs);
+    wh_spec_free(spec);
+    return status;
+}

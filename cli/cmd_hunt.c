@@ -1,0 +1,96 @@
+/*
+ * cmd_hunt.c — `warphunt hunt`: search for the input with the longest
+ * kernel time.
+ */
+#include "cli/hunt_opts.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warphunt hunt SPEC [--strategy gdivan|random|random-ga] [--evals N] [--time S]\n"
+            "                     [--seed S] [--resume DIR] [-o DIR] [options]\n"
+            "\n"
+            "Search for the input of SPEC's kernel that makes it run longest, and write\n"
+            "results/<kernel>/<strategy>-s<seed>/: run.json, history.csv, paths.json (gdivan),\n"
+            "best/ (replay it with `warphunt replay`), findings/ (inputs that faulted or hung),\n"
+            "plot.svg, and a checkpoint every generation.  Ctrl-C stops the search, writes\n"
+            "what was found and exits with status 130.\n"
+            "\n"
+            "strategies:\n"
+            "  gdivan     first population from the symbolic stage's path atoms (default)\n"
+            "  random     independent random inputs within the value domains\n"
+            "  random-ga  the same GA from random inputs, with random-value genes\n"
+            "\n"
+            "  --strategy S      one of the above\n"
+            "  --resume DIR      continue the run in DIR with its own options (a new --evals or\n"
+            "                    --time replaces its budget)\n"
+            "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
+            HUNT_HELP CLI_RUN_HELP
+            "  -h, --help        this text\n");
+}
+
+enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME };
+
+static void print_summary(const hunt_summary *s)
+{
+    fprintf(stderr, "hunt: best %.6g %s (mean of the search's runs) found at evaluation %ld of %ld, %.2f s; "
+                    "stopped: %s\n",
+            s->best, s->unit, s->evals_to_best, s->evals, s->time_s, ga_stop_reason_name(s->stop));
+    if (s->final_reps)
+        fprintf(stderr, "hunt: best input re-measured %d times: mean %.6g, min %.6g, median %.6g, max %.6g, "
+                        "stddev %.3g %s\n",
+                s->final_reps, s->final_mean, s->final_min, s->final_median, s->final_max, s->final_stddev,
+                s->unit);
+    if (s->findings) fprintf(stderr, "hunt: %ld findings (faults or hangs) saved under %s/findings/\n", s->findings, s->dir);
+    fprintf(stderr, "hunt: results in %s\n", s->dir);
+}
+
+static int own_option(void *ctx, int c, const char *arg, wh_error *err)
+{
+    hunt_options *ho = ctx;
+    switch (c) {
+    case OPT_STRATEGY:
+        if (ga_strategy_from_name(arg, &ho->strategy)) return 1;
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "unknown strategy '%s' (gdivan, random, random-ga)", arg);
+        return -1;
+    case OPT_RESUME: ho->resume_dir = arg; return 1;
+    case 'o': ho->out_dir = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cmd_hunt(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        HUNT_LONG_OPTIONS, CLI_RUN_LONG_OPTIONS,
+        { "strategy", required_argument, NULL, OPT_STRATEGY },
+        { "resume", required_argument, NULL, OPT_RESUME },
+        { "out", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    hunt_options ho;
+    hunt_options_default(&ho);
+    ho.ga.max_evals = 2000;
+    cli_run_options ro;
+    cli_run_options_init(&ro);
+    wh_spec *spec;
+    int status = cli_parse_search(argc, argv, longs, own_option, &ho, usage, &ho, &ro, &spec);
+    if (status >= 0) return status;
+    wh_error err;
+    hunt_summary sum;
+    bool ok = hunt_run(spec, &ho, &sum, &err);
+    wh_spec_free(spec);
+    if (!ok) return cli_report(&err);
+    if (!ro.quiet) print_summary(&sum);
+    if (ro.json) {
+        json_t *j = hunt_summary_json(&sum);
+        cli_print_json(j);
+        json_decref(j);
+    }
+    return sum.stop == GA_STOP_INTERRUPTED ? 130 : 0;
+}

@@ -1,0 +1,310 @@
+/*
+ * cmd_measure.c — `warphunt measure SPEC`: time one input of a kernel on a
+ * backend and print the statistics over repetitions.
+ */
+#include "cli/cli.h"
+#include "core/image.h"
+#include "core/pcg32.h"
+#include "core/results.h"
+#include "core/spec.h"
+#include "harness/harness.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: warphunt measure SPEC [--backend auto|sim|cuda] [--input DIR | --random SEED]\n"
+        "                        [--reps R] [--outputs DIR] [--profile FILE] [--step-limit N]\n"
+        "                        [--device N] [--json] [--quiet]\n"
+        "\n"
+        "Run the kernel of SPEC (a kernel spec, kernels/NAME.json) on one input and\n"
+        "report its time: mean, min, median, max and standard deviation over the\n"
+        "repetitions, in the backend's unit (sim: cycles of the machine profile, also\n"
+        "shown in microseconds; cuda: microseconds).\n"
+        "\n"
+        "options:\n"
+        "  --backend B      sim (the PTX emulator with its timing model), cuda, or auto\n"
+        "                   (default: cuda when a GPU is present, else sim)\n"
+        "  --input DIR      a saved input image (manifest.json + NAME.bin files)\n"
+        "  --random SEED    a random input within the spec's value domains, drawn with\n"
+        "                   PCG32 seeded (SEED, 0); the default is --random 1\n"
+        "  --reps R         repetitions (default 10); the sim is deterministic and runs\n"
+        "                   the kernel once, reporting that time for every repetition\n"
+        "  --outputs DIR    write the input image (manifest.json and the input files)\n"
+        "                   and one NAME.bin per output buffer with its contents after\n"
+        "                   the run\n"
+        "  --profile FILE   sim: a machine profile (JSON; default: the built-in A100-like\n"
+        "                   profile, harness/profiles/default.json)\n"
+        "  --step-limit N   sim: stop a run after N warp instructions (default 2e9)\n"
+        "  --device N       cuda: device index (default 0)\n"
+        "  --json           print a JSON summary on stdout: {\"spec\", \"kernel\", \"backend\",\n"
+        "                   \"device\", \"unit\", \"reps\", \"mean\", \"min\", \"median\", \"max\",\n"
+        "                   \"stddev\", \"status\", \"message\", \"cycles\", \"us\",\n"
+        "                   \"warp_instructions\", \"lane_instructions\", \"input\", \"seed\"}\n"
+        "  --quiet          no notes on stderr (the result and errors are still shown)\n"
+        "  -h, --help       show this help\n"
+        "\n"
+        "A kernel that faults (out-of-bounds or misaligned access, trap, barrier under\n"
+        "divergence, deadlock), runs past the step limit (status timeout) or uses an\n"
+        "instruction the backend cannot run (status unsupported) is a finding, not an\n"
+        "error: the status and its message (thread, block, PTX line, address) are\n"
+        "printed on stderr and in the JSON, the statistics are 0, and the exit status\n"
+        "is still 0.\n"
+        "\n"
+        "Exit status: 0 measured (whatever the kernel's status), 1 user error (spec,\n"
+        "input, option, profile), 2 internal or device failure.\n");
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    char *end;
+    double d = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end == 'e' || *end == 'E' || *end == '.') {
+        d = strtod(s, &end);
+        if (*end || d < 0 || d > 1.8e19)
+            return false;
+        *out = (uint64_t)d;
+        return true;
+    }
+    if (errno || *end || s[0] == '-')
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool write_outputs(const wh_image *img, const char *dir, wh_error *err)
+{
+    if (!wh_image_save(img, dir, err))
+        return false;
+    for (int i = 0; i < img->nbufs; i++) {
+        const wh_buffer *b = &img->bufs[i];
+        if (b->param->kind != WH_BUFFER || b->param->role != WH_ROLE_OUTPUT)
+            continue;
+        char path[4096], tmp[4200];
+        snprintf(path, sizeof path, "%s/%s.bin", dir, b->param->name);
+        snprintf(tmp, sizeof tmp, "%s.tmp", path);
+        FILE *f = fopen(tmp, "wb");
+        if (!f || (b->bytes && fwrite(b->data, 1, b->bytes, f) != b->bytes) || fclose(f) != 0) {
+            wh_error_set(err, WH_ERR_USER, tmp, 0, 0, "cannot write the output buffer: %s", strerror(errno));
+            return false;
+        }
+        if (rename(tmp, path) != 0) {
+            wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot write the output buffer: %s", strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+static void print_json(const wh_spec *spec, harness *h, const harness_result *r, const char *input,
+                       bool random, uint64_t seed)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "spec", json_string(spec->path));
+    json_object_set_new(o, "kernel", json_string(spec->name));
+    json_object_set_new(o, "backend", json_string(harness_backend_name(harness_backend_of(h))));
+    json_object_set_new(o, "device", json_string(harness_device(h)));
+    json_object_set_new(o, "unit", json_string(r->unit));
+    json_object_set_new(o, "reps", json_integer(r->reps));
+    json_object_set_new(o, "mean", json_real(r->mean));
+    json_object_set_new(o, "min", json_real(r->min));
+    json_object_set_new(o, "median", json_real(r->median));
+    json_object_set_new(o, "max", json_real(r->max));
+    json_object_set_new(o, "stddev", json_real(r->stddev));
+    json_object_set_new(o, "status", json_string(harness_status_name(r->status)));
+    json_object_set_new(o, "message", json_string(r->message));
+    json_object_set_new(o, "cycles", json_integer((json_int_t)r->cycles));
+    json_object_set_new(o, "us", json_real(r->us));
+    json_object_set_new(o, "warp_instructions", json_integer((json_int_t)r->warp_instructions));
+    json_object_set_new(o, "lane_instructions", json_integer((json_int_t)r->lane_instructions));
+    json_object_set_new(o, "input", json_string(random ? "random" : input));
+    if (random)
+        json_object_set_new(o, "seed", json_integer((json_int_t)seed));
+    else
+        json_object_set_new(o, "seed", json_null());
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s) {
+        printf("%s\n", s);
+        free(s);
+    }
+    json_decref(o);
+}
+
+static void print_human(const wh_spec *spec, const wh_image *img, harness *h, const harness_result *r,
+                        const char *input, bool random, uint64_t seed)
+{
+    const wh_launch *L = &img->launch;
+    fprintf(stderr, "kernel:  %s (%s), grid %ux%ux%u, block %ux%ux%u\n", spec->name, spec->path,
+            L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1], L->block[2]);
+    fprintf(stderr, "device:  %s\n", harness_device(h));
+    if (random)
+        fprintf(stderr, "input:   random, seed %llu\n", (unsigned long long)seed);
+    else
+        fprintf(stderr, "input:   %s\n", input);
+    fprintf(stderr, "status:  %s\n", harness_status_name(r->status));
+    if (r->status != HARNESS_OK)
+        fprintf(stderr, "message: %s\n", r->message);
+    if (r->reps > 0) {
+        fprintf(stderr, "time:    mean %.6g %s, min %.6g, median %.6g, max %.6g, stddev %.6g (%d reps)\n",
+                r->mean, r->unit, r->min, r->median, r->max, r->stddev, r->reps);
+    }
+    if (r->cycles)
+        fprintf(stderr, "cycles:  %llu (%.3f us at %g MHz)\n", (unsigned long long)r->cycles, r->us,
+                harness_clock_mhz(h));
+    if (r->warp_instructions)
+        fprintf(stderr, "instructions: %llu warp, %llu lane (%.1f active lanes per warp instruction)\n",
+                (unsigned long long)r->warp_instructions, (unsigned long long)r->lane_instructions,
+                (double)r->lane_instructions / (double)r->warp_instructions);
+}
+
+int cmd_measure(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "backend", required_argument, NULL, 'b' },
+        { "input", required_argument, NULL, 'i' },
+        { "random", required_argument, NULL, 'r' },
+        { "reps", required_argument, NULL, 'n' },
+        { "outputs", required_argument, NULL, 'o' },
+        { "profile", required_argument, NULL, 'p' },
+        { "step-limit", required_argument, NULL, 's' },
+        { "device", required_argument, NULL, 'd' },
+        { "json", no_argument, NULL, 'j' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *backend_name = "auto", *input = NULL, *outputs = NULL;
+    uint64_t seed = 1, reps = 10, step_limit = 0, device = 0;
+    bool random = false, json = false, quiet = false;
+    harness_options opt;
+    harness_options_init(&opt);
+    wh_error err;
+    wh_error_clear(&err);
+    optind = 1;
+    int saved_opterr = opterr;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case 'b': backend_name = optarg; break;
+        case 'i': input = optarg; break;
+        case 'r':
+            random = true;
+            if (!parse_u64(optarg, &seed))
+                bad = "--random needs a non-negative integer seed";
+            break;
+        case 'n':
+            if (!parse_u64(optarg, &reps) || reps < 1 || reps > 1000000)
+                bad = "--reps needs an integer in [1, 1000000]";
+            break;
+        case 'o': outputs = optarg; break;
+        case 'p': opt.profile_path = optarg; break;
+        case 's':
+            if (!parse_u64(optarg, &step_limit) || step_limit < 1)
+                bad = "--step-limit needs a positive integer";
+            break;
+        case 'd':
+            if (!parse_u64(optarg, &device) || device > 1024)
+                bad = "--device needs a device index";
+            break;
+        case 'j': json = true; break;
+        case 'q': quiet = true; break;
+        case 'h':
+            opterr = saved_opterr;
+            usage(stdout);
+            return 0;
+        default:
+            opterr = saved_opterr;
+            if (optopt && optopt != '?')
+                fprintf(stderr, "warphunt measure: option '%s' needs a value or is unknown\n", argv[optind - 1]);
+            else
+                fprintf(stderr, "warphunt measure: unknown option '%s'\n", argv[optind - 1]);
+            usage(stderr);
+            return 1;
+        }
+        if (bad) {
+            opterr = saved_opterr;
+            fprintf(stderr, "warphunt measure: %s (got '%s')\n", bad, optarg);
+            return 1;
+        }
+    }
+    opterr = saved_opterr;
+    if (optind != argc - 1) {
+        fprintf(stderr, "warphunt measure: expected exactly one SPEC argument\n");
+        usage(stderr);
+        return 1;
+    }
+    if (input && random) {
+        fprintf(stderr, "warphunt measure: --input and --random exclude each other\n");
+        return 1;
+    }
+    if (!input)
+        random = true;
+    harness_backend backend;
+    if (!harness_backend_from_name(backend_name, &backend, &err))
+        return cli_report(&err);
+    opt.step_limit = step_limit;
+    opt.device = (int)device;
+    opt.want_outputs = outputs != NULL;
+    opt.quiet = quiet;
+
+    int status = 0;
+    wh_spec *spec = wh_spec_load(argv[optind], &err);
+    wh_image *img = NULL;
+    harness *h = NULL;
+    harness_result res;
+    memset(&res, 0, sizeof res);
+    if (!spec)
+        goto fail;
+    if (input) {
+        img = wh_image_load(spec, input, &err);
+    } else {
+        wh_launch L = wh_spec_launch_full(spec);
+        img = wh_image_new(spec, &L, &err);
+        if (img) {
+            pcg32 rng;
+            pcg32_seed(&rng, seed, 0);
+            if (!wh_image_fill_random(img, &rng, &err)) {
+                wh_image_free(img);
+                img = NULL;
+            }
+        }
+    }
+    if (!img)
+        goto fail;
+    h = harness_open(spec, backend, &opt, &err);
+    if (!h)
+        goto fail;
+    if (!harness_measure(h, img, (int)reps, &res, &err))
+        goto fail;
+    if (!quiet || res.status != HARNESS_OK)
+        print_human(spec, img, h, &res, input, random, seed);
+    if (json)
+        print_json(spec, h, &res, input, random, seed);
+    if (outputs) {
+        if (!wh_make_dirs(outputs, &err) || !write_outputs(img, outputs, &err))
+            goto fail;
+        if (!quiet)
+            fprintf(stderr, "outputs: %s\n", outputs);
+    }
+    goto done;
+fail:
+    status = cli_report(&err);
+done:
+    harness_result_free(&res);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(spec);
+    return status;
+}

@@ -1,0 +1,108 @@
+/*
+ * common.c — options shared by the subcommands that run kernels, and the
+ * Ctrl-C flag.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool cli_parse_long(const char *opt, const char *text, long min, long max, long *out, wh_error *err)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 0);
+    if (errno || *end || end == text || v < min || v > max) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s takes an integer from %ld to %ld, not '%s'", opt, min, max,
+                     text);
+        return false;
+    }
+    *out = (long)v;
+    return true;
+}
+
+bool cli_parse_double(const char *opt, const char *text, double min, double max, double *out, wh_error *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || *end || end == text || !(v >= min && v <= max)) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s takes a number from %g to %g, not '%s'", opt, min, max, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_u64(const char *opt, const char *text, uint64_t *out, wh_error *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end || end == text || text[0] == '-') {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s takes a non-negative integer, not '%s'", opt, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+void cli_run_options_init(cli_run_options *r)
+{
+    memset(r, 0, sizeof *r);
+    r->backend = HARNESS_AUTO;
+    harness_options_init(&r->harness);
+}
+
+int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
+{
+    long v;
+    switch (c) {
+    case CLI_OPT_BACKEND: return harness_backend_from_name(arg, &r->backend, err) ? 1 : -1;
+    case CLI_OPT_DEVICE:
+        if (!cli_parse_long("--device", arg, 0, 1024, &v, err)) return -1;
+        r->harness.device = (int)v;
+        return 1;
+    case CLI_OPT_PROFILE: r->harness.profile_path = arg; return 1;
+    case CLI_OPT_STEP_LIMIT: return cli_parse_u64("--step-limit", arg, &r->harness.step_limit, err) ? 1 : -1;
+    case CLI_OPT_JSON: r->json = true; return 1;
+    case CLI_OPT_QUIET: r->quiet = r->harness.quiet = true; return 1;
+    default: return 0;
+    }
+}
+
+/* The one piece of process-wide state: a signal handler can reach nothing
+ * else.  Commands pass its address down as `interrupted`. */
+static volatile sig_atomic_t interrupted_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted_flag = 1;
+}
+
+volatile sig_atomic_t *cli_catch_interrupt(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    interrupted_flag = 0;
+    return &interrupted_flag;
+}
+
+void cli_print_json(json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    if (text) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        free(text);
+    }
+    fflush(stdout);
+}

@@ -1,0 +1,95 @@
+/*
+ * hunt_opts.c — the search options shared by `hunt` and `compare`.
+ */
+#include "cli/hunt_opts.h"
+
+#include <getopt.h>
+
+int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
+{
+    long v;
+    double d;
+    switch (c) {
+    case HOPT_EVALS:
+        if (!cli_parse_long("--evals", arg, 1, 1000000000L, &v, err)) return -1;
+        h->ga.max_evals = v;
+        return 1;
+    case HOPT_TIME: return cli_parse_double("--time", arg, 0.001, 1e9, &h->ga.max_seconds, err) ? 1 : -1;
+    case HOPT_SEED: return cli_parse_u64("--seed", arg, &h->seed, err) ? 1 : -1;
+    case HOPT_POPULATION:
+        if (!cli_parse_long("--population", arg, 2, 1000000, &v, err)) return -1;
+        h->ga.population = (int)v;
+        return 1;
+    case HOPT_ELITE: return cli_parse_double("--elite", arg, 0, 0.99, &h->ga.elite_frac, err) ? 1 : -1;
+    case HOPT_MUTATION: return cli_parse_double("--mutation", arg, 0, 1, &h->ga.mutation_prob, err) ? 1 : -1;
+    case HOPT_SPECIAL: return cli_parse_double("--special", arg, 0, 1, &h->ga.special_frac, err) ? 1 : -1;
+    case HOPT_RANDOM_GENE:
+        return cli_parse_double("--random-gene", arg, 0, 1, &h->ga.random_gene_prob, err) ? 1 : -1;
+    case HOPT_EPSILON: return cli_parse_double("--epsilon", arg, 0, 1e9, &h->ga.epsilon, err) ? 1 : -1;
+    case HOPT_PATIENCE:
+        if (!cli_parse_long("--patience", arg, 0, 1000000, &v, err)) return -1;
+        h->ga.patience = (int)v;
+        return 1;
+    case HOPT_REPS:
+        if (!cli_parse_long("--reps", arg, 1, 100000, &v, err)) return -1;
+        h->reps = (int)v;
+        return 1;
+    case HOPT_FINAL_REPS:
+        if (!cli_parse_long("--final-reps", arg, 1, 1000000, &v, err)) return -1;
+        h->final_reps = (int)v;
+        return 1;
+    case HOPT_EXPLORE_TIME:
+        if (!cli_parse_double("--explore-time", arg, 0.1, 1e7, &d, err)) return -1;
+        h->explore.time_s = d;
+        return 1;
+    case HOPT_MODELS:
+        if (!cli_parse_long("--models", arg, 1, 1000, &v, err)) return -1;
+        h->explore.models = (int)v;
+        return 1;
+    case HOPT_THREADS:
+        if (!cli_parse_long("--threads", arg, 1, 1024, &v, err)) return -1;
+        h->explore.threads = h->genes_x = (int)v;
+        return 1;
+    case HOPT_MAX_ITER:
+        if (!cli_parse_long("--max-iter", arg, 1, 1000000, &v, err)) return -1;
+        h->explore.max_iter = (int)v;
+        return 1;
+    case HOPT_NO_CACHE: h->explore.reuse = false; return 1;
+    case HOPT_RESULTS: h->results_base = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
+                     void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    *spec = NULL;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
+        if (c == 'h') {
+            usage(stdout);
+            return 0;
+        }
+        int r = cli_run_option(ro, c, optarg, &err);
+        if (r == 0) r = cli_hunt_option(ho, c, optarg, &err);
+        if (r == 0) r = own(ctx, c, optarg, &err);
+        if (r < 0) return cli_report(&err);
+        if (r == 0) {
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 1;
+    }
+    ho->backend = ro->backend;
+    ho->harness = ro->harness;
+    ho->quiet = ro->quiet;
+    ho->interrupted = cli_catch_interrupt();
+    *spec = wh_spec_load(argv[optind], &err);
+    return *spec ? -1 : cli_report(&err);
+}

@@ -1,0 +1,72 @@
+/*
+ * hunt_opts.h — the search options shared by `hunt` and `compare`.
+ */
+#ifndef WH_CLI_HUNT_OPTS_H
+#define WH_CLI_HUNT_OPTS_H
+
+#include "cli/cli.h"
+#include "ga/hunt.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+enum {
+    HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
+    HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
+    HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS,
+    HOPT_FIRST_FREE = 1200
+};
+
+#define HUNT_LONG_OPTIONS \
+    { "evals", required_argument, NULL, HOPT_EVALS }, { "time", required_argument, NULL, HOPT_TIME }, \
+    { "seed", required_argument, NULL, HOPT_SEED }, { "population", required_argument, NULL, HOPT_POPULATION }, \
+    { "elite", required_argument, NULL, HOPT_ELITE }, { "mutation", required_argument, NULL, HOPT_MUTATION }, \
+    { "special", required_argument, NULL, HOPT_SPECIAL }, \
+    { "random-gene", required_argument, NULL, HOPT_RANDOM_GENE }, \
+    { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
+    { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
+    { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
+    { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
+    { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
+    { "results", required_argument, NULL, HOPT_RESULTS }
+
+#define HUNT_HELP \
+    "search budget and stopping (the same for every strategy):\n" \
+    "  --evals N         stop after N evaluations (default 2000)\n" \
+    "  --time S          stop after S seconds of search (default: none)\n" \
+    "  --epsilon F       relative improvement that counts as progress (default 0.01)\n" \
+    "  --patience N      stop after N generations without progress (default 2, the paper's;\n" \
+    "                    0: never stop early)\n" \
+    "genetic algorithm (defaults from the paper):\n" \
+    "  --seed S          PCG32 seed (default 1); the same seed on sim gives the same run\n" \
+    "  --population N    individuals per generation (100)\n" \
+    "  --elite F         fraction kept unchanged (0.10)\n" \
+    "  --mutation F      probability a child gets one gene replaced (0.25)\n" \
+    "  --special F       gdivan: share of special individuals in the first population (0.30)\n" \
+    "  --random-gene F   gdivan: probability a mutation draws random values, not a path (0.05)\n" \
+    "measurement:\n" \
+    "  --reps R          timed runs per evaluation, fitness = their mean (1 on sim, 10 on cuda)\n" \
+    "  --final-reps R    runs of the best input at the end (30)\n" \
+    "symbolic stage (gdivan):\n" \
+    "  --explore-time S  budget of the symbolic stage (60)\n" \
+    "  --threads X       one X instead of the spec's sequence; also random-ga's gene size\n" \
+    "  --max-iter N      symbolic loop bound (the spec's, else 16)\n" \
+    "  --models K        atoms per path (4)\n" \
+    "  --no-cache        explore again even if a cached result exists\n" \
+    "  --results DIR     base directory of results (default: results)\n"
+
+/* 1: consumed, 0: not a search option, -1: bad value. */
+int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err);
+
+/* A command's own options: 1 consumed, 0 unknown, -1 bad (err filled). */
+typedef int (*cli_own_option_fn)(void *ctx, int c, const char *arg, wh_error *err);
+
+/* Parse the argv of a search command (`hunt`, `compare`): the search
+ * options, the run options, and the command's own through `own`; then load
+ * SPEC (the one operand) and install the Ctrl-C handler.  Returns -1 when
+ * the command should go on with *spec, else the exit status to return
+ * (0 after --help). */
+int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
+                     void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec);
+
+#endif

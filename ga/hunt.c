@@ -1,0 +1,266 @@
+/*
+ * hunt.c — one complete search: setup, the GA's callbacks, resume.
+ * Reports and files are in hunt_report.c.
+ */
+#include "ga/hunt_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ptx/ptx.h"
+
+void hunt_options_default(hunt_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strategy = GA_GDIVAN;
+    ga_options_default(&o->ga);
+    o->seed = 1;
+    o->backend = HARNESS_AUTO;
+    harness_options_init(&o->harness);
+    gen_explore_options_default(&o->explore);
+    o->results_base = "results";
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err)
+{
+    if (ind->genes) return gen_scale(h->pool, &h->lay, ind->genes, h->img, err);
+    pcg32 rng;
+    pcg32_seed(&rng, ind->seed, 0x72616e64);
+    return wh_image_fill_random(h->img, &rng, err);
+}
+
+static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+{
+    hunt *h = ctx;
+    if (!hunt_build_image(h, ind, err)) return false;
+    harness_result res;
+    double t0 = mono_s();
+    bool measured = harness_measure(h->h, h->img, h->reps, &res, err);
+    h->measure_s += mono_s() - t0;
+    if (!measured) return false;
+    ind->status = (int)res.status;
+    ind->fitness = res.status == HARNESS_OK ? res.mean : 0;
+    if (res.status != HARNESS_OK) hunt_record_finding(h, ga_evals(h->g) + 1, &res);
+    harness_result_free(&res);
+    return true;
+}
+
+static int new_random_allele(void *ctx, pcg32 *rng, wh_error *err)
+{
+    hunt *h = ctx;
+    return gen_pool_add_random(h->pool, rng, err);
+}
+
+static void progress(hunt *h, const ga_event *ev, bool force)
+{
+    if (h->opt.quiet) return;
+    double t = mono_s();
+    if (!force && t - h->last_progress < 0.2) return;
+    h->last_progress = t;
+    fprintf(stderr, "%sgen %d  evals %ld  best %.6g %s  (at eval %ld)  %.1f s%s", h->tty ? "\r" : "",
+            ev->generation, ev->eval, ev->best, harness_unit(h->h), ga_evals_to_best(h->g), ev->elapsed_s,
+            h->tty ? "   " : "\n");
+    fflush(stderr);
+}
+
+static void on_eval(void *ctx, const ga_event *ev)
+{
+    hunt *h = ctx;
+    wh_history_row(&h->hist, ev->eval, ev->generation, ev->elapsed_s, ev->ind->fitness, ev->best,
+                   harness_status_name((harness_status)ev->ind->status));
+    if (h->tty) progress(h, ev, false);
+}
+
+static bool on_generation(void *ctx, int generation, wh_error *err)
+{
+    hunt *h = ctx;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/pool.bin", h->dir);
+    if (h->pool->natoms > h->pool_saved || h->pool_saved == 0) {
+        if (!gen_pool_save(h->pool, path, h->pool_saved, err)) return false;
+        h->pool_saved = h->pool->natoms;
+    }
+    snprintf(path, sizeof path, "%s/checkpoint.bin", h->dir);
+    if (!ga_checkpoint(h->g, path, err)) return false;
+    if (!h->tty && h->g && ga_evals(h->g) > 0) {
+        const ga_indiv *b = ga_best(h->g);
+        ga_event ev = { ga_evals(h->g), generation, ga_elapsed(h->g), b, b ? b->fitness : 0, false };
+        progress(h, &ev, true);
+    }
+    return true;
+}
+
+static bool stop_requested(void *ctx)
+{
+    hunt *h = ctx;
+    return h->opt.interrupted && *h->opt.interrupted;
+}
+
+/* gdivan: the symbolic stage, its atoms and the special individuals. */
+static bool setup_gdivan(hunt *h, wh_error *err)
+{
+    char ptx_path[1024];
+    if (!wh_spec_ptx_path(h->spec, ptx_path, sizeof ptx_path, err)) return false;
+    ptx_module *mod = ptx_parse_file(ptx_path, err);
+    if (!mod) return false;
+    char cache[1100];
+    snprintf(cache, sizeof cache, "%s/%s/.cache", h->opt.results_base, h->spec->name);
+    gen_explore_options eo = h->opt.explore;
+    eo.cache_dir = cache;
+    eo.quiet = h->opt.quiet;
+    h->explored = gen_explore(h->spec, mod, &eo, err);
+    ptx_module_free(mod);
+    if (!h->explored) return false;
+    h->pool = &h->explored->pool;
+    h->nalleles = gen_valid_alleles(h->explored, &h->alleles);
+    if (h->nalleles < 0) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    if (h->nalleles == 0) {
+        wh_error_set(err, WH_ERR_USER, h->spec->path, 0, 0,
+                     "the symbolic stage produced no valid atom (%d paths, %d invalid atoms); "
+                     "try --strategy random-ga, or a larger --explore-time",
+                     h->explored->npaths, h->explored->atoms_invalid);
+        return false;
+    }
+    char out[1100];
+    snprintf(out, sizeof out, "%s/paths.json", h->dir);
+    if (!gen_result_write_paths(h->explored, out, err)) return false;
+    if (!gen_layout_make(h->spec, &h->img->launch, h->pool->x, &h->lay, err)) return false;
+    h->nspecials = gen_arrangements(h->explored, &h->lay, &h->specials, err);
+    return h->nspecials >= 0;
+}
+
+static bool setup_own_pool(hunt *h, int x, wh_error *err)
+{
+    if (!gen_pool_init(&h->own_pool, h->spec, x, err)) return false;
+    h->pool = &h->own_pool;
+    return gen_layout_make(h->spec, &h->img->launch, x, &h->lay, err);
+}
+
+/* Resume: the pool and the path alleles come from the run directory. */
+static bool setup_resume(hunt *h, int x, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/pool.bin", h->dir);
+    if (!setup_own_pool(h, x, err) || !gen_pool_load(h->pool, path, err)) return false;
+    h->pool_saved = h->pool->natoms;
+    h->alleles = malloc((size_t)(h->pool->natoms + 1) * sizeof *h->alleles);
+    if (!h->alleles) return false;
+    for (int a = 0; a < h->pool->natoms; a++)
+        if (h->pool->atoms[a].origin == GEN_ATOM_PATH && h->pool->atoms[a].valid) h->alleles[h->nalleles++] = a;
+    return true;
+}
+
+static bool make_run_dir(hunt *h, wh_error *err)
+{
+    if (h->opt.resume_dir) {
+        snprintf(h->dir, sizeof h->dir, "%s", h->opt.resume_dir);
+        return true;
+    }
+    if (h->opt.out_dir) {
+        snprintf(h->dir, sizeof h->dir, "%s", h->opt.out_dir);
+        return wh_make_dirs(h->dir, err);
+    }
+    char stem[128];
+    snprintf(stem, sizeof stem, "%s-s%llu", ga_strategy_name(h->opt.strategy), (unsigned long long)h->opt.seed);
+    return wh_results_make_run_dir(h->opt.results_base, h->spec->name, stem, h->dir, sizeof h->dir, err);
+}
+
+static bool start_ga(hunt *h, wh_error *err)
+{
+    ga_problem p;
+    memset(&p, 0, sizeof p);
+    p.ctx = h;
+    p.ngenes = h->opt.strategy == GA_RANDOM ? 0 : h->lay.ngenes;
+    p.path_alleles = h->alleles;
+    p.npath_alleles = h->nalleles;
+    p.specials = (const int *const *)h->specials;
+    p.nspecials = h->nspecials;
+    p.new_random_allele = new_random_allele;
+    p.evaluate = evaluate;
+    p.on_eval = on_eval;
+    p.on_generation = on_generation;
+    p.stop_requested = stop_requested;
+    h->g = ga_new(&p, &h->opt.ga, h->opt.strategy, h->opt.seed, err);
+    if (!h->g) return false;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/checkpoint.bin", h->dir);
+    if (h->opt.resume_dir && !ga_restore(h->g, path, err)) return false;
+    snprintf(path, sizeof path, "%s/history.csv", h->dir);
+    if (h->opt.resume_dir && !wh_history_truncate(path, ga_evals(h->g), err)) return false;
+    return wh_history_open(&h->hist, path, h->opt.resume_dir != NULL, err);
+}
+
+static bool setup(hunt *h, wh_error *err)
+{
+    int x = 0;
+    if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
+    if (!make_run_dir(h, err)) return false;
+    h->h = harness_open(h->spec, h->opt.backend, &h->opt.harness, err);
+    if (!h->h) return false;
+    h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;
+    wh_launch full = wh_spec_launch_full(h->spec);
+    h->img = wh_image_new(h->spec, &full, err);
+    if (!h->img) return false;
+    if (h->opt.resume_dir) {
+        if (!setup_resume(h, x > 0 ? x : h->spec->sym_threads[0], err)) return false;
+    } else if (h->opt.strategy == GA_GDIVAN) {
+        if (!setup_gdivan(h, err)) return false;
+    } else {
+        int gx = h->opt.genes_x > 0 ? h->opt.genes_x : h->spec->sym_threads[0];
+        if (!setup_own_pool(h, gx, err)) return false;
+    }
+    if (!h->opt.resume_dir && !h->opt.quiet)
+        fprintf(stderr, "hunt: %s on %s, seed %llu, %s, results in %s\n", ga_strategy_name(h->opt.strategy),
+                h->spec->name, (unsigned long long)h->opt.seed, harness_device(h->h), h->dir);
+    else if (!h->opt.quiet)
+        fprintf(stderr, "hunt: resuming %s (%s, seed %llu)\n", h->dir, ga_strategy_name(h->opt.strategy),
+                (unsigned long long)h->opt.seed);
+    return hunt_write_run_json(h, "running", err) && start_ga(h, err);
+}
+
+static void teardown(hunt *h)
+{
+    wh_history_close(&h->hist);
+    ga_free(h->g);
+    for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
+    free(h->specials);
+    free(h->alleles);
+    wh_image_free(h->img);
+    if (h->pool == &h->own_pool) gen_pool_free(&h->own_pool);
+    gen_result_free(h->explored);
+    if (h->h) harness_close(h->h);
+}
+
+bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_error *err)
+{
+    hunt h;
+    memset(&h, 0, sizeof h);
+    memset(out, 0, sizeof *out);
+    h.spec = spec;
+    h.opt = *o;
+    h.sum = out;
+    h.tty = !o->quiet && isatty(STDERR_FILENO);
+    bool ok = setup(&h, err) && ga_run(h.g, err);
+    if (h.tty && !o->quiet) fputc('\n', stderr);
+    /* Whatever stopped the search, what it found is written. */
+    if (h.g && (ok || ga_get_stop_reason(h.g) != GA_STOP_NONE)) {
+        wh_error ferr;
+        bool fin = hunt_finish(&h, ok ? err : &ferr);
+        ok = ok && fin;
+    }
+    teardown(&h);
+    return ok;
+}

@@ -1,0 +1,75 @@
+/*
+ * hunt.h — one complete search: from a spec to a results directory.
+ *
+ * hunt_run explores the kernel (gdivan only; cached), builds the atom pool,
+ * runs the GA strategy with the harness as fitness, and writes
+ * results/<kernel>/<strategy>-s<seed>[-N]/:
+ *   run.json      tool version, spec and PTX hashes, backend and device,
+ *                 seed, options, symbolic-stage statistics, best fitness
+ *                 with its distribution over `final_reps` runs, stop reason;
+ *   history.csv   one row per evaluation;
+ *   paths.json    the symbolic paths (gdivan);
+ *   best/         the worst-case input found (`warphunt replay` re-runs it);
+ *   findings/     inputs on which the kernel faulted or hung, one directory
+ *                 each with the harness's message;
+ *   plot.svg      best-so-far against evaluations and against time;
+ *   checkpoint.bin, pool.bin   the search state, every generation.
+ * With `resume_dir` the run continues from its checkpoint.
+ */
+#ifndef WH_GA_HUNT_H
+#define WH_GA_HUNT_H
+
+#include "ga/ga.h"
+#include "gen/explore.h"
+#include "harness/harness.h"
+
+#include <signal.h>
+
+typedef struct {
+    ga_strategy strategy;
+    ga_options ga;
+    uint64_t seed;
+    int reps;                   /* timed runs per evaluation; 0: 1 on sim, 10 otherwise */
+    int final_reps;             /* runs of the best input at the end; 0: 30 */
+    int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
+    harness_backend backend;
+    harness_options harness;
+    gen_explore_options explore;
+    const char *results_base;   /* "results" */
+    const char *out_dir;        /* explicit run directory, or NULL */
+    const char *resume_dir;     /* continue this run, or NULL */
+    bool quiet;
+    volatile sig_atomic_t *interrupted;  /* set by a SIGINT handler; polled */
+} hunt_options;
+
+void hunt_options_default(hunt_options *o);
+
+typedef struct {
+    char dir[1024];
+    ga_strategy strategy;
+    char backend[16], device[256], unit[16];
+    uint64_t seed;
+    double best;                /* fitness (mean of `reps`) of the best individual */
+    long evals, evals_to_best;
+    double time_s, time_to_best_s;
+    double measure_s;           /* of time_s, spent inside the harness */
+    int generations;
+    ga_stop_reason stop;
+    double final_mean, final_min, final_median, final_max, final_stddev;
+    int final_reps;
+    long findings;
+    int x;                      /* threads per gene (0 for random) */
+    double coverage;            /* gdivan: symbolic branch coverage */
+    int paths, atoms_valid, atoms_invalid;
+    bool explore_cached;
+} hunt_summary;
+
+/* false only when the tool fails (err filled); a run stopped by Ctrl-C
+ * returns true with summary->stop == GA_STOP_INTERRUPTED, results written. */
+bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_error *err);
+
+/* The summary as the `--json` object of `warphunt hunt`. */
+struct json_t;
+struct json_t *hunt_summary_json(const hunt_summary *s);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * hunt_internal.h — the state of one hunt, shared by hunt.c and
+ * hunt_report.c.
+ */
+#ifndef WH_GA_HUNT_INTERNAL_H
+#define WH_GA_HUNT_INTERNAL_H
+
+#include "core/results.h"
+#include "ga/hunt.h"
+
+typedef struct {
+    const wh_spec *spec;
+    hunt_options opt;           /* effective options (resume: the saved ones) */
+    harness *h;
+    gen_result *explored;       /* gdivan: the symbolic stage */
+    gen_pool own_pool;          /* random-ga, or any resumed run */
+    gen_pool *pool;
+    gen_layout lay;
+    wh_image *img;              /* the full-size image every evaluation reuses */
+    int *alleles;               /* valid path atoms */
+    int nalleles;
+    int **specials;
+    int nspecials;
+    ga *g;
+    wh_history hist;
+    char dir[1024];
+    int pool_saved;             /* atoms already written to pool.bin */
+    long findings;
+    int reps;
+    bool tty;
+    double last_progress;
+    double measure_s;           /* wall time inside harness_measure */
+    hunt_summary *sum;
+} hunt;
+
+/* Rebuild the input of an individual into h->img. */
+bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err);
+/* Save the current image under findings/ with the harness's message. */
+void hunt_record_finding(hunt *h, long eval, const harness_result *res);
+/* run.json; `final` adds the best input's distribution. */
+bool hunt_write_run_json(hunt *h, const char *state, wh_error *err);
+/* Re-measure the best, save best/, fill the summary, render the plot. */
+bool hunt_finish(hunt *h, wh_error *err);
+/* The saved options of a run directory (for --resume). */
+bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options *o, int *x, wh_error *err);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * hunt_report.c — what a hunt writes: run.json, best/, findings/, the
+ * plot, and the summary; and reading a run's options back for --resume.
+ */
+#include "ga/hunt_internal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef WH_VERSION
+#define WH_VERSION "0.1.0"
+#endif
+
+void hunt_record_finding(hunt *h, long eval, const harness_result *res)
+{
+    char dir[1200], msg[1300];
+    snprintf(dir, sizeof dir, "%s/findings/eval-%ld-%s", h->dir, eval, harness_status_name(res->status));
+    wh_error err;
+    h->findings++;
+    if (!wh_image_save(h->img, dir, &err)) return;
+    snprintf(msg, sizeof msg, "%s/message.txt", dir);
+    char text[1200];
+    snprintf(text, sizeof text, "%s: %s\n", harness_status_name(res->status), res->message);
+    wh_write_text_atomic(msg, text, &err);
+    if (!h->opt.quiet)
+        fprintf(stderr, "%shunt: finding at evaluation %ld (%s): %s\n", h->tty ? "\n" : "", eval,
+                harness_status_name(res->status), res->message);
+}
+
+static json_t *options_json(const hunt *h)
+{
+    const ga_options *g = &h->opt.ga;
+    return json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:i, s:i, s:i, s:i, s:s, s:f, s:i}",
+                     "strategy", ga_strategy_name(h->opt.strategy), "seed", (json_int_t)h->opt.seed,
+                     "population", g->population, "elite", g->elite_frac, "mutation", g->mutation_prob,
+                     "special", g->special_frac, "random_gene", g->random_gene_prob, "max_evals",
+                     (json_int_t)g->max_evals, "max_seconds", g->max_seconds, "epsilon", g->epsilon,
+                     "patience", g->patience, "reps", h->reps, "final_reps",
+                     h->opt.final_reps > 0 ? h->opt.final_reps : 30, "x", h->pool ? h->pool->x : 0, "backend",
+                     harness_backend_name(h->opt.backend), "explore_time", h->opt.explore.time_s,
+                     "explore_models", h->opt.explore.models);
+}
+
+static json_t *explore_json(const hunt *h)
+{
+    const gen_result *r = h->explored;
+    if (!r) return json_null();
+    json_t *per_x = json_array();
+    for (int i = 0; i < r->nxs; i++)
+        json_array_append_new(per_x, json_pack("{s:i, s:i, s:i, s:i, s:f}", "threads", r->xs[i].x, "paths",
+                                               r->xs[i].paths, "legs_total", r->xs[i].legs_total,
+                                               "legs_covered", r->xs[i].legs_covered, "time_s", r->xs[i].time_s));
+    return json_pack("{s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:b, s:b, s:f, s:s, s:o}", "threads", r->x, "paths",
+                     r->npaths, "coverage", gen_result_coverage(r), "legs_total", r->legs_total, "legs_covered",
+                     r->legs_covered, "atoms_valid", r->atoms_valid, "atoms_invalid", r->atoms_invalid,
+                     "validated", r->validated, "cached", r->from_cache, "time_s", r->time_s, "cache_key",
+                     r->cache_key, "per_x", per_x);
+}
+
+static json_t *best_json(const hunt *h)
+{
+    const hunt_summary *s = h->sum;
+    if (!h->g || !ga_best(h->g)) return json_null();
+    return json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f}", "fitness", s->best, "eval",
+                     (json_int_t)s->evals_to_best, "time_s", s->time_to_best_s, "final_reps", s->final_reps,
+                     "mean", s->final_mean, "min", s->final_min, "median", s->final_median, "max", s->final_max,
+                     "stddev", s->final_stddev);
+}
+
+bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
+{
+    char ptx[1024] = "";
+    wh_error perr;
+    wh_spec_ptx_path(h->spec, ptx, sizeof ptx, &perr);
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "tool",
+                            "warphunt " WH_VERSION, "state", state, "kernel", h->spec->name, "spec", h->spec->path,
+                            "spec_hash", h->spec->hash, "ptx", ptx, "backend",
+                            h->h ? harness_backend_name(harness_backend_of(h->h)) : "", "device",
+                            h->h ? harness_device(h->h) : "", "clock_mhz", h->h ? harness_clock_mhz(h->h) : 0.0,
+                            "options", options_json(h), "explore", explore_json(h));
+    json_object_set_new(doc, "unit", json_string(h->h ? harness_unit(h->h) : ""));
+    if (h->g) {
+        json_object_set_new(doc, "evals", json_integer(ga_evals(h->g)));
+        json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
+        json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
+        json_object_set_new(doc, "findings", json_integer(h->findings));
+        json_object_set_new(doc, "best", best_json(h));
+        json_object_set_new(doc, "time_s", json_real(h->sum->time_s));
+        json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", h->dir);
+    bool ok = wh_write_json_atomic(path, doc, err);
+    json_decref(doc);
+    return ok;
+}
+
+static void fill_final(hunt_summary *s, const harness_result *r)
+{
+    s->final_reps = r->reps;
+    s->final_mean = r->mean;
+    s->final_min = r->min;
+    s->final_median = r->median;
+    s->final_max = r->max;
+    s->final_stddev = r->stddev;
+}
+
+static void fill_summary(hunt *h)
+{
+    hunt_summary *s = h->sum;
+    snprintf(s->dir, sizeof s->dir, "%s", h->dir);
+    s->strategy = h->opt.strategy;
+    snprintf(s->backend, sizeof s->backend, "%s", harness_backend_name(harness_backend_of(h->h)));
+    snprintf(s->device, sizeof s->device, "%s", harness_device(h->h));
+    snprintf(s->unit, sizeof s->unit, "%s", harness_unit(h->h));
+    s->seed = h->opt.seed;
+    s->evals = ga_evals(h->g);
+    s->evals_to_best = ga_evals_to_best(h->g);
+    s->time_s = ga_elapsed(h->g);
+    s->time_to_best_s = ga_time_to_best(h->g);
+    s->measure_s = h->measure_s;
+    s->generations = ga_generation(h->g);
+    s->stop = ga_get_stop_reason(h->g);
+    s->findings = h->findings;
+    s->x = h->opt.strategy == GA_RANDOM ? 0 : h->pool ? h->pool->x : 0;
+    const ga_indiv *b = ga_best(h->g);
+    s->best = b ? b->fitness : 0;
+    if (h->explored) {
+        s->coverage = gen_result_coverage(h->explored);
+        s->paths = h->explored->npaths;
+        s->atoms_valid = h->explored->atoms_valid;
+        s->atoms_invalid = h->explored->atoms_invalid;
+        s->explore_cached = h->explored->from_cache;
+    }
+}
+
+static void render_plot(hunt *h)
+{
+    char csv[1100], stem[1100], title[300];
+    snprintf(csv, sizeof csv, "%s/history.csv", h->dir);
+    snprintf(stem, sizeof stem, "%s/plot", h->dir);
+    snprintf(title, sizeof title, "%s: %s, seed %llu", h->spec->name, ga_strategy_name(h->opt.strategy),
+             (unsigned long long)h->opt.seed);
+    wh_plot_curve c = { csv, ga_strategy_name(h->opt.strategy) };
+    bool rendered;
+    wh_error err;
+    wh_plot_convergence(stem, title, harness_unit(h->h), &c, 1, &rendered, &err);
+}
+
+bool hunt_finish(hunt *h, wh_error *err)
+{
+    fill_summary(h);
+    const ga_indiv *b = ga_best(h->g);
+    if (b) {
+        if (!hunt_build_image(h, b, err)) return false;
+        harness_result r;
+        int reps = h->opt.final_reps > 0 ? h->opt.final_reps : 30;
+        if (!harness_measure(h->h, h->img, reps, &r, err)) return false;
+        fill_final(h->sum, &r);
+        harness_result_free(&r);
+        char best[1100];
+        snprintf(best, sizeof best, "%s/best", h->dir);
+        if (!wh_image_save(h->img, best, err)) return false;
+    } else if (!h->opt.quiet) {
+        fprintf(stderr, "hunt: no evaluation succeeded; see %s/findings/\n", h->dir);
+    }
+    render_plot(h);
+    return hunt_write_run_json(h, "finished", err);
+}
+
+json_t *hunt_summary_json(const hunt_summary *s)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:s, s:I, s:s, s:I, s:i}", "strategy",
+                          ga_strategy_name(s->strategy), "backend", s->backend, "device", s->device, "unit",
+                          s->unit, "best", s->best, "evals", (json_int_t)s->evals, "evals_to_best",
+                          (json_int_t)s->evals_to_best, "time_s", s->time_s, "time_to_best_s", s->time_to_best_s,
+                          "stop_reason", ga_stop_reason_name(s->stop), "seed", (json_int_t)s->seed, "dir", s->dir,
+                          "findings", (json_int_t)s->findings, "x", s->x);
+    json_object_set_new(o, "measure_s", json_real(s->measure_s));
+    json_object_set_new(o, "generations", json_integer(s->generations));
+    json_object_set_new(o, "final", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f}", "reps", s->final_reps, "mean",
+                                              s->final_mean, "min", s->final_min, "median", s->final_median,
+                                              "max", s->final_max, "stddev", s->final_stddev));
+    if (s->strategy == GA_GDIVAN)
+        json_object_set_new(o, "explore", json_pack("{s:f, s:i, s:i, s:i, s:b}", "coverage", s->coverage, "paths",
+                                                    s->paths, "atoms_valid", s->atoms_valid, "atoms_invalid",
+                                                    s->atoms_invalid, "cached", s->explore_cached));
+    return o;
+}
+
+bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options *o, int *x, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc) {
+        wh_error_set(err, WH_ERR_USER, path, jerr.line > 0 ? jerr.line : 0, 0, "cannot resume: %s", jerr.text);
+        return false;
+    }
+    json_t *opt = json_object_get(doc, "options");
+    const char *hash = json_string_value(json_object_get(doc, "spec_hash"));
+    const char *strat = json_string_value(json_object_get(opt, "strategy"));
+    bool ok = hash && strat && ga_strategy_from_name(strat, &o->strategy);
+    if (!ok) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: not a hunt's run.json");
+    else if (strcmp(hash, spec->hash)) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: the run was made with another version of %s",
+                     spec->path);
+        ok = false;
+    }
+    if (ok) {
+        /* Budgets given now (--evals, --time) extend a run; the rest is the run's own. */
+        long evals = o->ga.max_evals;
+        double secs = o->ga.max_seconds;
+        o->seed = (uint64_t)json_integer_value(json_object_get(opt, "seed"));
+        o->ga.population = (int)json_integer_value(json_object_get(opt, "population"));
+        o->ga.elite_frac = json_number_value(json_object_get(opt, "elite"));
+        o->ga.mutation_prob = json_number_value(json_object_get(opt, "mutation"));
+        o->ga.special_frac = json_number_value(json_object_get(opt, "special"));
+        o->ga.random_gene_prob = json_number_value(json_object_get(opt, "random_gene"));
+        o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
+        o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
+        o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));
+        o->ga.patience = (int)json_integer_value(json_object_get(opt, "patience"));
+        o->reps = (int)json_integer_value(json_object_get(opt, "reps"));
+        o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
+        *x = (int)json_integer_value(json_object_get(opt, "x"));
+    }
+    json_decref(doc);
+    return ok;
+}

@@ -1,0 +1,92 @@
+/*
+ * arrange.c — arrangements of path atoms for the first population: the
+ * paper's special individuals and two warp-aware variants.
+ */
+#include "gen/internal.h"
+
+#include <stdlib.h>
+
+/* The first valid atom of path i, or -1. */
+static int valid_atom_of(const gen_result *r, int i)
+{
+    const gen_path *p = &r->paths[i];
+    for (int k = 0; k < p->natoms; k++)
+        if (r->pool.atoms[p->first_atom + k].valid) return p->first_atom + k;
+    return -1;
+}
+
+static int best_path(const gen_result *r, bool by_warp)
+{
+    int best = -1;
+    for (int i = 0; i < r->npaths; i++) {
+        if (valid_atom_of(r, i) < 0) continue;
+        const gen_path *p = &r->paths[i], *b = best >= 0 ? &r->paths[best] : NULL;
+        bool better;
+        if (!b) better = true;
+        else if (by_warp) better = p->warp_instr > b->warp_instr || (p->warp_instr == b->warp_instr && p->brdiv > b->brdiv);
+        else better = p->instr > b->instr || (p->instr == b->instr && p->brdiv > b->brdiv);
+        if (better) best = i;
+    }
+    return best;
+}
+
+static int *uniform_genes(const gen_layout *lay, int atom)
+{
+    int *g = malloc((size_t)lay->ngenes * sizeof *g);
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = atom;
+    return g;
+}
+
+static int by_warp_desc(const void *a, const void *b, void *ctx)
+{
+    const gen_result *r = ctx;
+    const gen_path *x = &r->paths[*(const int *)a], *y = &r->paths[*(const int *)b];
+    if (x->warp_instr != y->warp_instr) return x->warp_instr < y->warp_instr ? 1 : -1;
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Sorting with a context: insertion sort (few paths), keeps this portable. */
+static void sort_paths(int *idx, int n, const gen_result *r)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && by_warp_desc(&idx[j - 1], &idx[j], (void *)r) > 0; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+}
+
+static int *mixing_genes(const gen_result *r, const gen_layout *lay)
+{
+    int *idx = malloc((size_t)(r->npaths ? r->npaths : 1) * sizeof *idx), n = 0;
+    if (!idx) return NULL;
+    for (int i = 0; i < r->npaths; i++)
+        if (valid_atom_of(r, i) >= 0) idx[n++] = i;
+    if (n < 2) {
+        free(idx);
+        return NULL;
+    }
+    sort_paths(idx, n, r);
+    int *g = malloc((size_t)lay->ngenes * sizeof *g);
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = valid_atom_of(r, idx[k % n]);
+    free(idx);
+    return g;
+}
+
+int gen_arrangements(const gen_result *r, const gen_layout *lay, int ***out, wh_error *err)
+{
+    int **list = calloc(3, sizeof *list), n = 0;
+    if (!list) goto oom;
+    int a = best_path(r, false), b = best_path(r, true);
+    if (a >= 0 && !(list[n++] = uniform_genes(lay, valid_atom_of(r, a)))) goto oom;
+    if (b >= 0 && b != a && !(list[n++] = uniform_genes(lay, valid_atom_of(r, b)))) goto oom;
+    int *mix = mixing_genes(r, lay);
+    if (mix) list[n++] = mix;
+    *out = list;
+    return n;
+oom:
+    for (int i = 0; list && i < n; i++) free(list[i]);
+    free(list);
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    return -1;
+}

@@ -1,0 +1,305 @@
+/*
+ * explore.c — deepening over X, atoms from path models, the result cache.
+ */
+#include "gen/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/results.h"
+
+void gen_explore_options_default(gen_explore_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->time_s = 60;
+    o->path_budget = 2000;
+    o->models = 4;
+    o->validate = true;
+    o->reuse = true;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t fnv_file(uint64_t h, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv_bytes(h, buf, n);
+    if (f) fclose(f);
+    return h;
+}
+
+/* Everything that changes what an exploration produces is in the key. */
+static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL;
+    h = fnv_file(h, mod->name);
+    h = fnv_bytes(h, spec->hash, strlen(spec->hash));
+    int32_t knobs[5] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate };
+    h = fnv_bytes(h, knobs, sizeof knobs);
+    h = fnv_bytes(h, &o->time_s, sizeof o->time_s);
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+static bool file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static bool load_cached(gen_result *r, const char *dir, wh_error *err)
+{
+    char pj[1200], ab[1200];
+    snprintf(pj, sizeof pj, "%s/paths.json", dir);
+    snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
+    if (!gen_paths_json_read(r, pj, err)) return false;
+    if (!gen_pool_init(&r->pool, r->spec, r->x, err) || !gen_pool_load(&r->pool, ab, err)) return false;
+    r->paths_json = strdup(pj);
+    r->from_cache = true;
+    return r->paths_json != NULL;
+}
+
+static bool push_xstat(gen_result *r, const sx_result *sx, double t)
+{
+    gen_xstat *xs = realloc(r->xs, (size_t)(r->nxs + 1) * sizeof *xs);
+    if (!xs) return false;
+    r->xs = xs;
+    r->xs[r->nxs++] = (gen_xstat){ sx->threads, sx->npaths, sx->ndone, sx->ncut, sx->nerror, sx->nlegs,
+                                   sx->nlegs_covered, sx->budget_hit, t };
+    return true;
+}
+
+/* Run the X sequence; returns the exploration to keep (or NULL + err). */
+static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, wh_error *err)
+{
+    const wh_spec *spec = r->spec;
+    int one[1] = { o->threads };
+    const int *xs = o->threads ? one : spec->sym_threads;
+    int nxs = o->threads ? 1 : spec->nsym_threads;
+    double t0 = now_s(), budget = o->time_s > 0 ? o->time_s : 60;
+    sx_result *kept = NULL;
+    for (int i = 0; i < nxs; i++) {
+        double left = budget - (now_s() - t0);
+        if (left <= 0 && kept) break;
+        sx_options so;
+        sx_options_default(&so);
+        so.threads = xs[i];
+        so.max_iter = o->max_iter;
+        so.time_budget_s = left > 0.5 ? left : 0.5;
+        so.path_budget = o->path_budget > 0 ? o->path_budget : 2000;
+        so.seed = 1;
+        double tx = now_s();
+        sx_result *sx = sx_explore(spec, mod, &so, err);
+        if (!sx) {
+            sx_result_free(kept);
+            return NULL;
+        }
+        if (!push_xstat(r, sx, now_s() - tx)) {
+            sx_result_free(sx);
+            sx_result_free(kept);
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+            return NULL;
+        }
+        if (!o->quiet)
+            fprintf(stderr, "explore: X=%d: %d paths (%d done, %d cut), coverage %.1f%% (%d/%d legs), %.2f s%s\n",
+                    sx->threads, sx->npaths, sx->ndone, sx->ncut, sx_result_coverage(sx), sx->nlegs_covered,
+                    sx->nlegs, now_s() - tx, sx->budget_hit ? ", budget hit" : "");
+        /* A finished exploration replaces the kept one; a cut-short one only
+         * stands in when nothing finished. */
+        bool full = sx->nlegs_covered == sx->nlegs;
+        if (!sx->budget_hit || !kept) {
+            sx_result_free(kept);
+            kept = sx;
+        } else {
+            sx_result_free(sx);
+            break;
+        }
+        if (full || kept->budget_hit) break;
+    }
+    return kept;
+}
+
+static bool same_as_earlier(const gen_pool *pool, int first, int id)
+{
+    for (int a = first; a < id; a++)
+        if (!memcmp(pool->data + (size_t)a * pool->atom_bytes, pool->data + (size_t)id * pool->atom_bytes,
+                    pool->atom_bytes))
+            return true;
+    return false;
+}
+
+/* Up to K distinct models of every finished path, each replayed. */
+static bool make_atoms(gen_result *r, const sx_result *sx, const ptx_module *mod, const gen_explore_options *o,
+                       wh_error *err)
+{
+    int k = o->models > 0 ? o->models : 4;
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *scratch = wh_image_new(r->spec, &l, err);
+    if (!scratch) return false;
+    gen_validator v;
+    r->validated = o->validate && gen_validator_open(&v, r->spec, r->x, err);
+    if (o->validate && !r->validated && !o->quiet) {
+        char buf[1200];
+        wh_error_format(err, buf, sizeof buf);
+        fprintf(stderr, "explore: atoms not validated: the sim backend cannot run this kernel: %s\n", buf);
+    }
+    bool ok = true;
+    for (int i = 0; ok && i < sx->npaths; i++) {
+        const sx_path *p = &sx->paths[i];
+        gen_path *gp = &r->paths[i];
+        gp->first_atom = r->pool.natoms;
+        for (int m = 0; ok && p->kind == SX_PATH_DONE && m < k; m++) {
+            wh_error merr;
+            if (!sx_path_model(sx, i, (uint64_t)m, scratch, &merr)) break; /* no more models */
+            int id = gen_pool_add(&r->pool, scratch, GEN_ATOM_PATH, i, true, err);
+            if (id < 0) { ok = false; break; }
+            if (same_as_earlier(&r->pool, gp->first_atom, id)) {
+                r->pool.natoms--;
+                continue;
+            }
+            bool valid = true;
+            if (r->validated && !gen_validate_atom(&v, mod, p, scratch, &valid, err)) { ok = false; break; }
+            r->pool.atoms[id].valid = valid;
+            gp->natoms++;
+            gp->nvalid += valid;
+            r->atoms_valid += valid;
+            r->atoms_invalid += !valid;
+        }
+    }
+    if (r->validated) gen_validator_close(&v);
+    wh_image_free(scratch);
+    return ok;
+}
+
+static bool fill_paths(gen_result *r, const sx_result *sx)
+{
+    r->x = sx->threads;
+    r->npaths = sx->npaths;
+    r->paths = calloc(sx->npaths ? (size_t)sx->npaths : 1, sizeof *r->paths);
+    if (!r->paths) return false;
+    for (int i = 0; i < sx->npaths; i++) {
+        const sx_path *p = &sx->paths[i];
+        r->paths[i] = (gen_path){ p->kind, p->brdiv, p->instr, p->warp_instr, p->intervals, p->uf, 0, 0, 0 };
+    }
+    r->legs_total = sx->nlegs;
+    r->legs_covered = sx->nlegs_covered;
+    int n = sx->nlegs - sx->nlegs_covered;
+    r->uncovered = calloc(n > 0 ? (size_t)n : 1, sizeof *r->uncovered);
+    if (!r->uncovered) return false;
+    for (int l = 0; l < sx->nlegs; l++) {
+        if (sx->covered[l]) continue;
+        char buf[96];
+        snprintf(buf, sizeof buf, "line %d %s", sx->legs[l].line, sx->legs[l].taken ? "taken" : "not taken");
+        if (!(r->uncovered[r->nuncovered++] = strdup(buf))) return false;
+    }
+    return true;
+}
+
+gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, wh_error *err)
+{
+    gen_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    r->spec = spec;
+    double t0 = now_s();
+    cache_key(spec, mod, o, r->cache_key);
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s/%s", o->cache_dir, r->cache_key);
+    char probe[1200];
+    snprintf(probe, sizeof probe, "%s/atoms.bin", dir);
+    if (o->reuse && file_exists(probe)) {
+        wh_error cerr;
+        if (load_cached(r, dir, &cerr)) {
+            if (!o->quiet)
+                fprintf(stderr, "explore: reusing the cached exploration %s (X=%d, %d paths, %d valid atoms)\n",
+                        dir, r->x, r->npaths, r->atoms_valid);
+            return r;
+        }
+        if (!o->quiet) fprintf(stderr, "explore: ignoring an unreadable cache entry %s: %s\n", dir, cerr.msg);
+        gen_result_free(r);
+        r = calloc(1, sizeof *r);
+        if (!r) return NULL;
+        r->spec = spec;
+        cache_key(spec, mod, o, r->cache_key);
+    }
+    sx_result *sx = deepen(r, mod, o, err);
+    bool ok = sx && fill_paths(r, sx) && gen_pool_init(&r->pool, spec, r->x, err) &&
+              make_atoms(r, sx, mod, o, err) && wh_make_dirs(dir, err);
+    r->time_s = now_s() - t0;
+    char pj[1200], ab[1200];
+    snprintf(pj, sizeof pj, "%s/paths.json", dir);
+    snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
+    ok = ok && gen_paths_json_write(r, sx, mod, pj, err) && gen_pool_save(&r->pool, ab, 0, err);
+    sx_result_free(sx);
+    if (ok && !(r->paths_json = strdup(pj))) ok = false;
+    if (!ok) {
+        gen_result_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void gen_result_free(gen_result *r)
+{
+    if (!r) return;
+    free(r->xs);
+    free(r->paths);
+    gen_pool_free(&r->pool);
+    for (int i = 0; i < r->nuncovered; i++) free(r->uncovered[i]);
+    free(r->uncovered);
+    free(r->paths_json);
+    free(r);
+}
+
+double gen_result_coverage(const gen_result *r)
+{
+    return r->legs_total ? 100.0 * r->legs_covered / r->legs_total : 100.0;
+}
+
+bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err)
+{
+    FILE *in = fopen(r->paths_json, "rb");
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = in ? fopen(tmp, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        remove(tmp);
+        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot copy %s here", r->paths_json);
+    }
+    return ok;
+}
+
+int gen_valid_alleles(const gen_result *r, int **out)
+{
+    int n = 0;
+    *out = malloc((size_t)(r->pool.natoms ? r->pool.natoms : 1) * sizeof **out);
+    if (!*out) return -1;
+    for (int a = 0; a < r->pool.natoms; a++)
+        if (r->pool.atoms[a].valid && r->pool.atoms[a].origin == GEN_ATOM_PATH) (*out)[n++] = a;
+    return n;
+}

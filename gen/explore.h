@@ -1,0 +1,95 @@
+/*
+ * explore.h — the generator block's front half: from a kernel to atoms.
+ *
+ * Deepening: the symbolic executor runs for X = 2, 3, 4, ... (the spec's
+ * `symbolic.threads`, or one X given) until every conditional-branch leg is
+ * covered or the time budget is spent.  The paths of the largest X whose
+ * exploration finished are kept (an exploration cut short by the budget is
+ * kept only if no X finished).  Each finished path yields up to K atoms:
+ * models of its formula, made diverse by seeds that steer the solver to
+ * random points of the domains, duplicates dropped.  Every atom is replayed
+ * on the sim backend with X threads; an atom whose branch decisions differ
+ * from its path's (approximate floats, modelling gaps) is kept but marked
+ * invalid, and never used as an allele.
+ *
+ * Results are written under <cache_dir>/<key>/ (paths.json + atoms.bin),
+ * keyed by the PTX bytes, the spec file and the options; with `reuse`, an
+ * existing entry is loaded instead of exploring again: a hunt reuses the
+ * exploration of an earlier explore or hunt and says so.
+ */
+#ifndef WH_GEN_EXPLORE_H
+#define WH_GEN_EXPLORE_H
+
+#include "gen/gen.h"
+#include "ptx/ptx.h"
+
+typedef struct {
+    int threads;            /* one X; 0: the spec's sequence */
+    int max_iter;           /* loop bound; 0: the spec's, else the symexec default */
+    double time_s;          /* budget for all X together; 0: 60 s */
+    int path_budget;        /* per X; 0: 2000 */
+    int models;             /* atoms per path (K); 0: 4 */
+    bool validate;          /* replay atoms on the sim backend */
+    const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
+    bool reuse;             /* load a matching earlier result instead of exploring */
+    bool quiet;             /* no progress on stderr */
+} gen_explore_options;
+
+void gen_explore_options_default(gen_explore_options *o);
+
+/* Statistics of one X of the deepening. */
+typedef struct {
+    int x;
+    int paths, done, cut, error;
+    int legs_total, legs_covered;
+    bool budget_hit;
+    double time_s;
+} gen_xstat;
+
+/* A symbolic path as the search sees it. */
+typedef struct {
+    int kind;               /* sx_path_kind: 0 done, 1 cut, 2 error */
+    double brdiv;
+    uint64_t instr, warp_instr;
+    int intervals;
+    bool uf;
+    int first_atom, natoms, nvalid;  /* its atoms in the pool: [first, first+natoms) */
+} gen_path;
+
+typedef struct {
+    const wh_spec *spec;
+    int x;                  /* the X whose paths are kept */
+    gen_xstat *xs; int nxs;
+    gen_path *paths; int npaths;
+    gen_pool pool;          /* atoms of the kept paths */
+    int atoms_valid, atoms_invalid;
+    bool validated;         /* atoms were replayed */
+    int legs_total, legs_covered;
+    char **uncovered; int nuncovered;   /* "line 42 taken" ... */
+    double time_s;
+    bool from_cache;
+    char cache_key[17];
+    char *paths_json;       /* path of the paths.json written, or NULL */
+} gen_result;
+
+gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *opt,
+                        wh_error *err);
+void gen_result_free(gen_result *r);
+double gen_result_coverage(const gen_result *r);
+/* Copy paths.json of the result to `path`. */
+bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err);
+
+/* Alleles the search may use: the valid atoms of finished paths. */
+int gen_valid_alleles(const gen_result *r, int **out);
+
+/* Arrangements for the first population (each a vector of layout->ngenes
+ * atom ids, malloc'ed; *count of them).  Made from valid atoms only:
+ *   [0] the paper's special: the path with most instructions, then most
+ *       divergence, in every gene;
+ *   [1] the path with most warp-issued instructions in every gene;
+ *   [2] maximal mixing: consecutive genes cycle through distinct paths
+ *       (most warp-issued first), so each warp holds as many as fit.
+ * Fewer when there are fewer distinct choices. */
+int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, wh_error *err);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * internal.h — what the files of gen/ share and nobody else needs.
+ */
+#ifndef WH_GEN_INTERNAL_H
+#define WH_GEN_INTERNAL_H
+
+#include "gen/explore.h"
+#include "harness/harness.h"
+#include "symexec/symexec.h"
+
+typedef struct {
+    int func, block;
+    bool taken;
+} gen_branch;
+
+typedef struct {
+    gen_branch *b;
+    int n, cap;
+} gen_trace_thread;
+
+typedef struct {
+    gen_trace_thread *threads;
+    int nthreads;
+    bool oom;
+} gen_trace;
+
+/* A sim harness for X threads that records every thread's branches. */
+typedef struct {
+    harness *h;
+    gen_trace trace;
+} gen_validator;
+
+bool gen_validator_open(gen_validator *v, const wh_spec *spec, int x, wh_error *err);
+void gen_validator_close(gen_validator *v);
+/* Replay `atom` (an X-thread image) and compare with path p's decisions. */
+bool gen_validate_atom(gen_validator *v, const ptx_module *mod, const sx_path *p, wh_image *atom, bool *valid,
+                       wh_error *err);
+
+/* paths.json: writing from a live exploration, reading back from a cache. */
+bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
+                          wh_error *err);
+bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err);
+
+#endif

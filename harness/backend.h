@@ -1,0 +1,41 @@
+/*
+ * backend.h — what harness.c needs from a backend (internal to harness/).
+ *
+ * A backend is a table of functions over an opaque instance.  harness.c
+ * parses the PTX, checks the entry and parameters, then hands the module
+ * to the backend; it computes the statistics over repetitions itself.
+ */
+#ifndef WH_HARNESS_BACKEND_H
+#define WH_HARNESS_BACKEND_H
+
+#include "harness/harness.h"
+#include "ptx/ptx.h"
+
+/* One run of the kernel: status, message, counters and the time in the
+ * backend's unit.  false only for a failure of the tool itself. */
+typedef struct {
+    harness_status status;
+    char message[1024];
+    double time;                 /* in the backend's unit */
+    uint64_t cycles;
+    double us;
+    uint64_t warp_instructions, lane_instructions;
+} harness_run;
+
+typedef struct {
+    harness_backend kind;
+    const char *unit;
+    bool deterministic;          /* one run stands for every repetition */
+    void *(*open)(const wh_spec *spec, const ptx_module *m, int entry_func,
+                  const harness_options *opt, wh_error *err);
+    /* want_outputs: copy the output buffers back into img (and every buffer
+     * when the options given to open said want_all_buffers) */
+    bool (*run)(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err);
+    void (*close)(void *impl);
+    const char *(*device)(const void *impl);
+    double (*clock_mhz)(const void *impl);
+} harness_backend_ops;
+
+extern const harness_backend_ops harness_sim_ops;
+
+#endif

@@ -1,0 +1,526 @@
+/*
+ * cuda_engine.c — the GPU part of the worker: libcuda through the
+ * dlopen()ed table, the primary context of the chosen device, the PTX
+ * JIT-loaded with its logs captured, device buffers with pristine copies
+ * of the inputs, and the launch timed alone with events.
+ *
+ * Runs only inside the worker process (cuda_worker.c).
+ */
+#include "harness/cuda_api.h"
+#include "harness/cuda_worker.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JIT_LOG_BYTES (64 * 1024)
+
+typedef struct {
+    wh_cuda_param p;            /* name not kept (it points into the SETUP payload) */
+    char name[128];
+    CUdeviceptr dev;            /* what the kernel sees */
+    CUdeviceptr pristine;       /* inputs and fixed: the uploaded content */
+    uint64_t bytes;             /* current size of dev / pristine */
+    bool allocated, loaded;
+    unsigned char scalar[8];    /* scalars: the value bytes */
+} drv_param;
+
+typedef struct {
+    wh_cuda_api api;
+    CUdevice dev;
+    CUcontext ctx;
+    bool ctx_retained;
+    CUmodule mod;
+    CUfunction fn;
+    CUevent ev0, ev1;
+    bool have_events;
+    int np;
+    drv_param *params;
+    void **kparams;
+    bool cold_l2;
+    CUdeviceptr flush;
+    size_t flush_bytes;
+    unsigned flush_round;
+    uint64_t shared_set;        /* dynamic shared size opted into (0: none) */
+    harness_cuda_info info;
+} drv;
+
+typedef enum { STEP_GO, STEP_FINDING, STEP_TOOL } step;
+
+static void drv_close(void *state);
+
+static void fmt(char *buf, size_t n, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static void fmt(char *buf, size_t n, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, n, f, ap);
+    va_end(ap);
+}
+
+static int attr(drv *d, int which)
+{
+    int v = 0;
+    if ((int)d->api.DeviceGetAttribute(&v, which, d->dev) != WH_CU_SUCCESS)
+        return 0;
+    return v;
+}
+
+/* Trim trailing blank lines / spaces of a JIT log in place. */
+static char *trim(char *s)
+{
+    size_t l = strlen(s);
+    while (l > 0 && (s[l - 1] == '\n' || s[l - 1] == ' ' || s[l - 1] == '\r'))
+        s[--l] = 0;
+    return s;
+}
+
+static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg, size_t n)
+{
+    drv *d = calloc(1, sizeof *d);
+    if (!d) {
+        fmt(msg, n, "out of memory");
+        return NULL;
+    }
+    char desc[300];
+    if (!wh_cuda_api_load(&d->api, s->libcuda && *s->libcuda ? s->libcuda : NULL, msg, n)) {
+        free(d);
+        return NULL;
+    }
+    snprintf(d->info.libcuda, sizeof d->info.libcuda, "%s", d->api.path);
+    d->info.ordinal = s->device;
+
+    CUresult r = d->api.Init(0);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_init_failure(&d->api, r, msg, n);
+        goto fail;
+    }
+    int count = 0;
+    r = d->api.DeviceGetCount(&count);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cuDeviceGetCount: %s", desc);
+        goto fail;
+    }
+    if (count < 1) {
+        fmt(msg, n, "the NVIDIA driver reports no CUDA device");
+        goto fail;
+    }
+    if (s->device < 0 || s->device >= count) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        fmt(msg, n, "CUDA device %d does not exist: %d device%s visible (0..%d)%s%s", s->device, count,
+            count == 1 ? "" : "s", count - 1, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+        goto fail;
+    }
+    r = d->api.DeviceGet(&d->dev, s->device);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cuDeviceGet(%d): %s", s->device, desc);
+        goto fail;
+    }
+    if ((int)d->api.DeviceGetName(d->info.name, (int)sizeof d->info.name - 1, d->dev) != WH_CU_SUCCESS)
+        snprintf(d->info.name, sizeof d->info.name, "CUDA device %d", s->device);
+    d->info.cc_major = attr(d, WH_CU_ATTR_COMPUTE_CAPABILITY_MAJOR);
+    d->info.cc_minor = attr(d, WH_CU_ATTR_COMPUTE_CAPABILITY_MINOR);
+    d->info.sm_count = attr(d, WH_CU_ATTR_MULTIPROCESSOR_COUNT);
+    d->info.clock_khz = attr(d, WH_CU_ATTR_CLOCK_RATE);
+    d->info.mem_clock_khz = attr(d, WH_CU_ATTR_MEMORY_CLOCK_RATE);
+    d->info.mem_bus_bits = attr(d, WH_CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH);
+    d->info.l2_bytes = attr(d, WH_CU_ATTR_L2_CACHE_SIZE);
+    d->info.max_threads_per_block = attr(d, WH_CU_ATTR_MAX_THREADS_PER_BLOCK);
+    d->info.max_shared_optin = attr(d, WH_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    size_t total = 0;
+    if ((int)d->api.DeviceTotalMem(&total, d->dev) == WH_CU_SUCCESS)
+        d->info.total_mem = total;
+    int dv = 0;
+    if ((int)d->api.DriverGetVersion(&dv) == WH_CU_SUCCESS)
+        d->info.driver_version = dv;
+
+    r = d->api.DevicePrimaryCtxRetain(&d->ctx, d->dev);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cannot create a context on %s: %s", d->info.name, desc);
+        goto fail;
+    }
+    d->ctx_retained = true;
+    r = d->api.CtxSetCurrent(d->ctx);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cuCtxSetCurrent: %s", desc);
+        goto fail;
+    }
+
+    /* JIT the PTX, keeping both logs. */
+    char *info_log = calloc(1, JIT_LOG_BYTES), *error_log = calloc(1, JIT_LOG_BYTES);
+    if (!info_log || !error_log) {
+        free(info_log);
+        free(error_log);
+        fmt(msg, n, "out of memory");
+        goto fail;
+    }
+    CUjit_option opts[4] = { WH_CU_JIT_INFO_LOG_BUFFER, WH_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                             WH_CU_JIT_ERROR_LOG_BUFFER, WH_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[4] = { info_log, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), error_log,
+                      (void *)(uintptr_t)(JIT_LOG_BYTES - 1) };
+    r = d->api.ModuleLoadDataEx(&d->mod, s->ptx, 4, opts, vals);
+    if ((int)r != WH_CU_SUCCESS) {
+        d->mod = NULL;
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "the driver's JIT could not load the PTX of '%s' for %s (sm_%d%d): %s%s%s%s%s",
+            s->entry, d->info.name, d->info.cc_major, d->info.cc_minor, desc,
+            *trim(error_log) ? "\nJIT error log:\n" : "", error_log,
+            *trim(info_log) ? "\nJIT info log:\n" : "", info_log);
+        free(info_log);
+        free(error_log);
+        goto fail;
+    }
+    free(info_log);
+    free(error_log);
+    r = d->api.ModuleGetFunction(&d->fn, d->mod, s->entry);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "the JIT-loaded module has no kernel '%s': %s", s->entry, desc);
+        goto fail;
+    }
+    int regs = 0;
+    if ((int)d->api.FuncGetAttribute(&regs, WH_CU_FUNC_ATTRIBUTE_NUM_REGS, d->fn) == WH_CU_SUCCESS)
+        d->info.num_regs = regs;
+
+    r = d->api.EventCreate(&d->ev0, 0);
+    if ((int)r == WH_CU_SUCCESS) {
+        r = d->api.EventCreate(&d->ev1, 0);
+        if ((int)r != WH_CU_SUCCESS)
+            d->api.EventDestroy(d->ev0);
+    }
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cuEventCreate: %s", desc);
+        goto fail;
+    }
+    d->have_events = true;
+
+    d->np = s->nparams;
+    d->params = calloc(d->np ? (size_t)d->np : 1, sizeof *d->params);
+    d->kparams = calloc(d->np ? (size_t)d->np : 1, sizeof *d->kparams);
+    if (!d->params || !d->kparams) {
+        fmt(msg, n, "out of memory");
+        goto fail;
+    }
+    for (int i = 0; i < d->np; i++) {
+        d->params[i].p = s->params[i];
+        d->params[i].p.name = NULL;
+        snprintf(d->params[i].name, sizeof d->params[i].name, "%s", s->params[i].name);
+    }
+
+    d->cold_l2 = s->cold_l2;
+    if (d->cold_l2) {
+        /* Twice the L2 (at least 8 MiB when the size is unknown). */
+        size_t l2 = d->info.l2_bytes > 0 ? (size_t)d->info.l2_bytes : 4u << 20;
+        d->flush_bytes = 2 * l2;
+        r = d->api.MemAlloc(&d->flush, d->flush_bytes);
+        if ((int)r != WH_CU_SUCCESS) {
+            d->flush = 0;
+            wh_cuda_describe(&d->api, r, desc, sizeof desc);
+            fmt(msg, n, "cuMemAlloc of the %zu-byte L2 flush buffer: %s", d->flush_bytes, desc);
+            goto fail;
+        }
+    }
+    *info = d->info;
+    return d;
+
+fail:
+    drv_close(d);
+    return NULL;
+}
+
+static void free_buffer(drv *d, drv_param *p)
+{
+    if (p->dev)
+        d->api.MemFree(p->dev);
+    if (p->pristine)
+        d->api.MemFree(p->pristine);
+    p->dev = p->pristine = 0;
+    p->allocated = p->loaded = false;
+    p->bytes = 0;
+}
+
+static void drv_close(void *state)
+{
+    drv *d = state;
+    if (!d)
+        return;
+    if (d->api.lib) {
+        for (int i = 0; d->params && i < d->np; i++)
+            free_buffer(d, &d->params[i]);
+        if (d->flush)
+            d->api.MemFree(d->flush);
+        if (d->have_events) {
+            d->api.EventDestroy(d->ev0);
+            d->api.EventDestroy(d->ev1);
+        }
+        if (d->mod)
+            d->api.ModuleUnload(d->mod);
+        if (d->ctx_retained)
+            d->api.DevicePrimaryCtxRelease(d->dev);
+        wh_cuda_api_unload(&d->api);
+    }
+    free(d->params);
+    free(d->kparams);
+    free(d);
+}
+
+static bool is_kernel_fault(int r)
+{
+    switch (r) {
+    case WH_CU_ERROR_ILLEGAL_ADDRESS:
+    case WH_CU_ERROR_ASSERT:
+    case WH_CU_ERROR_HARDWARE_STACK_ERROR:
+    case WH_CU_ERROR_ILLEGAL_INSTRUCTION:
+    case WH_CU_ERROR_MISALIGNED_ADDRESS:
+    case WH_CU_ERROR_INVALID_ADDRESS_SPACE:
+    case WH_CU_ERROR_INVALID_PC:
+    case WH_CU_ERROR_LAUNCH_FAILED:
+    case WH_CU_ERROR_TENSOR_MEMORY_LEAK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void shape(const wh_cuda_request *rq, char *buf, size_t n)
+{
+    fmt(buf, n, "grid [%u,%u,%u], block [%u,%u,%u], %llu bytes of dynamic shared memory", rq->grid[0],
+        rq->grid[1], rq->grid[2], rq->block[0], rq->block[1], rq->block[2],
+        (unsigned long long)rq->shared_bytes);
+}
+
+/* Map a driver result to what it means for this run. */
+static step check(drv *d, CUresult r, const char *what, const wh_cuda_request *rq,
+                  wh_cuda_result *res, char *msg, size_t n)
+{
+    if ((int)r == WH_CU_SUCCESS)
+        return STEP_GO;
+    char desc[300], sh[160];
+    wh_cuda_describe(&d->api, r, desc, sizeof desc);
+    shape(rq, sh, sizeof sh);
+    if (is_kernel_fault((int)r)) {
+        res->status = HARNESS_FAULT;
+        res->restart = true;
+        fmt(res->message, sizeof res->message,
+            "the kernel faulted on the GPU: %s (reported by %s; %s). The driver does not say which "
+            "thread or address: replay this input on the sim backend, or under compute-sanitizer, "
+            "to locate it", desc, what, sh);
+        return STEP_FINDING;
+    }
+    if ((int)r == WH_CU_ERROR_LAUNCH_TIMEOUT) {
+        res->status = HARNESS_TIMEOUT;
+        res->restart = true;
+        fmt(res->message, sizeof res->message,
+            "the driver's own watchdog stopped the kernel: %s (reported by %s; %s)", desc, what, sh);
+        return STEP_FINDING;
+    }
+    if ((int)r == WH_CU_ERROR_LAUNCH_OUT_OF_RESOURCES)
+        fmt(msg, n, "%s failed: %s (%s; the kernel uses %d registers per thread, the device allows "
+            "%d threads per block)", what, desc, sh, d->info.num_regs, d->info.max_threads_per_block);
+    else
+        fmt(msg, n, "%s failed: %s (%s)", what, desc, sh);
+    return STEP_TOOL;
+}
+
+/* Outside the timed region: restore inputs, zero outputs, flush L2. */
+static step prepare(drv *d, const wh_cuda_request *rq, wh_cuda_result *res, char *msg, size_t n)
+{
+    for (int i = 0; i < d->np; i++) {
+        drv_param *p = &d->params[i];
+        if (p->p.kind != WH_BUFFER || p->bytes == 0)
+            continue;
+        CUresult r;
+        const char *what;
+        if (p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED) {
+            r = d->api.MemcpyDtoD(p->dev, p->pristine, (size_t)p->bytes);
+            what = "cuMemcpyDtoD (restoring an input)";
+        } else {
+            r = d->api.MemsetD8(p->dev, 0, (size_t)p->bytes);
+            what = "cuMemsetD8 (zeroing an output)";
+        }
+        step s = check(d, r, what, rq, res, msg, n);
+        if (s != STEP_GO)
+            return s;
+    }
+    if (d->cold_l2 && d->flush) {
+        d->flush_round++;
+        CUresult r = d->api.MemsetD8(d->flush, (unsigned char)(d->flush_round & 0xff), d->flush_bytes);
+        step s = check(d, r, "cuMemsetD8 (flushing L2)", rq, res, msg, n);
+        if (s != STEP_GO)
+            return s;
+    }
+    return STEP_GO;
+}
+
+static step launch(drv *d, const wh_cuda_request *rq, bool timed, double *us, wh_cuda_result *res,
+                   char *msg, size_t n)
+{
+    step s = prepare(d, rq, res, msg, n);
+    if (s != STEP_GO)
+        return s;
+    if (timed && (s = check(d, d->api.EventRecord(d->ev0, NULL), "cuEventRecord", rq, res, msg, n)) != STEP_GO)
+        return s;
+    CUresult r = d->api.LaunchKernel(d->fn, rq->grid[0], rq->grid[1], rq->grid[2], rq->block[0],
+                                     rq->block[1], rq->block[2], (unsigned)rq->shared_bytes, NULL,
+                                     d->kparams, NULL);
+    if ((s = check(d, r, "cuLaunchKernel", rq, res, msg, n)) != STEP_GO)
+        return s;
+    if (!timed)
+        return check(d, d->api.CtxSynchronize(), "cuCtxSynchronize (after a warm-up launch)", rq, res,
+                     msg, n);
+    if ((s = check(d, d->api.EventRecord(d->ev1, NULL), "cuEventRecord", rq, res, msg, n)) != STEP_GO)
+        return s;
+    if ((s = check(d, d->api.EventSynchronize(d->ev1), "cuEventSynchronize (end of the kernel)", rq,
+                   res, msg, n)) != STEP_GO)
+        return s;
+    float ms = 0;
+    if ((s = check(d, d->api.EventElapsedTime(&ms, d->ev0, d->ev1), "cuEventElapsedTime", rq, res,
+                   msg, n)) != STEP_GO)
+        return s;
+    *us = (double)ms * 1000.0;
+    return STEP_GO;
+}
+
+/* Make the device buffers match the request; upload what was sent. */
+static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
+{
+    char desc[300];
+    for (int i = 0; i < d->np; i++) {
+        drv_param *p = &d->params[i];
+        const wh_cuda_arg *a = &rq->args[i];
+        if (p->p.kind == WH_SCALAR) {
+            if (a->data) {
+                if (a->bytes != p->p.size) {
+                    fmt(msg, n, "scalar '%s': %llu bytes sent, %u expected", p->name,
+                        (unsigned long long)a->bytes, p->p.size);
+                    return false;
+                }
+                memcpy(p->scalar, a->data, p->p.size);
+                p->loaded = true;
+            } else if (!p->loaded) {
+                fmt(msg, n, "scalar '%s' was never sent", p->name);
+                return false;
+            }
+            d->kparams[i] = p->scalar;
+            continue;
+        }
+        bool keeps = p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED;
+        if (!p->allocated || p->bytes != a->bytes) {
+            free_buffer(d, p);
+            /* Never 0 bytes (cuMemAlloc refuses it): the kernel gets a valid
+             * pointer even to an empty buffer. */
+            size_t alloc = a->bytes ? (size_t)a->bytes : 1;
+            CUresult r = d->api.MemAlloc(&p->dev, alloc);
+            if ((int)r == WH_CU_SUCCESS && keeps)
+                r = d->api.MemAlloc(&p->pristine, alloc);
+            if ((int)r != WH_CU_SUCCESS) {
+                wh_cuda_describe(&d->api, r, desc, sizeof desc);
+                fmt(msg, n, "cuMemAlloc of %zu bytes for buffer '%s'%s: %s", alloc, p->name,
+                    keeps ? " (and its pristine copy)" : "", desc);
+                free_buffer(d, p);
+                return false;
+            }
+            p->allocated = true;
+            p->bytes = a->bytes;
+        }
+        if (keeps) {
+            if (a->data) {
+                if (a->bytes) {
+                    CUresult r = d->api.MemcpyHtoD(p->pristine, a->data, (size_t)a->bytes);
+                    if ((int)r != WH_CU_SUCCESS) {
+                        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+                        fmt(msg, n, "cuMemcpyHtoD of buffer '%s' (%llu bytes): %s", p->name,
+                            (unsigned long long)a->bytes, desc);
+                        return false;
+                    }
+                }
+                p->loaded = true;
+            } else if (!p->loaded) {
+                fmt(msg, n, "input buffer '%s' was never sent", p->name);
+                return false;
+            }
+        }
+        d->kparams[i] = &p->dev;
+    }
+    return true;
+}
+
+static bool drv_run(void *state, const wh_cuda_request *rq, unsigned char *const *outputs,
+                    wh_cuda_result *res, char *msg, size_t n)
+{
+    drv *d = state;
+    char desc[300];
+    if (rq->nparams != d->np) {
+        fmt(msg, n, "request with %d parameters, the kernel has %d", rq->nparams, d->np);
+        return false;
+    }
+    if (!load_params(d, rq, msg, n))
+        return false;
+
+    if (rq->shared_bytes > UINT_MAX ||
+        (rq->shared_bytes > WH_CU_SHARED_DEFAULT_LIMIT && d->info.max_shared_optin > 0 &&
+         rq->shared_bytes > (uint64_t)d->info.max_shared_optin)) {
+        fmt(msg, n, "the launch asks for %llu bytes of dynamic shared memory per block; %s allows at "
+            "most %d", (unsigned long long)rq->shared_bytes, d->info.name, d->info.max_shared_optin);
+        return false;
+    }
+    if (rq->shared_bytes > WH_CU_SHARED_DEFAULT_LIMIT && rq->shared_bytes != d->shared_set) {
+        CUresult r = d->api.FuncSetAttribute(d->fn, WH_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             (int)rq->shared_bytes);
+        if ((int)r != WH_CU_SUCCESS) {
+            wh_cuda_describe(&d->api, r, desc, sizeof desc);
+            fmt(msg, n, "opting into %llu bytes of dynamic shared memory: %s",
+                (unsigned long long)rq->shared_bytes, desc);
+            return false;
+        }
+        d->shared_set = rq->shared_bytes;
+    }
+
+    double us = 0;
+    step s = STEP_GO;
+    for (int w = 0; w < rq->warmup && s == STEP_GO; w++) {
+        s = launch(d, rq, false, &us, res, msg, n);
+        if (s == STEP_GO && rq->progress)
+            rq->progress(rq->progress_ctx);
+    }
+    if (s == STEP_GO)
+        s = launch(d, rq, true, &us, res, msg, n);
+    if (s == STEP_TOOL)
+        return false;
+    if (s == STEP_FINDING)
+        return true;
+
+    res->status = HARNESS_OK;
+    res->time_us = us;
+    if (rq->want_outputs && outputs) {
+        for (int i = 0; i < d->np; i++) {
+            drv_param *p = &d->params[i];
+            if (!outputs[i] || p->p.kind != WH_BUFFER || p->bytes == 0)
+                continue;
+            CUresult r = d->api.MemcpyDtoH(outputs[i], p->dev, (size_t)p->bytes);
+            step c = check(d, r, "cuMemcpyDtoH (reading an output back)", rq, res, msg, n);
+            if (c == STEP_TOOL)
+                return false;
+            if (c == STEP_FINDING) {
+                res->time_us = 0;
+                return true;
+            }
+        }
+    }
+    return true;
+}
+
+const wh_cuda_engine wh_cuda_driver_engine = {
+    .name = "libcuda",
+    .open = drv_open,
+    .run = drv_run,
+    .close = drv_close,
+};

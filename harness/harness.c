@@ -1,0 +1,294 @@
+/*
+ * harness.c — backend dispatch: choosing the backend, loading and checking
+ * the PTX against the spec, repetitions and their statistics.
+ */
+#include "harness/harness.h"
+#include "harness/backend.h"
+#include "harness/cuda_backend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct harness {
+    const wh_spec *spec;
+    const harness_backend_ops *ops;
+    void *impl;
+    ptx_module *module;
+    harness_options opt;
+    char device[256];
+};
+
+bool harness_backend_from_name(const char *name, harness_backend *out, wh_error *err)
+{
+    if (name && !strcmp(name, "auto"))
+        *out = HARNESS_AUTO;
+    else if (name && !strcmp(name, "sim"))
+        *out = HARNESS_SIM;
+    else if (name && !strcmp(name, "cuda"))
+        *out = HARNESS_CUDA;
+    else {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "unknown backend '%s' (expected auto, sim or cuda)",
+                     name ? name : "");
+        return false;
+    }
+    return true;
+}
+
+const char *harness_backend_name(harness_backend b)
+{
+    switch (b) {
+    case HARNESS_SIM: return "sim";
+    case HARNESS_CUDA: return "cuda";
+    default: return "auto";
+    }
+}
+
+const char *harness_status_name(harness_status s)
+{
+    switch (s) {
+    case HARNESS_OK: return "ok";
+    case HARNESS_FAULT: return "fault";
+    case HARNESS_TIMEOUT: return "timeout";
+    case HARNESS_UNSUPPORTED: return "unsupported";
+    default: return "?";
+    }
+}
+
+void harness_options_init(harness_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->warmup = -1;
+}
+
+void harness_result_free(harness_result *r)
+{
+    if (!r)
+        return;
+    free(r->times);
+    r->times = NULL;
+    r->reps = 0;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static const char *ptx_type_text(const ptx_param *p, char *buf, size_t size)
+{
+    if (p->is_array)
+        snprintf(buf, size, ".%s[%llu]", ptx_type_name(p->type),
+                 (unsigned long long)(p->size / (uint64_t)(ptx_type_size(p->type) > 0 ? ptx_type_size(p->type) : 1)));
+    else
+        snprintf(buf, size, ".%s", ptx_type_name(p->type));
+    return buf;
+}
+
+/* The spec's parameters against the PTX entry's: number and sizes. */
+static bool check_params(const wh_spec *spec, const char *ptx_path, const ptx_function *k, wh_error *err)
+{
+    if (spec->nparams != k->nparams) {
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
+                     "the spec lists %d parameters but kernel '%s' in %s has %d", spec->nparams, k->name,
+                     ptx_path, k->nparams);
+        wh_error_set_path(err, "$.params");
+        return false;
+    }
+    for (int i = 0; i < spec->nparams; i++) {
+        const wh_param *sp = &spec->params[i];
+        const ptx_param *pp = &k->params[i];
+        uint64_t want = sp->kind == WH_BUFFER ? 8 : sp->elem_size;
+        if (pp->size == want)
+            continue;
+        char tb[64], jp[64];
+        snprintf(jp, sizeof jp, "$.params[%d]", i);
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
+                     "parameter %d '%s' (%s %s, %llu bytes) does not match PTX parameter '%s' of kernel "
+                     "'%s' in %s (%s, %llu bytes)%s",
+                     i, sp->name, sp->kind == WH_BUFFER ? "buffer of" : "scalar", wh_type_name(sp->type),
+                     (unsigned long long)want, pp->name, k->name, ptx_path, ptx_type_text(pp, tb, sizeof tb),
+                     (unsigned long long)pp->size,
+                     sp->kind == WH_BUFFER ? " (a buffer is passed as an 8-byte pointer)" : "");
+        wh_error_set_path(err, jp);
+        return false;
+    }
+    return true;
+}
+
+static bool find_entry(const wh_spec *spec, const ptx_module *m, const char *path, int *entry, wh_error *err)
+{
+    int idx = ptx_function_index(m, spec->entry);
+    if (idx >= 0 && m->funcs[idx].is_entry && m->funcs[idx].has_body) {
+        *entry = idx;
+        return true;
+    }
+    char list[512] = "";
+    size_t n = 0;
+    for (int i = 0; i < m->nkernels && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", m->funcs[m->kernels[i]].name);
+    wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "kernel '%s' not found in %s (its kernels: %s)",
+                 spec->entry, path, m->nkernels ? list : "none");
+    wh_error_set_path(err, "$.entry");
+    return false;
+}
+
+harness *harness_open(const wh_spec *spec, harness_backend backend, const harness_options *opt,
+                      wh_error *err)
+{
+    harness_options o;
+    if (opt)
+        o = *opt;
+    else
+        harness_options_init(&o);
+    if (backend == HARNESS_AUTO) {
+        char why[1024];
+        if (harness_cuda_available(why, sizeof why)) {
+            if (!o.quiet)
+                fprintf(stderr, "warphunt: note: backend auto: using cuda (%s)\n", why);
+            backend = HARNESS_CUDA;
+        } else {
+            if (!o.quiet)
+                fprintf(stderr, "warphunt: note: backend auto: no GPU (%s): using sim\n", why);
+            backend = HARNESS_SIM;
+        }
+    }
+    char path[4096];
+    if (!wh_spec_ptx_path(spec, path, sizeof path, err))
+        return NULL;
+    ptx_module *m = ptx_parse_file(path, err);
+    if (!m)
+        return NULL;
+    int entry;
+    if (!find_entry(spec, m, path, &entry, err) || !check_params(spec, path, &m->funcs[entry], err)) {
+        ptx_module_free(m);
+        return NULL;
+    }
+    harness *h = calloc(1, sizeof *h);
+    if (!h) {
+        ptx_module_free(m);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    h->spec = spec;
+    h->ops = backend == HARNESS_CUDA ? &harness_cuda_ops : &harness_sim_ops;
+    h->module = m;
+    h->opt = o;
+    h->impl = h->ops->open(spec, m, entry, &o, err);
+    if (!h->impl) {
+        ptx_module_free(m);
+        free(h);
+        return NULL;
+    }
+    snprintf(h->device, sizeof h->device, "%s", h->ops->device(h->impl));
+    return h;
+}
+
+void harness_close(harness *h)
+{
+    if (!h)
+        return;
+    if (h->impl)
+        h->ops->close(h->impl);
+    ptx_module_free(h->module);
+    free(h);
+}
+
+harness_backend harness_backend_of(const harness *h)
+{
+    return h->ops->kind;
+}
+
+const char *harness_device(const harness *h)
+{
+    return h->device;
+}
+
+const char *harness_unit(const harness *h)
+{
+    return h->ops->unit;
+}
+
+double harness_clock_mhz(const harness *h)
+{
+    return h->ops->clock_mhz ? h->ops->clock_mhz(h->impl) : 0;
+}
+
+/* ---- measuring ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void stats(harness_result *r)
+{
+    int n = r->reps;
+    if (n <= 0)
+        return;
+    double *s = malloc((size_t)n * sizeof *s);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += r->times[i];
+    r->mean = sum / n;
+    double var = 0;
+    for (int i = 0; i < n; i++)
+        var += (r->times[i] - r->mean) * (r->times[i] - r->mean);
+    r->stddev = n > 1 ? sqrt(var / (n - 1)) : 0;
+    if (s) {
+        memcpy(s, r->times, (size_t)n * sizeof *s);
+        qsort(s, (size_t)n, sizeof *s, cmp_double);
+        r->min = s[0];
+        r->max = s[n - 1];
+        r->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+        free(s);
+    }
+}
+
+bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, wh_error *err)
+{
+    memset(res, 0, sizeof *res);
+    res->unit = h->ops->unit;
+    if (reps < 1) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "repetitions must be at least 1 (got %d)", reps);
+        return false;
+    }
+    if (img->spec != h->spec && (img->nbufs != h->spec->nparams)) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the image does not belong to the spec of this harness");
+        return false;
+    }
+    double *times = calloc((size_t)reps, sizeof *times);
+    if (!times) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    int runs = h->ops->deterministic ? 1 : reps;
+    harness_run run;
+    for (int i = 0; i < runs; i++) {
+        memset(&run, 0, sizeof run);
+        bool last = i == runs - 1;
+        bool copy = last && (h->opt.want_outputs || h->opt.want_all_buffers);
+        if (!h->ops->run(h->impl, img, copy, &run, err)) {
+            free(times);
+            return false;
+        }
+        times[i] = run.time;
+        if (run.status != HARNESS_OK)
+            break;
+    }
+    res->status = run.status;
+    snprintf(res->message, sizeof res->message, "%s", run.message);
+    res->cycles = run.cycles;
+    res->us = run.us;
+    res->warp_instructions = run.warp_instructions;
+    res->lane_instructions = run.lane_instructions;
+    if (run.status != HARNESS_OK) {
+        free(times);
+        return true;
+    }
+    for (int i = runs; i < reps; i++)
+        times[i] = times[0];
+    res->times = times;
+    res->reps = reps;
+    stats(res);
+    return true;
+}

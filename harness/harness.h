@@ -1,0 +1,132 @@
+/*
+ * harness.h — one measuring interface over several backends.
+ *
+ *   harness *h = harness_open(spec, HARNESS_AUTO, &opt, &err);
+ *   harness_result r;
+ *   harness_measure(h, image, 10, &r, &err);   r.status, r.times[0..9], r.unit
+ *   harness_result_free(&r);
+ *   harness_close(h);
+ *
+ * Backends:
+ *   - sim  (harness/sim*.c): a functional PTX emulator of the whole grid with
+ *     a deterministic warp-level timing model; the unit is "cycles" of the
+ *     machine profile (harness/profiles/default.json, or --profile FILE).
+ *   - cuda (later): the driver API; the unit is "us".
+ *   - auto: cuda when a GPU is present, else sim (today: always sim, with a
+ *     note on stderr unless options.quiet).
+ *
+ * A kernel that faults (out-of-bounds or misaligned access, trap, barrier
+ * misuse, deadlock), runs past the step limit, or uses an instruction the
+ * backend cannot run is a *finding*, not a failure of the tool:
+ * harness_measure then returns true with result.status != HARNESS_OK and a
+ * message naming the instruction (file:line), the thread, the block and the
+ * address.  harness_measure returns false only when the tool itself fails
+ * (out of memory, a bad image), with `err` filled.
+ *
+ * The PTX of the spec is found with wh_spec_ptx_path; harness_open checks
+ * that the entry exists and that the spec's parameters match the PTX
+ * parameters in number and size (buffer = 8-byte pointer, scalar = its size).
+ *
+ * The sim is deterministic: identical inputs give identical cycles, so it
+ * runs the kernel once per harness_measure call and reports that time for
+ * every repetition (the outputs are those of that run).
+ */
+#ifndef WH_HARNESS_HARNESS_H
+#define WH_HARNESS_HARNESS_H
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/spec.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    HARNESS_AUTO = 0,
+    HARNESS_SIM,
+    HARNESS_CUDA
+} harness_backend;
+
+/* "auto", "sim", "cuda" -> backend; false (err: the valid names) otherwise. */
+bool harness_backend_from_name(const char *name, harness_backend *out, wh_error *err);
+const char *harness_backend_name(harness_backend b);
+
+typedef enum {
+    HARNESS_OK = 0,
+    HARNESS_FAULT,        /* the kernel faulted: bad access, trap, barrier misuse, deadlock */
+    HARNESS_TIMEOUT,      /* sim: the step limit; cuda: the watchdog */
+    HARNESS_UNSUPPORTED   /* the backend cannot run an instruction of this kernel */
+} harness_status;
+
+const char *harness_status_name(harness_status s);   /* "ok", "fault", "timeout", "unsupported" */
+
+/* Default step limit of the sim: warp instructions issued in one run. */
+#define HARNESS_DEFAULT_STEP_LIMIT 2000000000ULL
+
+/* Optional branch trace (sim only): called once per thread for every
+ * conditional branch (`@p bra`) it executes, in execution order.
+ * thread = ctaid_linear * threads_per_block + tid_linear; func = index of the
+ * function in the PTX module; block = PTX basic block ending in the branch;
+ * taken = the thread jumps to the target. */
+typedef void (*harness_branch_fn)(void *ctx, uint64_t thread, int func, int block, bool taken);
+
+typedef struct {
+    const char *profile_path;   /* sim: machine profile JSON; NULL = built-in default */
+    uint64_t step_limit;        /* sim: warp instructions per run; 0 = HARNESS_DEFAULT_STEP_LIMIT */
+    bool want_outputs;          /* copy the output buffers (role output) back into the image */
+    bool want_all_buffers;      /* copy every buffer back, inputs and fixed ones too (in-place
+                                   kernels, multi-launch programs); implies want_outputs */
+    int device;                 /* cuda: device index */
+    double kernel_timeout_s;    /* cuda: watchdog per launch; 0 = the default, < 0 = none */
+    int warmup;                 /* cuda: untimed launches first; < 0 = the default */
+    bool cold_l2;               /* cuda: flush L2 before every timed launch */
+    bool quiet;                 /* no notes on stderr (e.g. which backend auto picked) */
+    harness_branch_fn on_branch;   /* sim: NULL = no trace (no cost) */
+    void *branch_ctx;
+} harness_options;
+
+/* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */
+void harness_options_init(harness_options *o);
+
+/* harness_options carries the cuda backend's settings (cuda.c tests this). */
+#define HARNESS_HAVE_CUDA_OPTIONS 1
+
+typedef struct {
+    harness_status status;
+    char message[1024];         /* status != OK: what, where (file:line), thread, block, address */
+    const char *unit;           /* "cycles" or "us" (static string) */
+    int reps;                   /* entries in times (0 when status != OK) */
+    double *times;              /* per-repetition times in `unit` (owned; harness_result_free) */
+    double mean, min, median, max, stddev;   /* over times; 0 when reps == 0 */
+    /* Counters of the (last) run; also filled up to the point of a fault. */
+    uint64_t cycles;            /* sim: simulated cycles; cuda: 0 */
+    double us;                  /* time in microseconds (sim: cycles / clock) */
+    uint64_t warp_instructions; /* sim: warp instructions issued */
+    uint64_t lane_instructions; /* sim: sum of active lanes over issued instructions */
+} harness_result;
+
+void harness_result_free(harness_result *r);
+
+typedef struct harness harness;
+
+/* Parse the spec's PTX, check the entry and parameters, prepare the backend.
+ * HARNESS_AUTO resolves to a concrete backend (harness_backend_of). */
+harness *harness_open(const wh_spec *spec, harness_backend backend,
+                      const harness_options *opt, wh_error *err);
+
+/* Run the kernel on `img` (its launch shape, buffers and shared_bytes)
+ * `reps` times (>= 1) and fill `res` (initialised here; free it with
+ * harness_result_free).  Inputs in `img` are never modified; with
+ * want_outputs, the output buffers receive the kernel's results. */
+bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, wh_error *err);
+
+void harness_close(harness *h);
+
+harness_backend harness_backend_of(const harness *h);
+/* "sim: a100-like (108 SMs, 1410 MHz)" / "cuda: NVIDIA A100 ..." */
+const char *harness_device(const harness *h);
+const char *harness_unit(const harness *h);
+/* Clock used to convert cycles to microseconds (sim), 0 when unknown. */
+double harness_clock_mhz(const harness *h);
+
+#endif

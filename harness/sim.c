@@ -1,0 +1,75 @@
+/*
+ * sim.c — the sim backend's entry points for harness.c: open (profile,
+ * pre-decoding), run (one launch), close.
+ */
+#include "harness/backend.h"
+#include "harness/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *sim_open(const wh_spec *spec, const ptx_module *m, int entry, const harness_options *opt,
+                      wh_error *err)
+{
+    sim_prog *P = calloc(1, sizeof *P);
+    if (!P) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    if (opt->profile_path) {
+        if (!sim_profile_load(opt->profile_path, &P->prof, err)) {
+            free(P);
+            return NULL;
+        }
+    } else {
+        sim_profile_default(&P->prof);
+    }
+    P->step_limit = opt->step_limit ? opt->step_limit : HARNESS_DEFAULT_STEP_LIMIT;
+    P->on_branch = opt->on_branch;
+    P->all_buffers = opt->want_all_buffers;
+    P->branch_ctx = opt->branch_ctx;
+    if (!sim_load(P, spec, m, entry, err)) {
+        sim_prog_free(P);
+        free(P);
+        return NULL;
+    }
+    snprintf(P->device, sizeof P->device, "sim: %s (%d SMs, %g MHz)", P->prof.name, P->prof.sms,
+             P->prof.clock_mhz);
+    return P;
+}
+
+static bool sim_run_once(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err)
+{
+    const sim_prog *P = impl;
+    int copy = !want_outputs ? 0 : P->all_buffers ? 2 : 1;
+    return sim_execute(P, img, copy, out, err);
+}
+
+static void sim_close(void *impl)
+{
+    sim_prog *P = impl;
+    sim_prog_free(P);
+    free(P);
+}
+
+static const char *sim_device(const void *impl)
+{
+    return ((const sim_prog *)impl)->device;
+}
+
+static double sim_clock(const void *impl)
+{
+    return ((const sim_prog *)impl)->prof.clock_mhz;
+}
+
+const harness_backend_ops harness_sim_ops = {
+    .kind = HARNESS_SIM,
+    .unit = "cycles",
+    .deterministic = true,
+    .open = sim_open,
+    .run = sim_run_once,
+    .close = sim_close,
+    .device = sim_device,
+    .clock_mhz = sim_clock,
+};

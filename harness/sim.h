@@ -1,0 +1,504 @@
+/*
+ * sim.h — the sim backend's internal structures (harness/sim*.c only).
+ *
+ * Three layers, each in its own files:
+ *   - the machine profile (profile.c): costs and sizes of the modelled GPU;
+ *   - the program (sim_load.c): the kernel and every function it calls,
+ *     pre-decoded once at open time into compact sim_instr arrays with
+ *     operands resolved to register slots, immediates to 64-bit patterns,
+ *     symbols to addresses, branches to targets and reconvergence points;
+ *   - the run (sim_run.c, sim_warp.c, sim_exec.c, sim_float.c, sim_mem.c,
+ *     sim_timing.c): all mutable state of one launch in one sim_run struct,
+ *     created per harness_measure call: global memory regions, SMs,
+ *     resident blocks, warps with their register files, SIMT stacks and
+ *     call frames, and the timing state.  No global mutable state.
+ *
+ * Registers: one 64-bit value per lane, laid out [slot][lane], so a warp
+ * instruction loops over 32 consecutive words.  A register holds its
+ * value in its low bits; a reader uses the low bits of its own type
+ * (upper bits are don't-care).  Predicates are 32-bit lane masks.
+ *
+ * Address map of the emulated device (generic addresses, 64 bits):
+ *   0x0000_1000_0000_0000 + off   shared window (off < 2^32), per block
+ *   0x0000_2000_0000_0000 + off   local window, per thread
+ *   0x0000_3000_0000_0000 + off   const bank
+ *   0x0000_7f00_0000_0000 + i<<36 global region i: spec buffer i (in
+ *                                 parameter order), then the module's
+ *                                 .global variables
+ * Global and generic addresses of global memory are the same.  State-space
+ * addresses of shared, local, const and param memory are offsets.
+ */
+#ifndef WH_HARNESS_SIM_H
+#define WH_HARNESS_SIM_H
+
+#include "core/image.h"
+#include "core/spec.h"
+#include "harness/backend.h"
+#include "harness/harness.h"
+#include "ptx/ptx.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_WARP 32
+#define SIM_GEN_SHARED   0x0000100000000000ULL
+#define SIM_GEN_LOCAL    0x0000200000000000ULL
+#define SIM_GEN_CONST    0x0000300000000000ULL
+#define SIM_GEN_WINDOW   0x0000000100000000ULL   /* 4 GiB per window */
+#define SIM_GLOBAL_BASE  0x00007f0000000000ULL
+#define SIM_REGION_SHIFT 36
+#define SIM_FUNC_BASE    0x0000400000000000ULL   /* fake addresses of functions */
+#define SIM_MAX_BARRIERS 16
+#define SIM_INF 1e300
+
+/* ------------------------------------------------------------------------ */
+/* Machine profile (profile.c)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Timing classes of instructions. */
+typedef enum {
+    SIM_C_ALU,      /* integer, logic, shifts, compare, select, mov, cvt */
+    SIM_C_FMA,      /* f32 add/mul/fma/min/max, f16 */
+    SIM_C_FP64,     /* f64 add/mul/fma/min/max and f64 conversions */
+    SIM_C_SFU,      /* .approx transcendentals: rcp sqrt rsqrt sin cos lg2 ex2 tanh */
+    SIM_C_IDIV,     /* integer div/rem (a subroutine on the GPU) */
+    SIM_C_FDIV,     /* f32 IEEE div/sqrt/rcp (.rn/.rz/.rm/.rp) */
+    SIM_C_DDIV,     /* f64 div/sqrt/rcp */
+    SIM_C_CTRL,     /* bra, call, ret, exit, nop-like */
+    SIM_C_WARP,     /* shfl, vote, match, redux, activemask */
+    SIM_C_BAR,      /* bar/barrier, membar, fence */
+    SIM_C_GLOBAL,   /* global and generic loads/stores */
+    SIM_C_LOCAL,    /* local loads/stores */
+    SIM_C_CONST,    /* const and param loads */
+    SIM_C_SHARED,   /* shared loads/stores */
+    SIM_C_ATOM,     /* atomics and reductions */
+    SIM_NCLASSES
+} sim_class;
+
+typedef struct {
+    double issue;     /* cycles the instruction occupies its pipe */
+    double latency;   /* cycles until its result can be used */
+} sim_cost;
+
+typedef struct {
+    char name[64];
+    char description[256];
+    double clock_mhz;
+    int sms;
+    int schedulers;               /* warp schedulers (sub-partitions) per SM */
+    int max_threads_per_sm, max_warps_per_sm, max_blocks_per_sm;
+    uint64_t shared_per_sm;       /* bytes */
+    sim_cost cls[SIM_NCLASSES];
+    /* memory (latencies of loads are the class latencies) */
+    int sector_bytes;             /* 32 */
+    double lsu_cycles_per_sector; /* SM load/store unit throughput */
+    double dram_latency;          /* extra for a sector's first touch (DRAM) */
+    double l2_sectors_per_cycle;  /* device-wide bandwidths */
+    double dram_sectors_per_cycle;
+    int shared_banks, bank_bytes;
+    double shared_cycles_per_wavefront;
+    double const_cycles_per_address;
+    double atomic_cycles_per_op;  /* same-address service time at L2 */
+    double shared_atomic_cycles_per_op;
+    /* control */
+    double divergence_cycles;     /* extra at a divergent branch */
+    double block_launch_cycles;
+    double kernel_launch_cycles;
+    double window_cycles;         /* SMs advance in lockstep windows */
+    int reconverge_merge;         /* 1: siblings run lowest pc first and merge (see sim_warp.c) */
+    uint64_t stack_bytes;         /* per-thread stack when calls recurse */
+} sim_profile;
+
+void sim_profile_default(sim_profile *p);
+bool sim_profile_load(const char *path, sim_profile *p, wh_error *err);
+const char *sim_class_name(sim_class c);
+
+/* ------------------------------------------------------------------------ */
+/* Pre-decoded program (sim_load.c)                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    SIM_OPD_NONE = 0,
+    SIM_OPD_REG,      /* slot */
+    SIM_OPD_PRED,     /* pred slot, neg */
+    SIM_OPD_IMM,      /* imm (bits of the operand's type) */
+    SIM_OPD_SREG,     /* sreg, comp */
+    SIM_OPD_LOCALSYM  /* frame local base + imm (address of a function .local) */
+} sim_opd_kind;
+
+typedef struct {
+    uint8_t kind;
+    uint8_t neg;
+    uint8_t sreg;
+    int8_t comp;
+    int32_t slot;
+    uint64_t imm;
+} sim_opd;
+
+/* Operations beyond ptx_opcode (sim_instr.op uses both ranges). */
+enum {
+    SIM_OP_UNSUPPORTED = PTX_OP_COUNT + 1,
+    SIM_OP_END,        /* falling off the end of a function: ret / exit */
+    SIM_OP_PACK,       /* mov d, {a, b, ...} */
+    SIM_OP_UNPACK,     /* mov {a, b, ...}, s */
+    SIM_OP_NOP,        /* prefetch, membar, fence, pmevent, bar.warp.sync ... */
+    SIM_OP_PMOV,       /* predicate logic: mov/and/or/xor/not on .pred */
+    SIM_OP_VPRINTF,    /* call to the external vprintf: no output, returns 0 */
+    SIM_OP_ASSERTFAIL, /* call to the external __assertfail (a failed assert): fault */
+    SIM_OP_COUNT
+};
+
+/* Address of a memory operand: base register (or none) + offset, where
+ * the offset may be relative to the frame's local base. */
+typedef struct {
+    int32_t base;      /* slot or -1 */
+    bool local_rel;    /* offset is relative to the frame's local base */
+    uint64_t off;
+} sim_addr;
+
+typedef struct {
+    uint16_t op;       /* ptx_opcode or SIM_OP_* */
+    uint8_t cls;       /* sim_class */
+    uint8_t ty, ty2;   /* ptx_type */
+    uint8_t space;     /* ptx_space of ld/st/atom/cvta... */
+    uint8_t vec;       /* elements of a vector access */
+    uint8_t size;      /* bytes of one element of a memory access */
+    uint8_t mode, rnd, cmp, boolop, aop;
+    uint8_t nsrc, ndst;
+    bool guard_neg;
+    int32_t guard;     /* pred slot or -1 */
+    uint32_t flags;    /* PTX_F_* */
+    int32_t dst[4];    /* slots (pred slots for .pred destinations), -1 = sink */
+    bool dst_pred[4];
+    int32_t dstp;      /* second predicate destination `d|p`, or -1 */
+    sim_opd src[4];
+    sim_addr addr;
+    int32_t target;    /* bra: target pc */
+    int32_t rpc;       /* bra/brx: reconvergence pc */
+    int32_t callee;    /* call: module function index */
+    int32_t btargets;  /* brx.idx: index in ptx_function.btargets */
+    sim_opd *cargs;    /* call: ncargs arguments, then ncrets results */
+    uint8_t ncargs, ncrets;
+    /* scoreboard: slots read (values; preds as nslots + pred slot) and written */
+    uint8_t ndeps, nouts;
+    int32_t deps[10];
+    int32_t outs[6];
+    int32_t pidx;      /* index of the ptx_instr in its function, -1 for none */
+} sim_instr;
+
+typedef struct {
+    bool used;                 /* reachable from the entry */
+    const ptx_function *pf;
+    int index;                 /* in ptx_module.funcs */
+    sim_instr *code;           /* ninstrs + 1 (SIM_OP_END at the end) */
+    int ncode;
+    int nslots, npreds;
+    int *slot;                 /* ptx reg -> slot (values) or pred slot */
+    uint32_t local_bytes;      /* this function's .local frame */
+    uint32_t *var_off;         /* per ptx var: local offset / param-area offset */
+    /* per-lane param area: [params][rets][call-site .param vars] */
+    uint32_t param_bytes, ret_off, vars_off, area_bytes;
+} sim_func;
+
+typedef struct {
+    const char *name;
+    uint64_t base, size;
+    int param;                 /* spec param index, or -1 for a module variable */
+    int var;                   /* module var index, or -1 */
+} sim_region_decl;
+
+typedef struct {
+    const wh_spec *spec;
+    const ptx_module *m;
+    const char *file;          /* basename of the PTX, for messages */
+    int entry;
+    sim_func *funcs;           /* one per module function */
+    int nfuncs;
+    bool recursive;
+    /* shared memory: module vars and the kernel's own */
+    uint64_t *mvar_off;        /* per module var: offset in its space (shared/const/local) */
+    uint64_t static_shared;    /* bytes before the dynamic shared area */
+    uint64_t dyn_shared_off;   /* where `extern .shared x[]` lives */
+    /* const bank */
+    uint8_t *cbank;
+    uint64_t cbank_size;
+    /* module .local (rare) and the per-thread local size without recursion */
+    uint64_t module_local;
+    uint64_t local_size;
+    /* global regions: spec buffers (by param), then module .global vars */
+    sim_region_decl *regions;
+    int nregions;
+    int *region_of_param;      /* spec param -> region, or -1 (scalar) */
+    uint64_t *kparam_off;      /* spec param -> offset in the kernel param space */
+    uint64_t kparam_bytes;
+    sim_profile prof;
+    char device[160];
+    harness_branch_fn on_branch;
+    void *branch_ctx;
+    uint64_t step_limit;
+    bool all_buffers;          /* copy back every buffer, not only outputs */
+    struct sim_region *mcache; /* device memory kept between runs (nregions), reused */
+    struct sim_bcache *bcache; /* retired blocks kept between runs, reused */
+} sim_prog;
+
+/* Blocks (with their warps, frames and local memory) of one launch shape. */
+typedef struct sim_bcache {
+    struct sim_block **b;
+    int n, cap;
+    int warps;
+    uint64_t shared, local;
+} sim_bcache;
+
+bool sim_load(sim_prog *prog, const wh_spec *spec, const ptx_module *m, int entry, wh_error *err);
+void sim_prog_free(sim_prog *prog);
+/* "ld.global.v4.f32" */
+void sim_instr_text(const sim_prog *P, const sim_func *F, const sim_instr *in, char *buf, size_t size);
+/* sim_slots.c: registers -> slots (F->slot, nslots, npreds): dense first,
+ * then shared by registers whose live ranges do not overlap */
+void sim_assign_slots(sim_func *F);
+void sim_compact_slots(sim_func *F);
+
+/* ------------------------------------------------------------------------ */
+/* Run state (sim_run.c and friends)                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    int pc, rpc;
+    uint32_t mask;
+} sim_simt;
+
+typedef struct {
+    const sim_func *fn;
+    size_t rcap, pcap, dcap, acap;   /* capacities kept across calls */
+    uint64_t *r;               /* nslots * 32 */
+    uint32_t *p;               /* npreds */
+    double *ready;             /* nslots + npreds */
+    uint8_t *area;             /* per-lane param area: lane * area_bytes */
+    uint64_t local_base;       /* frame's base in the thread's local memory */
+    int stack_base;            /* SIMT depth of the frame's bottom entry */
+    uint32_t ret_mask;         /* lanes that executed ret */
+    int call_pc;               /* caller pc of the call (for return values) */
+} sim_frame;
+
+typedef enum { SIM_W_READY = 0, SIM_W_BARRIER, SIM_W_DONE } sim_wstate;
+
+struct sim_block;
+
+typedef struct sim_warp {
+    struct sim_block *blk;
+    int index;                 /* warp index in its block */
+    int sched;                 /* scheduler of its SM */
+    int order;                 /* residency order on the SM (GTO "oldest") */
+    uint32_t live;             /* lanes that exist and have not exited */
+    sim_wstate state;
+    sim_simt *stack;
+    int sp, scap;
+    sim_frame *frames;
+    int nframes, fcap;
+    /* the current frame, cached */
+    const sim_func *fn;
+    const sim_instr *code;
+    uint64_t *r;
+    uint32_t *p;
+    double *ready;
+    uint8_t *local;            /* 32 * local_size bytes: lane-major */
+    uint32_t cc;               /* carry flags (add.cc ...), one bit per lane */
+    double now;                /* issue time of the instruction executing */
+    double next_issue;         /* earliest issue of the next instruction */
+    double mem_done;           /* completion of its outstanding memory operations */
+    double async_done;         /* completion of its cp.async copies */
+    double finish;
+    int bar_id;
+    uint32_t bar_mask;         /* lanes at the barrier (bar.red) */
+    int bar_dst;               /* bar.red destination slot / pred slot */
+    bool bar_dst_pred;
+    uint32_t bar_pred;         /* bar.red: lanes whose predicate is true */
+    uint8_t bar_aop;
+} sim_warp;
+
+typedef struct {
+    int arrived;               /* warps arrived */
+    int expected;              /* warps expected; 0 = all live warps */
+    double tmax;               /* latest arrival */
+    int aop;                   /* bar.red operation of this round, 0 none */
+    uint32_t popc, any;        /* reductions */
+    bool all;
+} sim_barrier;
+
+typedef struct sim_block {
+    unsigned ctaid[3];
+    uint64_t linear;
+    int sm;
+    int nwarps, live_warps;
+    unsigned nthreads;
+    sim_warp *warps;
+    uint8_t *shared;
+    uint64_t shared_size;
+    sim_barrier bars[SIM_MAX_BARRIERS];
+    double start, finish;
+    bool done;
+} sim_block;
+
+enum { SIM_PIPE_ALU, SIM_PIPE_FMA, SIM_PIPE_FP64, SIM_PIPE_SFU, SIM_PIPE_CTRL, SIM_NPIPES };
+
+typedef struct {
+    double dispatch;                 /* next free dispatch cycle */
+    double pipe[SIM_NPIPES];
+    sim_warp **warps;
+    int nwarps, cap;
+    sim_warp *greedy;
+    sim_warp *pick;                  /* cached choice */
+    double cand;                     /* its issue time; SIM_INF if none */
+    bool dirty;
+} sim_sched;
+
+typedef struct {
+    int id;
+    sim_block **blocks;              /* resident */
+    int nblocks, bcap;
+    int threads, warps;
+    uint64_t shared;
+    sim_sched *sched;
+    double lsu_free, mio_free;
+    double finish;
+    int order_next;
+} sim_sm;
+
+typedef struct sim_region {
+    uint8_t *data;
+    uint64_t size;
+    uint8_t *touched;                /* one bit per sector: first touch goes to DRAM */
+    double *afree;                   /* per 4-byte word: atomic unit free time (lazy) */
+    uint64_t dcap, tcap, acap;       /* allocated bytes of data, touched, afree */
+} sim_region;
+
+/* A device-wide bandwidth in time bins: requests may arrive out of time
+ * order (SMs advance in windows), so capacity is booked per bin. */
+typedef struct {
+    double *used;
+    size_t n;
+    double bin;                      /* cycles per bin */
+    double cap;                      /* sectors per bin */
+} sim_bw;
+
+
+
+typedef struct sim_run {
+    const sim_prog *prog;
+    const sim_profile *prof;
+    const wh_image *img;
+    wh_launch launch;
+    unsigned bthreads;               /* threads per block */
+    int bwarps;                      /* warps per block */
+    uint64_t nblocks_total;
+    uint64_t next_block;             /* blocks not yet dispatched start here */
+    sim_region *regions;
+    uint8_t *kparam;
+    uint64_t shared_size;            /* per block */
+    uint64_t local_size;             /* per thread */
+    int residency;                   /* blocks per SM */
+    sim_sm *sms;
+    sim_bw l2, dram;
+    double end_time;
+    sim_block **pool;                /* retired blocks, reused by dispatch */
+    int npool, poolcap;
+    uint64_t warp_instr, lane_instr;
+    uint64_t step_limit;
+    harness_status status;
+    char message[1024];
+    uint64_t scratch[4][SIM_WARP];   /* special-register operands */
+    uint64_t sink[SIM_WARP];         /* writes to `_` */
+    uint64_t tmp[8][SIM_WARP];       /* shfl/vector staging */
+} sim_run;
+
+/* sim_run.c */
+void sim_block_free(struct sim_block *b);
+/* copy_back: 0 nothing, 1 role-output buffers, 2 every buffer */
+bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, harness_run *out, wh_error *err);
+
+/* sim_warp.c: one warp instruction (functional + timing); false on a stop */
+bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w);
+bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index);
+void sim_warp_free(sim_warp *w);
+void sim_warp_ready_next(sim_run *R, sim_warp *w, double t);
+void sim_barrier_check(sim_run *R, sim_block *b, int id);
+void sim_stop(sim_run *R, harness_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "tid=(x,y,z) ctaid=(x,y,z)" of a lane */
+void sim_thread_desc(const sim_run *R, const sim_warp *w, int lane, char *buf, size_t size);
+/* "file.ptx:123" of an instruction of the warp's current function */
+void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *buf, size_t size);
+
+/* Operand access: a source is a pointer with a lane mask (31 for a
+ * register, 0 for an immediate), read as SIM_V(src, lane). */
+typedef struct {
+    const uint64_t *p;
+    uint32_t m;
+} sim_src;
+#define SIM_V(s, l) ((s).p[(l) & (s).m])
+
+sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i);
+/* Predicate operand i as a lane mask (negation applied; immediates 0 / all). */
+uint32_t sim_pred_operand(const sim_warp *w, const sim_instr *in, int i);
+
+static inline uint64_t *sim_dst(sim_run *R, sim_warp *w, const sim_instr *in, int k)
+{
+    int32_t d = in->dst[k];
+    return d >= 0 ? &w->r[(size_t)d * SIM_WARP] : R->sink;
+}
+
+static inline void sim_write_pred(sim_warp *w, int32_t slot, uint32_t m, uint32_t val)
+{
+    if (slot >= 0)
+        w->p[slot] = (w->p[slot] & ~m) | (val & m);
+}
+
+static inline int sim_popc(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+/* Lanes loop: `l` takes each set bit of m in increasing order. */
+#define SIM_LANES(m, l) \
+    for (uint32_t _lm = (m), l = 0; _lm && ((l = (uint32_t)__builtin_ctz(_lm)), 1); _lm &= _lm - 1)
+
+/* sim_exec.c: ALU semantics; false for an op it does not handle */
+bool sim_exec_alu(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+void sim_fetch(sim_run *R, const sim_warp *w, const sim_instr *in, int i,
+               const uint64_t **p, uint32_t *msk);
+uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp, int lane);
+
+/* sim_float.c: float arithmetic, comparisons, conversions */
+bool sim_exec_float(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+bool sim_exec_cvt(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+uint64_t sim_cvt_value(const sim_instr *in, uint64_t a);
+uint64_t sim_float_imm(double v, ptx_type t);
+/* Value of a float register of type t as a double (f16, bf16, f32, f64). */
+double sim_float_get(ptx_type t, uint64_t bits);
+bool sim_fcmp(int cmp, double a, double b);
+uint16_t sim_half_from_double(double x, int rnd);
+double sim_half_to_double(uint16_t h);
+
+/* sim_mem.c: loads, stores, atomics, cvta; false on a stop */
+bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                  double *done);
+
+/* sim_timing.c: the cost model.  Each cost function takes the issue time
+ * and the accesses of the active lanes (addr[i], bytes[i]) and returns the
+ * time the data is available (loads) or the operation complete. */
+double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in);
+double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
+                       int n);
+double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
+                      const uint8_t *lane, int n);
+double sim_cost_const(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n);
+double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
+                       int n);
+double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n, bool shared);
+void sim_bw_init(sim_bw *b, double bin, double per_cycle);
+void sim_bw_free(sim_bw *b);
+int sim_class_pipe(int cls);
+
+#endif

@@ -1,0 +1,538 @@
+/*
+ * sim_mem.c — memory spaces of the sim backend: address resolution with
+ * bounds and alignment checks, loads, stores, atomics and reductions,
+ * cvta / isspacep, and cp.async (performed synchronously).
+ *
+ * Every access of every lane is checked before any lane's access is
+ * performed: an address outside every buffer (global), outside the
+ * block's shared memory, the thread's local memory, the const bank or the
+ * param space, or not aligned to the access size, stops the run with
+ * status fault and a message naming the thread, the block, the PTX line,
+ * the address and the nearest buffer.  Atomics of a warp are performed in
+ * lane order.  The host must be little-endian, as the GPU is.
+ */
+#include "harness/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the sim backend needs a little-endian host");
+
+typedef enum { K_GLOBAL, K_SHARED, K_LOCAL, K_CONST, K_PARAM } mkind;
+
+static const char *kind_name(mkind k)
+{
+    switch (k) {
+    case K_GLOBAL: return "global";
+    case K_SHARED: return "shared";
+    case K_LOCAL: return "local";
+    case K_CONST: return "const";
+    default: return "param";
+    }
+}
+
+static const char *access_name(int acc)
+{
+    return acc == 0 ? "load" : acc == 1 ? "store" : "atomic";
+}
+
+/* "buffer 'x' [0x..., +N): K bytes past its end" for a global address. */
+static void describe_global(const sim_run *R, uint64_t addr, uint32_t bytes, char *buf, size_t size)
+{
+    const sim_prog *P = R->prog;
+    int best = -1;
+    uint64_t bestd = UINT64_MAX;
+    for (int r = 0; r < P->nregions; r++) {
+        uint64_t lo = P->regions[r].base, hi = lo + R->regions[r].size;
+        uint64_t d = addr < lo ? lo - addr : (addr + bytes > hi ? addr + bytes - hi : 0);
+        if (d < bestd) {
+            bestd = d;
+            best = r;
+        }
+    }
+    if (best < 0) {
+        snprintf(buf, size, "there are no global buffers");
+        return;
+    }
+    uint64_t lo = P->regions[best].base, sz = R->regions[best].size;
+    const char *name = P->regions[best].name;
+    if (addr < lo)
+        snprintf(buf, size, "%llu bytes before the start of buffer '%s' (%llu bytes at 0x%llx)",
+                 (unsigned long long)(lo - addr), name, (unsigned long long)sz, (unsigned long long)lo);
+    else if (addr < lo + sz)
+        snprintf(buf, size, "offset %llu of buffer '%s' (%llu bytes at 0x%llx): the access ends %llu bytes "
+                 "past its end", (unsigned long long)(addr - lo), name, (unsigned long long)sz,
+                 (unsigned long long)lo, (unsigned long long)(addr + bytes - (lo + sz)));
+    else if (addr == lo + sz)
+        snprintf(buf, size, "offset %llu of buffer '%s' (%llu bytes at 0x%llx): just past its end",
+                 (unsigned long long)(addr - lo), name, (unsigned long long)sz, (unsigned long long)lo);
+    else
+        snprintf(buf, size, "offset %llu of buffer '%s' (%llu bytes at 0x%llx): %llu bytes past its end",
+                 (unsigned long long)(addr - lo), name, (unsigned long long)sz, (unsigned long long)lo,
+                 (unsigned long long)(addr - (lo + sz)));
+}
+
+static bool fault(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t lane, mkind k, int acc,
+                  uint64_t addr, uint32_t bytes, const char *why)
+{
+    char thr[128], where[256];
+    sim_thread_desc(R, w, (int)lane, thr, sizeof thr);
+    sim_where(R, w, in, where, sizeof where);
+    sim_stop(R, HARNESS_FAULT, "%s %s %s of %u bytes at address 0x%llx by thread %s at %s: %s",
+             strncmp(why, "misaligned", 10) ? "out-of-bounds" : "misaligned", kind_name(k),
+             access_name(acc), bytes, (unsigned long long)addr, thr, where, why);
+    return false;
+}
+
+/* Host pointer of `bytes` at `addr` in state space `space` for one lane,
+ * or NULL after stopping the run.  *kind receives the space resolved. */
+static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t lane, int space,
+                        uint64_t addr, uint32_t bytes, int acc, mkind *kind)
+{
+    char why[512];
+    uint64_t off = addr;
+    mkind k;
+    switch (space) {
+    case PTX_SPACE_GENERIC:
+        if (addr >= SIM_GEN_SHARED && addr < SIM_GEN_SHARED + SIM_GEN_WINDOW) {
+            k = K_SHARED;
+            off = addr - SIM_GEN_SHARED;
+        } else if (addr >= SIM_GEN_LOCAL && addr < SIM_GEN_LOCAL + SIM_GEN_WINDOW) {
+            k = K_LOCAL;
+            off = addr - SIM_GEN_LOCAL;
+        } else if (addr >= SIM_GEN_CONST && addr < SIM_GEN_CONST + SIM_GEN_WINDOW) {
+            k = K_CONST;
+            off = addr - SIM_GEN_CONST;
+        } else {
+            k = K_GLOBAL;
+        }
+        break;
+    case PTX_SPACE_GLOBAL: k = K_GLOBAL; break;
+    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: k = K_SHARED; break;
+    case PTX_SPACE_LOCAL: k = K_LOCAL; break;
+    case PTX_SPACE_CONST: k = K_CONST; break;
+    case PTX_SPACE_PARAM: k = K_PARAM; break;
+    default:
+        snprintf(why, sizeof why, "state space '%s' is not emulated", ptx_space_name((ptx_space)space));
+        fault(R, w, in, lane, K_GLOBAL, acc, addr, bytes, why);
+        return NULL;
+    }
+    *kind = k;
+    uint32_t align = bytes > 16 ? 16 : bytes;
+    if (align & (align - 1))
+        align = 1;
+    if (off & (align - 1)) {
+        snprintf(why, sizeof why, "misaligned: a %u-byte access needs %u-byte alignment", bytes, align);
+        fault(R, w, in, lane, k, acc, addr, bytes, why);
+        return NULL;
+    }
+    switch (k) {
+    case K_GLOBAL: {
+        const sim_prog *P = R->prog;
+        if (addr >= SIM_GLOBAL_BASE) {
+            uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+            if (r < (uint64_t)P->nregions) {
+                uint64_t o = addr - P->regions[r].base;
+                if (o + bytes <= R->regions[r].size)
+                    return R->regions[r].data + o;
+            }
+        }
+        describe_global(R, addr, bytes, why, sizeof why);
+        fault(R, w, in, lane, k, acc, addr, bytes, why);
+        return NULL;
+    }
+    case K_SHARED:
+        if (off + bytes <= w->blk->shared_size && off + bytes >= off)
+            return w->blk->shared + off;
+        snprintf(why, sizeof why, "the block's shared memory is %llu bytes (static %llu + dynamic %llu)",
+                 (unsigned long long)w->blk->shared_size, (unsigned long long)R->prog->dyn_shared_off,
+                 (unsigned long long)R->img->shared_bytes);
+        break;
+    case K_LOCAL:
+        if (off + bytes <= R->local_size && off + bytes >= off)
+            return w->local + (size_t)lane * R->local_size + off;
+        snprintf(why, sizeof why, "the thread's local memory is %llu bytes",
+                 (unsigned long long)R->local_size);
+        break;
+    case K_CONST:
+        if (acc != 0) {
+            snprintf(why, sizeof why, "const memory is read-only");
+            break;
+        }
+        if (off + bytes <= R->prog->cbank_size && off + bytes >= off)
+            return R->prog->cbank + off;
+        snprintf(why, sizeof why, "the const bank is %llu bytes", (unsigned long long)R->prog->cbank_size);
+        break;
+    case K_PARAM: {
+        const sim_frame *fr = &w->frames[w->nframes - 1];
+        const sim_func *F = fr->fn;
+        if (w->nframes == 1 && off + bytes <= R->prog->kparam_bytes) {
+            if (acc != 0) {
+                snprintf(why, sizeof why, "kernel parameters are read-only");
+                break;
+            }
+            return R->kparam + off;
+        }
+        if (off >= (w->nframes == 1 ? R->prog->kparam_bytes : 0) && off + bytes <= F->area_bytes)
+            return fr->area + (size_t)lane * F->area_bytes + off;
+        snprintf(why, sizeof why, "the param space of '%s' is %u bytes", F->pf->name, F->area_bytes);
+        break;
+    }
+    }
+    fault(R, w, in, lane, k, acc, addr, bytes, why);
+    return NULL;
+}
+
+/* The common cases of resolve() without the bookkeeping; falls back to it. */
+static inline uint8_t *resolve_fast(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t lane, int space,
+                                    uint64_t addr, uint32_t bytes, int acc, mkind *kind)
+{
+    uint32_t align = bytes > 16 ? 16 : bytes;
+    if ((align & (align - 1)) == 0 && (addr & (align - 1)) == 0) {
+        if ((space == PTX_SPACE_GLOBAL || space == PTX_SPACE_GENERIC) && addr >= SIM_GLOBAL_BASE) {
+            uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+            if (r < (uint64_t)R->prog->nregions) {
+                uint64_t o = addr - R->prog->regions[r].base;
+                if (o + bytes <= R->regions[r].size) {
+                    *kind = K_GLOBAL;
+                    return R->regions[r].data + o;
+                }
+            }
+        } else if (space == PTX_SPACE_SHARED && addr + bytes <= w->blk->shared_size) {
+            *kind = K_SHARED;
+            return w->blk->shared + addr;
+        }
+    }
+    return resolve(R, w, in, lane, space, addr, bytes, acc, kind);
+}
+
+static inline uint64_t load_bits(const uint8_t *p, uint32_t size, bool sg)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, size);
+    if (sg && size < 8) {
+        uint64_t s = 1ULL << (8 * size - 1);
+        v = (v ^ s) - s;
+    }
+    return v;
+}
+
+static inline uint64_t lane_addr(const sim_warp *w, const sim_instr *in, uint32_t l)
+{
+    uint64_t a = in->addr.off;
+    if (in->addr.base >= 0)
+        a += w->r[(size_t)in->addr.base * SIM_WARP + l];
+    if (in->addr.local_rel)
+        a += w->frames[w->nframes - 1].local_base;
+    return a;
+}
+
+/* Timing of the accesses gathered for one instruction. */
+static double access_cost(sim_run *R, sim_sm *sm, sim_warp *w, mkind k, double t, const uint64_t *addr,
+                          const uint32_t *bytes, const uint8_t *lanes, int n)
+{
+    (void)w;
+    if (n == 0)
+        return t;
+    switch (k) {
+    case K_GLOBAL: return sim_cost_global(R, sm, t, addr, bytes, n);
+    case K_SHARED: return sim_cost_shared(R, sm, t, addr, bytes, n);
+    case K_LOCAL: return sim_cost_local(R, sm, t, addr, bytes, lanes, n);
+    default: return sim_cost_const(R, sm, t, addr, n);
+    }
+}
+
+static bool exec_ld_st(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                       double *done)
+{
+    bool st = in->op == PTX_OP_ST;
+    uint32_t es = in->size, nv = in->vec;
+    uint32_t bytes = es * nv;
+    bool sg = ptx_type_is_signed((ptx_type)in->ty);
+    uint64_t addrs[SIM_WARP];
+    uint32_t sizes[SIM_WARP];
+    uint8_t lanes[SIM_WARP];
+    uint8_t *ptr[SIM_WARP];
+    int n = 0;
+    mkind k = K_GLOBAL, k0 = K_GLOBAL;
+    if (in->addr.base < 0 && !in->addr.local_rel) {
+        /* one address for every lane ([sym], [imm]): resolved once, unless
+         * the space is per thread (local, a callee's params) */
+        uint32_t l0 = (uint32_t)__builtin_ctz(m);
+        uint64_t a = lane_addr(w, in, l0);
+        uint8_t *p = resolve(R, w, in, l0, in->space, a, bytes, st ? 1 : 0, &k);
+        if (!p)
+            return false;
+        bool per_lane = k == K_LOCAL ||
+                        (k == K_PARAM && !(p >= R->kparam && p < R->kparam + R->prog->kparam_bytes));
+        if (!per_lane) {
+            if (st) {
+                uint32_t last = 31u - (uint32_t)__builtin_clz(m);
+                for (uint32_t e = 0; e < nv; e++) {
+                    sim_src s = sim_operand(R, w, in, (int)e);
+                    uint64_t v = SIM_V(s, last);
+                    memcpy(p + e * es, &v, es);
+                }
+            } else {
+                for (uint32_t e = 0; e < nv; e++) {
+                    uint64_t v = load_bits(p + e * es, es, sg);
+                    uint64_t *d = sim_dst(R, w, in, (int)e);
+                    SIM_LANES(m, l) d[l] = v;
+                }
+            }
+            addrs[0] = in->space == PTX_SPACE_GENERIC && k != K_GLOBAL ? a & (SIM_GEN_WINDOW - 1) : a;
+            sizes[0] = bytes;
+            lanes[0] = (uint8_t)l0;
+            *done = access_cost(R, sm, w, k, t, addrs, sizes, lanes, 1);
+            return true;
+        }
+    }
+    SIM_LANES(m, l) {
+        uint64_t a = lane_addr(w, in, l);
+        uint8_t *p = resolve_fast(R, w, in, l, in->space, a, bytes, st ? 1 : 0, &k);
+        if (!p)
+            return false;
+        if (n == 0)
+            k0 = k;
+        ptr[l] = p;
+        addrs[n] = (k == K_SHARED || k == K_LOCAL || k == K_CONST) && in->space == PTX_SPACE_GENERIC
+                       ? a & (SIM_GEN_WINDOW - 1) : a;
+        sizes[n] = bytes;
+        lanes[n] = (uint8_t)l;
+        n++;
+    }
+    if (st) {
+        for (uint32_t e = 0; e < nv; e++) {
+            sim_src s = sim_operand(R, w, in, (int)e);
+            uint32_t off = e * es;
+            switch (es) {
+            case 1: SIM_LANES(m, l) ptr[l][off] = (uint8_t)SIM_V(s, l); break;
+            case 2: SIM_LANES(m, l) { uint16_t v = (uint16_t)SIM_V(s, l); memcpy(ptr[l] + off, &v, 2); } break;
+            case 4: SIM_LANES(m, l) { uint32_t v = (uint32_t)SIM_V(s, l); memcpy(ptr[l] + off, &v, 4); } break;
+            default: SIM_LANES(m, l) { uint64_t v = SIM_V(s, l); memcpy(ptr[l] + off, &v, 8); } break;
+            }
+        }
+    } else {
+        for (uint32_t e = 0; e < nv; e++) {
+            uint64_t *d = sim_dst(R, w, in, (int)e);
+            uint32_t off = e * es;
+            if (es == 4 && !sg) {
+                SIM_LANES(m, l) { uint32_t v; memcpy(&v, ptr[l] + off, 4); d[l] = v; }
+            } else if (es == 8) {
+                SIM_LANES(m, l) { uint64_t v; memcpy(&v, ptr[l] + off, 8); d[l] = v; }
+            } else {
+                SIM_LANES(m, l) d[l] = load_bits(ptr[l] + off, es, sg);
+            }
+        }
+    }
+    *done = access_cost(R, sm, w, k0, t, addrs, sizes, lanes, n);
+    return true;
+}
+
+/* One atomic operation on memory at p; returns the old value. */
+static uint64_t atomic_apply(const sim_instr *in, uint8_t *p, uint64_t b, uint64_t c)
+{
+    uint32_t es = in->size;
+    ptx_type t = (ptx_type)in->ty;
+    bool sg = ptx_type_is_signed(t);
+    uint64_t old = load_bits(p, es, false);
+    uint64_t nv = old;
+    uint64_t mask = es >= 8 ? ~0ULL : ((1ULL << (8 * es)) - 1);
+    if (ptx_type_is_float(t) && in->aop != PTX_AOP_EXCH && in->aop != PTX_AOP_CAS) {
+        double x = sim_float_get(t, old), y = sim_float_get(t, b), r = x;
+        switch (in->aop) {
+        case PTX_AOP_ADD: r = x + y; break;
+        case PTX_AOP_MIN: r = (isnan(x) || y < x) ? y : x; break;
+        case PTX_AOP_MAX: r = (isnan(x) || y > x) ? y : x; break;
+        default: break;
+        }
+        if (t == PTX_T_F32) {
+            float f = (float)(in->aop == PTX_AOP_ADD ? (double)((float)x + (float)y) : r);
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            nv = u;
+        } else if (t == PTX_T_F64) {
+            memcpy(&nv, &r, 8);
+        } else {
+            nv = sim_float_imm(r, t);
+        }
+    } else {
+        uint64_t x = old & mask, y = b & mask;
+        int bits = 8 * (int)es;
+        int64_t xs = bits >= 64 ? (int64_t)x : (int64_t)((x ^ (1ULL << (bits - 1))) - (1ULL << (bits - 1)));
+        int64_t ys = bits >= 64 ? (int64_t)y : (int64_t)((y ^ (1ULL << (bits - 1))) - (1ULL << (bits - 1)));
+        switch (in->aop) {
+        case PTX_AOP_ADD: nv = x + y; break;
+        case PTX_AOP_AND: nv = x & y; break;
+        case PTX_AOP_OR: nv = x | y; break;
+        case PTX_AOP_XOR: nv = x ^ y; break;
+        case PTX_AOP_EXCH: nv = y; break;
+        case PTX_AOP_CAS: nv = (x == y) ? (c & mask) : x; break;
+        case PTX_AOP_MIN: nv = sg ? (xs < ys ? x : y) : (x < y ? x : y); break;
+        case PTX_AOP_MAX: nv = sg ? (xs > ys ? x : y) : (x > y ? x : y); break;
+        case PTX_AOP_INC: nv = x >= y ? 0 : x + 1; break;
+        case PTX_AOP_DEC: nv = (x == 0 || x > y) ? y : x - 1; break;
+        default: break;
+        }
+    }
+    nv &= mask;
+    memcpy(p, &nv, es);
+    if (sg && es < 8) {
+        uint64_t s = 1ULL << (8 * es - 1);
+        old = (old ^ s) - s;
+    }
+    return old;
+}
+
+static bool exec_atom(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                      double *done)
+{
+    bool red = in->op == PTX_OP_RED;
+    int si = 0;
+    sim_src b = sim_operand(R, w, in, si);
+    sim_src c = in->nsrc > 1 ? sim_operand(R, w, in, si + 1) : b;
+    uint64_t *d = red ? NULL : sim_dst(R, w, in, 0);
+    uint64_t addrs[SIM_WARP];
+    uint8_t *ptr[SIM_WARP];
+    int n = 0;
+    mkind k = K_GLOBAL, k0 = K_GLOBAL;
+    SIM_LANES(m, l) {
+        uint64_t a = lane_addr(w, in, l);
+        uint8_t *p = resolve(R, w, in, l, in->space, a, in->size, 2, &k);
+        if (!p)
+            return false;
+        if (k != K_GLOBAL && k != K_SHARED) {
+            char why[128];
+            snprintf(why, sizeof why, "atomics on %s memory are not allowed", kind_name(k));
+            return fault(R, w, in, l, k, 2, a, in->size, why);
+        }
+        if (n == 0)
+            k0 = k;
+        ptr[l] = p;
+        addrs[n++] = (k == K_SHARED && in->space == PTX_SPACE_GENERIC) ? a - SIM_GEN_SHARED : a;
+    }
+    SIM_LANES(m, l) {
+        uint64_t old = atomic_apply(in, ptr[l], SIM_V(b, l), SIM_V(c, l));
+        if (d)
+            d[l] = old;
+    }
+    *done = sim_cost_atomic(R, sm, t, addrs, n, k0 == K_SHARED);
+    return true;
+}
+
+static bool exec_cvta(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
+{
+    sim_src a = sim_operand(R, w, in, 0);
+    uint64_t *d = sim_dst(R, w, in, 0);
+    uint64_t win;
+    switch (in->space) {
+    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: win = SIM_GEN_SHARED; break;
+    case PTX_SPACE_LOCAL: win = SIM_GEN_LOCAL; break;
+    case PTX_SPACE_CONST: win = SIM_GEN_CONST; break;
+    case PTX_SPACE_GLOBAL: win = 0; break;
+    default: {
+        char where[256];
+        sim_where(R, w, in, where, sizeof where);
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction 'cvta.%s' at %s (generic "
+                 "addresses of the %s space are not emulated)", ptx_space_name((ptx_space)in->space),
+                 where, ptx_space_name((ptx_space)in->space));
+        return false;
+    }
+    }
+    bool to = in->flags & PTX_F_TO;
+    bool narrow = ptx_type_bits((ptx_type)in->ty) == 32;
+    SIM_LANES(m, l) {
+        uint64_t v = to ? SIM_V(a, l) - win : SIM_V(a, l) + win;
+        d[l] = narrow ? (uint32_t)v : v;
+    }
+    return true;
+}
+
+static bool exec_isspacep(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
+{
+    sim_src a = sim_operand(R, w, in, 0);
+    uint32_t res = 0;
+    SIM_LANES(m, l) {
+        uint64_t v = SIM_V(a, l);
+        bool sh = v >= SIM_GEN_SHARED && v < SIM_GEN_SHARED + SIM_GEN_WINDOW;
+        bool lo = v >= SIM_GEN_LOCAL && v < SIM_GEN_LOCAL + SIM_GEN_WINDOW;
+        bool co = v >= SIM_GEN_CONST && v < SIM_GEN_CONST + SIM_GEN_WINDOW;
+        bool r;
+        switch (in->space) {
+        case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: r = sh; break;
+        case PTX_SPACE_LOCAL: r = lo; break;
+        case PTX_SPACE_CONST: r = co; break;
+        case PTX_SPACE_GLOBAL: r = !sh && !lo && !co; break;
+        default: r = false; break;
+        }
+        if (r)
+            res |= 1u << l;
+    }
+    sim_write_pred(w, in->dst[0], m, res);
+    return true;
+}
+
+/* cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: copied
+ * at issue; the data is ready for cp.async.wait_* at the returned time. */
+static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                          double *done)
+{
+    if (in->mode != PTX_CP_COPY) {
+        *done = t;
+        return true;
+    }
+    sim_src cps = sim_operand(R, w, in, 1);
+    sim_src srcs = in->nsrc > 2 ? sim_operand(R, w, in, 2) : cps;
+    uint64_t ga[SIM_WARP], sa[SIM_WARP];
+    uint32_t gb[SIM_WARP];
+    int n = 0;
+    mkind k;
+    SIM_LANES(m, l) {
+        uint32_t cp = (uint32_t)SIM_V(cps, l), sz = (uint32_t)SIM_V(srcs, l);
+        if (sz > cp)
+            sz = cp;
+        uint64_t dst = lane_addr(w, in, l);
+        uint64_t src = in->src[0].imm + (in->src[0].kind == SIM_OPD_REG
+                                             ? w->r[(size_t)in->src[0].slot * SIM_WARP + l] : 0);
+        uint8_t *pd = resolve(R, w, in, l, PTX_SPACE_SHARED, dst, cp, 1, &k);
+        if (!pd)
+            return false;
+        if (sz) {
+            uint8_t *ps = resolve(R, w, in, l, PTX_SPACE_GLOBAL, src, sz, 0, &k);
+            if (!ps)
+                return false;
+            memcpy(pd, ps, sz);
+        }
+        memset(pd + sz, 0, cp - sz);
+        ga[n] = src;
+        gb[n] = sz ? sz : 1;
+        sa[n] = dst;
+        n++;
+    }
+    double g = sim_cost_global(R, sm, t, ga, gb, n);
+    double s = sim_cost_shared(R, sm, g, sa, gb, n);
+    *done = s;
+    return true;
+}
+
+bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                  double *done)
+{
+    *done = t;
+    switch (in->op) {
+    case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST:
+        return exec_ld_st(R, sm, w, in, m, t, done);
+    case PTX_OP_ATOM: case PTX_OP_RED:
+        return exec_atom(R, sm, w, in, m, t, done);
+    case PTX_OP_CVTA:
+        return exec_cvta(R, w, in, m);
+    case PTX_OP_ISSPACEP:
+        return exec_isspacep(R, w, in, m);
+    case PTX_OP_CP_ASYNC:
+        return exec_cp_async(R, sm, w, in, m, t, done);
+    default:
+        return true;
+    }
+}

@@ -1,0 +1,364 @@
+/*
+ * sim_timing.c — the sim backend's cost model (deterministic).
+ *
+ * Issue: each SM has `schedulers` warp schedulers; a warp belongs to one.
+ * A scheduler dispatches at most one instruction per cycle; the
+ * instruction then occupies its pipe (ALU, FMA, FP64, SFU, CTRL) for the
+ * class's `issue` cycles, and its result is ready `latency` cycles after
+ * issue.  A warp issues in order, one instruction per cycle at most, and
+ * an instruction waits for the registers it reads (a scoreboard).
+ *
+ * Memory: global accesses cost per distinct sector touched by the active
+ * lanes: the SM's load/store unit is busy sectors x lsu_cycles_per_sector,
+ * the sectors draw on the device's L2 bandwidth, and a sector's first
+ * touch in the run also draws on DRAM bandwidth and adds dram_latency (L2
+ * is assumed large enough to hold every buffer afterwards).  Local
+ * accesses use the word-interleaved layout of the GPU and stay in L1.
+ * Const and param loads cost per distinct address.  Shared accesses cost
+ * one wavefront per conflict degree: the largest number of distinct words
+ * any bank is asked for (same word = broadcast).  Atomics serialise per
+ * address: within a warp each lane costs one service time, and across
+ * warps each global word is a FIFO whose next free time is kept per word
+ * (shared atomics: serialised within the warp).
+ */
+#include "harness/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "warphunt: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+int sim_class_pipe(int cls)
+{
+    switch (cls) {
+    case SIM_C_ALU: case SIM_C_IDIV: return SIM_PIPE_ALU;
+    case SIM_C_FMA: case SIM_C_FDIV: return SIM_PIPE_FMA;
+    case SIM_C_FP64: case SIM_C_DDIV: return SIM_PIPE_FP64;
+    case SIM_C_SFU: return SIM_PIPE_SFU;
+    case SIM_C_CTRL: case SIM_C_BAR: case SIM_C_WARP: return SIM_PIPE_CTRL;
+    default: return -1;   /* memory: SM-level units, see the cost functions */
+    }
+}
+
+static inline double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in)
+{
+    sim_sched *s = &sm->sched[w->sched];
+    double t = dmax(w->next_issue, s->dispatch);
+    int pipe = sim_class_pipe(in->cls);
+    if (pipe >= 0)
+        t = dmax(t, s->pipe[pipe]);
+    s->dispatch = t + 1;
+    if (pipe >= 0)
+        s->pipe[pipe] = t + R->prof->cls[in->cls].issue;
+    w->now = t;
+    return t;
+}
+
+/* ---- bandwidth bins --------------------------------------------------------- */
+
+void sim_bw_init(sim_bw *b, double bin, double per_cycle)
+{
+    memset(b, 0, sizeof *b);
+    b->bin = bin;
+    b->cap = per_cycle * bin;
+}
+
+void sim_bw_free(sim_bw *b)
+{
+    free(b->used);
+    memset(b, 0, sizeof *b);
+}
+
+static void bw_ensure(sim_bw *b, size_t i)
+{
+    if (i < b->n)
+        return;
+    size_t n = b->n ? b->n : 1024;
+    while (n <= i)
+        n *= 2;
+    b->used = xrealloc(b->used, n * sizeof *b->used);
+    memset(b->used + b->n, 0, (n - b->n) * sizeof *b->used);
+    b->n = n;
+}
+
+/* Book `amount` sectors from time t on; returns when the last is served. */
+static double bw_take(sim_bw *b, double t, double amount)
+{
+    size_t i0 = (size_t)(t / b->bin), i = i0;
+    double need = amount;
+    for (;;) {
+        bw_ensure(b, i);
+        double avail = b->cap - b->used[i];
+        if (avail >= need) {
+            b->used[i] += need;
+            break;
+        }
+        if (avail > 0) {
+            need -= avail;
+            b->used[i] = b->cap;
+        }
+        i++;
+    }
+    double rate = b->cap / b->bin;
+    if (i == i0)
+        return t + amount / rate;
+    return (double)i * b->bin + b->used[i] / rate;
+}
+
+/* ---- sorting helpers ---------------------------------------------------------- */
+
+static void sort_u64(uint64_t *v, int n)
+{
+    for (int i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+/* Keep the distinct values of v (in first-seen order); returns how many.
+ * Runs of equal or ascending values (coalesced accesses) take the fast
+ * path; otherwise a small open-addressing set. */
+static int unique_u64(uint64_t *v, int n)
+{
+    if (n <= 1)
+        return n;
+    bool ascending = true;
+    for (int i = 1; i < n && ascending; i++)
+        ascending = v[i] >= v[i - 1];
+    int k = 1;
+    if (ascending) {
+        for (int i = 1; i < n; i++)
+            if (v[i] != v[k - 1])
+                v[k++] = v[i];
+        return k;
+    }
+    enum { SET = 1024 };
+    uint64_t set[SET];
+    bool used[SET];
+    memset(used, 0, sizeof used);
+    k = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t x = v[i];
+        uint64_t h = (x * 0x9E3779B97F4A7C15ULL) >> 54;   /* 10 bits */
+        while (used[h] && set[h] != x)
+            h = (h + 1) & (SET - 1);
+        if (used[h])
+            continue;
+        used[h] = true;
+        set[h] = x;
+        v[k++] = x;
+    }
+    return k;
+}
+
+#define MAX_PARTS (SIM_WARP * 8)
+
+/* First touch of a global sector in this run (DRAM), then L2. */
+static bool first_touch(sim_run *R, uint64_t sector, int sb)
+{
+    uint64_t addr = sector * (uint64_t)sb;
+    if (addr < SIM_GLOBAL_BASE)
+        return false;
+    uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+    if (r >= (uint64_t)R->prog->nregions || !R->regions[r].touched)
+        return false;
+    uint64_t s = (addr - R->prog->regions[r].base) / (uint64_t)sb;
+    uint8_t bit = (uint8_t)(1u << (s & 7));
+    uint8_t *byte = &R->regions[r].touched[s >> 3];
+    if (*byte & bit)
+        return false;
+    *byte |= bit;
+    return true;
+}
+
+double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes, int n)
+{
+    const sim_profile *P = R->prof;
+    uint64_t sec[MAX_PARTS];
+    int k = 0;
+    uint64_t sb = (uint64_t)P->sector_bytes;
+    for (int i = 0; i < n && k < MAX_PARTS; i++) {
+        uint64_t a = addr[i], e = addr[i] + (bytes[i] ? bytes[i] : 1) - 1;
+        for (uint64_t s = a / sb; s <= e / sb && k < MAX_PARTS; s++)
+            sec[k++] = s;
+    }
+    int ns = unique_u64(sec, k);
+    int nd = 0;
+    for (int i = 0; i < ns; i++)
+        if (first_touch(R, sec[i], (int)sb))
+            nd++;
+    double t0 = dmax(t, sm->lsu_free);
+    double occ = dmax(1.0, ns * P->lsu_cycles_per_sector);
+    sm->lsu_free = t0 + occ;
+    double done = t0 + occ;
+    done = dmax(done, bw_take(&R->l2, t0, ns));
+    if (nd)
+        done = dmax(done, bw_take(&R->dram, t0, nd) + P->dram_latency);
+    return done + P->cls[SIM_C_GLOBAL].latency;
+}
+
+double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
+                      const uint8_t *lane, int n)
+{
+    const sim_profile *P = R->prof;
+    uint64_t sec[MAX_PARTS];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t w0 = addr[i] / 4, nw = (bytes[i] + 3) / 4;
+        for (uint64_t j = 0; j < nw && k < MAX_PARTS; j++) {
+            uint64_t phys = ((w0 + j) << 7) | ((uint64_t)lane[i] << 2);
+            sec[k++] = phys / (uint64_t)P->sector_bytes;
+        }
+    }
+    int ns = unique_u64(sec, k);
+    double t0 = dmax(t, sm->lsu_free);
+    double occ = dmax(1.0, ns * P->lsu_cycles_per_sector);
+    sm->lsu_free = t0 + occ;
+    return t0 + occ + P->cls[SIM_C_LOCAL].latency;
+}
+
+double sim_cost_const(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n)
+{
+    (void)sm;
+    const sim_profile *P = R->prof;
+    uint64_t a[SIM_WARP];
+    int k = n < SIM_WARP ? n : SIM_WARP;
+    memcpy(a, addr, (size_t)k * sizeof *a);
+    int nd = unique_u64(a, k);
+    return t + P->cls[SIM_C_CONST].latency + (nd > 1 ? (nd - 1) * P->const_cycles_per_address : 0);
+}
+
+/* Wavefronts of a shared access: max over banks of distinct words (words
+ * bucketed by bank, then counted per bucket). */
+static int wavefronts(const sim_profile *P, const uint64_t *addr, const uint32_t *bytes, int n)
+{
+    enum { MAXB = 64 };
+    uint64_t bb = (uint64_t)P->bank_bytes;
+    int nb = P->shared_banks > MAXB ? MAXB : P->shared_banks;
+    uint64_t bucket[MAXB][MAX_PARTS / 4 + 1];
+    int cnt[MAXB];
+    memset(cnt, 0, sizeof cnt);
+    int wf = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t w0 = addr[i] / bb, w1 = (addr[i] + (bytes[i] ? bytes[i] : 1) - 1) / bb;
+        for (uint64_t wd = w0; wd <= w1; wd++) {
+            int b = (int)(wd % (uint64_t)nb);
+            uint64_t *bk = bucket[b];
+            int c = cnt[b], j;
+            for (j = c - 1; j >= 0; j--)   /* usually hits at once: broadcast or new */
+                if (bk[j] == wd)
+                    break;
+            if (j >= 0 || c >= MAX_PARTS / 4 + 1)
+                continue;
+            bk[c] = wd;
+            cnt[b] = c + 1;
+            if (c + 1 > wf)
+                wf = c + 1;
+        }
+    }
+    return wf;
+}
+
+double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes, int n)
+{
+    const sim_profile *P = R->prof;
+    int wf = wavefronts(P, addr, bytes, n);
+    double t0 = dmax(t, sm->mio_free);
+    double occ = dmax(1, wf) * P->shared_cycles_per_wavefront;
+    sm->mio_free = t0 + occ;
+    return t0 + occ + P->cls[SIM_C_SHARED].latency;
+}
+
+/* ---- per-address FIFO of atomics ---------------------------------------------- */
+
+/* Next free time of the atomic unit for a global word (lazily allocated per
+ * buffer, one entry per 4-byte word). */
+static double *atomic_slot(sim_run *R, uint64_t addr)
+{
+    uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+    sim_region *g = &R->regions[r];
+    uint64_t need = (g->size / 4 + 2) * sizeof *g->afree;
+    if (!g->afree || g->acap < need) {
+        free(g->afree);
+        g->afree = calloc(1, need);
+        if (!g->afree) {
+            fprintf(stderr, "warphunt: out of memory\n");
+            abort();
+        }
+        g->acap = need;
+    }
+    return &g->afree[(addr - R->prog->regions[r].base) / 4];
+}
+
+double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n, bool shared)
+{
+    const sim_profile *P = R->prof;
+    uint64_t a[SIM_WARP];
+    int k = n < SIM_WARP ? n : SIM_WARP;
+    memcpy(a, addr, (size_t)k * sizeof *a);
+    sort_u64(a, k);
+    if (shared) {
+        int kmax = 0;
+        for (int i = 0; i < k;) {
+            int j = i;
+            while (j < k && a[j] == a[i])
+                j++;
+            if (j - i > kmax)
+                kmax = j - i;
+            i = j;
+        }
+        uint32_t four[SIM_WARP];
+        for (int i = 0; i < k; i++)
+            four[i] = 4;
+        int wf = wavefronts(P, a, four, k);
+        double t0 = dmax(t, sm->mio_free);
+        double occ = wf * P->shared_cycles_per_wavefront + kmax * P->shared_atomic_cycles_per_op;
+        sm->mio_free = t0 + occ;
+        return t0 + occ + P->cls[SIM_C_SHARED].latency;
+    }
+    int nd = 0;
+    double done = t;
+    double t0 = dmax(t, sm->lsu_free);
+    uint64_t sb = (uint64_t)P->sector_bytes;
+    int ndram = 0;
+    for (int i = 0; i < k;) {
+        int j = i;
+        while (j < k && a[j] == a[i])
+            j++;
+        nd++;
+        if (first_touch(R, a[i] / sb, (int)sb))
+            ndram++;
+        double *free_at = atomic_slot(R, a[i]);
+        double start = dmax(t0, *free_at);
+        double end = start + (j - i) * P->atomic_cycles_per_op;
+        *free_at = end;
+        done = dmax(done, end);
+        i = j;
+    }
+    double occ = dmax(1.0, nd * P->lsu_cycles_per_sector);
+    sm->lsu_free = t0 + occ;
+    done = dmax(done, bw_take(&R->l2, t0, nd));
+    if (ndram)
+        done = dmax(done, bw_take(&R->dram, t0, ndram) + P->dram_latency);
+    return done + P->cls[SIM_C_ATOM].latency;
+}

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Re-run the committed reference comparisons on the sim backend.
+#
+#   results/run_reference.sh [KERNEL ...]     (default: every bundled kernel)
+#
+# Each kernel gets `warphunt compare` with the budget below, written to
+# results/<kernel>/reference/ (replacing an earlier one).  Cheap kernels get
+# 1000 evaluations and 3 seeds; the expensive ones (a third of a second or
+# more per evaluation on the sim) 300 evaluations and 1 seed, so that the
+# whole set runs in well under an hour on one core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x ./warphunt ] || make warphunt ptx
+expensive=" gt_bank lbm nsichneu gt_paths32 gt_loop "
+kernels=("$@")
+if [ ${#kernels[@]} -eq 0 ]; then
+  for spec in kernels/*.json; do kernels+=("$(basename "$spec" .json)"); done
+fi
+for k in "${kernels[@]}"; do
+  if [[ "$expensive" == *" $k "* ]]; then budget=(--evals 300 --seeds 1); else budget=(--evals 1000 --seeds 3); fi
+  out="results/$k/reference"
+  rm -rf "$out"
+  echo "== $k: ${budget[*]}" >&2
+  ./warphunt compare "kernels/$k.json" --backend sim --quiet "${budget[@]}" -o "$out" --explore-time 60
+done

@@ -1,0 +1,386 @@
+/*
+ * exec.c — one step of one thread: guard, operands, dispatch to the
+ * instruction families (exec_int, exec_float, exec_mem, exec_ctrl,
+ * exec_warp), then the next pc and block bookkeeping.
+ */
+#include "symexec/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
+{
+    char msg[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    char text[256];
+    ptx_format_instr(cx->e->mod, cx->f, cx->ins, text, sizeof text);
+    if (!wh_error_is_set(cx->e->err))
+        wh_error_set(cx->e->err, kind, cx->e->mod->name, cx->ins->line, cx->ins->col,
+                     "%s: '%s' in %s", msg, text, cx->f->name);
+    cx->e->fatal = true;
+    return false;
+}
+
+/* ---- operands ------------------------------------------------------------- */
+
+static int reg_bits(const sx_cx *cx, int r)
+{
+    const ptx_reg *rg = &cx->f->regs[r];
+    return rg->bits * (rg->vec > 1 ? rg->vec : 1);
+}
+
+Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o)
+{
+    sx_z *z = &cx->e->z;
+    uint64_t X = (uint64_t)cx->e->X, t = (uint64_t)cx->t, lane = t % 32;
+    int comp = o->sreg_comp < 0 ? 0 : o->sreg_comp;
+    switch (o->sreg) {
+    case PTX_SREG_TID: return z_num(z, comp == 0 ? t : 0, 32);
+    case PTX_SREG_NTID: return z_num(z, comp == 0 ? X : 1, 32);
+    case PTX_SREG_CTAID: return z_num(z, 0, 32);
+    case PTX_SREG_NCTAID: return z_num(z, 1, 32);
+    case PTX_SREG_LANEID: return z_num(z, lane, 32);
+    case PTX_SREG_WARPID: return z_num(z, t / 32, 32);
+    case PTX_SREG_NWARPID: return z_num(z, (X + 31) / 32, 32);
+    case PTX_SREG_SMID: return z_num(z, 0, 32);
+    case PTX_SREG_NSMID: return z_num(z, 1, 32);
+    case PTX_SREG_GRIDID: return z_num(z, 0, 64);
+    case PTX_SREG_LANEMASK_EQ: return z_num(z, 1ull << lane, 32);
+    case PTX_SREG_LANEMASK_LE: return z_num(z, (2ull << lane) - 1, 32);
+    case PTX_SREG_LANEMASK_LT: return z_num(z, (1ull << lane) - 1, 32);
+    case PTX_SREG_LANEMASK_GE: return z_num(z, ~((1ull << lane) - 1), 32);
+    case PTX_SREG_LANEMASK_GT: return z_num(z, ~((2ull << lane) - 1), 32);
+    case PTX_SREG_CLOCK: case PTX_SREG_CLOCK_HI: case PTX_SREG_GLOBALTIMER_LO:
+    case PTX_SREG_GLOBALTIMER_HI:
+        return z_num(z, cx->th->instrs, 32);
+    case PTX_SREG_CLOCK64: case PTX_SREG_GLOBALTIMER:
+        return z_num(z, cx->th->instrs, 64);
+    case PTX_SREG_DYNAMIC_SMEM_SIZE: return z_num(z, cx->e->img->shared_bytes, 32);
+    case PTX_SREG_TOTAL_SMEM_SIZE: case PTX_SREG_AGGR_SMEM_SIZE:
+        return z_num(z, cx->e->shared_size, 32);
+    case PTX_SREG_CLUSTER_NCTAID: case PTX_SREG_NCLUSTERID: case PTX_SREG_CLUSTER_NCTARANK:
+        return z_num(z, 1, 32);
+    default: return z_num(z, 0, 32);
+    }
+}
+
+/* Region holding a function-scope or module symbol for this thread. */
+static int symbol_region(sx_cx *cx, const ptx_symref *sym)
+{
+    sx_engine *e = cx->e;
+    int X = e->X, fi = cx->fr->func;
+    switch (sym->kind) {
+    case PTX_SYM_LOCAL_VAR: return e->fl[fi].var_region[sym->index * X + cx->t];
+    case PTX_SYM_PARAM: return cx->f->is_entry ? -1 : e->fl[fi].param_region[sym->index * X + cx->t];
+    case PTX_SYM_RET: return e->fl[fi].ret_region[sym->index * X + cx->t];
+    case PTX_SYM_MODULE_VAR:
+        for (int i = 0; i < e->nregions; i++) {
+            const sx_region *r = &e->regions[i];
+            if (r->kind != SX_R_PARAMBUF && !strcmp(r->name, sym->name)
+                && (r->space != PTX_SPACE_LOCAL || r->thread == cx->t))
+                return i;
+        }
+        return -1;
+    default: return -1;
+    }
+}
+
+static Z3_ast symbol_address(sx_cx *cx, const ptx_symref *sym, int64_t add, ptx_space *space)
+{
+    sx_z *z = &cx->e->z;
+    if (sym->kind == PTX_SYM_PARAM && cx->f->is_entry) {
+        *space = PTX_SPACE_PARAM;
+        const ptx_param *p = &cx->f->params[sym->index];
+        return z_num(z, p->offset + (uint64_t)add, 64);
+    }
+    int r = symbol_region(cx, sym);
+    if (r < 0) {
+        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address of symbol '%s'", sym->name);
+        return NULL;
+    }
+    const sx_region *g = &cx->e->regions[r];
+    *space = g->space;
+    return z_num(z, g->base + (uint64_t)add, 64);
+}
+
+Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space)
+{
+    sx_z *z = &cx->e->z;
+    *space = cx->ins->space;
+    if (o->kind == PTX_OPD_ADDR && o->sym.kind != PTX_SYM_NONE) {
+        ptx_space s2;
+        Z3_ast a = symbol_address(cx, &o->sym, o->ival, &s2);
+        /* .param variables of functions live in per-thread storage */
+        if (a && (s2 == PTX_SPACE_LOCAL || s2 == PTX_SPACE_PARAM || *space == PTX_SPACE_GENERIC))
+            *space = s2;
+        if (a && *space == PTX_SPACE_GENERIC)
+            *space = s2;
+        return a;
+    }
+    if (o->kind == PTX_OPD_ADDR && o->reg >= 0) {
+        Z3_ast b = reg_get(cx->e, cx->fr, o->reg);
+        if (!b)
+            b = z_num(z, 0, 64);
+        b = z_resize(z, z_to_bv(z, b), 64, false);
+        if (o->ival)
+            b = z_fold(z, zk(z, Z3_mk_bvadd(z->c, b, z_num(z, (uint64_t)o->ival, 64))));
+        return b;
+    }
+    if (o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_IMM_INT)
+        return z_num(z, (uint64_t)o->ival, 64);
+    exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address operand");
+    return NULL;
+}
+
+static Z3_ast imm_float_bits(sx_cx *cx, const ptx_operand *o, int w)
+{
+    sx_z *z = &cx->e->z;
+    if (w == 64)
+        return z_num(z, o->f64bits, 64);
+    if (w == 32)
+        return z_num(z, o->f32bits, 32);
+    return z_num(z, o->f32bits, w);
+}
+
+Z3_ast opd_get(sx_cx *cx, int i, ptx_type t)
+{
+    sx_z *z = &cx->e->z;
+    if (i >= cx->ins->nops) {
+        exec_fail(cx, WH_ERR_USER, "missing operand %d", i + 1);
+        return NULL;
+    }
+    const ptx_operand *o = &cx->ins->ops[i];
+    int w = t == PTX_T_PRED ? 1 : ptx_type_bits(t);
+    Z3_ast v;
+    switch (o->kind) {
+    case PTX_OPD_REG:
+        v = reg_get(cx->e, cx->fr, o->reg);
+        if (!v)
+            v = reg_bits(cx, o->reg) == 1 ? z->fls : z_num(z, 0, reg_bits(cx, o->reg));
+        if (t == PTX_T_PRED) {
+            v = z_as_bool(z, v);
+            return o->neg ? z_not(z, v) : v;
+        }
+        if (ptx_type_is_float(t) && z_is_fp(z, v) && z_width(z, v) == w)
+            return v;
+        return z_as_bv(z, v, w);
+    case PTX_OPD_IMM_INT:
+        if (t == PTX_T_PRED)
+            return z_bool(z, o->ival != 0);
+        return z_num(z, (uint64_t)o->ival, w);
+    case PTX_OPD_IMM_FLOAT:
+        return imm_float_bits(cx, o, w);
+    case PTX_OPD_SPECIAL:
+        return z_resize(z, sreg_value(cx, o), w, false);
+    case PTX_OPD_SYMBOL: {
+        ptx_space sp;
+        Z3_ast a = symbol_address(cx, &o->sym, o->ival, &sp);
+        return a ? z_resize(z, a, w, false) : NULL;
+    }
+    default:
+        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind for operand %d", i + 1);
+        return NULL;
+    }
+}
+
+Z3_ast opd_get_fp(sx_cx *cx, int i, ptx_type t)
+{
+    int w = ptx_type_bits(t);
+    return z_as_fp(&cx->e->z, opd_get(cx, i, t), w);
+}
+
+Z3_ast opd_get_pred(sx_cx *cx, int i)
+{
+    return opd_get(cx, i, PTX_T_PRED);
+}
+
+/* Bring `old` to the sort of `v` for a guarded write. */
+static Z3_ast same_sort(sx_z *z, Z3_ast old, Z3_ast v)
+{
+    if (z_is_bool(z, v))
+        return z_as_bool(z, old);
+    if (z_is_fp(z, v))
+        return z_as_fp(z, old, z_width(z, v));
+    return z_as_bv(z, old, z_width(z, v));
+}
+
+bool reg_write(sx_cx *cx, int r, Z3_ast v)
+{
+    sx_z *z = &cx->e->z;
+    if (!v || z->failed)
+        return exec_fail(cx, WH_ERR_INTERNAL, "%s", z->failed ? z->errmsg : "no value computed");
+    int w = reg_bits(cx, r);
+    if (w == 1)
+        v = z_as_bool(z, v);
+    else if (z_is_bool(z, v))
+        v = z_as_bv(z, v, w);
+    else if (z_width(z, v) != w)
+        v = z_as_bv(z, v, w);
+    if (cx->guard) {
+        Z3_ast old = reg_get(cx->e, cx->fr, r);
+        if (!old)
+            old = w == 1 ? z->fls : z_num(z, 0, w);
+        v = z_ite(z, cx->guard, v, same_sort(z, old, v));
+    }
+    if (!v)
+        return exec_fail(cx, WH_ERR_INTERNAL, "%s", z->errmsg);
+    reg_set(cx->e, cx->fr, r, v);
+    return true;
+}
+
+bool opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t)
+{
+    (void)t;
+    if (i >= cx->ins->nops)
+        return exec_fail(cx, WH_ERR_USER, "missing destination operand");
+    const ptx_operand *o = &cx->ins->ops[i];
+    if (o->kind == PTX_OPD_SINK)
+        return true;
+    if (o->kind != PTX_OPD_REG)
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported destination operand");
+    return reg_write(cx, o->reg, v);
+}
+
+/* ---- guards ---------------------------------------------------------------- */
+
+/* Instructions whose symbolic guard becomes an ite on their effect. */
+static bool guard_as_ite(ptx_opcode op)
+{
+    switch (op) {
+    case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
+    case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_SHFL: case PTX_OP_VOTE:
+    case PTX_OP_MATCH: case PTX_OP_ACTIVEMASK: case PTX_OP_REDUX: case PTX_OP_ELECT:
+    case PTX_OP_TRAP: case PTX_OP_BRKPT:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* The copy of a guard fork skips the instruction. */
+static void skip_apply(sx_cx *cx, bool side, void *arg)
+{
+    (void)arg;
+    if (side)
+        return;
+    cx->th->instrs++;
+    cx->th->vis_count++;
+    advance_pc(cx);
+}
+
+void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t)
+{
+    memset(cx, 0, sizeof *cx);
+    cx->e = e;
+    cx->s = s;
+    cx->t = t;
+    cx->th = &s->th[t];
+    cx->fr = &cx->th->fr[cx->th->nfr - 1];
+    cx->f = &e->mod->funcs[cx->fr->func];
+    cx->pc = cx->fr->pc;
+    cx->ins = cx->pc < cx->f->ninstrs ? &cx->f->instrs[cx->pc] : NULL;
+    cx->next_pc = -1;
+}
+
+/* ---- stepping ------------------------------------------------------------------ */
+
+static bool dispatch(sx_cx *cx)
+{
+    int r;
+    if ((r = exec_ctrl(cx)) != 0)
+        return r > 0;
+    if ((r = exec_mem(cx)) != 0)
+        return r > 0;
+    if ((r = exec_float(cx)) != 0)
+        return r > 0;
+    if ((r = exec_int(cx)) != 0)
+        return r > 0;
+    return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
+                     cx->ins->opcode, cx->ins->line);
+}
+
+void advance_pc(sx_cx *cx)
+{
+    sx_frame *fr = cx->fr;
+    const ptx_function *f = cx->f;
+    int next = cx->next_pc >= 0 ? cx->next_pc : cx->pc + 1;
+    bool jumped = cx->next_pc >= 0;
+    fr->pc = next;
+    if (next >= f->ninstrs)
+        return;   /* falls off the end: treated as ret at the next step */
+    int nb = f->instrs[next].block;
+    if (jumped || nb != fr->block)
+        enter_block(cx->e, cx->s, cx->t, nb);
+}
+
+bool exec_step(sx_engine *e, sx_state *s)
+{
+    sx_z *z = &e->z;
+    sx_cx cx;
+    cx_init(&cx, e, s, s->cur);
+    sx_thread *th = cx.th;
+    sx_frame *fr = cx.fr;
+    if (!cx.ins) {
+        exec_return(&cx);
+        z_release(z);
+        return !e->fatal;
+    }
+    if (th->instrs >= e->opt.max_thread_instrs) {
+        s->end = SX_PATH_CUT;
+        s->over = true;
+        state_note(s, "thread %d reached the instruction cap (%llu) at line %d", cx.t,
+                   (unsigned long long)e->opt.max_thread_instrs, cx.ins->line);
+        return true;
+    }
+    bool skip = false;
+    if (cx.ins->guard >= 0 && cx.ins->op != PTX_OP_BRA) {
+        Z3_ast g = reg_get(e, fr, cx.ins->guard);
+        g = g ? z_as_bool(z, g) : z->fls;
+        if (cx.ins->guard_neg)
+            g = z_not(z, g);
+        int gv = z_bool_value(z, g);
+        if (gv == 0) {
+            skip = true;
+        } else if (gv < 0) {
+            if (guard_as_ite(cx.ins->op)) {
+                cx.guard = g;
+            } else {
+                sx_fork fk = { .apply = skip_apply, .prefer = 1, .leg = { -1, -1 } };
+                int side = fork_on(&cx, g, &fk);
+                if (side < 0) {
+                    z_release(z);
+                    return false;
+                }
+                skip = side == 0;
+            }
+        }
+    }
+    if (skip) {
+        th->instrs++;
+        th->vis_count++;
+        advance_pc(&cx);
+        z_release(z);
+        return true;
+    }
+    /* warp collectives wait for the other threads before running */
+    if (th->status == TS_RUN && exec_warp_stop(&cx) > 0) {
+        z_release(z);
+        return !e->fatal;
+    }
+    th->instrs++;
+    th->vis_count++;
+    bool ok = dispatch(&cx);
+    if (ok && z->failed)
+        ok = exec_fail(&cx, WH_ERR_INTERNAL, "%s", z->errmsg);
+    if (ok && cx.dead) {
+        s->over = true;
+    } else if (ok && !cx.stop) {
+        advance_pc(&cx);
+    }
+    z_release(z);
+    return ok;
+}

@@ -1,0 +1,374 @@
+/*
+ * exec_ctrl.c — control flow: branches (forking on symbolic conditions,
+ * loop bounds, decision traces, leg coverage), calls and returns with
+ * their .param/.reg arguments, exit, barriers, and the no-op
+ * synchronisation instructions (membar, fence, bar.warp.sync...).
+ * Also the block-visit trace from which warp-issued instructions are
+ * computed (metrics.c).
+ */
+#include "symexec/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- block visits and loops ------------------------------------------------ */
+
+void close_visit(sx_engine *e, sx_state *s, int t)
+{
+    sx_thread *th = &s->th[t];
+    if (th->vis_count <= 0 || th->nfr == 0)
+        return;
+    const sx_frame *fr = &th->fr[th->nfr - 1];
+    sx_node *n = node_push(th->vis, NULL, (th->nfr - 1) << 16 | fr->func, fr->block,
+                           th->vis_count, s->interval);
+    if (!n) {
+        e->fatal = true;
+        return;
+    }
+    th->vis = n;
+    th->vis_count = 0;
+}
+
+void enter_block(sx_engine *e, sx_state *s, int t, int block)
+{
+    sx_thread *th = &s->th[t];
+    sx_frame *fr = &th->fr[th->nfr - 1];
+    const ptx_function *f = &e->mod->funcs[fr->func];
+    close_visit(e, s, t);
+    if (block >= 0 && block < f->nblocks && f->blocks[block].loop_header) {
+        int L = f->blocks[block].loop;
+        if (L >= 0 && f->loops[L].header == block) {
+            if (fr->block >= 0 && ptx_loop_contains(f, L, fr->block))
+                fr->loop_iter[L]++;
+            else
+                fr->loop_iter[L] = 0;
+        }
+    }
+    fr->block = block;
+}
+
+/* ---- branches ---------------------------------------------------------------- */
+
+typedef struct {
+    int target;        /* instruction index when taken */
+    int loop;          /* loop whose membership the two legs disagree on, or -1 */
+    int cont;          /* the side staying in it */
+    int leg[2];
+} branch_info;
+
+static void take_leg(sx_cx *cx, bool side, const branch_info *bi)
+{
+    sx_thread *th = cx->th;
+    sx_node *n = node_push(th->dec, NULL, cx->fr->func, cx->pc, side, cx->s->interval);
+    if (!n) {
+        cx->e->fatal = true;
+        return;
+    }
+    th->dec = n;
+    if (bi->leg[side] >= 0)
+        leg_mark(cx->e, cx->s, bi->leg[side]);
+    cx->next_pc = side ? bi->target : cx->pc + 1;
+}
+
+static void branch_child(sx_cx *cx, bool side, void *arg)
+{
+    take_leg(cx, side, arg);
+    advance_pc(cx);
+}
+
+static int block_of_instr(const ptx_function *f, int i)
+{
+    return i >= 0 && i < f->ninstrs ? f->instrs[i].block : -1;
+}
+
+static void loop_analysis(sx_cx *cx, branch_info *bi, sx_fork *fk)
+{
+    const ptx_function *f = cx->f;
+    int b = cx->ins->block;
+    int bt = block_of_instr(f, bi->target), bf = block_of_instr(f, cx->pc + 1);
+    bi->loop = -1;
+    for (int L = b >= 0 ? f->blocks[b].loop : -1; L >= 0; L = f->loops[L].parent) {
+        bool in_t = bt >= 0 && ptx_loop_contains(f, L, bt);
+        bool in_f = bf >= 0 && ptx_loop_contains(f, L, bf);
+        if (in_t != in_f) {
+            bi->loop = L;
+            bi->cont = in_t ? 1 : 0;
+            break;
+        }
+    }
+    if (bi->loop < 0)
+        return;
+    if (cx->fr->loop_iter[bi->loop] >= cx->e->max_iter)
+        fk->cut[bi->cont] = true;
+}
+
+static int exec_bra(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    if (ins->target_instr < 0)
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "branch without a resolved target"), -1;
+    if (ins->guard < 0) {
+        cx->next_pc = ins->target_instr;
+        return 1;
+    }
+    sx_z *z = &cx->e->z;
+    Z3_ast c = reg_get(cx->e, cx->fr, ins->guard);
+    c = c ? z_as_bool(z, c) : z->fls;
+    if (ins->guard_neg)
+        c = z_not(z, c);
+    branch_info bi = { .target = ins->target_instr, .loop = -1 };
+    bi.leg[1] = leg_index(cx->e, cx->fr->func, ins->block, true);
+    bi.leg[0] = leg_index(cx->e, cx->fr->func, ins->block, false);
+    sx_fork fk = { .apply = branch_child, .arg = &bi, .prefer = -1,
+                   .leg = { bi.leg[0], bi.leg[1] } };
+    char note[200];
+    loop_analysis(cx, &bi, &fk);
+    if (bi.loop >= 0) {
+        snprintf(note, sizeof note, "thread %d: loop at line %d cut after %d iterations",
+                 cx->t, cx->f->blocks[cx->f->loops[bi.loop].header].line_first,
+                 cx->fr->loop_iter[bi.loop]);
+        fk.cut_note[0] = fk.cut_note[1] = note;
+    }
+    int side = fork_on(cx, c, &fk);
+    if (side < 0)
+        return -1;
+    take_leg(cx, side != 0, &bi);
+    return 1;
+}
+
+/* ---- calls and returns -------------------------------------------------------- */
+
+static int region_of_operand(sx_cx *cx, const ptx_operand *o, int func)
+{
+    sx_engine *e = cx->e;
+    if ((o->kind != PTX_OPD_SYMBOL && o->kind != PTX_OPD_ADDR) || o->sym.kind != PTX_SYM_LOCAL_VAR)
+        return -1;
+    return e->fl[func].var_region[o->sym.index * e->X + cx->t];
+}
+
+static int exec_call(sx_cx *cx)
+{
+    sx_engine *e = cx->e;
+    const ptx_instr *ins = cx->ins;
+    if (ins->callee < 0)
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "indirect call"), -1;
+    const ptx_function *cf = &e->mod->funcs[ins->callee];
+    if (!cf->has_body)
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX",
+                         cf->name), -1;
+    if (cx->th->nfr >= 64)
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "call depth over 64 (recursion?)"), -1;
+    if (ins->ncall_args != cf->nparams)
+        return exec_fail(cx, WH_ERR_USER, "call passes %d arguments, '%s' takes %d",
+                         ins->ncall_args, cf->name, cf->nparams), -1;
+    int caller = cx->fr->func;
+    Z3_ast regargs[64] = { 0 };
+    for (int k = 0; k < cf->nparams && k < 64; k++) {
+        const ptx_operand *a = &ins->call_args[k];
+        const ptx_param *p = &cf->params[k];
+        if (p->space == PTX_SPACE_REG) {
+            if (a->kind != PTX_OPD_REG)
+                return exec_fail(cx, WH_ERR_UNSUPPORTED, "argument %d of a .reg parameter is not a register", k), -1;
+            regargs[k] = reg_get(e, cx->fr, a->reg);
+            continue;
+        }
+        int src = region_of_operand(cx, a, caller);
+        int dst = e->fl[ins->callee].param_region[k * e->X + cx->t];
+        if (src < 0 || dst < 0)
+            return exec_fail(cx, WH_ERR_UNSUPPORTED, "call argument %d is not a .param variable", k), -1;
+        if (!mem_copy(e, cx->s, dst, src, p->size))
+            return -1;
+    }
+    cx->fr->pc = cx->pc + 1;
+    close_visit(e, cx->s, cx->t);
+    if (!frame_push(e, cx->th, ins->callee, cx->pc))
+        return -1;
+    sx_frame *nf = &cx->th->fr[cx->th->nfr - 1];
+    for (int k = 0; k < cf->nparams && k < 64; k++)
+        if (cf->params[k].space == PTX_SPACE_REG && regargs[k])
+            reg_set(e, nf, cf->params[k].reg, regargs[k]);
+    cx->stop = true;
+    return 1;
+}
+
+static void thread_exit(sx_cx *cx)
+{
+    close_visit(cx->e, cx->s, cx->t);
+    cx->th->status = TS_EXITED;
+    cx->stop = true;
+}
+
+bool exec_return(sx_cx *cx)
+{
+    sx_engine *e = cx->e;
+    sx_thread *th = cx->th;
+    if (th->nfr <= 1) {
+        thread_exit(cx);
+        return true;
+    }
+    sx_frame *cf = &th->fr[th->nfr - 1];
+    sx_frame *caller = &th->fr[th->nfr - 2];
+    const ptx_function *callee = &e->mod->funcs[cf->func];
+    const ptx_function *pf = &e->mod->funcs[caller->func];
+    const ptx_instr *call = &pf->instrs[cf->call_instr];
+    Z3_ast regrets[16] = { 0 };
+    int rr[16];
+    for (int k = 0; k < callee->nrets && k < call->ncall_rets && k < 16; k++) {
+        const ptx_param *p = &callee->rets[k];
+        const ptx_operand *o = &call->call_rets[k];
+        rr[k] = -1;
+        if (p->space == PTX_SPACE_REG) {
+            if (o->kind == PTX_OPD_REG) {
+                regrets[k] = reg_get(e, cf, p->reg);
+                rr[k] = o->reg;
+            }
+            continue;
+        }
+        int src = e->fl[cf->func].ret_region[k * e->X + cx->t];
+        int dst = -1;
+        if ((o->kind == PTX_OPD_SYMBOL || o->kind == PTX_OPD_ADDR) && o->sym.kind == PTX_SYM_LOCAL_VAR)
+            dst = e->fl[caller->func].var_region[o->sym.index * e->X + cx->t];
+        if (src >= 0 && dst >= 0 && !mem_copy(e, cx->s, dst, src, p->size))
+            return false;
+    }
+    for (int k = 0; k < 16; k++)
+        if (regrets[k])
+            z_inc(&e->z, regrets[k]);
+    close_visit(e, cx->s, cx->t);
+    frame_pop(e, th);
+    sx_frame *fr = &th->fr[th->nfr - 1];
+    for (int k = 0; k < callee->nrets && k < call->ncall_rets && k < 16; k++) {
+        if (regrets[k] && rr[k] >= 0)
+            reg_set(e, fr, rr[k], regrets[k]);
+        z_dec(&e->z, regrets[k]);
+    }
+    if (fr->pc < pf->ninstrs && pf->instrs[fr->pc].block != fr->block)
+        enter_block(e, cx->s, cx->t, pf->instrs[fr->pc].block);
+    cx->stop = true;
+    return true;
+}
+
+/* ---- barriers ----------------------------------------------------------------- */
+
+static int exec_bar(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    if (ins->op == PTX_OP_BAR_WARP)
+        return 1;                       /* threads of a warp run in order anyway */
+    if (ins->mode == PTX_BAR_ARRIVE)
+        return 1;                       /* arrives without waiting */
+    if (ins->mode == PTX_BAR_RED) {
+        /* the predicate is the last operand; the result comes at release */
+        Z3_ast p = opd_get_pred(cx, ins->nops - 1);
+        if (!p)
+            return -1;
+        z_inc(&cx->e->z, p);
+        z_dec(&cx->e->z, cx->th->bar_val);
+        cx->th->bar_val = p;
+    }
+    close_visit(cx->e, cx->s, cx->t);
+    cx->th->status = TS_BARRIER;
+    cx->th->wait_func = cx->fr->func;
+    cx->th->wait_pc = cx->pc;
+    return 1;
+}
+
+/* bar.red: every thread waiting at one gets the reduction of the
+ * predicates of all the threads waiting at that instruction. */
+static bool barrier_reductions(sx_engine *e, sx_state *s)
+{
+    sx_z *z = &e->z;
+    for (int t = 0; t < s->X; t++) {
+        sx_thread *th = &s->th[t];
+        if (th->status != TS_BARRIER || !th->bar_val)
+            continue;
+        const ptx_instr *ins = &e->mod->funcs[th->wait_func].instrs[th->wait_pc];
+        Z3_ast r = ins->aop == PTX_AOP_POPC ? z_num(z, 0, 32) : z_bool(z, ins->aop == PTX_AOP_AND);
+        for (int u = 0; u < s->X; u++) {
+            const sx_thread *o = &s->th[u];
+            if (o->status != TS_BARRIER || !o->bar_val || o->wait_func != th->wait_func
+                || o->wait_pc != th->wait_pc)
+                continue;
+            if (ins->aop == PTX_AOP_POPC)
+                r = z_fold(z, zk(z, Z3_mk_bvadd(z->c, r, z_ite(z, o->bar_val, z_num(z, 1, 32), z_num(z, 0, 32)))));
+            else if (ins->aop == PTX_AOP_AND)
+                r = z_and2(z, r, o->bar_val);
+            else
+                r = z_or2(z, r, o->bar_val);
+        }
+        sx_cx cx;
+        cx_init(&cx, e, s, t);
+        if (ins->ops[0].kind == PTX_OPD_REG && !reg_write(&cx, ins->ops[0].reg, r))
+            return false;
+    }
+    for (int t = 0; t < s->X; t++) {
+        z_dec(z, s->th[t].bar_val);
+        s->th[t].bar_val = NULL;
+    }
+    return true;
+}
+
+bool barrier_release(sx_engine *e, sx_state *s)
+{
+    int first = -1, nexit = 0, nwait = 0;
+    bool mismatch = false;
+    for (int t = 0; t < s->X; t++) {
+        const sx_thread *th = &s->th[t];
+        if (th->status == TS_EXITED) {
+            nexit++;
+            continue;
+        }
+        if (th->status != TS_BARRIER)
+            continue;
+        nwait++;
+        if (first < 0)
+            first = t;
+        else if (th->wait_func != s->th[first].wait_func || th->wait_pc != s->th[first].wait_pc)
+            mismatch = true;
+    }
+    if (first >= 0 && (mismatch || nexit > 0)) {
+        const sx_thread *th = &s->th[first];
+        s->barrier_div = true;
+        int line = e->mod->funcs[th->wait_func].instrs[th->wait_pc].line;
+        if (mismatch) {
+            issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
+                      "barrier divergence: threads wait at different barriers (thread %d at line %d)",
+                      first, line);
+            state_note(s, "threads waited at different barriers (interval %d)", s->interval);
+        } else {
+            issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
+                      "barrier divergence: %d thread(s) exited while %d wait at the barrier of line %d",
+                      nexit, nwait, line);
+            state_note(s, "%d thread(s) exited before the barrier of line %d (interval %d)",
+                       nexit, line, s->interval);
+        }
+    }
+    if (!barrier_reductions(e, s))
+        return false;
+    s->interval++;
+    for (int t = 0; t < s->X; t++)
+        if (s->th[t].status == TS_BARRIER)
+            s->th[t].status = TS_RUN;
+    return true;
+}
+
+int exec_ctrl(sx_cx *cx)
+{
+    switch (cx->ins->op) {
+    case PTX_OP_BRA: return exec_bra(cx);
+    case PTX_OP_CALL: return exec_call(cx);
+    case PTX_OP_RET: return exec_return(cx) ? 1 : -1;
+    case PTX_OP_EXIT: thread_exit(cx); return 1;
+    case PTX_OP_BAR: case PTX_OP_BAR_WARP: return exec_bar(cx);
+    case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
+    case PTX_OP_BRKPT: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU:
+        return 1;
+    case PTX_OP_TRAP:
+        state_note(cx->s, "thread %d executed trap at line %d", cx->t, cx->ins->line);
+        cx->s->end = SX_PATH_ERROR;
+        cx->dead = true;
+        return 1;
+    default:
+        return 0;
+    }
+}

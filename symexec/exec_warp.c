@@ -1,0 +1,301 @@
+/*
+ * exec_warp.c — warp collectives among the X threads: shfl.sync, vote
+ * (all/any/uni/ballot), match (any/all), redux.sync, activemask, elect.
+ *
+ * Under the canonical schedule a thread that reaches a collective stops
+ * there; when no thread can run any more, the threads of one warp stopped
+ * at the same instruction (same function, pc and call depth) form the
+ * active set and the collective runs for all of them at once.  Threads of
+ * the warp that went elsewhere (another branch, exited) are inactive, as on
+ * SIMT hardware where only converged lanes take part.  A shfl whose source
+ * lane is inactive reads that thread's register as it is at that moment;
+ * a lane no thread occupies (>= X) reads 0, as the emulator does.
+ */
+#include "symexec/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define C (e->z.c)
+
+static bool is_collective(ptx_opcode op)
+{
+    switch (op) {
+    case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_MATCH: case PTX_OP_ACTIVEMASK:
+    case PTX_OP_REDUX: case PTX_OP_ELECT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int exec_warp_stop(sx_cx *cx)
+{
+    if (!is_collective(cx->ins->op))
+        return 0;
+    cx->th->status = TS_WARP;
+    cx->th->wait_func = cx->fr->func;
+    cx->th->wait_pc = cx->pc;
+    return 1;
+}
+
+typedef struct {
+    int n;
+    int t[1024];
+    sx_cx cx[1024];
+} group;
+
+static Z3_ast fold(sx_engine *e, Z3_ast a) { return z_fold(&e->z, zk(&e->z, a)); }
+
+static uint32_t lane_bit(int t) { return 1u << (t % 32); }
+
+/* The value a shfl reads from a lane outside the active set: what that
+ * thread's register holds now (it went elsewhere), or 0 for a lane no
+ * thread of the X-thread launch occupies (as the emulator reads it). */
+static Z3_ast absent_lane(sx_engine *e, group *g, int i, int from)
+{
+    sx_z *z = &e->z;
+    const sx_cx *cx = &g->cx[i];
+    const ptx_operand *a = &cx->ins->ops[(cx->ins->flags & PTX_F_PAIR) ? 2 : 1];
+    if (from >= e->X || from < 0 || a->kind != PTX_OPD_REG)
+        return z_num(z, 0, 32);
+    const sx_thread *th = &cx->s->th[from];
+    const sx_frame *fr = &th->fr[th->nfr - 1];
+    if (fr->func != cx->fr->func)
+        return z_num(z, 0, 32);
+    Z3_ast v = reg_get(e, fr, a->reg);
+    return v ? z_as_bv(z, v, 32) : z_num(z, 0, 32);
+}
+
+static bool run_shfl(sx_engine *e, group *g)
+{
+    sx_z *z = &e->z;
+    Z3_ast val[1024];
+    int src[1024];
+    bool pv[1024];
+    for (int i = 0; i < g->n; i++) {
+        sx_cx *cx = &g->cx[i];
+        const ptx_instr *ins = cx->ins;
+        int base = (ins->flags & PTX_F_PAIR) ? 2 : 1;
+        val[i] = opd_get(cx, base, PTX_T_B32);
+        Z3_ast b = opd_get(cx, base + 1, PTX_T_U32), c = opd_get(cx, base + 2, PTX_T_U32);
+        uint64_t bv, cv;
+        if (!val[i] || !b || !c)
+            return false;
+        if (!z_get_u64(z, b, &bv) || !z_get_u64(z, c, &cv))
+            return exec_fail(cx, WH_ERR_UNSUPPORTED, "shfl with a data-dependent lane or clamp");
+        int lane = g->t[i] % 32, bval = (int)(bv & 31), cval = (int)(cv & 31), seg = (int)((cv >> 8) & 31);
+        int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg, j;
+        bool p;
+        switch (ins->mode) {
+        case PTX_SHFL_UP: j = lane - bval; p = j >= maxl; break;
+        case PTX_SHFL_DOWN: j = lane + bval; p = j <= maxl; break;
+        case PTX_SHFL_BFLY: j = lane ^ bval; p = j <= maxl; break;
+        default: j = minl | (bval & ~seg); p = j <= maxl; break;
+        }
+        src[i] = p ? j : lane;
+        pv[i] = p;
+    }
+    for (int i = 0; i < g->n; i++) {
+        int warp0 = g->t[i] / 32 * 32, from = warp0 + src[i];
+        Z3_ast v = absent_lane(e, g, i, from);
+        for (int k = 0; k < g->n; k++)
+            if (g->t[k] == from)
+                v = val[k];
+        sx_cx *cx = &g->cx[i];
+        if (!opd_set(cx, 0, v, PTX_T_B32))
+            return false;
+        if ((cx->ins->flags & PTX_F_PAIR) && !opd_set(cx, 1, z_bool(z, pv[i]), PTX_T_PRED))
+            return false;
+    }
+    return true;
+}
+
+static bool run_vote(sx_engine *e, group *g)
+{
+    sx_z *z = &e->z;
+    Z3_ast p[1024];
+    for (int i = 0; i < g->n; i++)
+        if (!(p[i] = opd_get_pred(&g->cx[i], 1)))
+            return false;
+    int mode = g->cx[0].ins->mode;
+    Z3_ast r = NULL;
+    switch (mode) {
+    case PTX_VOTE_ALL:
+        r = z->tru;
+        for (int i = 0; i < g->n; i++)
+            r = z_and2(z, r, p[i]);
+        break;
+    case PTX_VOTE_ANY:
+        r = z->fls;
+        for (int i = 0; i < g->n; i++)
+            r = z_or2(z, r, p[i]);
+        break;
+    case PTX_VOTE_UNI:
+        r = z->tru;
+        for (int i = 1; i < g->n; i++)
+            r = z_and2(z, r, z_eq(z, p[i], p[0]));
+        break;
+    default:
+        r = z_num(z, 0, 32);
+        for (int i = 0; i < g->n; i++)
+            r = fold(e, Z3_mk_bvor(C, r, z_ite(z, p[i], z_num(z, lane_bit(g->t[i]), 32), z_num(z, 0, 32))));
+        break;
+    }
+    for (int i = 0; i < g->n; i++)
+        if (!opd_set(&g->cx[i], 0, r, mode == PTX_VOTE_BALLOT ? PTX_T_B32 : PTX_T_PRED))
+            return false;
+    return true;
+}
+
+static uint32_t group_mask(const group *g)
+{
+    uint32_t m = 0;
+    for (int i = 0; i < g->n; i++)
+        m |= lane_bit(g->t[i]);
+    return m;
+}
+
+static bool run_match(sx_engine *e, group *g)
+{
+    sx_z *z = &e->z;
+    ptx_type t = g->cx[0].ins->type;
+    int w = ptx_type_bits(t);
+    bool pair = (g->cx[0].ins->flags & PTX_F_PAIR) != 0;
+    Z3_ast a[1024];
+    for (int i = 0; i < g->n; i++)
+        if (!(a[i] = opd_get(&g->cx[i], pair ? 2 : 1, t)))
+            return false;
+    (void)w;
+    if (g->cx[0].ins->mode == PTX_MATCH_ALL) {
+        Z3_ast all = z->tru;
+        for (int i = 1; i < g->n; i++)
+            all = z_and2(z, all, z_eq(z, a[i], a[0]));
+        Z3_ast d = z_ite(z, all, z_num(z, group_mask(g), 32), z_num(z, 0, 32));
+        for (int i = 0; i < g->n; i++) {
+            if (!opd_set(&g->cx[i], 0, d, PTX_T_B32))
+                return false;
+            if (pair && !opd_set(&g->cx[i], 1, all, PTX_T_PRED))
+                return false;
+        }
+        return true;
+    }
+    for (int i = 0; i < g->n; i++) {
+        Z3_ast d = z_num(z, 0, 32);
+        for (int k = 0; k < g->n; k++)
+            d = fold(e, Z3_mk_bvor(C, d, z_ite(z, z_eq(z, a[k], a[i]), z_num(z, lane_bit(g->t[k]), 32),
+                                               z_num(z, 0, 32))));
+        if (!opd_set(&g->cx[i], 0, d, PTX_T_B32))
+            return false;
+    }
+    return true;
+}
+
+static bool run_redux(sx_engine *e, group *g)
+{
+    sx_z *z = &e->z;
+    const ptx_instr *ins = g->cx[0].ins;
+    ptx_type t = ins->type;
+    bool sgn = ptx_type_is_signed(t);
+    Z3_ast r = NULL;
+    for (int i = 0; i < g->n; i++) {
+        Z3_ast a = opd_get(&g->cx[i], 1, t);
+        if (!a)
+            return false;
+        if (!r) {
+            r = a;
+            continue;
+        }
+        switch (ins->aop) {
+        case PTX_AOP_ADD: r = fold(e, Z3_mk_bvadd(C, r, a)); break;
+        case PTX_AOP_AND: r = fold(e, Z3_mk_bvand(C, r, a)); break;
+        case PTX_AOP_OR: r = fold(e, Z3_mk_bvor(C, r, a)); break;
+        case PTX_AOP_XOR: r = fold(e, Z3_mk_bvxor(C, r, a)); break;
+        case PTX_AOP_MIN:
+            r = z_ite(z, fold(e, sgn ? Z3_mk_bvslt(C, a, r) : Z3_mk_bvult(C, a, r)), a, r);
+            break;
+        case PTX_AOP_MAX:
+            r = z_ite(z, fold(e, sgn ? Z3_mk_bvsgt(C, a, r) : Z3_mk_bvugt(C, a, r)), a, r);
+            break;
+        default:
+            return exec_fail(&g->cx[0], WH_ERR_UNSUPPORTED, "unsupported redux operation");
+        }
+    }
+    for (int i = 0; i < g->n; i++)
+        if (!opd_set(&g->cx[i], 0, r, t))
+            return false;
+    return true;
+}
+
+static bool run_group(sx_engine *e, group *g)
+{
+    const ptx_instr *ins = g->cx[0].ins;
+    sx_z *z = &e->z;
+    bool ok;
+    switch (ins->op) {
+    case PTX_OP_SHFL: ok = run_shfl(e, g); break;
+    case PTX_OP_VOTE: ok = run_vote(e, g); break;
+    case PTX_OP_MATCH: ok = run_match(e, g); break;
+    case PTX_OP_REDUX: ok = run_redux(e, g); break;
+    case PTX_OP_ACTIVEMASK:
+        ok = true;
+        for (int i = 0; i < g->n && ok; i++)
+            ok = opd_set(&g->cx[i], 0, z_num(z, group_mask(g), 32), PTX_T_B32);
+        break;
+    case PTX_OP_ELECT: {
+        int leader = g->t[0] % 32;
+        ok = true;
+        for (int i = 0; i < g->n && ok; i++) {
+            sx_cx *cx = &g->cx[i];
+            int pi = (cx->ins->flags & PTX_F_PAIR) ? 1 : 0;
+            if (pi)
+                ok = opd_set(cx, 0, z_num(z, (uint64_t)leader, 32), PTX_T_B32);
+            if (ok)
+                ok = opd_set(cx, pi, z_bool(z, i == 0), PTX_T_PRED);
+        }
+        break;
+    }
+    default:
+        ok = false;
+    }
+    if (!ok)
+        return false;
+    for (int i = 0; i < g->n; i++) {
+        sx_cx *cx = &g->cx[i];
+        cx->th->instrs++;
+        cx->th->vis_count++;
+        cx->th->status = TS_RUN;
+        advance_pc(cx);
+    }
+    return true;
+}
+
+bool warp_collectives(sx_engine *e, sx_state *s)
+{
+    group *g = malloc(sizeof *g);
+    if (!g)
+        return false;
+    bool *done = calloc((size_t)s->X, sizeof *done);
+    bool ok = done != NULL;
+    for (int t = 0; t < s->X && ok; t++) {
+        if (done[t] || s->th[t].status != TS_WARP)
+            continue;
+        const sx_thread *a = &s->th[t];
+        g->n = 0;
+        for (int u = t; u < s->X && g->n < 1024; u++) {
+            const sx_thread *b = &s->th[u];
+            if (done[u] || b->status != TS_WARP || u / 32 != t / 32 || b->nfr != a->nfr
+                || b->wait_func != a->wait_func || b->wait_pc != a->wait_pc)
+                continue;
+            done[u] = true;
+            g->t[g->n] = u;
+            cx_init(&g->cx[g->n], e, s, u);
+            g->n++;
+        }
+        ok = run_group(e, g);
+        z_release(&e->z);
+    }
+    free(done);
+    free(g);
+    return ok && !e->fatal;
+}

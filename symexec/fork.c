@@ -1,0 +1,104 @@
+/*
+ * fork.c — deciding a symbolic condition, forking when both sides are
+ * feasible.
+ *
+ * The state's model tells which side is feasible for free; only the other
+ * side costs a solver check (with the path constraints already asserted,
+ * see solver.c).  When both are feasible, the current state follows the
+ * side that reaches an uncovered branch leg (ties broken by the seeded
+ * random generator), and a copy takes the other side.  A side that would
+ * keep a thread in a loop it has already iterated max_iter times is not
+ * explored: its copy is recorded as a cut path (with its formula).
+ */
+#include "symexec/internal.h"
+
+#include <stdio.h>
+
+static bool leg_new(const sx_engine *e, const sx_state *s, int leg)
+{
+    return leg >= 0 && !e->covered[leg] && !(s->legs[leg / 8] & (1u << (leg % 8)));
+}
+
+static int choose(sx_engine *e, const sx_state *s, const sx_fork *fk)
+{
+    if (fk->prefer >= 0)
+        return fk->prefer;
+    bool n0 = leg_new(e, s, fk->leg[0]), n1 = leg_new(e, s, fk->leg[1]);
+    if (n0 != n1)
+        return n1 ? 1 : 0;
+    return (int)pcg32_bounded(&e->rng, 2);
+}
+
+static void end_cut(sx_state *s, const sx_fork *fk, int side)
+{
+    s->over = true;
+    s->end = SX_PATH_CUT;
+    state_note(s, "%s", fk->cut_note[side] ? fk->cut_note[side] : "loop bound reached");
+}
+
+int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    sx_state *s = cx->s;
+    if (!cond)
+        return -1;
+    int v = z_bool_value(z, cond);
+    if (v >= 0)
+        return v;
+    Z3_ast mv = model_value(e, s->model, cond);
+    int mside = mv ? z_bool_value(z, mv) : -1;
+    if (mside < 0)
+        mside = 1;
+    Z3_ast other = mside ? z_not(z, cond) : cond;
+    Z3_model om = NULL;
+    int r = solver_check(e, s, other, &om);
+    if (r < 0 && z->failed)
+        return -1;
+    if (r <= 0) {
+        if (r < 0)
+            state_note(s, "solver gave up on a branch at line %d; followed the model's side",
+                       cx->ins->line);
+        return mside;
+    }
+    e->forks++;
+    int side = choose(e, s, fk);
+    if (fk->cut[side] && !fk->cut[!side])
+        side = !side;
+    int cs = !side;
+    sx_state *c = state_clone(e, s);
+    if (!c) {
+        Z3_model_dec_ref(z->c, om);
+        e->fatal = true;
+        return -1;
+    }
+    /* the copy: the other side's constraint and model */
+    state_add_pc(e, c, cs ? cond : z_not(z, cond));
+    if (cs != mside)
+        state_set_model(e, c, om);
+    /* the current state */
+    state_add_pc(e, s, side ? cond : z_not(z, cond));
+    if (side != mside)
+        state_set_model(e, s, om);
+    Z3_model_dec_ref(z->c, om);
+    int cleg = leg_new(e, c, fk->leg[cs]) ? fk->leg[cs] : -1;
+    sx_cx ccx;
+    cx_init(&ccx, e, c, cx->t);
+    if (fk->apply)
+        fk->apply(&ccx, cs != 0, fk->arg);
+    if (fk->cut[cs]) {
+        end_cut(c, fk, cs);
+        bool ok = metrics_record(e, c);
+        state_free(e, c);
+        if (!ok)
+            return -1;
+    } else {
+        c->new_leg = cleg;
+        work_push(e, c);
+    }
+    if (fk->cut[side]) {
+        end_cut(s, fk, side);
+        cx->dead = true;
+    }
+    return side;
+}

@@ -1,0 +1,408 @@
+/*
+ * internal.h — types shared by the files of symexec/ (not public).
+ *
+ * Z3 reference counting: the context is created with Z3_mk_context_rc.
+ * Every AST held past the current instruction (registers, memory bytes,
+ * path constraints, models) owns one reference.  Temporaries made while
+ * executing one instruction go through `zk()`, which takes a reference and
+ * records it in a scratch list released by `z_release()` at the end of the
+ * instruction.
+ */
+#ifndef WH_SYMEXEC_INTERNAL_H
+#define WH_SYMEXEC_INTERNAL_H
+
+#include "symexec/symexec.h"
+#include "core/pcg32.h"
+
+#include <z3.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* Z3 helpers (z3util.c)                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    Z3_context c;
+    Z3_sort bool_s, bv[129];     /* bv[w]: created lazily */
+    Z3_sort fp32, fp64, idx_s, byte_s, arr_s;
+    Z3_ast rm[5];                /* RNE RTZ RTN RTP RNA */
+    Z3_ast tru, fls;
+    Z3_ast *tmp; int ntmp, captmp;
+    bool failed;
+    char errmsg[256];
+} sx_z;
+
+enum { SX_RM_RNE, SX_RM_RTZ, SX_RM_RTN, SX_RM_RTP, SX_RM_RNA };
+
+bool z_init(sx_z *z, wh_error *err);
+void z_fini(sx_z *z);
+/* Keep a temporary until z_release (NULL-safe: records the Z3 error). */
+Z3_ast zk(sx_z *z, Z3_ast a);
+void z_release(sx_z *z);
+/* Long-lived reference management. */
+void z_inc(sx_z *z, Z3_ast a);
+void z_dec(sx_z *z, Z3_ast a);
+Z3_sort z_bvs(sx_z *z, int w);
+Z3_ast z_num(sx_z *z, uint64_t v, int w);
+Z3_ast z_bool(sx_z *z, bool b);
+bool z_is_value(sx_z *z, Z3_ast a);
+bool z_get_u64(sx_z *z, Z3_ast a, uint64_t *v);
+/* 1 true, 0 false, -1 not a constant. */
+int z_bool_value(sx_z *z, Z3_ast a);
+int z_width(sx_z *z, Z3_ast a);           /* bv width, fp width, 1 for Bool */
+bool z_is_bool(sx_z *z, Z3_ast a);
+bool z_is_fp(sx_z *z, Z3_ast a);
+bool z_is_bv(sx_z *z, Z3_ast a);
+/* Simplify `a` when every argument of its top application is a value. */
+Z3_ast z_fold(sx_z *z, Z3_ast a);
+Z3_ast z_simplify(sx_z *z, Z3_ast a);
+/* Conversions between bit-vectors, Bools and floats. */
+Z3_ast z_to_bv(sx_z *z, Z3_ast a);                  /* any -> bv of natural width */
+Z3_ast z_resize(sx_z *z, Z3_ast a, int w, bool sext);/* bv -> bv of width w */
+Z3_ast z_as_bv(sx_z *z, Z3_ast a, int w);           /* any -> bv w (zero-ext/trunc) */
+Z3_ast z_as_fp(sx_z *z, Z3_ast a, int w);           /* any -> fp32/fp64 (bit reinterpretation) */
+Z3_ast z_as_bool(sx_z *z, Z3_ast a);                /* Bool, or bv != 0 */
+Z3_ast z_not(sx_z *z, Z3_ast a);
+Z3_ast z_and2(sx_z *z, Z3_ast a, Z3_ast b);
+Z3_ast z_or2(sx_z *z, Z3_ast a, Z3_ast b);
+Z3_ast z_ite(sx_z *z, Z3_ast c, Z3_ast a, Z3_ast b);
+Z3_ast z_extract(sx_z *z, Z3_ast a, int hi, int lo);
+Z3_ast z_concat(sx_z *z, Z3_ast hi, Z3_ast lo);
+Z3_ast z_eq(sx_z *z, Z3_ast a, Z3_ast b);
+
+/* ------------------------------------------------------------------ */
+/* Persistent lists (plist.c): shared prefixes, appended at the tail   */
+/* ------------------------------------------------------------------ */
+
+typedef struct sx_node {
+    int rc;
+    int len;                 /* nodes from the root, this one included */
+    struct sx_node *up;
+    Z3_ast ast;              /* path constraints: owns a reference */
+    int32_t a, b, c, d;      /* payload of decisions / visits */
+} sx_node;
+
+sx_node *node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d);
+sx_node *node_ref(sx_node *n);
+void node_unref(sx_z *z, sx_node *n);
+/* Nodes root-first into a fresh array of n->len pointers. */
+sx_node **node_array(sx_node *n, int *count);
+
+/* ------------------------------------------------------------------ */
+/* Static memory layout (layout.c)                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    SX_R_PARAMBUF,   /* a buffer kernel parameter */
+    SX_R_GLOBALVAR,  /* module .global / .const variable */
+    SX_R_SHARED,     /* .shared variable (static or extern dynamic) */
+    SX_R_LOCAL       /* per-thread: .local, .param variables of functions */
+} sx_region_kind;
+
+/* Generic-address windows (global buffers live below them). */
+#define SX_SHARED_WINDOW 0x00F0000000000000ull
+#define SX_LOCAL_WINDOW  0x00E0000000000000ull
+#define SX_GLOBAL_BASE   0x0000001000000000ull
+#define SX_GLOBAL_STRIDE 0x0000000100000000ull
+
+typedef struct {
+    char *name;
+    sx_region_kind kind;
+    ptx_space space;         /* GLOBAL (const too), SHARED or LOCAL */
+    uint64_t base, size;     /* in its space (LOCAL: per thread offset) */
+    int thread;              /* LOCAL: owner; else -1 */
+    int param;               /* SX_R_PARAMBUF: spec param index */
+    bool input;              /* initial content symbolic */
+    const uint8_t *init;     /* initial bytes (size), NULL: zero */
+    int first_sym;           /* input: symbol of element 0 field 0 */
+    int nfields;             /* input: fields per element */
+    uint64_t elem_size;
+} sx_region;
+
+typedef struct {
+    char *name;              /* "values[3]", "nodes[2].start" */
+    int region, param, field;
+    uint64_t elem, offset;   /* offset of the field in the region */
+    int bytes;
+    wh_type type;
+    Z3_ast ast;              /* bv constant, or NULL when the domain is one value */
+    uint64_t value;          /* the value when ast is NULL */
+    Z3_ast domain;           /* its domain assumption or NULL */
+    uint64_t low;            /* bit pattern of the low end of its domain */
+} sx_symbol;
+
+/* Z3 AST id of a symbol's constant, for lookups by AST. */
+typedef struct {
+    unsigned id;
+    int sym;
+} sx_symid;
+
+/* Where a function-scope symbol lives for each thread. */
+typedef struct {
+    int *param_region;       /* [k * X + t] (non-entry functions) */
+    int *ret_region;         /* [k * X + t] */
+    int *var_region;         /* [v * X + t]: LOCAL / PARAM / SHARED vars */
+} sx_func_layout;
+
+/* ------------------------------------------------------------------ */
+/* State (state.c)                                                     */
+/* ------------------------------------------------------------------ */
+
+#define SX_PAGE 64
+
+typedef struct sx_regpage {
+    int rc;
+    Z3_ast v[SX_PAGE];
+} sx_regpage;
+
+typedef struct {
+    int func;
+    int pc;
+    int nregs;
+    sx_regpage **pages;      /* (nregs + SX_PAGE - 1) / SX_PAGE */
+    int *loop_iter;          /* [nloops]: iterations of each loop */
+    int block;               /* current block */
+    int call_instr;          /* in the caller: the call instruction, -1 */
+} sx_frame;
+
+typedef enum { TS_RUN = 0, TS_BARRIER, TS_WARP, TS_EXITED } sx_tstatus;
+
+typedef struct {
+    sx_frame *fr; int nfr, capfr;
+    sx_tstatus status;
+    uint64_t instrs;
+    sx_node *dec;            /* decisions: a=func b=instr c=taken d=interval */
+    sx_node *vis;            /* block visits: a=depth<<16|func b=block c=count d=interval */
+    int vis_count;           /* instructions in the current visit so far */
+    int wait_func, wait_pc;  /* the barrier or collective it waits at */
+    Z3_ast bar_val;          /* bar.red: the thread's predicate (owned), or NULL */
+} sx_thread;
+
+/* A byte of memory: concrete (t == NULL) or byte `idx` of term t. */
+typedef struct {
+    Z3_ast t;
+    uint8_t idx;             /* little-endian byte index in t */
+    uint8_t n;               /* t's width in bytes */
+    uint8_t conc;            /* value when t == NULL */
+    uint8_t fp;              /* t is a float term */
+} sx_byte;
+
+typedef struct {
+    int rc;
+    sx_byte *bytes;          /* NULL: the region's initial content */
+    Z3_ast arr;              /* array (bv64 -> bv8) of the content, or NULL */
+    bool array_mode;         /* content lives in arr only */
+} sx_mem;
+
+typedef struct sx_state {
+    int X;
+    sx_thread *th;
+    int cur;                 /* running thread */
+    int interval;
+    int nmem;
+    sx_mem **mem;            /* per region (copy on write) */
+    sx_node *pc;             /* path constraints */
+    Z3_model model;          /* satisfies domains and pc */
+    uint8_t *legs;           /* bitset over the engine's legs */
+    bool uf;
+    int new_leg;             /* uncovered leg taken when created, or -1 */
+    long seq;                /* creation order */
+    char *note;              /* cut / error reason */
+    sx_path_kind end;        /* how it ended */
+    bool over;               /* ended (done, cut or error) */
+    bool fp;                 /* its terms involve symbolic floating point */
+    bool barrier_div;        /* threads disagreed on a barrier: an error path */
+} sx_state;
+
+/* ------------------------------------------------------------------ */
+/* Engine                                                              */
+/* ------------------------------------------------------------------ */
+
+struct sx_engine {
+    const wh_spec *spec;
+    const ptx_module *mod;
+    const ptx_function *entry;
+    int entry_idx;
+    sx_options opt;
+    int X, max_iter;
+    sx_z z;
+    Z3_solver solver;
+    sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */
+    Z3_solver msolver;                   /* for models after the search */
+    wh_image *img;                       /* the X-thread image: fixed data, scalars */
+    sx_region *regions; int nregions;
+    sx_symbol *syms; int nsyms;
+    sx_symid *symids; int nsymids;         /* sorted by id */
+    Z3_ast domains;                      /* conjunction of the symbols' domains */
+    uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
+    sx_func_layout *fl;                  /* per function */
+    uint64_t local_size, shared_size;
+    int **leg_of;                        /* [func][block]: first leg (taken), -1 */
+    sx_leg *legs; int nlegs;
+    bool *covered;
+    bool *func_used;                     /* entry and its callees */
+    sx_state **work; int nwork, capwork;
+    pcg32 rng;
+    long seq;
+    double t0;
+    long checks;
+    double solver_s;
+    long forks;
+    sx_result *res;
+    wh_error *err;
+    bool fatal;
+    struct { char name[48]; Z3_func_decl decl; } ufs[32];  /* .approx ops */
+    Z3_ast *forms;                       /* formula of each recorded path */
+    bool *form_fp;                       /* ... involves symbolic floats */
+    long abandoned;                      /* states dropped at the worklist cap */
+    unsigned timeout_ms;                 /* the solver's current per-check timeout */
+    int nufs;
+};
+
+/* Instruction execution context. */
+typedef struct {
+    sx_engine *e;
+    sx_state *s;
+    int t;
+    sx_thread *th;
+    sx_frame *fr;
+    const ptx_function *f;
+    const ptx_instr *ins;
+    int pc;
+    Z3_ast guard;            /* symbolic guard, NULL when unconditional */
+    int next_pc;             /* set by control flow; -1: pc + 1 */
+    bool stop;               /* thread stops (barrier, warp op, exit) */
+    bool dead;               /* path ended (error, cut) */
+} sx_cx;
+
+/* ------------------------------------------------------------------ */
+/* Functions shared between files                                      */
+/* ------------------------------------------------------------------ */
+
+/* layout.c */
+bool layout_build(sx_engine *e, wh_error *err);
+/* A model of the domains built without the solver (every input at the low
+ * end of its domain), or NULL when it does not satisfy them. */
+Z3_model layout_low_model(sx_engine *e);
+/* The symbol whose constant is `a`, or -1. */
+int layout_symbol_of(const sx_engine *e, Z3_ast a);
+void layout_free(sx_engine *e);
+int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
+int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
+uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread);
+
+/* state.c */
+sx_state *state_new(sx_engine *e);
+sx_state *state_clone(sx_engine *e, const sx_state *s);
+void state_free(sx_engine *e, sx_state *s);
+Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r);
+void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v);
+bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr);
+void frame_pop(sx_engine *e, sx_thread *th);
+void state_note(sx_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void state_add_pc(sx_engine *e, sx_state *s, Z3_ast c);
+void state_set_model(sx_engine *e, sx_state *s, Z3_model m);
+
+/* memory.c */
+bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast *out);
+bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast val);
+void mem_release(sx_engine *e, int region, sx_mem *m);
+/* Copy the first n bytes of region src into region dst (call arguments). */
+bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
+sx_mem *mem_fresh(void);
+
+/* solver.c */
+/* Is pc(s) && extra satisfiable?  1 yes (model in *m, referenced), 0 no,
+ * -1 unknown/error.  extra may be NULL. */
+int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
+void solver_reset_sync(sx_engine *e);
+/* Value of `a` in the state's model. */
+Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a);
+/* Model text of the input symbols mentioned, "values[0]=7 values[1]=3". */
+char *model_inputs_text(sx_engine *e, Z3_model m);
+
+/* exec.c */
+/* Run one instruction of the state's current thread. */
+bool exec_step(sx_engine *e, sx_state *s);
+bool exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+Z3_ast opd_get(sx_cx *cx, int i, ptx_type t);
+Z3_ast opd_get_fp(sx_cx *cx, int i, ptx_type t);
+Z3_ast opd_get_pred(sx_cx *cx, int i);
+bool opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t);
+bool reg_write(sx_cx *cx, int r, Z3_ast v);
+/* A context for thread t of state s at its current instruction. */
+void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t);
+Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space);
+Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o);
+
+/* exec_int.c / exec_float.c / exec_mem.c / exec_ctrl.c / exec_warp.c:
+ * each returns 1 handled, 0 not its opcode, -1 failure. */
+int exec_int(sx_cx *cx);
+Z3_ast int_compare(sx_cx *cx, ptx_cmp cmp, ptx_type t, Z3_ast a, Z3_ast b);
+/* setp/set: combine with the predicate operand `cop` (and/or/xor), write
+ * the destination(s). */
+int finish_compare(sx_cx *cx, Z3_ast r, int cop);
+int exec_float(sx_cx *cx);
+int exec_mem(sx_cx *cx);
+int exec_ctrl(sx_cx *cx);
+/* exec_warp.c: 1 when the instruction is a warp collective (the thread
+ * stops and waits for its warp), 0 otherwise. */
+int exec_warp_stop(sx_cx *cx);
+/* Run the collectives every waiting thread stopped at. */
+bool warp_collectives(sx_engine *e, sx_state *s);
+
+/* exec_ctrl.c */
+void enter_block(sx_engine *e, sx_state *s, int t, int block);
+void close_visit(sx_engine *e, sx_state *s, int t);
+bool exec_return(sx_cx *cx);
+/* All threads wait or exited: release the barrier, report divergence. */
+bool barrier_release(sx_engine *e, sx_state *s);
+void advance_pc(sx_cx *cx);
+
+/* fork.c */
+/* Decide a symbolic condition for the current state: returns the side it
+ * follows (1: cond holds, 0: it does not) or -1 on failure.  When both
+ * sides are feasible the state forks: the copy gets the other side's
+ * constraint and model, `apply(copy's context, side, arg)` is run on it and
+ * it is queued (or recorded as cut when `cut(side)` says the side goes
+ * past the loop bound).  prefer: the side the current state should follow
+ * (-1: the one reaching an uncovered leg first, legs[side] giving the leg
+ * index of each side or -1). */
+typedef void (*fork_apply_fn)(sx_cx *cx, bool side, void *arg);
+typedef struct {
+    fork_apply_fn apply;
+    void *arg;
+    int prefer;              /* -1, 0 or 1 */
+    int leg[2];              /* leg of side 0 / side 1, or -1 */
+    bool cut[2];             /* taking that side passes the loop bound */
+    const char *cut_note[2];
+} sx_fork;
+int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk);
+
+/* search.c */
+void work_push(sx_engine *e, sx_state *s);
+double now_s(void);
+
+/* interval.c: unsigned bounds [lo, hi] of a bit-vector term of at most 64
+ * bits, from its structure and the input domains (an over-approximation;
+ * false when nothing useful is known). */
+bool interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi);
+
+/* metrics.c */
+bool metrics_record(sx_engine *e, sx_state *s);
+void path_free(sx_path *p);
+
+/* coverage.c */
+bool coverage_build(sx_engine *e, wh_error *err);
+void coverage_free(sx_engine *e);
+int leg_index(const sx_engine *e, int func, int block, bool taken);
+void leg_mark(sx_engine *e, sx_state *s, int leg);
+
+/* issues */
+void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread,
+               const char *cond, const char *model, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * interval.c — cheap unsigned bounds of bit-vector terms, so that most
+ * symbolic addresses are proven inside their buffer without the solver.
+ *
+ * Bounds come from numerals, the input symbols' domains (non-negative
+ * ranges only) and a few operators (and, or with a mask, add, sub of a
+ * numeral, mul/shl by a numeral, lshr, urem, zero/sign extension,
+ * extract, ite).  Anything else, or any possible wrap-around, gives up.
+ * Results are over-approximations: a term always lies in its interval.
+ */
+#include "symexec/internal.h"
+
+#include <string.h>
+
+#define MAX_DEPTH 48
+#define MAX_WORK 4096   /* nodes visited per query (shared subterms count again) */
+
+typedef struct {
+    uint64_t lo, hi;
+    bool ok;
+} iv;
+
+static iv none(void) { return (iv){ 0, 0, false }; }
+
+static uint64_t mask_of(int w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
+
+static iv full(int w) { return (iv){ 0, mask_of(w), true }; }
+
+static bool add_ok(uint64_t a, uint64_t b, int w, uint64_t *r)
+{
+    uint64_t s = a + b;
+    if (s < a || s > mask_of(w))
+        return false;
+    *r = s;
+    return true;
+}
+
+static bool mul_ok(uint64_t a, uint64_t b, int w, uint64_t *r)
+{
+    if (a != 0 && b > mask_of(w) / a)
+        return false;
+    *r = a * b;
+    return true;
+}
+
+static iv eval(sx_engine *e, Z3_ast a, int depth, int *work);
+
+static iv arg_iv(sx_engine *e, Z3_app app, unsigned i, int depth, int *work)
+{
+    return eval(e, Z3_get_app_arg(e->z.c, app, i), depth + 1, work);
+}
+
+static bool arg_num(sx_engine *e, Z3_app app, unsigned i, uint64_t *v)
+{
+    return z_get_u64(&e->z, Z3_get_app_arg(e->z.c, app, i), v);
+}
+
+static iv symbol_iv(sx_engine *e, Z3_ast a, int w)
+{
+    int si = layout_symbol_of(e, a);
+    if (si < 0)
+        return full(w);
+    const sx_symbol *s = &e->syms[si];
+    wh_bounds b;
+    if (wh_type_is_float(s->type) || !wh_image_bounds(e->img, s->param, s->field, s->elem, &b, NULL)
+        || b.lo < 0)
+        return full(w);
+    return (iv){ (uint64_t)b.lo, (uint64_t)b.hi, true };
+}
+
+static iv eval_app(sx_engine *e, Z3_ast a, Z3_app app, int w, int depth, int *work)
+{
+    Z3_context c = e->z.c;
+    Z3_func_decl d = Z3_get_app_decl(c, app);
+    unsigned n = Z3_get_app_num_args(c, app);
+    uint64_t k;
+    iv x, y;
+    switch (Z3_get_decl_kind(c, d)) {
+    case Z3_OP_UNINTERPRETED:
+        return n == 0 ? symbol_iv(e, a, w) : full(w);
+    case Z3_OP_BAND:
+        for (unsigned i = 0; i < n; i++)
+            if (arg_num(e, app, i, &k))
+                return (iv){ 0, k, true };
+        return full(w);
+    case Z3_OP_BADD: {
+        iv r = { 0, 0, true };
+        for (unsigned i = 0; i < n && r.ok; i++) {
+            x = arg_iv(e, app, i, depth, work);
+            r.ok = x.ok && add_ok(r.lo, x.lo, w, &r.lo) && add_ok(r.hi, x.hi, w, &r.hi);
+        }
+        return r.ok ? r : full(w);
+    }
+    case Z3_OP_BSUB:
+        x = arg_iv(e, app, 0, depth, work);
+        if (n == 2 && x.ok && arg_num(e, app, 1, &k) && x.lo >= k)
+            return (iv){ x.lo - k, x.hi - k, true };
+        return full(w);
+    case Z3_OP_BMUL:
+        if (n == 2 && (arg_num(e, app, 0, &k) || arg_num(e, app, 1, &k))) {
+            bool first = arg_num(e, app, 0, &k);
+            x = arg_iv(e, app, first ? 1 : 0, depth, work);
+            iv r = { 0, 0, x.ok };
+            if (r.ok && mul_ok(x.lo, k, w, &r.lo) && mul_ok(x.hi, k, w, &r.hi))
+                return r;
+        }
+        return full(w);
+    case Z3_OP_BSHL:
+        if (n == 2 && arg_num(e, app, 1, &k) && k < 64) {
+            x = arg_iv(e, app, 0, depth, work);
+            iv r = { 0, 0, x.ok };
+            if (r.ok && mul_ok(x.lo, 1ull << k, w, &r.lo) && mul_ok(x.hi, 1ull << k, w, &r.hi))
+                return r;
+        }
+        return full(w);
+    case Z3_OP_BLSHR:
+        if (n == 2 && arg_num(e, app, 1, &k)) {
+            x = arg_iv(e, app, 0, depth, work);
+            if (k >= 64)
+                return (iv){ 0, 0, true };
+            return x.ok ? (iv){ x.lo >> k, x.hi >> k, true } : (iv){ 0, mask_of(w) >> k, true };
+        }
+        return full(w);
+    case Z3_OP_BUREM: case Z3_OP_BUREM_I:
+        if (n == 2 && arg_num(e, app, 1, &k) && k > 0)
+            return (iv){ 0, k - 1, true };
+        return full(w);
+    case Z3_OP_ZERO_EXT:
+        x = arg_iv(e, app, 0, depth, work);
+        return x.ok ? x : full(z_width(&e->z, Z3_get_app_arg(c, app, 0)));
+    case Z3_OP_SIGN_EXT: {
+        int aw = z_width(&e->z, Z3_get_app_arg(c, app, 0));
+        x = arg_iv(e, app, 0, depth, work);
+        if (x.ok && aw > 0 && aw <= 64 && x.hi < (1ull << (aw - 1)))
+            return x;
+        return full(w);
+    }
+    case Z3_OP_EXTRACT: {
+        unsigned lo = (unsigned)Z3_get_decl_int_parameter(c, d, 1);
+        x = arg_iv(e, app, 0, depth, work);
+        if (lo == 0 && x.ok && x.hi <= mask_of(w))
+            return x;
+        return full(w);
+    }
+    case Z3_OP_ITE:
+        x = arg_iv(e, app, 1, depth, work);
+        y = arg_iv(e, app, 2, depth, work);
+        if (x.ok && y.ok)
+            return (iv){ x.lo < y.lo ? x.lo : y.lo, x.hi > y.hi ? x.hi : y.hi, true };
+        return full(w);
+    default:
+        return full(w);
+    }
+}
+
+static iv eval(sx_engine *e, Z3_ast a, int depth, int *work)
+{
+    sx_z *z = &e->z;
+    if (depth > MAX_DEPTH || --*work < 0 || Z3_get_sort_kind(z->c, Z3_get_sort(z->c, a)) != Z3_BV_SORT)
+        return none();
+    int w = z_width(z, a);
+    if (w > 64)
+        return none();
+    uint64_t v;
+    if (z_get_u64(z, a, &v))
+        return (iv){ v, v, true };
+    if (Z3_get_ast_kind(z->c, a) != Z3_APP_AST)
+        return full(w);
+    return eval_app(e, a, Z3_to_app(z->c, a), w, depth, work);
+}
+
+bool interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi)
+{
+    int work = MAX_WORK;
+    iv r = eval(e, a, 0, &work);
+    if (!r.ok || r.hi < r.lo)
+        return false;
+    *lo = r.lo;
+    *hi = r.hi;
+    return true;
+}

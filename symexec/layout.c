@@ -1,0 +1,588 @@
+/*
+ * layout.c — the memory of an X-thread launch: one region per buffer
+ * parameter, module variable, shared variable and per-thread local/param
+ * storage, with concrete base addresses; the input symbols (one bit-vector
+ * constant per element field of each input buffer) and their value-domain
+ * assumptions; the bytes of the kernel parameter space.
+ */
+#include "symexec/internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    if (a < 1)
+        a = 1;
+    return (v + a - 1) / a * a;
+}
+
+static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_space space,
+                      uint64_t base, uint64_t size, int thread)
+{
+    sx_region *r = realloc(e->regions, (size_t)(e->nregions + 1) * sizeof *r);
+    if (!r)
+        return -1;
+    e->regions = r;
+    sx_region *g = &r[e->nregions];
+    memset(g, 0, sizeof *g);
+    g->name = xstrdup(name);
+    g->kind = kind;
+    g->space = space;
+    g->base = base;
+    g->size = size;
+    g->thread = thread;
+    g->param = -1;
+    g->first_sym = -1;
+    return e->nregions++;
+}
+
+/* ---- input symbols and their domains --------------------------------- */
+
+static Z3_ast int_domain(sx_engine *e, Z3_ast x, wh_type t, int64_t lo, int64_t hi)
+{
+    sx_z *z = &e->z;
+    int w = (int)wh_type_size(t) * 8;
+    bool sgn = wh_type_is_signed(t);
+    /* the whole range of the type needs no assumption */
+    if (sgn) {
+        int64_t tmin = w == 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
+        int64_t tmax = w == 64 ? INT64_MAX : (INT64_C(1) << (w - 1)) - 1;
+        if (lo <= tmin && hi >= tmax)
+            return NULL;
+    } else {
+        uint64_t tmax = w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
+        if (lo <= 0 && (uint64_t)hi >= tmax)
+            return NULL;
+    }
+    Z3_ast l = z_num(z, (uint64_t)lo, w), h = z_num(z, (uint64_t)hi, w);
+    Z3_ast a = zk(z, sgn ? Z3_mk_bvsle(z->c, l, x) : Z3_mk_bvule(z->c, l, x));
+    Z3_ast b = zk(z, sgn ? Z3_mk_bvsle(z->c, x, h) : Z3_mk_bvule(z->c, x, h));
+    return z_and2(z, a, b);
+}
+
+/* lo <= x <= hi for the IEEE number with bit pattern x (w bits), as
+ * bit-vector constraints on its sign and magnitude (much cheaper for the
+ * solver than fp.leq): magnitudes of one sign are ordered like the numbers,
+ * -0 equals +0, and NaNs lie outside any finite range. */
+static Z3_ast float_domain_bits(sx_engine *e, Z3_ast x, int w, uint64_t blo, uint64_t bhi)
+{
+    sx_z *z = &e->z;
+    uint64_t mmask = (1ull << (w - 1)) - 1;
+    bool lneg = (blo >> (w - 1)) & 1, hneg = (bhi >> (w - 1)) & 1;
+    uint64_t mlo = blo & mmask, mhi = bhi & mmask;
+    Z3_ast sign = z_eq(z, z_extract(z, x, w - 1, w - 1), z_num(z, 1, 1));
+    Z3_ast mag = z_extract(z, x, w - 2, 0);
+    Z3_ast zero = z_eq(z, mag, z_num(z, 0, w - 1));
+#define ULE(a, b) zk(z, Z3_mk_bvule(z->c, (a), (b)))
+#define NUM(v) z_num(z, (v), w - 1)
+    Z3_ast pos, neg;
+    if (!lneg || mlo == 0) {          /* lo >= 0: positives from lo to hi */
+        pos = hneg && mhi != 0 ? z->fls : z_and2(z, ULE(NUM(lneg ? 0 : mlo), mag), ULE(mag, NUM(hneg ? 0 : mhi)));
+        neg = (lneg || mlo == 0) ? zero : z->fls;   /* -0 when lo is 0 */
+    } else if (hneg && mhi != 0) {    /* hi < 0: negatives from |hi| to |lo| */
+        pos = z->fls;
+        neg = z_and2(z, ULE(NUM(mhi), mag), ULE(mag, NUM(mlo)));
+    } else {                          /* lo < 0 <= hi */
+        pos = ULE(mag, NUM(hneg ? 0 : mhi));
+        neg = ULE(mag, NUM(mlo));
+    }
+#undef ULE
+#undef NUM
+    return z_ite(z, sign, neg, pos);
+}
+
+static Z3_ast float_domain(sx_engine *e, Z3_ast x, wh_type t, double lo, double hi, uint64_t *low)
+{
+    int w = t == WH_F64 ? 64 : 32;
+    uint64_t blo, bhi;
+    if (w == 32) {
+        /* round the bounds inward so every value allowed is in [lo, hi] */
+        float fl = (float)lo, fh = (float)hi;
+        if ((double)fl < lo)
+            fl = nextafterf(fl, INFINITY);
+        if ((double)fh > hi)
+            fh = nextafterf(fh, -INFINITY);
+        uint32_t a, b;
+        memcpy(&a, &fl, 4);
+        memcpy(&b, &fh, 4);
+        blo = a;
+        bhi = b;
+    } else {
+        memcpy(&blo, &lo, 8);
+        memcpy(&bhi, &hi, 8);
+    }
+    *low = blo;
+    return float_domain_bits(e, x, w, blo, bhi);
+}
+
+static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
+{
+    const wh_param *prm = &e->spec->params[p];
+    const wh_buffer *b = &e->img->bufs[p];
+    sx_region *r = &e->regions[reg];
+    r->input = true;
+    r->first_sym = e->nsyms;
+    r->nfields = prm->nfields;
+    r->elem_size = prm->elem_size;
+    uint64_t n = b->count * (uint64_t)prm->nfields;
+    if (n > 1000000) {
+        wh_error_set(err, WH_ERR_UNSUPPORTED, e->spec->path, 0, 0,
+                     "input buffer '%s' has %" PRIu64 " symbolic fields at %d threads (limit 1000000)",
+                     prm->name, n, e->X);
+        return false;
+    }
+    sx_symbol *v = realloc(e->syms, (size_t)(e->nsyms + n + 1) * sizeof *v);
+    if (!v)
+        return false;
+    e->syms = v;
+    for (uint64_t el = 0; el < b->count; el++) {
+        for (int f = 0; f < prm->nfields; f++) {
+            const wh_field *fd = &prm->fields[f];
+            sx_symbol *s = &e->syms[e->nsyms];
+            memset(s, 0, sizeof *s);
+            char name[300];
+            if (prm->type == WH_STRUCT)
+                snprintf(name, sizeof name, "%s[%" PRIu64 "].%s", prm->name, el, fd->name);
+            else
+                snprintf(name, sizeof name, "%s[%" PRIu64 "]", prm->name, el);
+            s->name = xstrdup(name);
+            s->region = reg;
+            s->param = p;
+            s->field = f;
+            s->elem = el;
+            s->offset = el * prm->elem_size + fd->offset;
+            s->bytes = (int)wh_type_size(fd->type);
+            s->type = fd->type;
+            e->nsyms++;
+            wh_bounds bd;
+            if (!wh_image_bounds(e->img, p, f, el, &bd, err))
+                return false;
+            if (!bd.is_float && bd.lo == bd.hi) {
+                s->value = (uint64_t)bd.lo;   /* a one-value domain is a constant */
+                continue;
+            }
+            sx_z *z = &e->z;
+            Z3_ast c = Z3_mk_const(z->c, Z3_mk_string_symbol(z->c, name), z_bvs(z, s->bytes * 8));
+            if (!c) {
+                wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "Z3 cannot declare '%s'", name);
+                return false;
+            }
+            Z3_inc_ref(z->c, c);
+            s->ast = c;
+            s->low = (uint64_t)bd.lo;
+            Z3_ast d = bd.is_float ? float_domain(e, c, fd->type, bd.flo, bd.fhi, &s->low)
+                                   : int_domain(e, c, fd->type, bd.lo, bd.hi);
+            if (d) {
+                z_inc(z, d);
+                s->domain = d;
+            }
+            z_release(z);
+        }
+    }
+    return true;
+}
+
+/* ---- kernel parameters ------------------------------------------------- */
+
+static bool check_params(sx_engine *e, wh_error *err)
+{
+    const ptx_function *f = e->entry;
+    if (f->nparams != e->spec->nparams) {
+        wh_error_set(err, WH_ERR_USER, e->spec->path, 0, 0,
+                     "the spec lists %d params but entry '%s' has %d", e->spec->nparams,
+                     f->name, f->nparams);
+        return false;
+    }
+    for (int p = 0; p < f->nparams; p++) {
+        const wh_param *sp = &e->spec->params[p];
+        const ptx_param *pp = &f->params[p];
+        uint64_t want = sp->kind == WH_BUFFER ? (uint64_t)(e->mod->address_size / 8) : sp->elem_size;
+        if (pp->size != want) {
+            wh_error_set(err, WH_ERR_USER, e->spec->path, 0, 0,
+                         "param %d '%s' is %s%s of %" PRIu64 " bytes in the spec but %" PRIu64
+                         " bytes in the PTX (%s, line %d)", p, sp->name,
+                         sp->kind == WH_BUFFER ? "a pointer" : "a scalar ",
+                         sp->kind == WH_BUFFER ? "" : wh_type_name(sp->type), want, pp->size,
+                         pp->name, pp->line);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool build_params(sx_engine *e, const int *param_region)
+{
+    const ptx_function *f = e->entry;
+    e->nparam_bytes = f->param_bytes;
+    e->params = calloc(f->param_bytes ? f->param_bytes : 1, 1);
+    if (!e->params)
+        return false;
+    for (int p = 0; p < f->nparams; p++) {
+        const ptx_param *pp = &f->params[p];
+        if (pp->offset + pp->size > f->param_bytes)
+            continue;
+        uint8_t *dst = e->params + pp->offset;
+        if (e->spec->params[p].kind == WH_BUFFER) {
+            uint64_t a = layout_generic(e, &e->regions[param_region[p]], -1);
+            for (uint64_t k = 0; k < pp->size && k < 8; k++)
+                dst[k] = (uint8_t)(a >> (8 * k));
+        } else {
+            const wh_buffer *b = &e->img->bufs[p];
+            memcpy(dst, b->data, b->bytes < pp->size ? b->bytes : pp->size);
+        }
+    }
+    return true;
+}
+
+/* ---- variables --------------------------------------------------------- */
+
+static bool module_vars(sx_engine *e, uint64_t *shared_top, uint64_t *global_next)
+{
+    const ptx_module *m = e->mod;
+    for (int i = 0; i < m->nvars; i++) {
+        const ptx_var *v = &m->vars[i];
+        if (v->space == PTX_SPACE_GLOBAL || v->space == PTX_SPACE_CONST) {
+            int r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_GLOBAL, *global_next, v->size, -1);
+            if (r < 0)
+                return false;
+            e->regions[r].init = v->init;
+            *global_next += align_up(v->size + 1, SX_GLOBAL_STRIDE);
+        } else if (v->space == PTX_SPACE_SHARED && !v->unsized) {
+            *shared_top = align_up(*shared_top, (uint64_t)(v->align > 0 ? v->align : 4));
+            if (add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, *shared_top, v->size, -1) < 0)
+                return false;
+            *shared_top += v->size;
+        }
+    }
+    return true;
+}
+
+static bool function_shared(sx_engine *e, uint64_t *shared_top)
+{
+    for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        const ptx_function *f = &e->mod->funcs[fi];
+        for (int v = 0; v < f->nvars; v++) {
+            const ptx_var *var = &f->vars[v];
+            if (var->space != PTX_SPACE_SHARED || var->unsized)
+                continue;
+            *shared_top = align_up(*shared_top, (uint64_t)(var->align > 0 ? var->align : 4));
+            int r = add_region(e, var->name, SX_R_SHARED, PTX_SPACE_SHARED, *shared_top, var->size, -1);
+            if (r < 0)
+                return false;
+            for (int t = 0; t < e->X; t++)
+                e->fl[fi].var_region[v * e->X + t] = r;
+            *shared_top += var->size;
+        }
+    }
+    return true;
+}
+
+/* Dynamic (extern, unsized) shared arrays all start after the static ones. */
+static bool extern_shared(sx_engine *e, uint64_t *shared_top)
+{
+    uint64_t base = align_up(*shared_top, 16);
+    uint64_t size = e->img->shared_bytes;
+    int r = -1;
+    for (int i = 0; i < e->mod->nvars; i++) {
+        const ptx_var *v = &e->mod->vars[i];
+        if (v->space == PTX_SPACE_SHARED && v->unsized && r < 0)
+            r = add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, base, size, -1);
+    }
+    for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        const ptx_function *f = &e->mod->funcs[fi];
+        for (int v = 0; v < f->nvars; v++) {
+            if (f->vars[v].space != PTX_SPACE_SHARED || !f->vars[v].unsized)
+                continue;
+            if (r < 0)
+                r = add_region(e, f->vars[v].name, SX_R_SHARED, PTX_SPACE_SHARED, base, size, -1);
+            for (int t = 0; t < e->X; t++)
+                e->fl[fi].var_region[v * e->X + t] = r;
+        }
+    }
+    if (r >= 0)
+        *shared_top = base + size;
+    return true;
+}
+
+/* Per-thread storage: module .local vars, function .local/.param vars and
+ * the params/return values of non-entry functions. */
+static int add_local(sx_engine *e, const char *fname, const char *name, uint64_t size,
+                     int align, uint64_t *top, int *first)
+{
+    *top = align_up(*top, (uint64_t)(align > 0 ? align : 8));
+    char buf[600];
+    snprintf(buf, sizeof buf, "%s%s%s", fname ? fname : "", fname ? "." : "", name);
+    for (int t = 0; t < e->X; t++) {
+        int r = add_region(e, buf, SX_R_LOCAL, PTX_SPACE_LOCAL, *top, size, t);
+        if (r < 0)
+            return -1;
+        if (t == 0)
+            *first = r;
+    }
+    *top += size ? size : 1;
+    return 0;
+}
+
+static bool locals(sx_engine *e)
+{
+    uint64_t top = 16;   /* local address 0 stays invalid */
+    int first;
+    for (int i = 0; i < e->mod->nvars; i++) {
+        const ptx_var *v = &e->mod->vars[i];
+        if (v->space == PTX_SPACE_LOCAL && add_local(e, NULL, v->name, v->size, v->align, &top, &first) < 0)
+            return false;
+    }
+    for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        const ptx_function *f = &e->mod->funcs[fi];
+        sx_func_layout *fl = &e->fl[fi];
+        for (int v = 0; v < f->nvars; v++) {
+            const ptx_var *var = &f->vars[v];
+            if (var->space != PTX_SPACE_LOCAL && var->space != PTX_SPACE_PARAM)
+                continue;
+            if (add_local(e, f->name, var->name, var->size, var->align, &top, &first) < 0)
+                return false;
+            for (int t = 0; t < e->X; t++)
+                fl->var_region[v * e->X + t] = first + t;
+        }
+        if (f->is_entry)
+            continue;
+        for (int k = 0; k < f->nparams; k++) {
+            if (add_local(e, f->name, f->params[k].name, f->params[k].size, f->params[k].align, &top, &first) < 0)
+                return false;
+            for (int t = 0; t < e->X; t++)
+                fl->param_region[k * e->X + t] = first + t;
+        }
+        for (int k = 0; k < f->nrets; k++) {
+            if (add_local(e, f->name, f->rets[k].name, f->rets[k].size, f->rets[k].align, &top, &first) < 0)
+                return false;
+            for (int t = 0; t < e->X; t++)
+                fl->ret_region[k * e->X + t] = first + t;
+        }
+    }
+    e->local_size = top;
+    return true;
+}
+
+static int *neg_ints(int n)
+{
+    int *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (v)
+        for (int i = 0; i < n; i++)
+            v[i] = -1;
+    return v;
+}
+
+static bool alloc_func_layouts(sx_engine *e)
+{
+    e->fl = calloc((size_t)(e->mod->nfuncs > 0 ? e->mod->nfuncs : 1), sizeof *e->fl);
+    if (!e->fl)
+        return false;
+    for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        const ptx_function *f = &e->mod->funcs[fi];
+        e->fl[fi].param_region = neg_ints(f->nparams * e->X);
+        e->fl[fi].ret_region = neg_ints(f->nrets * e->X);
+        e->fl[fi].var_region = neg_ints(f->nvars * e->X);
+        if (!e->fl[fi].param_region || !e->fl[fi].ret_region || !e->fl[fi].var_region)
+            return false;
+    }
+    return true;
+}
+
+static int symid_cmp(const void *a, const void *b)
+{
+    unsigned x = ((const sx_symid *)a)->id, y = ((const sx_symid *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static bool build_symids(sx_engine *e)
+{
+    e->symids = malloc((size_t)(e->nsyms + 1) * sizeof *e->symids);
+    if (!e->symids)
+        return false;
+    for (int i = 0; i < e->nsyms; i++)
+        if (e->syms[i].ast)
+            e->symids[e->nsymids++] = (sx_symid){ Z3_get_ast_id(e->z.c, e->syms[i].ast), i };
+    qsort(e->symids, (size_t)e->nsymids, sizeof *e->symids, symid_cmp);
+    return true;
+}
+
+int layout_symbol_of(const sx_engine *e, Z3_ast a)
+{
+    sx_symid key = { Z3_get_ast_id(e->z.c, a), -1 };
+    const sx_symid *hit = bsearch(&key, e->symids, (size_t)e->nsymids, sizeof key, symid_cmp);
+    return hit ? hit->sym : -1;
+}
+
+static bool build_domains(sx_engine *e)
+{
+    sx_z *z = &e->z;
+    Z3_ast d = z->tru;
+    for (int i = 0; i < e->nsyms; i++)
+        if (e->syms[i].domain)
+            d = z_and2(z, d, e->syms[i].domain);
+    if (!d)
+        return false;
+    z_inc(z, d);
+    e->domains = d;
+    z_release(z);
+    return true;
+}
+
+bool layout_build(sx_engine *e, wh_error *err)
+{
+    wh_launch l = wh_launch_threads((unsigned)e->X);
+    e->img = wh_image_new(e->spec, &l, err);
+    if (!e->img)
+        return false;
+    if (!check_params(e, err) || !alloc_func_layouts(e))
+        goto oom;
+    int *param_region = neg_ints(e->spec->nparams);
+    if (!param_region)
+        goto oom;
+    uint64_t gnext = SX_GLOBAL_BASE;
+    for (int p = 0; p < e->spec->nparams; p++) {
+        const wh_param *sp = &e->spec->params[p];
+        if (sp->kind != WH_BUFFER)
+            continue;
+        const wh_buffer *b = &e->img->bufs[p];
+        int r = add_region(e, sp->name, SX_R_PARAMBUF, PTX_SPACE_GLOBAL, gnext, b->bytes, -1);
+        if (r < 0) {
+            free(param_region);
+            goto oom;
+        }
+        param_region[p] = r;
+        e->regions[r].param = p;
+        e->regions[r].elem_size = sp->elem_size;
+        gnext += align_up(b->bytes + 1, SX_GLOBAL_STRIDE);
+        if (sp->role == WH_ROLE_INPUT) {
+            if (!add_symbols(e, p, r, err)) {
+                free(param_region);
+                return false;
+            }
+        } else {
+            e->regions[r].init = b->data;
+        }
+    }
+    uint64_t shared_top = 0;
+    bool ok = build_params(e, param_region) && module_vars(e, &shared_top, &gnext)
+              && function_shared(e, &shared_top) && extern_shared(e, &shared_top) && locals(e)
+              && build_domains(e) && build_symids(e);
+    free(param_region);
+    e->shared_size = shared_top;
+    if (!ok)
+        goto oom;
+    return true;
+oom:
+    if (!wh_error_is_set(err))
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory laying out the launch");
+    return false;
+}
+
+Z3_model layout_low_model(sx_engine *e)
+{
+    sx_z *z = &e->z;
+    Z3_model m = Z3_mk_model(z->c);
+    if (!m)
+        return NULL;
+    Z3_model_inc_ref(z->c, m);
+    for (int i = 0; i < e->nsyms; i++) {
+        const sx_symbol *s = &e->syms[i];
+        if (!s->ast)
+            continue;
+        Z3_func_decl d = Z3_get_app_decl(z->c, Z3_to_app(z->c, s->ast));
+        Z3_add_const_interp(z->c, m, d, z_num(z, s->low, s->bytes * 8));
+    }
+    Z3_ast v = NULL;
+    bool ok = Z3_model_eval(z->c, m, e->domains, true, &v) && v && z_bool_value(z, v) == 1;
+    z_release(z);
+    if (!ok) {
+        Z3_model_dec_ref(z->c, m);
+        return NULL;
+    }
+    return m;
+}
+
+void layout_free(sx_engine *e)
+{
+    for (int i = 0; i < e->nregions; i++)
+        free(e->regions[i].name);
+    free(e->regions);
+    for (int i = 0; i < e->nsyms; i++) {
+        free(e->syms[i].name);
+        z_dec(&e->z, e->syms[i].ast);
+        z_dec(&e->z, e->syms[i].domain);
+    }
+    free(e->syms);
+    free(e->symids);
+    z_dec(&e->z, e->domains);
+    free(e->params);
+    if (e->fl) {
+        for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+            free(e->fl[fi].param_region);
+            free(e->fl[fi].ret_region);
+            free(e->fl[fi].var_region);
+        }
+        free(e->fl);
+    }
+    wh_image_free(e->img);
+}
+
+static bool region_matches(const sx_region *r, ptx_space space, int thread)
+{
+    ptx_space rs = r->space;
+    if (space == PTX_SPACE_CONST)
+        space = PTX_SPACE_GLOBAL;
+    if (rs != space)
+        return false;
+    return rs != PTX_SPACE_LOCAL || r->thread == thread;
+}
+
+int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
+{
+    for (int i = 0; i < e->nregions; i++) {
+        const sx_region *r = &e->regions[i];
+        if (region_matches(r, space, thread) && addr >= r->base && addr - r->base < r->size)
+            return i;
+    }
+    return -1;
+}
+
+/* The region an address was most likely derived from: the one with the
+ * highest base not above it (or the lowest one). */
+int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
+{
+    int best = -1, low = -1;
+    for (int i = 0; i < e->nregions; i++) {
+        const sx_region *r = &e->regions[i];
+        if (!region_matches(r, space, thread))
+            continue;
+        if (r->base <= addr && (best < 0 || r->base > e->regions[best].base))
+            best = i;
+        if (low < 0 || r->base < e->regions[low].base)
+            low = i;
+    }
+    return best >= 0 ? best : low;
+}
+
+uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread)
+{
+    (void)e;
+    switch (r->space) {
+    case PTX_SPACE_SHARED: return SX_SHARED_WINDOW + r->base;
+    case PTX_SPACE_LOCAL: return SX_LOCAL_WINDOW + ((uint64_t)(thread < 0 ? r->thread : thread) << 32) + r->base;
+    default: return r->base;
+    }
+}

@@ -1,0 +1,534 @@
+/*
+ * memory.c — loads and stores on the regions of a state.
+ *
+ * A region's content is a byte array (copy on write, shared between forked
+ * states) where each byte is concrete or "byte k of term t", so a word
+ * stored and loaded back is the same term and untouched input words are
+ * their symbols.  Concrete addresses take this fast path.  A symbolic
+ * address goes through a Z3 array (bv64 -> bv8) of the region's content:
+ * a symbolic store switches the region to array mode for good.  Every
+ * access is bounds-checked: a concrete address outside every region ends
+ * the path with an error; a symbolic one that may leave its region is
+ * reported with the condition and a model, and the path goes on assuming
+ * it stays inside.
+ */
+#include "symexec/internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int region;
+    bool conc;
+    uint64_t off;       /* when conc */
+    Z3_ast soff;        /* bv64 offset in the region when !conc */
+} sx_loc;
+
+sx_mem *mem_fresh(void)
+{
+    sx_mem *m = calloc(1, sizeof *m);
+    if (m)
+        m->rc = 1;
+    return m;
+}
+
+static void bytes_free(sx_engine *e, sx_byte *b, uint64_t n)
+{
+    if (!b)
+        return;
+    for (uint64_t i = 0; i < n; i++)
+        z_dec(&e->z, b[i].t);
+    free(b);
+}
+
+/* ---- initial content ----------------------------------------------------- */
+
+static sx_byte init_byte(const sx_engine *e, const sx_region *r, uint64_t o)
+{
+    sx_byte b = { 0 };
+    if (r->input) {
+        uint64_t el = o / r->elem_size, in = o % r->elem_size;
+        for (int f = 0; f < r->nfields; f++) {
+            const sx_symbol *s = &e->syms[r->first_sym + el * (uint64_t)r->nfields + (uint64_t)f];
+            uint64_t fo = s->offset - el * r->elem_size;
+            if (in < fo || in >= fo + (uint64_t)s->bytes)
+                continue;
+            if (!s->ast) {
+                b.conc = (uint8_t)(s->value >> (8 * (in - fo)));
+            } else {
+                b.t = s->ast;
+                b.idx = (uint8_t)(in - fo);
+                b.n = (uint8_t)s->bytes;
+            }
+            return b;
+        }
+        return b;   /* padding */
+    }
+    if (r->init)
+        b.conc = r->init[o];
+    return b;
+}
+
+static sx_byte cur_byte(const sx_engine *e, const sx_region *r, const sx_mem *m, uint64_t o)
+{
+    if (m && m->bytes)
+        return m->bytes[o];
+    return init_byte(e, r, o);
+}
+
+/* ---- ownership ------------------------------------------------------------ */
+
+static sx_byte *bytes_dup(sx_engine *e, const sx_region *r, const sx_mem *m)
+{
+    uint64_t n = r->size;
+    sx_byte *b = malloc((size_t)(n ? n : 1) * sizeof *b);
+    if (!b)
+        return NULL;
+    for (uint64_t i = 0; i < n; i++) {
+        b[i] = cur_byte(e, r, m, i);
+        z_inc(&e->z, b[i].t);
+    }
+    return b;
+}
+
+static void mem_drop(sx_engine *e, const sx_region *r, sx_mem *m)
+{
+    if (!m || --m->rc > 0)
+        return;
+    bytes_free(e, m->bytes, r->size);
+    z_dec(&e->z, m->arr);
+    free(m);
+}
+
+void mem_release(sx_engine *e, int ri, sx_mem *m)
+{
+    mem_drop(e, &e->regions[ri], m);
+}
+
+/* The state's own copy of region ri, with bytes materialized unless the
+ * region is in array mode. */
+static sx_mem *own(sx_engine *e, sx_state *s, int ri, bool need_bytes)
+{
+    const sx_region *r = &e->regions[ri];
+    sx_mem *m = s->mem[ri];
+    if (m && m->rc == 1 && (m->bytes || m->array_mode || !need_bytes))
+        return m;
+    sx_mem *n = mem_fresh();
+    if (!n)
+        return NULL;
+    n->array_mode = m && m->array_mode;
+    if (!n->array_mode && need_bytes) {
+        n->bytes = bytes_dup(e, r, m);
+        if (!n->bytes) {
+            free(n);
+            return NULL;
+        }
+    }
+    n->arr = m ? m->arr : NULL;
+    z_inc(&e->z, n->arr);
+    mem_drop(e, r, m);
+    s->mem[ri] = n;
+    return n;
+}
+
+/* ---- array view ----------------------------------------------------------- */
+
+static Z3_ast byte_ast(sx_z *z, sx_byte b)
+{
+    if (!b.t)
+        return z_num(z, b.conc, 8);
+    Z3_ast bv = z_to_bv(z, b.t);
+    return z_extract(z, bv, 8 * b.idx + 7, 8 * b.idx);
+}
+
+static Z3_ast region_array(sx_engine *e, sx_state *s, int ri)
+{
+    sx_z *z = &e->z;
+    const sx_region *r = &e->regions[ri];
+    sx_mem *m = s->mem[ri];
+    if (m && m->arr)
+        return m->arr;
+    Z3_ast a = zk(z, Z3_mk_const_array(z->c, z->idx_s, z_num(z, 0, 8)));
+    for (uint64_t o = 0; o < r->size && a; o++) {
+        sx_byte b = cur_byte(e, r, m, o);
+        if (!b.t && b.conc == 0)
+            continue;
+        a = zk(z, Z3_mk_store(z->c, a, z_num(z, o, 64), byte_ast(z, b)));
+    }
+    if (!a)
+        return NULL;
+    if (!m) {
+        m = mem_fresh();
+        if (!m)
+            return a;
+        s->mem[ri] = m;
+    }
+    z_inc(z, a);
+    m->arr = a;
+    return a;
+}
+
+static Z3_ast array_read(sx_z *z, Z3_ast arr, Z3_ast off, int n)
+{
+    Z3_ast v = NULL;
+    for (int k = 0; k < n; k++) {
+        Z3_ast idx = k ? z_fold(z, zk(z, Z3_mk_bvadd(z->c, off, z_num(z, (uint64_t)k, 64)))) : off;
+        Z3_ast b = zk(z, Z3_mk_select(z->c, arr, idx));
+        v = v ? z_concat(z, b, v) : b;
+    }
+    return v;
+}
+
+static Z3_ast array_write(sx_z *z, Z3_ast arr, Z3_ast off, int n, Z3_ast val)
+{
+    Z3_ast bv = z_to_bv(z, val);
+    for (int k = 0; k < n && arr; k++) {
+        Z3_ast idx = k ? z_fold(z, zk(z, Z3_mk_bvadd(z->c, off, z_num(z, (uint64_t)k, 64)))) : off;
+        arr = zk(z, Z3_mk_store(z->c, arr, idx, z_extract(z, bv, 8 * k + 7, 8 * k)));
+    }
+    return arr;
+}
+
+/* ---- concrete offsets ----------------------------------------------------- */
+
+static Z3_ast bytes_value(sx_z *z, const sx_byte *b, int n)
+{
+    bool conc = true;
+    for (int k = 0; k < n; k++)
+        conc = conc && !b[k].t;
+    if (conc && n <= 8) {
+        uint64_t v = 0;
+        for (int k = n - 1; k >= 0; k--)
+            v = v << 8 | b[k].conc;
+        return z_num(z, v, 8 * n);
+    }
+    bool whole = b[0].t && b[0].n == n;
+    for (int k = 0; k < n && whole; k++)
+        whole = b[k].t == b[0].t && b[k].idx == k;
+    if (whole)
+        return b[0].t;
+    /* concat pieces, high byte first, merging runs of one term */
+    Z3_ast v = NULL;
+    int k = n - 1;
+    while (k >= 0) {
+        int j = k;
+        Z3_ast piece;
+        if (b[k].t) {
+            while (j > 0 && b[j - 1].t == b[k].t && b[j - 1].idx + 1 == b[j].idx)
+                j--;
+            piece = z_extract(z, z_to_bv(z, b[k].t), 8 * b[k].idx + 7, 8 * b[j].idx);
+        } else {
+            uint64_t c = 0;
+            while (j > 0 && !b[j - 1].t && k - j < 7)
+                j--;
+            for (int q = k; q >= j; q--)
+                c = c << 8 | b[q].conc;
+            piece = z_num(z, c, 8 * (k - j + 1));
+        }
+        v = v ? z_concat(z, v, piece) : piece;
+        k = j - 1;
+    }
+    return v;
+}
+
+static Z3_ast read_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n)
+{
+    sx_z *z = &e->z;
+    const sx_region *r = &e->regions[ri];
+    sx_mem *m = s->mem[ri];
+    if (m && m->array_mode)
+        return z_simplify(z, array_read(z, m->arr, z_num(z, off, 64), n));
+    sx_byte b[16];
+    for (int k = 0; k < n && k < 16; k++)
+        b[k] = cur_byte(e, r, m, off + (uint64_t)k);
+    return bytes_value(z, b, n);
+}
+
+static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z3_ast val)
+{
+    sx_z *z = &e->z;
+    sx_mem *m = own(e, s, ri, true);
+    if (!m)
+        return false;
+    if (m->array_mode) {
+        Z3_ast a = array_write(z, m->arr, z_num(z, off, 64), n, val);
+        if (!a)
+            return false;
+        z_inc(z, a);
+        z_dec(z, m->arr);
+        m->arr = a;
+        return true;
+    }
+    z_dec(z, m->arr);
+    m->arr = NULL;
+    uint64_t cv = 0;
+    bool conc = z_is_bv(z, val) && z_get_u64(z, val, &cv);
+    bool fp = z_is_fp(z, val);
+    for (int k = 0; k < n; k++) {
+        sx_byte *b = &m->bytes[off + (uint64_t)k];
+        z_dec(z, b->t);
+        memset(b, 0, sizeof *b);
+        if (conc) {
+            b->conc = (uint8_t)(cv >> (8 * k));
+        } else {
+            b->t = val;
+            z_inc(z, val);
+            b->idx = (uint8_t)k;
+            b->n = (uint8_t)n;
+            b->fp = fp;
+        }
+    }
+    return true;
+}
+
+/* ---- address resolution --------------------------------------------------- */
+
+static const char *space_label(ptx_space sp)
+{
+    return sp == PTX_SPACE_SHARED ? "shared" : sp == PTX_SPACE_LOCAL ? "local" : "global";
+}
+
+static int die(sx_cx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int die(sx_cx *cx, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", buf);
+    state_note(cx->s, "%s (line %d, thread %d)", buf, cx->ins->line, cx->t);
+    cx->s->end = SX_PATH_ERROR;
+    cx->dead = true;
+    return 0;
+}
+
+/* Split a generic address into its space and the address in that space. */
+static void generic_split(const sx_engine *e, uint64_t v, ptx_space *space, int *thread, uint64_t *base)
+{
+    if (v >= SX_SHARED_WINDOW && v - SX_SHARED_WINDOW < (1ull << 32)) {
+        *space = PTX_SPACE_SHARED;
+        *base = SX_SHARED_WINDOW;
+    } else if (v >= SX_LOCAL_WINDOW && v - SX_LOCAL_WINDOW < ((uint64_t)e->X << 32)) {
+        *space = PTX_SPACE_LOCAL;
+        *thread = (int)((v - SX_LOCAL_WINDOW) >> 32);
+        *base = SX_LOCAL_WINDOW + ((uint64_t)*thread << 32);
+    } else {
+        *space = PTX_SPACE_GLOBAL;
+        *base = 0;
+    }
+}
+
+/* Is the symbolic offset forced to one value on this path? */
+static bool unique_value(sx_cx *cx, Z3_ast a, uint64_t *v)
+{
+    sx_z *z = &cx->e->z;
+    Z3_ast mv = model_value(cx->e, cx->s->model, a);
+    if (!mv || !z_get_u64(z, mv, v))
+        return false;
+    Z3_ast ne = z_not(z, z_eq(z, a, z_num(z, *v, z_width(z, a))));
+    return solver_check(cx->e, cx->s, ne, NULL) == 0;
+}
+
+static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr, uint64_t v,
+                            int n, sx_loc *loc)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    int ri = layout_find(e, space, thread, v);
+    if (ri < 0)
+        ri = layout_nearest(e, space, thread, v);
+    if (ri < 0)
+        return die(cx, "%s access at 0x%" PRIx64 " (%d bytes) with no buffer in that space",
+                   space_label(space), v, n);
+    const sx_region *r = &e->regions[ri];
+    Z3_ast off = z_simplify(z, zk(z, Z3_mk_bvsub(z->c, addr, z_num(z, r->base, 64))));
+    loc->region = ri;
+    loc->conc = false;
+    loc->soff = off;
+    uint64_t lo, hi;
+    if ((uint64_t)n <= r->size && interval_of(e, addr, &lo, &hi) && lo >= r->base
+        && hi - r->base <= r->size - (uint64_t)n)
+        return 1;   /* inside the buffer whatever the inputs */
+    Z3_ast in = (uint64_t)n <= r->size
+        ? zk(z, Z3_mk_bvule(z->c, off, z_num(z, r->size - (uint64_t)n, 64))) : z->fls;
+    Z3_ast bad = z_not(z, in);
+    if (cx->guard)
+        bad = z_and2(z, cx->guard, bad);
+    Z3_model bm = NULL;
+    int sat = solver_check(e, cx->s, bad, &bm);
+    if (sat < 0)
+        return -1;
+    if (sat == 1) {
+        char *mt = model_inputs_text(e, bm);
+        issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), mt,
+                  "%s access of %d bytes by thread %d may fall outside '%s' (%" PRIu64 " bytes)",
+                  space_label(space), n, cx->t, r->name, r->size);
+        free(mt);
+        Z3_model_dec_ref(z->c, bm);
+        Z3_ast keep = cx->guard ? z_or2(z, z_not(z, cx->guard), in) : in;
+        Z3_model gm = NULL;
+        int ok = solver_check(e, cx->s, keep, &gm);
+        if (ok < 0)
+            return -1;
+        if (ok == 0)
+            return die(cx, "%s access of '%s' at offset 0x%" PRIx64 " (%d bytes) is always out of bounds",
+                       space_label(space), r->name, v - r->base, n);
+        state_add_pc(e, cx->s, keep);
+        state_set_model(e, cx->s, gm);
+        Z3_model_dec_ref(z->c, gm);
+    }
+    return 1;
+}
+
+static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    int thread = cx->t;
+    uint64_t v;
+    addr = z_resize(z, z_to_bv(z, addr), 64, false);
+    bool conc = z_get_u64(z, addr, &v);
+    if (!conc) {
+        Z3_ast mv = model_value(e, cx->s->model, addr);
+        if (!mv || !z_get_u64(z, mv, &v))
+            return -1;
+    }
+    if (space == PTX_SPACE_GENERIC) {
+        uint64_t wbase = 0;
+        generic_split(e, v, &space, &thread, &wbase);
+        if (wbase) {
+            v -= wbase;
+            if (!conc)
+                addr = z_fold(z, zk(z, Z3_mk_bvsub(z->c, addr, z_num(z, wbase, 64))));
+        }
+    }
+    /* an address that may take several values on this path is symbolic;
+     * ask the solver only when its bounds cannot tell */
+    uint64_t lo, hi;
+    bool bounded = !conc && interval_of(e, addr, &lo, &hi);
+    if (bounded && lo == hi) {
+        v = lo;
+        conc = true;
+    }
+    if (!conc && !bounded && unique_value(cx, addr, &v))
+        conc = true;
+    if (!conc)
+        return resolve_symbolic(cx, space, thread, addr, v, n, loc);
+    int ri = layout_find(e, space, thread, v);
+    if (ri < 0 || v - e->regions[ri].base + (uint64_t)n > e->regions[ri].size) {
+        if (cx->guard) {
+            /* only an error if the instruction can run */
+            int g = solver_check(e, cx->s, cx->guard, NULL);
+            if (g < 0)
+                return -1;
+            if (g == 1) {
+                issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, cx->guard), NULL,
+                          "guarded %s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
+                          space_label(space), v, n);
+            }
+            Z3_ast ng = z_not(z, cx->guard);
+            Z3_model gm = NULL;
+            int ok = solver_check(e, cx->s, ng, &gm);
+            if (ok <= 0)
+                return ok < 0 ? -1 : die(cx, "%s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
+                                         space_label(space), v, n);
+            state_add_pc(e, cx->s, ng);
+            state_set_model(e, cx->s, gm);
+            Z3_model_dec_ref(z->c, gm);
+            loc->region = -1;
+            return 1;
+        }
+        return die(cx, "%s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
+                   space_label(space), v, n);
+    }
+    loc->region = ri;
+    loc->conc = true;
+    loc->off = v - e->regions[ri].base;
+    return 1;
+}
+
+/* ---- public ---------------------------------------------------------------- */
+
+bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    sx_loc loc;
+    *out = NULL;
+    int r = resolve(cx, space, addr, n, &loc);
+    if (r < 0)
+        return false;
+    if (r == 0 || loc.region < 0) {
+        *out = z_num(z, 0, 8 * n);   /* the path ended, or the access never runs */
+        return true;
+    }
+    if (loc.conc) {
+        *out = read_conc(e, cx->s, loc.region, loc.off, n);
+    } else {
+        Z3_ast arr = region_array(e, cx->s, loc.region);
+        *out = arr ? array_read(z, arr, loc.soff, n) : NULL;
+    }
+    return *out != NULL && !z->failed;
+}
+
+bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    sx_loc loc;
+    int r = resolve(cx, space, addr, n, &loc);
+    if (r < 0)
+        return false;
+    if (r == 0 || loc.region < 0)
+        return true;
+    if (z_width(z, val) != 8 * n)
+        val = z_as_bv(z, val, 8 * n);
+    if (loc.conc) {
+        if (cx->guard) {
+            Z3_ast old = read_conc(e, cx->s, loc.region, loc.off, n);
+            val = z_ite(z, cx->guard, z_as_bv(z, val, 8 * n), z_as_bv(z, old, 8 * n));
+        }
+        return val && write_conc(e, cx->s, loc.region, loc.off, n, val) && !z->failed;
+    }
+    Z3_ast arr = region_array(e, cx->s, loc.region);
+    if (!arr)
+        return false;
+    z_inc(z, arr);   /* own() may drop the cached array */
+    sx_mem *m = own(e, cx->s, loc.region, false);
+    Z3_ast na = m ? array_write(z, arr, loc.soff, n, val) : NULL;
+    if (na && cx->guard)
+        na = z_ite(z, cx->guard, na, arr);
+    z_dec(z, arr);
+    if (!na)
+        return false;
+    z_inc(z, na);
+    z_dec(z, m->arr);
+    m->arr = na;
+    if (!m->array_mode) {
+        bytes_free(e, m->bytes, e->regions[loc.region].size);
+        m->bytes = NULL;
+        m->array_mode = true;
+    }
+    return !z->failed;
+}
+
+
+bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n)
+{
+    const sx_region *rd = &e->regions[dst], *rs = &e->regions[src];
+    if (n > rd->size)
+        n = rd->size;
+    if (n > rs->size)
+        n = rs->size;
+    for (uint64_t off = 0; off < n; off += 8) {
+        int chunk = n - off < 8 ? (int)(n - off) : 8;
+        Z3_ast v = read_conc(e, s, src, off, chunk);
+        if (!v || !write_conc(e, s, dst, off, chunk, v))
+            return false;
+    }
+    return true;
+}

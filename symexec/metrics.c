@@ -1,0 +1,368 @@
+/*
+ * metrics.c — turning an ended state into a path record: its formula
+ * (SMT-LIB2), per-thread decision traces, covered legs, barrier intervals,
+ * and the metrics:
+ *
+ *   instr       thread instructions, summed over the threads;
+ *   brdiv       per barrier interval b, (D_b - 1) / (X - 1) * 100 where D_b
+ *               is the number of distinct decision sequences among the
+ *               threads that ran in b; averaged over the intervals;
+ *   warp_instr  instructions issued per warp under SIMT serialization: a
+ *               SIMT stack replays the threads' block visits of each
+ *               interval, splitting where their next blocks differ and
+ *               reconverging at the immediate post-dominator of the block
+ *               where they split; each merged visit issues its
+ *               instructions once.
+ */
+#include "symexec/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int depth, func, block, count;
+} visit;
+
+typedef struct {
+    visit *v;
+    int n;
+} vtrace;
+
+/* ---- SIMT merge ----------------------------------------------------------- */
+
+enum { RPC_END = -3 };
+
+typedef struct {
+    uint64_t mask;            /* threads of the warp (bit = index in the warp) */
+    int depth, func, block;   /* reconvergence point; block RPC_END: none */
+    bool has_last;
+    visit last;               /* the last visit this entry issued */
+} simt_entry;
+
+static bool same_key(const visit *a, const visit *b)
+{
+    return a->depth == b->depth && a->func == b->func && a->block == b->block;
+}
+
+static bool at_rpc(const simt_entry *en, const vtrace *tr, int pos)
+{
+    if (pos >= tr->n)
+        return true;
+    if (en->block == RPC_END)
+        return false;
+    const visit *v = &tr->v[pos];
+    if (en->block == PTX_BLOCK_EXIT)
+        return v->depth < en->depth;
+    return v->depth == en->depth && v->func == en->func && v->block == en->block;
+}
+
+static uint64_t simt_issue(const sx_engine *e, const vtrace *tr, int n)
+{
+    int pos[32] = { 0 };
+    simt_entry st[256];
+    int top = 0;
+    uint64_t total = 0, plain = 0, all = 0;
+    long budget = 64;
+    for (int i = 0; i < n; i++) {
+        if (tr[i].n > 0)
+            all |= 1ull << i;
+        budget += 4L * tr[i].n;
+        for (int k = 0; k < tr[i].n; k++)
+            plain += (uint64_t)tr[i].v[k].count;
+    }
+    st[top++] = (simt_entry){ .mask = all, .block = RPC_END };
+    while (top > 0) {
+        if (--budget < 0)
+            return plain;    /* cannot happen on a well-formed trace; stay safe */
+        simt_entry *en = &st[top - 1];
+        int run[32], nrun = 0;
+        for (int i = 0; i < n; i++)
+            if ((en->mask >> i & 1) && !at_rpc(en, &tr[i], pos[i]))
+                run[nrun++] = i;
+        if (nrun == 0) {
+            top--;
+            continue;
+        }
+        const visit *k0 = &tr[run[0]].v[pos[run[0]]];
+        bool one = true;
+        for (int j = 1; j < nrun && one; j++)
+            one = same_key(&tr[run[j]].v[pos[run[j]]], k0);
+        if (one) {
+            int cnt = 0;
+            for (int j = 0; j < nrun; j++) {
+                const visit *v = &tr[run[j]].v[pos[run[j]]];
+                if (v->count > cnt)
+                    cnt = v->count;
+                pos[run[j]]++;
+            }
+            total += (uint64_t)cnt;
+            en->has_last = true;
+            en->last = *k0;
+            continue;
+        }
+        /* divergence: one entry per next block, reconverging at ipdom */
+        simt_entry rc = { .block = en->block, .depth = en->depth, .func = en->func };
+        if (en->has_last) {
+            const ptx_function *f = &e->mod->funcs[en->last.func];
+            rc.depth = en->last.depth;
+            rc.func = en->last.func;
+            rc.block = f->blocks[en->last.block].ipdom;
+        }
+        uint64_t left = 0;
+        for (int j = 0; j < nrun; j++)
+            left |= 1ull << run[j];
+        while (left && top < 256) {
+            int first = __builtin_ctzll(left);
+            const visit *kf = &tr[first].v[pos[first]];
+            simt_entry ch = rc;
+            ch.mask = 0;
+            ch.has_last = false;
+            for (int j = 0; j < nrun; j++) {
+                if ((left >> run[j] & 1) && same_key(&tr[run[j]].v[pos[run[j]]], kf)) {
+                    ch.mask |= 1ull << run[j];
+                    left &= ~(1ull << run[j]);
+                }
+            }
+            st[top++] = ch;
+        }
+        if (left)
+            return plain;
+    }
+    return total;
+}
+
+/* ---- traces from a state -------------------------------------------------- */
+
+static bool thread_visits(const sx_thread *th, vtrace **per_interval, int nint)
+{
+    int n;
+    sx_node **v = node_array(th->vis, &n);
+    if (!v)
+        return false;
+    for (int i = 0; i < n; i++) {
+        int b = v[i]->d;
+        if (b < 0 || b >= nint)
+            continue;
+        vtrace *tr = &(*per_interval)[b];
+        visit *nv = realloc(tr->v, (size_t)(tr->n + 1) * sizeof *nv);
+        if (!nv) {
+            free(v);
+            return false;
+        }
+        tr->v = nv;
+        tr->v[tr->n++] = (visit){ v[i]->a >> 16, v[i]->a & 0xffff, v[i]->b, v[i]->c };
+    }
+    free(v);
+    return true;
+}
+
+static uint64_t warp_instructions(const sx_engine *e, const sx_state *s, int nint, bool *ok)
+{
+    int X = s->X;
+    vtrace **tr = calloc((size_t)X, sizeof *tr);
+    uint64_t total = 0;
+    *ok = tr != NULL;
+    for (int t = 0; t < X && *ok; t++) {
+        tr[t] = calloc((size_t)nint, sizeof *tr[t]);
+        *ok = tr[t] && thread_visits(&s->th[t], &tr[t], nint);
+    }
+    for (int b = 0; b < nint && *ok; b++) {
+        for (int w0 = 0; w0 < X; w0 += 32) {
+            vtrace warp[32];
+            int n = X - w0 < 32 ? X - w0 : 32;
+            for (int i = 0; i < n; i++)
+                warp[i] = tr[w0 + i][b];
+            total += simt_issue(e, warp, n);
+        }
+    }
+    for (int t = 0; tr && t < X; t++) {
+        if (tr[t])
+            for (int b = 0; b < nint; b++)
+                free(tr[t][b].v);
+        free(tr[t]);
+    }
+    free(tr);
+    return total;
+}
+
+static bool thread_ran_in(const sx_thread *th, int b)
+{
+    for (const sx_node *n = th->vis; n; n = n->up)
+        if (n->d == b)
+            return true;
+    return false;
+}
+
+static bool same_decisions(const sx_decision *a, int na, const sx_decision *b, int nb, int interval)
+{
+    int i = 0, j = 0;
+    for (;;) {
+        while (i < na && a[i].interval != interval)
+            i++;
+        while (j < nb && b[j].interval != interval)
+            j++;
+        if (i >= na || j >= nb)
+            return i >= na && j >= nb;
+        if (a[i].func != b[j].func || a[i].instr != b[j].instr || a[i].taken != b[j].taken)
+            return false;
+        i++;
+        j++;
+    }
+}
+
+static double branch_divergence(const sx_state *s, const sx_path *p, int nint)
+{
+    if (s->X < 2)
+        return 0.0;
+    double sum = 0.0;
+    for (int b = 0; b < nint; b++) {
+        int distinct = 0;
+        for (int t = 0; t < s->X; t++) {
+            if (!thread_ran_in(&s->th[t], b))
+                continue;
+            bool seen = false;
+            for (int u = 0; u < t && !seen; u++)
+                seen = thread_ran_in(&s->th[u], b)
+                       && same_decisions(p->decisions[t], p->ndecisions[t], p->decisions[u],
+                                         p->ndecisions[u], b);
+            if (!seen)
+                distinct++;
+        }
+        if (distinct > 0)
+            sum += (double)(distinct - 1) / (double)(s->X - 1) * 100.0;
+    }
+    return nint > 0 ? sum / nint : 0.0;
+}
+
+static bool decisions(const sx_engine *e, const sx_state *s, sx_path *p)
+{
+    p->nthreads = s->X;
+    p->decisions = calloc((size_t)s->X, sizeof *p->decisions);
+    p->ndecisions = calloc((size_t)s->X, sizeof *p->ndecisions);
+    if (!p->decisions || !p->ndecisions)
+        return false;
+    for (int t = 0; t < s->X; t++) {
+        int n;
+        sx_node **v = node_array(s->th[t].dec, &n);
+        if (!v)
+            return false;
+        p->decisions[t] = calloc((size_t)(n + 1), sizeof *p->decisions[t]);
+        if (!p->decisions[t]) {
+            free(v);
+            return false;
+        }
+        p->ndecisions[t] = n;
+        for (int i = 0; i < n; i++) {
+            sx_decision *d = &p->decisions[t][i];
+            d->func = v[i]->a;
+            d->instr = v[i]->b;
+            d->taken = v[i]->c != 0;
+            d->interval = v[i]->d;
+            d->line = e->mod->funcs[d->func].instrs[d->instr].line;
+        }
+        free(v);
+    }
+    return true;
+}
+
+static bool path_legs(sx_engine *e, const sx_state *s, sx_path *p)
+{
+    p->legs = malloc((size_t)(e->nlegs + 1) * sizeof *p->legs);
+    if (!p->legs)
+        return false;
+    for (int k = 0; k < e->nlegs; k++) {
+        if (!(s->legs[k / 8] & (1u << (k % 8))))
+            continue;
+        p->legs[p->nlegs++] = k;
+        if (!e->covered[k]) {
+            e->covered[k] = true;
+            e->res->nlegs_covered++;
+            e->res->coverage_time_s = now_s() - e->t0;
+        }
+    }
+    return true;
+}
+
+/* The conjunction of the path constraints (owned reference). */
+static Z3_ast path_formula(sx_engine *e, const sx_state *s)
+{
+    sx_z *z = &e->z;
+    int n;
+    sx_node **v = node_array(s->pc, &n);
+    if (!v)
+        return NULL;
+    Z3_ast *args = malloc((size_t)(n + 1) * sizeof *args);
+    Z3_ast f = NULL;
+    if (args) {
+        for (int i = 0; i < n; i++)
+            args[i] = v[i]->ast;
+        f = n == 0 ? z->tru : n == 1 ? args[0] : zk(z, Z3_mk_and(z->c, (unsigned)n, args));
+        z_inc(z, f);
+    }
+    free(args);
+    free(v);
+    return f;
+}
+
+void path_free(sx_path *p)
+{
+    free(p->formula);
+    if (p->decisions)
+        for (int t = 0; t < p->nthreads; t++)
+            free(p->decisions[t]);
+    free(p->decisions);
+    free(p->ndecisions);
+    free(p->legs);
+    free(p->note);
+}
+
+bool metrics_record(sx_engine *e, sx_state *s)
+{
+    sx_result *r = e->res;
+    sx_z *z = &e->z;
+    sx_path *np = realloc(r->paths, (size_t)(r->npaths + 1) * sizeof *np);
+    Z3_ast *nf = realloc(e->forms, (size_t)(r->npaths + 1) * sizeof *nf);
+    if (nf)
+        e->forms = nf;
+    bool *nfp = realloc(e->form_fp, (size_t)(r->npaths + 1) * sizeof *nfp);
+    if (nfp)
+        e->form_fp = nfp;
+    if (!np || !nf || !nfp) {
+        if (np)
+            r->paths = np;
+        return false;
+    }
+    r->paths = np;
+    sx_path *p = &r->paths[r->npaths];
+    memset(p, 0, sizeof *p);
+    p->kind = s->end;
+    int nint = s->interval + 1;
+    p->intervals = nint;
+    p->uf = s->uf;
+    p->note = s->note ? strdup(s->note) : NULL;
+    for (int t = 0; t < s->X; t++)
+        p->instr += s->th[t].instrs;
+    Z3_ast f = path_formula(e, s);
+    bool ok = f && decisions(e, s, p) && path_legs(e, s, p);
+    if (ok) {
+        const char *txt = Z3_benchmark_to_smtlib_string(z->c, "path", "", "unknown", "", 0, NULL, f);
+        p->formula = strdup(txt ? txt : "");
+        p->brdiv = branch_divergence(s, p, nint);
+        p->warp_instr = warp_instructions(e, s, nint, &ok);
+    }
+    if (!ok || !p->formula) {
+        path_free(p);
+        z_dec(z, f);
+        return false;
+    }
+    e->forms[r->npaths] = f;
+    e->form_fp[r->npaths] = s->fp;
+    r->npaths++;
+    if (p->kind == SX_PATH_DONE)
+        r->ndone++;
+    else if (p->kind == SX_PATH_CUT)
+        r->ncut++;
+    else
+        r->nerror++;
+    return true;
+}

@@ -1,0 +1,357 @@
+/*
+ * model.c — atoms: a model of a path formula written into an X-thread
+ * input image.  Seed 0 gives the solver's own model; another seed first
+ * tries to pin the input constants, in a random order, to random points of
+ * their domains (the low end, the high end or uniform) -- or, when the
+ * formula forbids that value, to one side of it -- keeping each pin that
+ * leaves the formula satisfiable, so distinct seeds spread the atoms over
+ * the inputs that follow the path.
+ *
+ * Formulas over symbolic floats are solved from scratch with Z3's QF_BVFP
+ * tactic at every check (much faster than the incremental core there);
+ * the others use one incremental solver with push/pop.
+ */
+#include "symexec/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIN_CHECKS 256
+#define PIN_CHECKS_FP 12
+
+typedef struct {
+    sx_engine *e;
+    bool fp;
+    Z3_ast *a;            /* assertions above the domains (scratch references) */
+    int n, cap;
+} msolve;
+
+static bool ms_assert(msolve *ms, Z3_ast f)
+{
+    if (ms->n == ms->cap) {
+        int cap = ms->cap ? ms->cap * 2 : 32;
+        Z3_ast *v = realloc(ms->a, (size_t)cap * sizeof *v);
+        if (!v)
+            return false;
+        ms->a = v;
+        ms->cap = cap;
+    }
+    ms->a[ms->n++] = f;
+    if (!ms->fp) {
+        Z3_solver_push(ms->e->z.c, ms->e->msolver);
+        Z3_solver_assert(ms->e->z.c, ms->e->msolver, f);
+    }
+    return true;
+}
+
+static void ms_retract(msolve *ms)
+{
+    ms->n--;
+    if (!ms->fp)
+        Z3_solver_pop(ms->e->z.c, ms->e->msolver, 1);
+}
+
+/* Check; with m, the model (referenced) when satisfiable. */
+static Z3_lbool ms_check(msolve *ms, Z3_model *m)
+{
+    sx_z *z = &ms->e->z;
+    Z3_solver s = ms->e->msolver;
+    if (ms->fp) {
+        s = Z3_mk_solver_for_logic(z->c, Z3_mk_string_symbol(z->c, "QF_BVFP"));
+        Z3_solver_inc_ref(z->c, s);
+        Z3_solver_assert(z->c, s, ms->e->domains);
+        for (int i = 0; i < ms->n; i++)
+            Z3_solver_assert(z->c, s, ms->a[i]);
+    }
+    Z3_lbool r = Z3_solver_check(z->c, s);
+    if (r == Z3_L_TRUE && m) {
+        *m = Z3_solver_get_model(z->c, s);
+        Z3_model_inc_ref(z->c, *m);
+    }
+    if (ms->fp)
+        Z3_solver_dec_ref(z->c, s);
+    return r;
+}
+
+static void ms_done(msolve *ms)
+{
+    if (!ms->fp && ms->n > 0)
+        Z3_solver_pop(ms->e->z.c, ms->e->msolver, (unsigned)ms->n);
+    free(ms->a);
+}
+
+static uint64_t pick_int(pcg32 *rng, const wh_bounds *b)
+{
+    switch (pcg32_bounded(rng, 4)) {
+    case 0: return (uint64_t)b->lo;
+    case 1: return (uint64_t)b->hi;
+    default: return (uint64_t)pcg32_range_i64(rng, b->lo, b->hi);
+    }
+}
+
+static uint64_t pick_float(pcg32 *rng, const wh_bounds *b, wh_type t)
+{
+    double v;
+    switch (pcg32_bounded(rng, 4)) {
+    case 0: v = b->flo; break;
+    case 1: v = b->fhi; break;
+    default: v = b->flo + (b->fhi - b->flo) * pcg32_double(rng); break;
+    }
+    if (t == WH_F64) {
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        return bits;
+    }
+    float f = (float)v;
+    if ((double)f < b->flo || (double)f > b->fhi)
+        f = (float)b->flo;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+static void shuffle(pcg32 *rng, int *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        v[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)pcg32_bounded(rng, (uint32_t)(i + 1));
+        int t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* Pin symbol s to a random point of its domain, or to one side of it. */
+static void pin_one(msolve *ms, const sx_symbol *s, pcg32 *rng, int *checks, int max, wh_error *err)
+{
+    sx_engine *e = ms->e;
+    sx_z *z = &e->z;
+    wh_bounds b;
+    if (!wh_image_bounds(e->img, s->param, s->field, s->elem, &b, err))
+        return;
+    uint64_t v = b.is_float ? pick_float(rng, &b, s->type) : pick_int(rng, &b);
+    Z3_ast num = z_num(z, v, s->bytes * 8);
+    Z3_ast tries[3] = { z_eq(z, s->ast, num), NULL, NULL };
+    if (!b.is_float) {
+        bool sgn = wh_type_is_signed(s->type), up = pcg32_bounded(rng, 2);
+        Z3_ast ge = zk(z, sgn ? Z3_mk_bvsge(z->c, s->ast, num) : Z3_mk_bvuge(z->c, s->ast, num));
+        Z3_ast le = zk(z, sgn ? Z3_mk_bvsle(z->c, s->ast, num) : Z3_mk_bvule(z->c, s->ast, num));
+        tries[1] = up ? ge : le;
+        tries[2] = up ? le : ge;
+    }
+    for (int k = 0; k < 3 && tries[k] && *checks < max; k++) {
+        if (!ms_assert(ms, tries[k]))
+            return;
+        (*checks)++;
+        if (ms_check(ms, NULL) == Z3_L_TRUE)
+            return;
+        ms_retract(ms);
+    }
+}
+
+/* ---- the symbols a formula mentions ---------------------------------------- */
+
+typedef struct {
+    unsigned *slot;          /* ast id + 1, 0 = empty */
+    unsigned cap, n;         /* cap: a power of two */
+} idset;
+
+static bool idset_grow(idset *h)
+{
+    unsigned cap = h->cap ? h->cap * 2 : 1024;
+    unsigned *v = calloc(cap, sizeof *v);
+    if (!v)
+        return false;
+    for (unsigned i = 0; i < h->cap; i++) {
+        if (!h->slot[i])
+            continue;
+        unsigned k = (h->slot[i] * 2654435761u) & (cap - 1);
+        while (v[k])
+            k = (k + 1) & (cap - 1);
+        v[k] = h->slot[i];
+    }
+    free(h->slot);
+    h->slot = v;
+    h->cap = cap;
+    return true;
+}
+
+/* 1 added, 0 already there, -1 out of memory. */
+static int idset_add(idset *h, unsigned id)
+{
+    if ((h->n + 1) * 2 > h->cap && !idset_grow(h))
+        return -1;
+    unsigned key = id + 1, k = (key * 2654435761u) & (h->cap - 1);
+    while (h->slot[k]) {
+        if (h->slot[k] == key)
+            return 0;
+        k = (k + 1) & (h->cap - 1);
+    }
+    h->slot[k] = key;
+    h->n++;
+    return 1;
+}
+
+/* mark[i] = 1 when symbol i occurs in f (walks the DAG once). */
+static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
+{
+    Z3_context c = e->z.c;
+    int n = 0, capst = 256;
+    Z3_ast *st = malloc((size_t)capst * sizeof *st);
+    idset seen = { NULL, 0, 0 };
+    bool ok = st != NULL;
+    if (ok)
+        st[n++] = f;
+    while (ok && n > 0) {
+        Z3_ast a = st[--n];
+        if (Z3_get_ast_kind(c, a) != Z3_APP_AST)
+            continue;
+        int added = idset_add(&seen, Z3_get_ast_id(c, a));
+        ok = added >= 0;
+        if (added <= 0)
+            continue;
+        Z3_app app = Z3_to_app(c, a);
+        unsigned na = Z3_get_app_num_args(c, app);
+        if (na == 0) {
+            int si = layout_symbol_of(e, a);
+            if (si >= 0)
+                mark[si] = 1;
+            continue;
+        }
+        for (unsigned i = 0; i < na && ok; i++) {
+            if (n == capst) {
+                Z3_ast *v = realloc(st, (size_t)capst * 2 * sizeof *v);
+                ok = v != NULL;
+                if (ok) {
+                    st = v;
+                    capst *= 2;
+                }
+            }
+            if (ok)
+                st[n++] = Z3_get_app_arg(c, app, i);
+        }
+    }
+    free(seen.slot);
+    free(st);
+    return ok;
+}
+
+static void pin_symbols(msolve *ms, uint64_t seed, int path, uint64_t *forced, uint8_t *is_forced,
+                        wh_error *err)
+{
+    sx_engine *e = ms->e;
+    pcg32 rng;
+    pcg32_seed(&rng, seed, (uint64_t)path * 2 + 1);
+    int *order = malloc((size_t)(e->nsyms + 1) * sizeof *order);
+    uint8_t *used = calloc((size_t)(e->nsyms + 1), 1);
+    if (!order || !used || !formula_symbols(e, e->forms[path], used)) {
+        free(order);
+        free(used);
+        return;
+    }
+    shuffle(&rng, order, e->nsyms);
+    int checks = 0, max = ms->fp ? PIN_CHECKS_FP : PIN_CHECKS;
+    for (int k = 0; k < e->nsyms; k++) {
+        const sx_symbol *s = &e->syms[order[k]];
+        if (!s->ast)
+            continue;
+        if (!used[order[k]]) {
+            /* not in the formula: any value of its domain will do */
+            wh_bounds b;
+            if (wh_image_bounds(e->img, s->param, s->field, s->elem, &b, err)) {
+                forced[order[k]] = b.is_float ? pick_float(&rng, &b, s->type) : pick_int(&rng, &b);
+                is_forced[order[k]] = 1;
+            }
+        } else if (checks < max) {
+            pin_one(ms, s, &rng, &checks, max, err);
+        }
+    }
+    free(order);
+    free(used);
+}
+
+static void write_symbol(const sx_symbol *s, const wh_param *p, wh_image *img, uint64_t v)
+{
+    wh_buffer *b = &img->bufs[s->param];
+    uint64_t off = s->elem * p->elem_size + p->fields[s->field].offset;
+    if (off + (uint64_t)s->bytes > b->bytes)
+        return;
+    for (int k = 0; k < s->bytes; k++)
+        b->data[off + (uint64_t)k] = (uint8_t)(v >> (8 * k));
+}
+
+static bool check_image(const sx_engine *e, const wh_image *img, wh_error *err)
+{
+    if (img->spec != e->spec || img->nbufs != e->spec->nparams
+        || wh_launch_threads_total(&img->launch) != (uint64_t)e->X) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0,
+                     "the image for an atom must be of spec '%s' with %d threads", e->spec->name, e->X);
+        return false;
+    }
+    for (int p = 0; p < e->spec->nparams; p++)
+        if (img->bufs[p].bytes != e->img->bufs[p].bytes) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "the image's buffer '%s' has the wrong size",
+                         e->spec->params[p].name);
+            return false;
+        }
+    return true;
+}
+
+static bool write_model(sx_engine *e, Z3_model m, wh_image *out, int path, const uint64_t *forced,
+                        const uint8_t *is_forced, wh_error *err)
+{
+    for (int i = 0; i < e->nsyms; i++) {
+        const sx_symbol *s = &e->syms[i];
+        uint64_t v = s->value;
+        if (is_forced && is_forced[i]) {
+            v = forced[i];
+        } else if (s->ast) {
+            Z3_ast mv = model_value(e, m, s->ast);
+            if (!mv || !z_get_u64(&e->z, mv, &v)) {
+                wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "Z3 gave no value to '%s' on path %d",
+                             s->name, path);
+                return false;
+            }
+        }
+        write_symbol(s, &e->spec->params[s->param], out, v);
+    }
+    return true;
+}
+
+bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, wh_error *err)
+{
+    if (!r || !r->priv || path < 0 || path >= r->npaths) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "no path %d", path);
+        return false;
+    }
+    sx_engine *e = r->priv;
+    sx_z *z = &e->z;
+    if (!check_image(e, out, err))
+        return false;
+    if (!e->msolver) {
+        e->msolver = Z3_mk_simple_solver(z->c);
+        Z3_solver_inc_ref(z->c, e->msolver);
+        Z3_solver_assert(z->c, e->msolver, e->domains);
+    }
+    msolve ms = { .e = e, .fp = e->form_fp[path] };
+    uint64_t *forced = calloc((size_t)(e->nsyms + 1), sizeof *forced);
+    uint8_t *is_forced = calloc((size_t)(e->nsyms + 1), 1);
+    bool ok = forced && is_forced && ms_assert(&ms, e->forms[path]);
+    if (ok && seed != 0)
+        pin_symbols(&ms, seed, path, forced, is_forced, err);
+    Z3_model m = NULL;
+    if (ok && ms_check(&ms, &m) == Z3_L_TRUE) {
+        ok = write_model(e, m, out, path, forced, is_forced, err);
+        Z3_model_dec_ref(z->c, m);
+    } else {
+        ok = false;
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the formula of path %d has no model", path);
+    }
+    ms_done(&ms);
+    free(forced);
+    free(is_forced);
+    z_release(z);
+    return ok;
+}

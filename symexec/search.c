@@ -1,0 +1,389 @@
+/*
+ * search.c — the exploration: the engine for one spec and X, the canonical
+ * thread schedule of a state (each thread to its next barrier or warp
+ * collective, then the next thread; barriers released when every thread
+ * waits or exited), the worklist of forked states and the order it is
+ * searched in (states whose fork took a still-uncovered leg first, newest
+ * first; otherwise a seeded random pick), and the time/path budgets.
+ */
+#include "symexec/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SX_MAX_WORK 200000
+
+void sx_options_default(sx_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 2;
+    o->seed = 1;
+}
+
+const char *sx_path_kind_name(sx_path_kind k)
+{
+    switch (k) {
+    case SX_PATH_DONE: return "done";
+    case SX_PATH_CUT: return "cut";
+    default: return "error";
+    }
+}
+
+double sx_result_coverage(const sx_result *r)
+{
+    if (!r || r->nlegs == 0)
+        return 100.0;
+    return 100.0 * (double)r->nlegs_covered / (double)r->nlegs;
+}
+
+/* ---- issues ------------------------------------------------------------------ */
+
+void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const char *cond,
+               const char *model, const char *fmt, ...)
+{
+    sx_result *r = e->res;
+    for (int i = 0; i < r->nissues; i++)
+        if (r->issues[i].kind == kind && r->issues[i].line == line)
+            return;   /* one report per kind and line */
+    sx_issue *v = realloc(r->issues, (size_t)(r->nissues + 1) * sizeof *v);
+    if (!v)
+        return;
+    r->issues = v;
+    sx_issue *is = &v[r->nissues++];
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    is->kind = kind;
+    is->line = line;
+    is->thread = thread;
+    is->path = -1;
+    is->message = strdup(msg);
+    is->condition = cond ? strdup(cond) : NULL;
+    is->model = model ? strdup(model) : NULL;
+}
+
+/* ---- worklist ------------------------------------------------------------------ */
+
+void work_push(sx_engine *e, sx_state *s)
+{
+    if (e->nwork >= SX_MAX_WORK) {
+        e->abandoned++;
+        state_free(e, s);
+        return;
+    }
+    if (e->nwork == e->capwork) {
+        int cap = e->capwork ? e->capwork * 2 : 256;
+        sx_state **v = realloc(e->work, (size_t)cap * sizeof *v);
+        if (!v) {
+            e->abandoned++;
+            state_free(e, s);
+            return;
+        }
+        e->work = v;
+        e->capwork = cap;
+    }
+    e->work[e->nwork++] = s;
+}
+
+static sx_state *work_pick(sx_engine *e)
+{
+    if (e->nwork == 0)
+        return NULL;
+    int best = -1;
+    for (int i = 0; i < e->nwork; i++) {
+        const sx_state *s = e->work[i];
+        if (s->new_leg >= 0 && !e->covered[s->new_leg] && (best < 0 || s->seq > e->work[best]->seq))
+            best = i;
+    }
+    if (best < 0)
+        best = (int)pcg32_bounded(&e->rng, (uint32_t)e->nwork);
+    sx_state *s = e->work[best];
+    e->work[best] = e->work[--e->nwork];
+    return s;
+}
+
+/* ---- budgets ----------------------------------------------------------------- */
+
+static bool out_of_time(const sx_engine *e)
+{
+    return e->opt.time_budget_s > 0 && now_s() - e->t0 >= e->opt.time_budget_s;
+}
+
+static bool out_of_paths(const sx_engine *e)
+{
+    return e->opt.path_budget > 0 && e->res->npaths >= e->opt.path_budget;
+}
+
+/* ---- running one state ----------------------------------------------------------- */
+
+static int next_runnable(const sx_state *s)
+{
+    for (int t = s->cur + 1; t < s->X; t++)
+        if (s->th[t].status == TS_RUN)
+            return t;
+    for (int t = 0; t <= s->cur && t < s->X; t++)
+        if (s->th[t].status == TS_RUN)
+            return t;
+    return -1;
+}
+
+static bool any_status(const sx_state *s, sx_tstatus st)
+{
+    for (int t = 0; t < s->X; t++)
+        if (s->th[t].status == st)
+            return true;
+    return false;
+}
+
+static bool finish(sx_engine *e, sx_state *s)
+{
+    bool ok = metrics_record(e, s);
+    z_release(&e->z);
+    state_free(e, s);
+    if (!ok && !wh_error_is_set(e->err))
+        wh_error_set(e->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot record a path (out of memory)");
+    return ok;
+}
+
+/* Runs until the state ends (recorded) or the time budget is spent (the
+ * state goes back to the worklist).  false on a fatal error. */
+static bool run_state(sx_engine *e, sx_state *s)
+{
+    unsigned steps = 0;
+    for (;;) {
+        if (e->fatal) {
+            state_free(e, s);
+            return false;
+        }
+        if (s->over)
+            return finish(e, s);
+        if ((++steps & 15) == 0 && (out_of_time(e) || out_of_paths(e))) {
+            work_push(e, s);
+            return true;
+        }
+        if (s->th[s->cur].status == TS_RUN) {
+            if (!exec_step(e, s)) {
+                state_free(e, s);
+                return false;
+            }
+            continue;
+        }
+        int n = next_runnable(s);
+        if (n >= 0) {
+            s->cur = n;
+            continue;
+        }
+        if (any_status(s, TS_WARP)) {
+            if (!warp_collectives(e, s)) {
+                state_free(e, s);
+                return false;
+            }
+        } else if (any_status(s, TS_BARRIER)) {
+            bool ok = barrier_release(e, s);
+            z_release(&e->z);
+            if (!ok) {
+                state_free(e, s);
+                return false;
+            }
+        } else {
+            /* a barrier some threads skipped makes the path an error (the
+             * emulator faults there), though it ran to its end */
+            s->end = s->barrier_div ? SX_PATH_ERROR : SX_PATH_DONE;
+            s->over = true;
+            continue;
+        }
+        s->cur = 0;
+        if (s->th[0].status != TS_RUN) {
+            int m = next_runnable(s);
+            s->cur = m >= 0 ? m : 0;
+        }
+    }
+}
+
+/* ---- the engine ------------------------------------------------------------------ */
+
+static void engine_free(sx_engine *e)
+{
+    if (!e)
+        return;
+    for (int i = 0; i < e->nwork; i++)
+        state_free(e, e->work[i]);
+    free(e->work);
+    if (e->z.c) {
+        solver_reset_sync(e);
+        if (e->solver)
+            Z3_solver_dec_ref(e->z.c, e->solver);
+        if (e->msolver)
+            Z3_solver_dec_ref(e->z.c, e->msolver);
+        if (e->forms && e->res)
+            for (int i = 0; i < e->res->npaths; i++)
+                z_dec(&e->z, e->forms[i]);
+        for (int i = 0; i < e->nufs; i++)
+            Z3_dec_ref(e->z.c, Z3_func_decl_to_ast(e->z.c, e->ufs[i].decl));
+        layout_free(e);
+        z_release(&e->z);
+    }
+    free(e->forms);
+    free(e->form_fp);
+    free(e->sync);
+    coverage_free(e);
+    z_fini(&e->z);
+    free(e);
+}
+
+static int find_entry(const ptx_module *m, const char *name)
+{
+    for (int i = 0; i < m->nfuncs; i++)
+        if (m->funcs[i].is_entry && m->funcs[i].has_body && !strcmp(m->funcs[i].name, name))
+            return i;
+    return -1;
+}
+
+static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,
+                             sx_result *res, wh_error *err)
+{
+    if (opt->threads < 1 || opt->threads > 1024) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--threads must be in 1..1024 (got %d)", opt->threads);
+        return NULL;
+    }
+    int ei = find_entry(mod, spec->entry);
+    if (ei < 0) {
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "entry '%s' is not a kernel of %s",
+                     spec->entry, mod->name);
+        return NULL;
+    }
+    sx_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    e->spec = spec;
+    e->mod = mod;
+    e->entry_idx = ei;
+    e->entry = &mod->funcs[ei];
+    e->opt = *opt;
+    if (e->opt.max_thread_instrs == 0)
+        e->opt.max_thread_instrs = 1000000;
+    e->X = opt->threads;
+    e->max_iter = opt->max_iter > 0 ? opt->max_iter : spec->max_iter > 0 ? spec->max_iter : SX_DEFAULT_MAX_ITER;
+    e->res = res;
+    e->err = err;
+    pcg32_seed(&e->rng, opt->seed, 0x5eedull);
+    if (!z_init(&e->z, err))
+        goto fail;
+    Z3_set_ast_print_mode(e->z.c, Z3_PRINT_SMTLIB2_COMPLIANT);
+    e->solver = Z3_mk_simple_solver(e->z.c);
+    Z3_solver_inc_ref(e->z.c, e->solver);
+    if (!layout_build(e, err) || !coverage_build(e, err))
+        goto fail;
+    Z3_solver_assert(e->z.c, e->solver, e->domains);
+    return e;
+fail:
+    engine_free(e);
+    return NULL;
+}
+
+static void result_fill(sx_engine *e, sx_result *r)
+{
+    r->kernel = strdup(e->spec->name);
+    r->entry = strdup(e->entry->name);
+    r->threads = e->X;
+    r->max_iter = e->max_iter;
+    r->legs = e->legs;
+    r->nlegs = e->nlegs;
+    r->covered = e->covered;
+    r->npending = e->nwork + (int)e->abandoned;
+    const char *d = Z3_benchmark_to_smtlib_string(e->z.c, "domains", "", "unknown", "", 0, NULL, e->domains);
+    r->domains = strdup(d ? d : "");
+    r->time_s = now_s() - e->t0;
+    r->solver_s = e->solver_s;
+    r->solver_calls = e->checks;
+    r->forks = e->forks;
+}
+
+sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,
+                      wh_error *err)
+{
+    sx_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    sx_engine *e = engine_new(spec, mod, opt, r, err);
+    if (!e) {
+        free(r);
+        return NULL;
+    }
+    r->priv = e;
+    e->t0 = now_s();
+    sx_state *s0 = state_new(e);
+    Z3_model m0 = s0 ? layout_low_model(e) : NULL;
+    int sat = m0 ? 1 : s0 ? solver_check(e, s0, NULL, &m0) : -1;
+    if (sat != 1) {
+        wh_error_set(err, sat == 0 ? WH_ERR_USER : WH_ERR_INTERNAL, spec->path, 0, 0, "%s",
+                     sat == 0 ? "the value domains of the spec's inputs cannot all hold"
+                              : "cannot start the exploration (Z3 or memory failure)");
+        state_free(e, s0);
+        sx_result_free(r);
+        return NULL;
+    }
+    state_set_model(e, s0, m0);
+    Z3_model_dec_ref(e->z.c, m0);
+    work_push(e, s0);
+    bool ok = true;
+    for (;;) {
+        if (out_of_time(e) || out_of_paths(e)) {
+            r->budget_hit = e->nwork > 0;
+            break;
+        }
+        sx_state *s = work_pick(e);
+        if (!s)
+            break;
+        if (!run_state(e, s)) {
+            ok = false;
+            break;
+        }
+    }
+    if (e->abandoned)
+        r->budget_hit = true;
+    result_fill(e, r);
+    if (!ok || e->fatal) {
+        if (!wh_error_is_set(err))
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "%s",
+                         e->z.failed ? e->z.errmsg : "symbolic execution failed");
+        sx_result_free(r);
+        return NULL;
+    }
+    /* free the pending states now: their memory is no longer needed */
+    for (int i = 0; i < e->nwork; i++)
+        state_free(e, e->work[i]);
+    e->nwork = 0;
+    solver_reset_sync(e);
+    return r;
+}
+
+void sx_result_free(sx_result *r)
+{
+    if (!r)
+        return;
+    sx_engine *e = r->priv;
+    if (e)
+        engine_free(e);
+    for (int i = 0; i < r->npaths; i++)
+        path_free(&r->paths[i]);
+    free(r->paths);
+    for (int i = 0; i < r->nissues; i++) {
+        free(r->issues[i].message);
+        free(r->issues[i].condition);
+        free(r->issues[i].model);
+    }
+    free(r->issues);
+    free(r->kernel);
+    free(r->entry);
+    free(r->domains);
+    free(r);
+}

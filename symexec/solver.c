@@ -1,0 +1,254 @@
+/*
+ * solver.c — incremental feasibility checks.
+ *
+ * One Z3 solver holds the value-domain assumptions at its base level and,
+ * above them, the path constraints of the state last checked, one scope per
+ * constraint.  Checking another state pops down to the prefix the two
+ * paths share and pushes the rest, so checks along one path (and after a
+ * fork) only pay for the new constraint.
+ */
+#include "symexec/internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void solver_reset_sync(sx_engine *e)
+{
+    if (e->nsync > 0)
+        Z3_solver_pop(e->z.c, e->solver, (unsigned)e->nsync);
+    for (int i = 0; i < e->nsync; i++)
+        node_unref(&e->z, e->sync[i]);
+    e->nsync = 0;
+}
+
+static bool sync_grow(sx_engine *e, int n)
+{
+    if (n <= e->capsync)
+        return true;
+    int cap = e->capsync ? e->capsync : 64;
+    while (cap < n)
+        cap *= 2;
+    sx_node **v = realloc(e->sync, (size_t)cap * sizeof *v);
+    if (!v)
+        return false;
+    e->sync = v;
+    e->capsync = cap;
+    return true;
+}
+
+static bool sync_to(sx_engine *e, sx_node *pc)
+{
+    int depth = pc ? pc->len : 0;
+    if (depth == e->nsync && (depth == 0 || e->sync[depth - 1] == pc))
+        return true;
+    /* nodes of pc above the shared prefix, deepest first */
+    int cap = depth + 1, n = 0;
+    sx_node **todo = malloc((size_t)cap * sizeof *todo);
+    if (!todo)
+        return false;
+    sx_node *p = pc;
+    while (p && p->len > e->nsync) {
+        todo[n++] = p;
+        p = p->up;
+    }
+    int keep = p ? p->len : 0;
+    while (keep > 0 && e->sync[keep - 1] != p) {
+        todo[n++] = p;
+        p = p->up;
+        keep--;
+    }
+    if (e->nsync > keep) {
+        Z3_solver_pop(e->z.c, e->solver, (unsigned)(e->nsync - keep));
+        for (int i = keep; i < e->nsync; i++)
+            node_unref(&e->z, e->sync[i]);
+        e->nsync = keep;
+    }
+    bool ok = sync_grow(e, depth);
+    for (int i = n - 1; i >= 0 && ok; i--) {
+        Z3_solver_push(e->z.c, e->solver);
+        Z3_solver_assert(e->z.c, e->solver, todo[i]->ast);
+        e->sync[e->nsync++] = node_ref(todo[i]);
+    }
+    free(todo);
+    return ok;
+}
+
+/* No check may run past the time budget: lower the solver's timeout as
+ * the budget runs out (an unknown answer is treated as infeasible by the
+ * callers, with a note). */
+static unsigned left_ms(const sx_engine *e)
+{
+    double left = (e->opt.time_budget_s - (now_s() - e->t0)) * 1000.0;
+    return left < 50.0 ? 50u : left > 4e9 ? 4000000000u : (unsigned)left;
+}
+
+static void set_timeout(sx_z *z, Z3_solver s, unsigned ms)
+{
+    Z3_params p = Z3_mk_params(z->c);
+    Z3_params_inc_ref(z->c, p);
+    Z3_params_set_uint(z->c, p, Z3_mk_string_symbol(z->c, "timeout"), ms);
+    Z3_solver_set_params(z->c, s, p);
+    Z3_params_dec_ref(z->c, p);
+}
+
+static void limit_check_time(sx_engine *e)
+{
+    if (e->opt.time_budget_s <= 0)
+        return;
+    unsigned ms = left_ms(e);
+    if (e->timeout_ms && ms >= e->timeout_ms * 4 / 5)
+        return;
+    set_timeout(&e->z, e->solver, ms);
+    e->timeout_ms = ms;
+}
+
+/* Symbolic floating point: Z3's QF_BVFP tactic on a fresh solver is several
+ * times faster than the incremental core on bit-blasted FP, so such states
+ * are checked from scratch.  -2: the tactic gave up (use the core). */
+static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+{
+    sx_z *z = &e->z;
+    Z3_solver fs = Z3_mk_solver_for_logic(z->c, Z3_mk_string_symbol(z->c, "QF_BVFP"));
+    if (!fs)
+        return -2;
+    Z3_solver_inc_ref(z->c, fs);
+    if (e->opt.time_budget_s > 0)
+        set_timeout(z, fs, left_ms(e));
+    Z3_solver_assert(z->c, fs, e->domains);
+    for (const sx_node *n = s->pc; n; n = n->up)
+        Z3_solver_assert(z->c, fs, n->ast);
+    if (extra)
+        Z3_solver_assert(z->c, fs, extra);
+    double t0 = now_s();
+    Z3_lbool r = Z3_solver_check(z->c, fs);
+    e->solver_s += now_s() - t0;
+    e->checks++;
+    if (r == Z3_L_TRUE && m) {
+        *m = Z3_solver_get_model(z->c, fs);
+        if (*m)
+            Z3_model_inc_ref(z->c, *m);
+    }
+    Z3_solver_dec_ref(z->c, fs);
+    if (Z3_get_error_code(z->c) != Z3_OK) {
+        if (m && *m)
+            Z3_model_dec_ref(z->c, *m);
+        if (m)
+            *m = NULL;
+        return -2;
+    }
+    return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -2;
+}
+
+int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+{
+    sx_z *z = &e->z;
+    if (m)
+        *m = NULL;
+    if (extra && z_bool_value(z, extra) == 0)
+        return 0;
+    if (s->fp) {
+        int r = fp_check(e, s, extra, m);
+        if (r != -2)
+            return r;
+    }
+    if (!sync_to(e, s->pc))
+        return -1;
+    if (extra) {
+        Z3_solver_push(z->c, e->solver);
+        Z3_solver_assert(z->c, e->solver, extra);
+    }
+    limit_check_time(e);
+    double t0 = now_s();
+    Z3_lbool r = Z3_solver_check(z->c, e->solver);
+    e->solver_s += now_s() - t0;
+    e->checks++;
+    if (r == Z3_L_TRUE && m) {
+        *m = Z3_solver_get_model(z->c, e->solver);
+        if (*m)
+            Z3_model_inc_ref(z->c, *m);
+    }
+    if (extra)
+        Z3_solver_pop(z->c, e->solver, 1);
+    if (Z3_get_error_code(z->c) != Z3_OK) {
+        snprintf(z->errmsg, sizeof z->errmsg, "Z3: %s", Z3_get_error_msg(z->c, Z3_get_error_code(z->c)));
+        z->failed = true;
+        return -1;
+    }
+    return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -1;
+}
+
+Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a)
+{
+    Z3_ast out = NULL;
+    if (!m || !a)
+        return NULL;
+    if (!Z3_model_eval(e->z.c, m, a, true, &out) || !out)
+        return NULL;
+    return zk(&e->z, out);
+}
+
+/* "name=value" of one symbol in a model. */
+static void sym_text(sx_engine *e, const sx_symbol *s, Z3_model m, char *buf, size_t size)
+{
+    uint64_t v = s->value;
+    if (s->ast) {
+        Z3_ast mv = model_value(e, m, s->ast);
+        if (!mv || !z_get_u64(&e->z, mv, &v)) {
+            snprintf(buf, size, "%s=?", s->name);
+            return;
+        }
+    }
+    if (s->type == WH_F32) {
+        uint32_t b = (uint32_t)v;
+        float f;
+        memcpy(&f, &b, sizeof f);
+        snprintf(buf, size, "%s=%.9g", s->name, (double)f);
+    } else if (s->type == WH_F64) {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        snprintf(buf, size, "%s=%.17g", s->name, d);
+    } else if (wh_type_is_signed(s->type)) {
+        int w = s->bytes * 8;
+        int64_t x = w == 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w);
+        snprintf(buf, size, "%s=%" PRId64, s->name, x);
+    } else {
+        snprintf(buf, size, "%s=%" PRIu64, s->name, v);
+    }
+}
+
+char *model_inputs_text(sx_engine *e, Z3_model m)
+{
+    size_t cap = 256, len = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    out[0] = 0;
+    int shown = 0;
+    for (int i = 0; i < e->nsyms && shown < 64; i++) {
+        if (!e->syms[i].ast)
+            continue;
+        char item[400];
+        sym_text(e, &e->syms[i], m, item, sizeof item);
+        size_t n = strlen(item) + 2;
+        if (len + n >= cap) {
+            cap = (len + n) * 2;
+            char *o = realloc(out, cap);
+            if (!o)
+                break;
+            out = o;
+        }
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? " " : "", item);
+        shown++;
+    }
+    return out;
+}

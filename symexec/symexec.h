@@ -1,0 +1,201 @@
+/*
+ * symexec.h — symbolic execution of one PTX entry for X threads on Z3.
+ *
+ * The kernel named by a spec is run for one block of X threads.  Buffers of
+ * role `input` are symbolic (one bit-vector constant per element field,
+ * named like `values[3]` or `nodes[2].start`), everything else is concrete:
+ * outputs zero, fixed buffers and scalars from the spec evaluated for the
+ * X-thread launch.  Threads run in a canonical order (each to its next
+ * barrier, then the next, as GKLEE does); symbolic branches fork when both
+ * sides are feasible; loops are cut at `max_iter` iterations on a symbolic
+ * branch; the search reaches uncovered branch legs first and stops at a
+ * time or path budget.
+ *
+ * Each finished path carries its formula (SMT-LIB2), the paper's metrics
+ * (brdiv, instr) and more (warp-issued instructions, per-thread branch
+ * decisions, covered legs, barrier intervals, whether it went through an
+ * uninterpreted function).  `sx_path_model` turns a path into an input
+ * image of X threads (an "atom"); several distinct ones with seeds.
+ *
+ * Semantics worth knowing:
+ *   - an input field whose domain is a single value is that constant;
+ *   - a thread's loop is cut when the thread has already taken its back
+ *     edge max_iter times and a symbolic branch could keep it in the loop:
+ *     that side is recorded as a cut path (its formula is the condition to
+ *     iterate more), the other side goes on;
+ *   - a barrier that some threads skip (they exited, or wait at another
+ *     barrier) is reported as an issue and the path, run to its end, is an
+ *     error path; an access that may leave its buffer is reported with the
+ *     condition and a model, and the path goes on inside the bounds; one
+ *     that always leaves it ends the path as an error;
+ *   - warp collectives (shfl, vote, match, redux, activemask, elect) run
+ *     when every thread stopped: the threads of a warp waiting at the same
+ *     instruction are its active lanes;
+ *   - coverage counts the legs taken by recorded paths (done, cut, error).
+ *
+ * Metrics (per path):
+ *   instr       thread instructions executed, summed over the X threads
+ *               (predicated-off instructions count: they are issued).
+ *   intervals   barrier intervals: barriers released + 1 (kernel end).
+ *   brdiv       per interval b: (distinct per-thread decision sequences in
+ *               b - 1) / (X - 1) * 100, averaged over intervals (0 for X=1).
+ *   warp_instr  instructions issued by the warps (32 consecutive threads)
+ *               under SIMT serialization: per interval and warp, the
+ *               threads' basic-block traces are merged by a SIMT stack
+ *               that splits at a divergent branch and reconverges at the
+ *               branch block's immediate post-dominator; each merged block
+ *               visit issues once (its instruction count), so distinct
+ *               per-thread paths inside an interval issue separately and
+ *               shared prefixes/suffixes once.
+ */
+#ifndef WH_SYMEXEC_SYMEXEC_H
+#define WH_SYMEXEC_SYMEXEC_H
+
+#include "core/error.h"
+#include "core/image.h"
+#include "core/spec.h"
+#include "ptx/ptx.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SX_DEFAULT_MAX_ITER 16
+
+typedef struct {
+    int threads;                 /* X, 1..1024 */
+    int max_iter;                /* 0: the spec's symbolic.max_iter, else 16 */
+    double time_budget_s;        /* 0: no limit */
+    int path_budget;             /* 0: no limit (finished + cut + error paths) */
+    uint64_t seed;               /* search order tie-breaks */
+    uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
+} sx_options;
+
+void sx_options_default(sx_options *o);
+
+typedef enum {
+    SX_PATH_DONE = 0,   /* every thread ran to its end */
+    SX_PATH_CUT,        /* a thread hit max_iter (or the instruction cap) */
+    SX_PATH_ERROR       /* stopped at an error (out-of-bounds access...) */
+} sx_path_kind;
+
+typedef struct {
+    int line;           /* PTX line of the branch */
+    int func;           /* function index in the module */
+    int instr;          /* instruction index in that function */
+    bool taken;         /* the guarded bra jumped */
+    int interval;       /* barrier interval it happened in */
+} sx_decision;
+
+/* One leg of a conditional branch. */
+typedef struct {
+    int func, block;    /* function and block ending in a guarded bra */
+    bool taken;         /* the jumping leg (true) or the fall-through (false) */
+    int line;           /* PTX line of the bra */
+    int target_line;    /* first PTX line of the leg's target, 0 at end */
+} sx_leg;
+
+typedef struct {
+    sx_path_kind kind;
+    char *formula;          /* SMT-LIB2 of the path condition */
+    double brdiv;
+    uint64_t instr, warp_instr;
+    int intervals;
+    bool uf;                /* went through an uninterpreted function */
+    int nthreads;
+    sx_decision **decisions;/* [thread][k] */
+    int *ndecisions;        /* [thread] */
+    int *legs; int nlegs;   /* indices into sx_result.legs */
+    char *note;             /* why cut / what error, or NULL */
+} sx_path;
+
+/* Something wrong that a path can reach: an access that may leave its
+ * buffer, threads disagreeing on a barrier. */
+typedef enum { SX_ISSUE_OOB = 1, SX_ISSUE_BARRIER, SX_ISSUE_UNSUPPORTED } sx_issue_kind;
+
+typedef struct {
+    sx_issue_kind kind;
+    int line;               /* PTX line */
+    int thread;
+    int path;               /* index of the path that found it, -1 if none */
+    char *message;          /* what and where */
+    char *condition;        /* SMT-LIB2 of the triggering condition, or NULL */
+    char *model;            /* input values of one triggering model, or NULL */
+} sx_issue;
+
+typedef struct sx_engine sx_engine;
+
+typedef struct {
+    char *kernel;           /* spec name */
+    char *entry;
+    int threads, max_iter;
+    sx_path *paths; int npaths;
+    int ndone, ncut, nerror;   /* paths by kind */
+    int npending;           /* states left unexplored when a budget ran out */
+    bool budget_hit;        /* time or path budget stopped the search */
+    sx_leg *legs; int nlegs;   /* all legs of the entry and its callees */
+    bool *covered;          /* [nlegs] */
+    int nlegs_covered;
+    sx_issue *issues; int nissues;
+    char *domains;          /* SMT-LIB2 of the value-domain assumptions */
+    double time_s, solver_s;
+    double coverage_time_s; /* when the last new leg was covered */
+    long solver_calls;
+    long forks;
+    sx_engine *priv;        /* keeps the Z3 context for model queries */
+} sx_result;
+
+/* Explore `spec`'s entry in `mod` for opt->threads threads.  Returns NULL
+ * and fills err on a user error (spec/PTX mismatch), an unsupported
+ * instruction (the message names the opcode and the PTX line) or a Z3
+ * failure. */
+sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod,
+                      const sx_options *opt, wh_error *err);
+void sx_result_free(sx_result *r);
+
+/* Coverage in percent (100 when there are no legs). */
+double sx_result_coverage(const sx_result *r);
+
+/* Fill `out` (an image of the same spec for wh_launch_threads(X)) with the
+ * values of a model of path `path`'s formula.  Every input element is set
+ * and stays in its domain.  seed 0 gives the solver's first model; other
+ * seeds steer the input values towards random points of their domains
+ * (distinct seeds give distinct models whenever the path allows). */
+bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out,
+                   wh_error *err);
+
+/* One conditional branch (`@p bra`) a thread executed in a replay. */
+typedef struct {
+    int func, block;        /* function index in the module, block ending in the bra */
+    bool taken;
+} sx_branch;
+
+/* Does a replay of an atom follow path `path`?  br[t][0..nbr[t]) are the
+ * branches thread t executed (for X = r->threads threads).  A done or error
+ * path must match exactly; for a cut path the path's decisions must be a
+ * prefix of the replay's (the replay goes on past the cut).  `why` (may be
+ * NULL) says where they part. */
+bool sx_path_follows(const sx_result *r, const ptx_module *m, int path, const sx_branch *const *br,
+                     const int *nbr, char *why, size_t whysize);
+
+/* Atoms to put into the JSON of a result: per path, the inputs of one of
+ * its models (wh_image_inputs_json) and whether replaying that model
+ * followed the path (1 yes, 0 no, -1 not checked). */
+struct json_t;
+typedef struct {
+    int n;
+    struct json_t **inputs;
+    int *valid;
+} sx_atom_info;
+
+/* The result as JSON (the body of paths.json; see README "explore"):
+ * paths with formula, metrics, decisions ("line:T|F[@interval]" per
+ * thread), legs and atoms; every leg with its PTX line and whether it is
+ * covered; counts, issues, timings, the domain assumptions.  `m` names the
+ * functions of the legs (may be NULL); `atoms` may be NULL. */
+struct json_t *sx_result_json(const sx_result *r, const ptx_module *m, const sx_atom_info *atoms);
+
+/* "done", "cut", "error". */
+const char *sx_path_kind_name(sx_path_kind k);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * test_explore.c — the generator block's front half: deepening over X,
+ * atoms replayed on the sim, invalid atoms never used, the result cache.
+ */
+#include <criterion/criterion.h>
+
+#include "gen/explore.h"
+
+#include <jansson.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+    wh_spec *spec;
+    ptx_module *mod;
+    char cache[64];
+} fixture;
+
+static void open_fixture(fixture *f, const char *spec_path)
+{
+    wh_error err;
+    f->spec = wh_spec_load(spec_path, &err);
+    cr_assert(f->spec, "%s", err.msg);
+    char ptx[1024];
+    if (!wh_spec_ptx_path(f->spec, ptx, sizeof ptx, &err)) cr_skip_test("%s: run `make ptx`", err.msg);
+    f->mod = ptx_parse_file(ptx, &err);
+    cr_assert(f->mod, "%s", err.msg);
+    strcpy(f->cache, "/tmp/wh_cache_XXXXXX");
+    cr_assert(mkdtemp(f->cache));
+}
+
+static void close_fixture(fixture *f)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->cache);
+    cr_assert_eq(system(cmd), 0);
+    ptx_module_free(f->mod);
+    wh_spec_free(f->spec);
+}
+
+static gen_explore_options quiet(const fixture *f)
+{
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.quiet = true;
+    o.cache_dir = f->cache;
+    o.time_s = 30;
+    return o;
+}
+
+Test(explore, listing1_atoms_are_valid_and_cover_both_legs)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    wh_error err;
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_expect_eq(r->x, 2, "X = 2 already covers both legs");
+    cr_expect_eq(r->nxs, 1);
+    cr_expect_eq(r->npaths, 4);
+    cr_expect_float_eq(gen_result_coverage(r), 100.0, 1e-9);
+    cr_expect(r->validated);
+    cr_expect_gt(r->atoms_valid, 4, "several models per path");
+    cr_expect_eq(r->atoms_invalid, 0);
+    /* The atoms of each path really take its decisions: a path whose two
+     * threads both take the 8-atomic leg has atoms of two 7s. */
+    wh_launch l = wh_launch_threads(2);
+    wh_image *img = wh_image_new(f.spec, &l, &err);
+    int both = 0;
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        int32_t v0 = (int32_t)wh_value_get_int(WH_I32, img->bufs[0].data);
+        int32_t v1 = (int32_t)wh_value_get_int(WH_I32, img->bufs[0].data + 4);
+        both += v0 == 7 && v1 == 7;
+    }
+    cr_expect_geq(both, 1, "an atom puts both threads on the atomic leg");
+    wh_image_free(img);
+    gen_result_free(r);
+    close_fixture(&f);
+}
+
+Test(explore, cache_hit_and_miss)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    wh_error err;
+    gen_result *a = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(a, "%s", err.msg);
+    cr_expect_not(a->from_cache);
+    gen_result *b = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(b, "%s", err.msg);
+    cr_expect(b->from_cache, "same PTX, spec and options: reused");
+    cr_expect_eq(b->npaths, a->npaths);
+    cr_expect_eq(b->pool.natoms, a->pool.natoms);
+    cr_expect_eq(memcmp(a->pool.data, b->pool.data, (size_t)a->pool.natoms * a->pool.atom_bytes), 0);
+    cr_expect_eq(b->paths[0].instr, a->paths[0].instr);
+    o.models = 2;
+    gen_result *c = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(c, "%s", err.msg);
+    cr_expect_not(c->from_cache, "other options: explored again");
+    cr_expect_str_neq(c->cache_key, a->cache_key);
+    o.models = 4;
+    o.reuse = false;
+    gen_result *d = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(d, "%s", err.msg);
+    cr_expect_not(d->from_cache, "--no-cache");
+    gen_result_free(a);
+    gen_result_free(b);
+    gen_result_free(c);
+    gen_result_free(d);
+    close_fixture(&f);
+}
+
+Test(explore, deepening_records_every_x)
+{
+    fixture f;
+    open_fixture(&f, "tests/specs/hunt_paths_small.json");
+    gen_explore_options o = quiet(&f);
+    wh_error err;
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_assert_geq(r->nxs, 1);
+    cr_expect_eq(r->xs[0].x, 2);
+    for (int i = 1; i < r->nxs; i++) cr_expect_gt(r->xs[i].x, r->xs[i - 1].x);
+    /* it stops deepening once everything is covered */
+    for (int i = 0; i + 1 < r->nxs; i++) cr_expect_lt(r->xs[i].legs_covered, r->xs[i].legs_total);
+    cr_expect_eq(r->x, r->xs[r->nxs - 1].x);
+    gen_result_free(r);
+    close_fixture(&f);
+}
+
+/* Invalid atoms are never alleles and never in an arrangement. */
+Test(explore, invalid_atoms_are_excluded)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    wh_error err;
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    /* Mark every atom of the path with the most instructions invalid, as a
+     * failed replay would. */
+    int worst = 0;
+    for (int i = 1; i < r->npaths; i++)
+        if (r->paths[i].instr > r->paths[worst].instr) worst = i;
+    for (int k = 0; k < r->paths[worst].natoms; k++) r->pool.atoms[r->paths[worst].first_atom + k].valid = false;
+    r->paths[worst].nvalid = 0;
+    int *alleles;
+    int n = gen_valid_alleles(r, &alleles);
+    cr_assert_gt(n, 0);
+    for (int i = 0; i < n; i++) cr_expect_neq(r->pool.atoms[alleles[i]].path, worst);
+    free(alleles);
+    wh_launch full = wh_spec_launch_full(f.spec);
+    gen_layout lay;
+    cr_assert(gen_layout_make(f.spec, &full, r->x, &lay, &err));
+    int **arr;
+    int na = gen_arrangements(r, &lay, &arr, &err);
+    cr_assert_geq(na, 1);
+    for (int i = 0; i < na; i++) {
+        for (int g = 0; g < lay.ngenes; g++) cr_assert(r->pool.atoms[arr[i][g]].valid, "arrangement %d gene %d", i, g);
+        free(arr[i]);
+    }
+    free(arr);
+    gen_result_free(r);
+    close_fixture(&f);
+}
+
+Test(explore, paths_json_is_written_and_copied)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    wh_error err;
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    char out[128];
+    snprintf(out, sizeof out, "%s/copy.json", f.cache);
+    cr_assert(gen_result_write_paths(r, out, &err), "%s", err.msg);
+    json_error_t jerr;
+    json_t *doc = json_load_file(out, 0, &jerr);
+    cr_assert(doc, "%s", jerr.text);
+    cr_expect_eq(json_array_size(json_object_get(doc, "paths")), 4);
+    json_t *p0 = json_array_get(json_object_get(doc, "paths"), 0);
+    cr_expect(json_string_length(json_object_get(p0, "formula")) > 0, "formulas in SMT-LIB2");
+    cr_expect(json_is_array(json_object_get(p0, "atoms")));
+    json_decref(doc);
+    gen_result_free(r);
+    close_fixture(&f);
+}

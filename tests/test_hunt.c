@@ -1,0 +1,256 @@
+/*
+ * test_hunt.c — whole searches on the sim backend: gdivan reaches the known
+ * worst input of Listing 1 while random does not, runs are reproducible by
+ * seed, a killed run resumes to the same result, replay round-trips, and
+ * every strategy gets the same budget.
+ */
+#include <criterion/criterion.h>
+
+#include "ga/hunt.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void need_ptx(const char *ptx)
+{
+    struct stat st;
+    if (stat(ptx, &st) != 0) cr_skip_test("%s not built: run `make ptx`", ptx);
+}
+
+static wh_spec *load(const char *path)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s", err.msg);
+    return s;
+}
+
+static void tmpdir(char *dir)
+{
+    strcpy(dir, "/tmp/wh_hunt_XXXXXX");
+    cr_assert(mkdtemp(dir));
+}
+
+static void rmtree(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static hunt_options quiet_options(const char *base, ga_strategy s, long evals, uint64_t seed)
+{
+    hunt_options o;
+    hunt_options_default(&o);
+    o.strategy = s;
+    o.ga.max_evals = evals;
+    o.ga.patience = 0;
+    o.seed = seed;
+    o.backend = HARNESS_SIM;
+    o.harness.quiet = true;
+    o.quiet = true;
+    o.final_reps = 1;
+    o.results_base = base;
+    o.explore.time_s = 30;
+    return o;
+}
+
+/* The time of Listing 1's known worst input: every value equals 7. */
+static double artificial_worst(const wh_spec *s)
+{
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    for (uint64_t i = 0; i < img->bufs[0].count; i++) wh_value_set_int(WH_I32, img->bufs[0].data + 4 * i, 7);
+    harness_options ho;
+    harness_options_init(&ho);
+    ho.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &ho, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    double t = r.mean;
+    harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    return t;
+}
+
+Test(hunt, gdivan_reaches_listing1_worst_random_does_not)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    wh_spec *s = load("kernels/artificial.json");
+    double worst = artificial_worst(s);
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary g, r;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 1000, 1);
+    o.ga.patience = 3; /* it may stop early once it has the worst */
+    cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
+    cr_expect_geq(g.best, worst * 0.999, "gdivan best %g, known worst %g", g.best, worst);
+    cr_expect_leq(g.evals_to_best, 1000);
+    o = quiet_options(base, GA_RANDOM, 1000, 1);
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    cr_expect_lt(r.best, worst * 0.9, "random best %g, known worst %g", r.best, worst);
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+static char *read_column_file(const char *path)
+{
+    /* history.csv without the wall-clock column, for comparisons */
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap), line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL, *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
+        if (!c3) continue;
+        size_t a = (size_t)(c2 - line), b = strlen(c3);
+        if (n + a + b + 1 >= cap) break;
+        memcpy(out + n, line, a);
+        memcpy(out + n + a, c3, b);
+        n += a + b;
+    }
+    out[n] = '\0';
+    fclose(f);
+    return out;
+}
+
+Test(hunt, same_seed_same_run_on_sim)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64], ha[1200], hb[1200];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary a, b;
+    hunt_options o = quiet_options(base, GA_RANDOM_GA, 150, 5);
+    cr_assert(hunt_run(s, &o, &a, &err), "%s", err.msg);
+    cr_assert(hunt_run(s, &o, &b, &err), "%s", err.msg);
+    cr_expect_str_neq(a.dir, b.dir, "a second run gets its own directory");
+    snprintf(ha, sizeof ha, "%s/history.csv", a.dir);
+    snprintf(hb, sizeof hb, "%s/history.csv", b.dir);
+    char *x = read_column_file(ha), *y = read_column_file(hb);
+    cr_expect_str_eq(x, y);
+    cr_expect_eq(a.best, b.best);
+    free(x);
+    free(y);
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+static long count_rows(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long n = -1;
+    int c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+Test(hunt, killed_run_resumes_to_the_same_result)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64], dir_a[1100], dir_b[1100], hist[1200];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary a, b;
+    snprintf(dir_a, sizeof dir_a, "%s/a", base);
+    snprintf(dir_b, sizeof dir_b, "%s/b", base);
+    hunt_options o = quiet_options(base, GA_RANDOM_GA, 3000, 3);
+    o.out_dir = dir_a;
+    cr_assert(hunt_run(s, &o, &a, &err), "%s", err.msg);
+
+    /* The same run in a child process, killed with SIGKILL part-way. */
+    o.out_dir = dir_b;
+    snprintf(hist, sizeof hist, "%s/history.csv", dir_b);
+    pid_t pid = fork();
+    if (pid == 0) {
+        hunt_summary dummy;
+        wh_error e2;
+        _exit(hunt_run(s, &o, &dummy, &e2) ? 0 : 1);
+    }
+    while (count_rows(hist) < 250) {  /* past two generations */
+        int st;
+        cr_assert_eq(waitpid(pid, &st, WNOHANG), 0, "the child finished before it could be killed");
+        usleep(2000);
+    }
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFSIGNALED(st), "the child was killed mid-run");
+    cr_assert_lt(count_rows(hist), 3000);
+
+    hunt_options r = quiet_options(base, GA_RANDOM_GA, 0, 0);
+    r.resume_dir = dir_b;
+    cr_assert(hunt_run(s, &r, &b, &err), "%s", err.msg);
+    cr_expect_eq(b.evals, 3000);
+    cr_expect_eq(b.best, a.best);
+    char ha[1200];
+    snprintf(ha, sizeof ha, "%s/history.csv", dir_a);
+    char *x = read_column_file(ha), *y = read_column_file(hist);
+    cr_expect_str_eq(x, y, "the resumed history equals the uninterrupted one");
+    free(x);
+    free(y);
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(hunt, best_input_replays_to_the_same_time)
+{
+    need_ptx("build/ptx/kernels/gt_atomic.ptx");
+    wh_spec *s = load("kernels/gt_atomic.json");
+    char base[64], best[1200];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary a;
+    hunt_options o = quiet_options(base, GA_RANDOM, 40, 2);
+    cr_assert(hunt_run(s, &o, &a, &err), "%s", err.msg);
+    snprintf(best, sizeof best, "%s/best", a.dir);
+    wh_image *img = wh_image_load(s, best, &err);
+    cr_assert(img, "%s", err.msg);
+    harness_options ho;
+    harness_options_init(&ho);
+    ho.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &ho, &err);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 3, &r, &err));
+    cr_expect_eq(r.mean, a.best, "replayed %g, hunted %g", r.mean, a.best);
+    harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(hunt, every_strategy_spends_the_same_budget)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_spec *s = load("tests/specs/hunt_paths_small.json");
+    char base[64];
+    tmpdir(base);
+    for (int st = 0; st < 3; st++) {
+        wh_error err;
+        hunt_summary r;
+        hunt_options o = quiet_options(base, (ga_strategy)st, 230, 1);
+        cr_assert(hunt_run(s, &o, &r, &err), "%s: %s", ga_strategy_name((ga_strategy)st), err.msg);
+        cr_expect_eq(r.evals, 230, "%s used %ld", ga_strategy_name((ga_strategy)st), r.evals);
+        char hist[1200];
+        snprintf(hist, sizeof hist, "%s/history.csv", r.dir);
+        cr_expect_eq(count_rows(hist), 230);
+        cr_expect_eq(r.stop, GA_STOP_EVALS);
+    }
+    rmtree(base);
+    wh_spec_free(s);
+}

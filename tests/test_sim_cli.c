@@ -1,0 +1,141 @@
+/*
+ * test_sim_cli.c — `warphunt measure` end to end (cmd_measure called in the
+ * test process with its stdout captured): the JSON summary, saved inputs
+ * and outputs, replaying a saved input, a stopped kernel still exiting 0,
+ * and option errors.
+ */
+#include "cli/cli.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Run cmd_measure with argv; stdout goes to `out_path` (if not NULL). */
+static int run_measure(const char *out_path, const char **args, int nargs)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"measure";
+    for (int i = 0; i < nargs && argc < 31; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    fflush(stdout);
+    int saved = dup(1);
+    if (out_path) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        cr_assert(fd >= 0);
+        dup2(fd, 1);
+        close(fd);
+    }
+    int rc = cmd_measure(argc, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    return rc;
+}
+
+static bool ptx_built(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "build/ptx/kernels/%s.ptx", name);
+    return access(path, R_OK) == 0;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    cr_assert(j, "%s: %s", path, je.text);
+    return j;
+}
+
+Test(sim_cli, measure_json_outputs_and_replay)
+{
+    if (!ptx_built("fig1b"))
+        cr_skip_test("fig1b PTX not built: run make ptx");
+    char dir[] = "/tmp/wh_sim_cliXXXXXX";
+    cr_assert(mkdtemp(dir));
+    char outdir[300], js[300], js2[300];
+    snprintf(outdir, sizeof outdir, "%s/run", dir);
+    snprintf(js, sizeof js, "%s/a.json", dir);
+    snprintf(js2, sizeof js2, "%s/b.json", dir);
+    const char *a1[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--reps", "4",
+                         "--random", "3", "--outputs", outdir };
+    cr_assert_eq(run_measure(js, a1, 11), 0);
+    json_t *j = load_json(js);
+    static const char *keys[] = { "backend", "device", "unit", "reps", "mean", "min", "median", "max",
+                                  "stddev", "status", "cycles", "us", "warp_instructions", "lane_instructions" };
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        cr_assert(json_object_get(j, keys[k]), "no key %s", keys[k]);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "backend")), "sim");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "unit")), "cycles");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+    cr_assert_eq(json_integer_value(json_object_get(j, "reps")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(j, "seed")), 3);
+    json_int_t cycles = json_integer_value(json_object_get(j, "cycles"));
+    cr_assert_gt(cycles, 0);
+    cr_assert_eq(json_real_value(json_object_get(j, "mean")), (double)cycles);
+    json_decref(j);
+
+    char path[400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/out.bin", outdir);
+    cr_assert(stat(path, &st) == 0 && st.st_size == 128 * 256 * 4, "out.bin");
+    snprintf(path, sizeof path, "%s/acc.bin", outdir);
+    cr_assert(stat(path, &st) == 0 && st.st_size == 4, "acc.bin");
+    snprintf(path, sizeof path, "%s/manifest.json", outdir);
+    cr_assert(stat(path, &st) == 0);
+
+    /* the saved input gives the same time */
+    const char *a2[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--input", outdir };
+    cr_assert_eq(run_measure(js2, a2, 7), 0);
+    j = load_json(js2);
+    cr_assert_eq(json_integer_value(json_object_get(j, "cycles")), cycles);
+    cr_assert(json_is_null(json_object_get(j, "seed")));
+    json_decref(j);
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(sim_cli, stopped_kernel_exits_zero_with_its_status)
+{
+    if (!ptx_built("gt_loop"))
+        cr_skip_test("gt_loop PTX not built: run make ptx");
+    char js[] = "/tmp/wh_sim_cli_jsonXXXXXX";
+    int fd = mkstemp(js);
+    cr_assert(fd >= 0);
+    close(fd);
+    const char *a[] = { "kernels/gt_loop.json", "--backend", "sim", "--json", "--quiet", "--step-limit", "1000" };
+    cr_assert_eq(run_measure(js, a, 7), 0);
+    json_t *j = load_json(js);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "timeout");
+    cr_assert(strstr(json_string_value(json_object_get(j, "message")), "step limit of 1000"));
+    cr_assert_eq(json_integer_value(json_object_get(j, "reps")), 0);
+    json_decref(j);
+    unlink(js);
+}
+
+Test(sim_cli, option_errors)
+{
+    const char *help[] = { "--help" };
+    cr_assert_eq(run_measure("/dev/null", help, 1), 0);
+    const char *none[] = { "--json" };
+    cr_assert_eq(run_measure(NULL, none, 1), 1);
+    const char *both[] = { "kernels/fig1b.json", "--input", "x", "--random", "2" };
+    cr_assert_eq(run_measure(NULL, both, 5), 1);
+    const char *reps[] = { "kernels/fig1b.json", "--reps", "zero" };
+    cr_assert_eq(run_measure(NULL, reps, 3), 1);
+    const char *backend[] = { "kernels/fig1b.json", "--backend", "fpga" };
+    cr_assert_eq(run_measure(NULL, backend, 3), 1);
+    const char *spec[] = { "kernels/no_such_kernel.json", "--backend", "sim" };
+    cr_assert_eq(run_measure(NULL, spec, 3), 1);
+    const char *prof[] = { "kernels/fig1b.json", "--backend", "sim", "--profile", "/no/such/profile.json" };
+    cr_assert_eq(run_measure(NULL, prof, 5), 1);
+}

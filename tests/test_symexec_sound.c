@@ -1,0 +1,223 @@
+/*
+ * test_symexec_sound.c — the symbolic executor against the emulator.
+ *
+ * For every bundled kernel (the specs in kernels/) and every spec of the
+ * test corpus (tests/specs/sim_NAME.json, sym_NAME.json) that the executor
+ * supports,
+ * explore a few paths at X threads, solve atoms (models of each path's
+ * formula), replay every atom on the sim backend with the same X-thread
+ * launch, and check that each thread takes the same branch decisions as
+ * the path says, that the thread instructions equal the path's `instr`,
+ * and that the warp instructions the sim issued equal the path's
+ * `warp_instr`.  Paths through uninterpreted functions (.approx) are not
+ * checked (the emulator computes a value the formula does not pin), nor
+ * are cut and error paths.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+
+#include "harness/harness.h"
+#include "symexec/symexec.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_X 64
+#define MAX_DEC 4096
+
+typedef struct {
+    int n[MAX_X];
+    int func[MAX_X][MAX_DEC], block[MAX_X][MAX_DEC];
+    bool taken[MAX_X][MAX_DEC];
+    bool overflow;
+} trace;
+
+static void on_branch(void *ctx, uint64_t thread, int func, int block, bool taken)
+{
+    trace *tr = ctx;
+    if (thread >= MAX_X || tr->n[thread] >= MAX_DEC) {
+        tr->overflow = true;
+        return;
+    }
+    int k = tr->n[thread]++;
+    tr->func[thread][k] = func;
+    tr->block[thread][k] = block;
+    tr->taken[thread][k] = taken;
+}
+
+typedef struct {
+    int specs, unsupported, skipped_specs;
+    int checked, skipped_paths, mismatches;
+    char first[2048];
+} tally;
+
+static void mismatch(tally *t, const char *fmt, const char *spec, int path, uint64_t seed, const char *what)
+{
+    char msg[2048];
+    snprintf(msg, sizeof msg, fmt, spec, path, (unsigned long long)seed, what);
+    cr_log_info("soundness mismatch: %s", msg);
+    if (t->mismatches++ == 0)
+        snprintf(t->first, sizeof t->first, "%s", msg);
+}
+
+/* Compare the sim's decisions with the path's, thread by thread. */
+static bool same_trace(const ptx_module *m, const sx_path *p, const trace *tr, char *why, size_t n)
+{
+    for (int t = 0; t < p->nthreads; t++) {
+        if (tr->n[t] != p->ndecisions[t]) {
+            snprintf(why, n, "thread %d: %d decisions in the sim, %d in the path", t, tr->n[t],
+                     p->ndecisions[t]);
+            return false;
+        }
+        for (int k = 0; k < tr->n[t]; k++) {
+            const sx_decision *d = &p->decisions[t][k];
+            int block = m->funcs[d->func].instrs[d->instr].block;
+            if (tr->func[t][k] != d->func || tr->block[t][k] != block || tr->taken[t][k] != d->taken) {
+                snprintf(why, n, "thread %d decision %d: sim (f%d b%d %c), path (f%d b%d %c, line %d)", t, k,
+                         tr->func[t][k], tr->block[t][k], tr->taken[t][k] ? 'T' : 'F', d->func, block,
+                         d->taken ? 'T' : 'F', d->line);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static void check_path(const wh_spec *spec, const ptx_module *m, const sx_result *r, int i, harness *h,
+                       trace *tr, tally *t)
+{
+    const sx_path *p = &r->paths[i];
+    wh_error err;
+    wh_error_clear(&err);
+    wh_launch l = wh_launch_threads((unsigned)r->threads);
+    wh_image *img = wh_image_new(spec, &l, &err);
+    cr_assert(img, "%s: %s", spec->name, err.msg);
+    for (uint64_t seed = 0; seed < 2; seed++) {
+        cr_assert(sx_path_model(r, i, seed, img, &err), "%s path %d: %s", spec->name, i, err.msg);
+        cr_assert(wh_image_check_domains(img, &err), "%s path %d: %s", spec->name, i, err.msg);
+        memset(tr, 0, sizeof *tr);
+        harness_result res;
+        cr_assert(harness_measure(h, img, 1, &res, &err), "%s: %s", spec->name, err.msg);
+        char why[1400];
+        if (res.status != HARNESS_OK) {
+            snprintf(why, sizeof why, "sim status %s: %s", harness_status_name(res.status), res.message);
+            mismatch(t, "%s path %d seed %llu: %s", spec->name, i, seed, why);
+        } else if (tr->overflow) {
+            t->skipped_paths++;
+        } else if (!same_trace(m, p, tr, why, sizeof why)) {
+            mismatch(t, "%s path %d seed %llu: %s", spec->name, i, seed, why);
+        } else if (res.lane_instructions != p->instr) {
+            snprintf(why, sizeof why, "thread instructions: sim %llu, path %llu",
+                     (unsigned long long)res.lane_instructions, (unsigned long long)p->instr);
+            mismatch(t, "%s path %d seed %llu: %s", spec->name, i, seed, why);
+        } else if (res.warp_instructions != p->warp_instr) {
+            snprintf(why, sizeof why, "warp instructions: sim %llu, path %llu",
+                     (unsigned long long)res.warp_instructions, (unsigned long long)p->warp_instr);
+            mismatch(t, "%s path %d seed %llu: %s", spec->name, i, seed, why);
+        } else {
+            t->checked++;
+        }
+        harness_result_free(&res);
+    }
+    wh_image_free(img);
+}
+
+static void check_spec(const char *path, tally *t)
+{
+    if (getenv("SX_SOUND_TRACE"))
+        fprintf(stderr, "soundness: %s\n", path);
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *spec = wh_spec_load(path, &err);
+    cr_assert(spec, "%s: %s", path, err.msg);
+    char ptx[1024];
+    ptx_module *m = NULL;
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err) || !(m = ptx_parse_file(ptx, &err))) {
+        t->skipped_specs++;
+        wh_spec_free(spec);
+        return;
+    }
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = spec->nsym_threads > 0 ? spec->sym_threads[0] : 2;
+    if (getenv("SX_SOUND_X"))          /* debugging: another X */
+        o.threads = atoi(getenv("SX_SOUND_X"));
+    if (o.threads > MAX_X)
+        o.threads = MAX_X;
+    o.time_budget_s = 1.5;
+    o.path_budget = 5;
+    if (getenv("SX_SOUND_PATHS")) {   /* debugging: a deterministic, larger run */
+        o.time_budget_s = 0;
+        o.path_budget = atoi(getenv("SX_SOUND_PATHS"));
+    }
+    sx_result *r = sx_explore(spec, m, &o, &err);
+    t->specs++;
+    if (!r) {
+        /* unsupported instructions, or a spec without an X-thread launch */
+        cr_log_info("soundness: %s: not explored: %s", spec->name, err.msg);
+        t->unsupported++;
+        ptx_module_free(m);
+        wh_spec_free(spec);
+        return;
+    }
+    trace *tr = malloc(sizeof *tr);
+    cr_assert(tr);
+    harness_options ho;
+    harness_options_init(&ho);
+    ho.quiet = true;
+    ho.on_branch = on_branch;
+    ho.branch_ctx = tr;
+    harness *h = harness_open(spec, HARNESS_SIM, &ho, &err);
+    cr_assert(h, "%s: %s", spec->name, err.msg);
+    for (int i = 0; i < r->npaths; i++) {
+        if (r->paths[i].uf || r->paths[i].kind != SX_PATH_DONE) {
+            t->skipped_paths++;
+            continue;
+        }
+        check_path(spec, m, r, i, h, tr, t);
+    }
+    harness_close(h);
+    free(tr);
+    sx_result_free(r);
+    ptx_module_free(m);
+    wh_spec_free(spec);
+}
+
+static void check_glob(const char *pattern, tally *t)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return;
+    const char *only = getenv("SX_SOUND_SPEC");   /* debugging: one spec */
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (!strstr(g.gl_pathv[i], "sym_unsupported") && (!only || strstr(g.gl_pathv[i], only)))
+            check_spec(g.gl_pathv[i], t);
+    globfree(&g);
+}
+
+static void report(const char *what, const tally *t)
+{
+    cr_log_info("soundness (%s): %d specs, %d not explored, %d atoms replayed identically, "
+                "%d paths skipped (uf/cut/error), %d mismatches", what, t->specs, t->unsupported,
+                t->checked, t->skipped_paths, t->mismatches);
+    cr_expect_eq(t->mismatches, 0, "%s: %d mismatches; first: %s", what, t->mismatches, t->first);
+}
+
+Test(symexec_sound, bundled_kernels_replay_on_the_sim, .timeout = 300)
+{
+    tally t = { 0 };
+    check_glob("kernels/*.json", &t);
+    report("bundled", &t);
+    cr_expect_gt(t.checked, 20);
+}
+
+Test(symexec_sound, corpus_replays_on_the_sim, .timeout = 300)
+{
+    tally t = { 0 };
+    check_glob("tests/specs/sim_*.json", &t);
+    check_glob("tests/specs/sym_*.json", &t);
+    report("corpus", &t);
+    cr_expect_gt(t.checked, 40);
+}
