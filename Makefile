@@ -122,4 +122,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD) warphunt
 
--include $(OBJ:.o=.d) $(SOBJ:.o=.d)
+# Every object's header dependencies, library, CLI, tests and sanitized alike.
+-include $(OBJ:.o=.d) $(SOBJ:.o=.d) \
+         $(patsubst %.c,$(BUILD)/obj/%.d,$(TEST_SRC) $(CLI_SRC)) \
+         $(patsubst %.c,$(BUILD)/san/%.d,$(TEST_SRC) $(CLI_SRC))

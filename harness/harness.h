@@ -77,12 +77,12 @@ typedef struct {
     bool want_all_buffers;      /* copy every buffer back, inputs and fixed ones too (in-place
                                    kernels, multi-launch programs); implies want_outputs */
     int device;                 /* cuda: device index */
-    double kernel_timeout_s;    /* cuda: watchdog per launch; 0 = the default, < 0 = none */
-    int warmup;                 /* cuda: untimed launches first; < 0 = the default */
-    bool cold_l2;               /* cuda: flush L2 before every timed launch */
     bool quiet;                 /* no notes on stderr (e.g. which backend auto picked) */
     harness_branch_fn on_branch;   /* sim: NULL = no trace (no cost) */
     void *branch_ctx;
+    double kernel_timeout_s;    /* cuda: watchdog per launch; 0 = the default, < 0 = none */
+    int warmup;                 /* cuda: untimed launches first; < 0 = the default */
+    bool cold_l2;               /* cuda: flush L2 before every timed launch */
 } harness_options;
 
 /* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */
@@ -116,8 +116,9 @@ harness *harness_open(const wh_spec *spec, harness_backend backend,
 
 /* Run the kernel on `img` (its launch shape, buffers and shared_bytes)
  * `reps` times (>= 1) and fill `res` (initialised here; free it with
- * harness_result_free).  Inputs in `img` are never modified; with
- * want_outputs, the output buffers receive the kernel's results. */
+ * harness_result_free).  With want_outputs the output buffers receive the
+ * kernel's results (with want_all_buffers every buffer receives its final
+ * contents); otherwise `img` is not modified. */
 bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, wh_error *err);
 
 void harness_close(harness *h);
