@@ -164,7 +164,9 @@ static bool make_atoms(gen_result *r, const sx_result *sx, const ptx_module *mod
         const sx_path *p = &sx->paths[i];
         gen_path *gp = &r->paths[i];
         gp->first_atom = r->pool.natoms;
-        for (int m = 0; ok && p->kind == SX_PATH_DONE && m < k; m++) {
+        /* Cut paths give atoms too: their models drive loops past the cut
+         * (a loop whose trip count is an input is where the time is). */
+        for (int m = 0; ok && p->kind != SX_PATH_ERROR && m < k; m++) {
             wh_error merr;
             if (!sx_path_model(sx, i, (uint64_t)m, scratch, &merr)) break; /* no more models */
             int id = gen_pool_add(&r->pool, scratch, GEN_ATOM_PATH, i, true, err);

@@ -5,7 +5,8 @@
  * `symbolic.threads`, or one X given) until every conditional-branch leg is
  * covered or the time budget is spent.  The paths of the largest X whose
  * exploration finished are kept (an exploration cut short by the budget is
- * kept only if no X finished).  Each finished path yields up to K atoms:
+ * kept only if no X finished).  Each finished or loop-cut path yields up to
+ * K atoms (a cut path's atom must replay its decisions as a prefix):
  * models of its formula, made diverse by seeds that steer the solver to
  * random points of the domains, duplicates dropped.  Every atom is replayed
  * on the sim backend with X threads; an atom whose branch decisions differ

@@ -55,12 +55,15 @@ void gen_validator_close(gen_validator *v)
     memset(v, 0, sizeof *v);
 }
 
+/* A finished path's decisions must be replayed exactly; a cut path's are a
+ * prefix of what the thread does once the loop is no longer cut. */
 static bool same_decisions(const ptx_module *mod, const sx_path *p, const gen_trace *tr)
 {
+    bool prefix = p->kind == SX_PATH_CUT;
     for (int t = 0; t < tr->nthreads && t < p->nthreads; t++) {
         const gen_trace_thread *th = &tr->threads[t];
-        if (th->n != p->ndecisions[t]) return false;
-        for (int k = 0; k < th->n; k++) {
+        if (prefix ? th->n < p->ndecisions[t] : th->n != p->ndecisions[t]) return false;
+        for (int k = 0; k < p->ndecisions[t]; k++) {
             const sx_decision *d = &p->decisions[t][k];
             int block = mod->funcs[d->func].instrs[d->instr].block;
             if (th->b[k].func != d->func || th->b[k].block != block || th->b[k].taken != d->taken) return false;

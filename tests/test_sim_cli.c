@@ -5,6 +5,7 @@
  * and option errors.
  */
 #include "cli/cli.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -59,7 +60,7 @@ Test(sim_cli, measure_json_outputs_and_replay)
     if (!ptx_built("fig1b"))
         cr_skip_test("fig1b PTX not built: run make ptx");
     char dir[] = "/tmp/wh_sim_cliXXXXXX";
-    cr_assert(mkdtemp(dir));
+    tsim_mkdtemp(dir);
     char outdir[300], js[300], js2[300];
     snprintf(outdir, sizeof outdir, "%s/run", dir);
     snprintf(js, sizeof js, "%s/a.json", dir);
@@ -98,10 +99,7 @@ Test(sim_cli, measure_json_outputs_and_replay)
     cr_assert_eq(json_integer_value(json_object_get(j, "cycles")), cycles);
     cr_assert(json_is_null(json_object_get(j, "seed")));
     json_decref(j);
-
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    tsim_rmtree(dir);
 }
 
 Test(sim_cli, stopped_kernel_exits_zero_with_its_status)

@@ -3,13 +3,10 @@
  * corpus: float and double arithmetic (bit-exact where the PTX rounds
  * correctly, a tolerance for .approx), conversions, half precision,
  * atomics (global, shared, 64-bit, float), warp shuffles, votes, match
- * and redux, and the "last block" pattern.  Helpers as in
- * test_sim_corpus.c.
+ * and redux, and the "last block" pattern.  Helpers in sim_support.h.
  */
-#include "core/image.h"
 #include "core/pcg32.h"
-#include "core/spec.h"
-#include "harness/harness.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <fenv.h>
@@ -18,93 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-    wh_spec *spec;
-    wh_image *img;
-    harness *h;
-    harness_result res;
-} simcase;
-
-/* Load tests/specs/sim_NAME.json, fill a random image with `seed`, open
- * the sim.  Skips the test when the PTX has not been built. */
-static void sc_open(simcase *c, const char *name, uint64_t seed, bool all_buffers)
-{
-    char path[256];
-    snprintf(path, sizeof path, "tests/specs/sim_%s.json", name);
-    wh_error err;
-    wh_error_clear(&err);
-    memset(c, 0, sizeof *c);
-    c->spec = wh_spec_load(path, &err);
-    cr_assert(c->spec, "%s: %s", path, err.msg);
-    char ptx[4096];
-    if (!wh_spec_ptx_path(c->spec, ptx, sizeof ptx, &err)) {
-        wh_spec_free(c->spec);
-        c->spec = NULL;
-        cr_skip_test("%s: PTX not built: run make ptx", name);
-    }
-    wh_launch L = wh_spec_launch_full(c->spec);
-    c->img = wh_image_new(c->spec, &L, &err);
-    cr_assert(c->img, "%s", err.msg);
-    pcg32 rng;
-    pcg32_seed(&rng, seed, 17);
-    cr_assert(wh_image_fill_random(c->img, &rng, &err), "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    o.want_all_buffers = all_buffers;
-    c->h = harness_open(c->spec, HARNESS_SIM, &o, &err);
-    cr_assert(c->h, "%s: %s", name, err.msg);
-}
-
-static void sc_run(simcase *c)
-{
-    wh_error err;
-    wh_error_clear(&err);
-    harness_result_free(&c->res);
-    cr_assert(harness_measure(c->h, c->img, 1, &c->res, &err), "%s", err.msg);
-    cr_assert_eq(c->res.status, HARNESS_OK, "%s: status %s: %s", c->spec->name,
-                 harness_status_name(c->res.status), c->res.message);
-    cr_assert_gt(c->res.cycles, 0);
-}
-
-static void *sc_buf(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no buffer %s", name);
-    return c->img->bufs[i].data;
-}
-
-static uint64_t sc_count(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no buffer %s", name);
-    return c->img->bufs[i].count;
-}
-
-static int64_t sc_int(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no scalar %s", name);
-    return wh_value_get_int(c->img->spec->params[i].type, c->img->bufs[i].data);
-}
-
-static void sc_close(simcase *c)
-{
-    harness_result_free(&c->res);
-    harness_close(c->h);
-    wh_image_free(c->img);
-    wh_spec_free(c->spec);
-    memset(c, 0, sizeof *c);
-}
-
-static uint64_t threads_of(simcase *c)
-{
-    return wh_launch_threads_total(&c->img->launch);
-}
-
-#define SEEDS 3
 
 static bool same_f(float a, float b)
 {
@@ -131,9 +41,8 @@ static bool near_f(double got, double want, double rel, double abs_tol)
 
 Test(sim_corpus_fp, saxpy_grid_stride)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "saxpy", s, true);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("saxpy"), SIM_SEEDS, true)) {
         const float *x = sc_buf(&c, "x");
         float *y = sc_buf(&c, "y");
         uint64_t n = sc_count(&c, "y");
@@ -144,22 +53,20 @@ Test(sim_corpus_fp, saxpy_grid_stride)
         for (uint64_t i = 0; i < n; i++)
             cr_assert(same_f(y[i], fmaf(a, x[i], y0[i])), "i=%llu", (unsigned long long)i);
         free(y0);
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, float_math)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "float_math", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("float_math"), SIM_SEEDS, false)) {
         float *x = sc_buf(&c, "x");
         x[0] = 2.5f;    /* rintf ties to even */
         x[3] = -3.5f;
         x[6] = 1e-40f;  /* subnormal (no .ftz: kept) */
         sc_run(&c);
         const float *o = sc_buf(&c, "out");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             float a = x[3 * i], b = x[3 * i + 1], cc = x[3 * i + 2];
             const float *r = o + i * 10;
             float e[10] = { a / b, sqrtf(fabsf(a)), fmaf(a, b, cc), fminf(a, b), fmaxf(a, b),
@@ -167,22 +74,20 @@ Test(sim_corpus_fp, float_math)
             for (int k = 0; k < 10; k++)
                 cr_assert(same_f(r[k], e[k]), "i=%llu k=%d got %a want %a", (unsigned long long)i, k, r[k], e[k]);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, float_approx)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "float_approx", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("float_approx"), SIM_SEEDS, false)) {
         float *in = sc_buf(&c, "in");
         in[0] = 0.25f;
         in[1] = 1.5f;
         in[2] = -0.5f;
         sc_run(&c);
         const float *o = sc_buf(&c, "out");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             double x = in[i], y = 1.0 + fabs(x);
             const float *r = o + i * 8;
             double e[8] = { sin(x), cos(x), exp(x), log(y), x / y, 1.0 / sqrt(y), sqrt(y),
@@ -191,15 +96,13 @@ Test(sim_corpus_fp, float_approx)
                 cr_assert(near_f(r[k], e[k], 2e-6, 2e-6), "i=%llu k=%d got %g want %g", (unsigned long long)i, k,
                           r[k], e[k]);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, float_compare_nan)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "float_compare_nan", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("float_compare_nan"), SIM_SEEDS, false)) {
         float *a = sc_buf(&c, "a"), *b = sc_buf(&c, "b");
         a[0] = NAN;        b[0] = 1.0f;
         a[1] = 1.0f;       b[1] = NAN;
@@ -210,7 +113,7 @@ Test(sim_corpus_fp, float_compare_nan)
         a[6] = -NAN;       b[6] = -NAN;
         sc_run(&c);
         const int *o = sc_buf(&c, "out");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             float x = a[i], y = b[i];
             int m = 0;
             if (x < y) m |= 1;
@@ -223,51 +126,46 @@ Test(sim_corpus_fp, float_compare_nan)
             if (!(x >= y)) m |= 128;
             cr_assert_eq(o[i], m, "i=%llu a=%g b=%g", (unsigned long long)i, x, y);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, double_math)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "double_math", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("double_math"), SIM_SEEDS, false)) {
         double *x = sc_buf(&c, "x");
         x[0] = -2.5;
         sc_run(&c);
         const double *o = sc_buf(&c, "out");
         const long long *io = sc_buf(&c, "iout");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             double a = x[3 * i], b = x[3 * i + 1], cc = x[3 * i + 2];
             double e[6] = { a / b, sqrt(fabs(a)), fma(a, b, cc), a * b - cc, (double)(float)a, floor(a) };
             for (int k = 0; k < 6; k++)
                 cr_assert(same_d(o[i * 6 + k], e[k]), "i=%llu k=%d", (unsigned long long)i, k);
             cr_assert_eq(io[i], (long long)a);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, half_ops)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "half_ops", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("half_ops"), SIM_SEEDS, false)) {
         float *a = sc_buf(&c, "a"), *b = sc_buf(&c, "b");
         pcg32 rng;
-        pcg32_seed(&rng, s, 3);
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        pcg32_seed(&rng, c.seed, 3);
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             a[i] = (float)((int)pcg32_bounded(&rng, 65) - 32) / 4.0f;   /* quarters in [-8, 8] */
             b[i] = (float)((int)pcg32_bounded(&rng, 65) - 32) / 4.0f;
         }
         sc_run(&c);
         const float *o = sc_buf(&c, "out");
         const int *cmp = sc_buf(&c, "cmp");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             cr_assert_eq(o[i], a[i] * b[i] + a[i], "a=%g b=%g", a[i], b[i]);
             cr_assert_eq(cmp[i], a[i] < b[i]);
         }
-        sc_close(&c);
     }
 }
 
@@ -291,16 +189,15 @@ static int bits_of_float(float f)
 
 Test(sim_corpus_fp, conversions)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "conversions", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("conversions"), SIM_SEEDS, false)) {
         float *f = sc_buf(&c, "f");
         int *v = sc_buf(&c, "v");
         f[0] = 2.5f;  f[1] = -2.5f;  f[2] = 3e9f;  f[3] = -3e9f;  f[4] = NAN;  f[5] = -0.75f;
         v[0] = 16777217;  v[1] = -16777219;  v[2] = INT_MIN;  v[3] = 0x12345678;
         sc_run(&c);
         const long long *o = sc_buf(&c, "out");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             float x = f[i];
             int w = v[i];
             const long long *r = o + i * 12;
@@ -326,20 +223,18 @@ Test(sim_corpus_fp, conversions)
             fesetround(old);
             cr_assert_eq(r[11], (long long)bits_of_float(rz), "rz of %d", w);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, vector_types)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "vector_types", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("vector_types"), SIM_SEEDS, false)) {
         sc_run(&c);
         const float *in4 = sc_buf(&c, "in4"), *out4 = sc_buf(&c, "out4"), *dot = sc_buf(&c, "dot");
         const int *in2 = sc_buf(&c, "in2"), *out2 = sc_buf(&c, "out2");
         float k = 1.5f;
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             const float *a = in4 + 4 * i;
             for (int j = 0; j < 4; j++)
                 cr_assert(same_f(out4[4 * i + (uint64_t)j], a[j] * k));
@@ -347,7 +242,6 @@ Test(sim_corpus_fp, vector_types)
             cr_assert_eq(out2[2 * i + 1], in2[2 * i]);
             cr_assert(same_f(dot[i], fmaf(a[0], a[1], a[2] * a[3])), "dot %llu", (unsigned long long)i);
         }
-        sc_close(&c);
     }
 }
 
@@ -359,9 +253,8 @@ typedef struct {
 
 Test(sim_corpus_fp, struct_aos)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "struct_aos", s, true);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("struct_aos"), SIM_SEEDS, true)) {
         cr_assert_eq(c.img->spec->params[0].elem_size, sizeof(particle));
         particle *p = sc_buf(&c, "p");
         uint64_t n = sc_count(&c, "p");
@@ -391,14 +284,13 @@ Test(sim_corpus_fp, struct_aos)
             cr_assert_eq(p[i].kind, ref[i].kind);
         }
         free(ref);
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, index_3d)
 {
     simcase c;
-    sc_open(&c, "index_3d", 1, false);
+    sc_open(&c, SIM_CORPUS("index_3d"), 1, false);
     sc_run(&c);
     const float *in = sc_buf(&c, "in"), *o = sc_buf(&c, "out");
     int nx = (int)sc_int(&c, "nx"), ny = (int)sc_int(&c, "ny"), nz = (int)sc_int(&c, "nz");
@@ -421,25 +313,23 @@ Test(sim_corpus_fp, constant_mem)
 {
     static const float coef[8] = { 1.0f, -0.5f, 0.25f, -0.125f, 0.0625f, -0.03125f, 0.015625f, -0.0078125f };
     static const int table[8] = { 3, 1, 4, 1, 5, 9, 2, 6 };
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "constant_mem", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("constant_mem"), SIM_SEEDS, false)) {
         sc_run(&c);
         const float *x = sc_buf(&c, "x"), *o = sc_buf(&c, "out");
-        for (uint64_t i = 0; i < threads_of(&c); i++) {
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
             float r = coef[7];
             for (int k = 6; k >= 0; k--)
                 r = fmaf(r, x[i], coef[k]);
             cr_assert(same_f(o[i], r + (float)table[i & 7]), "i=%llu", (unsigned long long)i);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, templates_float)
 {
     simcase c;
-    sc_open(&c, "templates_float", 1, false);
+    sc_open(&c, SIM_CORPUS("templates_float"), 1, false);
     sc_run(&c);
     const float *x = sc_buf(&c, "x"), *y = sc_buf(&c, "y"), *o = sc_buf(&c, "out");
     int n = (int)sc_int(&c, "n");
@@ -456,9 +346,8 @@ Test(sim_corpus_fp, templates_float)
 
 Test(sim_corpus_fp, atomics_int)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "atomics_int", s, true);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("atomics_int"), SIM_SEEDS, true)) {
         int *acc = sc_buf(&c, "acc");
         unsigned *uacc = sc_buf(&c, "uacc");
         int init[9] = { 0, 0, INT_MAX, INT_MIN, 0, 0, -1, 0, INT_MIN };
@@ -503,15 +392,13 @@ Test(sim_corpus_fp, atomics_int)
         }
         cr_assert(acc[4] >= 1 && acc[4] <= n && !seen[acc[4]]);
         free(seen);
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, atomics_shared)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "atomics_shared", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("atomics_shared"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *in = sc_buf(&c, "in"), *o = sc_buf(&c, "out");
         int n = (int)sc_int(&c, "n");
@@ -534,15 +421,13 @@ Test(sim_corpus_fp, atomics_shared)
             for (int k = 0; k < 8; k++)
                 cr_assert_eq(o[b * 8 + k], e[k], "block %d k %d", b, k);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, atomics_float64)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "atomics_float64", s, true);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("atomics_float64"), SIM_SEEDS, true)) {
         unsigned long long *acc = sc_buf(&c, "acc64");
         memset(acc, 0, 6 * sizeof *acc);
         acc[1] = ~0ULL;
@@ -572,14 +457,13 @@ Test(sim_corpus_fp, atomics_float64)
         cr_assert_eq(acc[3], orv);
         cr_assert_eq(acc[4], s1);
         cr_assert(exch_ok);
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, atomics_scoped)
 {
     simcase c;
-    sc_open(&c, "atomics_scoped", 1, false);
+    sc_open(&c, SIM_CORPUS("atomics_scoped"), 1, false);
     sc_run(&c);
     const int *in = sc_buf(&c, "in"), *acc = sc_buf(&c, "acc");
     int n = (int)sc_int(&c, "n"), mx = 0;
@@ -593,9 +477,8 @@ Test(sim_corpus_fp, atomics_scoped)
 
 Test(sim_corpus_fp, histogram_shared)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "histogram_shared", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("histogram_shared"), SIM_SEEDS, false)) {
         sc_run(&c);
         const unsigned *v = sc_buf(&c, "v"), *h = sc_buf(&c, "hist");
         unsigned e[64] = { 0 };
@@ -603,15 +486,13 @@ Test(sim_corpus_fp, histogram_shared)
             e[v[i] & 63]++;
         for (int b = 0; b < 64; b++)
             cr_assert_eq(h[b], e[b], "bin %d", b);
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, ldg_volatile_fence)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "ldg_volatile_fence", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("ldg_volatile_fence"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *in = sc_buf(&c, "in"), *partial = sc_buf(&c, "partial"), *total = sc_buf(&c, "total");
         const unsigned *counter = sc_buf(&c, "counter");
@@ -625,7 +506,6 @@ Test(sim_corpus_fp, ldg_volatile_fence)
         }
         cr_assert_eq(total[0], all);
         cr_assert_eq(counter[0], 0u);
-        sc_close(&c);
     }
 }
 
@@ -633,13 +513,12 @@ Test(sim_corpus_fp, ldg_volatile_fence)
 
 Test(sim_corpus_fp, warp_shuffle)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "warp_shuffle", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("warp_shuffle"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *in = sc_buf(&c, "in"), *sum = sc_buf(&c, "sum"), *bc = sc_buf(&c, "bcast"),
                   *scan = sc_buf(&c, "scan"), *rot = sc_buf(&c, "rot");
-        for (uint64_t w = 0; w < threads_of(&c) / 32; w++) {
+        for (uint64_t w = 0; w < sc_threads(&c) / 32; w++) {
             const int *v = in + w * 32;
             int tot = 0, run = 0;
             for (int l = 0; l < 32; l++)
@@ -652,21 +531,19 @@ Test(sim_corpus_fp, warp_shuffle)
                 cr_assert_eq(rot[w * 32 + (uint64_t)l], l < 31 ? v[l + 1] : v[l]);
             }
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, warp_vote)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "warp_vote", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("warp_vote"), SIM_SEEDS, false)) {
         int *in = sc_buf(&c, "in");
         for (int l = 0; l < 32; l++)   /* warp 1: every lane positive */
             in[32 + l] = 1 + (l % 4);
         sc_run(&c);
         const int *o = sc_buf(&c, "out");
-        for (uint64_t w = 0; w < threads_of(&c) / 32; w++) {
+        for (uint64_t w = 0; w < sc_threads(&c) / 32; w++) {
             int pos = 0, odd = 0;
             for (int l = 0; l < 32; l++) {
                 pos += in[w * 32 + (uint64_t)l] > 0;
@@ -681,22 +558,20 @@ Test(sim_corpus_fp, warp_vote)
                              (unsigned long long)w, l);
             }
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_corpus_fp, warp_match_reduce)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "warp_match_reduce", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("warp_match_reduce"), SIM_SEEDS, false)) {
         int *key = sc_buf(&c, "key");
         for (int l = 0; l < 32; l++)   /* warp 2: all keys equal */
             key[64 + l] = 2;
         sc_run(&c);
         const unsigned *val = sc_buf(&c, "val"), *peers = sc_buf(&c, "peers"), *red = sc_buf(&c, "red");
         const int *uni = sc_buf(&c, "uniform");
-        for (uint64_t w = 0; w < threads_of(&c) / 32; w++) {
+        for (uint64_t w = 0; w < sc_threads(&c) / 32; w++) {
             const int *k = key + w * 32;
             const unsigned *v = val + w * 32;
             unsigned add = 0, mn = ~0u, mx = 0, an = ~0u, orv = 0, xr = 0;
@@ -723,6 +598,5 @@ Test(sim_corpus_fp, warp_match_reduce)
                     cr_assert_eq(red[i * 6 + (uint64_t)q], e[q]);
             }
         }
-        sc_close(&c);
     }
 }

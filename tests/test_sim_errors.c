@@ -8,10 +8,7 @@
  * the backend names.  Hand-written PTX goes to a temporary directory with
  * a spec naming it.
  */
-#include "core/image.h"
-#include "core/pcg32.h"
-#include "core/spec.h"
-#include "harness/harness.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -24,25 +21,12 @@ static char tmpdir[256];
 static void make_tmp(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/wh_sim_errXXXXXX");
-    cr_assert(mkdtemp(tmpdir), "mkdtemp");
+    tsim_mkdtemp(tmpdir);
 }
 
 static void write_file(const char *name, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
-static void rm_tmp(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        cr_log_warn("cannot remove %s", tmpdir);
+    tsim_write(tmpdir, name, text);
 }
 
 /* The PTX header and a kernel `k(.u64 in, .u64 out)` around `body`. */
@@ -77,6 +61,12 @@ static void write_kernel(const char *decls, const char *body)
     write_file("k.ptx", text);
 }
 
+/* write_kernel body lines: out[tid] = V. */
+#define STORE_OUT_TID(v)              \
+    "\tmul.wide.u32 %rd7, %r1, 4;\n"  \
+    "\tadd.s64 %rd8, %rd4, %rd7;\n"   \
+    "\tst.global.u32 [%rd8], " v ";\n"
+
 /* Spec k.json: in (i32 x 64, input), out (i32 x 64, output), grid x block. */
 static void write_spec(unsigned grid, unsigned block, const char *extra_params)
 {
@@ -93,49 +83,18 @@ static void write_spec(unsigned grid, unsigned block, const char *extra_params)
     write_file("k.json", text);
 }
 
-typedef struct {
-    wh_spec *spec;
-    wh_image *img;
-    harness *h;
-    harness_result res;
-    wh_error err;
-} run_t;
-
-/* Open k.json on the sim; false (err filled) when harness_open fails. */
-static bool open_k(run_t *r, uint64_t step_limit, const char *profile)
+/* Load k.json with random inputs and open it on the sim; false (r->err
+ * filled) when harness_open fails. */
+static bool open_k(simcase *r, uint64_t step_limit, const char *profile)
 {
-    memset(r, 0, sizeof *r);
     char path[512];
     snprintf(path, sizeof path, "%s/k.json", tmpdir);
-    r->spec = wh_spec_load(path, &r->err);
-    cr_assert(r->spec, "%s", r->err.msg);
-    wh_launch L = wh_spec_launch_full(r->spec);
-    r->img = wh_image_new(r->spec, &L, &r->err);
-    cr_assert(r->img, "%s", r->err.msg);
-    pcg32 rng;
-    pcg32_seed(&rng, 1, 1);
-    cr_assert(wh_image_fill_random(r->img, &rng, &r->err));
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
+    sc_load(r, path, false);
+    sc_fill(r, 1, 1);
+    harness_options o = sc_options(true);
     o.step_limit = step_limit;
     o.profile_path = profile;
-    r->h = harness_open(r->spec, HARNESS_SIM, &o, &r->err);
-    return r->h != NULL;
-}
-
-static void measure(run_t *r)
-{
-    cr_assert(harness_measure(r->h, r->img, 3, &r->res, &r->err), "%s", r->err.msg);
-}
-
-static void close_k(run_t *r)
-{
-    harness_result_free(&r->res);
-    harness_close(r->h);
-    wh_image_free(r->img);
-    wh_spec_free(r->spec);
+    return sc_attach(r, &o);
 }
 
 static void expect_in(const char *msg, const char *what)
@@ -143,255 +102,232 @@ static void expect_in(const char *msg, const char *what)
     cr_assert(strstr(msg, what), "message lacks \"%s\": %s", what, msg);
 }
 
+/* Open k.json (the default profile), measure it 3 times, check the status. */
+static void measure_k(simcase *r, uint64_t step_limit, harness_status want)
+{
+    cr_assert(open_k(r, step_limit, NULL), "%s", r->err.msg);
+    sc_measure(r, 3);
+    cr_assert_eq(r->res.status, want, "status %s: %s", harness_status_name(r->res.status), r->res.message);
+}
+
+/* A hand-written kernel (write_kernel's decls and body, or the whole k.ptx)
+ * run on a grid x block launch, with the status and message parts it must
+ * give. */
+typedef struct {
+    const char *decls, *body;    /* decls: NULL for none */
+    const char *ptx;             /* instead of decls and body */
+    unsigned grid, block;
+    uint64_t step_limit;
+    harness_status status;
+    const char *expect[8];       /* in the message, up to a NULL */
+} kernel_case;
+
+/* Write the case to a new temporary directory, measure it and check it; r
+ * stays open for further checks until end_case. */
+static void run_case(simcase *r, const kernel_case *kc)
+{
+    make_tmp();
+    if (kc->ptx)
+        write_file("k.ptx", kc->ptx);
+    else
+        write_kernel(kc->decls ? kc->decls : "", kc->body);
+    write_spec(kc->grid, kc->block, NULL);
+    measure_k(r, kc->step_limit, kc->status);
+    for (int i = 0; i < 8 && kc->expect[i]; i++)
+        expect_in(r->res.message, kc->expect[i]);
+}
+
+static void end_case(simcase *r)
+{
+    sc_close(r);
+    tsim_rmtree(tmpdir);
+}
+
+/* A case with nothing more to check. */
+static void check_case(const kernel_case *kc)
+{
+    simcase r;
+    run_case(&r, kc);
+    end_case(&r);
+}
+
 /* ---- the three error paths of a run ---------------------------------------------- */
 
 Test(sim_errors, unsupported_instruction_names_opcode_and_line)
 {
-    make_tmp();
-    write_kernel(".global .texref mytex;\n\n",
-                 "\t.reg .f32 %f<4>;\n"
-                 "\tmov.f32 %f1, 0f00000000;\n"
-                 "\ttex.2d.v4.s32.f32 {%r2, %r3, %r4, %r5}, [mytex, {%f1, %f1}];\n"
-                 "\tst.global.u32 [%rd4], %r2;\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_UNSUPPORTED);
-    cr_assert_eq(r.res.reps, 0);
     /* the tex line: header 4 + texref 2 + entry 15 + body 2 = line 22 */
-    expect_in(r.res.message, "unsupported PTX instruction 'tex.2d.v4.s32.f32' at k.ptx:22");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .decls = ".global .texref mytex;\n\n",
+        .body = "\t.reg .f32 %f<4>;\n"
+                "\tmov.f32 %f1, 0f00000000;\n"
+                "\ttex.2d.v4.s32.f32 {%r2, %r3, %r4, %r5}, [mytex, {%f1, %f1}];\n"
+                "\tst.global.u32 [%rd4], %r2;\n",
+        .grid = 1, .block = 32, .status = HARNESS_UNSUPPORTED,
+        .expect = { "unsupported PTX instruction 'tex.2d.v4.s32.f32' at k.ptx:22" },
+    };
+    simcase r;
+    run_case(&r, &kc);
+    cr_assert_eq(r.res.reps, 0);
+    end_case(&r);
 }
 
 Test(sim_errors, unsupported_but_not_executed_is_fine)
 {
-    make_tmp();
-    write_kernel(".global .texref mytex;\n\n",
-                 "\t.reg .f32 %f<4>;\n"
-                 "\tsetp.gt.u32 %p1, %r1, 1000;\n"
-                 "\t@%p1 bra $L_tex;\n"
-                 "\tbra.uni $L_end;\n"
-                 "$L_tex:\n"
-                 "\ttex.2d.v4.s32.f32 {%r2, %r3, %r4, %r5}, [mytex, {%f1, %f1}];\n"
-                 "$L_end:\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_OK, "%s", r.res.message);
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .decls = ".global .texref mytex;\n\n",
+        .body = "\t.reg .f32 %f<4>;\n"
+                "\tsetp.gt.u32 %p1, %r1, 1000;\n"
+                "\t@%p1 bra $L_tex;\n"
+                "\tbra.uni $L_end;\n"
+                "$L_tex:\n"
+                "\ttex.2d.v4.s32.f32 {%r2, %r3, %r4, %r5}, [mytex, {%f1, %f1}];\n"
+                "$L_end:\n",
+        .grid = 1, .block = 32, .status = HARNESS_OK,
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, out_of_bounds_names_thread_block_address_buffer_line)
 {
-    make_tmp();
     /* out[tid] = in[tid + 40]: thread 24 reads in[64], just past the end */
-    write_kernel("",
-                 "\tadd.s32 %r2, %r1, 40;\n"
-                 "\tmul.wide.u32 %rd5, %r2, 4;\n"
-                 "\tadd.s64 %rd6, %rd2, %rd5;\n"
-                 "\tld.global.u32 %r3, [%rd6];\n"
-                 "\tmul.wide.u32 %rd7, %r1, 4;\n"
-                 "\tadd.s64 %rd8, %rd4, %rd7;\n"
-                 "\tst.global.u32 [%rd8], %r3;\n");
-    write_spec(1, 64, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "out-of-bounds global load of 4 bytes");
-    expect_in(r.res.message, "tid=(24,0,0) ctaid=(0,0,0)");
-    expect_in(r.res.message, "k.ptx:21");
-    expect_in(r.res.message, "buffer 'in'");
-    expect_in(r.res.message, "offset 256");
-    expect_in(r.res.message, "just past its end");
-    expect_in(r.res.message, "address 0x");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .body = "\tadd.s32 %r2, %r1, 40;\n"
+                "\tmul.wide.u32 %rd5, %r2, 4;\n"
+                "\tadd.s64 %rd6, %rd2, %rd5;\n"
+                "\tld.global.u32 %r3, [%rd6];\n"
+                STORE_OUT_TID("%r3"),
+        .grid = 1, .block = 64, .status = HARNESS_FAULT,
+        .expect = { "out-of-bounds global load of 4 bytes", "tid=(24,0,0) ctaid=(0,0,0)", "k.ptx:21",
+                    "buffer 'in'", "offset 256", "just past its end", "address 0x" },
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, misaligned_access)
 {
-    make_tmp();
-    write_kernel("",
-                 "\tadd.s64 %rd5, %rd2, 2;\n"
-                 "\tld.global.u32 %r3, [%rd5];\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "misaligned global load");
-    expect_in(r.res.message, "needs 4-byte alignment");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .body = "\tadd.s64 %rd5, %rd2, 2;\n"
+                "\tld.global.u32 %r3, [%rd5];\n",
+        .grid = 1, .block = 32, .status = HARNESS_FAULT,
+        .expect = { "misaligned global load", "needs 4-byte alignment" },
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, shared_out_of_bounds)
 {
-    make_tmp();
-    write_kernel(".shared .align 4 .b8 sbuf[128];\n\n",
-                 "\tmov.u32 %r2, sbuf;\n"
-                 "\tshl.b32 %r3, %r1, 3;\n"
-                 "\tadd.s32 %r4, %r2, %r3;\n"
-                 "\tst.shared.u32 [%r4], %r1;\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "out-of-bounds shared store");
-    expect_in(r.res.message, "tid=(16,0,0)");
-    expect_in(r.res.message, "shared memory is 128 bytes");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .decls = ".shared .align 4 .b8 sbuf[128];\n\n",
+        .body = "\tmov.u32 %r2, sbuf;\n"
+                "\tshl.b32 %r3, %r1, 3;\n"
+                "\tadd.s32 %r4, %r2, %r3;\n"
+                "\tst.shared.u32 [%r4], %r1;\n",
+        .grid = 1, .block = 32, .status = HARNESS_FAULT,
+        .expect = { "out-of-bounds shared store", "tid=(16,0,0)", "shared memory is 128 bytes" },
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, kernel_input_outside_its_spec_faults)
 {
     /* gt_gather indexes data[] with its input: an index past the domain */
-    wh_error err;
-    wh_error_clear(&err);
-    wh_spec *spec = wh_spec_load("kernels/gt_gather.json", &err);
-    cr_assert(spec, "%s", err.msg);
-    char ptx[4096];
-    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err)) {
-        wh_spec_free(spec);
-        cr_skip_test("gt_gather PTX not built: run make ptx");
-    }
-    wh_launch L = wh_spec_launch_full(spec);
-    wh_image *img = wh_image_new(spec, &L, &err);
-    int *idx = (int *)img->bufs[0].data;
-    idx[300] = (int)(8 * L.grid[0] * L.block[0]) + 5;   /* 5 elements past the end of data */
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    harness *h = harness_open(spec, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
-    harness_result res;
-    cr_assert(harness_measure(h, img, 1, &res, &err));
-    cr_assert_eq(res.status, HARNESS_FAULT);
-    expect_in(res.message, "out-of-bounds global load");
-    expect_in(res.message, "tid=(44,0,0) ctaid=(1,0,0)");
-    expect_in(res.message, "buffer 'data'");
-    expect_in(res.message, "20 bytes past its end");
-    expect_in(res.message, "gt_gather.ptx:");
-    harness_result_free(&res);
-    harness_close(h);
-    wh_image_free(img);
-    wh_spec_free(spec);
+    simcase c;
+    sc_load(&c, SIM_KERNEL("gt_gather"), true);
+    const wh_launch *L = &c.img->launch;
+    int *idx = sc_buf(&c, "idx");
+    idx[300] = (int)(8 * L->grid[0] * L->block[0]) + 5;   /* 5 elements past the end of data */
+    harness_options o = sc_options(false);
+    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    sc_measure(&c, 1);
+    cr_assert_eq(c.res.status, HARNESS_FAULT);
+    expect_in(c.res.message, "out-of-bounds global load");
+    expect_in(c.res.message, "tid=(44,0,0) ctaid=(1,0,0)");
+    expect_in(c.res.message, "buffer 'data'");
+    expect_in(c.res.message, "20 bytes past its end");
+    expect_in(c.res.message, "gt_gather.ptx:");
+    sc_close(&c);
 }
 
 Test(sim_errors, runaway_loop_hits_the_step_limit)
 {
-    make_tmp();
-    write_kernel("",
-                 "$L_spin:\n"
-                 "\tadd.s32 %r1, %r1, 1;\n"
-                 "\tbra.uni $L_spin;\n");
-    write_spec(2, 64, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 5000, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_TIMEOUT);
-    expect_in(r.res.message, "step limit of 5000 warp instructions");
-    expect_in(r.res.message, "k.ptx:");
+    static const kernel_case kc = {
+        .body = "$L_spin:\n"
+                "\tadd.s32 %r1, %r1, 1;\n"
+                "\tbra.uni $L_spin;\n",
+        .grid = 2, .block = 64, .step_limit = 5000, .status = HARNESS_TIMEOUT,
+        .expect = { "step limit of 5000 warp instructions", "k.ptx:" },
+    };
+    simcase r;
+    run_case(&r, &kc);
     cr_assert_eq(r.res.warp_instructions, 5001);
-    close_k(&r);
-    rm_tmp();
+    end_case(&r);
 }
 
 Test(sim_errors, barrier_under_divergence)
 {
-    make_tmp();
-    write_kernel("",
-                 "\tsetp.lt.u32 %p1, %r1, 16;\n"
-                 "\t@%p1 bra $L_skip;\n"
-                 "\tbar.sync 0;\n"
-                 "$L_skip:\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "barrier under divergence");
-    expect_in(r.res.message, "0xffff0000");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .body = "\tsetp.lt.u32 %p1, %r1, 16;\n"
+                "\t@%p1 bra $L_skip;\n"
+                "\tbar.sync 0;\n"
+                "$L_skip:\n",
+        .grid = 1, .block = 32, .status = HARNESS_FAULT,
+        .expect = { "barrier under divergence", "0xffff0000" },
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, deadlock_is_reported)
 {
-    make_tmp();
-    write_kernel("",
-                 "\tsetp.lt.u32 %p1, %r1, 32;\n"
-                 "\t@%p1 bra $L_a;\n"
-                 "\tbar.sync 2;\n"
-                 "\tbra.uni $L_end;\n"
-                 "$L_a:\n"
-                 "\tbar.sync 1;\n"
-                 "$L_end:\n");
-    write_spec(1, 64, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "deadlock in block (0,0,0)");
-    expect_in(r.res.message, "barrier 1: 1 of 2 warps arrived");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .body = "\tsetp.lt.u32 %p1, %r1, 32;\n"
+                "\t@%p1 bra $L_a;\n"
+                "\tbar.sync 2;\n"
+                "\tbra.uni $L_end;\n"
+                "$L_a:\n"
+                "\tbar.sync 1;\n"
+                "$L_end:\n",
+        .grid = 1, .block = 64, .status = HARNESS_FAULT,
+        .expect = { "deadlock in block (0,0,0)", "barrier 1: 1 of 2 warps arrived" },
+    };
+    check_case(&kc);
 }
 
 Test(sim_errors, barrier_waits_only_for_live_warps)
 {
     /* warp 1 exits early; warp 0's barrier still completes */
-    make_tmp();
-    write_kernel("",
-                 "\tsetp.ge.u32 %p1, %r1, 32;\n"
-                 "\t@%p1 bra $L_end;\n"
-                 "\tbar.sync 0;\n"
-                 "\tmul.wide.u32 %rd7, %r1, 4;\n"
-                 "\tadd.s64 %rd8, %rd4, %rd7;\n"
-                 "\tst.global.u32 [%rd8], 5;\n"
-                 "$L_end:\n");
-    write_spec(1, 64, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_OK, "%s", r.res.message);
-    const int *out = (const int *)r.img->bufs[1].data;
+    static const kernel_case kc = {
+        .body = "\tsetp.ge.u32 %p1, %r1, 32;\n"
+                "\t@%p1 bra $L_end;\n"
+                "\tbar.sync 0;\n"
+                STORE_OUT_TID("5")
+                "$L_end:\n",
+        .grid = 1, .block = 64, .status = HARNESS_OK,
+    };
+    simcase r;
+    run_case(&r, &kc);
+    const int *out = sc_buf(&r, "out");
     cr_assert_eq(out[0], 5);
     cr_assert_eq(out[40], 0);
-    close_k(&r);
-    rm_tmp();
+    end_case(&r);
 }
 
 Test(sim_errors, trap)
 {
-    make_tmp();
-    write_kernel("",
-                 "\tsetp.eq.u32 %p1, %r1, 9;\n"
-                 "\t@%p1 trap;\n");
-    write_spec(1, 32, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
-    expect_in(r.res.message, "trap executed by thread tid=(9,0,0)");
-    close_k(&r);
-    rm_tmp();
+    static const kernel_case kc = {
+        .body = "\tsetp.eq.u32 %p1, %r1, 9;\n"
+                "\t@%p1 trap;\n",
+        .grid = 1, .block = 32, .status = HARNESS_FAULT,
+        .expect = { "trap executed by thread tid=(9,0,0)" },
+    };
+    check_case(&kc);
 }
 
 /* ---- calls ------------------------------------------------------------------------ */
 
 Test(sim_errors, recursive_function_with_divergent_depths)
 {
-    make_tmp();
-    write_file("k.ptx",
-               ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+    static const kernel_case kc = {
+        .ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\n"
                ".func (.param .b32 fact_ret) fact(.param .b32 fact_n)\n"
                "{\n"
                "\t.reg .pred %p<2>;\n"
@@ -434,21 +370,19 @@ Test(sim_errors, recursive_function_with_divergent_depths)
                "\tadd.s64 %rd4, %rd2, %rd3;\n"
                "\tst.global.u32 [%rd4], %r4;\n"
                "\tret;\n"
-               "}\n");
-    write_spec(1, 64, NULL);
-    run_t r;
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_OK, "%s", r.res.message);
-    const int *out = (const int *)r.img->bufs[1].data;
+               "}\n",
+        .grid = 1, .block = 64, .status = HARNESS_OK,
+    };
+    simcase r;
+    run_case(&r, &kc);
+    const int *out = sc_buf(&r, "out");
     for (int t = 0; t < 64; t++) {
         int n = t % 12 + 1, f = 1;
         for (int k = 2; k <= n; k++)
             f *= k;
         cr_assert_eq(out[t], f, "thread %d: fact(%d)", t, n);
     }
-    close_k(&r);
-    rm_tmp();
+    end_case(&r);
 }
 
 /* ---- open-time errors ------------------------------------------------------------- */
@@ -458,11 +392,11 @@ Test(sim_errors, params_must_match_the_ptx)
     make_tmp();
     write_kernel("", "");
     write_spec(1, 32, ",\n    { \"name\": \"n\", \"kind\": \"scalar\", \"type\": \"i32\", \"value\": 3 }");
-    run_t r;
+    simcase r;
     cr_assert_not(open_k(&r, 0, NULL));
     expect_in(r.err.msg, "the spec lists 3 parameters but kernel 'k'");
     expect_in(r.err.msg, "has 2");
-    close_k(&r);
+    sc_close(&r);
 
     /* a scalar where the PTX has a pointer */
     write_file("k.json",
@@ -475,8 +409,8 @@ Test(sim_errors, params_must_match_the_ptx)
     expect_in(r.err.msg, "parameter 1 'n' (scalar i32, 4 bytes) does not match PTX parameter 'k_param_1'");
     expect_in(r.err.msg, "8 bytes");
     cr_assert_str_eq(r.err.path, "$.params[1]");
-    close_k(&r);
-    rm_tmp();
+    sc_close(&r);
+    tsim_rmtree(tmpdir);
 }
 
 Test(sim_errors, missing_entry_lists_the_kernels)
@@ -486,59 +420,54 @@ Test(sim_errors, missing_entry_lists_the_kernels)
     write_file("k.json",
                "{ \"name\": \"k\", \"source\": \"k.cu\", \"ptx\": \"k.ptx\", \"entry\": \"nope\",\n"
                "  \"grid\": [1], \"block\": [32], \"params\": [] }\n");
-    run_t r;
+    simcase r;
     cr_assert_not(open_k(&r, 0, NULL));
     expect_in(r.err.msg, "kernel 'nope' not found");
     expect_in(r.err.msg, "its kernels: k");
-    close_k(&r);
-    rm_tmp();
+    sc_close(&r);
+    tsim_rmtree(tmpdir);
 }
 
 Test(sim_errors, profile_errors_and_overrides)
 {
     make_tmp();
-    write_kernel("",
-                 "\tmul.wide.u32 %rd7, %r1, 4;\n"
-                 "\tadd.s64 %rd8, %rd4, %rd7;\n"
-                 "\tst.global.u32 [%rd8], %r1;\n");
+    write_kernel("", STORE_OUT_TID("%r1"));
     write_spec(8, 64, NULL);
     char prof[512];
     snprintf(prof, sizeof prof, "%s/p.json", tmpdir);
     write_file("p.json", "{ \"sm\": { \"count\": 1, \"warps\": 3 } }");
-    run_t r;
+    simcase r;
     cr_assert_not(open_k(&r, 0, prof));
     expect_in(r.err.msg, "unknown key \"warps\"");
     cr_assert_str_eq(r.err.path, "$.sm.warps");
-    close_k(&r);
+    sc_close(&r);
 
     write_file("p.json", "{ \"costs\": { \"alu\": { \"issue\": -1 } } }");
     cr_assert_not(open_k(&r, 0, prof));
     expect_in(r.err.msg, "issue");
-    close_k(&r);
+    sc_close(&r);
 
     /* the default, then one SM with one block at a time: slower */
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
+    measure_k(&r, 0, HARNESS_OK);
     uint64_t many = r.res.cycles;
-    close_k(&r);
+    sc_close(&r);
     write_file("p.json", "{ \"name\": \"tiny\", \"sm\": { \"count\": 1, \"max_blocks\": 1 } }");
     cr_assert(open_k(&r, 0, prof), "%s", r.err.msg);
-    measure(&r);
+    sc_measure(&r, 3);
     cr_assert_eq(r.res.status, HARNESS_OK);
     cr_assert_gt(r.res.cycles, many);
     expect_in(harness_device(r.h), "tiny");
-    close_k(&r);
+    sc_close(&r);
 
     /* the shipped profile equals the built-in one */
-    cr_assert(open_k(&r, 0, NULL));
-    measure(&r);
+    measure_k(&r, 0, HARNESS_OK);
     uint64_t builtin = r.res.cycles;
-    close_k(&r);
+    sc_close(&r);
     cr_assert(open_k(&r, 0, "harness/profiles/default.json"), "%s", r.err.msg);
-    measure(&r);
+    sc_measure(&r, 3);
     cr_assert_eq(r.res.cycles, builtin);
-    close_k(&r);
-    rm_tmp();
+    sc_close(&r);
+    tsim_rmtree(tmpdir);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */
@@ -582,27 +511,19 @@ Test(sim_errors, branch_trace_and_statistics)
     write_kernel("",
                  "\tsetp.lt.u32 %p1, %r1, 10;\n"
                  "\t@%p1 bra $L_end;\n"
-                 "\tmul.wide.u32 %rd7, %r1, 4;\n"
-                 "\tadd.s64 %rd8, %rd4, %rd7;\n"
-                 "\tst.global.u32 [%rd8], %r1;\n"
+                 STORE_OUT_TID("%r1")
                  "$L_end:\n");
     write_spec(2, 64, NULL);
-    run_t r;
-    memset(&r, 0, sizeof r);
     char path[512];
     snprintf(path, sizeof path, "%s/k.json", tmpdir);
-    r.spec = wh_spec_load(path, &r.err);
-    wh_launch L = wh_spec_launch_full(r.spec);
-    r.img = wh_image_new(r.spec, &L, &r.err);
+    simcase r;
+    sc_load(&r, path, false);
     trace_t tr = { 0, 0, 0 };
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
+    harness_options o = sc_options(false);
     o.on_branch = on_branch;
     o.branch_ctx = &tr;
-    r.h = harness_open(r.spec, HARNESS_SIM, &o, &r.err);
-    cr_assert(r.h, "%s", r.err.msg);
-    measure(&r);
+    cr_assert(sc_attach(&r, &o), "%s", r.err.msg);
+    sc_measure(&r, 3);
     cr_assert_eq(r.res.status, HARNESS_OK);
     cr_assert_eq(tr.calls, 128);
     cr_assert_eq(tr.taken, 20);
@@ -613,10 +534,10 @@ Test(sim_errors, branch_trace_and_statistics)
     cr_assert_eq(r.res.stddev, 0);
     cr_assert_gt(r.res.us, 0);
     /* outputs were not asked for: the image's output stays zero */
-    const int *out = (const int *)r.img->bufs[1].data;
+    const int *out = sc_buf(&r, "out");
     cr_assert_eq(out[20], 0);
-    close_k(&r);
-    rm_tmp();
+    sc_close(&r);
+    tsim_rmtree(tmpdir);
 }
 
 /* printf (vprintf) prints nothing and returns 0; assert (__assertfail) is a
@@ -666,30 +587,24 @@ Test(sim_errors, external_functions)
 {
     make_tmp();
     write_spec(1, 32, NULL);
-    run_t r;
+    simcase r;
     write_extern_kernel("");
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_OK, "%s", r.res.message);
-    cr_assert_eq(((const int *)r.img->bufs[1].data)[5], 7, "printf returns 0");
-    close_k(&r);
+    measure_k(&r, 0, HARNESS_OK);
+    cr_assert_eq(((const int *)sc_buf(&r, "out"))[5], 7, "printf returns 0");
+    sc_close(&r);
 
     write_extern_kernel("\t{\n\t.param .b64 q0;\n\tst.param.b64 [q0], 0;\n\t.param .b64 q1;\n\tst.param.b64 [q1], 0;\n"
                         "\t.param .b32 q2;\n\tst.param.b32 [q2], 0;\n\t.param .b64 q3;\n\tst.param.b64 [q3], 0;\n"
                         "\t.param .b64 q4;\n\tst.param.b64 [q4], 1;\n"
                         "\tcall.uni __assertfail, (q0, q1, q2, q3, q4);\n\t}\n");
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_FAULT);
+    measure_k(&r, 0, HARNESS_FAULT);
     expect_in(r.res.message, "assertion failed (__assertfail) in thread tid=(13,0,0)");
-    close_k(&r);
+    sc_close(&r);
 
     write_extern_kernel("\t{\n\t.param .b64 m0;\n\tst.param.b64 [m0], 64;\n\t.param .b64 mr;\n"
                         "\tcall.uni (mr), malloc, (m0);\n\t}\n");
-    cr_assert(open_k(&r, 0, NULL), "%s", r.err.msg);
-    measure(&r);
-    cr_assert_eq(r.res.status, HARNESS_UNSUPPORTED);
+    measure_k(&r, 0, HARNESS_UNSUPPORTED);
     expect_in(r.res.message, "a call to the external function 'malloc'");
-    close_k(&r);
-    rm_tmp();
+    sc_close(&r);
+    tsim_rmtree(tmpdir);
 }

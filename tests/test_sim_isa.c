@@ -8,10 +8,7 @@
  * saturating and narrowing conversions, packed f16x2 and bf16 arithmetic,
  * directed rounding (.rz/.rm/.rp) of f32/f64 operations.
  */
-#include "core/image.h"
-#include "core/pcg32.h"
-#include "core/spec.h"
-#include "harness/harness.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <fenv.h>
@@ -306,14 +303,6 @@ static uint32_t r_prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
     return r;
 }
 
-static uint32_t r_brev(uint32_t v)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < 32; i++)
-        r |= ((v >> i) & 1u) << (31 - i);
-    return r;
-}
-
 /* Round to half precision (ties to even), values in the normal range. */
 static float r_half(double x)
 {
@@ -387,41 +376,26 @@ static uint32_t fbits(float f)
 Test(sim_isa, hand_written_kernel_against_c)
 {
     char dir[] = "/tmp/wh_sim_isaXXXXXX";
-    cr_assert(mkdtemp(dir));
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "isa.ptx", PTX);
+    tsim_write(dir, "isa.json", SPEC);
     char path[256];
-    snprintf(path, sizeof path, "%s/isa.ptx", dir);
-    FILE *f = fopen(path, "w");
-    fputs(PTX, f);
-    fclose(f);
     snprintf(path, sizeof path, "%s/isa.json", dir);
-    f = fopen(path, "w");
-    fputs(SPEC, f);
-    fclose(f);
 
-    wh_error err;
-    wh_error_clear(&err);
-    wh_spec *spec = wh_spec_load(path, &err);
-    cr_assert(spec, "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    harness *h = harness_open(spec, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
+    /* one harness, a fresh image per seed */
+    simcase c;
+    sc_load(&c, path, false);
+    harness_options o = sc_options(true);
+    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        wh_launch L = wh_spec_launch_full(spec);
-        wh_image *img = wh_image_new(spec, &L, &err);
-        pcg32 rng;
-        pcg32_seed(&rng, seed, 11);
-        cr_assert(wh_image_fill_random(img, &rng, &err));
-        uint32_t *in = (uint32_t *)img->bufs[0].data;
+        sc_new_image(&c);
+        sc_fill(&c, seed, 11);
+        uint32_t *in = sc_buf(&c, "in");
         in[0] = 0;
         in[1] = 0x80000000u;
         in[33] = 0xffffffffu;
-        harness_result res;
-        cr_assert(harness_measure(h, img, 1, &res, &err), "%s", err.msg);
-        cr_assert_eq(res.status, HARNESS_OK, "%s", res.message);
-        const uint32_t *out = (const uint32_t *)img->bufs[1].data;
+        sc_run(&c);
+        const uint32_t *out = sc_buf(&c, "out");
 
         int32_t mins = INT32_MAX;
         uint32_t maxu = 0, xr = 0, odd = 0, ticket_seen = 0;
@@ -461,7 +435,7 @@ Test(sim_isa, hand_written_kernel_against_c)
             cr_assert_eq(r[19], (uint32_t)(((uint64_t)a + b) >> 32), "add.cc carry t=%u", t);
             cr_assert_eq(r[20], a < b ? 0xffffffffu : 0u, "sub.cc borrow t=%u", t);
             cr_assert_eq(r[21], (uint32_t)(((uint64_t)a * b) >> 32) + t, "mad.hi t=%u", t);
-            cr_assert_eq(r[22], r_brev(a));
+            cr_assert_eq(r[22], tsim_brev32(a));
             cr_assert_eq(r[23], a ? 31u - (uint32_t)__builtin_clz(a) : 0xffffffffu, "bfind t=%u a=%x", t, a);
             uint32_t sa = (int32_t)a < 0 ? ~a : a;
             cr_assert_eq(r[24], sa ? (uint32_t)__builtin_clz(sa) : 0xffffffffu, "bfind.shiftamt t=%u a=%x", t, a);
@@ -514,12 +488,7 @@ Test(sim_isa, hand_written_kernel_against_c)
             cr_assert_eq(((const float *)r)[59], 2.0f, "copysign: |b| with the sign of a (a >= 0) t=%u", t);
         }
         cr_assert_eq(ticket_seen, 0xffffffffu, "atom.inc tickets 0..31 each once");
-        harness_result_free(&res);
-        wh_image_free(img);
     }
-    harness_close(h);
-    wh_spec_free(spec);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    sc_close(&c);
+    tsim_rmtree(dir);
 }

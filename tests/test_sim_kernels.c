@@ -6,10 +6,8 @@
  * LCG, kernels/gen_nsichneu.py).  Racy kernels (gt_hash, bfs1) are checked
  * through the invariants every interleaving keeps.
  */
-#include "core/image.h"
 #include "core/pcg32.h"
-#include "core/spec.h"
-#include "harness/harness.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <limits.h>
@@ -18,98 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    wh_spec *spec;
-    wh_image *img;
-    harness *h;
-    harness_result res;
-} simcase;
-
-/* Load tests/specs/sim_NAME.json, fill a random image with `seed`, open
- * the sim.  Skips the test when the PTX has not been built. */
-static void sc_open(simcase *c, const char *name, uint64_t seed, bool all_buffers)
-{
-    char path[256];
-    snprintf(path, sizeof path, "kernels/%s.json", name);
-    wh_error err;
-    wh_error_clear(&err);
-    memset(c, 0, sizeof *c);
-    c->spec = wh_spec_load(path, &err);
-    cr_assert(c->spec, "%s: %s", path, err.msg);
-    char ptx[4096];
-    if (!wh_spec_ptx_path(c->spec, ptx, sizeof ptx, &err)) {
-        wh_spec_free(c->spec);
-        c->spec = NULL;
-        cr_skip_test("%s: PTX not built: run make ptx", name);
-    }
-    wh_launch L = wh_spec_launch_full(c->spec);
-    c->img = wh_image_new(c->spec, &L, &err);
-    cr_assert(c->img, "%s", err.msg);
-    pcg32 rng;
-    pcg32_seed(&rng, seed, 17);
-    cr_assert(wh_image_fill_random(c->img, &rng, &err), "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    o.want_all_buffers = all_buffers;
-    c->h = harness_open(c->spec, HARNESS_SIM, &o, &err);
-    cr_assert(c->h, "%s: %s", name, err.msg);
-}
-
-static void sc_run(simcase *c)
-{
-    wh_error err;
-    wh_error_clear(&err);
-    harness_result_free(&c->res);
-    cr_assert(harness_measure(c->h, c->img, 1, &c->res, &err), "%s", err.msg);
-    cr_assert_eq(c->res.status, HARNESS_OK, "%s: status %s: %s", c->spec->name,
-                 harness_status_name(c->res.status), c->res.message);
-    cr_assert_gt(c->res.cycles, 0);
-}
-
-static void *sc_buf(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no buffer %s", name);
-    return c->img->bufs[i].data;
-}
-
-static uint64_t sc_count(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no buffer %s", name);
-    return c->img->bufs[i].count;
-}
-
-static int64_t sc_int(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no scalar %s", name);
-    return wh_value_get_int(c->img->spec->params[i].type, c->img->bufs[i].data);
-}
-
-static void sc_close(simcase *c)
-{
-    harness_result_free(&c->res);
-    harness_close(c->h);
-    wh_image_free(c->img);
-    wh_spec_free(c->spec);
-    memset(c, 0, sizeof *c);
-}
-
-static uint64_t threads_of(simcase *c)
-{
-    return wh_launch_threads_total(&c->img->launch);
-}
-
-#define SEEDS 3
-
 Test(sim_kernels, artificial)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "artificial", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("artificial"), SIM_SEEDS, false)) {
         int *v = sc_buf(&c, "values");
         for (int t = 0; t < 256; t += 3)   /* block 0: many threads on the atomic leg */
             v[t] = 7;
@@ -117,7 +27,7 @@ Test(sim_kernels, artificial)
         const int *r = sc_buf(&c, "result");
         uint64_t n = sc_count(&c, "result");
         int *e = calloc(n, sizeof *e);
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             if (v[t] == 7)
                 e[t / 256] += 56;
             else
@@ -126,22 +36,20 @@ Test(sim_kernels, artificial)
         for (uint64_t i = 0; i < n; i++)
             cr_assert_eq(r[i], e[i], "result[%llu]", (unsigned long long)i);
         free(e);
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, fig1a)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "fig1a", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("fig1a"), SIM_SEEDS, false)) {
         int *in = sc_buf(&c, "input");
         for (int t = 0; t < 64; t += 5)
             in[t] = 7;
         sc_run(&c);
         const unsigned *o = sc_buf(&c, "out");
         unsigned a = (unsigned)sc_int(&c, "a"), b = (unsigned)sc_int(&c, "b");
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             unsigned r;
             if (in[t] == 7) {
                 r = a;
@@ -157,22 +65,20 @@ Test(sim_kernels, fig1a)
             }
             cr_assert_eq(o[t], r, "t=%llu", (unsigned long long)t);
         }
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, fig1b)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "fig1b", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("fig1b"), SIM_SEEDS, false)) {
         int *in = sc_buf(&c, "input");
         for (int t = 0; t < 300; t += 7)
             in[t] = 7;
         sc_run(&c);
         const int *acc = sc_buf(&c, "acc"), *o = sc_buf(&c, "out");
         int sum = 0;
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             int v = in[t];
             if (v == 7) {
                 sum += v + (int)t;
@@ -185,62 +91,55 @@ Test(sim_kernels, fig1b)
             }
         }
         cr_assert_eq(acc[0], sum);
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, gt_atomic)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "gt_atomic", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("gt_atomic"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *key = sc_buf(&c, "key"), *acc = sc_buf(&c, "acc");
         int e[1024] = { 0 };
-        for (uint64_t t = 0; t < threads_of(&c); t++)
+        for (uint64_t t = 0; t < sc_threads(&c); t++)
             e[key[t]]++;
         for (int k = 0; k < 1024; k++)
             cr_assert_eq(acc[k], e[k]);
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, gt_bank_and_gather)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "gt_bank", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("gt_bank"), SIM_SEEDS, false)) {
         sc_run(&c);
         const unsigned *o = sc_buf(&c, "out");
-        for (uint64_t t = 0; t < threads_of(&c); t++)
+        for (uint64_t t = 0; t < sc_threads(&c); t++)
             cr_assert_eq(o[t], 1u);   /* column c is updated once, in round 0, by r + 1 */
-        sc_close(&c);
-
-        sc_open(&c, "gt_gather", s, false);
+    }
+    while (sc_seeds(&c, SIM_KERNEL("gt_gather"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *idx = sc_buf(&c, "idx"), *g = sc_buf(&c, "out");
-        for (uint64_t t = 0; t < threads_of(&c); t++)
+        for (uint64_t t = 0; t < sc_threads(&c); t++)
             cr_assert_eq(g[t], idx[t] + 1);
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, gt_hash)
 {
-    for (uint64_t s = 1; s <= 4; s++) {
-        simcase c;
-        sc_open(&c, "gt_hash", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("gt_hash"), 4, false)) {
         unsigned *key = sc_buf(&c, "key");
-        if (s == 2)   /* the worst case: one home slot for every key */
-            for (uint64_t t = 0; t < threads_of(&c); t++)
+        if (c.seed == 2)   /* the worst case: one home slot for every key */
+            for (uint64_t t = 0; t < sc_threads(&c); t++)
                 key[t] = 5 + 4096u * (unsigned)(t + 1);
-        if (s == 3)   /* all keys equal */
-            for (uint64_t t = 0; t < threads_of(&c); t++)
+        if (c.seed == 3)   /* all keys equal */
+            for (uint64_t t = 0; t < sc_threads(&c); t++)
                 key[t] = 12345;
         sc_run(&c);
         const unsigned *table = sc_buf(&c, "table");
         const int *slot = sc_buf(&c, "slot_of"), *probes = sc_buf(&c, "probes");
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             cr_assert(slot[t] >= 0 && slot[t] < 4096);
             cr_assert_eq(table[slot[t]], key[t]);
             int home = (int)(key[t] & 4095u);
@@ -250,27 +149,25 @@ Test(sim_kernels, gt_hash)
         for (int k = 0; k < 4096; k++)
             used += table[k] != 0;
         int distinct = 0;
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             bool first = true;
             for (uint64_t u = 0; u < t && first; u++)
                 first = key[u] != key[t];
             distinct += first;
         }
         cr_assert_eq(used, distinct);
-        sc_close(&c);
     }
 }
 
 Test(sim_kernels, gt_loop)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "gt_loop", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("gt_loop"), SIM_SEEDS, false)) {
         sc_run(&c);
         const int *n = sc_buf(&c, "n");
         const unsigned *o = sc_buf(&c, "out");
         unsigned seed = (unsigned)sc_int(&c, "seed");
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             unsigned x = seed ^ (unsigned)t;
             for (int i = 0; i < n[t]; i++) {
                 x = x * 1664525u + 1013904223u;
@@ -279,7 +176,6 @@ Test(sim_kernels, gt_loop)
             }
             cr_assert_eq(o[t], x);
         }
-        sc_close(&c);
     }
 }
 
@@ -311,19 +207,17 @@ static unsigned paths_go(int level, int code, unsigned v, unsigned x)
 
 Test(sim_kernels, gt_paths32)
 {
-    for (uint64_t s = 1; s <= 2; s++) {
-        simcase c;
-        sc_open(&c, "gt_paths32", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("gt_paths32"), 2, false)) {
         unsigned *sel = sc_buf(&c, "sel");
         for (int t = 0; t < 32; t++)   /* warp 0: all 32 leaves */
             sel[t] = (unsigned)t;
         sc_run(&c);
         const unsigned *o = sc_buf(&c, "out");
         unsigned seed = (unsigned)sc_int(&c, "seed");
-        for (uint64_t t = 0; t < threads_of(&c); t++)
+        for (uint64_t t = 0; t < sc_threads(&c); t++)
             cr_assert_eq(o[t], paths_go(4, 1, sel[t], seed ^ (unsigned)t), "t=%llu sel=%u", (unsigned long long)t,
                          sel[t]);
-        sc_close(&c);
     }
 }
 
@@ -333,14 +227,13 @@ typedef struct {
 
 Test(sim_kernels, bfs)
 {
-    for (uint64_t s = 1; s <= SEEDS; s++) {
-        simcase c;
-        sc_open(&c, "bfs1", s, true);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("bfs1"), SIM_SEEDS, true)) {
         const bfs_node *nodes = sc_buf(&c, "nodes");
         const int *edges = sc_buf(&c, "edges");
         unsigned char *mask = sc_buf(&c, "mask");
         const unsigned char *visited = sc_buf(&c, "visited");
-        uint64_t n = threads_of(&c);
+        uint64_t n = sc_threads(&c);
         unsigned char *mask0 = malloc(n);
         memcpy(mask0, mask, n);
         sc_run(&c);
@@ -366,9 +259,9 @@ Test(sim_kernels, bfs)
         }
         free(mask0);
         free(reached);
-        sc_close(&c);
-
-        sc_open(&c, "bfs2", s, true);
+    }
+    while (sc_seeds(&c, SIM_KERNEL("bfs2"), SIM_SEEDS, true)) {
+        uint64_t n = sc_threads(&c);
         unsigned char *u2 = sc_buf(&c, "updating");
         unsigned char *u20 = malloc(n);
         memcpy(u20, u2, n);
@@ -384,7 +277,6 @@ Test(sim_kernels, bfs)
         }
         cr_assert_eq(over[0], any);
         free(u20);
-        sc_close(&c);
     }
 }
 
@@ -499,13 +391,12 @@ static void lbm_cell(const float *f_in, float *f_out, float *force, const int *f
 
 Test(sim_kernels, lbm)
 {
-    for (uint64_t s = 1; s <= 2; s++) {
-        simcase c;
-        sc_open(&c, "lbm", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("lbm"), 2, false)) {
         float *f_in = sc_buf(&c, "f_in");
         /* perturb the uniform state so that every leg computes something distinct */
         pcg32 rng;
-        pcg32_seed(&rng, s, 5);
+        pcg32_seed(&rng, c.seed, 5);
         for (uint64_t i = 0; i < sc_count(&c, "f_in"); i++)
             f_in[i] = 0.11111111f * (0.8f + 0.4f * (float)pcg32_double(&rng));
         sc_run(&c);
@@ -522,7 +413,6 @@ Test(sim_kernels, lbm)
             cr_assert(fabsf(force[i] - eforce[i]) <= 1e-6f + 1e-5f * fabsf(eforce[i]), "force[%d]", i);
         free(ef);
         free(eforce);
-        sc_close(&c);
     }
 }
 
@@ -727,9 +617,8 @@ Test(sim_kernels, nsichneu)
     char bad[512] = "";
     int nt = ns_read("kernels/nsichneu.cu", net, 1024, bad, sizeof bad);
     cr_assert(nt > 100, "kernels/nsichneu.cu: %s", bad);
-    for (uint64_t s = 1; s <= 2; s++) {
-        simcase c;
-        sc_open(&c, "nsichneu", s, false);
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_KERNEL("nsichneu"), 2, false)) {
         int *mk = sc_buf(&c, "marking");
         for (int p = 0; p < 64; p++)   /* thread 0: a rich marking */
             mk[p] = 3;
@@ -738,7 +627,7 @@ Test(sim_kernels, nsichneu)
         const unsigned *trace = sc_buf(&c, "trace");
         int steps = (int)sc_int(&c, "steps");
         uint64_t total_fired = 0;
-        for (uint64_t t = 0; t < threads_of(&c); t++) {
+        for (uint64_t t = 0; t < sc_threads(&c); t++) {
             int m[64];
             memcpy(m, mk + t * 64, sizeof m);
             unsigned tr = 0;
@@ -763,6 +652,5 @@ Test(sim_kernels, nsichneu)
             cr_assert_eq(trace[t], tr ^ (unsigned)fired, "thread %llu", (unsigned long long)t);
         }
         cr_assert_gt(total_fired, 0);
-        sc_close(&c);
     }
 }

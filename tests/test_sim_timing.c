@@ -5,105 +5,28 @@
  * atomic leg is the worst), coalesced < strided < random gathers, bank
  * conflicts, loop trip counts, and determinism.
  */
-#include "core/image.h"
-#include "core/pcg32.h"
-#include "core/spec.h"
-#include "harness/harness.h"
+#include "tests/sim_support.h"
 
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-typedef struct {
-    wh_spec *spec;
-    wh_image *img;
-    harness *h;
-    harness_result res;
-} simcase;
-
-/* Load tests/specs/sim_NAME.json, fill a random image with `seed`, open
- * the sim.  Skips the test when the PTX has not been built. */
-static void sc_open(simcase *c, const char *name, uint64_t seed, bool all_buffers)
-{
-    char path[256];
-    snprintf(path, sizeof path, "kernels/%s.json", name);
-    wh_error err;
-    wh_error_clear(&err);
-    memset(c, 0, sizeof *c);
-    c->spec = wh_spec_load(path, &err);
-    cr_assert(c->spec, "%s: %s", path, err.msg);
-    char ptx[4096];
-    if (!wh_spec_ptx_path(c->spec, ptx, sizeof ptx, &err)) {
-        wh_spec_free(c->spec);
-        c->spec = NULL;
-        cr_skip_test("%s: PTX not built: run make ptx", name);
-    }
-    wh_launch L = wh_spec_launch_full(c->spec);
-    c->img = wh_image_new(c->spec, &L, &err);
-    cr_assert(c->img, "%s", err.msg);
-    pcg32 rng;
-    pcg32_seed(&rng, seed, 17);
-    cr_assert(wh_image_fill_random(c->img, &rng, &err), "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    o.want_all_buffers = all_buffers;
-    c->h = harness_open(c->spec, HARNESS_SIM, &o, &err);
-    cr_assert(c->h, "%s: %s", name, err.msg);
-}
-
-static void sc_run(simcase *c)
-{
-    wh_error err;
-    wh_error_clear(&err);
-    harness_result_free(&c->res);
-    cr_assert(harness_measure(c->h, c->img, 1, &c->res, &err), "%s", err.msg);
-    cr_assert_eq(c->res.status, HARNESS_OK, "%s: status %s: %s", c->spec->name,
-                 harness_status_name(c->res.status), c->res.message);
-    cr_assert_gt(c->res.cycles, 0);
-}
-
-static void *sc_buf(simcase *c, const char *name)
-{
-    int i = wh_image_find(c->img, name);
-    cr_assert(i >= 0, "no buffer %s", name);
-    return c->img->bufs[i].data;
-}
-
-static void sc_close(simcase *c)
-{
-    harness_result_free(&c->res);
-    harness_close(c->h);
-    wh_image_free(c->img);
-    wh_spec_free(c->spec);
-    memset(c, 0, sizeof *c);
-}
-
-static uint64_t threads_of(simcase *c)
-{
-    return wh_launch_threads_total(&c->img->launch);
-}
-
-#define SEEDS 3
-
-/* Cycles of one run of `name` after `fill` set its input. */
+/* Cycles of one run of the spec at `path` (seed 1) after `fill` set its input. */
 typedef void (*fill_fn)(simcase *c, uint64_t arg);
 
-static uint64_t cycles_of(const char *name, fill_fn fill, uint64_t arg)
+static uint64_t cycles_of(const char *path, fill_fn fill, uint64_t arg)
 {
     simcase c;
-    sc_open(&c, name, 1, false);
+    sc_open(&c, path, 1, false);
     if (fill)
         fill(&c, arg);
     sc_run(&c);
     uint64_t cy = c.res.cycles;
     if (getenv("SIM_TIMING_VERBOSE"))
-        fprintf(stderr, "%-10s arg %-4llu: %llu cycles, %llu warp instructions\n", name, (unsigned long long)arg,
-                (unsigned long long)cy, (unsigned long long)c.res.warp_instructions);
+        fprintf(stderr, "%-10s arg %-4llu: %llu cycles, %llu warp instructions\n", c.spec->name,
+                (unsigned long long)arg, (unsigned long long)cy, (unsigned long long)c.res.warp_instructions);
     sc_close(&c);
     return cy;
 }
@@ -114,7 +37,7 @@ static void fill_sevens(simcase *c, uint64_t mode)
 {
     const char *name = c->spec->params[0].name;
     int *v = sc_buf(c, name);
-    for (uint64_t t = 0; t < threads_of(c); t++) {
+    for (uint64_t t = 0; t < sc_threads(c); t++) {
         switch (mode) {
         case 0: v[t] = v[t] == 7 ? 8 : v[t]; break;
         case 1: v[t] = 7; break;
@@ -125,41 +48,54 @@ static void fill_sevens(simcase *c, uint64_t mode)
     }
 }
 
+/* The cycles of a "sevens" kernel under each fill_sevens mode. */
+typedef struct {
+    uint64_t none, all, one, half, rnd;
+} sevens_cycles;
+
+static sevens_cycles cycles_of_sevens(const char *path)
+{
+    sevens_cycles cy;
+    cy.none = cycles_of(path, fill_sevens, 0);
+    cy.all = cycles_of(path, fill_sevens, 1);
+    cy.one = cycles_of(path, fill_sevens, 2);
+    cy.half = cycles_of(path, fill_sevens, 3);
+    cy.rnd = cycles_of(path, fill_sevens, 4);
+    return cy;
+}
+
+/* Listing 1: every thread on the atomic leg is the worst input. */
+static void assert_all_sevens_worst(const sevens_cycles *cy)
+{
+    cr_assert_gt(cy->all, cy->half, "all 7 (%llu) > half (%llu)", (unsigned long long)cy->all,
+                 (unsigned long long)cy->half);
+    cr_assert_gt(cy->all, cy->one);
+    cr_assert_gt(cy->all, cy->rnd);
+}
+
 Test(sim_timing, fig1a_divergence_costs_more)
 {
-    uint64_t none = cycles_of("fig1a", fill_sevens, 0);
-    uint64_t all = cycles_of("fig1a", fill_sevens, 1);
-    uint64_t one = cycles_of("fig1a", fill_sevens, 2);
-    uint64_t half = cycles_of("fig1a", fill_sevens, 3);
+    sevens_cycles cy = cycles_of_sevens(SIM_KERNEL("fig1a"));
     /* uniform warps issue one leg, divergent warps both: t1 + t2 > t1 > t2 */
-    cr_assert_gt(all, none, "t1 (%llu) > t2 (%llu)", (unsigned long long)all, (unsigned long long)none);
-    cr_assert_gt(one, all, "divergent (%llu) > uniform t1 (%llu)", (unsigned long long)one, (unsigned long long)all);
-    cr_assert_gt(half, all);
+    cr_assert_gt(cy.all, cy.none, "t1 (%llu) > t2 (%llu)", (unsigned long long)cy.all, (unsigned long long)cy.none);
+    cr_assert_gt(cy.one, cy.all, "divergent (%llu) > uniform t1 (%llu)", (unsigned long long)cy.one,
+                 (unsigned long long)cy.all);
+    cr_assert_gt(cy.half, cy.all);
 }
 
 Test(sim_timing, fig1b_all_on_the_atomic_leg_is_worst)
 {
-    uint64_t none = cycles_of("fig1b", fill_sevens, 0);
-    uint64_t all = cycles_of("fig1b", fill_sevens, 1);
-    uint64_t one = cycles_of("fig1b", fill_sevens, 2);
-    uint64_t half = cycles_of("fig1b", fill_sevens, 3);
-    uint64_t rnd = cycles_of("fig1b", fill_sevens, 4);
-    cr_assert_gt(all, half, "all 7 (%llu) > half (%llu)", (unsigned long long)all, (unsigned long long)half);
-    cr_assert_gt(half, one);
-    cr_assert_gt(all, 2 * one, "no divergence but serialized atomics dominate");
-    cr_assert_geq(one, none);
-    cr_assert_gt(all, rnd);
+    sevens_cycles cy = cycles_of_sevens(SIM_KERNEL("fig1b"));
+    assert_all_sevens_worst(&cy);
+    cr_assert_gt(cy.half, cy.one);
+    cr_assert_gt(cy.all, 2 * cy.one, "no divergence but serialized atomics dominate");
+    cr_assert_geq(cy.one, cy.none);
 }
 
 Test(sim_timing, artificial_listing1_worst_case)
 {
-    uint64_t rnd = cycles_of("artificial", fill_sevens, 4);
-    uint64_t one = cycles_of("artificial", fill_sevens, 2);
-    uint64_t half = cycles_of("artificial", fill_sevens, 3);
-    uint64_t all = cycles_of("artificial", fill_sevens, 1);
-    cr_assert_gt(all, half, "all 7 (%llu) > half (%llu)", (unsigned long long)all, (unsigned long long)half);
-    cr_assert_gt(all, one);
-    cr_assert_gt(all, rnd);
+    sevens_cycles cy = cycles_of_sevens(SIM_KERNEL("artificial"));
+    assert_all_sevens_worst(&cy);
 }
 
 /* gt_gather: 0 coalesced idx = tid, 1 strided idx = 2 tid, 2 one sector per lane idx = 8 tid,
@@ -167,7 +103,7 @@ Test(sim_timing, artificial_listing1_worst_case)
 static void fill_gather(simcase *c, uint64_t mode)
 {
     int *idx = sc_buf(c, "idx");
-    for (uint64_t t = 0; t < threads_of(c); t++) {
+    for (uint64_t t = 0; t < sc_threads(c); t++) {
         switch (mode) {
         case 0: idx[t] = (int)t; break;
         case 1: idx[t] = (int)(2 * t); break;
@@ -180,11 +116,11 @@ static void fill_gather(simcase *c, uint64_t mode)
 
 Test(sim_timing, gather_coalesced_strided_random)
 {
-    uint64_t coal = cycles_of("gt_gather", fill_gather, 0);
-    uint64_t strided = cycles_of("gt_gather", fill_gather, 1);
-    uint64_t sector = cycles_of("gt_gather", fill_gather, 2);
-    uint64_t rnd = cycles_of("gt_gather", fill_gather, 3);
-    uint64_t same = cycles_of("gt_gather", fill_gather, 4);
+    uint64_t coal = cycles_of(SIM_KERNEL("gt_gather"), fill_gather, 0);
+    uint64_t strided = cycles_of(SIM_KERNEL("gt_gather"), fill_gather, 1);
+    uint64_t sector = cycles_of(SIM_KERNEL("gt_gather"), fill_gather, 2);
+    uint64_t rnd = cycles_of(SIM_KERNEL("gt_gather"), fill_gather, 3);
+    uint64_t same = cycles_of(SIM_KERNEL("gt_gather"), fill_gather, 4);
     cr_assert_lt(coal, strided, "coalesced %llu < strided %llu", (unsigned long long)coal,
                  (unsigned long long)strided);
     cr_assert_lt(strided, rnd, "strided %llu < random %llu", (unsigned long long)strided, (unsigned long long)rnd);
@@ -197,15 +133,15 @@ Test(sim_timing, gather_coalesced_strided_random)
 static void fill_bank(simcase *c, uint64_t mode)
 {
     int *col = sc_buf(c, "col");
-    for (uint64_t t = 0; t < threads_of(c); t++)
+    for (uint64_t t = 0; t < sc_threads(c); t++)
         col[t] = mode == 0 ? (int)(t % 32) : mode == 1 ? 9 : (int)(t % 2);
 }
 
 Test(sim_timing, bank_conflicts_cost_more)
 {
-    uint64_t free_ = cycles_of("gt_bank", fill_bank, 0);
-    uint64_t two = cycles_of("gt_bank", fill_bank, 2);
-    uint64_t all = cycles_of("gt_bank", fill_bank, 1);
+    uint64_t free_ = cycles_of(SIM_KERNEL("gt_bank"), fill_bank, 0);
+    uint64_t two = cycles_of(SIM_KERNEL("gt_bank"), fill_bank, 2);
+    uint64_t all = cycles_of(SIM_KERNEL("gt_bank"), fill_bank, 1);
     cr_assert_lt(free_, two, "conflict-free %llu < 16-way %llu", (unsigned long long)free_, (unsigned long long)two);
     cr_assert_lt(two, all, "16-way %llu < 32-way %llu", (unsigned long long)two, (unsigned long long)all);
     cr_assert_gt(all, 4 * free_, "32-way conflicts dominate the kernel");
@@ -215,7 +151,7 @@ Test(sim_timing, bank_conflicts_cost_more)
 static void fill_loop(simcase *c, uint64_t n)
 {
     int *v = sc_buf(c, "n");
-    for (uint64_t t = 0; t < threads_of(c); t++)
+    for (uint64_t t = 0; t < sc_threads(c); t++)
         v[t] = (int)n;
 }
 
@@ -223,7 +159,7 @@ static void fill_loop(simcase *c, uint64_t n)
 static void fill_loop_one_lane(simcase *c, uint64_t n)
 {
     int *v = sc_buf(c, "n");
-    for (uint64_t t = 0; t < threads_of(c); t++)
+    for (uint64_t t = 0; t < sc_threads(c); t++)
         v[t] = t % 32 == 7 ? (int)n : 0;
 }
 
@@ -231,55 +167,55 @@ Test(sim_timing, more_iterations_cost_more)
 {
     uint64_t prev = 0;
     for (uint64_t n = 0; n <= 64; n += 16) {
-        uint64_t cy = cycles_of("gt_loop", fill_loop, n);
+        uint64_t cy = cycles_of(SIM_KERNEL("gt_loop"), fill_loop, n);
         cr_assert_gt(cy, prev, "n = %llu: %llu cycles, not more than %llu", (unsigned long long)n,
                      (unsigned long long)cy, (unsigned long long)prev);
         prev = cy;
     }
     /* a warp runs as long as its longest lane */
-    uint64_t one = cycles_of("gt_loop", fill_loop_one_lane, 64);
-    uint64_t all = cycles_of("gt_loop", fill_loop, 64);
-    uint64_t zero = cycles_of("gt_loop", fill_loop, 0);
+    uint64_t one = cycles_of(SIM_KERNEL("gt_loop"), fill_loop_one_lane, 64);
+    uint64_t all = cycles_of(SIM_KERNEL("gt_loop"), fill_loop, 64);
+    uint64_t zero = cycles_of(SIM_KERNEL("gt_loop"), fill_loop, 0);
     cr_assert_gt(one, zero + (all - zero) / 2);
+}
+
+/* gt_atomic: 0 distinct keys key = tid % 1024, 1 every key 77 */
+static void fill_atomic_keys(simcase *c, uint64_t mode)
+{
+    int *key = sc_buf(c, "key");
+    for (uint64_t t = 0; t < sc_threads(c); t++)
+        key[t] = mode == 0 ? (int)(t % 1024) : 77;
 }
 
 Test(sim_timing, gt_atomic_same_key_serialises)
 {
-    simcase c;
-    uint64_t cy[2];
-    for (int mode = 0; mode < 2; mode++) {
-        sc_open(&c, "gt_atomic", 1, false);
-        int *key = sc_buf(&c, "key");
-        for (uint64_t t = 0; t < threads_of(&c); t++)
-            key[t] = mode == 0 ? (int)(t % 1024) : 77;
-        sc_run(&c);
-        cy[mode] = c.res.cycles;
-        sc_close(&c);
-    }
-    cr_assert_gt(cy[1], 4 * cy[0], "all keys equal %llu vs distinct %llu", (unsigned long long)cy[1],
-                 (unsigned long long)cy[0]);
+    uint64_t distinct = cycles_of(SIM_KERNEL("gt_atomic"), fill_atomic_keys, 0);
+    uint64_t same = cycles_of(SIM_KERNEL("gt_atomic"), fill_atomic_keys, 1);
+    cr_assert_gt(same, 4 * distinct, "all keys equal %llu vs distinct %llu", (unsigned long long)same,
+                 (unsigned long long)distinct);
+}
+
+/* gt_paths32: 0 one leaf for every thread, 1 four leaves per warp, 2 32 leaves per warp */
+static void fill_paths(simcase *c, uint64_t mode)
+{
+    unsigned *sel = sc_buf(c, "sel");
+    for (uint64_t t = 0; t < sc_threads(c); t++)
+        sel[t] = mode == 0 ? 3u : mode == 1 ? (unsigned)(t % 4) : (unsigned)(t % 32);
 }
 
 Test(sim_timing, gt_paths32_distinct_leaves_per_warp)
 {
     uint64_t cy[3];
-    for (int mode = 0; mode < 3; mode++) {
-        simcase c;
-        sc_open(&c, "gt_paths32", 1, false);
-        unsigned *sel = sc_buf(&c, "sel");
-        for (uint64_t t = 0; t < threads_of(&c); t++)
-            sel[t] = mode == 0 ? 3u : mode == 1 ? (unsigned)(t % 4) : (unsigned)(t % 32);
-        sc_run(&c);
-        cy[mode] = c.res.cycles;
-        sc_close(&c);
-    }
+    for (uint64_t mode = 0; mode < 3; mode++)
+        cy[mode] = cycles_of(SIM_KERNEL("gt_paths32"), fill_paths, mode);
     cr_assert_lt(cy[0], cy[1]);
     cr_assert_lt(cy[1], cy[2]);
 }
 
 Test(sim_timing, identical_inputs_identical_cycles)
 {
-    static const char *names[] = { "artificial", "gt_hash", "lbm", "bfs1", "gt_atomic" };
+    static const char *names[] = { SIM_KERNEL("artificial"), SIM_KERNEL("gt_hash"), SIM_KERNEL("lbm"),
+                                   SIM_KERNEL("bfs1"), SIM_KERNEL("gt_atomic") };
     for (int k = 0; k < 5; k++) {
         uint64_t first = 0;
         for (int rep = 0; rep < 3; rep++) {
@@ -300,50 +236,30 @@ Test(sim_timing, identical_inputs_identical_cycles)
  * loop with a `break` diverges. */
 static void run_with_profile(const char *profile, uint64_t *warp, uint64_t *cycles, int **out, size_t *n)
 {
-    wh_error err;
-    wh_error_clear(&err);
-    wh_spec *spec = wh_spec_load("tests/specs/sim_loop_break_continue.json", &err);
-    cr_assert(spec, "%s", err.msg);
-    char ptx[4096];
-    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err)) {
-        wh_spec_free(spec);
-        cr_skip_test("loop_break_continue PTX not built: run make ptx");
-    }
-    wh_launch L = wh_spec_launch_full(spec);
-    wh_image *img = wh_image_new(spec, &L, &err);
-    pcg32 rng;
-    pcg32_seed(&rng, 9, 9);
-    cr_assert(wh_image_fill_random(img, &rng, &err));
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
+    simcase c;
+    sc_load(&c, SIM_CORPUS("loop_break_continue"), true);
+    sc_fill(&c, 9, 9);
+    harness_options o = sc_options(true);
     o.profile_path = profile;
-    harness *h = harness_open(spec, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
-    harness_result res;
-    cr_assert(harness_measure(h, img, 1, &res, &err));
-    cr_assert_eq(res.status, HARNESS_OK, "%s", res.message);
-    *warp = res.warp_instructions;
-    *cycles = res.cycles;
-    int k = wh_image_find(img, "out");
-    *n = img->bufs[k].bytes;
+    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    sc_run(&c);
+    *warp = c.res.warp_instructions;
+    *cycles = c.res.cycles;
+    int k = wh_image_find(c.img, "out");
+    cr_assert(k >= 0, "no buffer out");
+    *n = c.img->bufs[k].bytes;
     *out = malloc(*n);
-    memcpy(*out, img->bufs[k].data, *n);
-    harness_result_free(&res);
-    harness_close(h);
-    wh_image_free(img);
-    wh_spec_free(spec);
+    memcpy(*out, c.img->bufs[k].data, *n);
+    sc_close(&c);
 }
 
 Test(sim_timing, reconvergence_merge_option)
 {
-    char path[] = "/tmp/wh_sim_profXXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    const char *text = "{ \"control\": { \"reconvergence\": \"ipdom+merge\" } }";
-    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
+    char dir[] = "/tmp/wh_sim_profXXXXXX";
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "p.json", "{ \"control\": { \"reconvergence\": \"ipdom+merge\" } }");
+    char path[300];
+    snprintf(path, sizeof path, "%s/p.json", dir);
     uint64_t w1, c1, w2, c2;
     int *o1, *o2;
     size_t n1, n2;
@@ -356,13 +272,13 @@ Test(sim_timing, reconvergence_merge_option)
     cr_assert_lt(c2, c1);
     free(o1);
     free(o2);
-    unlink(path);
+    tsim_rmtree(dir);
 }
 
 Test(sim_timing, repeated_runs_in_one_harness_are_identical)
 {
     /* the backend reuses device memory and blocks between runs: no state leaks */
-    static const char *names[] = { "gt_hash", "bfs1", "lbm" };
+    static const char *names[] = { SIM_KERNEL("gt_hash"), SIM_KERNEL("bfs1"), SIM_KERNEL("lbm") };
     for (int k = 0; k < 3; k++) {
         simcase c;
         sc_open(&c, names[k], 5, true);
