@@ -33,7 +33,7 @@ static int reg_bits(const sx_cx *cx, int r)
     return rg->bits * (rg->vec > 1 ? rg->vec : 1);
 }
 
-Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o)
+static Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o)
 {
     sx_z *z = &cx->e->z;
     uint64_t X = (uint64_t)cx->e->X, t = (uint64_t)cx->t, lane = t % 32;

@@ -13,7 +13,7 @@
 
 /* ---- block visits and loops ------------------------------------------------ */
 
-void close_visit(sx_engine *e, sx_state *s, int t)
+static void close_visit(sx_engine *e, sx_state *s, int t)
 {
     sx_thread *th = &s->th[t];
     if (th->vis_count <= 0 || th->nfr == 0)

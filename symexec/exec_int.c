@@ -462,7 +462,7 @@ static int exec_prmt(sx_cx *cx)
 
 /* ---- compare and select ------------------------------------------------------ */
 
-Z3_ast int_compare(sx_cx *cx, ptx_cmp cmp, ptx_type t, Z3_ast a, Z3_ast b)
+static Z3_ast int_compare(sx_cx *cx, ptx_cmp cmp, ptx_type t, Z3_ast a, Z3_ast b)
 {
     bool sgn = ptx_type_is_signed(t);
     switch (cmp) {

@@ -291,7 +291,6 @@ int layout_symbol_of(const sx_engine *e, Z3_ast a);
 void layout_free(sx_engine *e);
 int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
 int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
-uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread);
 
 /* state.c */
 sx_state *state_new(sx_engine *e);
@@ -311,7 +310,6 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast val);
 void mem_release(sx_engine *e, int region, sx_mem *m);
 /* Copy the first n bytes of region src into region dst (call arguments). */
 bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
-sx_mem *mem_fresh(void);
 
 /* solver.c */
 /* Is pc(s) && extra satisfiable?  1 yes (model in *m, referenced), 0 no,
@@ -335,12 +333,10 @@ bool reg_write(sx_cx *cx, int r, Z3_ast v);
 /* A context for thread t of state s at its current instruction. */
 void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t);
 Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space);
-Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o);
 
 /* exec_int.c / exec_float.c / exec_mem.c / exec_ctrl.c / exec_warp.c:
  * each returns 1 handled, 0 not its opcode, -1 failure. */
 int exec_int(sx_cx *cx);
-Z3_ast int_compare(sx_cx *cx, ptx_cmp cmp, ptx_type t, Z3_ast a, Z3_ast b);
 /* setp/set: combine with the predicate operand `cop` (and/or/xor), write
  * the destination(s). */
 int finish_compare(sx_cx *cx, Z3_ast r, int cop);
@@ -355,7 +351,6 @@ bool warp_collectives(sx_engine *e, sx_state *s);
 
 /* exec_ctrl.c */
 void enter_block(sx_engine *e, sx_state *s, int t, int block);
-void close_visit(sx_engine *e, sx_state *s, int t);
 bool exec_return(sx_cx *cx);
 /* All threads wait or exited: release the barrier, report divergence. */
 bool barrier_release(sx_engine *e, sx_state *s);
@@ -366,10 +361,10 @@ void advance_pc(sx_cx *cx);
  * follows (1: cond holds, 0: it does not) or -1 on failure.  When both
  * sides are feasible the state forks: the copy gets the other side's
  * constraint and model, `apply(copy's context, side, arg)` is run on it and
- * it is queued (or recorded as cut when `cut(side)` says the side goes
- * past the loop bound).  prefer: the side the current state should follow
- * (-1: the one reaching an uncovered leg first, legs[side] giving the leg
- * index of each side or -1). */
+ * it is queued (or recorded as a cut path when cut[side] says that side
+ * goes past the loop bound).  prefer: the side the current state should
+ * follow (-1: the one reaching an uncovered leg first, leg[side] giving
+ * the leg index of each side or -1; ties broken at random). */
 typedef void (*fork_apply_fn)(sx_cx *cx, bool side, void *arg);
 typedef struct {
     fork_apply_fn apply;
@@ -383,6 +378,7 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk);
 
 /* search.c */
 void work_push(sx_engine *e, sx_state *s);
+/* solver.c: monotonic seconds */
 double now_s(void);
 
 /* interval.c: unsigned bounds [lo, hi] of a bit-vector term of at most 64
@@ -400,7 +396,7 @@ void coverage_free(sx_engine *e);
 int leg_index(const sx_engine *e, int func, int block, bool taken);
 void leg_mark(sx_engine *e, sx_state *s, int leg);
 
-/* issues */
+/* search.c: record an issue (one per kind and line) */
 void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread,
                const char *cond, const char *model, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));

@@ -29,6 +29,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
+static uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread);
+
 static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_space space,
                       uint64_t base, uint64_t size, int thread)
 {
@@ -577,7 +579,7 @@ int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t add
     return best >= 0 ? best : low;
 }
 
-uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread)
+static uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread)
 {
     (void)e;
     switch (r->space) {

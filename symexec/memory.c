@@ -27,7 +27,7 @@ typedef struct {
     Z3_ast soff;        /* bv64 offset in the region when !conc */
 } sx_loc;
 
-sx_mem *mem_fresh(void)
+static sx_mem *mem_fresh(void)
 {
     sx_mem *m = calloc(1, sizeof *m);
     if (m)

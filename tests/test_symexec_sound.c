@@ -124,7 +124,7 @@ static void check_path(const wh_spec *spec, const ptx_module *m, const sx_result
     wh_image_free(img);
 }
 
-static void check_spec(const char *path, tally *t)
+static void check_spec(const char *path, tally *t, int x)
 {
     if (getenv("SX_SOUND_TRACE"))
         fprintf(stderr, "soundness: %s\n", path);
@@ -141,7 +141,7 @@ static void check_spec(const char *path, tally *t)
     }
     sx_options o;
     sx_options_default(&o);
-    o.threads = spec->nsym_threads > 0 ? spec->sym_threads[0] : 2;
+    o.threads = x > 0 ? x : spec->nsym_threads > 0 ? spec->sym_threads[0] : 2;
     if (getenv("SX_SOUND_X"))          /* debugging: another X */
         o.threads = atoi(getenv("SX_SOUND_X"));
     if (o.threads > MAX_X)
@@ -185,7 +185,7 @@ static void check_spec(const char *path, tally *t)
     wh_spec_free(spec);
 }
 
-static void check_glob(const char *pattern, tally *t)
+static void check_glob(const char *pattern, tally *t, int x)
 {
     glob_t g;
     if (glob(pattern, 0, NULL, &g) != 0)
@@ -193,7 +193,7 @@ static void check_glob(const char *pattern, tally *t)
     const char *only = getenv("SX_SOUND_SPEC");   /* debugging: one spec */
     for (size_t i = 0; i < g.gl_pathc; i++)
         if (!strstr(g.gl_pathv[i], "sym_unsupported") && (!only || strstr(g.gl_pathv[i], only)))
-            check_spec(g.gl_pathv[i], t);
+            check_spec(g.gl_pathv[i], t, x);
     globfree(&g);
 }
 
@@ -208,7 +208,7 @@ static void report(const char *what, const tally *t)
 Test(symexec_sound, bundled_kernels_replay_on_the_sim, .timeout = 300)
 {
     tally t = { 0 };
-    check_glob("kernels/*.json", &t);
+    check_glob("kernels/*.json", &t, 0);
     report("bundled", &t);
     cr_expect_gt(t.checked, 20);
 }
@@ -216,8 +216,24 @@ Test(symexec_sound, bundled_kernels_replay_on_the_sim, .timeout = 300)
 Test(symexec_sound, corpus_replays_on_the_sim, .timeout = 300)
 {
     tally t = { 0 };
-    check_glob("tests/specs/sim_*.json", &t);
-    check_glob("tests/specs/sym_*.json", &t);
+    check_glob("tests/specs/sim_*.json", &t, 0);
+    check_glob("tests/specs/sym_*.json", &t, 0);
     report("corpus", &t);
     cr_expect_gt(t.checked, 40);
+}
+
+/* Warp collectives and block-wide barriers with a full warp of threads:
+ * shfl/vote/match/redux/activemask, shared-memory reductions and scans. */
+Test(symexec_sound, full_warp_kernels_replay_on_the_sim, .timeout = 300)
+{
+    static const char *const specs[] = {
+        "tests/specs/sim_warp_shuffle.json", "tests/specs/sim_warp_vote.json",
+        "tests/specs/sim_warp_match_reduce.json", "tests/specs/sim_reduce_shared.json",
+        "tests/specs/sim_scan_shared.json", "tests/specs/sim_sync_variants.json",
+    };
+    tally t = { 0 };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        check_spec(specs[i], &t, 32);
+    report("32 threads", &t);
+    cr_expect_geq(t.checked, 12);
 }
