@@ -73,19 +73,45 @@ static int *mixing_genes(const gen_result *r, const gen_layout *lay)
     return g;
 }
 
+/* Then one uniform arrangement per other path, most warp-issued first:
+ * instruction counts are not time (an atomic on one address is a single
+ * instruction), so the first generation measures every path's uniform
+ * input instead of trusting the counts. */
+static int add_uniform_paths(const gen_result *r, const gen_layout *lay, int **list, int n, int cap, int skip_a,
+                             int skip_b)
+{
+    int *idx = malloc((size_t)(r->npaths ? r->npaths : 1) * sizeof *idx), m = 0;
+    if (!idx) return -1;
+    for (int i = 0; i < r->npaths; i++)
+        if (i != skip_a && i != skip_b && valid_atom_of(r, i) >= 0) idx[m++] = i;
+    sort_paths(idx, m, r);
+    for (int k = 0; k < m && n < cap; k++) {
+        if (!(list[n] = uniform_genes(lay, valid_atom_of(r, idx[k])))) {
+            free(idx);
+            return -1;
+        }
+        n++;
+    }
+    free(idx);
+    return n;
+}
+
 int gen_arrangements(const gen_result *r, const gen_layout *lay, int ***out, wh_error *err)
 {
-    int **list = calloc(3, sizeof *list), n = 0;
+    int cap = 3 + GEN_MAX_UNIFORM_PATHS;
+    int **list = calloc((size_t)cap, sizeof *list), n = 0;
     if (!list) goto oom;
     int a = best_path(r, false), b = best_path(r, true);
     if (a >= 0 && !(list[n++] = uniform_genes(lay, valid_atom_of(r, a)))) goto oom;
     if (b >= 0 && b != a && !(list[n++] = uniform_genes(lay, valid_atom_of(r, b)))) goto oom;
     int *mix = mixing_genes(r, lay);
     if (mix) list[n++] = mix;
+    n = add_uniform_paths(r, lay, list, n, cap, a, b);
+    if (n < 0) goto oom;
     *out = list;
     return n;
 oom:
-    for (int i = 0; list && i < n; i++) free(list[i]);
+    for (int i = 0; list && i < cap; i++) free(list[i]);
     free(list);
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
     return -1;

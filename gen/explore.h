@@ -89,8 +89,12 @@ int gen_valid_alleles(const gen_result *r, int **out);
  *       divergence, in every gene;
  *   [1] the path with most warp-issued instructions in every gene;
  *   [2] maximal mixing: consecutive genes cycle through distinct paths
- *       (most warp-issued first), so each warp holds as many as fit.
+ *       (most warp-issued first), so each warp holds as many as fit;
+ *   then each other path in every gene (up to GEN_MAX_UNIFORM_PATHS, most
+ *   warp-issued first): counts are not time, so the first generation
+ *   measures the uniform input of every path.
  * Fewer when there are fewer distinct choices. */
+#define GEN_MAX_UNIFORM_PATHS 64
 int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, wh_error *err);
 
 #endif

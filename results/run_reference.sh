@@ -23,3 +23,12 @@ for k in "${kernels[@]}"; do
   echo "== $k: ${budget[*]}" >&2
   ./warphunt compare "kernels/$k.json" --backend sim --quiet "${budget[@]}" -o "$out" --explore-time 60
 done
+# Keep the committed set small: every run's run.json, history.csv and plot;
+# paths.json and best/ only for the first gdivan run (and paths.json only
+# when under 3 MB).  Everything dropped is reproducible from the seed.
+for k in "${kernels[@]}"; do
+  for d in results/$k/reference/*/; do
+    case "$d" in */gdivan-s1/) ;; *) rm -rf "$d/best" "$d/paths.json" ;; esac
+  done
+  find "results/$k/reference" -name paths.json -size +3M -delete
+done

@@ -60,8 +60,9 @@ static hunt_options quiet_options(const char *base, ga_strategy s, long evals, u
     return o;
 }
 
-/* The time of Listing 1's known worst input: every value equals 7. */
-static double artificial_worst(const wh_spec *s)
+/* The time of the known worst input of Listing 1 and Fig. 1(b): every
+ * value of the first input buffer equals 7. */
+static double sevens_time(const wh_spec *s)
 {
     wh_error err;
     wh_launch full = wh_spec_launch_full(s);
@@ -86,7 +87,7 @@ Test(hunt, gdivan_reaches_listing1_worst_random_does_not)
 {
     need_ptx("build/ptx/kernels/artificial.ptx");
     wh_spec *s = load("kernels/artificial.json");
-    double worst = artificial_worst(s);
+    double worst = sevens_time(s);
     char base[64];
     tmpdir(base);
     wh_error err;
@@ -251,6 +252,26 @@ Test(hunt, every_strategy_spends_the_same_budget)
         cr_expect_eq(count_rows(hist), 230);
         cr_expect_eq(r.stop, GA_STOP_EVALS);
     }
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+/* Fig. 1(b): the atomic leg has fewer instructions than the register leg,
+ * so the paper's special individual (most instructions) is the fast input;
+ * measuring every path's uniform input in the first generation finds the
+ * slow one at once. */
+Test(hunt, gdivan_finds_fig1b_worst_in_the_first_generation)
+{
+    need_ptx("build/ptx/kernels/fig1b.ptx");
+    wh_spec *s = load("kernels/fig1b.json");
+    double worst = sevens_time(s);
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary g;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 100, 1);
+    cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
+    cr_expect_geq(g.best, worst * 0.999, "gdivan best %g, known worst %g", g.best, worst);
     rmtree(base);
     wh_spec_free(s);
 }
