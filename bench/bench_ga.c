@@ -51,7 +51,7 @@ int main(void)
     printf("GA overhead on the sim backend (search time outside the harness, per generation)\n");
     printf("%-12s %-10s %6s %5s %9s %9s %12s %8s\n", "kernel", "strategy", "evals", "gens", "total_s", "measure_s",
            "host_ms/gen", "measure");
-    static const char *const specs[] = { "kernels/artificial.json", "kernels/gt_paths32.json", "kernels/bfs1.json" };
+    static const char *const specs[] = { "kernels/artificial.json", "tests/specs/hunt_paths_small.json", "kernels/bfs1.json" };
     for (int k = 0; k < 3; k++)
         for (int s = 0; s < 3; s++) bench_one(specs[k], (ga_strategy)s, 300);
     return 0;

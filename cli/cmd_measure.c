@@ -7,6 +7,7 @@
 #include "core/pcg32.h"
 #include "core/results.h"
 #include "core/spec.h"
+#include "harness/cuda_backend.h"
 #include "harness/harness.h"
 
 #include <errno.h>
@@ -21,7 +22,8 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: warphunt measure SPEC [--backend auto|sim|cuda] [--input DIR | --random SEED]\n"
         "                        [--reps R] [--outputs DIR] [--profile FILE] [--step-limit N]\n"
-        "                        [--device N] [--json] [--quiet]\n"
+        "                        [--device N] [--kernel-timeout S] [--warmup N] [--cold-l2]\n"
+        "                        [--check [--ulps U]] [--json] [--quiet]\n"
         "\n"
         "Run the kernel of SPEC (a kernel spec, kernels/NAME.json) on one input and\n"
         "report its time: mean, min, median, max and standard deviation over the\n"
@@ -43,10 +45,25 @@ static void usage(FILE *out)
         "                   profile, harness/profiles/default.json)\n"
         "  --step-limit N   sim: stop a run after N warp instructions (default 2e9)\n"
         "  --device N       cuda: device index (default 0)\n"
+        "  --kernel-timeout S\n"
+        "                   cuda: a launch still running after S seconds is killed with\n"
+        "                   its worker process (status timeout; default 10, 0 = never)\n"
+        "  --warmup N       cuda: untimed launches before the timed ones whenever the\n"
+        "                   input or the launch shape changed (default 2)\n"
+        "  --cold-l2        cuda: flush the L2 cache before every repetition (outside the\n"
+        "                   timed region)\n"
+        "  --check          also run the sim (the reference) on the same input and compare\n"
+        "                   the output buffers: integers bit for bit, floats within --ulps\n"
+        "                   units in the last place; exit status 3 when they differ\n"
+        "  --ulps U         float tolerance of --check (default 4: room for the GPU's\n"
+        "                   .approx instructions)\n"
         "  --json           print a JSON summary on stdout: {\"spec\", \"kernel\", \"backend\",\n"
         "                   \"device\", \"unit\", \"reps\", \"mean\", \"min\", \"median\", \"max\",\n"
         "                   \"stddev\", \"status\", \"message\", \"cycles\", \"us\",\n"
-        "                   \"warp_instructions\", \"lane_instructions\", \"input\", \"seed\"}\n"
+        "                   \"warp_instructions\", \"lane_instructions\", \"input\", \"seed\"},\n"
+        "                   with cuda also \"device_info\" (name, SMs, clocks, L2, driver),\n"
+        "                   with --check also \"check\": {\"reference\", \"agree\", \"ulps\",\n"
+        "                   \"reference_status\", \"report\"}\n"
         "  --quiet          no notes on stderr (the result and errors are still shown)\n"
         "  -h, --help       show this help\n"
         "\n"
@@ -58,7 +75,8 @@ static void usage(FILE *out)
         "is still 0.\n"
         "\n"
         "Exit status: 0 measured (whatever the kernel's status), 1 user error (spec,\n"
-        "input, option, profile), 2 internal or device failure.\n");
+        "input, option, profile), 2 internal or device failure (no GPU for --backend\n"
+        "cuda, JIT error), 3 --check found different outputs.\n");
 }
 
 static bool parse_u64(const char *s, uint64_t *out)
@@ -80,6 +98,55 @@ static bool parse_u64(const char *s, uint64_t *out)
         return false;
     *out = v;
     return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    char *end;
+    double d = strtod(s, &end);
+    if (errno || *end || d != d)
+        return false;
+    *out = d;
+    return true;
+}
+
+/* --check: the sim's outputs for the same input against the backend's. */
+typedef struct {
+    bool done, agree;
+    double ulps;
+    harness_status ref_status;
+    char report[2048];
+} check_result;
+
+static bool run_check(const wh_spec *spec, const harness_options *opt, const wh_image *measured,
+                      const harness_result *res, wh_image *ref, check_result *ck, wh_error *err)
+{
+    harness_options so = *opt;
+    so.want_outputs = true;
+    so.quiet = true;
+    harness *hs = harness_open(spec, HARNESS_SIM, &so, err);
+    if (!hs)
+        return false;
+    harness_result rs;
+    bool ok = harness_measure(hs, ref, 1, &rs, err);
+    if (ok) {
+        ck->done = true;
+        ck->ref_status = rs.status;
+        if (res->status != HARNESS_OK || rs.status != HARNESS_OK) {
+            ck->agree = res->status == rs.status;
+            snprintf(ck->report, sizeof ck->report, "status %s, the sim says %s%s%s",
+                     harness_status_name(res->status), harness_status_name(rs.status),
+                     rs.status != HARNESS_OK ? ": " : "", rs.status != HARNESS_OK ? rs.message : "");
+        } else {
+            ck->agree = harness_compare_outputs(measured, ref, ck->ulps, ck->report, sizeof ck->report);
+        }
+        harness_result_free(&rs);
+    }
+    harness_close(hs);
+    return ok;
 }
 
 static bool write_outputs(const wh_image *img, const char *dir, wh_error *err)
@@ -107,7 +174,7 @@ static bool write_outputs(const wh_image *img, const char *dir, wh_error *err)
 }
 
 static void print_json(const wh_spec *spec, harness *h, const harness_result *r, const char *input,
-                       bool random, uint64_t seed)
+                       bool random, uint64_t seed, const check_result *ck)
 {
     json_t *o = json_object();
     json_object_set_new(o, "spec", json_string(spec->path));
@@ -132,6 +199,18 @@ static void print_json(const wh_spec *spec, harness *h, const harness_result *r,
         json_object_set_new(o, "seed", json_integer((json_int_t)seed));
     else
         json_object_set_new(o, "seed", json_null());
+    const harness_cuda_info *info = harness_cuda_info_of(h);
+    if (info)
+        json_object_set_new(o, "device_info", harness_cuda_info_json(info));
+    if (ck->done) {
+        json_t *c = json_object();
+        json_object_set_new(c, "reference", json_string("sim"));
+        json_object_set_new(c, "agree", json_boolean(ck->agree));
+        json_object_set_new(c, "ulps", json_real(ck->ulps));
+        json_object_set_new(c, "reference_status", json_string(harness_status_name(ck->ref_status)));
+        json_object_set_new(c, "report", json_string(ck->report));
+        json_object_set_new(o, "check", c);
+    }
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (s) {
         printf("%s\n", s);
@@ -178,6 +257,11 @@ int cmd_measure(int argc, char **argv)
         { "profile", required_argument, NULL, 'p' },
         { "step-limit", required_argument, NULL, 's' },
         { "device", required_argument, NULL, 'd' },
+        { "kernel-timeout", required_argument, NULL, 'T' },
+        { "warmup", required_argument, NULL, 'W' },
+        { "cold-l2", no_argument, NULL, 'L' },
+        { "check", no_argument, NULL, 'C' },
+        { "ulps", required_argument, NULL, 'U' },
         { "json", no_argument, NULL, 'j' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
@@ -185,7 +269,12 @@ int cmd_measure(int argc, char **argv)
     };
     const char *backend_name = "auto", *input = NULL, *outputs = NULL;
     uint64_t seed = 1, reps = 10, step_limit = 0, device = 0;
-    bool random = false, json = false, quiet = false;
+    bool random = false, json = false, quiet = false, check = false;
+    double timeout_s = 0;
+    uint64_t warmup = 0;
+    check_result ck;
+    memset(&ck, 0, sizeof ck);
+    ck.ulps = HARNESS_CHECK_FLOAT_ULPS;
     harness_options opt;
     harness_options_init(&opt);
     wh_error err;
@@ -217,6 +306,24 @@ int cmd_measure(int argc, char **argv)
         case 'd':
             if (!parse_u64(optarg, &device) || device > 1024)
                 bad = "--device needs a device index";
+            break;
+        case 'T':
+            if (!parse_double(optarg, &timeout_s) || timeout_s < 0)
+                bad = "--kernel-timeout needs a number of seconds >= 0";
+            else
+                opt.kernel_timeout_s = timeout_s > 0 ? timeout_s : -1;
+            break;
+        case 'W':
+            if (!parse_u64(optarg, &warmup) || warmup > 1000)
+                bad = "--warmup needs an integer in [0, 1000]";
+            else
+                opt.warmup = (int)warmup;
+            break;
+        case 'L': opt.cold_l2 = true; break;
+        case 'C': check = true; break;
+        case 'U':
+            if (!parse_double(optarg, &ck.ulps) || ck.ulps < 0)
+                bad = "--ulps needs a number >= 0";
             break;
         case 'j': json = true; break;
         case 'q': quiet = true; break;
@@ -256,12 +363,12 @@ int cmd_measure(int argc, char **argv)
         return cli_report(&err);
     opt.step_limit = step_limit;
     opt.device = (int)device;
-    opt.want_outputs = outputs != NULL;
+    opt.want_outputs = outputs != NULL || check;
     opt.quiet = quiet;
 
     int status = 0;
     wh_spec *spec = wh_spec_load(argv[optind], &err);
-    wh_image *img = NULL;
+    wh_image *img = NULL, *ref = NULL;
     harness *h = NULL;
     harness_result res;
     memset(&res, 0, sizeof res);
@@ -283,15 +390,26 @@ int cmd_measure(int argc, char **argv)
     }
     if (!img)
         goto fail;
+    if (check) {
+        ref = wh_image_clone(img, &err);   /* the same input for the sim */
+        if (!ref)
+            goto fail;
+    }
     h = harness_open(spec, backend, &opt, &err);
     if (!h)
         goto fail;
     if (!harness_measure(h, img, (int)reps, &res, &err))
         goto fail;
+    if (check && !run_check(spec, &opt, img, &res, ref, &ck, &err))
+        goto fail;
     if (!quiet || res.status != HARNESS_OK)
         print_human(spec, img, h, &res, input, random, seed);
+    if (ck.done)
+        fprintf(stderr, "check:   %s against the sim: %s\n", ck.agree ? "agrees" : "DIFFERS", ck.report);
     if (json)
-        print_json(spec, h, &res, input, random, seed);
+        print_json(spec, h, &res, input, random, seed, &ck);
+    if (ck.done && !ck.agree)
+        status = 3;
     if (outputs) {
         if (!wh_make_dirs(outputs, &err) || !write_outputs(img, outputs, &err))
             goto fail;
@@ -304,6 +422,7 @@ fail:
 done:
     harness_result_free(&res);
     harness_close(h);
+    wh_image_free(ref);
     wh_image_free(img);
     wh_spec_free(spec);
     return status;

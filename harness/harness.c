@@ -212,6 +212,11 @@ double harness_clock_mhz(const harness *h)
     return h->ops->clock_mhz ? h->ops->clock_mhz(h->impl) : 0;
 }
 
+const struct harness_cuda_info *harness_cuda_info_of(const harness *h)
+{
+    return h->ops == &harness_cuda_ops ? harness_cuda_impl_info(h->impl) : NULL;
+}
+
 /* ---- measuring ------------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)

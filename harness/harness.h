@@ -129,5 +129,9 @@ const char *harness_device(const harness *h);
 const char *harness_unit(const harness *h);
 /* Clock used to convert cycles to microseconds (sim), 0 when unknown. */
 double harness_clock_mhz(const harness *h);
+/* cuda: the device's description (name, SMs, clocks, L2, driver; for
+ * run.json with harness_cuda_info_json); NULL for another backend. */
+struct harness_cuda_info;
+const struct harness_cuda_info *harness_cuda_info_of(const harness *h);
 
 #endif
