@@ -52,14 +52,22 @@ static gen_explore_options quiet(const fixture *f)
     return o;
 }
 
+/* Open the fixture for `spec_path` and explore it with the quiet defaults. */
+static gen_result *explore_default(fixture *f, const char *spec_path)
+{
+    open_fixture(f, spec_path);
+    gen_explore_options o = quiet(f);
+    wh_error err;
+    gen_result *r = gen_explore(f->spec, f->mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    return r;
+}
+
 Test(explore, listing1_atoms_are_valid_and_cover_both_legs)
 {
     fixture f;
-    open_fixture(&f, "kernels/artificial.json");
-    gen_explore_options o = quiet(&f);
+    gen_result *r = explore_default(&f, "kernels/artificial.json");
     wh_error err;
-    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
-    cr_assert(r, "%s", err.msg);
     cr_expect_eq(r->x, 2, "X = 2 already covers both legs");
     cr_expect_eq(r->nxs, 1);
     cr_expect_eq(r->npaths, 4);
@@ -120,11 +128,7 @@ Test(explore, cache_hit_and_miss)
 Test(explore, deepening_records_every_x)
 {
     fixture f;
-    open_fixture(&f, "tests/specs/hunt_paths_small.json");
-    gen_explore_options o = quiet(&f);
-    wh_error err;
-    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
-    cr_assert(r, "%s", err.msg);
+    gen_result *r = explore_default(&f, "tests/specs/hunt_paths_small.json");
     cr_assert_geq(r->nxs, 1);
     cr_expect_eq(r->xs[0].x, 2);
     for (int i = 1; i < r->nxs; i++) cr_expect_gt(r->xs[i].x, r->xs[i - 1].x);
@@ -139,11 +143,8 @@ Test(explore, deepening_records_every_x)
 Test(explore, invalid_atoms_are_excluded)
 {
     fixture f;
-    open_fixture(&f, "kernels/artificial.json");
-    gen_explore_options o = quiet(&f);
+    gen_result *r = explore_default(&f, "kernels/artificial.json");
     wh_error err;
-    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
-    cr_assert(r, "%s", err.msg);
     /* Mark every atom of the path with the most instructions invalid, as a
      * failed replay would. */
     int worst = 0;
@@ -174,11 +175,8 @@ Test(explore, invalid_atoms_are_excluded)
 Test(explore, paths_json_is_written_and_copied)
 {
     fixture f;
-    open_fixture(&f, "kernels/artificial.json");
-    gen_explore_options o = quiet(&f);
+    gen_result *r = explore_default(&f, "kernels/artificial.json");
     wh_error err;
-    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
-    cr_assert(r, "%s", err.msg);
     char out[128];
     snprintf(out, sizeof out, "%s/copy.json", f.cache);
     cr_assert(gen_result_write_paths(r, out, &err), "%s", err.msg);
