@@ -1,0 +1,17 @@
+# best-so-far kernel time; render with: gnuplot results/gt_paths32/reference/plot.gp
+set terminal svg size 1100,450 dynamic font 'sans,11'
+set output "results/gt_paths32/reference/plot.svg"
+set datafile separator ','
+set key bottom right
+set grid
+set multiplot layout 1,2 title "gt_paths32: best-so-far by strategy (seed 1)"
+set xlabel 'evaluations'
+set ylabel 'best kernel time (cycles)'
+plot "results/gt_paths32/reference/gdivan-s1/history.csv" using 1:5 with steps lw 2 title "gdivan", \
+     "results/gt_paths32/reference/random-ga-s1/history.csv" using 1:5 with steps lw 2 title "random-ga", \
+     "results/gt_paths32/reference/random-s1/history.csv" using 1:5 with steps lw 2 title "random"
+set xlabel 'seconds'
+plot "results/gt_paths32/reference/gdivan-s1/history.csv" using 3:5 with steps lw 2 title "gdivan", \
+     "results/gt_paths32/reference/random-ga-s1/history.csv" using 3:5 with steps lw 2 title "random-ga", \
+     "results/gt_paths32/reference/random-s1/history.csv" using 3:5 with steps lw 2 title "random"
+unset multiplot
