@@ -10,8 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ptx/ptx.h"
-
 void hunt_options_default(hunt_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -109,17 +107,12 @@ static bool stop_requested(void *ctx)
 /* gdivan: the symbolic stage, its atoms and the special individuals. */
 static bool setup_gdivan(hunt *h, wh_error *err)
 {
-    char ptx_path[1024];
-    if (!wh_spec_ptx_path(h->spec, ptx_path, sizeof ptx_path, err)) return false;
-    ptx_module *mod = ptx_parse_file(ptx_path, err);
-    if (!mod) return false;
     char cache[1100];
     snprintf(cache, sizeof cache, "%s/%s/.cache", h->opt.results_base, h->spec->name);
     gen_explore_options eo = h->opt.explore;
     eo.cache_dir = cache;
     eo.quiet = h->opt.quiet;
-    h->explored = gen_explore(h->spec, mod, &eo, err);
-    ptx_module_free(mod);
+    h->explored = gen_explore_spec(h->spec, &eo, err);
     if (!h->explored) return false;
     h->pool = &h->explored->pool;
     h->nalleles = gen_valid_alleles(h->explored, &h->alleles);

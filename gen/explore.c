@@ -260,6 +260,17 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
     return r;
 }
 
+gen_result *gen_explore_spec(const wh_spec *spec, const gen_explore_options *opt, wh_error *err)
+{
+    char ptx_path[1024];
+    if (!wh_spec_ptx_path(spec, ptx_path, sizeof ptx_path, err)) return NULL;
+    ptx_module *mod = ptx_parse_file(ptx_path, err);
+    if (!mod) return NULL;
+    gen_result *r = gen_explore(spec, mod, opt, err);
+    ptx_module_free(mod);
+    return r;
+}
+
 void gen_result_free(gen_result *r)
 {
     if (!r) return;

@@ -75,6 +75,9 @@ typedef struct {
 
 gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *opt,
                         wh_error *err);
+/* The same, finding and parsing the spec's PTX itself (for callers that
+ * should not know about PTX, such as the search). */
+gen_result *gen_explore_spec(const wh_spec *spec, const gen_explore_options *opt, wh_error *err);
 void gen_result_free(gen_result *r);
 double gen_result_coverage(const gen_result *r);
 /* Copy paths.json of the result to `path`. */
