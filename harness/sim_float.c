@@ -167,21 +167,12 @@ static bool directed(int rnd)
     return rnd == PTX_RND_RZ || rnd == PTX_RND_RM || rnd == PTX_RND_RP;
 }
 
+/* Directed rounding switches the host's rounding mode around the one
+ * operation (volatile keeps the compiler from moving it out). */
 static float f32_arith(int k, float a, float b, float c, int rnd)
 {
-    if (!directed(rnd)) {
-        switch (k) {
-        case FK_ADD: return a + b;
-        case FK_SUB: return a - b;
-        case FK_MUL: return a * b;
-        case FK_FMA: return fmaf(a, b, c);
-        case FK_DIV: return a / b;
-        case FK_SQRT: return sqrtf(a);
-        default: return 1.0f / a;
-        }
-    }
-    int old = fegetround();
-    fesetround(fe_mode(rnd));
+    int old = directed(rnd) ? fegetround() : -1;
+    if (old >= 0) fesetround(fe_mode(rnd));
     volatile float va = a, vb = b, vc = c, r;
     switch (k) {
     case FK_ADD: r = va + vb; break;
@@ -193,25 +184,14 @@ static float f32_arith(int k, float a, float b, float c, int rnd)
     default: r = 1.0f / va; break;
     }
     float out = r;
-    fesetround(old);
+    if (old >= 0) fesetround(old);
     return out;
 }
 
 static double f64_arith(int k, double a, double b, double c, int rnd)
 {
-    if (!directed(rnd)) {
-        switch (k) {
-        case FK_ADD: return a + b;
-        case FK_SUB: return a - b;
-        case FK_MUL: return a * b;
-        case FK_FMA: return fma(a, b, c);
-        case FK_DIV: return a / b;
-        case FK_SQRT: return sqrt(a);
-        default: return 1.0 / a;
-        }
-    }
-    int old = fegetround();
-    fesetround(fe_mode(rnd));
+    int old = directed(rnd) ? fegetround() : -1;
+    if (old >= 0) fesetround(fe_mode(rnd));
     volatile double va = a, vb = b, vc = c, r;
     switch (k) {
     case FK_ADD: r = va + vb; break;
@@ -223,7 +203,7 @@ static double f64_arith(int k, double a, double b, double c, int rnd)
     default: r = 1.0 / va; break;
     }
     double out = r;
-    fesetround(old);
+    if (old >= 0) fesetround(old);
     return out;
 }
 
