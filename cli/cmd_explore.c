@@ -1,16 +1,16 @@
 /*
  * cmd_explore.c — `warphunt explore SPEC`: the symbolic stage alone.
  *
- * Runs the symbolic executor for X threads, deepening X over the spec's
- * symbolic.threads sequence (or one --threads X) until every branch leg is
- * covered or the time budget is spent, keeps the paths of the largest X
- * explored, solves one atom per path and writes DIR/paths.json.
+ * Runs the generator block's exploration (gen_explore: deepening over X, up
+ * to K atoms per finished or loop-cut path, replay of every atom on the sim,
+ * the cache under <results>/<kernel>/.cache/ that `hunt` shares) and
+ * reports it: a summary on stderr, DIR/paths.json (a copy of the cached
+ * one) and, with --json, a summary on stdout.
  */
 #include "cli/cli.h"
 #include "core/results.h"
-#include "harness/harness.h"
 #include "core/spec.h"
-#include "ptx/ptx.h"
+#include "gen/explore.h"
 #include "symexec/symexec.h"
 
 #include <getopt.h>
@@ -20,26 +20,34 @@
 #include <string.h>
 #include <time.h>
 
-#define DEFAULT_TIME_S 60.0
-
 static void usage(FILE *out)
 {
+    gen_explore_options d;
+    gen_explore_options_default(&d);
     fprintf(out,
         "usage: warphunt explore SPEC [--threads X] [--max-iter N] [--time S] [--paths N]\n"
-        "                        [--seed S] [-o DIR] [--json] [--quiet]\n"
+        "                        [--models K] [--no-validate] [--no-cache] [--results DIR]\n"
+        "                        [-o DIR] [--json] [--quiet]\n"
         "\n"
         "Symbolic stage only: run the kernel of SPEC symbolically for one block of X\n"
         "threads (inputs symbolic, everything else concrete), collect its paths with\n"
-        "their formulas and metrics, and write DIR/paths.json.\n"
-        "\n"
-        "One atom (a model of the path's formula) is solved per path and replayed on\n"
-        "the sim backend with the same X threads: it is valid when every thread takes\n"
-        "the path's branch decisions (a prefix of them for a cut path; a fault for an\n"
-        "error path).\n"
+        "their formulas and metrics, solve atoms and write DIR/paths.json.  This is the\n"
+        "exploration `hunt` (strategy gdivan) starts from, done by the same code.\n"
         "\n"
         "X deepens over the spec's symbolic.threads (default 2, 3, 4) until every\n"
-        "conditional branch leg is covered or the time budget is spent; the paths of\n"
-        "the largest X explored are kept, with the coverage of every X.\n"
+        "conditional branch leg is covered or the time budget is spent; the paths of the\n"
+        "largest X whose exploration finished are kept (one cut short by the budget only\n"
+        "when no X finished), with the coverage of every X tried.\n"
+        "\n"
+        "Up to K distinct atoms (models of the path's formula) are solved per finished or\n"
+        "loop-cut path (none for an error path) and replayed on the sim backend with the\n"
+        "same X threads: an atom is valid when every thread takes the path's branch\n"
+        "decisions (a prefix of them for a cut path).\n"
+        "\n"
+        "The result is cached under RESULTS/<kernel>/.cache/<key>/, keyed by the PTX, the\n"
+        "spec and the options that change it (--threads, --max-iter, --time, --paths,\n"
+        "--models, --no-validate); an explore or hunt with the same ones reuses it (hunt's\n"
+        "--explore-time is explore's --time; hunt always uses the default --paths).\n"
         "\n"
         "options:\n"
         "  --threads X    explore for X threads only\n"
@@ -47,39 +55,38 @@ static void usage(FILE *out)
         "                 (default: the spec's symbolic.max_iter, else %d); cut paths\n"
         "                 are kept and counted\n"
         "  --time S       time budget in seconds for the whole deepening (default %g)\n"
-        "  --paths N      stop each X after N paths (default: no limit)\n"
-        "  --seed S       seed of the search order's tie-breaks (default 1)\n"
-        "  -o DIR         output directory (default results/<kernel>/explore-<X>)\n"
+        "  --paths N      stop each X after N paths (default %d)\n"
+        "  --models K     atoms per path (default %d)\n"
+        "  --no-validate  do not replay the atoms on the sim (they count as unvalidated)\n"
+        "  --no-cache     explore again even if a cached result exists (and replace it)\n"
+        "  --results DIR  base directory of results (default: results), as in hunt\n"
+        "  -o DIR         output directory (default RESULTS/<kernel>/explore-<X>)\n"
         "  --json         print a summary as JSON on stdout:\n"
         "                 {\"kernel\", \"threads\", \"paths\", \"coverage\", \"legs_total\",\n"
-        "                  \"legs_covered\", \"atoms_valid\", \"atoms_invalid\",\n"
-        "                  \"atoms_unvalidated\", \"validation\", \"cut\", \"errors\",\n"
-        "                  \"pending\",\n"
-        "                  \"coverage_per_x\", \"time_s\", \"dir\"}\n"
-        "  --quiet        no human summary on stderr\n"
+        "                  \"legs_covered\", \"models\", \"atoms\", \"atoms_valid\",\n"
+        "                  \"atoms_invalid\", \"atoms_unvalidated\", \"validation\", \"cut\",\n"
+        "                  \"errors\", \"pending\", \"coverage_per_x\", \"from_cache\", \"cache\",\n"
+        "                  \"time_s\", \"dir\"}; validation is \"sim\" or \"none\" (then every\n"
+        "                  atom counts as unvalidated)\n"
+        "  --quiet        no progress or summary on stderr\n"
         "  -h, --help     show this help\n"
+        "\n"
+        "There is no --seed: the executor's search order uses a fixed seed (as in hunt),\n"
+        "so that explore and hunt share cached explorations.\n"
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, unsupported instruction:\n"
         "the message names the opcode and PTX line), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, DEFAULT_TIME_S);
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models);
 }
 
 typedef struct {
-    int threads;
-    int max_iter;
-    double time_s;
-    int paths;
-    uint64_t seed;
-    const char *out;
+    gen_explore_options eo;
+    const char *results, *out, *spec;
     bool json, quiet;
-    const char *spec;
 } explore_args;
 
-typedef struct {
-    int threads, paths, done, cut, error, pending, covered, total;
-    double coverage, time_s, solver_s;
-    bool budget_hit;
-} x_summary;
+enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_NO_VALIDATE, OPT_NO_CACHE,
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED };
 
 static double wall_now(void)
 {
@@ -88,76 +95,102 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static bool parse_number(const char *opt, const char *s, double lo, double *out)
+/* -1 a bad value (err), 0 not a value option, 1 consumed. */
+static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
 {
-    char *end;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || v < lo) {
-        fprintf(stderr, "warphunt explore: %s expects a number >= %g (got '%s')\n", opt, lo, s);
-        return false;
+    long v;
+    switch (c) {
+    case OPT_THREADS:
+        if (!cli_parse_long("--threads", arg, 1, 1024, &v, err)) return -1;
+        a->eo.threads = (int)v;
+        return 1;
+    case OPT_MAX_ITER:
+        if (!cli_parse_long("--max-iter", arg, 1, 1000000, &v, err)) return -1;
+        a->eo.max_iter = (int)v;
+        return 1;
+    case OPT_TIME: return cli_parse_double("--time", arg, 0.001, 1e7, &a->eo.time_s, err) ? 1 : -1;
+    case OPT_PATHS:
+        if (!cli_parse_long("--paths", arg, 1, 1000000000L, &v, err)) return -1;
+        a->eo.path_budget = (int)v;
+        return 1;
+    case OPT_MODELS:
+        if (!cli_parse_long("--models", arg, 1, 1000, &v, err)) return -1;
+        a->eo.models = (int)v;
+        return 1;
+    default: return 0;
     }
-    *out = v;
-    return true;
 }
 
-/* 0 ok, 1 user error, -1 --help. */
+/* getopt_long said '?': an unknown option or one without its value. */
+static void bad_option(const struct option *longopts, const char *arg)
+{
+    if (optopt == 'o') {
+        fprintf(stderr, "warphunt explore: -o needs a value\n");
+        return;
+    }
+    for (const struct option *o = longopts; optopt && o->name; o++)
+        if (o->val == optopt) {
+            fprintf(stderr, "warphunt explore: --%s %s\n", o->name,
+                    o->has_arg == no_argument ? "takes no value" : "needs a value");
+            return;
+        }
+    if (optopt > ' ' && optopt < 127)
+        fprintf(stderr, "warphunt explore: unknown option '-%c'\n", optopt);
+    else
+        fprintf(stderr, "warphunt explore: unknown option '%s'\n", arg);
+}
+
+/* 0 ok, 1 user error (usage follows), 2 a bad value (reported), -1 --help. */
 static int parse_args(int argc, char **argv, explore_args *a)
 {
     static const struct option longopts[] = {
-        { "threads", required_argument, NULL, 'x' },
-        { "max-iter", required_argument, NULL, 'm' },
-        { "time", required_argument, NULL, 't' },
-        { "paths", required_argument, NULL, 'p' },
-        { "seed", required_argument, NULL, 's' },
-        { "json", no_argument, NULL, 'j' },
-        { "quiet", no_argument, NULL, 'q' },
+        { "threads", required_argument, NULL, OPT_THREADS },
+        { "max-iter", required_argument, NULL, OPT_MAX_ITER },
+        { "time", required_argument, NULL, OPT_TIME },
+        { "paths", required_argument, NULL, OPT_PATHS },
+        { "models", required_argument, NULL, OPT_MODELS },
+        { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
+        { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+        { "results", required_argument, NULL, OPT_RESULTS },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "seed", optional_argument, NULL, OPT_SEED }, /* gone; says why */
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     memset(a, 0, sizeof *a);
-    a->time_s = DEFAULT_TIME_S;
-    a->seed = 1;
+    gen_explore_options_default(&a->eo);
+    a->results = "results";
     optind = 1;
     int saved = opterr, c;
     opterr = 0;
-    double v;
     int rc = 0;
+    wh_error err;
+    wh_error_clear(&err);
     while (rc == 0 && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        int v = value_option(a, c, optarg, &err);
+        if (v < 0) {
+            cli_report(&err);
+            opterr = saved;
+            return 2; /* the message says it all; no usage */
+        }
+        if (v != 0)
+            continue;
         switch (c) {
-        case 'x':
-            if (!parse_number("--threads", optarg, 1, &v) || v > 1024 || v != (int)v)
-                rc = 1;
-            a->threads = (int)v;
-            break;
-        case 'm':
-            if (!parse_number("--max-iter", optarg, 1, &v) || v != (int)v)
-                rc = 1;
-            a->max_iter = (int)v;
-            break;
-        case 't':
-            if (!parse_number("--time", optarg, 0.001, &v))
-                rc = 1;
-            a->time_s = v;
-            break;
-        case 'p':
-            if (!parse_number("--paths", optarg, 1, &v) || v != (int)v)
-                rc = 1;
-            a->paths = (int)v;
-            break;
-        case 's':
-            if (!parse_number("--seed", optarg, 0, &v))
-                rc = 1;
-            a->seed = (uint64_t)v;
-            break;
+        case OPT_NO_VALIDATE: a->eo.validate = false; break;
+        case OPT_NO_CACHE: a->eo.reuse = false; break;
+        case OPT_RESULTS: a->results = optarg; break;
         case 'o': a->out = optarg; break;
-        case 'j': a->json = true; break;
-        case 'q': a->quiet = true; break;
+        case OPT_JSON: a->json = true; break;
+        case OPT_QUIET: a->quiet = true; break;
         case 'h': rc = -1; break;
+        case OPT_SEED:
+            fprintf(stderr, "warphunt explore: --seed is gone: the exploration's seed is fixed, as in hunt, "
+                            "so that both share cached explorations\n");
+            opterr = saved;
+            return 2;
         default:
-            if (optopt)
-                fprintf(stderr, "warphunt explore: unknown option '-%c'\n", optopt);
-            else
-                fprintf(stderr, "warphunt explore: unknown option '%s'\n", argv[optind - 1]);
+            bad_option(longopts, argv[optind - 1]);
             rc = 1;
         }
     }
@@ -169,317 +202,157 @@ static int parse_args(int argc, char **argv, explore_args *a)
         return 1;
     }
     a->spec = argv[optind];
+    a->eo.quiet = a->quiet;
     return 0;
-}
-
-/* ---- atoms and their validation on the sim ----------------------------------- */
-
-typedef struct {
-    int x;
-    sx_branch **br;
-    int *n, *cap;
-    bool oom;
-} replay_trace;
-
-static void on_branch(void *ctx, uint64_t thread, int func, int block, bool taken)
-{
-    replay_trace *rt = ctx;
-    if (thread >= (uint64_t)rt->x)
-        return;
-    int t = (int)thread;
-    if (rt->n[t] == rt->cap[t]) {
-        int cap = rt->cap[t] ? rt->cap[t] * 2 : 64;
-        sx_branch *v = realloc(rt->br[t], (size_t)cap * sizeof *v);
-        if (!v) {
-            rt->oom = true;
-            return;
-        }
-        rt->br[t] = v;
-        rt->cap[t] = cap;
-    }
-    rt->br[t][rt->n[t]++] = (sx_branch){ func, block, taken };
-}
-
-static void trace_free(replay_trace *rt)
-{
-    for (int t = 0; rt->br && t < rt->x; t++)
-        free(rt->br[t]);
-    free(rt->br);
-    free(rt->n);
-    free(rt->cap);
-}
-
-typedef struct {
-    int valid, invalid, unvalidated;
-    char how[600];            /* "sim", or why there is no validation */
-} atom_tally;
-
-/* 1 follows its path, 0 does not, -1 could not tell. */
-static int validate(harness *h, replay_trace *rt, const sx_result *r, const ptx_module *m, int i,
-                    wh_image *img, wh_error *err)
-{
-    for (int t = 0; t < rt->x; t++)
-        rt->n[t] = 0;
-    rt->oom = false;
-    harness_result res;
-    if (!harness_measure(h, img, 1, &res, err))
-        return -1;
-    const sx_path *p = &r->paths[i];
-    int v;
-    if (rt->oom)
-        v = -1;
-    else if (p->kind == SX_PATH_ERROR)
-        v = res.status == HARNESS_FAULT;
-    else if (res.status == HARNESS_OK || (p->kind == SX_PATH_CUT && res.status == HARNESS_TIMEOUT))
-        v = sx_path_follows(r, m, i, (const sx_branch *const *)rt->br, rt->n, NULL, 0);
-    else
-        v = 0;
-    harness_result_free(&res);
-    return v;
-}
-
-static harness *open_sim(const wh_spec *spec, replay_trace *rt, int x, atom_tally *at)
-{
-    rt->x = x;
-    rt->br = calloc((size_t)x, sizeof *rt->br);
-    rt->n = calloc((size_t)x, sizeof *rt->n);
-    rt->cap = calloc((size_t)x, sizeof *rt->cap);
-    if (!rt->br || !rt->n || !rt->cap) {
-        snprintf(at->how, sizeof at->how, "not validated: out of memory");
-        return NULL;
-    }
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.step_limit = 50000000;
-    o.on_branch = on_branch;
-    o.branch_ctx = rt;
-    wh_error err;
-    wh_error_clear(&err);
-    harness *h = harness_open(spec, HARNESS_SIM, &o, &err);
-    if (!h)
-        snprintf(at->how, sizeof at->how, "not validated: the sim backend cannot run it: %.500s", err.msg);
-    else
-        snprintf(at->how, sizeof at->how, "sim");
-    return h;
-}
-
-static bool make_atoms(const wh_spec *spec, const ptx_module *m, const sx_result *r, sx_atom_info *ai,
-                       atom_tally *at, wh_error *err)
-{
-    ai->n = r->npaths;
-    ai->inputs = calloc((size_t)(r->npaths + 1), sizeof *ai->inputs);
-    ai->valid = malloc((size_t)(r->npaths + 1) * sizeof *ai->valid);
-    if (!ai->inputs || !ai->valid) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-        return false;
-    }
-    wh_launch l = wh_launch_threads((unsigned)r->threads);
-    wh_image *img = wh_image_new(spec, &l, err);
-    if (!img)
-        return false;
-    replay_trace rt = { 0 };
-    harness *h = open_sim(spec, &rt, r->threads, at);
-    bool ok = true;
-    for (int i = 0; i < r->npaths && ok; i++) {
-        ai->valid[i] = -1;
-        ok = sx_path_model(r, i, 0, img, err);
-        if (!ok)
-            break;
-        ai->inputs[i] = wh_image_inputs_json(img);
-        if (h) {
-            wh_error verr;
-            wh_error_clear(&verr);
-            ai->valid[i] = validate(h, &rt, r, m, i, img, &verr);
-        }
-        if (ai->valid[i] == 1)
-            at->valid++;
-        else if (ai->valid[i] == 0)
-            at->invalid++;
-        else
-            at->unvalidated++;
-    }
-    harness_close(h);
-    trace_free(&rt);
-    wh_image_free(img);
-    return ok;
-}
-
-static void atoms_free(sx_atom_info *ai)
-{
-    for (int i = 0; ai->inputs && i < ai->n; i++)
-        json_decref(ai->inputs[i]);
-    free(ai->inputs);
-    free(ai->valid);
 }
 
 /* ---- output ----------------------------------------------------------------- */
 
-static void print_summary(const sx_result *r, const ptx_module *m, const x_summary *xs, int nx,
-                          const atom_tally *at, const char *dir)
+static int total_atoms(const gen_result *r)
 {
-    fprintf(stderr, "explore %s (entry %s)\n", r->kernel, r->entry);
-    fprintf(stderr, "    X   paths    done    cut  error  pending  coverage     legs        time    solver\n");
-    for (int i = 0; i < nx; i++) {
+    return r->atoms_valid + r->atoms_invalid;
+}
+
+static int count_kind(const gen_result *r, int kind)
+{
+    int n = 0;
+    for (int i = 0; i < r->npaths; i++)
+        n += r->paths[i].kind == kind;
+    return n;
+}
+
+/* The entry of r->xs that was kept (the last one of the kept X). */
+static int kept_xstat(const gen_result *r)
+{
+    for (int i = r->nxs - 1; i >= 0; i--)
+        if (r->xs[i].x == r->x)
+            return i;
+    return -1;
+}
+
+static const char *path_kind_name(int kind)
+{
+    return kind == SX_PATH_CUT ? "cut" : kind == SX_PATH_ERROR ? "error" : "done";
+}
+
+static long doc_int(json_t *doc, const char *key)
+{
+    return (long)json_integer_value(json_object_get(doc, key));
+}
+
+/* `doc` is the paths.json of the result (names, issues, counts of the kept X). */
+static void print_summary(const gen_result *r, json_t *doc, const explore_args *a, const char *cache,
+                          const char *dir)
+{
+    fprintf(stderr, "explore %s (entry %s)\n", r->spec->name, json_string_value(json_object_get(doc, "entry")));
+    fprintf(stderr, "    X   paths    done    cut  error  coverage     legs        time\n");
+    int kept = kept_xstat(r);
+    for (int i = 0; i < r->nxs; i++) {
+        const gen_xstat *x = &r->xs[i];
         char legs[32];
-        snprintf(legs, sizeof legs, "%d/%d", xs[i].covered, xs[i].total);
-        fprintf(stderr, "  %3d  %6d  %6d  %5d  %5d  %7d  %7.2f%%  %-9s %7.2fs  %7.2fs%s\n", xs[i].threads,
-                xs[i].paths, xs[i].done, xs[i].cut, xs[i].error, xs[i].pending, xs[i].coverage, legs,
-                xs[i].time_s, xs[i].solver_s, xs[i].budget_hit ? "  (budget spent)" : "");
+        snprintf(legs, sizeof legs, "%d/%d", x->legs_covered, x->legs_total);
+        fprintf(stderr, "  %3d  %6d  %6d  %5d  %5d  %7.2f%%  %-9s %7.2fs%s%s\n", x->x, x->paths, x->done, x->cut,
+                x->error, x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0, legs, x->time_s,
+                x->budget_hit ? "  (budget spent)" : "", i == kept ? "  (kept)" : "");
     }
-    fprintf(stderr, "  kept X = %d: %ld solver calls, %ld forks\n", r->threads, r->solver_calls, r->forks);
+    fprintf(stderr, "  kept X = %d: %ld solver calls, %ld forks, %ld states left pending\n", r->x,
+            doc_int(doc, "solver_calls"), doc_int(doc, "forks"), doc_int(doc, "pending"));
+    json_t *legs = json_object_get(doc, "legs"), *leg;
+    size_t k;
     int shown = 0;
-    for (int k = 0; k < r->nlegs; k++) {
-        if (r->covered[k])
+    json_array_foreach(legs, k, leg) {
+        if (json_is_true(json_object_get(leg, "covered")))
             continue;
         if (shown++ == 0)
             fprintf(stderr, "  uncovered legs:\n");
         if (shown <= 20)
-            fprintf(stderr, "    %s line %d %s -> line %d\n",
-                    m->funcs[r->legs[k].func].name, r->legs[k].line,
-                    r->legs[k].taken ? "taken" : "fallthrough", r->legs[k].target_line);
+            fprintf(stderr, "    %s line %ld %s -> line %ld\n", json_string_value(json_object_get(leg, "function")),
+                    doc_int(leg, "line"), json_string_value(json_object_get(leg, "leg")),
+                    doc_int(leg, "target_line"));
     }
     if (shown > 20)
         fprintf(stderr, "    ... and %d more\n", shown - 20);
-    for (int i = 0; i < r->nissues; i++)
-        fprintf(stderr, "  issue: line %d: %s%s%s\n", r->issues[i].line, r->issues[i].message,
-                r->issues[i].model ? " e.g. " : "", r->issues[i].model ? r->issues[i].model : "");
+    json_t *issue;
+    json_array_foreach(json_object_get(doc, "issues"), k, issue) {
+        const char *model = json_string_value(json_object_get(issue, "model"));
+        fprintf(stderr, "  issue: line %ld: %s%s%s\n", doc_int(issue, "line"),
+                json_string_value(json_object_get(issue, "message")), model ? " e.g. " : "", model ? model : "");
+    }
     if (r->npaths > 0)
-        fprintf(stderr, "  path  kind   brdiv    instr  warp_instr  intervals  uf\n");
+        fprintf(stderr, "  path  kind   brdiv    instr  warp_instr  intervals  uf   atoms  valid\n");
     for (int i = 0; i < r->npaths && i < 20; i++) {
-        const sx_path *p = &r->paths[i];
-        fprintf(stderr, "  %4d  %-5s  %5.1f  %7llu  %10llu  %9d  %s\n", i, sx_path_kind_name(p->kind),
-                p->brdiv, (unsigned long long)p->instr, (unsigned long long)p->warp_instr,
-                p->intervals, p->uf ? "yes" : "no");
+        const gen_path *p = &r->paths[i];
+        fprintf(stderr, "  %4d  %-5s  %5.1f  %7llu  %10llu  %9d  %-3s  %5d  %5d\n", i, path_kind_name(p->kind),
+                p->brdiv, (unsigned long long)p->instr, (unsigned long long)p->warp_instr, p->intervals,
+                p->uf ? "yes" : "no", p->natoms, r->validated ? p->nvalid : 0);
     }
     if (r->npaths > 20)
         fprintf(stderr, "  ... and %d more paths\n", r->npaths - 20);
-    if (!strcmp(at->how, "sim"))
-        fprintf(stderr, "  atoms: %d replayed on the sim: %d follow their path, %d do not, %d undecided\n",
-                r->npaths, at->valid, at->invalid, at->unvalidated);
+    if (r->validated)
+        fprintf(stderr, "  atoms: %d (up to %d per path) replayed on the sim: %d follow their path, %d do not\n",
+                total_atoms(r), a->eo.models, r->atoms_valid, r->atoms_invalid);
     else
-        fprintf(stderr, "  atoms: %d, %s\n", r->npaths, at->how);
+        fprintf(stderr, "  atoms: %d (up to %d per path), not validated%s\n", total_atoms(r), a->eo.models,
+                a->eo.validate ? " (the sim backend cannot run this kernel)" : " (--no-validate)");
+    fprintf(stderr, "  %s %s\n", r->from_cache ? "reused the cached exploration" : "cached in", cache);
     fprintf(stderr, "wrote %s/paths.json\n", dir);
 }
 
-static json_t *per_x_json(const x_summary *xs, int nx)
+static json_t *per_x_json(const gen_result *r)
 {
     json_t *a = json_array();
-    for (int i = 0; a && i < nx; i++) {
+    for (int i = 0; a && i < r->nxs; i++) {
+        const gen_xstat *x = &r->xs[i];
         json_t *o = json_object();
-        json_object_set_new(o, "threads", json_integer(xs[i].threads));
-        json_object_set_new(o, "paths", json_integer(xs[i].paths));
-        json_object_set_new(o, "coverage", json_real(xs[i].coverage));
-        json_object_set_new(o, "legs_covered", json_integer(xs[i].covered));
-        json_object_set_new(o, "legs_total", json_integer(xs[i].total));
-        json_object_set_new(o, "done", json_integer(xs[i].done));
-        json_object_set_new(o, "cut", json_integer(xs[i].cut));
-        json_object_set_new(o, "errors", json_integer(xs[i].error));
-        json_object_set_new(o, "pending", json_integer(xs[i].pending));
-        json_object_set_new(o, "time_s", json_real(xs[i].time_s));
-        json_object_set_new(o, "solver_s", json_real(xs[i].solver_s));
-        json_object_set_new(o, "budget_hit", json_boolean(xs[i].budget_hit));
+        json_object_set_new(o, "threads", json_integer(x->x));
+        json_object_set_new(o, "paths", json_integer(x->paths));
+        json_object_set_new(o, "coverage",
+                            json_real(x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0));
+        json_object_set_new(o, "legs_covered", json_integer(x->legs_covered));
+        json_object_set_new(o, "legs_total", json_integer(x->legs_total));
+        json_object_set_new(o, "done", json_integer(x->done));
+        json_object_set_new(o, "cut", json_integer(x->cut));
+        json_object_set_new(o, "errors", json_integer(x->error));
+        json_object_set_new(o, "time_s", json_real(x->time_s));
+        json_object_set_new(o, "budget_hit", json_boolean(x->budget_hit));
         json_array_append_new(a, o);
     }
     return a;
 }
 
-static bool write_paths(const char *dir, const wh_spec *spec, const char *ptx, const sx_result *r,
-                        const ptx_module *m, const sx_atom_info *ai, const atom_tally *at,
-                        const x_summary *xs, int nx, wh_error *err)
-{
-    json_t *doc = sx_result_json(r, m, ai);
-    if (!doc) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-        return false;
-    }
-    json_object_set_new(doc, "spec", json_string(spec->path));
-    json_object_set_new(doc, "ptx", json_string(ptx));
-    json_object_set_new(doc, "coverage_per_x", per_x_json(xs, nx));
-    json_object_set_new(doc, "validation", json_string(at->how));
-    json_object_set_new(doc, "atoms_valid", json_integer(at->valid));
-    json_object_set_new(doc, "atoms_invalid", json_integer(at->invalid));
-    json_object_set_new(doc, "atoms_unvalidated", json_integer(at->unvalidated));
-    char path[1200];
-    snprintf(path, sizeof path, "%s/paths.json", dir);
-    bool ok = wh_make_dirs(dir, err) && wh_write_json_atomic(path, doc, err);
-    json_decref(doc);
-    return ok;
-}
-
-static void print_json(const sx_result *r, const x_summary *xs, int nx, const atom_tally *at, double t,
+static void print_json(const gen_result *r, json_t *doc, const explore_args *a, const char *cache, double t,
                        const char *dir)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "kernel", json_string(r->kernel));
-    json_object_set_new(o, "threads", json_integer(r->threads));
+    json_object_set_new(o, "kernel", json_string(r->spec->name));
+    json_object_set_new(o, "threads", json_integer(r->x));
     json_object_set_new(o, "paths", json_integer(r->npaths));
-    json_object_set_new(o, "coverage", json_real(sx_result_coverage(r)));
-    json_object_set_new(o, "legs_total", json_integer(r->nlegs));
-    json_object_set_new(o, "legs_covered", json_integer(r->nlegs_covered));
-    json_object_set_new(o, "atoms_valid", json_integer(at->valid));
-    json_object_set_new(o, "atoms_invalid", json_integer(at->invalid));
-    json_object_set_new(o, "atoms_unvalidated", json_integer(at->unvalidated));
-    json_object_set_new(o, "validation", json_string(at->how));
-    json_object_set_new(o, "cut", json_integer(r->ncut));
-    json_object_set_new(o, "errors", json_integer(r->nerror));
-    json_object_set_new(o, "pending", json_integer(r->npending));
-    json_object_set_new(o, "coverage_per_x", per_x_json(xs, nx));
+    json_object_set_new(o, "coverage", json_real(gen_result_coverage(r)));
+    json_object_set_new(o, "legs_total", json_integer(r->legs_total));
+    json_object_set_new(o, "legs_covered", json_integer(r->legs_covered));
+    json_object_set_new(o, "models", json_integer(a->eo.models));
+    json_object_set_new(o, "atoms", json_integer(total_atoms(r)));
+    json_object_set_new(o, "atoms_valid", json_integer(r->validated ? r->atoms_valid : 0));
+    json_object_set_new(o, "atoms_invalid", json_integer(r->validated ? r->atoms_invalid : 0));
+    json_object_set_new(o, "atoms_unvalidated", json_integer(r->validated ? 0 : total_atoms(r)));
+    json_object_set_new(o, "validation", json_string(r->validated ? "sim" : "none"));
+    json_object_set_new(o, "cut", json_integer(count_kind(r, SX_PATH_CUT)));
+    json_object_set_new(o, "errors", json_integer(count_kind(r, SX_PATH_ERROR)));
+    json_object_set_new(o, "pending", json_integer(doc_int(doc, "pending")));
+    json_object_set_new(o, "coverage_per_x", per_x_json(r));
+    json_object_set_new(o, "from_cache", json_boolean(r->from_cache));
+    json_object_set_new(o, "cache", json_string(cache));
     json_object_set_new(o, "time_s", json_real(t));
     json_object_set_new(o, "dir", json_string(dir));
     char *s = json_dumps(o, JSON_COMPACT);
     if (s)
         printf("%s\n", s);
+    fflush(stdout);
     free(s);
     json_decref(o);
 }
 
 /* ---- the command ---------------------------------------------------------------- */
-
-static sx_result *deepen(const explore_args *a, const wh_spec *spec, const ptx_module *m,
-                         x_summary *xs, int *nx, wh_error *err)
-{
-    int single[1] = { a->threads };
-    const int *seq = a->threads ? single : spec->sym_threads;
-    int nseq = a->threads ? 1 : spec->nsym_threads;
-    static const int dflt[3] = { 2, 3, 4 };
-    if (nseq <= 0) {
-        seq = dflt;
-        nseq = 3;
-    }
-    double t0 = wall_now();
-    sx_result *keep = NULL;
-    *nx = 0;
-    for (int i = 0; i < nseq; i++) {
-        double left = a->time_s - (wall_now() - t0);
-        if (left <= 0 && keep)
-            break;
-        sx_options o;
-        sx_options_default(&o);
-        o.threads = seq[i];
-        o.max_iter = a->max_iter;
-        o.time_budget_s = left > 0.001 ? left : 0.001;
-        o.path_budget = a->paths;
-        o.seed = a->seed;
-        if (!a->quiet)
-            fprintf(stderr, "exploring %s with X = %d threads (%.1fs left)...\n", spec->name, seq[i],
-                    o.time_budget_s);
-        sx_result *r = sx_explore(spec, m, &o, err);
-        if (!r) {
-            sx_result_free(keep);
-            return NULL;
-        }
-        xs[*nx] = (x_summary){ r->threads, r->npaths, r->ndone, r->ncut, r->nerror, r->npending,
-                               r->nlegs_covered, r->nlegs, sx_result_coverage(r), r->time_s,
-                               r->solver_s, r->budget_hit };
-        (*nx)++;
-        sx_result_free(keep);
-        keep = r;
-        if (r->nlegs_covered == r->nlegs)
-            break;
-    }
-    return keep;
-}
 
 int cmd_explore(int argc, char **argv)
 {
@@ -490,7 +363,8 @@ int cmd_explore(int argc, char **argv)
         return 0;
     }
     if (rc > 0) {
-        usage(stderr);
+        if (rc == 1)
+            usage(stderr);
         return 1;
     }
     wh_error err;
@@ -499,43 +373,38 @@ int cmd_explore(int argc, char **argv)
     wh_spec *spec = wh_spec_load(a.spec, &err);
     if (!spec)
         return cli_report(&err);
-    char ptx[1024];
-    ptx_module *m = NULL;
-    sx_result *r = NULL;
-    sx_atom_info ai = { 0 };
-    atom_tally at = { 0 };
-    x_summary xs[64];
-    int nx = 0;
-    char dir[1100];
-    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err) || !(m = ptx_parse_file(ptx, &err)))
-        goto fail;
-    if (spec->nsym_threads > 64) {
-        wh_error_set(&err, WH_ERR_USER, spec->path, 0, 0, "symbolic.threads lists more than 64 values");
-        goto fail;
-    }
-    r = deepen(&a, spec, m, xs, &nx, &err);
-    if (!r || !make_atoms(spec, m, r, &ai, &at, &err))
+    char cache[1100], entry[1200], dir[1100], path[1200];
+    snprintf(cache, sizeof cache, "%s/%s/.cache", a.results, spec->name);
+    a.eo.cache_dir = cache;
+    json_t *doc = NULL;
+    gen_result *r = gen_explore_spec(spec, &a.eo, &err);
+    if (!r)
         goto fail;
     if (a.out)
         snprintf(dir, sizeof dir, "%s", a.out);
     else
-        snprintf(dir, sizeof dir, "results/%s/explore-%d", spec->name, r->threads);
-    if (!write_paths(dir, spec, ptx, r, m, &ai, &at, xs, nx, &err))
+        snprintf(dir, sizeof dir, "%s/%s/explore-%d", a.results, spec->name, r->x);
+    snprintf(path, sizeof path, "%s/paths.json", dir);
+    if (!wh_make_dirs(dir, &err) || !gen_result_write_paths(r, path, &err))
         goto fail;
+    json_error_t jerr;
+    if (!(doc = json_load_file(r->paths_json, 0, &jerr))) {
+        wh_error_set(&err, WH_ERR_INTERNAL, r->paths_json, jerr.line > 0 ? jerr.line : 0, 0, "%s", jerr.text);
+        goto fail;
+    }
+    snprintf(entry, sizeof entry, "%s/%s", cache, r->cache_key);
     if (!a.quiet)
-        print_summary(r, m, xs, nx, &at, dir);
+        print_summary(r, doc, &a, entry, dir);
     if (a.json)
-        print_json(r, xs, nx, &at, wall_now() - t0, dir);
-    atoms_free(&ai);
-    sx_result_free(r);
-    ptx_module_free(m);
+        print_json(r, doc, &a, entry, wall_now() - t0, dir);
+    json_decref(doc);
+    gen_result_free(r);
     wh_spec_free(spec);
     return 0;
 fail:
     rc = cli_report(&err);
-    atoms_free(&ai);
-    sx_result_free(r);
-    ptx_module_free(m);
+    json_decref(doc);
+    gen_result_free(r);
     wh_spec_free(spec);
     return rc;
 }
