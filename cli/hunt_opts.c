@@ -22,6 +22,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         return 1;
     case HOPT_ELITE: return cli_parse_double("--elite", arg, 0, 0.99, &h->ga.elite_frac, err) ? 1 : -1;
     case HOPT_MUTATION: return cli_parse_double("--mutation", arg, 0, 1, &h->ga.mutation_prob, err) ? 1 : -1;
+    case HOPT_SEGMENT: return cli_parse_double("--segment", arg, 0, 1, &h->ga.segment_prob, err) ? 1 : -1;
     case HOPT_SPECIAL: return cli_parse_double("--special", arg, 0, 1, &h->ga.special_frac, err) ? 1 : -1;
     case HOPT_RANDOM_GENE:
         return cli_parse_double("--random-gene", arg, 0, 1, &h->ga.random_gene_prob, err) ? 1 : -1;
@@ -56,6 +57,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         return 1;
     case HOPT_NO_CACHE: h->explore.reuse = false; return 1;
     case HOPT_RESULTS: h->results_base = arg; return 1;
+    case HOPT_TILING:
+        if (hunt_tiling_from_name(arg, &h->tiling) && h->tiling != HUNT_TILING_AUTO) return 1;
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--tiling: expected 'stride' or 'plain', got \"%s\"", arg);
+        return -1;
     default: return 0;
     }
 }

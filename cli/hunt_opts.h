@@ -13,7 +13,7 @@
 enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
-    HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS,
+    HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -28,7 +28,8 @@ enum {
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
     { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
-    { "results", required_argument, NULL, HOPT_RESULTS }
+    { "results", required_argument, NULL, HOPT_RESULTS }, { "tiling", required_argument, NULL, HOPT_TILING }, \
+    { "segment", required_argument, NULL, HOPT_SEGMENT }
 
 #define HUNT_HELP \
     "search budget and stopping (the same for every strategy):\n" \
@@ -41,9 +42,16 @@ enum {
     "  --seed S          PCG32 seed (default 1); the same seed on sim gives the same run\n" \
     "  --population N    individuals per generation (100)\n" \
     "  --elite F         fraction kept unchanged (0.10)\n" \
-    "  --mutation F      probability a child gets one gene replaced (0.25)\n" \
+    "  --mutation F      probability a child is mutated (0.25)\n" \
+    "  --segment F       share of mutations that give one new allele to a run of genes of\n" \
+    "                    log-uniform length, up to the whole launch (0.5; 0: the paper's\n" \
+    "                    one-gene mutation)\n" \
     "  --special F       gdivan: share of special individuals in the first population (0.30)\n" \
     "  --random-gene F   gdivan: probability a mutation draws random values, not a path (0.05)\n" \
+    "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
+    "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
+    "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \
+    "                    (default: stride for gdivan, plain for random-ga)\n" \
     "measurement:\n" \
     "  --reps R          timed runs per evaluation, fitness = their mean (1 on sim, 10 on cuda)\n" \
     "  --final-reps R    runs of the best input at the end (30)\n" \

@@ -20,6 +20,7 @@ void ga_options_default(ga_options *o)
     o->population = 100;
     o->elite_frac = 0.10;
     o->mutation_prob = 0.25;
+    o->segment_prob = 0.5;
     o->special_frac = 0.30;
     o->random_gene_prob = 0.05;
     o->max_evals = 0;
@@ -54,10 +55,12 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
     if (o->population < 2) bad = "population must be at least 2";
     else if (o->elite_frac < 0 || o->elite_frac >= 1) bad = "elite fraction must be in [0, 1)";
     else if (o->mutation_prob < 0 || o->mutation_prob > 1) bad = "mutation probability must be in [0, 1]";
+    else if (o->segment_prob < 0 || o->segment_prob > 1) bad = "segment-mutation share must be in [0, 1]";
     else if (o->special_frac < 0 || o->special_frac > 1) bad = "special fraction must be in [0, 1]";
     else if (o->random_gene_prob < 0 || o->random_gene_prob > 1) bad = "random-gene probability must be in [0, 1]";
     else if (o->max_evals < 0 || o->max_seconds < 0 || o->epsilon < 0 || o->patience < 0) bad = "budgets must not be negative";
-    else if (s != GA_RANDOM && p->ngenes < 1) bad = "an individual needs at least one gene";
+    else if (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0)) bad = "an individual needs at least one atom gene";
+    else if (p->nparam_values < 0) bad = "the parameter gene needs a positive number of values";
     else if (s == GA_GDIVAN && p->npath_alleles < 1) bad = "gdivan needs at least one valid path atom";
     if (bad) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s", bad);
     return !bad;

@@ -6,7 +6,9 @@
  * vector of allele ids (atoms of the generator block) and the caller's
  * `evaluate` turns it into a measured time.  Strategies:
  *   - GA_GDIVAN: first population = the caller's special individuals
- *     (`special_frac` of it) + random combinations of path alleles; mutation
+ *     (`special_frac` of it) + random individuals of path alleles, every
+ *     other one uniform (one allele in every gene), the rest random
+ *     combinations; mutation
  *     draws another path allele, or with `random_gene_prob` a new
  *     random-value allele;
  *   - GA_RANDOM_GA: the same GA from a population of random-value genes,
@@ -43,7 +45,8 @@ typedef enum {
 typedef struct {
     int population;          /* individuals per generation */
     double elite_frac;       /* kept unchanged each generation */
-    double mutation_prob;    /* probability that a child gets one gene replaced */
+    double mutation_prob;    /* probability that a child is mutated */
+    double segment_prob;     /* share of mutations that rewrite a segment, not one gene */
     double special_frac;     /* gdivan: share of the first population from specials */
     double random_gene_prob; /* gdivan: a mutation draws random values instead of a path */
     long max_evals;          /* 0: no limit */
@@ -53,7 +56,13 @@ typedef struct {
 } ga_options;
 
 /* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes,
- * epsilon 1 %, patience 2 generations, no budget. */
+ * epsilon 1 %, patience 2 generations, no budget; and half the mutations
+ * are segment mutations.  The paper's mutation replaces one gene; with
+ * thousands of genes (one per X threads) one gene is a few threads of the
+ * launch and its effect on time is lost in the noise, so a segment
+ * mutation gives one new allele to a run of consecutive genes whose length
+ * is drawn log-uniformly from 1 to all of them (a warp, a block, the whole
+ * launch are all likely sizes).  segment_prob = 0 is the paper's GA. */
 void ga_options_default(ga_options *o);
 
 typedef struct {
@@ -75,10 +84,15 @@ typedef struct {
 
 typedef struct {
     void *ctx;
-    int ngenes;
+    int ngenes;               /* atom genes, then the parameter gene if any */
+    /* Optional parameter gene (the scaler's tiling): when > 0, the last of
+     * the ngenes genes is not an atom but a value in [0, nparam_values).
+     * Random individuals draw it uniformly, a child inherits it from either
+     * parent, and a quarter of the mutations redraw it instead of an atom. */
+    int nparam_values;
     const int *path_alleles;  /* gdivan: alleles for random combinations/mutations */
     int npath_alleles;
-    const int *const *specials; /* gdivan: special individuals (ngenes each) */
+    const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */
     int nspecials;
     /* A new random-value allele; returns its id or -1 (err filled). */
     int (*new_random_allele)(void *ctx, pcg32 *rng, wh_error *err);

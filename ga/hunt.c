@@ -22,6 +22,20 @@ void hunt_options_default(hunt_options *o)
     o->results_base = "results";
 }
 
+static const char *const tiling_names[] = { "auto", "plain", "stride" };
+
+const char *hunt_tiling_name(hunt_tiling t)
+{
+    return tiling_names[t];
+}
+
+bool hunt_tiling_from_name(const char *name, hunt_tiling *out)
+{
+    for (int t = 0; t < 3; t++)
+        if (!strcmp(name, tiling_names[t])) { *out = (hunt_tiling)t; return true; }
+    return false;
+}
+
 static double mono_s(void)
 {
     struct timespec ts;
@@ -104,6 +118,16 @@ static bool stop_requested(void *ctx)
     return h->opt.interrupted && *h->opt.interrupted;
 }
 
+/* The gene layout for atoms of X threads, with a tiling gene when the
+ * options ask for stride tiling. */
+static bool make_layout(hunt *h, int x, wh_error *err)
+{
+    if (h->opt.tiling == HUNT_TILING_AUTO || h->opt.strategy == GA_RANDOM)
+        h->opt.tiling = h->opt.strategy == GA_GDIVAN ? HUNT_TILING_STRIDE : HUNT_TILING_PLAIN;
+    if (!gen_layout_make(h->spec, &h->img->launch, x, &h->lay, err)) return false;
+    return h->opt.tiling != HUNT_TILING_STRIDE || gen_layout_add_tiling(&h->lay, h->img, err) > 0;
+}
+
 /* gdivan: the symbolic stage, its atoms and the special individuals. */
 static bool setup_gdivan(hunt *h, wh_error *err)
 {
@@ -130,7 +154,7 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     char out[1100];
     snprintf(out, sizeof out, "%s/paths.json", h->dir);
     if (!gen_result_write_paths(h->explored, out, err)) return false;
-    if (!gen_layout_make(h->spec, &h->img->launch, h->pool->x, &h->lay, err)) return false;
+    if (!make_layout(h, h->pool->x, err)) return false;
     h->nspecials = gen_arrangements(h->explored, &h->lay, &h->specials, err);
     return h->nspecials >= 0;
 }
@@ -139,7 +163,7 @@ static bool setup_own_pool(hunt *h, int x, wh_error *err)
 {
     if (!gen_pool_init(&h->own_pool, h->spec, x, err)) return false;
     h->pool = &h->own_pool;
-    return gen_layout_make(h->spec, &h->img->launch, x, &h->lay, err);
+    return make_layout(h, x, err);
 }
 
 /* Resume: the pool and the path alleles come from the run directory. */
@@ -177,6 +201,7 @@ static bool start_ga(hunt *h, wh_error *err)
     memset(&p, 0, sizeof p);
     p.ctx = h;
     p.ngenes = h->opt.strategy == GA_RANDOM ? 0 : h->lay.ngenes;
+    p.nparam_values = h->opt.strategy != GA_RANDOM && h->lay.tiling_gene >= 0 ? h->lay.ntilings : 0;
     p.path_alleles = h->alleles;
     p.npath_alleles = h->nalleles;
     p.specials = (const int *const *)h->specials;

@@ -25,8 +25,13 @@
 
 #include <signal.h>
 
+/* How genes become a full input (gen.h): plain tiling repeats each atom;
+ * stride tiling adds an evolved tiling gene (tile index x 2^k). */
+typedef enum { HUNT_TILING_AUTO = 0, HUNT_TILING_PLAIN, HUNT_TILING_STRIDE } hunt_tiling;
+
 typedef struct {
     ga_strategy strategy;
+    hunt_tiling tiling;         /* AUTO: stride for gdivan, plain for random-ga (the paper's baseline) */
     ga_options ga;
     uint64_t seed;
     int reps;                   /* timed runs per evaluation; 0: 1 on sim, 10 otherwise */
@@ -43,6 +48,8 @@ typedef struct {
 } hunt_options;
 
 void hunt_options_default(hunt_options *o);
+const char *hunt_tiling_name(hunt_tiling t);
+bool hunt_tiling_from_name(const char *name, hunt_tiling *out);
 
 typedef struct {
     char dir[1024];
@@ -59,6 +66,8 @@ typedef struct {
     int final_reps;
     long findings;
     int x;                      /* threads per gene (0 for random) */
+    bool strided;               /* the layout had a tiling gene */
+    uint64_t best_stride;       /* the best individual's stride (0: plain tiling) */
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;

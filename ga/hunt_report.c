@@ -32,7 +32,7 @@ void hunt_record_finding(hunt *h, long eval, const harness_result *res)
 static json_t *options_json(const hunt *h)
 {
     const ga_options *g = &h->opt.ga;
-    return json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:i, s:i, s:i, s:i, s:s, s:f, s:i}",
+    return json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:i, s:i, s:i, s:i, s:s, s:f, s:i, s:s, s:f}",
                      "strategy", ga_strategy_name(h->opt.strategy), "seed", (json_int_t)h->opt.seed,
                      "population", g->population, "elite", g->elite_frac, "mutation", g->mutation_prob,
                      "special", g->special_frac, "random_gene", g->random_gene_prob, "max_evals",
@@ -40,7 +40,8 @@ static json_t *options_json(const hunt *h)
                      "patience", g->patience, "reps", h->reps, "final_reps",
                      h->opt.final_reps > 0 ? h->opt.final_reps : 30, "x", h->pool ? h->pool->x : 0, "backend",
                      harness_backend_name(h->opt.backend), "explore_time", h->opt.explore.time_s,
-                     "explore_models", h->opt.explore.models);
+                     "explore_models", h->opt.explore.models, "tiling", hunt_tiling_name(h->opt.tiling),
+                     "segment", g->segment_prob);
 }
 
 static json_t *explore_json(const hunt *h)
@@ -63,10 +64,10 @@ static json_t *best_json(const hunt *h)
 {
     const hunt_summary *s = h->sum;
     if (!h->g || !ga_best(h->g)) return json_null();
-    return json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f}", "fitness", s->best, "eval",
+    return json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:I}", "fitness", s->best, "eval",
                      (json_int_t)s->evals_to_best, "time_s", s->time_to_best_s, "final_reps", s->final_reps,
                      "mean", s->final_mean, "min", s->final_min, "median", s->final_median, "max", s->final_max,
-                     "stddev", s->final_stddev);
+                     "stddev", s->final_stddev, "stride", (json_int_t)s->best_stride);
 }
 
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
@@ -127,6 +128,8 @@ static void fill_summary(hunt *h)
     s->x = h->opt.strategy == GA_RANDOM ? 0 : h->pool ? h->pool->x : 0;
     const ga_indiv *b = ga_best(h->g);
     s->best = b ? b->fitness : 0;
+    s->strided = h->lay.tiling_gene >= 0 && h->opt.strategy != GA_RANDOM;
+    s->best_stride = b && s->strided ? gen_tiling_stride(b->genes[h->lay.tiling_gene]) : 0;
     if (h->explored) {
         s->coverage = gen_result_coverage(h->explored);
         s->paths = h->explored->npaths;
@@ -179,6 +182,8 @@ json_t *hunt_summary_json(const hunt_summary *s)
                           "stop_reason", ga_stop_reason_name(s->stop), "seed", (json_int_t)s->seed, "dir", s->dir,
                           "findings", (json_int_t)s->findings, "x", s->x);
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
+    json_object_set_new(o, "tiling", json_string(s->strided ? "stride" : "plain"));
+    json_object_set_new(o, "best_stride", json_integer((json_int_t)s->best_stride));
     json_object_set_new(o, "generations", json_integer(s->generations));
     json_object_set_new(o, "final", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f}", "reps", s->final_reps, "mean",
                                               s->final_mean, "min", s->final_min, "median", s->final_median,
@@ -218,6 +223,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.population = (int)json_integer_value(json_object_get(opt, "population"));
         o->ga.elite_frac = json_number_value(json_object_get(opt, "elite"));
         o->ga.mutation_prob = json_number_value(json_object_get(opt, "mutation"));
+        /* runs made before segment mutations existed had none */
+        o->ga.segment_prob = json_number_value(json_object_get(opt, "segment"));
         o->ga.special_frac = json_number_value(json_object_get(opt, "special"));
         o->ga.random_gene_prob = json_number_value(json_object_get(opt, "random_gene"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
@@ -226,6 +233,12 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.patience = (int)json_integer_value(json_object_get(opt, "patience"));
         o->reps = (int)json_integer_value(json_object_get(opt, "reps"));
         o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
+        const char *tiling = json_string_value(json_object_get(opt, "tiling"));
+        o->tiling = HUNT_TILING_PLAIN; /* runs made before stride tiling existed */
+        if (tiling && !hunt_tiling_from_name(tiling, &o->tiling)) {
+            wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: unknown tiling \"%s\"", tiling);
+            ok = false;
+        }
         *x = (int)json_integer_value(json_object_get(opt, "x"));
     }
     json_decref(doc);

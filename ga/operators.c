@@ -4,6 +4,8 @@
  */
 #include "ga/internal.h"
 
+#include <math.h>
+
 static bool draw_allele(ga *g, bool random_values, int *out, wh_error *err)
 {
     if (random_values) {
@@ -19,6 +21,17 @@ static bool mutation_allele(ga *g, int *out, wh_error *err)
 {
     bool random_values = g->strategy == GA_RANDOM_GA || pcg32_double(&g->rng) < g->opt.random_gene_prob;
     return draw_allele(g, random_values, out, err);
+}
+
+/* Genes that choose atoms: all but the parameter gene. */
+static int atom_genes(const ga *g)
+{
+    return g->prob.ngenes - (g->prob.nparam_values > 0);
+}
+
+static int draw_param(ga *g)
+{
+    return (int)pcg32_bounded(&g->rng, (uint32_t)g->prob.nparam_values);
 }
 
 static int special_count(const ga *g)
@@ -39,8 +52,15 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
         for (int k = 0; k < g->prob.ngenes; k++) ind->genes[k] = sp[k];
         return true;
     }
-    for (int k = 0; k < g->prob.ngenes; k++)
-        if (!draw_allele(g, g->strategy == GA_RANDOM_GA, &ind->genes[k], err)) return false;
+    /* gdivan: every other random individual is uniform (one path allele
+     * in every gene), since mixing alleles at random destroys the relations
+     * between genes that a uniform or strided input keeps. */
+    bool uniform = g->strategy == GA_GDIVAN && (i - special_count(g)) % 2 == 1;
+    for (int k = 0; k < atom_genes(g); k++) {
+        if (uniform && k > 0) ind->genes[k] = ind->genes[0];
+        else if (!draw_allele(g, g->strategy == GA_RANDOM_GA, &ind->genes[k], err)) return false;
+    }
+    if (g->prob.nparam_values > 0) ind->genes[atom_genes(g)] = draw_param(g);
     return true;
 }
 
@@ -74,12 +94,23 @@ bool ga_first_generation(ga *g, wh_error *err)
     return finish_generation(g, 0, err);
 }
 
+/* Log-uniform in [1, n]: floor(2^u) with u uniform in [0, log2(n + 1)). */
+static int segment_length(ga *g, int n)
+{
+    double u = pcg32_double(&g->rng) * log2((double)n + 1.0);
+    int len = (int)exp2(u);
+    return len < 1 ? 1 : len > n ? n : len;
+}
+
+/* One-point crossover of the atom genes; the parameter gene comes whole
+ * from either parent. */
 static void crossover(ga *g, const ga_indiv *a, const ga_indiv *b, ga_indiv *child)
 {
-    int n = g->prob.ngenes;
+    int n = atom_genes(g);
     int cut = n > 1 ? 1 + (int)pcg32_bounded(&g->rng, (uint32_t)(n - 1)) : n;
     for (int k = 0; k < cut; k++) child->genes[k] = a->genes[k];
     for (int k = cut; k < n; k++) child->genes[k] = b->genes[k];
+    if (g->prob.nparam_values > 0) child->genes[n] = (pcg32_next(&g->rng) & 1 ? a : b)->genes[n];
 }
 
 static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
@@ -92,8 +123,16 @@ static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
     child->status = 0;
     /* The paper's mutation: one draw decides, another picks the gene. */
     if (pcg32_double(&g->rng) < g->opt.mutation_prob) {
-        int k = (int)pcg32_bounded(&g->rng, (uint32_t)g->prob.ngenes);
-        if (!mutation_allele(g, &child->genes[k], err)) return false;
+        if (g->prob.nparam_values > 0 && pcg32_bounded(&g->rng, 4) == 0) {
+            child->genes[atom_genes(g)] = draw_param(g);
+            return true;
+        }
+        int n = atom_genes(g), k = (int)pcg32_bounded(&g->rng, (uint32_t)n), len = 1;
+        if (pcg32_double(&g->rng) < g->opt.segment_prob) len = segment_length(g, n);
+        int allele;
+        if (!mutation_allele(g, &allele, err)) return false;
+        if (k + len > n) k = n - len;
+        for (int i = k; i < k + len; i++) child->genes[i] = allele;
     }
     return true;
 }

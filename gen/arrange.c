@@ -1,6 +1,6 @@
 /*
  * arrange.c — arrangements of path atoms for the first population: the
- * paper's special individuals and two warp-aware variants.
+ * paper's special individuals, two warp-aware variants and stride tilings.
  */
 #include "gen/internal.h"
 
@@ -30,10 +30,18 @@ static int best_path(const gen_result *r, bool by_warp)
     return best;
 }
 
+/* Every atom gene set to `atom`, plain tiling. */
 static int *uniform_genes(const gen_layout *lay, int atom)
 {
     int *g = malloc((size_t)lay->ngenes * sizeof *g);
-    for (int k = 0; g && k < lay->ngenes; k++) g[k] = atom;
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = k == lay->tiling_gene ? 0 : atom;
+    return g;
+}
+
+static int *with_tiling(const gen_layout *lay, const int *base, int tiling)
+{
+    int *g = malloc((size_t)lay->ngenes * sizeof *g);
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = k == lay->tiling_gene ? tiling : base[k];
     return g;
 }
 
@@ -68,29 +76,35 @@ static int *mixing_genes(const gen_result *r, const gen_layout *lay)
     }
     sort_paths(idx, n, r);
     int *g = malloc((size_t)lay->ngenes * sizeof *g);
-    for (int k = 0; g && k < lay->ngenes; k++) g[k] = valid_atom_of(r, idx[k % n]);
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = k == lay->tiling_gene ? 0 : valid_atom_of(r, idx[k % n]);
     free(idx);
     return g;
 }
 
-/* Then one uniform arrangement per other path, most warp-issued first:
- * instruction counts are not time (an atomic on one address is a single
- * instruction), so the first generation measures every path's uniform
- * input instead of trusting the counts. */
-static int add_uniform_paths(const gen_result *r, const gen_layout *lay, int **list, int n, int cap, int skip_a,
-                             int skip_b)
+/* Then, alternately, one uniform arrangement per other path (most
+ * warp-issued first) and one stride tiling of `strided` (smallest stride
+ * first).  Instruction counts are not time (an atomic on one address is a
+ * single instruction), so the first generation measures every path's
+ * uniform input instead of trusting the counts; and the strides try the
+ * relations between threads that plain tiling cannot express. */
+static int add_uniform_and_strides(const gen_result *r, const gen_layout *lay, int **list, int n, int cap,
+                                   int skip_a, int skip_b, const int *strided)
 {
     int *idx = malloc((size_t)(r->npaths ? r->npaths : 1) * sizeof *idx), m = 0;
     if (!idx) return -1;
     for (int i = 0; i < r->npaths; i++)
         if (i != skip_a && i != skip_b && valid_atom_of(r, i) >= 0) idx[m++] = i;
     sort_paths(idx, m, r);
-    for (int k = 0; k < m && n < cap; k++) {
-        if (!(list[n] = uniform_genes(lay, valid_atom_of(r, idx[k])))) {
+    if (m > GEN_MAX_UNIFORM_PATHS) m = GEN_MAX_UNIFORM_PATHS;
+    int nstrides = strided && lay->tiling_gene >= 0 ? lay->ntilings - 1 : 0;
+    for (int k = 0, t = 1; (k < m || t <= nstrides) && n < cap;) {
+        bool stride_turn = t <= nstrides && (k >= m || (k + t) % 2 == 0);
+        int *g = stride_turn ? with_tiling(lay, strided, t++) : uniform_genes(lay, valid_atom_of(r, idx[k++]));
+        if (!g) {
             free(idx);
             return -1;
         }
-        n++;
+        list[n++] = g;
     }
     free(idx);
     return n;
@@ -98,15 +112,16 @@ static int add_uniform_paths(const gen_result *r, const gen_layout *lay, int **l
 
 int gen_arrangements(const gen_result *r, const gen_layout *lay, int ***out, wh_error *err)
 {
-    int cap = 3 + GEN_MAX_UNIFORM_PATHS;
+    int cap = 3 + GEN_MAX_UNIFORM_PATHS + (lay->ntilings - 1);
     int **list = calloc((size_t)cap, sizeof *list), n = 0;
     if (!list) goto oom;
     int a = best_path(r, false), b = best_path(r, true);
     if (a >= 0 && !(list[n++] = uniform_genes(lay, valid_atom_of(r, a)))) goto oom;
     if (b >= 0 && b != a && !(list[n++] = uniform_genes(lay, valid_atom_of(r, b)))) goto oom;
+    const int *strided = n > 0 ? list[n - 1] : NULL; /* the warp-richest path */
     int *mix = mixing_genes(r, lay);
     if (mix) list[n++] = mix;
-    n = add_uniform_paths(r, lay, list, n, cap, a, b);
+    n = add_uniform_and_strides(r, lay, list, n, cap, a, b, strided);
     if (n < 0) goto oom;
     *out = list;
     return n;

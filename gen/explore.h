@@ -87,16 +87,19 @@ bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err
 int gen_valid_alleles(const gen_result *r, int **out);
 
 /* Arrangements for the first population (each a vector of layout->ngenes
- * atom ids, malloc'ed; *count of them).  Made from valid atoms only:
+ * genes, malloc'ed; *count of them).  Made from valid atoms only:
  *   [0] the paper's special: the path with most instructions, then most
  *       divergence, in every gene;
  *   [1] the path with most warp-issued instructions in every gene;
  *   [2] maximal mixing: consecutive genes cycle through distinct paths
  *       (most warp-issued first), so each warp holds as many as fit;
- *   then each other path in every gene (up to GEN_MAX_UNIFORM_PATHS, most
- *   warp-issued first): counts are not time, so the first generation
- *   measures the uniform input of every path.
- * Fewer when there are fewer distinct choices. */
+ *   then, alternately, each other path in every gene (up to
+ *   GEN_MAX_UNIFORM_PATHS, most warp-issued first: counts are not time, so
+ *   the first generation measures the uniform input of every path) and,
+ *   when the layout has a tiling gene, the warp-richest uniform
+ *   arrangement with each stride (smallest first).
+ * All but the stride variants use plain tiling.  Fewer when there are
+ * fewer distinct choices. */
 #define GEN_MAX_UNIFORM_PATHS 64
 int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, wh_error *err);
 

@@ -14,6 +14,17 @@
  * range depends on the element index (`start` in ["i*8", "i*8"]) or on the
  * launch size (`edges` in [0, "threads-1"]) stays valid after scaling.  A
  * scaled image never violates a value domain.
+ *
+ * Stride tiling.  Plain tiling repeats an atom's values in every gene, so
+ * it cannot build inputs whose cost is a relation *between* groups of
+ * threads: keys that are all distinct but share a hash slot, indices that
+ * touch a new sector in every lane, 32 different branch paths in a warp.
+ * Those worst cases are strided: a layout may carry one more gene, the
+ * *tiling gene*, whose value t >= 1 adds g * 2^(t-1) to every integer value
+ * of the per-thread inputs of gene g (wrapping inside the field's domain,
+ * so values stay distinct and valid); t = 0 is plain tiling.  The atom's
+ * own relations between its X threads are kept; floats and unsliced
+ * ("shared") inputs are never shifted.
  */
 #ifndef WH_GEN_GEN_H
 #define WH_GEN_GEN_H
@@ -51,16 +62,27 @@ typedef struct {
     int natoms, cap;
 } gen_pool;
 
-/* Gene layout of a full launch for atoms of X threads. */
+/* Gene layout of a full launch for atoms of X threads: genes
+ * [0, thread_genes) choose the atoms of consecutive thread groups, then
+ * comes the shared gene (if any), then the tiling gene (if any). */
 typedef struct {
     int x;
     uint64_t threads;      /* N */
     int thread_genes;      /* ceil(N / X) */
     bool has_shared;       /* an extra gene for unsliced inputs */
-    int ngenes;            /* thread_genes + has_shared */
+    int tiling_gene;       /* index of the tiling gene, or -1: plain tiling */
+    int ntilings;          /* values of the tiling gene (1 when there is none) */
+    int ngenes;            /* thread_genes + has_shared + (tiling_gene >= 0) */
 } gen_layout;
 
+/* A plain layout (no tiling gene). */
 bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layout *out, wh_error *err);
+/* Adds the tiling gene, with one value per power of two below the widest
+ * integer domain of a per-thread input of `full`; no gene is added when
+ * there is no such input.  Returns lay->ntilings. */
+int gen_layout_add_tiling(gen_layout *lay, const wh_image *full, wh_error *err);
+/* The stride a tiling gene value stands for (0 for plain tiling). */
+uint64_t gen_tiling_stride(int tiling);
 
 bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err);
 void gen_pool_free(gen_pool *pool);
@@ -81,8 +103,8 @@ void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img);
 bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *err);
 bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
 
-/* Fill the input buffers of `full` from the atoms chosen by genes[0..ngenes).
- * Non-input buffers are left as they are. */
+/* Fill the input buffers of `full` from the genes[0..ngenes) of `layout`
+ * (atom ids, then the tiling).  Non-input buffers are left as they are. */
 bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes, wh_image *full,
                wh_error *err);
 

@@ -21,7 +21,41 @@ bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layo
     for (int p = 0; p < spec->nparams; p++)
         if (spec->params[p].role == WH_ROLE_INPUT && spec->params[p].per_thread == 0) out->has_shared = true;
     out->ngenes = out->thread_genes + (out->has_shared ? 1 : 0);
+    out->tiling_gene = -1;
+    out->ntilings = 1;
     return true;
+}
+
+uint64_t gen_tiling_stride(int tiling)
+{
+    return tiling <= 0 ? 0 : (uint64_t)1 << (tiling - 1);
+}
+
+/* Number of values a field of domain b can take (up to 2^64). */
+static unsigned __int128 domain_width(const wh_bounds *b)
+{
+    return (unsigned __int128)((__int128)b->hi - b->lo) + 1;
+}
+
+int gen_layout_add_tiling(gen_layout *lay, const wh_image *full, wh_error *err)
+{
+    unsigned __int128 widest = 1;
+    for (int p = 0; p < full->nbufs; p++) {
+        const wh_param *par = &full->spec->params[p];
+        if (par->role != WH_ROLE_INPUT || !par->per_thread || full->bufs[p].count == 0) continue;
+        for (int f = 0; f < par->nfields; f++) {
+            wh_bounds b;
+            if (!wh_image_bounds(full, p, f, 0, &b, err)) return -1;
+            if (!b.is_float && b.hi >= b.lo && domain_width(&b) > widest) widest = domain_width(&b);
+        }
+    }
+    int n = 1; /* plain, then strides 2^0, 2^1, ... below the widest domain */
+    while (n <= 64 && ((unsigned __int128)1 << (n - 1)) < widest) n++;
+    if (n > 1 && lay->tiling_gene < 0) {
+        lay->tiling_gene = lay->ngenes++;
+        lay->ntilings = n;
+    }
+    return lay->ntilings;
 }
 
 static bool uses_index(const wh_field *f)
@@ -34,8 +68,10 @@ static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Move one field value from src (domain sb) to dst (domain db). */
-static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *dst, const wh_bounds *db)
+/* Move one field value from src (domain sb) to dst (domain db), shifted
+ * by tile * stride (wrapping inside db) when stride is not 0. */
+static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *dst, const wh_bounds *db,
+                       uint64_t tile, uint64_t stride)
 {
     if (db->is_float) {
         double v = wh_value_get_float(t, src);
@@ -47,7 +83,13 @@ static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *ds
     int64_t v = wh_value_get_int(t, src);
     __int128 moved = (__int128)db->lo + ((__int128)v - sb->lo);
     int64_t out = moved > db->hi ? db->hi : moved < db->lo ? db->lo : (int64_t)moved;
-    wh_value_set_int(t, dst, clamp_i64(out, db->lo, db->hi));
+    out = clamp_i64(out, db->lo, db->hi);
+    if (stride && db->hi > db->lo) {
+        unsigned __int128 w = domain_width(db), off = (unsigned __int128)((__int128)out - db->lo);
+        off = (off + (tile % w) * (stride % w)) % w;
+        out = (int64_t)((__int128)db->lo + (__int128)off);
+    }
+    wh_value_set_int(t, dst, out);
 }
 
 /* Copies element es of an atom's buffer p into element ed of the full one;
@@ -57,6 +99,7 @@ typedef struct {
     const unsigned char *src;
     wh_image *full;
     int p;
+    uint64_t tile, stride;     /* the shift of stride tiling: tile * stride */
     wh_bounds sb[64], db[64];  /* per-field bounds when they do not depend on i */
     bool by_index[64];
 } mover;
@@ -73,6 +116,7 @@ static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh
     m->atom = atom;
     m->full = full;
     m->p = p;
+    m->tile = m->stride = 0;
     for (int f = 0; f < par->nfields; f++) {
         m->by_index[f] = uses_index(&par->fields[f]);
         if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err))
@@ -92,7 +136,7 @@ static bool mover_copy(mover *m, uint64_t es, uint64_t ed, wh_error *err)
         if (m->by_index[f] && (!wh_image_bounds(m->atom, m->p, f, es, &sb, err) ||
                                !wh_image_bounds(m->full, m->p, f, ed, &db, err)))
             return false;
-        move_value(fd->type, src + fd->offset, &sb, dst + fd->offset, &db);
+        move_value(fd->type, src + fd->offset, &sb, dst + fd->offset, &db, m->tile, m->stride);
     }
     return true;
 }
@@ -105,8 +149,10 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     uint64_t natom = pool->ref->bufs[p].count;
+    m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
     for (int g = 0; g < lay->thread_genes; g++) {
         m.src = gen_pool_atom_data(pool, genes[g], p);
+        m.tile = (uint64_t)g;
         for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             if (thread >= lay->threads) break;
@@ -142,12 +188,14 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
                      (unsigned long long)wh_launch_threads_total(&full->launch));
         return false;
     }
-    for (int g = 0; g < lay->ngenes; g++)
-        if (genes[g] < 0 || genes[g] >= pool->natoms) {
-            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "gene %d chooses atom %d of %d", g, genes[g],
-                         pool->natoms);
+    for (int g = 0; g < lay->ngenes; g++) {
+        int n = g == lay->tiling_gene ? lay->ntilings : pool->natoms;
+        if (genes[g] < 0 || genes[g] >= n) {
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "gene %d chooses %s %d of %d", g,
+                         g == lay->tiling_gene ? "tiling" : "atom", genes[g], n);
             return false;
         }
+    }
     for (int p = 0; p < full->nbufs; p++) {
         const wh_param *par = &full->spec->params[p];
         if (par->role != WH_ROLE_INPUT) continue;

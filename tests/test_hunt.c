@@ -1,8 +1,9 @@
 /*
  * test_hunt.c — whole searches on the sim backend: gdivan reaches the known
  * worst input of Listing 1 while random does not, runs are reproducible by
- * seed, a killed run resumes to the same result, replay round-trips, and
- * every strategy gets the same budget.
+ * seed, a killed run resumes to the same result, replay round-trips, every
+ * strategy gets the same budget, and stride tiling reaches worst cases that
+ * are relations between threads (where plain tiling falls short).
  */
 #include <criterion/criterion.h>
 
@@ -60,14 +61,16 @@ static hunt_options quiet_options(const char *base, ga_strategy s, long evals, u
     return o;
 }
 
-/* The time of the known worst input of Listing 1 and Fig. 1(b): every
- * value of the first input buffer equals 7. */
-static double sevens_time(const wh_spec *s)
+/* The sim time of the input whose first buffer holds value(i) at element i. */
+static double pattern_time(const wh_spec *s, int64_t (*value)(uint64_t i))
 {
     wh_error err;
     wh_launch full = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &full, &err);
-    for (uint64_t i = 0; i < img->bufs[0].count; i++) wh_value_set_int(WH_I32, img->bufs[0].data + 4 * i, 7);
+    const wh_param *p = &s->params[0];
+    for (uint64_t i = 0; i < img->bufs[0].count; i++)
+        wh_value_set_int(p->fields[0].type, img->bufs[0].data + p->elem_size * i, value(i));
+    cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
     harness_options ho;
     harness_options_init(&ho);
     ho.quiet = true;
@@ -81,6 +84,18 @@ static double sevens_time(const wh_spec *s)
     harness_close(h);
     wh_image_free(img);
     return t;
+}
+
+/* The known worst input of Listing 1 and Fig. 1(b): every value is 7. */
+static int64_t seven(uint64_t i)
+{
+    (void)i;
+    return 7;
+}
+
+static double sevens_time(const wh_spec *s)
+{
+    return pattern_time(s, seven);
 }
 
 Test(hunt, gdivan_reaches_listing1_worst_random_does_not)
@@ -274,4 +289,53 @@ Test(hunt, gdivan_finds_fig1b_worst_in_the_first_generation)
     cr_expect_geq(g.best, worst * 0.999, "gdivan best %g, known worst %g", g.best, worst);
     rmtree(base);
     wh_spec_free(s);
+}
+
+/* ---- worst cases that are relations between threads' data -------------------
+ * The known worst inputs of the kernels' header comments, on small launches:
+ * 32 distinct leaves per warp, a new sector in every lane, distinct keys
+ * with one home slot.  Plain tiling (the paper's scaler) repeats each
+ * atom's values and cannot build them; stride tiling can. */
+
+static int64_t lane_leaf(uint64_t i) { return (int64_t)(i % 32); }
+static int64_t sector_apart(uint64_t i) { return (int64_t)(8 * i); }
+static int64_t same_home(uint64_t i) { return (int64_t)(5 + 4096 * (i + 1)); }
+
+static void relation_case(const char *spec, const char *ptx, int64_t (*worst_input)(uint64_t), double reach)
+{
+    need_ptx(ptx);
+    wh_spec *s = load(spec);
+    double worst = pattern_time(s, worst_input);
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary st, pl;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 600, 1);
+    cr_assert(hunt_run(s, &o, &st, &err), "%s", err.msg);
+    cr_expect_geq(st.best, worst * reach, "%s: stride tiling best %g, known worst %g", spec, st.best, worst);
+    cr_expect_gt(st.best_stride, 0, "%s: the best input is strided", spec);
+    o.tiling = HUNT_TILING_PLAIN;
+    o.ga.segment_prob = 0;
+    cr_assert(hunt_run(s, &o, &pl, &err), "%s", err.msg);
+    cr_expect_lt(pl.best, st.best, "%s: the paper's plain tiling %g, stride tiling %g", spec, pl.best, st.best);
+    rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(hunt, stride_tiling_reaches_32_paths_per_warp)
+{
+    relation_case("tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", lane_leaf, 0.999);
+}
+
+Test(hunt, stride_tiling_reaches_the_sector_spread_worst)
+{
+    relation_case("tests/specs/hunt_gather_small.json", "build/ptx/kernels/gt_gather.ptx", sector_apart, 0.999);
+}
+
+/* The search may beat the header's input (keys in one contiguous run of
+ * home slots cost about as much, and contention differs); it must reach
+ * most of it. */
+Test(hunt, stride_tiling_reaches_the_hash_collision_worst)
+{
+    relation_case("tests/specs/hunt_hash_small.json", "build/ptx/kernels/gt_hash.ptx", same_home, 0.95);
 }

@@ -151,8 +151,9 @@ Test(scale, index_dependent_domains_follow_the_thread)
     wh_spec_free(s);
 }
 
-/* Property: over random pools and random gene choices, every scaled image
- * respects every domain (including ranges over `i` and over `threads`). */
+/* Property: over random pools, random gene choices and random strides,
+ * every scaled image respects every domain (including ranges over `i` and
+ * over `threads`). */
 Test(scale, domains_hold_for_any_gene_choice)
 {
     static const char *const specs[] = { "tests/specs/full.json", "kernels/bfs1.json", "kernels/artificial.json" };
@@ -168,10 +169,14 @@ Test(scale, domains_hold_for_any_gene_choice)
             wh_launch full = wh_spec_launch_full(s);
             gen_layout lay;
             cr_assert(gen_layout_make(s, &full, x, &lay, &err));
-            int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
             wh_image *img = wh_image_new(s, &full, &err);
-            for (int round = 0; round < 5; round++) {
+            cr_assert_geq(gen_layout_add_tiling(&lay, img, &err), 1, "%s", err.msg);
+            int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+            for (int round = 0; round < 10; round++) {
                 for (int g = 0; g < lay.ngenes; g++) genes[g] = (int)pcg32_bounded(&rng, (uint32_t)pool.natoms);
+                /* half the rounds plain, half with a random stride */
+                if (lay.tiling_gene >= 0)
+                    genes[lay.tiling_gene] = round % 2 ? (int)pcg32_bounded(&rng, (uint32_t)lay.ntilings) : 0;
                 cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
                 cr_assert(wh_image_check_domains(img, &err), "%s X=%d round %d: %s", specs[k], x, round, err.msg);
             }
@@ -248,4 +253,69 @@ Test(scale, pool_save_load_round_trip)
     gen_pool_free(&b);
     gen_pool_free(&c);
     wh_spec_free(s);
+}
+
+/* Stride tiling: gene group g's values are the atom's plus g * 2^(t-1),
+ * wrapping inside the domain [0, 1000] of `artificial`; t = 0 is plain. */
+Test(scale, stride_tiling_shifts_every_gene_group)
+{
+    wh_spec *s = load("kernels/artificial.json");
+    wh_error err;
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
+    int32_t a[2] = { 7, 990 };
+    int ia = add_values_atom(&pool, a);
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    cr_expect_eq(lay.tiling_gene, -1);
+    /* 1001 values: strides 1, 2, ..., 512 */
+    cr_assert_eq(gen_layout_add_tiling(&lay, img, &err), 11, "%s", err.msg);
+    cr_expect_eq(lay.tiling_gene, 16384);
+    cr_expect_eq(lay.ngenes, 16385);
+    cr_expect_eq(gen_tiling_stride(0), 0);
+    cr_expect_eq(gen_tiling_stride(10), 512);
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    for (int g = 0; g < lay.thread_genes; g++) genes[g] = ia;
+    for (int t = 0; t < lay.ntilings; t++) {
+        genes[lay.tiling_gene] = t;
+        cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+        uint64_t stride = gen_tiling_stride(t);
+        for (uint64_t g = 0; g < 16384; g += 97)
+            for (int k = 0; k < 2; k++)
+                cr_assert_eq(value_at(img, 2 * g + (uint64_t)k), (int32_t)((a[k] + g * stride) % 1001),
+                             "stride %llu, gene %llu, thread %d", (unsigned long long)stride,
+                             (unsigned long long)g, k);
+    }
+    genes[lay.tiling_gene] = 11;
+    cr_expect_not(gen_scale(&pool, &lay, genes, img, &err));
+    cr_expect(strstr(err.msg, "chooses tiling 11 of 11"), "%s", err.msg);
+    free(genes);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+/* The tiling gene's range follows the widest integer domain of the
+ * per-thread inputs. */
+Test(scale, tiling_values_follow_the_domains)
+{
+    static const struct { const char *spec; int ntilings; } cases[] = {
+        { "kernels/gt_paths32.json", 9 },   /* [0, 255]: strides 1 .. 128 */
+        { "kernels/gt_hash.json", 25 },     /* [1, 2^24 - 1]: strides 1 .. 2^23 */
+        { "kernels/gt_gather.json", 19 },   /* [0, 8 * 32768 - 1]: strides 1 .. 2^17 */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        wh_spec *s = load(cases[c].spec);
+        wh_error err;
+        wh_launch full = wh_spec_launch_full(s);
+        wh_image *img = wh_image_new(s, &full, &err);
+        gen_layout lay;
+        cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+        cr_expect_eq(gen_layout_add_tiling(&lay, img, &err), cases[c].ntilings, "%s", cases[c].spec);
+        cr_expect_eq(lay.ngenes, lay.thread_genes + 1);
+        wh_image_free(img);
+        wh_spec_free(s);
+    }
 }
