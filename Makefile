@@ -47,7 +47,7 @@ SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 all: warphunt ptx
 
 help:
-	@echo "make            build ./warphunt and the PTX of bundled kernels"
+	@echo "make            build ./warphunt and the PTX of bundled kernels (BUILD=dir: dir/warphunt)"
 	@echo "make deps       install the Debian packages warphunt needs"
 	@echo "make test       build and run the test suite"
 	@echo "make check      run the test suite under ASan + UBSan"
@@ -57,8 +57,18 @@ help:
 deps:
 	@sh tools/deps.sh
 
-warphunt: $(OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+# Each tree links its own $(BUILD)/warphunt; ./warphunt is the default
+# tree's, so building another tree (BUILD=build-x) never replaces it.
+$(BUILD)/warphunt: $(OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LIBS) $(LDFLAGS)
+
+ifeq ($(BUILD),build)
+warphunt: $(BUILD)/warphunt
+	cp $< $@
+else
+.PHONY: warphunt
+warphunt: $(BUILD)/warphunt
+endif
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -110,9 +120,9 @@ bench: warphunt ptx $(BENCH_BIN)
 
 # --- install -----------------------------------------------------------------
 # Specs find their PTX beside them (<dir>/<stem>.ptx), so it is installed there.
-install: warphunt $(KERNEL_PTX)
+install: $(BUILD)/warphunt $(KERNEL_PTX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/warphunt/kernels
-	install -m 755 warphunt $(DESTDIR)$(PREFIX)/bin/warphunt
+	install -m 755 $(BUILD)/warphunt $(DESTDIR)$(PREFIX)/bin/warphunt
 	install -m 644 kernels/*.cu kernels/*.json $(KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
 
 uninstall:
@@ -120,7 +130,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/warphunt
 
 clean:
-	rm -rf $(BUILD) warphunt
+	rm -rf $(BUILD) $(if $(filter build,$(BUILD)),warphunt)
 
 # Every object's header dependencies, library, CLI, tests and sanitized alike.
 -include $(OBJ:.o=.d) $(SOBJ:.o=.d) \
