@@ -3,11 +3,13 @@
  * paper's GKLEE figures (Horga et al., Table III).
  *
  * For each kernels/NAME.json: deepen X over the spec's symbolic.threads
- * (as `warphunt explore` does) until every branch leg is covered or the
- * kernel's budget (BENCH_SYMEXEC_BUDGET seconds, default 20) is spent,
- * and print the largest X explored with its paths, coverage, when that X
- * reached its final coverage, solver time (all X) and total time.  Run
- * from the repository root (make bench).
+ * until every branch leg is covered or the kernel's budget
+ * (BENCH_SYMEXEC_BUDGET seconds, default 20) is spent, and print the
+ * largest X explored (even one cut short by the budget: this measures the
+ * executor, where `warphunt explore` keeps the largest X that finished)
+ * with its paths, coverage, when that X reached its final coverage, solver
+ * time (all X) and total time.  The executor alone: no atoms, no cache.
+ * Run from the repository root (make bench).
  */
 #include "core/spec.h"
 #include "ptx/ptx.h"

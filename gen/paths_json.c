@@ -47,7 +47,7 @@ bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_mo
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image *scratch = wh_image_new(r->spec, &l, err);
     if (!scratch) return false;
-    json_t *doc = sx_result_json(sx, mod, NULL);
+    json_t *doc = sx_result_json(sx, mod);
     if (!doc) {
         wh_image_free(scratch);
         wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot build paths.json");

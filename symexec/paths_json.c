@@ -1,6 +1,6 @@
 /*
  * paths_json.c — a result as JSON (the body of paths.json): the paths with
- * their formulas, metrics, decision traces, legs and atoms; the branch
+ * their formulas, metrics, decision traces and legs; the branch
  * legs with their PTX lines and which are covered; cut/error/pending
  * counts; issues (possible out-of-bounds accesses, barrier divergence);
  * timings and the value-domain assumptions.
@@ -30,7 +30,7 @@ static json_t *decisions_json(const sx_path *p)
     return all;
 }
 
-static json_t *path_json(const sx_result *r, int i, const sx_atom_info *atoms)
+static json_t *path_json(const sx_result *r, int i)
 {
     const sx_path *p = &r->paths[i];
     json_t *o = json_object();
@@ -51,12 +51,6 @@ static json_t *path_json(const sx_result *r, int i, const sx_atom_info *atoms)
     json_object_set_new(o, "legs", legs);
     json_object_set_new(o, "decisions", decisions_json(p));
     json_object_set_new(o, "formula", json_string(p->formula ? p->formula : ""));
-    if (atoms && i < atoms->n) {
-        if (atoms->inputs && atoms->inputs[i])
-            json_object_set(o, "atom", atoms->inputs[i]);
-        json_object_set_new(o, "atom_valid", atoms->valid && atoms->valid[i] >= 0
-                                                  ? json_boolean(atoms->valid[i] == 1) : json_null());
-    }
     return o;
 }
 
@@ -106,7 +100,7 @@ static json_t *issues_json(const sx_result *r)
     return a;
 }
 
-json_t *sx_result_json(const sx_result *r, const ptx_module *m, const sx_atom_info *atoms)
+json_t *sx_result_json(const sx_result *r, const ptx_module *m)
 {
     json_t *o = json_object();
     if (!o)
@@ -134,7 +128,7 @@ json_t *sx_result_json(const sx_result *r, const ptx_module *m, const sx_atom_in
     json_object_set_new(o, "domains", json_string(r->domains ? r->domains : ""));
     json_t *paths = json_array();
     for (int i = 0; paths && i < r->npaths; i++)
-        json_array_append_new(paths, path_json(r, i, atoms));
+        json_array_append_new(paths, path_json(r, i));
     json_object_set_new(o, "paths", paths);
     return o;
 }

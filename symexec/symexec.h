@@ -178,22 +178,15 @@ typedef struct {
 bool sx_path_follows(const sx_result *r, const ptx_module *m, int path, const sx_branch *const *br,
                      const int *nbr, char *why, size_t whysize);
 
-/* Atoms to put into the JSON of a result: per path, the inputs of one of
- * its models (wh_image_inputs_json) and whether replaying that model
- * followed the path (1 yes, 0 no, -1 not checked). */
 struct json_t;
-typedef struct {
-    int n;
-    struct json_t **inputs;
-    int *valid;
-} sx_atom_info;
 
 /* The result as JSON (the body of paths.json; see README "explore"):
  * paths with formula, metrics, decisions ("line:T|F[@interval]" per
  * thread), legs and atoms; every leg with its PTX line and whether it is
  * covered; counts, issues, timings, the domain assumptions.  `m` names the
- * functions of the legs (may be NULL); `atoms` may be NULL. */
-struct json_t *sx_result_json(const sx_result *r, const ptx_module *m, const sx_atom_info *atoms);
+ * functions of the legs (may be NULL).  The generator block adds the
+ * atoms (gen/paths_json.c). */
+struct json_t *sx_result_json(const sx_result *r, const ptx_module *m);
 
 /* "done", "cut", "error". */
 const char *sx_path_kind_name(sx_path_kind k);
