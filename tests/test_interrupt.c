@@ -1,0 +1,131 @@
+/*
+ * test_interrupt.c — Ctrl-C on a real `warphunt hunt` process: SIGINT stops
+ * the search between two evaluations, everything found so far is written
+ * (run.json finished and "interrupted", history.csv, best/), the exit
+ * status is 130, and the run resumes from its checkpoint.
+ *
+ * The binary is the one of this test runner's build tree (its sibling
+ * `warphunt`), so the test never runs a stale ./warphunt of another tree.
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void tool_path(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    cr_assert_gt(len, 0, "cannot read /proc/self/exe");
+    self[len] = '\0';
+    snprintf(out, n, "%s/warphunt", dirname(self));
+    struct stat st;
+    if (stat(out, &st) != 0) cr_skip_test("%s not built (make builds it with the tests)", out);
+}
+
+static long count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long n = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Runs `warphunt hunt` with args; returns its pid (stdout/stderr to /dev/null). */
+static pid_t spawn(const char *tool, const char *const *args)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        FILE *null = freopen("/dev/null", "w", stderr);
+        (void)null;
+        null = freopen("/dev/null", "w", stdout);
+        execv(tool, (char *const *)args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int exit_status(pid_t pid)
+{
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st), "the process did not exit (signal %d)", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return WEXITSTATUS(st);
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    cr_assert(doc, "%s: %s", path, jerr.text);
+    return doc;
+}
+
+Test(interrupt, sigint_writes_the_results_and_exits_130)
+{
+    struct stat st;
+    if (stat("build/ptx/kernels/gt_loop.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char tool[PATH_MAX + 16], base[] = "/tmp/wh_sigint_XXXXXX";
+    tool_path(tool, sizeof tool);
+    cr_assert(mkdtemp(base));
+    char out[PATH_MAX], hist[PATH_MAX + 32], runj[PATH_MAX + 32], best[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/run", base);
+    snprintf(hist, sizeof hist, "%s/history.csv", out);
+    snprintf(runj, sizeof runj, "%s/run.json", out);
+    snprintf(best, sizeof best, "%s/best/manifest.json", out);
+    const char *args[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--backend", "sim", "--evals",
+                           "100000000", "--patience", "0", "--final-reps", "2", "--results", base, "-o", out,
+                           NULL };
+    pid_t pid = spawn(tool, args);
+    /* Wait for the search to be well under way (a header + 20 rows). */
+    for (int i = 0; i < 6000 && count_lines(hist) < 21; i++) sleep_ms(10);
+    cr_assert_geq(count_lines(hist), 21, "the hunt did not start within 60 s");
+    cr_assert_eq(kill(pid, SIGINT), 0);
+    cr_expect_eq(exit_status(pid), 130);
+
+    json_t *doc = load_json(runj);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "state")), "finished");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "stop_reason")), "interrupted");
+    long evals = (long)json_integer_value(json_object_get(doc, "evals"));
+    cr_expect_geq(evals, 20);
+    cr_expect_lt(evals, 100000000);
+    cr_expect_eq(count_lines(hist), evals + 1, "one history row per evaluation");
+    cr_expect(json_is_object(json_object_get(doc, "best")), "run.json names the best input");
+    cr_expect_eq(stat(best, &st), 0, "best/ is written");
+    json_decref(doc);
+
+    /* The interrupted run continues from its last checkpoint. */
+    char more[32];
+    snprintf(more, sizeof more, "%ld", evals + 50);
+    const char *resume[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--resume", out, "--evals", more,
+                             NULL };
+    cr_expect_eq(exit_status(spawn(tool, resume)), 0);
+    doc = load_json(runj);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "stop_reason")), "evals");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "evals")), evals + 50);
+    cr_expect_eq(count_lines(hist), evals + 51);
+    json_decref(doc);
+
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    cr_expect_eq(system(cmd), 0);
+}
