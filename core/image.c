@@ -88,23 +88,24 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
         out->hi = thi;
         return true;
     }
+    /* Called for every element of a random fill: the JSON path of the
+     * range is formatted only when there is an error to report. */
     char what[300];
+    img->vars[WH_VAR_I] = (int64_t)elem;
+    bool evaluated = wh_spec_eval(img->spec, fd->lo, img->vars, NULL, &out->lo, err) &&
+                     wh_spec_eval(img->spec, fd->hi, img->vars, NULL, &out->hi, err);
+    bool in_type = evaluated && out->lo <= out->hi && out->lo >= tlo && out->hi <= thi;
+    if (in_type) return true;
     snprintf(what, sizeof what, "$.params[%d]%s%s.range", p, f || par->type == WH_STRUCT ? ".fields." : "",
              fd->name);
-    img->vars[WH_VAR_I] = (int64_t)elem;
-    if (!wh_spec_eval(img->spec, fd->lo, img->vars, what, &out->lo, err) ||
-        !wh_spec_eval(img->spec, fd->hi, img->vars, what, &out->hi, err))
-        return false;
-    if (out->lo > out->hi || out->lo < tlo || out->hi > thi) {
+    if (evaluated)
         wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
                      "for element %llu the range is [%lld, %lld], which is %s %s's [%lld, %lld]",
                      (unsigned long long)elem, (long long)out->lo, (long long)out->hi,
                      out->lo > out->hi ? "empty; the type is" : "outside", wh_type_name(fd->type),
                      (long long)tlo, (long long)thi);
-        wh_error_set_path(err, what);
-        return false;
-    }
-    return true;
+    wh_error_set_path(err, what);
+    return false;
 }
 
 static void fill_fixed(wh_buffer *b)

@@ -209,3 +209,35 @@ Test(image, fixed_file_must_have_the_exact_size)
     wh_spec_free(s);
     remove_tree(dir);
 }
+
+/* A range over `i` that leaves its type for some element is a user error
+ * naming the element, the range and the JSON path of the range. */
+Test(image, range_outside_its_type_names_element_and_path)
+{
+    char dir[64];
+    make_tmpdir(dir);
+    char spec_path[128];
+    snprintf(spec_path, sizeof spec_path, "%s/k.json", dir);
+    FILE *f = fopen(spec_path, "w");
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
+               "{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i8\",\"count\":\"threads\",\"role\":\"input\","
+               "\"per_thread\":1,\"range\":[\"i*100\",\"i*100\"]}]}");
+    fclose(f);
+    wh_error err;
+    wh_spec *s = wh_spec_load(spec_path, &err);
+    cr_assert(s, "%s", err.msg);
+    /* Two threads are fine (elements 0 and 1); four are not. */
+    wh_launch two = wh_launch_threads(2), full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &two, &err);
+    cr_assert(img, "%s", err.msg);
+    wh_bounds b;
+    cr_expect(wh_image_bounds(img, 0, 0, 1, &b, &err), "%s", err.msg);
+    cr_expect_eq(b.lo, 100);
+    wh_image_free(img);
+    cr_expect_null(wh_image_new(s, &full, &err));
+    cr_expect(strstr(err.msg, "for element 2 the range is [200, 200], which is outside i8's [-128, 127]"), "%s",
+              err.msg);
+    cr_expect_str_eq(err.path, "$.params[0].range");
+    wh_spec_free(s);
+    remove_tree(dir);
+}
