@@ -191,3 +191,40 @@ Test(explore, paths_json_is_written_and_copied)
     gen_result_free(r);
     close_fixture(&f);
 }
+
+/* With a tiling gene, the arrangements hold every stride of the
+ * warp-richest path (its atoms unchanged), and plain tiling elsewhere. */
+Test(explore, arrangements_try_every_stride)
+{
+    fixture f;
+    gen_result *r = explore_default(&f, "tests/specs/hunt_paths_small.json");
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(f.spec);
+    wh_image *img = wh_image_new(f.spec, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    gen_layout lay;
+    cr_assert(gen_layout_make(f.spec, &full, r->x, &lay, &err));
+    cr_assert_eq(gen_layout_add_tiling(&lay, img, &err), 9, "sel in [0, 255]: strides 1 .. 128");
+    int **arr;
+    int na = gen_arrangements(r, &lay, &arr, &err);
+    cr_assert_geq(na, 3 + 8);
+    bool seen[9] = { false };
+    const int *warp_richest = NULL;
+    for (int i = 0; i < na; i++) {
+        int t = arr[i][lay.tiling_gene];
+        cr_assert(t >= 0 && t < lay.ntilings, "arrangement %d: tiling %d", i, t);
+        for (int g = 0; g < lay.thread_genes; g++) cr_assert(r->pool.atoms[arr[i][g]].valid);
+        if (t == 0) continue;
+        cr_expect_not(seen[t], "stride %d twice", t);
+        seen[t] = true;
+        if (!warp_richest) warp_richest = arr[i];
+        cr_expect_arr_eq(arr[i], warp_richest, (size_t)lay.thread_genes * sizeof(int),
+                         "every stride variant tiles the same atoms");
+    }
+    for (int t = 1; t < 9; t++) cr_expect(seen[t], "stride 2^%d missing", t - 1);
+    for (int i = 0; i < na; i++) free(arr[i]);
+    free(arr);
+    wh_image_free(img);
+    gen_result_free(r);
+    close_fixture(&f);
+}
