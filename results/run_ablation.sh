@@ -24,7 +24,7 @@ for k in "${kernels[@]}"; do
       echo "== $k: --tiling $tiling --segment $segment --seed $seed" >&2
       ./warphunt hunt "kernels/$k.json" --backend sim --quiet --evals 1000 --patience 0 --final-reps 1 \
         --tiling "$tiling" --segment "$segment" --seed "$seed" -o "$out" --explore-time 60 > /dev/null
-      rm -rf "$out/best" "$out/paths.json" "$out/checkpoint.bin" "$out/pool.bin"
+      rm -rf "$out/best" "$out/paths.json" "$out/checkpoint.bin" "$out/pool.bin" "$out"/plot.*
     done
   done
 done
