@@ -108,6 +108,29 @@ check: warphunt ptx $(BUILD)/test_runner_san
 	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
 	exit $$status
 
+# --- the fake CUDA driver (tests/fakecuda/) ----------------------------------
+# A stand-in libcuda that tests/test_cuda_fake.c loads through
+# $WARPHUNT_LIBCUDA (the test finds it beside the test runner), so that the
+# cuda backend's driver code runs without a GPU.  Never sanitized: it is
+# dlopen()ed by the plain and the sanitized test runners alike.  The _old
+# variant is a 12.4 driver without the _v2 entry points of later drivers.
+FAKECUDA_SRC := tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda.h
+FAKECUDA_LIBS := $(BUILD)/libfakecuda.so $(BUILD)/libfakecuda_old.so
+
+$(BUILD)/libfakecuda.so: $(FAKECUDA_SRC)
+	@mkdir -p $(dir $@)
+	@if [ -z "$(CUDA_INC)" ]; then \
+	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -fPIC -shared -o $@ $< $(CFLAGS)
+
+$(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
+	@mkdir -p $(dir $@)
+	@if [ -z "$(CUDA_INC)" ]; then \
+	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DFAKECUDA_OLD_DRIVER -fPIC -shared -o $@ $< $(CFLAGS)
+
+test check: $(FAKECUDA_LIBS)
+
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 

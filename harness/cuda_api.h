@@ -48,7 +48,9 @@ typedef struct CUstream_st *CUstream;
 #define WH_CU_ERROR_DEVICE_UNAVAILABLE 46
 #define WH_CU_ERROR_NO_DEVICE 100
 #define WH_CU_ERROR_INVALID_DEVICE 101
+#define WH_CU_ERROR_NO_BINARY_FOR_GPU 209
 #define WH_CU_ERROR_INVALID_PTX 218
+#define WH_CU_ERROR_UNSUPPORTED_PTX_VERSION 222
 #define WH_CU_ERROR_ILLEGAL_ADDRESS 700
 #define WH_CU_ERROR_LAUNCH_OUT_OF_RESOURCES 701
 #define WH_CU_ERROR_LAUNCH_TIMEOUT 702
@@ -78,10 +80,12 @@ typedef struct CUstream_st *CUstream;
 #define WH_CU_JIT_ERROR_LOG_BUFFER 5
 #define WH_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 
+#define WH_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1   /* static shared memory */
 #define WH_CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define WH_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 
-/* Dynamic shared memory a launch may use without opting in. */
+/* Shared memory (static and dynamic together) a block may use without
+ * opting in. */
 #define WH_CU_SHARED_DEFAULT_LIMIT (48u * 1024u)
 
 /* The library dlopen()ed when WARPHUNT_LIBCUDA is not set. */

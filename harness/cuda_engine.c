@@ -44,7 +44,8 @@ typedef struct {
     CUdeviceptr flush;
     size_t flush_bytes;
     unsigned flush_round;
-    uint64_t shared_set;        /* dynamic shared size opted into (0: none) */
+    int static_shared;          /* the kernel's own .shared bytes */
+    uint64_t dynamic_limit;     /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES now */
     harness_cuda_info info;
 } drv;
 
@@ -76,6 +77,27 @@ static char *trim(char *s)
     while (l > 0 && (s[l - 1] == '\n' || s[l - 1] == ' ' || s[l - 1] == '\r'))
         s[--l] = 0;
     return s;
+}
+
+/* What to do about a JIT failure whose cause the log names but does not
+ * resolve: PTX of a newer ISA than the driver reads (nvcc newer than the
+ * driver), or a .target above the device (make ptx's NVCC_ARCH).  "" when
+ * neither applies. */
+static void jit_hint(const drv *d, const wh_cuda_setup *s, CUresult r, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const char *v = strstr(s->ptx, ".version"), *t = strstr(s->ptx, ".target");
+    int vmaj = 0, vmin = 0, sm = 0;
+    int dev_sm = d->info.cc_major * 10 + d->info.cc_minor;
+    if ((int)r == WH_CU_ERROR_UNSUPPORTED_PTX_VERSION && v && sscanf(v, ".version %d.%d", &vmaj, &vmin) == 2)
+        fmt(buf, n, "\nThe PTX is ISA version %d.%d, newer than driver %d.%d reads (a driver JITs the "
+            "PTX of CUDA releases up to its own): rebuild the PTX with an nvcc no newer than the driver "
+            "(make ptx CUDA_HOME=DIR of an older toolkit, after removing build/ptx), or update the driver",
+            vmaj, vmin, d->info.driver_version / 1000, (d->info.driver_version % 1000) / 10);
+    else if (((int)r == WH_CU_ERROR_INVALID_PTX || (int)r == WH_CU_ERROR_NO_BINARY_FOR_GPU) && t &&
+             sscanf(t, ".target sm_%d", &sm) == 1 && dev_sm > 0 && sm > dev_sm)
+        fmt(buf, n, "\nThe PTX targets sm_%d, above this device's sm_%d: rebuild it for the device "
+            "(remove build/ptx, then make ptx NVCC_ARCH=sm_%d)", sm, dev_sm, dev_sm);
 }
 
 static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg, size_t n)
@@ -169,10 +191,14 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
     if ((int)r != WH_CU_SUCCESS) {
         d->mod = NULL;
         wh_cuda_describe(&d->api, r, desc, sizeof desc);
-        fmt(msg, n, "the driver's JIT could not load the PTX of '%s' for %s (sm_%d%d): %s%s%s%s%s",
+        char hint[400];
+        jit_hint(d, s, r, hint, sizeof hint);
+        trim(error_log);
+        trim(info_log);
+        fmt(msg, n, "the driver's JIT could not load the PTX of '%s' for %s (sm_%d%d): %s%s%s%s%s%s",
             s->entry, d->info.name, d->info.cc_major, d->info.cc_minor, desc,
-            *trim(error_log) ? "\nJIT error log:\n" : "", error_log,
-            *trim(info_log) ? "\nJIT info log:\n" : "", info_log);
+            *error_log ? "\nJIT error log:\n" : "", error_log, *info_log ? "\nJIT info log:\n" : "",
+            info_log, hint);
         free(info_log);
         free(error_log);
         goto fail;
@@ -188,6 +214,20 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
     int regs = 0;
     if ((int)d->api.FuncGetAttribute(&regs, WH_CU_FUNC_ATTRIBUTE_NUM_REGS, d->fn) == WH_CU_SUCCESS)
         d->info.num_regs = regs;
+    /* Static and dynamic shared memory share the 48 KiB a block gets
+     * without opting in: the driver's initial dynamic limit is what the
+     * kernel's own .shared variables leave. */
+    int sh = 0;
+    if ((int)d->api.FuncGetAttribute(&sh, WH_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, d->fn) == WH_CU_SUCCESS &&
+        sh > 0)
+        d->static_shared = sh;
+    sh = 0;
+    if ((int)d->api.FuncGetAttribute(&sh, WH_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, d->fn) ==
+        WH_CU_SUCCESS && sh >= 0)
+        d->dynamic_limit = (uint64_t)sh;
+    else
+        d->dynamic_limit = d->static_shared < (int)WH_CU_SHARED_DEFAULT_LIMIT
+                               ? WH_CU_SHARED_DEFAULT_LIMIT - (uint64_t)d->static_shared : 0;
 
     r = d->api.EventCreate(&d->ev0, 0);
     if ((int)r == WH_CU_SUCCESS) {
@@ -465,23 +505,30 @@ static bool drv_run(void *state, const wh_cuda_request *rq, unsigned char *const
     if (!load_params(d, rq, msg, n))
         return false;
 
+    /* Static + dynamic shared memory may reach the device's opt-in limit;
+     * above what the kernel may use now, opt in first. */
+    uint64_t optin = d->info.max_shared_optin > 0 ? (uint64_t)d->info.max_shared_optin : 0;
     if (rq->shared_bytes > UINT_MAX ||
-        (rq->shared_bytes > WH_CU_SHARED_DEFAULT_LIMIT && d->info.max_shared_optin > 0 &&
-         rq->shared_bytes > (uint64_t)d->info.max_shared_optin)) {
-        fmt(msg, n, "the launch asks for %llu bytes of dynamic shared memory per block; %s allows at "
-            "most %d", (unsigned long long)rq->shared_bytes, d->info.name, d->info.max_shared_optin);
+        (optin > 0 && rq->shared_bytes + (uint64_t)d->static_shared > optin)) {
+        char st[96] = "";
+        if (d->static_shared > 0)
+            fmt(st, sizeof st, ", besides the kernel's %d bytes of static shared memory",
+                d->static_shared);
+        fmt(msg, n, "the launch asks for %llu bytes of dynamic shared memory per block%s; %s allows "
+            "at most %llu in all", (unsigned long long)rq->shared_bytes, st, d->info.name,
+            (unsigned long long)optin);
         return false;
     }
-    if (rq->shared_bytes > WH_CU_SHARED_DEFAULT_LIMIT && rq->shared_bytes != d->shared_set) {
+    if (rq->shared_bytes > d->dynamic_limit) {
         CUresult r = d->api.FuncSetAttribute(d->fn, WH_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              (int)rq->shared_bytes);
         if ((int)r != WH_CU_SUCCESS) {
             wh_cuda_describe(&d->api, r, desc, sizeof desc);
-            fmt(msg, n, "opting into %llu bytes of dynamic shared memory: %s",
-                (unsigned long long)rq->shared_bytes, desc);
+            fmt(msg, n, "opting into %llu bytes of dynamic shared memory (besides %d of static): %s",
+                (unsigned long long)rq->shared_bytes, d->static_shared, desc);
             return false;
         }
-        d->shared_set = rq->shared_bytes;
+        d->dynamic_limit = rq->shared_bytes;
     }
 
     double us = 0;

@@ -1,0 +1,1192 @@
+/*
+ * fakecuda.c — a fake CUDA driver library for the tests of the cuda
+ * backend on machines without a GPU (see fakecuda.h for what it is and
+ * is not).  Built by the Makefile into $(BUILD)/libfakecuda.so, and with
+ * -DFAKECUDA_OLD_DRIVER into $(BUILD)/libfakecuda_old.so; the tests point
+ * $WARPHUNT_LIBCUDA at it.
+ *
+ * Signatures, enum values and error codes come from cuda.h itself: every
+ * exported function below is checked by the compiler against the
+ * header's prototype of the same name.  Semantics follow the driver API
+ * reference for what warphunt uses:
+ *   - nothing works before cuInit (CUDA_ERROR_NOT_INITIALIZED), nor in a
+ *     process forked after cuInit;
+ *   - a primary context per device, reference counted; calls that need a
+ *     context fail with CUDA_ERROR_INVALID_CONTEXT when none is current;
+ *   - cuMemAlloc refuses 0 bytes; copies and sets must lie inside one live
+ *     allocation (CUDA_ERROR_INVALID_VALUE); new memory is not zeroed;
+ *   - JIT options: log buffers capped at their sizes (including the NUL),
+ *     the *_SIZE_BYTES values overwritten with what was filled;
+ *   - the JIT refuses PTX of a newer ISA than the driver's CUDA release
+ *     reads, a .target above the device, and an unknown instruction
+ *     (FAKECUDA_BAD_OPCODE), with ptxas's messages in the error log;
+ *   - launches are checked (dimensions, dynamic shared memory against
+ *     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, which starts at
+ *     48 KiB minus the kernel's static shared memory and may be raised up
+ *     to the opt-in limit minus it, parameters); a
+ *     kernel's fault is reported by the next synchronising call
+ *     (cuCtxSynchronize, cuEventSynchronize, cuMemcpyHtoD/DtoH) and then
+ *     by every call on the context (sticky); a hung kernel blocks every
+ *     synchronising call forever;
+ *   - events: timing needs both recorded and completed (INVALID_HANDLE /
+ *     NOT_READY otherwise), CU_EVENT_DISABLE_TIMING refuses timing.
+ */
+#include <cuda.h>
+
+#include "tests/fakecuda/fakecuda.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The unversioned names some drivers export besides (or, for an old
+ * driver, instead of) the _v2 ones; cuda.h maps them to _v2 by macro. */
+#undef cuEventElapsedTime
+#undef cuDevicePrimaryCtxRelease
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev);
+
+#ifdef FAKECUDA_OLD_DRIVER
+#define DRIVER_VERSION FAKECUDA_OLD_DRIVER_VERSION
+#else
+#define DRIVER_VERSION FAKECUDA_DRIVER_VERSION
+#endif
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVICES 8
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct CUctx_st {
+    int dev;
+    int refs;                   /* primary context retains */
+    bool alive;
+    CUresult sticky;            /* a kernel's error, once reported */
+    CUresult pending;           /* a kernel's error, not yet reported */
+    bool hung;                  /* a kernel that never finishes is on the stream */
+    double now_ns;              /* virtual GPU clock: end of the last operation */
+};
+
+typedef struct {
+    CUdeviceptr addr;
+    size_t bytes;
+    unsigned char *host;
+    CUcontext ctx;
+} alloc_t;
+
+struct CUevent_st {
+    CUcontext ctx;
+    unsigned flags;
+    bool recorded, completed;
+    double t_ns;
+    int id;
+};
+
+typedef struct fake_kernel fake_kernel;
+
+struct CUfunc_st {
+    struct CUmod_st *mod;
+    char name[128];
+    const fake_kernel *impl;    /* NULL: the fake cannot run it */
+    bool attrs_set;
+    int max_dynamic_shared;     /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+};
+
+struct CUmod_st {
+    CUcontext ctx;
+    int nfuncs;
+    struct CUfunc_st *funcs;
+};
+
+static struct {
+    bool inited;
+    pid_t init_pid;
+    int ndev;
+    int logfd;
+    bool wrong;
+    bool jit_fail;
+    struct CUctx_st ctx[MAX_DEVICES];
+    alloc_t *allocs;
+    int nallocs, cap_allocs;
+    CUdeviceptr next_addr;
+    size_t used_bytes;
+    int live_events, live_modules, event_ids;
+} g = { .logfd = -1 };
+
+static __thread CUcontext current;
+
+static void flog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void flog(const char *fmt, ...)
+{
+    if (g.logfd < 0)
+        return;
+    char line[1024];
+    int k = snprintf(line, sizeof line, "%ld ", (long)getpid());
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + k, sizeof line - (size_t)k - 1, fmt, ap);
+    va_end(ap);
+    size_t len = (size_t)k + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    ssize_t w = write(g.logfd, line, len);
+    (void)w;
+}
+
+/* Initialised in this very process (not inherited through fork). */
+static CUresult live(void)
+{
+    if (!g.inited || g.init_pid != getpid())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return CUDA_SUCCESS;
+}
+
+/* The current context, usable. */
+static CUresult need_ctx(CUcontext *out)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!current || !current->alive)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *out = current;
+    return current->sticky;
+}
+
+/* A synchronising call: report a pending kernel error (it sticks), or
+ * block forever behind a hung kernel. */
+static CUresult synchronize(CUcontext c, const char *what)
+{
+    if (c->sticky != CUDA_SUCCESS)
+        return c->sticky;
+    if (c->hung) {
+        flog("blocked %s", what);
+        for (;;)
+            pause();
+    }
+    if (c->pending != CUDA_SUCCESS) {
+        c->sticky = c->pending;
+        c->pending = CUDA_SUCCESS;
+        flog("reported %d by %s", (int)c->sticky, what);
+        return c->sticky;
+    }
+    return CUDA_SUCCESS;
+}
+
+static void advance(CUcontext c, double ns)
+{
+    if (!c->hung)
+        c->now_ns += ns;
+}
+
+/* The host bytes behind [p, p + n) of one live allocation of ctx. */
+static unsigned char *device_bytes(CUcontext c, CUdeviceptr p, size_t n)
+{
+    for (int i = 0; i < g.nallocs; i++) {
+        alloc_t *a = &g.allocs[i];
+        if (a->ctx == c && p >= a->addr && p < a->addr + a->bytes) {
+            if (n > a->bytes - (size_t)(p - a->addr))
+                return NULL;
+            return a->host + (p - a->addr);
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+    CUresult r;
+    const char *name, *text;
+} errors[] = {
+    { CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
+    { CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+    { CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+    { CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+    { CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library" },
+    { CUDA_ERROR_DEVICE_UNAVAILABLE, "CUDA_ERROR_DEVICE_UNAVAILABLE",
+      "CUDA-capable device(s) is/are busy or unavailable" },
+    { CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+    { CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
+    { CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+    { CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed" },
+    { CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+      "the provided PTX was compiled with an unsupported toolchain." },
+    { CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device" },
+    { CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+    { CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+    { CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
+    { CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered" },
+    { CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+      "too many resources requested for launch" },
+    { CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT", "the launch timed out and was terminated" },
+    { CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure" },
+    { CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
+    { CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
+};
+
+EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].r == error) {
+            *pStr = errors[i].name;
+            return CUDA_SUCCESS;
+        }
+    *pStr = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
+{
+    if (!pStr)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+        if (errors[i].r == error) {
+            *pStr = errors[i].text;
+            return CUDA_SUCCESS;
+        }
+    *pStr = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Initialisation, devices                                                  */
+/* ------------------------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
+{
+    if (Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (g.inited && g.init_pid == getpid())
+        return CUDA_SUCCESS;
+    if (g.inited)               /* initialised by the parent before fork */
+        return CUDA_ERROR_NOT_INITIALIZED;
+    const char *logp = getenv(FAKECUDA_LOG_ENV);
+    if (logp && *logp)
+        g.logfd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    flog("init");
+    const char *e = getenv(FAKECUDA_INIT_ERROR_ENV);
+    if (e && *e) {
+        CUresult r = (CUresult)atoi(e);
+        flog("init_error %d", (int)r);
+        return r;
+    }
+    const char *nd = getenv(FAKECUDA_DEVICES_ENV);
+    g.ndev = nd && *nd ? atoi(nd) : 1;
+    if (g.ndev < 0)
+        g.ndev = 0;
+    if (g.ndev > MAX_DEVICES)
+        g.ndev = MAX_DEVICES;
+    if (g.ndev == 0)
+        return CUDA_ERROR_NO_DEVICE;
+    g.wrong = getenv(FAKECUDA_WRONG_ENV) != NULL;
+    g.jit_fail = getenv(FAKECUDA_JIT_FAIL_ENV) != NULL;
+    g.next_addr = FAKECUDA_DEVICE_BASE;
+    for (int i = 0; i < MAX_DEVICES; i++)
+        g.ctx[i].dev = i;
+    g.inited = true;
+    g.init_pid = getpid();
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return CUDA_ERROR_INVALID_VALUE;
+    *driverVersion = DRIVER_VERSION;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    *count = g.ndev;
+    return CUDA_SUCCESS;
+}
+
+static CUresult valid_device(CUdevice dev)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    return dev >= 0 && dev < g.ndev ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+{
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = valid_device(ordinal);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    CUresult r = valid_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!name || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(name, (size_t)len, "%s", FAKECUDA_NAME);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    CUresult r = valid_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pi || (int)attrib <= 0 || (int)attrib >= (int)CU_DEVICE_ATTRIBUTE_MAX)
+        return CUDA_ERROR_INVALID_VALUE;
+    int v = 0;
+    switch (attrib) {
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: v = FAKECUDA_MAX_THREADS_PER_BLOCK; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: v = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: v = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: v = FAKECUDA_SHARED_DEFAULT; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: v = 32; break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: v = FAKECUDA_CLOCK_KHZ; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: v = FAKECUDA_SM_COUNT; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = FAKECUDA_MEM_CLOCK_KHZ; break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = FAKECUDA_BUS_BITS; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: v = FAKECUDA_L2_BYTES; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = FAKECUDA_CC_MAJOR; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = FAKECUDA_CC_MINOR; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: v = FAKECUDA_SHARED_OPTIN; break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
+    default: v = 0; break;
+    }
+    *pi = v;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    CUresult r = valid_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!bytes)
+        return CUDA_ERROR_INVALID_VALUE;
+    *bytes = (size_t)FAKECUDA_TOTAL_MEM;
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Contexts                                                                 */
+/* ------------------------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    CUresult r = valid_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c = &g.ctx[dev];
+    if (c->refs++ == 0) {
+        c->alive = true;
+        c->sticky = c->pending = CUDA_SUCCESS;
+        c->hung = false;
+        c->now_ns = 0;
+    }
+    flog("ctx_retain %d refs=%d", dev, c->refs);
+    *pctx = c;
+    return CUDA_SUCCESS;
+}
+
+static void destroy_context(struct CUctx_st *c);
+
+static CUresult primary_release(CUdevice dev)
+{
+    CUresult r = valid_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct CUctx_st *c = &g.ctx[dev];
+    if (c->refs <= 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (--c->refs == 0)
+        destroy_context(c);
+    return CUDA_SUCCESS;
+}
+
+#ifndef FAKECUDA_OLD_DRIVER
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    return primary_release(dev);
+}
+#endif
+
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    return primary_release(dev);
+}
+
+EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (ctx && (ctx < &g.ctx[0] || ctx >= &g.ctx[MAX_DEVICES] || !ctx->alive))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    current = ctx;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    CUcontext c;
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!current || !current->alive)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    c = current;
+    flog("ctx_sync");
+    return synchronize(c, "cuCtxSynchronize");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                   */
+/* ------------------------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dptr || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (bytesize > FAKECUDA_TOTAL_MEM - g.used_bytes)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (g.nallocs == g.cap_allocs) {
+        int cap = g.cap_allocs ? 2 * g.cap_allocs : 16;
+        alloc_t *na = realloc(g.allocs, (size_t)cap * sizeof *na);
+        if (!na)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        g.allocs = na;
+        g.cap_allocs = cap;
+    }
+    unsigned char *host = malloc(bytesize);
+    if (!host)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    /* Device memory is not cleared: what a previous owner left. */
+    for (size_t i = 0; i < bytesize; i++)
+        host[i] = (unsigned char)(0xA5 ^ (i * 131));
+    alloc_t *a = &g.allocs[g.nallocs++];
+    a->addr = g.next_addr;
+    a->bytes = bytesize;
+    a->host = host;
+    a->ctx = c;
+    /* 1 MiB aligned (the driver promises 256 bytes), never reused, with an
+     * unmapped gap after each: an overrun or a stale pointer is refused. */
+    g.next_addr += ((bytesize + 0xfffff) & ~(CUdeviceptr)0xfffff) + 0x100000;
+    g.used_bytes += bytesize;
+    *dptr = a->addr;
+    flog("alloc 0x%llx %zu", (unsigned long long)a->addr, bytesize);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dptr == 0)
+        return CUDA_SUCCESS;
+    for (int i = 0; i < g.nallocs; i++) {
+        if (g.allocs[i].addr == dptr && g.allocs[i].ctx == c) {
+            flog("free 0x%llx %zu", (unsigned long long)dptr, g.allocs[i].bytes);
+            g.used_bytes -= g.allocs[i].bytes;
+            free(g.allocs[i].host);
+            g.allocs[i] = g.allocs[--g.nallocs];
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    /* From pageable memory: the stream is synchronised first. */
+    if ((r = synchronize(c, "cuMemcpyHtoD")) != CUDA_SUCCESS)
+        return r;
+    unsigned char *d = device_bytes(c, dstDevice, ByteCount);
+    if (!d || (!srcHost && ByteCount))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memcpy(d, srcHost, ByteCount);
+    advance(c, FAKECUDA_OP_NS + (double)ByteCount / FAKECUDA_HOST_BYTES_PER_NS);
+    flog("htod 0x%llx %zu", (unsigned long long)dstDevice, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = synchronize(c, "cuMemcpyDtoH")) != CUDA_SUCCESS)
+        return r;
+    const unsigned char *s = device_bytes(c, srcDevice, ByteCount);
+    if (!s || (!dstHost && ByteCount))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memcpy(dstHost, s, ByteCount);
+    advance(c, FAKECUDA_OP_NS + (double)ByteCount / FAKECUDA_HOST_BYTES_PER_NS);
+    flog("dtoh 0x%llx %zu", (unsigned long long)srcDevice, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    unsigned char *d = device_bytes(c, dstDevice, ByteCount);
+    const unsigned char *s = device_bytes(c, srcDevice, ByteCount);
+    if (!d || !s)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ByteCount)
+        memmove(d, s, ByteCount);
+    advance(c, FAKECUDA_OP_NS + 2.0 * (double)ByteCount / FAKECUDA_DEVICE_BYTES_PER_NS);
+    flog("dtod 0x%llx 0x%llx %zu", (unsigned long long)dstDevice, (unsigned long long)srcDevice,
+         ByteCount);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    unsigned char *d = device_bytes(c, dstDevice, N);
+    if (!d)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (N)
+        memset(d, uc, N);
+    advance(c, FAKECUDA_OP_NS + (double)N / FAKECUDA_DEVICE_BYTES_PER_NS);
+    flog("memset8 0x%llx %u %zu", (unsigned long long)dstDevice, (unsigned)uc, N);
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Modules: the "JIT"                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Copy text into a log buffer of `size` bytes (including the NUL);
+ * returns the bytes filled, NUL included (0 when size is 0). */
+static unsigned put_log(char *buf, unsigned size, const char *text)
+{
+    if (!buf || size == 0)
+        return 0;
+    size_t n = strlen(text);
+    if (n > size - 1)
+        n = size - 1;
+    memcpy(buf, text, n);
+    buf[n] = 0;
+    return (unsigned)n + 1;
+}
+
+/* The names after every ".entry" of the PTX text. */
+static int entries_of(const char *ptx, struct CUfunc_st **out)
+{
+    int n = 0, cap = 0;
+    struct CUfunc_st *f = NULL;
+    for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 6, ".entry")) {
+        const char *q = p + 6;
+        if (*q != ' ' && *q != '\t')
+            continue;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        size_t len = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$");
+        if (len == 0 || len >= sizeof f[0].name)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 4;
+            struct CUfunc_st *nf = realloc(f, (size_t)cap * sizeof *nf);
+            if (!nf) {
+                free(f);
+                return -1;
+            }
+            f = nf;
+        }
+        memset(&f[n], 0, sizeof f[n]);
+        memcpy(f[n].name, q, len);
+        f[n].name[len] = 0;
+        n++;
+    }
+    *out = f;
+    return n;
+}
+
+/* The newest PTX ISA (major * 10 + minor) a driver of CUDA `v` reads:
+ * NVIDIA's PTX release history (ISA 7.x from CUDA 11.x, 8.0-8.5 from
+ * 12.0-12.5, 8.6 from 12.7, 8.7 from 12.8, 8.8 from 12.9, 9.x from 13.x). */
+static int max_ptx_isa(int v)
+{
+    static const int table[][2] = {
+        { 13000, 90 }, { 12090, 88 }, { 12080, 87 }, { 12070, 86 }, { 12050, 85 }, { 12040, 84 },
+        { 12030, 83 }, { 12020, 82 }, { 12010, 81 }, { 12000, 80 }, { 11000, 70 },
+    };
+    if (v >= 13000)
+        return 90 + (v % 1000) / 10;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (v >= table[i][0])
+            return table[i][0] >= 12000 ? table[i][1] : 70 + (v % 1000) / 10;
+    return 0;
+}
+
+/* 1-based line of position p in text. */
+static int line_of(const char *text, const char *p)
+{
+    int line = 1;
+    for (const char *s = text; s < p; s++)
+        line += *s == '\n';
+    return line;
+}
+
+/* ptxas on the text: CUDA_SUCCESS when it assembles, else the error and
+ * its log (ptxas's own wording). */
+static CUresult assemble(const char *ptx, char *log, size_t n)
+{
+    static const char abort_line[] = "ptxas fatal   : Ptx assembly aborted due to errors\n";
+    log[0] = 0;
+    const char *p = ptx;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    const char *v = strstr(ptx, ".version");
+    int vmaj = 0, vmin = 0;
+    if ((strncmp(p, "//", 2) != 0 && strncmp(p, ".version", 8) != 0) || !v ||
+        sscanf(v, ".version %d.%d", &vmaj, &vmin) != 2) {
+        snprintf(log, n, "ptxas application ptx input, line 1; fatal   : Missing .version directive "
+                 "at start of file\n%s", abort_line);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    int have = max_ptx_isa(DRIVER_VERSION);
+    if (vmaj * 10 + vmin > have) {
+        snprintf(log, n, "ptxas application ptx input, line %d; fatal   : Unsupported .version %d.%d; "
+                 "current version is '%d.%d'\n%s", line_of(ptx, v), vmaj, vmin, have / 10, have % 10,
+                 abort_line);
+        return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
+    }
+    const char *t = strstr(ptx, ".target");
+    int sm = 0;
+    if (t && sscanf(t, ".target sm_%d", &sm) == 1 && sm > FAKECUDA_CC_MAJOR * 10 + FAKECUDA_CC_MINOR) {
+        snprintf(log, n, "ptxas application ptx input, line %d; error   : SM version specified by "
+                 ".target is higher than default SM version assumed\n%s", line_of(ptx, t), abort_line);
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    size_t bl = strlen(FAKECUDA_BAD_OPCODE);
+    for (const char *s = ptx; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        const char *w = s;
+        while (w < s + len && (*w == ' ' || *w == '\t'))
+            w++;
+        if ((size_t)(s + len - w) >= bl && strncmp(w, FAKECUDA_BAD_OPCODE, bl) == 0 &&
+            (w + bl == s + len || w[bl] == ' ' || w[bl] == '\t' || w[bl] == '.' || w[bl] == ';')) {
+            snprintf(log, n, "ptxas application ptx input, line %d; error   : Not a name of any known "
+                     "instruction: '%s'\n%s", line_of(ptx, s), FAKECUDA_BAD_OPCODE, abort_line);
+            return CUDA_ERROR_INVALID_PTX;
+        }
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                           CUjit_option *options, void **optionValues)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!module || !image || (numOptions && (!options || !optionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    char *info = NULL, *error = NULL;
+    unsigned info_size = 0, error_size = 0;
+    int info_size_at = -1, error_size_at = -1;
+    bool verbose = false;
+    for (unsigned i = 0; i < numOptions; i++) {
+        switch (options[i]) {
+        case CU_JIT_INFO_LOG_BUFFER: info = optionValues[i]; break;
+        case CU_JIT_ERROR_LOG_BUFFER: error = optionValues[i]; break;
+        case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+            info_size = (unsigned)(uintptr_t)optionValues[i];
+            info_size_at = (int)i;
+            break;
+        case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+            error_size = (unsigned)(uintptr_t)optionValues[i];
+            error_size_at = (int)i;
+            break;
+        case CU_JIT_LOG_VERBOSE: verbose = (int)(uintptr_t)optionValues[i] != 0; break;
+        default:
+            if ((int)options[i] < 0 || (int)options[i] >= (int)CU_JIT_NUM_OPTIONS)
+                return CUDA_ERROR_INVALID_VALUE;
+            break;              /* accepted, no effect here */
+        }
+    }
+    char errlog[512], infolog[512] = "";
+    CUresult jr = CUDA_ERROR_INVALID_PTX;
+    if (g.jit_fail)
+        snprintf(errlog, sizeof errlog, "%s\n", FAKECUDA_JIT_FORCED_ERROR);
+    else
+        jr = assemble(image, errlog, sizeof errlog);
+    bool failed = errlog[0] != 0;
+    struct CUfunc_st *funcs = NULL;
+    int nf = 0;
+    if (!failed) {
+        nf = entries_of(image, &funcs);
+        if (nf < 0)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        if (verbose) {
+            size_t k = (size_t)snprintf(infolog, sizeof infolog, "ptxas info    : 0 bytes gmem\n");
+            for (int i = 0; i < nf && k < sizeof infolog; i++)
+                k += (size_t)snprintf(infolog + k, sizeof infolog - k,
+                                      "ptxas info    : Compiling entry function '%s' for 'sm_%d%d'\n",
+                                      funcs[i].name, FAKECUDA_CC_MAJOR, FAKECUDA_CC_MINOR);
+        }
+    } else {
+        snprintf(infolog, sizeof infolog, "ptxas info    : 0 bytes gmem\n");
+    }
+    /* Both logs are always written (an empty string when there is nothing
+     * to say), and the sizes become what was filled. */
+    unsigned fi = put_log(info, info_size, infolog);
+    unsigned fe = put_log(error, error_size, errlog);
+    if (info_size_at >= 0)
+        optionValues[info_size_at] = (void *)(uintptr_t)fi;
+    if (error_size_at >= 0)
+        optionValues[error_size_at] = (void *)(uintptr_t)fe;
+    if (failed) {
+        flog("jit fail %d", (int)jr);
+        return jr;
+    }
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m) {
+        free(funcs);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    m->ctx = c;
+    m->nfuncs = nf;
+    m->funcs = funcs;
+    g.live_modules++;
+    *module = m;
+    flog("jit ok %d entries", nf);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hmod || hmod->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    free(hmod->funcs);
+    free(hmod);
+    g.live_modules--;
+    flog("module_unload");
+    return CUDA_SUCCESS;
+}
+
+/* --- the kernels the fake can run ----------------------------------------- */
+
+typedef enum { RUN_OK, RUN_FAULT, RUN_HANG } run_outcome;
+
+struct fake_kernel {
+    const char *name;
+    int nparams;
+    int regs;
+    int static_shared;          /* bytes of .shared the kernel declares */
+    /* Runs the whole grid; *code receives the error of a fault; *ns the
+     * kernel's cost on the virtual clock. */
+    run_outcome (*run)(CUcontext c, const unsigned grid[3], const unsigned block[3], void **params,
+                       CUresult *code, double *ns);
+};
+
+static run_outcome inc(CUcontext c, const unsigned grid[3], const unsigned block[3], void **params,
+                       bool modes, CUresult *code, double *ns)
+{
+    CUdeviceptr data, out;
+    int n;
+    memcpy(&data, params[0], sizeof data);
+    memcpy(&out, params[1], sizeof out);
+    memcpy(&n, params[2], sizeof n);
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bz = 0; bz < grid[2]; bz++)
+        for (unsigned by = 0; by < grid[1]; by++)
+            for (unsigned bx = 0; bx < grid[0]; bx++)
+                for (unsigned tz = 0; tz < block[2]; tz++)
+                    for (unsigned ty = 0; ty < block[1]; ty++)
+                        for (unsigned tx = 0; tx < block[0]; tx++) {
+                            int i = (int)(bx * block[0] + tx);
+                            if (i >= n)
+                                continue;
+                            cost += FAKECUDA_THREAD_NS;
+                            unsigned char *pd = device_bytes(c, data + 4 * (CUdeviceptr)(int64_t)i, 4);
+                            if (!pd) {
+                                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                                return RUN_FAULT;
+                            }
+                            uint32_t v;
+                            memcpy(&v, pd, 4);
+                            if (modes && v == FAKECUDA_FAULT) {     /* the store through NULL */
+                                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                                return RUN_FAULT;
+                            }
+                            if (modes && v == FAKECUDA_HANG)
+                                return RUN_HANG;
+                            if (modes && v == FAKECUDA_TRAP) {
+                                *code = CUDA_ERROR_LAUNCH_FAILED;
+                                return RUN_FAULT;
+                            }
+                            uint32_t w = v + 1;
+                            memcpy(pd, &w, 4);
+                            unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)(int64_t)i, 4);
+                            if (!po) {
+                                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                                return RUN_FAULT;
+                            }
+                            uint32_t o;
+                            memcpy(&o, po, 4);
+                            o += g.wrong ? v + 2 : v + 1;
+                            memcpy(po, &o, 4);
+                        }
+    *ns = cost;
+    return RUN_OK;
+}
+
+static run_outcome run_fake_inc(CUcontext c, const unsigned grid[3], const unsigned block[3],
+                                void **params, CUresult *code, double *ns)
+{
+    return inc(c, grid, block, params, true, code, ns);
+}
+
+static run_outcome run_fake_inc_smem(CUcontext c, const unsigned grid[3], const unsigned block[3],
+                                     void **params, CUresult *code, double *ns)
+{
+    return inc(c, grid, block, params, false, code, ns);
+}
+
+static const fake_kernel kernels[] = {
+    { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
+    { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },
+};
+
+static int static_shared_of(const struct CUfunc_st *f)
+{
+    return f->impl ? f->impl->static_shared : 0;
+}
+
+EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!hmod || hmod->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (int i = 0; i < hmod->nfuncs; i++) {
+        struct CUfunc_st *f = &hmod->funcs[i];
+        if (strcmp(f->name, name) != 0)
+            continue;
+        f->mod = hmod;
+        f->impl = NULL;
+        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+            if (!strcmp(kernels[k].name, name))
+                f->impl = &kernels[k];
+        /* Without opting in, static and dynamic shared memory share 48 KiB. */
+        if (!f->attrs_set) {
+            f->max_dynamic_shared = FAKECUDA_SHARED_DEFAULT - static_shared_of(f);
+            f->attrs_set = true;
+        }
+        *hfunc = f;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hfunc)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pi || (int)attrib < 0 || (int)attrib >= (int)CU_FUNC_ATTRIBUTE_MAX)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = FAKECUDA_MAX_THREADS_PER_BLOCK; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = hfunc->impl ? hfunc->impl->regs : 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = FAKECUDA_CC_MAJOR * 10 + FAKECUDA_CC_MINOR; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = static_shared_of(hfunc); break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = hfunc->max_dynamic_shared; break;
+    default: *pi = 0; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hfunc)
+        return CUDA_ERROR_INVALID_HANDLE;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        /* "The sum of this value and CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+         * cannot exceed CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN". */
+        if (value < 0 || value > FAKECUDA_SHARED_OPTIN - static_shared_of(hfunc))
+            return CUDA_ERROR_INVALID_VALUE;
+        hfunc->max_dynamic_shared = value;
+        flog("func_set_attribute max_dynamic_shared %d", value);
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        return value >= -1 && value <= 100 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                       unsigned int gridDimZ, unsigned int blockDimX,
+                                       unsigned int blockDimY, unsigned int blockDimZ,
+                                       unsigned int sharedMemBytes, CUstream hStream,
+                                       void **kernelParams, void **extra)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!f || !f->mod || f->mod->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (hStream != NULL)
+        return CUDA_ERROR_INVALID_HANDLE;       /* only the legacy default stream exists here */
+    if (!gridDimX || !gridDimY || !gridDimZ || !blockDimX || !blockDimY || !blockDimZ ||
+        gridDimY > 65535 || gridDimZ > 65535 || gridDimX > 2147483647u || blockDimX > 1024 ||
+        blockDimY > 1024 || blockDimZ > 64 ||
+        (uint64_t)blockDimX * blockDimY * blockDimZ > FAKECUDA_MAX_THREADS_PER_BLOCK)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (sharedMemBytes > (unsigned)f->max_dynamic_shared)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (extra)
+        return CUDA_ERROR_NOT_SUPPORTED;        /* CU_LAUNCH_PARAM_BUFFER_*: not modelled */
+    if (!f->impl) {
+        flog("launch %s unsupported", f->name);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (f->impl->nparams > 0 && !kernelParams)
+        return CUDA_ERROR_INVALID_VALUE;
+    char ps[256] = "";
+    size_t k = 0;
+    for (int i = 0; i < f->impl->nparams && k < sizeof ps; i++) {
+        if (!kernelParams[i])
+            return CUDA_ERROR_INVALID_VALUE;
+        if (i < 2) {
+            unsigned long long p;
+            memcpy(&p, kernelParams[i], sizeof p);
+            k += (size_t)snprintf(ps + k, sizeof ps - k, " 0x%llx", p);
+        } else {
+            int v;
+            memcpy(&v, kernelParams[i], sizeof v);
+            k += (size_t)snprintf(ps + k, sizeof ps - k, " %d", v);
+        }
+    }
+    flog("launch %s %u %u %u %u %u %u %u params%s", f->name, gridDimX, gridDimY, gridDimZ, blockDimX,
+         blockDimY, blockDimZ, sharedMemBytes, ps);
+    if (c->hung || c->pending != CUDA_SUCCESS)
+        return CUDA_SUCCESS;    /* queued behind a kernel that never finishes / already failed */
+    const unsigned grid[3] = { gridDimX, gridDimY, gridDimZ };
+    const unsigned block[3] = { blockDimX, blockDimY, blockDimZ };
+    CUresult code = CUDA_SUCCESS;
+    double ns = 0;
+    switch (f->impl->run(c, grid, block, kernelParams, &code, &ns)) {
+    case RUN_OK:
+        advance(c, ns);
+        break;
+    case RUN_FAULT:
+        c->pending = code;
+        flog("fault %d", (int)code);
+        break;
+    case RUN_HANG:
+        c->hung = true;
+        flog("hang");
+        break;
+    }
+    return CUDA_SUCCESS;        /* launches are asynchronous */
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                                         CU_EVENT_INTERPROCESS)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUevent_st *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    e->ctx = c;
+    e->flags = Flags;
+    e->id = ++g.event_ids;
+    g.live_events++;
+    *phEvent = e;
+    flog("event_create %d", e->id);
+    return CUDA_SUCCESS;
+}
+
+static CUresult event_destroy(CUevent e)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!e)
+        return CUDA_ERROR_INVALID_HANDLE;
+    flog("event_destroy %d", e->id);
+    free(e);
+    g.live_events--;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+    return event_destroy(hEvent);
+}
+
+EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hEvent || hEvent->ctx != c || hStream != NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    hEvent->recorded = true;
+    hEvent->completed = !c->hung;
+    hEvent->t_ns = c->now_ns;
+    flog("record %d t=%.0f", hEvent->id, c->now_ns);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hEvent)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUcontext c = hEvent->ctx;
+    if (!c->alive)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    flog("event_sync %d", hEvent->id);
+    if (!hEvent->recorded)
+        return CUDA_SUCCESS;
+    if (!hEvent->completed || c->pending != CUDA_SUCCESS || c->sticky != CUDA_SUCCESS)
+        return synchronize(c, "cuEventSynchronize");
+    return CUDA_SUCCESS;
+}
+
+static CUresult elapsed(float *ms, CUevent a, CUevent b)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ms)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!a || !b)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (a->ctx->sticky != CUDA_SUCCESS)
+        return a->ctx->sticky;
+    if (!a->recorded || !b->recorded || (a->flags & CU_EVENT_DISABLE_TIMING) ||
+        (b->flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!a->completed || !b->completed)
+        return CUDA_ERROR_NOT_READY;
+    *ms = (float)((b->t_ns - a->t_ns) / 1e6);
+    flog("elapsed %d %d %.6f ms", a->id, b->id, (double)*ms);
+    return CUDA_SUCCESS;
+}
+
+#ifndef FAKECUDA_OLD_DRIVER
+EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return elapsed(pMilliseconds, hStart, hEnd);
+}
+#endif
+
+EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return elapsed(pMilliseconds, hStart, hEnd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Teardown                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The last release of a primary context destroys it and whatever it still
+ * holds; the log says how much that was (the tests expect nothing). */
+static void destroy_context(struct CUctx_st *c)
+{
+    int allocs = 0;
+    for (int i = 0; i < g.nallocs;) {
+        if (g.allocs[i].ctx == c) {
+            allocs++;
+            g.used_bytes -= g.allocs[i].bytes;
+            free(g.allocs[i].host);
+            g.allocs[i] = g.allocs[--g.nallocs];
+        } else {
+            i++;
+        }
+    }
+    flog("ctx_release allocs=%d events=%d modules=%d", allocs, g.live_events, g.live_modules);
+    c->alive = false;
+    if (current == c)
+        current = NULL;
+}
