@@ -373,10 +373,14 @@ typedef struct sim_region {
 } sim_region;
 
 /* A device-wide bandwidth in time bins: requests may arrive out of time
- * order (SMs advance in windows), so capacity is booked per bin. */
+ * order (SMs advance in windows), so capacity is booked per bin.  Only a
+ * sliding window of SIM_BW_MAX_BINS bins is kept, so that memory does not
+ * grow with simulated time; a request older than the window is booked at
+ * its start. */
+#define SIM_BW_MAX_BINS ((size_t)1 << 20)
 typedef struct {
-    double *used;
-    size_t n;
+    double *used;                    /* bins [base, base + n) */
+    size_t base, n;
     double bin;                      /* cycles per bin */
     double cap;                      /* sectors per bin */
 } sim_bw;
@@ -498,6 +502,8 @@ double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
                        int n);
 double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n, bool shared);
 void sim_bw_init(sim_bw *b, double bin, double per_cycle);
+/* Book `amount` sectors from time t on; returns when the last is served. */
+double sim_bw_take(sim_bw *b, double t, double amount);
 void sim_bw_free(sim_bw *b);
 int sim_class_pipe(int cls);
 

@@ -84,40 +84,60 @@ void sim_bw_free(sim_bw *b)
     memset(b, 0, sizeof *b);
 }
 
-static void bw_ensure(sim_bw *b, size_t i)
+/* Move the window's start to bin `base`, dropping the bins before it. */
+static void bw_slide(sim_bw *b, size_t base)
 {
-    if (i < b->n)
-        return;
-    size_t n = b->n ? b->n : 1024;
-    while (n <= i)
-        n *= 2;
-    b->used = xrealloc(b->used, n * sizeof *b->used);
-    memset(b->used + b->n, 0, (n - b->n) * sizeof *b->used);
-    b->n = n;
+    size_t drop = base - b->base, kept = drop < b->n ? b->n - drop : 0;
+    if (kept)
+        memmove(b->used, b->used + drop, kept * sizeof *b->used);
+    if (b->n > kept)
+        memset(b->used + kept, 0, (b->n - kept) * sizeof *b->used);
+    b->base = base;
+}
+
+/* The slot of bin i (i >= base): past the window, the window slides so
+ * that i lands in its middle; then the array grows as needed. */
+static double *bw_slot(sim_bw *b, size_t i)
+{
+    if (i - b->base >= SIM_BW_MAX_BINS)
+        bw_slide(b, i - SIM_BW_MAX_BINS / 2);
+    size_t off = i - b->base;
+    if (off >= b->n) {
+        size_t n = b->n ? b->n : 1024;
+        while (n <= off)
+            n *= 2;
+        b->used = xrealloc(b->used, n * sizeof *b->used);
+        memset(b->used + b->n, 0, (n - b->n) * sizeof *b->used);
+        b->n = n;
+    }
+    return &b->used[off];
 }
 
 /* Book `amount` sectors from time t on; returns when the last is served. */
-static double bw_take(sim_bw *b, double t, double amount)
+double sim_bw_take(sim_bw *b, double t, double amount)
 {
-    size_t i0 = (size_t)(t / b->bin), i = i0;
-    double need = amount;
+    size_t i0 = (size_t)(t / b->bin);
+    if (i0 < b->base)
+        i0 = b->base; /* older than the window: booked at its start */
+    size_t i = i0;
+    double need = amount, *slot;
     for (;;) {
-        bw_ensure(b, i);
-        double avail = b->cap - b->used[i];
+        slot = bw_slot(b, i);
+        double avail = b->cap - *slot;
         if (avail >= need) {
-            b->used[i] += need;
+            *slot += need;
             break;
         }
         if (avail > 0) {
             need -= avail;
-            b->used[i] = b->cap;
+            *slot = b->cap;
         }
         i++;
     }
     double rate = b->cap / b->bin;
     if (i == i0)
-        return t + amount / rate;
-    return (double)i * b->bin + b->used[i] / rate;
+        return dmax(t, (double)i0 * b->bin) + amount / rate;
+    return (double)i * b->bin + *slot / rate;
 }
 
 /* ---- sorting helpers ---------------------------------------------------------- */
@@ -211,9 +231,9 @@ double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
     double occ = dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
     double done = t0 + occ;
-    done = dmax(done, bw_take(&R->l2, t0, ns));
+    done = dmax(done, sim_bw_take(&R->l2, t0, ns));
     if (nd)
-        done = dmax(done, bw_take(&R->dram, t0, nd) + P->dram_latency);
+        done = dmax(done, sim_bw_take(&R->dram, t0, nd) + P->dram_latency);
     return done + P->cls[SIM_C_GLOBAL].latency;
 }
 
@@ -357,8 +377,8 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
     }
     double occ = dmax(1.0, nd * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
-    done = dmax(done, bw_take(&R->l2, t0, nd));
+    done = dmax(done, sim_bw_take(&R->l2, t0, nd));
     if (ndram)
-        done = dmax(done, bw_take(&R->dram, t0, ndram) + P->dram_latency);
+        done = dmax(done, sim_bw_take(&R->dram, t0, ndram) + P->dram_latency);
     return done + P->cls[SIM_C_ATOM].latency;
 }
