@@ -48,7 +48,7 @@ static uint64_t fnv_file(uint64_t h, const char *path)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v2"; /* bump when the cached files change */
+    static const char format[] = "warphunt-explore-v3"; /* bump when the cached files change */
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
@@ -176,9 +176,10 @@ static bool make_atoms(gen_result *r, const sx_result *sx, const ptx_module *mod
                 r->pool.natoms--;
                 continue;
             }
-            bool valid = true;
-            if (r->validated && !gen_validate_atom(&v, mod, p, scratch, &valid, err)) { ok = false; break; }
+            bool valid = true, hung = false;
+            if (r->validated && !gen_validate_atom(&v, mod, p, scratch, &valid, &hung, err)) { ok = false; break; }
             r->pool.atoms[id].valid = valid;
+            r->atoms_hung += hung;
             gp->natoms++;
             gp->nvalid += valid;
             r->atoms_valid += valid;
@@ -187,6 +188,10 @@ static bool make_atoms(gen_result *r, const sx_result *sx, const ptx_module *mod
     }
     if (r->validated) gen_validator_close(&v);
     wh_image_free(scratch);
+    if (ok && r->atoms_hung && !o->quiet)
+        fprintf(stderr, "explore: %d atom(s) did not finish within %llu warp instructions on the sim with X=%d: "
+                "hang candidates, marked invalid (paths.json: atoms_hung)\n", r->atoms_hung,
+                (unsigned long long)GEN_VALIDATE_STEP_LIMIT, r->x);
     return ok;
 }
 

@@ -11,7 +11,10 @@
  * random points of the domains, duplicates dropped.  Every atom is replayed
  * on the sim backend with X threads; an atom whose branch decisions differ
  * from its path's (approximate floats, modelling gaps) is kept but marked
- * invalid, and never used as an allele.
+ * invalid, and never used as an allele.  A replay stops after
+ * GEN_VALIDATE_STEP_LIMIT warp instructions: an atom that runs longer (a
+ * loop the input never lets end) is invalid too, counted as a hang
+ * candidate and reported.
  *
  * Results are written under <cache_dir>/<key>/ (paths.json + atoms.bin),
  * keyed by the PTX bytes, the spec file and the options; with `reuse`, an
@@ -23,6 +26,10 @@
 
 #include "gen/gen.h"
 #include "ptx/ptx.h"
+
+/* Warp instructions a replay of X threads may take (a second or two on
+ * the sim; a single warp running longer is a hang for practical purposes). */
+#define GEN_VALIDATE_STEP_LIMIT 20000000ULL
 
 typedef struct {
     int threads;            /* one X; 0: the spec's sequence */
@@ -64,6 +71,7 @@ typedef struct {
     gen_path *paths; int npaths;
     gen_pool pool;          /* atoms of the kept paths */
     int atoms_valid, atoms_invalid;
+    int atoms_hung;         /* of the invalid: replays that hit GEN_VALIDATE_STEP_LIMIT */
     bool validated;         /* atoms were replayed */
     int legs_total, legs_covered;
     char **uncovered; int nuncovered;   /* "line 42 taken" ... */

@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
     gen_trace_thread *threads;
     int nthreads;
+    int keep;       /* branches stored per thread; later ones are only counted */
     bool oom;
 } gen_trace;
 
@@ -32,9 +33,11 @@ typedef struct {
 
 bool gen_validator_open(gen_validator *v, const wh_spec *spec, int x, wh_error *err);
 void gen_validator_close(gen_validator *v);
-/* Replay `atom` (an X-thread image) and compare with path p's decisions. */
+/* Replay `atom` (an X-thread image) and compare with path p's decisions.
+ * A replay that does not finish within GEN_VALIDATE_STEP_LIMIT warp
+ * instructions sets *hung (and the atom is invalid). */
 bool gen_validate_atom(gen_validator *v, const ptx_module *mod, const sx_path *p, wh_image *atom, bool *valid,
-                       wh_error *err);
+                       bool *hung, wh_error *err);
 
 /* paths.json: writing from a live exploration, reading back from a cache. */
 bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,

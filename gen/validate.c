@@ -12,6 +12,10 @@ static void record_branch(void *ctx, uint64_t thread, int func, int block, bool 
     gen_trace *t = ctx;
     if (thread >= (uint64_t)t->nthreads) return;
     gen_trace_thread *th = &t->threads[thread];
+    if (th->n >= t->keep) {
+        th->n++; /* past every decision of the path: the count is enough */
+        return;
+    }
     if (th->n == th->cap) {
         int cap = th->cap ? th->cap * 2 : 64;
         gen_branch *b = realloc(th->b, (size_t)cap * sizeof *b);
@@ -37,6 +41,7 @@ bool gen_validator_open(gen_validator *v, const wh_spec *spec, int x, wh_error *
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;
+    o.step_limit = GEN_VALIDATE_STEP_LIMIT;
     o.on_branch = record_branch;
     o.branch_ctx = &v->trace;
     v->h = harness_open(spec, HARNESS_SIM, &o, err);
@@ -73,13 +78,18 @@ static bool same_decisions(const ptx_module *mod, const sx_path *p, const gen_tr
 }
 
 bool gen_validate_atom(gen_validator *v, const ptx_module *mod, const sx_path *p, wh_image *atom, bool *valid,
-                       wh_error *err)
+                       bool *hung, wh_error *err)
 {
-    for (int t = 0; t < v->trace.nthreads; t++) v->trace.threads[t].n = 0;
+    v->trace.keep = 1;
+    for (int t = 0; t < v->trace.nthreads; t++) {
+        v->trace.threads[t].n = 0;
+        if (t < p->nthreads && p->ndecisions[t] + 1 > v->trace.keep) v->trace.keep = p->ndecisions[t] + 1;
+    }
     v->trace.oom = false;
     harness_result res;
     if (!harness_measure(v->h, atom, 1, &res, err)) return false;
     bool ok = res.status == HARNESS_OK;
+    *hung = res.status == HARNESS_TIMEOUT;
     harness_result_free(&res);
     if (v->trace.oom) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory recording a branch trace");

@@ -228,3 +228,30 @@ Test(explore, arrangements_try_every_stride)
     gen_result_free(r);
     close_fixture(&f);
 }
+
+/* An atom whose replay never ends (the input 1000002 spins forever) stops at
+ * GEN_VALIDATE_STEP_LIMIT: invalid, counted as a hang candidate, and the
+ * exploration goes on. */
+Test(explore, a_hanging_atom_is_bounded_and_reported)
+{
+    fixture f;
+    gen_result *r = explore_default(&f, "tests/specs/hang_small.json");
+    cr_assert(r->validated);
+    cr_expect_eq(r->x, 1);
+    cr_expect_eq(r->atoms_hung, 1, "one input hangs: %d hung atoms", r->atoms_hung);
+    int hung_path = -1;
+    for (int i = 0; i < r->npaths; i++)
+        for (int k = 0; k < r->paths[i].natoms; k++) {
+            wh_launch one = wh_launch_threads(1);
+            wh_error err;
+            wh_image *img = wh_image_new(f.spec, &one, &err);
+            gen_pool_atom_to_image(&r->pool, r->paths[i].first_atom + k, img);
+            if (wh_value_get_int(WH_U32, img->bufs[0].data) == 1000002) hung_path = i;
+            wh_image_free(img);
+        }
+    cr_assert_geq(hung_path, 0, "an atom takes the spinning path");
+    cr_expect_eq(r->paths[hung_path].nvalid, 0, "the hanging atom is invalid");
+    cr_expect_gt(r->atoms_valid, 0, "the other paths' atoms are valid");
+    gen_result_free(r);
+    close_fixture(&f);
+}
