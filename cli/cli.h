@@ -20,9 +20,10 @@
 
 /* getopt_long codes of the options every kernel-running command takes:
  *   --backend auto|cuda|sim  --device N  --profile FILE  --step-limit N
- *   --json  --quiet */
+ *   --kernel-timeout S  --warmup N  --cold-l2  --json  --quiet */
 enum {
     CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
+    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2,
     CLI_OPT_FIRST_FREE = 1100
 };
 
@@ -31,6 +32,9 @@ enum {
     { "device", required_argument, NULL, CLI_OPT_DEVICE }, \
     { "profile", required_argument, NULL, CLI_OPT_PROFILE }, \
     { "step-limit", required_argument, NULL, CLI_OPT_STEP_LIMIT }, \
+    { "kernel-timeout", required_argument, NULL, CLI_OPT_KERNEL_TIMEOUT }, \
+    { "warmup", required_argument, NULL, CLI_OPT_WARMUP }, \
+    { "cold-l2", no_argument, NULL, CLI_OPT_COLD_L2 }, \
     { "json", no_argument, NULL, CLI_OPT_JSON }, \
     { "quiet", no_argument, NULL, CLI_OPT_QUIET }
 
@@ -39,6 +43,10 @@ enum {
     "  --device N        GPU index for the cuda backend (default 0)\n" \
     "  --profile FILE    sim machine profile (default: harness/profiles/default.json, built in)\n" \
     "  --step-limit N    sim: stop a run after N warp instructions (default 2e9)\n" \
+    "  --kernel-timeout S  cuda: kill a launch still running after S seconds with its\n" \
+    "                    worker (a finding with status timeout; default 10, 0 = never)\n" \
+    "  --warmup N        cuda: untimed launches before the timed ones (default 2)\n" \
+    "  --cold-l2         cuda: flush the L2 before every repetition (outside the timing)\n" \
     "  --json            print a machine-readable summary on stdout\n" \
     "  --quiet           no progress or notes on stderr\n"
 

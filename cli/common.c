@@ -68,6 +68,17 @@ int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
         return 1;
     case CLI_OPT_PROFILE: r->harness.profile_path = arg; return 1;
     case CLI_OPT_STEP_LIMIT: return cli_parse_u64("--step-limit", arg, &r->harness.step_limit, err) ? 1 : -1;
+    case CLI_OPT_KERNEL_TIMEOUT: {
+        double s;
+        if (!cli_parse_double("--kernel-timeout", arg, 0, 1e6, &s, err)) return -1;
+        r->harness.kernel_timeout_s = s > 0 ? s : -1; /* -1: never */
+        return 1;
+    }
+    case CLI_OPT_WARMUP:
+        if (!cli_parse_long("--warmup", arg, 0, 1000, &v, err)) return -1;
+        r->harness.warmup = (int)v;
+        return 1;
+    case CLI_OPT_COLD_L2: r->harness.cold_l2 = true; return 1;
     case CLI_OPT_JSON: r->json = true; return 1;
     case CLI_OPT_QUIET: r->quiet = r->harness.quiet = true; return 1;
     default: return 0;

@@ -29,10 +29,17 @@ void hunt_record_finding(hunt *h, long eval, const harness_result *res)
                 harness_status_name(res->status), res->message);
 }
 
+/* What the harness was told beyond the backend: how a GPU measured. */
+static json_t *harness_json(const harness_options *o)
+{
+    return json_pack("{s:b, s:i, s:f, s:I}", "cold_l2", o->cold_l2, "warmup", o->warmup, "kernel_timeout_s",
+                     o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit);
+}
+
 static json_t *options_json(const hunt *h)
 {
     const ga_options *g = &h->opt.ga;
-    return json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:i, s:i, s:i, s:i, s:s, s:f, s:i, s:s, s:f}",
+    json_t *o = json_pack("{s:s, s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:i, s:i, s:i, s:i, s:s, s:f, s:i, s:s, s:f}",
                      "strategy", ga_strategy_name(h->opt.strategy), "seed", (json_int_t)h->opt.seed,
                      "population", g->population, "elite", g->elite_frac, "mutation", g->mutation_prob,
                      "special", g->special_frac, "random_gene", g->random_gene_prob, "max_evals",
@@ -42,6 +49,8 @@ static json_t *options_json(const hunt *h)
                      harness_backend_name(h->opt.backend), "explore_time", h->opt.explore.time_s,
                      "explore_models", h->opt.explore.models, "tiling", hunt_tiling_name(h->opt.tiling),
                      "segment", g->segment_prob);
+    if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
+    return o;
 }
 
 static json_t *explore_json(const hunt *h)

@@ -980,11 +980,12 @@ Test(fake_cuda, the_fake_caps_jit_logs_and_makes_kernel_errors_sticky)
 /* ------------------------------------------------------------------------ */
 
 /* cmd_measure with stdout to DIR/out.json and stderr to DIR/err.txt. */
-static int run_measure(fx *f, const char **args, int nargs)
+/* Runs a subcommand with stdout and stderr captured in f->dir. */
+static int run_cmd(fx *f, int (*cmd)(int, char **), const char *name, const char **args, int nargs)
 {
     char *argv[40];
     int argc = 0;
-    argv[argc++] = (char *)"measure";
+    argv[argc++] = (char *)name;
     for (int i = 0; i < nargs && argc < 39; i++)
         argv[argc++] = (char *)args[i];
     argv[argc] = NULL;
@@ -1000,7 +1001,7 @@ static int run_measure(fx *f, const char **args, int nargs)
     dup2(fe, 2);
     close(fo);
     close(fe);
-    int rc = cmd_measure(argc, argv);
+    int rc = cmd(argc, argv);
     fflush(stdout);
     fflush(stderr);
     dup2(so, 1);
@@ -1008,6 +1009,11 @@ static int run_measure(fx *f, const char **args, int nargs)
     close(so);
     close(se);
     return rc;
+}
+
+static int run_measure(fx *f, const char **args, int nargs)
+{
+    return run_cmd(f, cmd_measure, "measure", args, nargs);
 }
 
 static json_t *out_json(fx *f)
@@ -1143,5 +1149,44 @@ Test(fake_cuda, cli_measure_cold_l2_kernel_timeout_fault_and_jit_error)
     const char *a4[] = { SPEC, "--backend", "cuda" };
     cr_expect_eq(run_measure(&f, a4, 3), 2);
     cr_expect(strstr(err_text(&f), "JIT error log:\n" FAKECUDA_JIT_FORCED_ERROR), "%s", err_text(&f));
+    fx_close(&f);
+}
+
+/* A whole hunt on the cuda backend: the GA's evaluations go through the
+ * driver, with the run options every kernel-running command shares. */
+Test(fake_cuda, cli_hunt_runs_on_the_cuda_backend_with_cold_l2)
+{
+    fx f;
+    fx_open(&f);
+    char results[200];
+    snprintf(results, sizeof results, "%s/results", f.dir);
+    const char *args[] = { SPEC, "--backend", "cuda", "--cold-l2", "--warmup", "1", "--kernel-timeout", "5",
+                           "--evals", "20", "--reps", "2", "--final-reps", "3", "--patience", "0", "--results",
+                           results, "--json", "--quiet" };
+    int rc = run_cmd(&f, cmd_hunt, "hunt", args, (int)(sizeof args / sizeof args[0]));
+    cr_assert_eq(rc, 0, "hunt failed: %s", err_text(&f));
+    json_t *j = out_json(&f);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "backend")), "cuda");
+    cr_expect_eq(json_integer_value(json_object_get(j, "evals")), 20);
+    cr_expect(fabs(json_number_value(json_object_get(j, "best")) - KERNEL_US) < 1e-3, "best %g us",
+              json_number_value(json_object_get(j, "best")));
+    json_decref(j);
+
+    /* 20 evaluations x 2 reps + 3 final reps + warm-ups, each after a flush */
+    fakelog g = read_log(f.log);
+    launch_t ls[256];
+    int n = launches_of(&g, ls, 256);
+    cr_expect_geq(n, 20 * 2 + 3, "%d launches", n);
+    int flushes = 0;
+    for (int i = 0; i < g.n; i++) {
+        unsigned long long a;
+        size_t bytes;
+        unsigned v;
+        if (!strcmp(g.l[i].op, "memset8") && sscanf(g.l[i].rest, "%llx %u %zu", &a, &v, &bytes) == 3 &&
+            bytes > FAKECUDA_L2_BYTES)
+            flushes++;
+    }
+    cr_expect_geq(flushes, 20 * 2 + 3, "--cold-l2 reached the harness: %d flushes", flushes);
+    free(g.l);
     fx_close(&f);
 }
