@@ -13,6 +13,7 @@
 #include "symexec/internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static bool leg_new(const sx_engine *e, const sx_state *s, int leg)
 {
@@ -36,6 +37,33 @@ static void end_cut(sx_state *s, const sx_fork *fk, int side)
     state_note(s, "%s", fk->cut_note[side] ? fk->cut_note[side] : "loop bound reached");
 }
 
+/* Was cond's other side already found infeasible under the current pc? */
+static bool settled(sx_engine *e, sx_state *s, Z3_ast cond)
+{
+    if (s->settled_pc != s->pc) {
+        state_forget_settled(e, s);
+        return false;
+    }
+    for (int i = 0; i < s->nsettled; i++)
+        if (s->settled[i] == cond) /* Z3 shares equal terms: same pointer */
+            return true;
+    return false;
+}
+
+static void remember_settled(sx_engine *e, sx_state *s, Z3_ast cond)
+{
+    if (s->settled_pc != s->pc)
+        state_forget_settled(e, s);
+    if (s->nsettled == SX_SETTLED_MAX) {
+        z_dec(&e->z, s->settled[0]);
+        memmove(s->settled, s->settled + 1, (SX_SETTLED_MAX - 1) * sizeof *s->settled);
+        s->nsettled--;
+    }
+    z_inc(&e->z, cond);
+    s->settled[s->nsettled++] = cond;
+    s->settled_pc = s->pc;
+}
+
 int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
 {
     sx_engine *e = cx->e;
@@ -50,6 +78,8 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     int mside = mv ? z_bool_value(z, mv) : -1;
     if (mside < 0)
         mside = 1;
+    if (settled(e, s, cond))
+        return mside;
     Z3_ast other = mside ? z_not(z, cond) : cond;
     Z3_model om = NULL;
     int r = solver_check(e, s, other, &om);
@@ -59,6 +89,8 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
         if (r < 0)
             state_note(s, "solver gave up on a branch at line %d; followed the model's side",
                        cx->ins->line);
+        else
+            remember_settled(e, s, cond);
         return mside;
     }
     e->forks++;

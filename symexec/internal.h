@@ -196,6 +196,8 @@ typedef struct {
     bool array_mode;         /* content lives in arr only */
 } sx_mem;
 
+#define SX_SETTLED_MAX 8
+
 typedef struct sx_state {
     int X;
     sx_thread *th;
@@ -214,6 +216,12 @@ typedef struct sx_state {
     bool over;               /* ended (done, cut or error) */
     bool fp;                 /* its terms involve symbolic floating point */
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
+    /* Conditions whose other side the solver found infeasible under pc
+     * `settled_pc` (a loop spinning on a value the path fixes asks the same
+     * question every iteration); emptied when pc grows.  Referenced ASTs. */
+    Z3_ast settled[SX_SETTLED_MAX];
+    int nsettled;
+    const struct sx_node *settled_pc;
 } sx_state;
 
 /* ------------------------------------------------------------------ */
@@ -296,6 +304,8 @@ int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t add
 sx_state *state_new(sx_engine *e);
 sx_state *state_clone(sx_engine *e, const sx_state *s);
 void state_free(sx_engine *e, sx_state *s);
+/* Empty the state's settled conditions (fork.c), releasing their ASTs. */
+void state_forget_settled(sx_engine *e, sx_state *s);
 Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r);
 void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v);
 bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr);

@@ -199,6 +199,7 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
     c->mem = calloc((size_t)(s->nmem + 1), sizeof *c->mem);
     c->legs = malloc(legs_bytes(e));
     c->pc = node_ref(s->pc);
+    c->nsettled = 0; /* not shared: the copy's pc is about to change anyway */
     if (c->model)
         Z3_model_inc_ref(e->z.c, c->model);
     if (!c->th || !c->mem || !c->legs) {
@@ -224,6 +225,14 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
     return c;
 }
 
+void state_forget_settled(sx_engine *e, sx_state *s)
+{
+    for (int i = 0; i < s->nsettled; i++)
+        z_dec(&e->z, s->settled[i]);
+    s->nsettled = 0;
+    s->settled_pc = NULL;
+}
+
 void state_free(sx_engine *e, sx_state *s)
 {
     if (!s)
@@ -245,6 +254,7 @@ void state_free(sx_engine *e, sx_state *s)
             mem_release(e, i, s->mem[i]);
         free(s->mem);
     }
+    state_forget_settled(e, s);
     node_unref(&e->z, s->pc);
     if (s->model)
         Z3_model_dec_ref(e->z.c, s->model);

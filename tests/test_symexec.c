@@ -487,3 +487,20 @@ Test(symexec, spec_and_ptx_mismatch_is_a_user_error)
     run_free(&a);
     run_free(&b);
 }
+
+/* A loop that spins on an input value the path has fixed asks the solver
+ * the same question every iteration; the answer is remembered while the
+ * path constraints do not change, so reaching the instruction cap costs a
+ * handful of checks instead of one per iteration (250 000 before). */
+Test(symexec, a_settled_condition_is_not_asked_again)
+{
+    run r = explore("tests/specs/hang_small.json", 1, 4, 60, 0);
+    int spinning = -1;
+    for (int i = 0; i < r.res->npaths; i++)
+        if (r.res->paths[i].kind == SX_PATH_CUT) spinning = i;
+    cr_assert_geq(spinning, 0, "the spinning path is cut at the instruction cap");
+    cr_expect_gt(r.res->paths[spinning].ndecisions[0], 1000, "it went round the loop: %d decisions",
+                 r.res->paths[spinning].ndecisions[0]);
+    cr_expect_lt(r.res->solver_calls, 100, "%ld solver checks", (long)r.res->solver_calls);
+    run_free(&r);
+}
