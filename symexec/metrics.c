@@ -25,7 +25,7 @@ typedef struct {
 
 typedef struct {
     visit *v;
-    int n;
+    int n, cap;
 } vtrace;
 
 /* ---- SIMT merge ----------------------------------------------------------- */
@@ -144,12 +144,16 @@ static bool thread_visits(const sx_thread *th, vtrace **per_interval, int nint)
         if (b < 0 || b >= nint)
             continue;
         vtrace *tr = &(*per_interval)[b];
-        visit *nv = realloc(tr->v, (size_t)(tr->n + 1) * sizeof *nv);
-        if (!nv) {
-            free(v);
-            return false;
+        if (tr->n == tr->cap) {
+            int cap = tr->cap ? 2 * tr->cap : 64;
+            visit *nv = realloc(tr->v, (size_t)cap * sizeof *nv);
+            if (!nv) {
+                free(v);
+                return false;
+            }
+            tr->v = nv;
+            tr->cap = cap;
         }
-        tr->v = nv;
         tr->v[tr->n++] = (visit){ v[i]->a >> 16, v[i]->a & 0xffff, v[i]->b, v[i]->c };
     }
     free(v);
