@@ -108,7 +108,7 @@ for spec in kernels/*.json; do
     k=$(basename "$spec" .json)
     say "kernel $k"
     t0=$(date +%s.%N)
-    ./warphunt measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
+    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
         >"$OUT/measure_$k.json" 2>"$OUT/measure_$k.err"
     rc=$?
     t1=$(date +%s.%N)
@@ -129,7 +129,7 @@ for spec in kernels/*.json; do
         note=$(json_str "$OUT/measure_$k.json" message | cut -c1-100)
     fi
 
-    ./warphunt measure "$spec" --backend cuda --device "$DEVICE" --check --json --quiet \
+    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --check --json --quiet \
         >"$OUT/check_$k.json" 2>"$OUT/check_$k.err"
     crc=$?
     if [ $crc -eq 0 ]; then
@@ -150,7 +150,7 @@ if [ "$RUN_COMPARE" = 1 ]; then
     say "compare on kernels/artificial.json"
     # shellcheck disable=SC2086
     # (the device and the budget go in COMPARE_ARGS, e.g. "--device 1 --budget 600")
-    if ./warphunt compare kernels/artificial.json --backend cuda $COMPARE_ARGS \
+    if "$BUILD/warphunt" compare kernels/artificial.json --backend cuda $COMPARE_ARGS \
         >"$OUT/compare.out" 2>"$OUT/compare.err"; then
         echo "compare: ok (compare.out; its run directories are under results/artificial/)" >>"$summary"
     else
