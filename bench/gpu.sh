@@ -21,7 +21,14 @@
 # and writes everything under results/gpu/<device>/ with a summary.txt.
 #
 # Environment: BUILD (default build), JOBS, WARPHUNT_LIBCUDA (driver library),
-# COMPARE_ARGS (extra arguments for `warphunt compare`).
+# COMPARE_ARGS (extra arguments for `warphunt compare`), GPU_OUT (write
+# there instead of results/gpu/<device>).
+#
+# Dry run without a GPU (checks the script, not the GPU code: every kernel
+# but the fake's own runs as an empty kernel, so every check differs):
+#   WARPHUNT_LIBCUDA=build/libfakecuda.so WH_FAKECUDA_ANY_KERNEL=1 \
+#   GPU_OUT=/tmp/gpu-dry bench/gpu.sh --skip-tests
+# (tests/test_gpu_script.c does this).
 # Exit status: 0 all good, 1 some step failed (see summary.txt), 2 no GPU or
 # the build failed.
 set -uo pipefail
@@ -41,7 +48,7 @@ while [ $# -gt 0 ]; do
         --reps) REPS=$2; shift 2 ;;
         --skip-tests) RUN_TESTS=0; shift ;;
         --skip-compare) RUN_COMPARE=0; shift ;;
-        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
         *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -57,12 +64,17 @@ if ! device_name=$("$BUILD/bench/bench_launch" --probe --device "$DEVICE"); then
 fi
 slug=$(printf '%s' "$device_name" | tr -c 'A-Za-z0-9._-' '_' | sed 's/__*/_/g; s/^_//; s/_$//')
 [ -n "$slug" ] || slug="device$DEVICE"
-OUT="results/gpu/$slug"
+OUT=${GPU_OUT:-results/gpu/$slug}
+case "$device_name" in
+    *fake*) [ -n "${GPU_OUT:-}" ] || die "'$device_name' is not a GPU: its figures do not belong in results/gpu (set GPU_OUT for a dry run)" ;;
+esac
 mkdir -p "$OUT" || die "cannot create $OUT"
 say "device $DEVICE: $device_name -> $OUT"
 
 say "building warphunt, the PTX and the tests"
-make -j"$JOBS" BUILD="$BUILD" warphunt ptx "$BUILD/test_runner" >"$OUT/build.log" 2>&1 \
+targets=("$BUILD/warphunt" ptx)
+[ "$RUN_TESTS" = 1 ] && targets+=("$BUILD/test_runner")
+make -j"$JOBS" BUILD="$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 \
     || die "the build failed (see $OUT/build.log)"
 
 failures=()
@@ -142,6 +154,8 @@ for spec in kernels/*.json; do
         failures+=("check $k")
         [ -n "$note" ] || note=$(tail -1 "$OUT/check_$k.err")
     fi
+    [ -n "$mean" ] && mean=$(printf '%.3f' "$mean")
+    [ -n "$sd" ] && sd=$(printf '%.3f' "$sd")
     printf '%-12s %8s %12s %12s %14s %10s  %s\n' "$k" "${status:-?}" "${mean:--}" "${sd:--}" "$overhead" "$check" "$note" >>"$summary"
 done
 
@@ -149,10 +163,11 @@ done
 if [ "$RUN_COMPARE" = 1 ]; then
     say "compare on kernels/artificial.json"
     # shellcheck disable=SC2086
-    # (the device and the budget go in COMPARE_ARGS, e.g. "--device 1 --budget 600")
-    if "$BUILD/warphunt" compare kernels/artificial.json --backend cuda $COMPARE_ARGS \
-        >"$OUT/compare.out" 2>"$OUT/compare.err"; then
-        echo "compare: ok (compare.out; its run directories are under results/artificial/)" >>"$summary"
+    # (a budget or other search options go in COMPARE_ARGS, e.g. "--evals 300 --seeds 1")
+    rm -rf "$OUT/compare"
+    if "$BUILD/warphunt" compare kernels/artificial.json --backend cuda --device "$DEVICE" $COMPARE_ARGS \
+        -o "$OUT/compare" >"$OUT/compare.out" 2>"$OUT/compare.err"; then
+        echo "compare: ok (compare/table.md, compare/plot.svg, one run directory per strategy and seed)" >>"$summary"
     else
         failures+=("compare")
         echo "compare: FAILED ($(tail -1 "$OUT/compare.err"))" >>"$summary"

@@ -45,6 +45,10 @@
 /* Any value: fake_inc computes out[i] += v + 2 (a GPU that disagrees with
  * the sim, for --check). */
 #define FAKECUDA_WRONG_ENV "WH_FAKECUDA_WRONG"
+/* Set: a kernel the fake does not implement runs as an empty kernel (no
+ * output written) instead of failing with CUDA_ERROR_NOT_SUPPORTED, so
+ * that bench/gpu.sh can be dry-run without a GPU. */
+#define FAKECUDA_ANY_KERNEL_ENV "WH_FAKECUDA_ANY_KERNEL"
 
 /* --- the device ------------------------------------------------------------ */
 

@@ -1,0 +1,97 @@
+/*
+ * test_gpu_script.c — bench/gpu.sh, the campaign a session lent a GPU runs,
+ * dry-run against the fake CUDA driver: every step runs and reports, the
+ * summary has a row per bundled kernel, compare writes its table, and the
+ * fake's figures never land in results/gpu.  This checks the script, not
+ * the GPU code (the fake runs unknown kernels as empty ones, so every
+ * output check differs, as the summary must say).
+ */
+#include <criterion/criterion.h>
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The test runner's build tree, relative to the repository root if inside. */
+static void build_dir(char *out, size_t n)
+{
+    char exe[PATH_MAX], cwd[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert(k > 0);
+    exe[k] = 0;
+    const char *dir = dirname(exe);
+    cr_assert(getcwd(cwd, sizeof cwd));
+    size_t lc = strlen(cwd);
+    if (!strncmp(dir, cwd, lc) && dir[lc] == '/') dir += lc + 1;
+    snprintf(out, n, "%s", dir);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s is missing", path);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static int run_script(const char *build, const char *lib, const char *out, const char *log)
+{
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL BUILD='%s' JOBS=2 WARPHUNT_LIBCUDA='%s' "
+             "WH_FAKECUDA_ANY_KERNEL=1 %s%s%s COMPARE_ARGS='--evals 30 --seeds 1' "
+             "bash bench/gpu.sh --skip-tests --reps 3 >'%s' 2>&1",
+             build, lib, out ? "GPU_OUT='" : "", out ? out : "", out ? "'" : "", log);
+    int st = system(cmd);
+    cr_assert(WIFEXITED(st), "gpu.sh did not exit");
+    return WEXITSTATUS(st);
+}
+
+Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
+{
+    char build[PATH_MAX], lib[PATH_MAX + 32];
+    build_dir(build, sizeof build);
+    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
+    struct stat st;
+    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    char dir[] = "/tmp/wh_gpush_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[PATH_MAX], log[PATH_MAX], summary[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+
+    /* Without GPU_OUT the fake's figures are refused, not written to results/gpu. */
+    cr_expect_eq(run_script(build, lib, NULL, log), 2);
+    cr_expect(strstr(slurp(log), "is not a GPU"), "%s", slurp(log));
+
+    /* With it, every step runs: exit 1 because every check differs. */
+    cr_expect_eq(run_script(build, lib, out, log), 1, "%s", slurp(log));
+    snprintf(summary, sizeof summary, "%s/summary.txt", out);
+    char *s = slurp(summary);
+    cr_expect(strstr(s, "warphunt fake CUDA driver"), "the device is named");
+    cr_expect(strstr(s, "empty kernel (events)"), "bench_launch ran");
+    static const char *const kernels[] = { "artificial", "bfs1", "bfs2", "fig1a", "fig1b", "gt_atomic",
+                                           "gt_bank", "gt_gather", "gt_hash", "gt_loop", "gt_paths32",
+                                           "lbm", "nsichneu" };
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        char row[64];
+        snprintf(row, sizeof row, "\n%-12s %8s", kernels[k], "ok");
+        cr_expect(strstr(s, row), "no ok row for %s in:\n%s", kernels[k], s);
+    }
+    cr_expect(strstr(s, "DIFFER"), "the empty kernels' outputs differ from the sim's");
+    cr_expect(strstr(s, "compare: ok"), "%s", s);
+    char table[PATH_MAX + 32];
+    snprintf(table, sizeof table, "%s/compare/table.md", out);
+    cr_expect_eq(stat(table, &st), 0, "compare wrote its table into GPU_OUT");
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
