@@ -13,7 +13,7 @@
 enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
-    HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT,
+    HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -26,6 +26,7 @@ enum {
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
+    { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
     { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
     { "results", required_argument, NULL, HOPT_RESULTS }, { "tiling", required_argument, NULL, HOPT_TILING }, \
@@ -56,7 +57,10 @@ enum {
     "  --reps R          timed runs per evaluation, fitness = their mean (1 on sim, 10 on cuda)\n" \
     "  --final-reps R    runs of the best input at the end (30)\n" \
     "symbolic stage (gdivan):\n" \
-    "  --explore-time S  budget of the symbolic stage (60)\n" \
+    "  --explore-time S  budget of the symbolic stage (60); when it is spent the paths\n" \
+    "                    found depend on the machine's speed: see --explore-paths\n" \
+    "  --explore-paths N paths per X before the symbolic stage stops (2000): a budget\n" \
+    "                    that does not depend on the machine, for reproducible runs\n" \
     "  --threads X       one X instead of the spec's sequence; also random-ga's gene size\n" \
     "  --max-iter N      symbolic loop bound (the spec's, else 16)\n" \
     "  --models K        atoms per path (4)\n" \

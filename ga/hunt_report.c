@@ -50,6 +50,7 @@ static json_t *options_json(const hunt *h)
                      "explore_models", h->opt.explore.models, "tiling", hunt_tiling_name(h->opt.tiling),
                      "segment", g->segment_prob);
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
+    if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     return o;
 }
 

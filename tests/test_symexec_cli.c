@@ -297,3 +297,26 @@ Test(symexec_cli, options_and_exit_statuses, .init = cr_redirect_stderr)
     const char *unsup[] = { "tests/specs/sym_unsupported.json", "--quiet", "-o", "/tmp/wh_sx_cli_unsup" };
     cr_expect_eq(run_explore(4, unsup), 1);
 }
+
+/* hunt --explore-paths N: a symbolic-stage budget that does not depend on
+ * the machine (bfs1 has thousands of paths at X = 2). */
+Test(symexec_cli, hunt_explore_paths_is_a_path_budget)
+{
+    char dir[64], res[96], run[128], path[300];
+    tmp_dir(dir, sizeof dir);
+    results_in(dir, res, sizeof res);
+    snprintf(run, sizeof run, "%s/hunt", dir);
+    const char *hunt[] = { "kernels/bfs1.json", "--backend", "sim", "--evals", "5", "--explore-paths", "37",
+                           "--results", res, "-o", run, "--quiet" };
+    cr_assert_eq(run_hunt(12, hunt), 0);
+    snprintf(path, sizeof path, "%s/run.json", run);
+    json_error_t je;
+    json_t *rj = json_load_file(path, 0, &je);
+    cr_assert(rj, "%s: %s", path, je.text);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(rj, "explore"), "paths")), 37);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(rj, "options"), "explore_paths")), 37);
+    json_decref(rj);
+    const char *bad[] = { "kernels/bfs1.json", "--explore-paths", "0" };
+    cr_expect_eq(run_hunt(3, bad), 1);
+    rm_dir(dir);
+}
