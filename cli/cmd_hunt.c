@@ -45,10 +45,11 @@ static void print_summary(const hunt_summary *s)
                         "stddev %.3g %s\n",
                 s->final_reps, s->final_mean, s->final_min, s->final_median, s->final_max, s->final_stddev,
                 s->unit);
-    if (s->strided)
-        fprintf(stderr, "hunt: best input's tiling: %s\n", s->best_stride ? "stride" : "plain (stride 0)");
-    if (s->best_stride) fprintf(stderr, "hunt: stride %llu between consecutive gene groups\n",
-                                (unsigned long long)s->best_stride);
+    if (s->best_stride)
+        fprintf(stderr, "hunt: best input's tiling: stride %llu (gene group g shifted by g x %llu)\n",
+                (unsigned long long)s->best_stride, (unsigned long long)s->best_stride);
+    else if (s->strided)
+        fprintf(stderr, "hunt: best input's tiling: plain (no stride)\n");
     if (s->findings) fprintf(stderr, "hunt: %ld findings (faults or hangs) saved under %s/findings/\n", s->findings, s->dir);
     fprintf(stderr, "hunt: results in %s\n", s->dir);
 }
