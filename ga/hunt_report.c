@@ -92,6 +92,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
                             h->h ? harness_device(h->h) : "", "clock_mhz", h->h ? harness_clock_mhz(h->h) : 0.0,
                             "options", options_json(h), "explore", explore_json(h));
     json_object_set_new(doc, "unit", json_string(h->h ? harness_unit(h->h) : ""));
+    json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     if (h->g) {
         json_object_set_new(doc, "evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));

@@ -6,6 +6,7 @@
 #include "harness/backend.h"
 #include "harness/cuda_backend.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,12 @@ double harness_clock_mhz(const harness *h)
 const struct harness_cuda_info *harness_cuda_info_of(const harness *h)
 {
     return h->ops == &harness_cuda_ops ? harness_cuda_impl_info(h->impl) : NULL;
+}
+
+json_t *harness_device_json(const harness *h)
+{
+    const harness_cuda_info *info = harness_cuda_info_of(h);
+    return info ? harness_cuda_info_json(info) : json_null();
 }
 
 /* ---- measuring ------------------------------------------------------------------ */

@@ -133,5 +133,10 @@ double harness_clock_mhz(const harness *h);
  * run.json with harness_cuda_info_json); NULL for another backend. */
 struct harness_cuda_info;
 const struct harness_cuda_info *harness_cuda_info_of(const harness *h);
+/* The same as JSON (name, ordinal, compute capability, SM count, clocks,
+ * L2, memory, driver version, registers, libcuda path); JSON null for a
+ * backend other than cuda. */
+struct json_t;
+struct json_t *harness_device_json(const harness *h);
 
 #endif

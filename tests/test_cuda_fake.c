@@ -1170,7 +1170,20 @@ Test(fake_cuda, cli_hunt_runs_on_the_cuda_backend_with_cold_l2)
     cr_expect_eq(json_integer_value(json_object_get(j, "evals")), 20);
     cr_expect(fabs(json_number_value(json_object_get(j, "best")) - KERNEL_US) < 1e-3, "best %g us",
               json_number_value(json_object_get(j, "best")));
+    /* run.json describes the device */
+    char runjson[600];
+    snprintf(runjson, sizeof runjson, "%s/run.json", json_string_value(json_object_get(j, "dir")));
     json_decref(j);
+    json_error_t je;
+    json_t *rj = json_load_file(runjson, 0, &je);
+    cr_assert(rj, "%s: %s", runjson, je.text);
+    json_t *di = json_object_get(rj, "device_info");
+    cr_expect_str_eq(json_string_value(json_object_get(di, "name")), FAKECUDA_NAME);
+    cr_expect_eq(json_integer_value(json_object_get(di, "sm_count")), FAKECUDA_SM_COUNT);
+    cr_expect_eq(json_integer_value(json_object_get(di, "l2_bytes")), FAKECUDA_L2_BYTES);
+    cr_expect(json_string_value(json_object_get(di, "driver_version")));
+    cr_expect(json_is_true(json_object_get(json_object_get(json_object_get(rj, "options"), "harness"), "cold_l2")));
+    json_decref(rj);
 
     /* 20 evaluations x 2 reps + 3 final reps + warm-ups, each after a flush */
     fakelog g = read_log(f.log);
