@@ -1203,3 +1203,30 @@ Test(fake_cuda, cli_hunt_runs_on_the_cuda_backend_with_cold_l2)
     free(g.l);
     fx_close(&f);
 }
+
+/* The same on the cuda backend: a faulting launch (an illegal address in
+ * the fake, as on a GPU) is a finding with the driver's message, the worker
+ * is replaced, and the search goes on. */
+Test(fake_cuda, cli_hunt_records_faults_as_findings_and_goes_on)
+{
+    fx f;
+    fx_open(&f);
+    char results[200];
+    snprintf(results, sizeof results, "%s/results", f.dir);
+    const char *args[] = { "tests/specs/fault_small.json", "--backend", "cuda", "--evals", "30", "--reps", "1",
+                           "--final-reps", "2", "--patience", "0", "--results", results, "--json", "--quiet" };
+    int rc = run_cmd(&f, cmd_hunt, "hunt", args, (int)(sizeof args / sizeof args[0]));
+    cr_assert_eq(rc, 0, "hunt failed: %s", err_text(&f));
+    json_t *j = out_json(&f);
+    long findings = (long)json_integer_value(json_object_get(j, "findings"));
+    cr_expect_eq(json_integer_value(json_object_get(j, "evals")), 30);
+    cr_expect_gt(findings, 0);
+    cr_expect_lt(findings, 30);
+    cr_expect_gt(json_number_value(json_object_get(j, "best")), 0, "inputs that run were found");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "grep -l 'illegal' '%s'/findings/*/message.txt | wc -l | grep -qx %ld",
+             json_string_value(json_object_get(j, "dir")), findings);
+    cr_expect_eq(system(cmd), 0, "every finding has the driver's message");
+    json_decref(j);
+    fx_close(&f);
+}

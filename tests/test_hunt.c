@@ -339,3 +339,31 @@ Test(hunt, stride_tiling_reaches_the_hash_collision_worst)
 {
     relation_case("tests/specs/hunt_hash_small.json", "build/ptx/kernels/gt_hash.ptx", same_home, 0.95);
 }
+
+/* A kernel that faults on some inputs: every faulting evaluation is saved
+ * under findings/ with the harness's message, and the search goes on to
+ * inputs that run (fault_small: 1000001 stores through a null pointer). */
+Test(hunt, faulting_inputs_are_findings_and_the_search_goes_on)
+{
+    need_ptx("build/ptx/tests/ptx/fake_inc.ptx");
+    wh_spec *s = load("tests/specs/fault_small.json");
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary g;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 30, 1);
+    cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
+    cr_expect_eq(g.evals, 30);
+    cr_expect_gt(g.best, 0, "inputs that run were found");
+    cr_expect_gt(g.findings, 0, "random combinations of atoms fault");
+    cr_expect_lt(g.findings, 30);
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "test $(ls '%s/findings' | wc -l) -eq %ld && grep -l '^fault: out-of-bounds global store' "
+             "'%s'/findings/*/message.txt | wc -l | grep -qx %ld && ls '%s'/findings/*/manifest.json >/dev/null",
+             g.dir, g.findings, g.dir, g.findings, g.dir);
+    cr_expect_eq(system(cmd), 0, "one directory per finding, each with its input and message");
+    snprintf(cmd, sizeof cmd, "grep -c ',fault$' '%s/history.csv' | grep -qx %ld", g.dir, g.findings);
+    cr_expect_eq(system(cmd), 0, "history.csv marks each faulting evaluation");
+    rmtree(base);
+    wh_spec_free(s);
+}
