@@ -15,16 +15,20 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: warphunt compare SPEC [--evals N] [--seed S] [--seeds K] [options]\n"
+            "usage: warphunt compare SPEC [--evals N] [--seed S] [--seeds K] [--strategies LIST]\n"
+            "                        [options]\n"
             "\n"
-            "Run gdivan, random-ga and random on SPEC with the same evaluation budget for K\n"
-            "seeds (S, S+1, ...), then write results/<kernel>/compare-e<N>-s<S>/: one run\n"
-            "directory per strategy and seed, table.md (best time, evaluations and seconds to\n"
-            "reach it, mean over seeds), compare.json and plot.svg (one curve per strategy,\n"
-            "first seed).  Early stopping is off unless --patience is given, so every run\n"
-            "spends the whole budget.\n"
+            "Run the strategies (default gdivan, random-ga and random) on SPEC with the same\n"
+            "evaluation budget for K seeds (S, S+1, ...), then write one run directory per\n"
+            "strategy and seed, table.md (best time, evaluations and seconds to reach it,\n"
+            "mean over seeds), compare.json and plot.svg (one curve per strategy, first seed)\n"
+            "to results/<kernel>/compare-e<N>-s<S>/.  Early stopping is off unless\n"
+            "--patience is given, so every run spends the whole budget.\n"
             "\n"
             "  --seeds K         seeds per strategy (default 3)\n"
+            "  --strategies LIST comma-separated, in table order: gdivan, gdivan-paper (gdivan\n"
+            "                    with the paper's plain tiling and one-gene mutation: --tiling\n"
+            "                    plain --segment 0), random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
             HUNT_HELP CLI_RUN_HELP
             "  -h, --help        this text\n"
@@ -32,15 +36,55 @@ static void usage(FILE *out)
             "Defaults differ from `hunt`: --evals 1000, --patience 0.\n");
 }
 
-enum { OPT_SEEDS = HOPT_FIRST_FREE };
+enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES };
 
-static const ga_strategy order[3] = { GA_GDIVAN, GA_RANDOM_GA, GA_RANDOM };
+/* A row of the comparison: a strategy, and for gdivan-paper the paper's
+ * own scaler and mutation (plain tiling, one-gene mutations). */
+typedef struct {
+    const char *name;
+    ga_strategy strategy;
+    bool paper;
+} variant;
+
+static const variant variants[] = {
+    { "gdivan", GA_GDIVAN, false },
+    { "gdivan-paper", GA_GDIVAN, true },
+    { "random-ga", GA_RANDOM_GA, false },
+    { "random", GA_RANDOM, false },
+};
+#define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
+#define MAX_ROWS 8
 
 typedef struct {
-    hunt_summary *runs;   /* [strategy][seed] */
+    const variant *rows[MAX_ROWS];
+    int nrows;
+    hunt_summary *runs;   /* [row][seed] */
     int nseeds, done;
     char dir[1024];
 } comparison;
+
+/* "gdivan,random" -> rows; false (err) on an unknown or repeated name. */
+static bool parse_strategies(comparison *c, const char *list, wh_error *err)
+{
+    c->nrows = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const variant *v = NULL;
+        for (int i = 0; i < NVARIANTS; i++)
+            if (!strcmp(tok, variants[i].name)) v = &variants[i];
+        for (int r = 0; v && r < c->nrows; r++)
+            if (c->rows[r] == v) v = NULL;
+        if (!v || c->nrows == MAX_ROWS) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--strategies: '%s' is unknown or repeated (gdivan, "
+                         "gdivan-paper, random-ga, random)", tok);
+            return false;
+        }
+        c->rows[c->nrows++] = v;
+    }
+    if (c->nrows == 0) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--strategies: no strategy named");
+    return c->nrows > 0;
+}
 
 static void write_table(const comparison *c, const char *kernel, wh_error *err)
 {
@@ -58,7 +102,7 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
             c->done ? c->runs[0].device : "?", c->done ? c->runs[0].evals : 0L, c->nseeds);
     fprintf(f, "| strategy | WCET found (%s) | reached after (evaluations) | reached after (s) | runs |\n", unit);
     fprintf(f, "|---|---|---|---|---|\n");
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < c->nrows; s++) {
         double best = 0, lo = 0, hi = 0, ev = 0, secs = 0;
         int n = 0;
         for (int k = 0; k < c->nseeds; k++) {
@@ -73,7 +117,7 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
             n++;
         }
         if (!n) continue;
-        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.0f | %.2f | %d |\n", ga_strategy_name(order[s]), best / n, lo, hi,
+        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.0f | %.2f | %d |\n", c->rows[s]->name, best / n, lo, hi,
                 ev / n, secs / n, n);
     }
     fclose(f);
@@ -81,14 +125,14 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
 
 static void write_plot(const comparison *c, const char *kernel)
 {
-    char csv[3][1200], stem[1100], title[256];
-    wh_plot_curve curves[3];
+    char csv[MAX_ROWS][1200], stem[1100], title[256];
+    wh_plot_curve curves[MAX_ROWS];
     int n = 0;
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < c->nrows; s++) {
         int i = s * c->nseeds;
         if (i >= c->done) break;
         snprintf(csv[n], sizeof csv[n], "%s/history.csv", c->runs[i].dir);
-        curves[n] = (wh_plot_curve){ csv[n], ga_strategy_name(order[s]) };
+        curves[n] = (wh_plot_curve){ csv[n], c->rows[s]->name };
         n++;
     }
     snprintf(stem, sizeof stem, "%s/plot", c->dir);
@@ -102,7 +146,11 @@ static void write_plot(const comparison *c, const char *kernel)
 static json_t *summary_json(const comparison *c)
 {
     json_t *list = json_array();
-    for (int i = 0; i < c->done; i++) json_array_append_new(list, hunt_summary_json(&c->runs[i]));
+    for (int i = 0; i < c->done; i++) {
+        json_t *run = hunt_summary_json(&c->runs[i]);
+        json_object_set_new(run, "variant", json_string(c->rows[i / c->nseeds]->name));
+        json_array_append_new(list, run);
+    }
     char table[1100];
     snprintf(table, sizeof table, "%s/table.md", c->dir);
     return json_pack("{s:o, s:s, s:s}", "strategies", list, "table", table, "dir", c->dir);
@@ -111,20 +159,23 @@ static json_t *summary_json(const comparison *c)
 static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_error *err)
 {
     uint64_t seed0 = ho->seed;
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < c->nrows; s++)
         for (int k = 0; k < c->nseeds; k++) {
             if (ho->interrupted && *ho->interrupted) return true;
             char out[1200];
             hunt_options o = *ho;
-            o.strategy = order[s];
+            o.strategy = c->rows[s]->strategy;
+            if (c->rows[s]->paper) {
+                o.tiling = HUNT_TILING_PLAIN;
+                o.ga.segment_prob = 0;
+            }
             o.seed = seed0 + (uint64_t)k;
-            snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, ga_strategy_name(o.strategy),
-                     (unsigned long long)o.seed);
+            snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);
             o.out_dir = out;
             if (!hunt_run(spec, &o, &c->runs[c->done], err)) return false;
             c->done++;
             if (!ho->quiet)
-                fprintf(stderr, "compare: %s seed %llu: best %.6g %s at evaluation %ld\n", ga_strategy_name(o.strategy),
+                fprintf(stderr, "compare: %s seed %llu: best %.6g %s at evaluation %ld\n", c->rows[s]->name,
                         (unsigned long long)o.seed, c->runs[c->done - 1].best, c->runs[c->done - 1].unit,
                         c->runs[c->done - 1].evals_to_best);
         }
@@ -134,6 +185,7 @@ static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_err
 typedef struct {
     long nseeds;
     const char *out;
+    const char *strategies;
 } compare_args;
 
 static int own_option(void *ctx, int c, const char *arg, wh_error *err)
@@ -142,6 +194,7 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
     switch (c) {
     case OPT_SEEDS: return cli_parse_long("--seeds", arg, 1, 1000, &a->nseeds, err) ? 1 : -1;
     case 'o': a->out = arg; return 1;
+    case OPT_STRATEGIES: a->strategies = arg; return 1;
     default: return 0;
     }
 }
@@ -151,6 +204,7 @@ int cmd_compare(int argc, char **argv)
     static const struct option longs[] = {
         HUNT_LONG_OPTIONS, CLI_RUN_LONG_OPTIONS,
         { "seeds", required_argument, NULL, OPT_SEEDS },
+        { "strategies", required_argument, NULL, OPT_STRATEGIES },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -161,7 +215,7 @@ int cmd_compare(int argc, char **argv)
     ho.ga.patience = 0;
     cli_run_options ro;
     cli_run_options_init(&ro);
-    compare_args args = { 3, NULL };
+    compare_args args = { 3, NULL, "gdivan,random-ga,random" };
     wh_spec *spec;
     int pstatus = cli_parse_search(argc, argv, longs, own_option, &args, usage, &ho, &ro, &spec);
     if (pstatus >= 0) return pstatus;
@@ -172,7 +226,11 @@ int cmd_compare(int argc, char **argv)
     comparison cmp;
     memset(&cmp, 0, sizeof cmp);
     cmp.nseeds = (int)nseeds;
-    cmp.runs = calloc((size_t)(3 * nseeds), sizeof *cmp.runs);
+    if (!parse_strategies(&cmp, args.strategies, &err)) {
+        wh_spec_free(spec);
+        return cli_report(&err);
+    }
+    cmp.runs = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.runs);
     bool ok = cmp.runs != NULL;
     if (ok && out) {
         snprintf(cmp.dir, sizeof cmp.dir, "%s", out);

@@ -1,0 +1,93 @@
+/*
+ * test_compare_cli.c — `warphunt compare`: every strategy (row) with the
+ * same budget and seeds, the table in row order, compare.json naming each
+ * run's variant, and gdivan-paper running with the paper's scaler and
+ * mutation.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include "cli/cli.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int run_compare(int n, const char **args)
+{
+    char *argv[40];
+    argv[0] = (char *)"compare";
+    for (int i = 0; i < n && i < 38; i++) argv[i + 1] = (char *)args[i];
+    argv[n + 1] = NULL;
+    return cmd_compare(n + 1, argv);
+}
+
+static json_t *load(const char *path)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    cr_assert(doc, "%s: %s", path, je.text);
+    return doc;
+}
+
+Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_stderr)
+{
+    struct stat st;
+    if (stat("build/ptx/kernels/gt_paths32.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char dir[] = "/tmp/wh_compare_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[128], res[128], path[300];
+    snprintf(out, sizeof out, "%s/cmp", dir);
+    snprintf(res, sizeof res, "%s/results", dir);
+    const char *args[] = { "tests/specs/hunt_paths_small.json", "--backend", "sim", "--strategies",
+                           "gdivan-paper,gdivan,random", "--evals", "40", "--seeds", "2", "--results", res, "-o",
+                           out, "--quiet" };
+    cr_assert_eq(run_compare(14, args), 0);
+
+    snprintf(path, sizeof path, "%s/compare.json", out);
+    json_t *doc = load(path);
+    json_t *runs = json_object_get(doc, "strategies");
+    cr_assert_eq(json_array_size(runs), 6, "3 rows x 2 seeds");
+    static const char *const want[6] = { "gdivan-paper", "gdivan-paper", "gdivan", "gdivan", "random", "random" };
+    for (size_t i = 0; i < 6; i++) {
+        json_t *r = json_array_get(runs, i);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "variant")), want[i], "run %zu", i);
+        cr_expect_eq(json_integer_value(json_object_get(r, "evals")), 40, "run %zu: the same budget", i);
+        cr_expect_eq(json_integer_value(json_object_get(r, "seed")), 1 + (long)(i % 2), "run %zu", i);
+    }
+    json_decref(doc);
+
+    /* gdivan-paper: the paper's plain tiling and one-gene mutation */
+    snprintf(path, sizeof path, "%s/gdivan-paper-s1/run.json", out);
+    doc = load(path);
+    json_t *opt = json_object_get(doc, "options");
+    cr_expect_str_eq(json_string_value(json_object_get(opt, "strategy")), "gdivan");
+    cr_expect_str_eq(json_string_value(json_object_get(opt, "tiling")), "plain");
+    cr_expect_float_eq(json_number_value(json_object_get(opt, "segment")), 0, 1e-12);
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/gdivan-s1/run.json", out);
+    doc = load(path);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "options"), "tiling")), "stride");
+    json_decref(doc);
+
+    /* table.md: one row per strategy, in the order asked */
+    snprintf(path, sizeof path, "%s/table.md", out);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    char *a = strstr(text, "| gdivan-paper |"), *b = strstr(text, "| gdivan |"), *c = strstr(text, "| random |");
+    cr_expect(a && b && c && a < b && b < c, "rows in order:\n%s", text);
+
+    const char *bad[] = { "tests/specs/hunt_paths_small.json", "--strategies", "gdivan,gdivan" };
+    cr_expect_eq(run_compare(3, bad), 1, "a repeated strategy is a user error");
+    const char *unknown[] = { "tests/specs/hunt_paths_small.json", "--strategies", "annealing" };
+    cr_expect_eq(run_compare(3, unknown), 1);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
