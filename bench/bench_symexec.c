@@ -9,13 +9,15 @@
  * executor, where `warphunt explore` keeps the largest X that finished)
  * with its paths, coverage, when that X reached its final coverage, solver
  * time (all X) and total time.  The executor alone: no atoms, no cache.
- * Run from the repository root (make bench).
+ * Run from the repository root (make bench).  BENCH_SYMEXEC_ONLY=NAME[,NAME]
+ * benches only those kernels.
  */
 #include "core/spec.h"
 #include "ptx/ptx.h"
 #include "symexec/symexec.h"
 
 #include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +130,26 @@ int main(void)
            "| GKLEE (paper)        | coverage per X |\n");
     printf("|------------|----|----------------------|-------------------|-----------|----------|---------|"
            "----------------------|----------------|\n");
-    for (size_t i = 0; i < g.gl_pathc; i++)
+    const char *only = getenv("BENCH_SYMEXEC_ONLY");
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        if (only && *only) {
+            const char *base = strrchr(g.gl_pathv[i], '/');
+            base = base ? base + 1 : g.gl_pathv[i];
+            size_t n = strcspn(base, ".");
+            bool hit = false;
+            for (const char *p = only; *p;) {
+                size_t k = strcspn(p, ",");
+                if (k == n && !strncmp(p, base, n))
+                    hit = true;
+                p += k;
+                if (*p == ',')
+                    p++;
+            }
+            if (!hit)
+                continue;
+        }
         bench_kernel(g.gl_pathv[i], budget);
+    }
     globfree(&g);
     return 0;
 }
