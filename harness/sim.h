@@ -38,6 +38,7 @@
 #include "ptx/ptx.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define SIM_WARP 32
@@ -504,6 +505,16 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
 void sim_bw_init(sim_bw *b, double bin, double per_cycle);
 /* Book `amount` sectors from time t on; returns when the last is served. */
 double sim_bw_take(sim_bw *b, double t, double amount);
+
+/* Allocation inside a run: the emulator has no way to go on without its
+ * memory, so running out aborts with a message (sim.c). */
+void *sim_xcalloc(size_t n, size_t size);
+void *sim_xrealloc(void *p, size_t n);
+
+static inline double sim_dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
 void sim_bw_free(sim_bw *b);
 int sim_class_pipe(int cls);
 

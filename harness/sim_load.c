@@ -31,16 +31,6 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "warphunt: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Reachability and memory layout                                           */
 /* ------------------------------------------------------------------------ */
@@ -85,7 +75,7 @@ static void note_operand(const ptx_operand *o, bool *mref)
 static bool *referenced_vars(const sim_prog *P)
 {
     const ptx_module *m = P->m;
-    bool *mref = xcalloc((size_t)m->nvars, sizeof *mref);
+    bool *mref = sim_xcalloc((size_t)m->nvars, sizeof *mref);
     for (int fi = 0; fi < m->nfuncs; fi++) {
         if (!P->funcs[fi].used)
             continue;
@@ -126,7 +116,7 @@ static void layout_module(sim_prog *P)
 {
     const ptx_module *m = P->m;
     bool *mref = referenced_vars(P);
-    P->mvar_off = xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
+    P->mvar_off = sim_xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
     uint64_t sh = 0, cb = 0, lo = 0;
     uint64_t dyn_align = 16;
     int nglobal = 0;
@@ -202,7 +192,7 @@ static void layout_module(sim_prog *P)
 
     /* const bank with initializers */
     P->cbank_size = cb;
-    P->cbank = xcalloc((size_t)(cb ? cb : 1), 1);
+    P->cbank = sim_xcalloc((size_t)(cb ? cb : 1), 1);
     for (int v = 0; v < m->nvars; v++) {
         const ptx_var *var = &m->vars[v];
         if (var->space == PTX_SPACE_CONST && var->init)
@@ -211,8 +201,8 @@ static void layout_module(sim_prog *P)
 
     /* global regions: spec buffers, then module .global variables */
     const wh_spec *S = P->spec;
-    P->regions = xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
-    P->region_of_param = xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
+    P->regions = sim_xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
+    P->region_of_param = sim_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
     int r = 0;
     for (int i = 0; i < S->nparams; i++) {
         P->region_of_param[i] = -1;
@@ -238,8 +228,8 @@ static void layout_module(sim_prog *P)
         r++;
     }
     P->nregions = r;
-    P->mcache = xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
-    P->bcache = xcalloc(1, sizeof *P->bcache);
+    P->mcache = sim_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
+    P->bcache = sim_xcalloc(1, sizeof *P->bcache);
     free(mref);
 }
 
@@ -776,7 +766,7 @@ static void decode_call(dctx *c, sim_instr *s)
     /* arguments: param-space offsets in the caller's area (or registers) */
     s->ncargs = (uint8_t)(pi->ncall_args > 255 ? 255 : pi->ncall_args);
     s->ncrets = (uint8_t)(pi->ncall_rets > 255 ? 255 : pi->ncall_rets);
-    s->cargs = xcalloc((size_t)s->ncargs + (size_t)s->ncrets, sizeof *s->cargs);
+    s->cargs = sim_xcalloc((size_t)s->ncargs + (size_t)s->ncrets, sizeof *s->cargs);
     for (int i = 0; i < s->ncargs + s->ncrets; i++) {
         const ptx_operand *o = i < s->ncargs ? &pi->call_args[i] : &pi->call_rets[i - s->ncargs];
         sim_opd *d = &s->cargs[i];
@@ -910,7 +900,7 @@ static bool decode_function(sim_prog *P, int fi, wh_error *err)
     sim_assign_slots(F);
     layout_function(P, F);
     F->ncode = f->ninstrs + 1;
-    F->code = xcalloc((size_t)F->ncode, sizeof *F->code);
+    F->code = sim_xcalloc((size_t)F->ncode, sizeof *F->code);
     dctx c = { P, F, f, NULL, err };
     for (int i = 0; i < f->ninstrs; i++) {
         c.pi = &f->instrs[i];
@@ -946,13 +936,13 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     const char *slash = m->name ? strrchr(m->name, '/') : NULL;
     P->file = slash ? slash + 1 : (m->name ? m->name : "?");
     P->nfuncs = m->nfuncs;
-    P->funcs = xcalloc((size_t)m->nfuncs, sizeof *P->funcs);
+    P->funcs = sim_xcalloc((size_t)m->nfuncs, sizeof *P->funcs);
     for (int i = 0; i < m->nfuncs; i++) {
         P->funcs[i].pf = &m->funcs[i];
         P->funcs[i].index = i;
-        P->funcs[i].var_off = xcalloc((size_t)m->funcs[i].nvars, sizeof(uint32_t));
+        P->funcs[i].var_off = sim_xcalloc((size_t)m->funcs[i].nvars, sizeof(uint32_t));
     }
-    int *onstack = xcalloc((size_t)m->nfuncs, sizeof *onstack);
+    int *onstack = sim_xcalloc((size_t)m->nfuncs, sizeof *onstack);
     mark_reachable(P, entry, onstack);
     free(onstack);
     layout_module(P);
@@ -962,7 +952,7 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     /* param layout of the kernel for the spec's parameters */
     const ptx_function *k = &m->funcs[entry];
     P->kparam_bytes = k->param_bytes;
-    P->kparam_off = xcalloc((size_t)spec->nparams, sizeof *P->kparam_off);
+    P->kparam_off = sim_xcalloc((size_t)spec->nparams, sizeof *P->kparam_off);
     for (int i = 0; i < spec->nparams && i < k->nparams; i++)
         P->kparam_off[i] = k->params[i].offset;
     if (P->recursive)

@@ -27,31 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "warphunt: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "warphunt: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static inline double dmax(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 /* ---- device memory ------------------------------------------------------------ */
 
 static uint64_t reloc_value(const sim_prog *P, const ptx_reloc *r)
@@ -84,7 +59,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
                      img->nbufs, S->nparams);
         return false;
     }
-    R->regions = xcalloc((size_t)P->nregions, sizeof *R->regions);
+    R->regions = sim_xcalloc((size_t)P->nregions, sizeof *R->regions);
     for (int r = 0; r < P->nregions; r++) {
         const sim_region_decl *d = &P->regions[r];
         sim_region *g = &R->regions[r];
@@ -96,13 +71,13 @@ static bool setup_memory(sim_run *R, wh_error *err)
         g->size = d->param >= 0 ? img->bufs[d->param].bytes : d->size;
         if (g->dcap < g->size || !g->data) {
             free(g->data);
-            g->data = xcalloc(g->size, 1);
+            g->data = sim_xcalloc(g->size, 1);
             g->dcap = g->size;
         }
         uint64_t tb = (g->size / (uint64_t)R->prof->sector_bytes + 1) / 8 + 1;
         if (g->tcap < tb || !g->touched) {
             free(g->touched);
-            g->touched = xcalloc(tb, 1);
+            g->touched = sim_xcalloc(tb, 1);
             g->tcap = tb;
         } else {
             memset(g->touched, 0, tb);
@@ -128,7 +103,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
             }
         }
     }
-    R->kparam = xcalloc(P->kparam_bytes, 1);
+    R->kparam = sim_xcalloc(P->kparam_bytes, 1);
     const ptx_function *k = &P->m->funcs[P->entry];
     for (int i = 0; i < S->nparams && i < k->nparams; i++) {
         uint64_t off = P->kparam_off[i];
@@ -153,7 +128,7 @@ static void sched_add(sim_sched *s, sim_warp *w)
 {
     if (s->nwarps == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
-        s->warps = xrealloc(s->warps, (size_t)s->cap * sizeof *s->warps);
+        s->warps = sim_xrealloc(s->warps, (size_t)s->cap * sizeof *s->warps);
     }
     s->warps[s->nwarps++] = w;
     s->dirty = true;
@@ -185,9 +160,9 @@ static bool dispatch_block(sim_run *R, sim_sm *sm, double t)
         b->shared = shared;
         memset(b->shared, 0, R->shared_size ? R->shared_size : 1);
     } else {
-        b = xcalloc(1, sizeof *b);
-        b->shared = xcalloc(R->shared_size, 1);
-        b->warps = xcalloc((size_t)R->bwarps, sizeof *b->warps);
+        b = sim_xcalloc(1, sizeof *b);
+        b->shared = sim_xcalloc(R->shared_size, 1);
+        b->warps = sim_xcalloc((size_t)R->bwarps, sizeof *b->warps);
     }
     uint64_t lin = R->next_block++;
     b->linear = lin;
@@ -211,7 +186,7 @@ static bool dispatch_block(sim_run *R, sim_sm *sm, double t)
     }
     if (sm->nblocks == sm->bcap) {
         sm->bcap = sm->bcap ? sm->bcap * 2 : 8;
-        sm->blocks = xrealloc(sm->blocks, (size_t)sm->bcap * sizeof *sm->blocks);
+        sm->blocks = sim_xrealloc(sm->blocks, (size_t)sm->bcap * sizeof *sm->blocks);
     }
     sm->blocks[sm->nblocks++] = b;
     return true;
@@ -270,7 +245,7 @@ static double retire_block(sim_run *R, sim_sm *sm, sim_block *b)
 {
     double fin = b->start;
     for (int i = 0; i < b->nwarps; i++)
-        fin = dmax(fin, b->warps[i].finish);
+        fin = sim_dmax(fin, b->warps[i].finish);
     b->finish = fin;
     if (fin > R->end_time)
         R->end_time = fin;
@@ -285,7 +260,7 @@ static double retire_block(sim_run *R, sim_sm *sm, sim_block *b)
     sm->nblocks = j;
     if (R->npool == R->poolcap) {
         R->poolcap = R->poolcap ? R->poolcap * 2 : 16;
-        R->pool = xrealloc(R->pool, (size_t)R->poolcap * sizeof *R->pool);
+        R->pool = sim_xrealloc(R->pool, (size_t)R->poolcap * sizeof *R->pool);
     }
     R->pool[R->npool++] = b;
     return fin;
@@ -307,7 +282,7 @@ static void sched_pick(sim_sched *s)
         sim_warp *w = s->warps[i];
         if (w->state != SIM_W_READY)
             continue;
-        double c = dmax(w->next_issue, s->dispatch);
+        double c = sim_dmax(w->next_issue, s->dispatch);
         if (c < bt) {
             bt = c;
             best = w;
@@ -390,7 +365,7 @@ static double sm_next_time(const sim_sm *sm, int S)
         const sim_sched *s = &sm->sched[k];
         for (int i = 0; i < s->nwarps; i++)
             if (s->warps[i]->state == SIM_W_READY)
-                t = fmin(t, dmax(s->warps[i]->next_issue, s->dispatch));
+                t = fmin(t, sim_dmax(s->warps[i]->next_issue, s->dispatch));
     }
     return t;
 }
@@ -487,10 +462,10 @@ static bool simulate(sim_run *R)
     const sim_profile *P = R->prof;
     int S = P->schedulers;
     take_block_cache(R);
-    R->sms = xcalloc((size_t)P->sms, sizeof *R->sms);
+    R->sms = sim_xcalloc((size_t)P->sms, sizeof *R->sms);
     for (int i = 0; i < P->sms; i++) {
         R->sms[i].id = i;
-        R->sms[i].sched = xcalloc((size_t)S, sizeof *R->sms[i].sched);
+        R->sms[i].sched = sim_xcalloc((size_t)S, sizeof *R->sms[i].sched);
     }
     for (int round = 0; round < R->residency && R->next_block < R->nblocks_total; round++)
         for (int i = 0; i < P->sms && R->next_block < R->nblocks_total; i++)
@@ -524,7 +499,7 @@ static bool simulate(sim_run *R)
 
 bool sim_execute(const sim_prog *P, wh_image *img, int copy, harness_run *out, wh_error *err)
 {
-    sim_run *R = xcalloc(1, sizeof *R);
+    sim_run *R = sim_xcalloc(1, sizeof *R);
     R->prog = P;
     R->prof = &P->prof;
     R->img = img;

@@ -28,16 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "warphunt: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
 int sim_class_pipe(int cls)
 {
     switch (cls) {
@@ -50,18 +40,13 @@ int sim_class_pipe(int cls)
     }
 }
 
-static inline double dmax(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in)
 {
     sim_sched *s = &sm->sched[w->sched];
-    double t = dmax(w->next_issue, s->dispatch);
+    double t = sim_dmax(w->next_issue, s->dispatch);
     int pipe = sim_class_pipe(in->cls);
     if (pipe >= 0)
-        t = dmax(t, s->pipe[pipe]);
+        t = sim_dmax(t, s->pipe[pipe]);
     s->dispatch = t + 1;
     if (pipe >= 0)
         s->pipe[pipe] = t + R->prof->cls[in->cls].issue;
@@ -106,7 +91,7 @@ static double *bw_slot(sim_bw *b, size_t i)
         size_t n = b->n ? b->n : 1024;
         while (n <= off)
             n *= 2;
-        b->used = xrealloc(b->used, n * sizeof *b->used);
+        b->used = sim_xrealloc(b->used, n * sizeof *b->used);
         memset(b->used + b->n, 0, (n - b->n) * sizeof *b->used);
         b->n = n;
     }
@@ -136,7 +121,7 @@ double sim_bw_take(sim_bw *b, double t, double amount)
     }
     double rate = b->cap / b->bin;
     if (i == i0)
-        return dmax(t, (double)i0 * b->bin) + amount / rate;
+        return sim_dmax(t, (double)i0 * b->bin) + amount / rate;
     return (double)i * b->bin + *slot / rate;
 }
 
@@ -227,13 +212,13 @@ double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
     for (int i = 0; i < ns; i++)
         if (first_touch(R, sec[i], (int)sb))
             nd++;
-    double t0 = dmax(t, sm->lsu_free);
-    double occ = dmax(1.0, ns * P->lsu_cycles_per_sector);
+    double t0 = sim_dmax(t, sm->lsu_free);
+    double occ = sim_dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
     double done = t0 + occ;
-    done = dmax(done, sim_bw_take(&R->l2, t0, ns));
+    done = sim_dmax(done, sim_bw_take(&R->l2, t0, ns));
     if (nd)
-        done = dmax(done, sim_bw_take(&R->dram, t0, nd) + P->dram_latency);
+        done = sim_dmax(done, sim_bw_take(&R->dram, t0, nd) + P->dram_latency);
     return done + P->cls[SIM_C_GLOBAL].latency;
 }
 
@@ -251,8 +236,8 @@ double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, co
         }
     }
     int ns = unique_u64(sec, k);
-    double t0 = dmax(t, sm->lsu_free);
-    double occ = dmax(1.0, ns * P->lsu_cycles_per_sector);
+    double t0 = sim_dmax(t, sm->lsu_free);
+    double occ = sim_dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
     return t0 + occ + P->cls[SIM_C_LOCAL].latency;
 }
@@ -303,8 +288,8 @@ double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
 {
     const sim_profile *P = R->prof;
     int wf = wavefronts(P, addr, bytes, n);
-    double t0 = dmax(t, sm->mio_free);
-    double occ = dmax(1, wf) * P->shared_cycles_per_wavefront;
+    double t0 = sim_dmax(t, sm->mio_free);
+    double occ = sim_dmax(1, wf) * P->shared_cycles_per_wavefront;
     sm->mio_free = t0 + occ;
     return t0 + occ + P->cls[SIM_C_SHARED].latency;
 }
@@ -351,14 +336,14 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
         for (int i = 0; i < k; i++)
             four[i] = 4;
         int wf = wavefronts(P, a, four, k);
-        double t0 = dmax(t, sm->mio_free);
+        double t0 = sim_dmax(t, sm->mio_free);
         double occ = wf * P->shared_cycles_per_wavefront + kmax * P->shared_atomic_cycles_per_op;
         sm->mio_free = t0 + occ;
         return t0 + occ + P->cls[SIM_C_SHARED].latency;
     }
     int nd = 0;
     double done = t;
-    double t0 = dmax(t, sm->lsu_free);
+    double t0 = sim_dmax(t, sm->lsu_free);
     uint64_t sb = (uint64_t)P->sector_bytes;
     int ndram = 0;
     for (int i = 0; i < k;) {
@@ -369,16 +354,16 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
         if (first_touch(R, a[i] / sb, (int)sb))
             ndram++;
         double *free_at = atomic_slot(R, a[i]);
-        double start = dmax(t0, *free_at);
+        double start = sim_dmax(t0, *free_at);
         double end = start + (j - i) * P->atomic_cycles_per_op;
         *free_at = end;
-        done = dmax(done, end);
+        done = sim_dmax(done, end);
         i = j;
     }
-    double occ = dmax(1.0, nd * P->lsu_cycles_per_sector);
+    double occ = sim_dmax(1.0, nd * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
-    done = dmax(done, sim_bw_take(&R->l2, t0, nd));
+    done = sim_dmax(done, sim_bw_take(&R->l2, t0, nd));
     if (ndram)
-        done = dmax(done, sim_bw_take(&R->dram, t0, ndram) + P->dram_latency);
+        done = sim_dmax(done, sim_bw_take(&R->dram, t0, ndram) + P->dram_latency);
     return done + P->cls[SIM_C_ATOM].latency;
 }

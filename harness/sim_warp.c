@@ -34,21 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "warphunt: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static inline double dmax(double a, double b)
-{
-    return a > b ? a : b;
-}
-
 /* ---- messages ------------------------------------------------------------- */
 
 void sim_stop(sim_run *R, harness_status st, const char *fmt, ...)
@@ -103,7 +88,7 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
 {
     if (w->nframes == w->fcap) {
         int n = w->fcap ? w->fcap * 2 : 4;
-        w->frames = xrealloc(w->frames, (size_t)n * sizeof *w->frames);
+        w->frames = sim_xrealloc(w->frames, (size_t)n * sizeof *w->frames);
         memset(w->frames + w->fcap, 0, (size_t)(n - w->fcap) * sizeof *w->frames);
         w->fcap = n;
     }
@@ -111,19 +96,19 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
     size_t nr = (size_t)F->nslots * SIM_WARP, np = (size_t)F->npreds, nd = (size_t)(F->nslots + F->npreds);
     size_t na = (size_t)F->area_bytes * SIM_WARP;
     if (nr > f->rcap) {
-        f->r = xrealloc(f->r, nr * sizeof *f->r);
+        f->r = sim_xrealloc(f->r, nr * sizeof *f->r);
         f->rcap = nr;
     }
     if (np > f->pcap) {
-        f->p = xrealloc(f->p, np * sizeof *f->p);
+        f->p = sim_xrealloc(f->p, np * sizeof *f->p);
         f->pcap = np;
     }
     if (nd > f->dcap) {
-        f->ready = xrealloc(f->ready, nd * sizeof *f->ready);
+        f->ready = sim_xrealloc(f->ready, nd * sizeof *f->ready);
         f->dcap = nd;
     }
     if (na > f->acap) {
-        f->area = xrealloc(f->area, na);
+        f->area = sim_xrealloc(f->area, na);
         f->acap = na;
     }
     memset(f->r, 0, nr * sizeof *f->r);
@@ -140,7 +125,7 @@ static void push_simt(sim_warp *w, int pc, int rpc, uint32_t mask)
 {
     if (w->sp == w->scap) {
         int n = w->scap ? w->scap * 2 : 16;
-        w->stack = xrealloc(w->stack, (size_t)n * sizeof *w->stack);
+        w->stack = sim_xrealloc(w->stack, (size_t)n * sizeof *w->stack);
         w->scap = n;
     }
     w->stack[w->sp].pc = pc;
@@ -213,7 +198,7 @@ static void warp_done(sim_run *R, sim_warp *w, double t)
         return;
     w->state = SIM_W_DONE;
     w->live = 0;
-    w->finish = dmax(t + 1, w->mem_done);
+    w->finish = sim_dmax(t + 1, w->mem_done);
     w->next_issue = SIM_INF;
     sim_block *b = w->blk;
     b->live_warps--;
@@ -731,7 +716,7 @@ static bool do_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, dou
         bar->all = true;
     }
     bar->arrived++;
-    bar->tmax = dmax(bar->tmax, t);
+    bar->tmax = sim_dmax(bar->tmax, t);
     if (red) {
         uint32_t c = sim_pred_operand(w, in, in->nsrc - 1) & m;
         bar->popc += (uint32_t)sim_popc(c);
@@ -766,7 +751,7 @@ void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
     const sim_instr *nx = &w->code[w->stack[w->sp - 1].pc];
     double r = tmin;
     for (int i = 0; i < nx->ndeps; i++)
-        r = dmax(r, w->ready[nx->deps[i]]);
+        r = sim_dmax(r, w->ready[nx->deps[i]]);
     w->next_issue = r;
 }
 
@@ -824,12 +809,12 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
         if (m && !sim_exec_mem(R, sm, w, in, m, t, &done))
             return false;
         if (op == PTX_OP_ST || op == PTX_OP_RED || op == PTX_OP_ATOM || op == PTX_OP_CP_ASYNC)
-            w->mem_done = dmax(w->mem_done, done);
+            w->mem_done = sim_dmax(w->mem_done, done);
         if (op == PTX_OP_CP_ASYNC) {
             if (in->mode == PTX_CP_COPY)
-                w->async_done = dmax(w->async_done, done);
+                w->async_done = sim_dmax(w->async_done, done);
             else if (in->mode != PTX_CP_COMMIT_GROUP)
-                tmin = dmax(tmin, w->async_done);
+                tmin = sim_dmax(tmin, w->async_done);
         }
         top->pc = pc + 1;
         break;
@@ -844,13 +829,13 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
             diverge(w, in->target, pc + 1, in->rpc, m, active & ~m, P->reconverge_merge);
             tmin += P->divergence_cycles;
         }
-        tmin = dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
         break;
     case PTX_OP_BRX: {
         double extra = 0;
         if (!do_brx(R, w, in, pc, active, m, &extra))
             return false;
-        tmin = dmax(tmin + extra, t + P->cls[SIM_C_CTRL].latency);
+        tmin = sim_dmax(tmin + extra, t + P->cls[SIM_C_CTRL].latency);
         break;
     }
     case PTX_OP_CALL:
@@ -860,12 +845,12 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
         }
         if (!do_call(R, w, in, pc, m))
             return false;
-        tmin = dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
         break;
     case PTX_OP_RET:
         top->pc = pc + 1;
         retire_lanes(R, w, m, false);
-        tmin = dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
         break;
     case PTX_OP_EXIT:
         top->pc = pc + 1;
@@ -932,7 +917,7 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
             double ns = (double)(uint32_t)SIM_V(a, first_lane(m));
             if (ns > 1e6)
                 ns = 1e6;
-            tmin = dmax(tmin, t + ns * P->clock_mhz / 1000.0);
+            tmin = sim_dmax(tmin, t + ns * P->clock_mhz / 1000.0);
         }
         top->pc = pc + 1;
         break;
@@ -981,7 +966,7 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
         for (int i = 0; i < in->nouts; i++)
             w->ready[in->outs[i]] = done;
     if (op == PTX_OP_LD || op == PTX_OP_LDU)
-        w->mem_done = dmax(w->mem_done, done);
+        w->mem_done = sim_dmax(w->mem_done, done);
     normalize(R, w, t);
     if (w->state == SIM_W_READY && !waits)
         sim_warp_ready_next(R, w, tmin);
