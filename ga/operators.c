@@ -121,7 +121,9 @@ static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
     crossover(g, a, b, child);
     child->fitness = -1;
     child->status = 0;
-    /* The paper's mutation: one draw decides, another picks the gene. */
+    /* The paper's mutation: one draw decides, another picks the gene; a
+     * quarter of the mutations redraw the parameter gene instead, and a
+     * segment mutation gives the new allele to a run of genes from there. */
     if (pcg32_double(&g->rng) < g->opt.mutation_prob) {
         if (g->prob.nparam_values > 0 && pcg32_bounded(&g->rng, 4) == 0) {
             child->genes[atom_genes(g)] = draw_param(g);
