@@ -80,40 +80,6 @@ static void usage(FILE *out)
         "cuda, JIT error), 3 --check found different outputs.\n");
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (!s || !*s)
-        return false;
-    errno = 0;
-    char *end;
-    double d = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (*end == 'e' || *end == 'E' || *end == '.') {
-        d = strtod(s, &end);
-        if (*end || d < 0 || d > 1.8e19)
-            return false;
-        *out = (uint64_t)d;
-        return true;
-    }
-    if (errno || *end || s[0] == '-')
-        return false;
-    *out = v;
-    return true;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-    if (!s || !*s)
-        return false;
-    errno = 0;
-    char *end;
-    double d = strtod(s, &end);
-    if (errno || *end || d != d)
-        return false;
-    *out = d;
-    return true;
-}
-
 /* --check: the sim's outputs for the same input against the backend's. */
 typedef struct {
     bool done, agree;
@@ -247,37 +213,31 @@ static void print_human(const wh_spec *spec, const wh_image *img, harness *h, co
                 (double)r->lane_instructions / (double)r->warp_instructions);
 }
 
+/* measure's own options; the shared ones are cli_run_option's. */
+enum { OPT_INPUT = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_REPS, OPT_OUTPUTS, OPT_CHECK, OPT_ULPS };
+
 int cmd_measure(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "backend", required_argument, NULL, 'b' },
-        { "input", required_argument, NULL, 'i' },
-        { "random", required_argument, NULL, 'r' },
-        { "reps", required_argument, NULL, 'n' },
-        { "outputs", required_argument, NULL, 'o' },
-        { "profile", required_argument, NULL, 'p' },
-        { "step-limit", required_argument, NULL, 's' },
-        { "device", required_argument, NULL, 'd' },
-        { "kernel-timeout", required_argument, NULL, 'T' },
-        { "warmup", required_argument, NULL, 'W' },
-        { "cold-l2", no_argument, NULL, 'L' },
-        { "check", no_argument, NULL, 'C' },
-        { "ulps", required_argument, NULL, 'U' },
-        { "json", no_argument, NULL, 'j' },
-        { "quiet", no_argument, NULL, 'q' },
+        CLI_RUN_LONG_OPTIONS,
+        { "input", required_argument, NULL, OPT_INPUT },
+        { "random", required_argument, NULL, OPT_RANDOM },
+        { "reps", required_argument, NULL, OPT_REPS },
+        { "outputs", required_argument, NULL, OPT_OUTPUTS },
+        { "check", no_argument, NULL, OPT_CHECK },
+        { "ulps", required_argument, NULL, OPT_ULPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *backend_name = "auto", *input = NULL, *outputs = NULL;
-    uint64_t seed = 1, reps = 10, step_limit = 0, device = 0;
-    bool random = false, json = false, quiet = false, check = false;
-    double timeout_s = 0;
-    uint64_t warmup = 0;
+    const char *input = NULL, *outputs = NULL;
+    uint64_t seed = 1;
+    long reps = 10;
+    bool random = false, check = false;
     check_result ck;
     memset(&ck, 0, sizeof ck);
     ck.ulps = HARNESS_CHECK_FLOAT_ULPS;
-    harness_options opt;
-    harness_options_init(&opt);
+    cli_run_options ro;
+    cli_run_options_init(&ro);
     wh_error err;
     wh_error_clear(&err);
     optind = 1;
@@ -285,66 +245,36 @@ int cmd_measure(int argc, char **argv)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        const char *bad = NULL;
-        switch (c) {
-        case 'b': backend_name = optarg; break;
-        case 'i': input = optarg; break;
-        case 'r':
-            random = true;
-            if (!parse_u64(optarg, &seed))
-                bad = "--random needs a non-negative integer seed";
-            break;
-        case 'n':
-            if (!parse_u64(optarg, &reps) || reps < 1 || reps > 1000000)
-                bad = "--reps needs an integer in [1, 1000000]";
-            break;
-        case 'o': outputs = optarg; break;
-        case 'p': opt.profile_path = optarg; break;
-        case 's':
-            if (!parse_u64(optarg, &step_limit) || step_limit < 1)
-                bad = "--step-limit needs a positive integer";
-            break;
-        case 'd':
-            if (!parse_u64(optarg, &device) || device > 1024)
-                bad = "--device needs a device index";
-            break;
-        case 'T':
-            if (!parse_double(optarg, &timeout_s) || timeout_s < 0)
-                bad = "--kernel-timeout needs a number of seconds >= 0";
-            else
-                opt.kernel_timeout_s = timeout_s > 0 ? timeout_s : -1;
-            break;
-        case 'W':
-            if (!parse_u64(optarg, &warmup) || warmup > 1000)
-                bad = "--warmup needs an integer in [0, 1000]";
-            else
-                opt.warmup = (int)warmup;
-            break;
-        case 'L': opt.cold_l2 = true; break;
-        case 'C': check = true; break;
-        case 'U':
-            if (!parse_double(optarg, &ck.ulps) || ck.ulps < 0)
-                bad = "--ulps needs a number >= 0";
-            break;
-        case 'j': json = true; break;
-        case 'q': quiet = true; break;
-        case 'h':
-            opterr = saved_opterr;
-            usage(stdout);
-            return 0;
-        default:
-            opterr = saved_opterr;
-            if (optopt && optopt != '?')
-                fprintf(stderr, "warphunt measure: option '%s' needs a value or is unknown\n", argv[optind - 1]);
-            else
-                fprintf(stderr, "warphunt measure: unknown option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return 1;
+        int r = cli_run_option(&ro, c, optarg, &err);
+        if (r == 0) {
+            r = 1;
+            switch (c) {
+            case OPT_INPUT: input = optarg; break;
+            case OPT_RANDOM:
+                random = true;
+                r = cli_parse_u64("--random", optarg, &seed, &err) ? 1 : -1;
+                break;
+            case OPT_REPS: r = cli_parse_long("--reps", optarg, 1, 1000000, &reps, &err) ? 1 : -1; break;
+            case OPT_OUTPUTS: outputs = optarg; break;
+            case OPT_CHECK: check = true; break;
+            case OPT_ULPS: r = cli_parse_double("--ulps", optarg, 0, 1e12, &ck.ulps, &err) ? 1 : -1; break;
+            case 'h':
+                opterr = saved_opterr;
+                usage(stdout);
+                return 0;
+            default:
+                opterr = saved_opterr;
+                if (optopt && optopt != '?')
+                    fprintf(stderr, "warphunt measure: option '%s' needs a value or is unknown\n", argv[optind - 1]);
+                else
+                    fprintf(stderr, "warphunt measure: unknown option '%s'\n", argv[optind - 1]);
+                usage(stderr);
+                return 1;
+            }
         }
-        if (bad) {
+        if (r < 0) {
             opterr = saved_opterr;
-            fprintf(stderr, "warphunt measure: %s (got '%s')\n", bad, optarg);
-            return 1;
+            return cli_report(&err);
         }
     }
     opterr = saved_opterr;
@@ -359,13 +289,10 @@ int cmd_measure(int argc, char **argv)
     }
     if (!input)
         random = true;
-    harness_backend backend;
-    if (!harness_backend_from_name(backend_name, &backend, &err))
-        return cli_report(&err);
-    opt.step_limit = step_limit;
-    opt.device = (int)device;
+    harness_backend backend = ro.backend;
+    bool json = ro.json, quiet = ro.quiet;
+    harness_options opt = ro.harness;
     opt.want_outputs = outputs != NULL || check;
-    opt.quiet = quiet;
 
     int status = 0;
     wh_spec *spec = wh_spec_load(argv[optind], &err);

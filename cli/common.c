@@ -42,6 +42,15 @@ bool cli_parse_u64(const char *opt, const char *text, uint64_t *out, wh_error *e
     char *end;
     errno = 0;
     unsigned long long v = strtoull(text, &end, 0);
+    if (!errno && end != text && (*end == 'e' || *end == 'E' || *end == '.')) {
+        /* "2e9", as the help texts write large counts: whole numbers only */
+        double d = strtod(text, &end);
+        if (!*end && d >= 0 && d < 1.8e19 && d == (double)(unsigned long long)d) {
+            *out = (uint64_t)d;
+            return true;
+        }
+        end = (char *)"x"; /* rejected below */
+    }
     if (errno || *end || end == text || text[0] == '-') {
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s takes a non-negative integer, not '%s'", opt, text);
         return false;

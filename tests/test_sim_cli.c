@@ -136,4 +136,25 @@ Test(sim_cli, option_errors)
     cr_assert_eq(run_measure(NULL, spec, 3), 1);
     const char *prof[] = { "kernels/fig1b.json", "--backend", "sim", "--profile", "/no/such/profile.json" };
     cr_assert_eq(run_measure(NULL, prof, 5), 1);
+    /* counts are whole numbers; the help's own "2e9" notation is one */
+    const char *frac[] = { "kernels/fig1b.json", "--backend", "sim", "--step-limit", "1.5" };
+    cr_assert_eq(run_measure(NULL, frac, 5), 1);
+    const char *warm[] = { "kernels/fig1b.json", "--warmup", "-1" };
+    cr_assert_eq(run_measure(NULL, warm, 3), 1);
+}
+
+Test(sim_cli, step_limit_in_the_helps_notation)
+{
+    if (!ptx_built("fig1b"))
+        cr_skip_test("fig1b PTX not built: run make ptx");
+    char js[] = "/tmp/wh_sim_cli_jsonXXXXXX";
+    int fd = mkstemp(js);
+    cr_assert(fd >= 0);
+    close(fd);
+    const char *a[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--step-limit", "2e9" };
+    cr_assert_eq(run_measure(js, a, 7), 0);
+    json_t *j = load_json(js);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+    json_decref(j);
+    unlink(js);
 }
