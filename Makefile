@@ -129,7 +129,9 @@ $(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
 	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DFAKECUDA_OLD_DRIVER -fPIC -shared -o $@ $< $(CFLAGS)
 
-test check: $(FAKECUDA_LIBS)
+# The scripts that tests run (bench/gpu.sh) find everything built, so
+# concurrent tests never run make on the same files.
+test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/gpu.sh — everything that needs a real NVIDIA GPU, in one go.
 #
-#   bench/gpu.sh [--device N] [--reps R] [--skip-tests] [--skip-compare]
+#   bench/gpu.sh [--device N] [--reps R] [--kernels A,B] [--skip-tests]
+#                [--skip-compare] [--prebuilt]
 #
 # On a machine with a GPU (and the NVIDIA driver) it:
 #   1. builds warphunt, the PTX of the bundled kernels, the test runner and
@@ -19,6 +20,13 @@
 #      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
 #   7. `warphunt compare` on kernels/artificial.json with the cuda backend;
 # and writes everything under results/gpu/<device>/ with a summary.txt.
+# --kernels limits steps 5 and 6 to the named bundled kernels.
+#
+# --prebuilt: build nothing; use the binaries already in BUILD (and the
+# libraries in BUILD/lib, if any) and the PTX in build/ptx.  For a GPU
+# machine that cannot build warphunt (no Z3, jansson or Criterion there):
+# bench/device_bundle.sh packs such a BUILD here, and its header says how
+# to run it there.
 #
 # Environment: BUILD (default build), JOBS, WARPHUNT_LIBCUDA (driver library),
 # COMPARE_ARGS (extra arguments for `warphunt compare`), GPU_OUT (write
@@ -40,6 +48,8 @@ DEVICE=0
 REPS=100
 RUN_TESTS=1
 RUN_COMPARE=1
+PREBUILT=0
+KERNELS=
 COMPARE_ARGS=${COMPARE_ARGS:-}
 
 while [ $# -gt 0 ]; do
@@ -48,7 +58,9 @@ while [ $# -gt 0 ]; do
         --reps) REPS=$2; shift 2 ;;
         --skip-tests) RUN_TESTS=0; shift ;;
         --skip-compare) RUN_COMPARE=0; shift ;;
-        -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+        --prebuilt) PREBUILT=1; shift ;;
+        --kernels) KERNELS=$2; shift 2 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
         *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -56,9 +68,31 @@ done
 say() { echo "gpu.sh: $*" >&2; }
 die() { echo "gpu.sh: error: $*" >&2; exit 2; }
 
+# The spec files of the kernels to measure, from --kernels or all bundled ones.
+specs=()
+if [ -n "$KERNELS" ]; then
+    IFS=, read -r -a names <<<"$KERNELS"
+    for k in "${names[@]}"; do
+        [ -f "kernels/$k.json" ] || die "--kernels: no bundled kernel '$k' (kernels/$k.json)"
+        specs+=("kernels/$k.json")
+    done
+else
+    specs=(kernels/*.json)
+fi
+
 # --- 1/2. build the probe first, and stop early without a GPU --------------------
-say "building bench_launch (probe)"
-make -j"$JOBS" BUILD="$BUILD" "$BUILD/bench/bench_launch" >/dev/null || die "the build of bench_launch failed"
+if [ "$PREBUILT" = 1 ]; then
+    for f in "$BUILD/warphunt" "$BUILD/bench/bench_launch"; do
+        [ -x "$f" ] || die "--prebuilt: $f is missing (see bench/device_bundle.sh)"
+    done
+    [ "$RUN_TESTS" = 0 ] || [ -x "$BUILD/test_runner" ] || die "--prebuilt: $BUILD/test_runner is missing"
+    ls build/ptx/kernels/*.ptx >/dev/null 2>&1 || die "--prebuilt: no PTX under build/ptx/kernels"
+    [ -d "$BUILD/lib" ] && export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    say "prebuilt binaries in $BUILD, nothing is built"
+else
+    say "building bench_launch (probe)"
+    make -j"$JOBS" BUILD="$BUILD" "$BUILD/bench/bench_launch" >/dev/null || die "the build of bench_launch failed"
+fi
 if ! device_name=$("$BUILD/bench/bench_launch" --probe --device "$DEVICE"); then
     die "no usable CUDA device $DEVICE (the reason is above); this script needs a GPU and the NVIDIA driver"
 fi
@@ -71,18 +105,27 @@ esac
 mkdir -p "$OUT" || die "cannot create $OUT"
 say "device $DEVICE: $device_name -> $OUT"
 
-say "building warphunt, the PTX and the tests"
-targets=("$BUILD/warphunt" ptx)
-[ "$RUN_TESTS" = 1 ] && targets+=("$BUILD/test_runner")
-make -j"$JOBS" BUILD="$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 \
-    || die "the build failed (see $OUT/build.log)"
+if [ "$PREBUILT" = 0 ]; then
+    say "building warphunt, the PTX and the tests"
+    targets=("$BUILD/warphunt" ptx)
+    [ "$RUN_TESTS" = 1 ] && targets+=("$BUILD/test_runner")
+    make -j"$JOBS" BUILD="$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 \
+        || die "the build failed (see $OUT/build.log)"
+fi
 
 failures=()
 summary="$OUT/summary.txt"
 {
     echo "warphunt GPU run, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "device $DEVICE: $device_name"
-    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
+    if [ "$PREBUILT" = 1 ] && [ -f "$BUILD/MANIFEST" ]; then
+        echo "prebuilt in $BUILD:"
+        sed 's/^/  /' "$BUILD/MANIFEST"
+    elif [ "$PREBUILT" = 1 ]; then
+        echo "prebuilt in $BUILD (no MANIFEST)"
+    else
+        echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (modified)')"
+    fi
 } >"$summary"
 if command -v nvidia-smi >/dev/null 2>&1; then
     nvidia-smi -q -i "$DEVICE" >"$OUT/nvidia-smi.txt" 2>&1 || true
@@ -116,7 +159,7 @@ json_str() { sed -n "s/^ *\"$2\": *\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
 
 # --- 5/6. every bundled kernel: timing overhead and agreement with the sim ---------
 printf '\n%-12s %8s %12s %12s %14s %10s  %s\n' kernel status mean_us stddev_us overhead_us/rep check note >>"$summary"
-for spec in kernels/*.json; do
+for spec in "${specs[@]}"; do
     k=$(basename "$spec" .json)
     say "kernel $k"
     t0=$(date +%s.%N)

@@ -95,3 +95,52 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* The bundle for a GPU machine that cannot build: packed here, unpacked
+ * elsewhere, gpu.sh --prebuilt runs from it with `make` unusable. */
+Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
+{
+    char build[PATH_MAX], lib[PATH_MAX + 32];
+    build_dir(build, sizeof build);
+    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
+    struct stat st;
+    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    char dir[] = "/tmp/wh_bundle_test_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char cmd[8 * PATH_MAX], log[PATH_MAX + 16];
+    snprintf(log, sizeof log, "%s/log", dir);
+
+    snprintf(cmd, sizeof cmd,
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL BUILD='%s' JOBS=2 "
+             "bash bench/device_bundle.sh --no-tests --out '%s/b.tar.gz' >'%s' 2>&1 && "
+             "tar xzf '%s/b.tar.gz' -C '%s' >>'%s' 2>&1",
+             build, dir, log, dir, dir, log);
+    cr_assert_eq(system(cmd), 0, "%s", slurp(log));
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/build-bundle/lib/libz3.so.4", dir);
+    cr_expect_eq(stat(path, &st), 0, "Z3 travels in the bundle");
+    snprintf(path, sizeof path, "%s/build-bundle/lib/libc.so.6", dir);
+    cr_expect_neq(stat(path, &st), 0, "the C library does not travel");
+    snprintf(path, sizeof path, "%s/build/ptx/kernels/gt_loop.ptx", dir);
+    cr_expect_eq(stat(path, &st), 0, "the PTX travels");
+
+    /* A `make` that fails first on PATH: --prebuilt must not call it. */
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/bin' && printf '#!/bin/sh\\nexit 97\\n' >'%s/bin/make' && chmod +x '%s/bin/make' && "
+             "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH='%s/bin':\"$PATH\" BUILD='%s/build-bundle' "
+             "WARPHUNT_LIBCUDA='%s' WH_FAKECUDA_ANY_KERNEL=1 GPU_OUT='%s/out' "
+             "bash bench/gpu.sh --prebuilt --skip-tests --skip-compare --kernels gt_loop --reps 3 >'%s' 2>&1",
+             dir, dir, dir, dir, dir, lib, dir, log);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc));
+    /* 1, not 0: the fake runs gt_loop as an empty kernel, so the check differs. */
+    cr_expect_eq(WEXITSTATUS(rc), 1, "%s", slurp(log));
+    char summary[PATH_MAX + 32];
+    snprintf(summary, sizeof summary, "%s/out/summary.txt", dir);
+    char *s = slurp(summary);
+    cr_expect(strstr(s, "warphunt device bundle"), "the bundle's manifest is in the summary:\n%s", s);
+    cr_expect(strstr(s, "\ngt_loop      "), "a row for gt_loop:\n%s", s);
+    cr_expect(!strstr(s, "\nartificial   "), "--kernels measured only gt_loop:\n%s", s);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
