@@ -26,6 +26,12 @@
 #   tar xzf .devbundle/warphunt-bundle.tar.gz &&
 #   BUILD=build-bundle bench/gpu.sh --prebuilt
 # The target needs glibc at least as new as this machine's (x86-64 only).
+# Where a remote runner returns only a few files (the device tool: 8),
+# bring the results back as one archive, and run the comparison, which can
+# take minutes, in a second call:
+#   ... bench/gpu.sh --prebuilt --skip-compare; tar czf "$OUT/gpu.tar.gz" results/gpu
+#   ... LD_LIBRARY_PATH=build-bundle/lib build-bundle/warphunt compare \
+#         kernels/artificial.json --backend cuda -o results/gpu/DEVICE/compare
 # Exit status: 0 packed, 2 the build or a check failed.
 set -uo pipefail
 
