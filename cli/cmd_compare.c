@@ -6,6 +6,7 @@
 #include "cli/hunt_opts.h"
 
 #include "core/results.h"
+#include "core/stats.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -21,11 +22,13 @@ static void usage(FILE *out)
             "Run the strategies (default gdivan, random-ga and random) on SPEC with the same\n"
             "evaluation budget for K seeds (S, S+1, ...), then write one run directory per\n"
             "strategy and seed, table.md (best time, evaluations and seconds to reach it,\n"
-            "mean over seeds), compare.json and plot.svg (one curve per strategy, first seed)\n"
-            "to results/<kernel>/compare-e<N>-s<S>/.  Early stopping is off unless\n"
-            "--patience is given, so every run spends the whole budget.\n"
+            "mean over seeds; each strategy against the first: the effect size A12 and the\n"
+            "two-sided Mann-Whitney U test's p over seeds), compare.json and plot.svg (one\n"
+            "curve per strategy, first seed) to results/<kernel>/compare-e<N>-s<S>/.  Early\n"
+            "stopping is off unless --patience is given, so every run spends the whole budget.\n"
             "\n"
-            "  --seeds K         seeds per strategy (default 3)\n"
+            "  --seeds K         seeds per strategy (default 3; 3 against 3 gives p >= 0.1,\n"
+            "                    5 against 5 p >= 0.008)\n"
             "  --strategies LIST comma-separated, in table order: gdivan, gdivan-paper (gdivan\n"
             "                    with the paper's plain tiling and one-gene mutation: --tiling\n"
             "                    plain --segment 0), random-ga, random\n"
@@ -86,6 +89,39 @@ static bool parse_strategies(comparison *c, const char *list, wh_error *err)
     return c->nrows > 0;
 }
 
+/* The best times a row's finished runs found, in seed order; their count. */
+static int row_bests(const comparison *c, int row, double *out)
+{
+    int n = 0;
+    for (int k = 0; k < c->nseeds && row * c->nseeds + k < c->done; k++)
+        out[n++] = c->runs[row * c->nseeds + k].best;
+    return n;
+}
+
+/* Row `row` against the first row (the reference): false when either has
+ * no finished run. */
+static bool rank_test_row(const comparison *c, int row, wh_rank_test *t)
+{
+    double *ref = malloc((size_t)c->nseeds * sizeof *ref), *other = malloc((size_t)c->nseeds * sizeof *other);
+    bool ok = ref && other;
+    if (ok) {
+        int nref = row_bests(c, 0, ref), nother = row_bests(c, row, other);
+        ok = wh_rank_test_run(ref, nref, other, nother, t);
+    }
+    free(ref);
+    free(other);
+    return ok;
+}
+
+/* 2 / C(2k, k): the smallest two-sided p that k seeds against k can give. */
+static double smallest_p(int k)
+{
+    double comb = 1;
+    for (int i = 1; i <= k; i++)
+        comb = comb * (k + i) / i;
+    return 2.0 / comb;
+}
+
 static void write_table(const comparison *c, const char *kernel, wh_error *err)
 {
     char path[1100];
@@ -96,12 +132,18 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
         return;
     }
     const char *unit = c->done ? c->runs[0].unit : "";
+    const char *ref = c->rows[0]->name;
     fprintf(f, "# %s: strategies compared with the same budget\n\n", kernel);
     fprintf(f, "Backend: %s.  Budget: %ld evaluations per run.  %d seed(s) per strategy; figures are means over "
                "seeds (min-max in brackets).\n\n",
             c->done ? c->runs[0].device : "?", c->done ? c->runs[0].evals : 0L, c->nseeds);
-    fprintf(f, "| strategy | WCET found (%s) | reached after (evaluations) | reached after (s) | runs |\n", unit);
-    fprintf(f, "|---|---|---|---|---|\n");
+    fprintf(f, "A12: the chance that a run of %s finds a longer time than a run of the row's strategy (ties "
+               "count half; 0.5: no difference, 1: always longer).  p: two-sided Mann-Whitney U test over the "
+               "seeds, exact up to %d runs in all (%d seeds against %d can give no p below %.3g).\n\n",
+            ref, WH_RANK_EXACT_MAX, c->nseeds, c->nseeds, smallest_p(c->nseeds));
+    fprintf(f, "| strategy | WCET found (%s) | reached after (evaluations) | reached after (s) | runs | A12 (%s) | p |\n",
+            unit, ref);
+    fprintf(f, "|---|---|---|---|---|---|---|\n");
     for (int s = 0; s < c->nrows; s++) {
         double best = 0, lo = 0, hi = 0, ev = 0, secs = 0;
         int n = 0;
@@ -117,8 +159,14 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
             n++;
         }
         if (!n) continue;
-        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.0f | %.2f | %d |\n", c->rows[s]->name, best / n, lo, hi,
-                ev / n, secs / n, n);
+        wh_rank_test t;
+        char a12[32] = "-", p[32] = "-";
+        if (s > 0 && rank_test_row(c, s, &t)) {
+            snprintf(a12, sizeof a12, "%.2f", t.a12);
+            snprintf(p, sizeof p, "%.3g%s", t.p_value, t.exact ? "" : " (normal approx.)");
+        }
+        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.0f | %.2f | %d | %s | %s |\n", c->rows[s]->name, best / n, lo,
+                hi, ev / n, secs / n, n, a12, p);
     }
     fclose(f);
 }
@@ -151,9 +199,18 @@ static json_t *summary_json(const comparison *c)
         json_object_set_new(run, "variant", json_string(c->rows[i / c->nseeds]->name));
         json_array_append_new(list, run);
     }
+    json_t *tests = json_array();
+    for (int s = 1; s < c->nrows; s++) {
+        wh_rank_test t;
+        if (!rank_test_row(c, s, &t)) continue;
+        json_array_append_new(tests, json_pack("{s:s, s:s, s:f, s:f, s:f, s:b}", "strategy", c->rows[s]->name,
+                                               "against", c->rows[0]->name, "a12", t.a12, "u", t.u,
+                                               "p_value", t.p_value, "exact", t.exact));
+    }
     char table[1100];
     snprintf(table, sizeof table, "%s/table.md", c->dir);
-    return json_pack("{s:o, s:s, s:s}", "strategies", list, "table", table, "dir", c->dir);
+    return json_pack("{s:o, s:o, s:s, s:s}", "strategies", list, "rank_tests", tests, "table", table, "dir",
+                     c->dir);
 }
 
 static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_error *err)

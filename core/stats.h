@@ -1,0 +1,30 @@
+/*
+ * stats.h — is one search strategy better than another, over seeds?
+ *
+ * Search outcomes (the longest time each seeded run found) are few, not
+ * normal, and often tied (runs that reach the same known worst), so the
+ * comparison is by ranks: the Vargha-Delaney effect size A12 and the
+ * two-sided Mann-Whitney U test, exact (the permutation distribution of
+ * the rank sum, ties at mid-ranks) up to WH_RANK_EXACT_MAX observations
+ * in all, the normal approximation with tie correction beyond.
+ */
+#ifndef WH_CORE_STATS_H
+#define WH_CORE_STATS_H
+
+#include <stdbool.h>
+
+/* Above this many observations in all the p-value is approximated. */
+#define WH_RANK_EXACT_MAX 100
+
+typedef struct {
+    double a12;     /* P(X > Y) + P(X = Y) / 2 for one draw of each */
+    double u;       /* Mann-Whitney U of x: pairs (x, y) with x > y, ties 1/2 */
+    double p_value; /* two-sided: no difference between the two samples */
+    bool exact;     /* p_value from the exact permutation distribution */
+} wh_rank_test;
+
+/* Compare samples x (nx values) and y (ny); false when either is empty or
+ * memory runs out.  NaNs are not allowed. */
+bool wh_rank_test_run(const double *x, int nx, const double *y, int ny, wh_rank_test *out);
+
+#endif
