@@ -28,21 +28,6 @@ static void file_name(const wh_param *p, char *out, size_t size)
     snprintf(out + n, size - n, ".bin");
 }
 
-static bool write_atomic(const char *path, const void *data, size_t size, wh_error *err)
-{
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    if (f && fclose(f) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) {
-        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
-        remove(tmp);
-    }
-    return ok;
-}
-
 static json_t *dims_json(const unsigned d[3])
 {
     return json_pack("[iii]", (json_int_t)d[0], (json_int_t)d[1], (json_int_t)d[2]);
@@ -78,7 +63,7 @@ bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)
         if (b->param->role == WH_ROLE_OUTPUT) continue;
         file_name(b->param, fname, sizeof fname);
         snprintf(path, sizeof path, "%s/%s", dir, fname);
-        if (!write_atomic(path, b->data, b->bytes, err)) return false;
+        if (!wh_write_file_atomic(path, b->data, b->bytes, err)) return false;
     }
     json_t *m = manifest_json(img);
     char *text = m ? json_dumps(m, JSON_INDENT(2)) : NULL;
@@ -88,7 +73,7 @@ bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)
         return false;
     }
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    bool ok = write_atomic(path, text, strlen(text), err);
+    bool ok = wh_write_text_atomic(path, text, err);
     free(text);
     return ok;
 }
@@ -162,12 +147,8 @@ wh_image *wh_image_load(const wh_spec *spec, const char *dir, wh_error *err)
 {
     char mpath[1100];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-    json_error_t jerr;
-    json_t *m = json_load_file(mpath, 0, &jerr);
-    if (!m) {
-        wh_error_set(err, WH_ERR_USER, mpath, jerr.line > 0 ? jerr.line : 0, 0, "%s", jerr.text);
-        return NULL;
-    }
+    json_t *m = wh_read_json(mpath, NULL, err);
+    if (!m) return NULL;
     wh_image *img = NULL;
     wh_launch l;
     json_t *bufs = json_object_get(m, "buffers");

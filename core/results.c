@@ -49,13 +49,12 @@ bool wh_results_make_run_dir(const char *base, const char *kernel, const char *s
     return false;
 }
 
-bool wh_write_text_atomic(const char *path, const char *text, wh_error *err)
+bool wh_write_file_atomic(const char *path, const void *data, size_t size, wh_error *err)
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    size_t n = strlen(text);
-    bool ok = f && fwrite(text, 1, n, f) == n;
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(data, 1, size, f) == size;
     if (f && fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -63,6 +62,21 @@ bool wh_write_text_atomic(const char *path, const char *text, wh_error *err)
         remove(tmp);
     }
     return ok;
+}
+
+bool wh_write_text_atomic(const char *path, const char *text, wh_error *err)
+{
+    return wh_write_file_atomic(path, text, strlen(text), err);
+}
+
+json_t *wh_read_json(const char *path, const char *context, wh_error *err)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    if (!doc)
+        wh_error_set(err, WH_ERR_USER, path, jerr.line > 0 ? jerr.line : 0, 0, "%s%s%s", context ? context : "",
+                     context ? ": " : "", jerr.text);
+    return doc;
 }
 
 bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err)

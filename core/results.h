@@ -1,6 +1,6 @@
 /*
  * results.h — writing what a run found: run directories, atomic JSON
- * files, the evaluation history, and gnuplot plots.
+ * files, the evaluation history, and gnuplot plots; reading its JSON back.
  *
  * A run writes results/<kernel>/<run-id>/.  Everything that a reader might
  * see half-written (run.json, checkpoints) is written to a temporary file
@@ -25,6 +25,10 @@ bool wh_make_dirs(const char *dir, wh_error *err);
 /* Write JSON (indented, keys in insertion order) atomically. */
 bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err);
 bool wh_write_text_atomic(const char *path, const char *text, wh_error *err);
+bool wh_write_file_atomic(const char *path, const void *data, size_t size, wh_error *err);
+/* Load a JSON file.  A failure is a user error at path and line, its
+ * message led by "context: " where context is not NULL. */
+json_t *wh_read_json(const char *path, const char *context, wh_error *err);
 
 /* The evaluation history: one row per evaluation. */
 typedef struct {

@@ -210,12 +210,9 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc) {
-        wh_error_set(err, WH_ERR_USER, path, jerr.line > 0 ? jerr.line : 0, 0, "cannot resume: %s", jerr.text);
+    json_t *doc = wh_read_json(path, "cannot resume", err);
+    if (!doc)
         return false;
-    }
     json_t *opt = json_object_get(doc, "options");
     const char *hash = json_string_value(json_object_get(doc, "spec_hash"));
     const char *strat = json_string_value(json_object_get(opt, "strategy"));

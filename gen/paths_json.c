@@ -127,12 +127,9 @@ static bool read_paths(gen_result *r, json_t *a)
 
 bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err)
 {
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    if (!doc) {
-        wh_error_set(err, WH_ERR_USER, path, jerr.line > 0 ? jerr.line : 0, 0, "%s", jerr.text);
+    json_t *doc = wh_read_json(path, NULL, err);
+    if (!doc)
         return false;
-    }
     r->x = (int)json_integer_value(json_object_get(doc, "threads"));
     r->legs_total = (int)json_integer_value(json_object_get(doc, "legs_total"));
     r->legs_covered = (int)json_integer_value(json_object_get(doc, "legs_covered"));

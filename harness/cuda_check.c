@@ -47,38 +47,34 @@ static double ulp_distance(uint64_t a, uint64_t b, int bits)
     return (double)ma + (double)mb;      /* across zero */
 }
 
+/* A float field's bit pattern, widened, for ulp_distance. */
+static uint64_t float_bits(const unsigned char *p, int bits)
+{
+    if (bits == 32) {
+        uint32_t u;
+        memcpy(&u, p, 4);
+        return u;
+    }
+    uint64_t u;
+    memcpy(&u, p, 8);
+    return u;
+}
+
 /* Compare one field; true when equal within the bound.  *ulps receives
  * the float distance (INFINITY for NaN against a number). */
 static bool field_equal(wh_type t, const unsigned char *pa, const unsigned char *pb,
                         double float_ulps, double *ulps)
 {
     *ulps = 0;
-    if (t == WH_F32) {
-        float fa, fb;
-        uint32_t ua, ub;
-        memcpy(&fa, pa, 4);
-        memcpy(&fb, pb, 4);
-        memcpy(&ua, pa, 4);
-        memcpy(&ub, pb, 4);
-        if (isnan(fa) || isnan(fb)) {
-            *ulps = isnan(fa) && isnan(fb) ? 0 : INFINITY;
-            return isnan(fa) && isnan(fb);
+    if (t == WH_F32 || t == WH_F64) {
+        /* widening an f32 to double keeps NaN a NaN */
+        double a = wh_value_get_float(t, pa), b = wh_value_get_float(t, pb);
+        if (isnan(a) || isnan(b)) {
+            *ulps = isnan(a) && isnan(b) ? 0 : INFINITY;
+            return isnan(a) && isnan(b);
         }
-        *ulps = ulp_distance(ua, ub, 32);
-        return *ulps <= float_ulps;
-    }
-    if (t == WH_F64) {
-        double da, db;
-        uint64_t ua, ub;
-        memcpy(&da, pa, 8);
-        memcpy(&db, pb, 8);
-        memcpy(&ua, pa, 8);
-        memcpy(&ub, pb, 8);
-        if (isnan(da) || isnan(db)) {
-            *ulps = isnan(da) && isnan(db) ? 0 : INFINITY;
-            return isnan(da) && isnan(db);
-        }
-        *ulps = ulp_distance(ua, ub, 64);
+        int bits = t == WH_F32 ? 32 : 64;
+        *ulps = ulp_distance(float_bits(pa, bits), float_bits(pb, bits), bits);
         return *ulps <= float_ulps;
     }
     return memcmp(pa, pb, wh_type_size(t)) == 0;

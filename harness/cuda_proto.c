@@ -220,32 +220,17 @@ const unsigned char *wh_cuda_get_bytes(wh_cuda_rbuf *r, uint64_t n)
     return p;
 }
 
-uint32_t wh_cuda_get_u32(wh_cuda_rbuf *r)
+/* A short read leaves *v as the caller set it (0) and marks r bad. */
+static void get_into(wh_cuda_rbuf *r, void *v, size_t n)
 {
-    uint32_t v = 0;
-    const unsigned char *p = wh_cuda_get_bytes(r, sizeof v);
+    const unsigned char *p = wh_cuda_get_bytes(r, n);
     if (p)
-        memcpy(&v, p, sizeof v);
-    return v;
+        memcpy(v, p, n);
 }
 
-uint64_t wh_cuda_get_u64(wh_cuda_rbuf *r)
-{
-    uint64_t v = 0;
-    const unsigned char *p = wh_cuda_get_bytes(r, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
-    return v;
-}
-
-double wh_cuda_get_f64(wh_cuda_rbuf *r)
-{
-    double v = 0;
-    const unsigned char *p = wh_cuda_get_bytes(r, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
-    return v;
-}
+uint32_t wh_cuda_get_u32(wh_cuda_rbuf *r) { uint32_t v = 0; get_into(r, &v, sizeof v); return v; }
+uint64_t wh_cuda_get_u64(wh_cuda_rbuf *r) { uint64_t v = 0; get_into(r, &v, sizeof v); return v; }
+double wh_cuda_get_f64(wh_cuda_rbuf *r) { double v = 0; get_into(r, &v, sizeof v); return v; }
 
 const char *wh_cuda_get_str(wh_cuda_rbuf *r)
 {

@@ -268,6 +268,17 @@ static void reap(wh_cuda_worker *w, double grace_s, bool kill_now)
     w->pid = 0;
 }
 
+/* The wbuf API defers its out-of-memory check to one flag; an encoding
+ * that hit it is freed here so that callers need not. */
+static bool encoded(wh_cuda_wbuf *b, const char *what, wh_error *err)
+{
+    if (!b->oom)
+        return true;
+    wh_cuda_wbuf_free(b);
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory encoding %s", what);
+    return false;
+}
+
 bool wh_cuda_worker_init(wh_cuda_worker *w, const wh_cuda_engine *engine, const wh_cuda_setup *setup,
                          double start_timeout_s, wh_error *err)
 {
@@ -278,11 +289,8 @@ bool wh_cuda_worker_init(wh_cuda_worker *w, const wh_cuda_engine *engine, const 
     w->start_timeout_s = start_timeout_s;
     wh_cuda_wbuf b = { 0 };
     wh_cuda_setup_encode(setup, &b);
-    if (b.oom) {
-        wh_cuda_wbuf_free(&b);
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory encoding the CUDA worker setup");
+    if (!encoded(&b, "the CUDA worker setup", err))
         return false;
-    }
     w->setup = b.data;
     w->setup_len = b.len;
     return true;
@@ -383,11 +391,8 @@ bool wh_cuda_worker_run(wh_cuda_worker *w, const wh_cuda_request *rq, double tim
     }
     wh_cuda_wbuf b = { 0 };
     wh_cuda_request_encode(rq, &b);
-    if (b.oom) {
-        wh_cuda_wbuf_free(&b);
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory encoding a CUDA request");
+    if (!encoded(&b, "a CUDA request", err))
         return false;
-    }
 
     /* The watchdog: each launch gets timeout_s (the worker reports every
      * warm-up launch that completes), plus 2 s; the first one also the

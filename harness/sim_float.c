@@ -168,11 +168,38 @@ static bool directed(int rnd)
 }
 
 /* Directed rounding switches the host's rounding mode around the one
- * operation (volatile keeps the compiler from moving it out). */
+ * operation, between round_begin and round_end (volatile operands keep the
+ * compiler from moving it out).  The mode to restore, or -1 where rnd needs
+ * no switch. */
+static int round_begin(int rnd)
+{
+    if (!directed(rnd))
+        return -1;
+    int old = fegetround();
+    fesetround(fe_mode(rnd));
+    return old;
+}
+
+static void round_end(int old)
+{
+    if (old >= 0)
+        fesetround(old);
+}
+
+/* x narrowed to f32 in the rounding mode rnd. */
+static float f32_from_double(double x, int rnd)
+{
+    int old = round_begin(rnd);
+    volatile double vx = x;
+    volatile float vf = (float)vx;
+    float f = vf;
+    round_end(old);
+    return f;
+}
+
 static float f32_arith(int k, float a, float b, float c, int rnd)
 {
-    int old = directed(rnd) ? fegetround() : -1;
-    if (old >= 0) fesetround(fe_mode(rnd));
+    int old = round_begin(rnd);
     volatile float va = a, vb = b, vc = c, r;
     switch (k) {
     case FK_ADD: r = va + vb; break;
@@ -184,14 +211,13 @@ static float f32_arith(int k, float a, float b, float c, int rnd)
     default: r = 1.0f / va; break;
     }
     float out = r;
-    if (old >= 0) fesetround(old);
+    round_end(old);
     return out;
 }
 
 static double f64_arith(int k, double a, double b, double c, int rnd)
 {
-    int old = directed(rnd) ? fegetround() : -1;
-    if (old >= 0) fesetround(fe_mode(rnd));
+    int old = round_begin(rnd);
     volatile double va = a, vb = b, vc = c, r;
     switch (k) {
     case FK_ADD: r = va + vb; break;
@@ -203,7 +229,7 @@ static double f64_arith(int k, double a, double b, double c, int rnd)
     default: r = 1.0 / va; break;
     }
     double out = r;
-    if (old >= 0) fesetround(old);
+    round_end(old);
     return out;
 }
 
@@ -360,17 +386,7 @@ static double f64_op(const sim_instr *in, double a, double b, double c)
  * 24 >= 2 * 8 + 2 bits), then to bf16. */
 static uint16_t bf16_from_double(double x, int rnd)
 {
-    float f;
-    if (directed(rnd)) {
-        int old = fegetround();
-        fesetround(fe_mode(rnd));
-        volatile double vx = x;
-        volatile float vf = (float)vx;
-        f = vf;
-        fesetround(old);
-    } else {
-        f = (float)x;
-    }
+    float f = directed(rnd) ? f32_from_double(x, rnd) : (float)x;
     if (isnan(f) || rnd == PTX_RND_NONE || rnd == PTX_RND_RN)
         return bf16_from_f32(f, PTX_RND_RN);
     uint32_t u = (uint32_t)of_f32(f);
@@ -587,8 +603,7 @@ static uint64_t int_to_float(uint64_t v, bool sig, int bits, ptx_type t, int rnd
             return of_f64(sig ? (double)s : (double)u);
         return of_f32(sig ? (float)s : (float)u);
     }
-    int old = fegetround();
-    fesetround(fe_mode(rnd));
+    int old = round_begin(rnd);
     uint64_t out;
     if (t == PTX_T_F64) {
         volatile int64_t vs = s;
@@ -601,7 +616,7 @@ static uint64_t int_to_float(uint64_t v, bool sig, int bits, ptx_type t, int rnd
         volatile float r = sig ? (float)vs : (float)vu;
         out = of_f32(r);
     }
-    fesetround(old);
+    round_end(old);
     return out;
 }
 
@@ -651,17 +666,7 @@ uint64_t sim_cvt_value(const sim_instr *in, uint64_t a)
     case PTX_T_F64:
         return of_f64(x);
     case PTX_T_F32: {
-        float f;
-        if (st == PTX_T_F64 && directed(in->rnd)) {
-            int old = fegetround();
-            fesetround(fe_mode(in->rnd));
-            volatile double vx = x;
-            volatile float vf = (float)vx;
-            f = vf;
-            fesetround(old);
-        } else {
-            f = (float)x;
-        }
+        float f = st == PTX_T_F64 && directed(in->rnd) ? f32_from_double(x, in->rnd) : (float)x;
         if (ftz)
             f = ftz32(f);
         return of_f32(f);

@@ -1005,6 +1005,12 @@ static void set_float_operand(ptx_operand *o, const ptx_token *t, bool neg)
     }
 }
 
+static void set_symbol(ptx_operand *o, ptx_sym_kind kind, int index, const char *name)
+{
+    o->kind = PTX_OPD_SYMBOL;
+    o->sym = (ptx_symref){ kind, index, name };
+}
+
 /* Resolve a name in an operand: register, special register, variable,
  * parameter, function; otherwise a (yet unresolved) label. */
 static void resolve_name(parser *p, ptx_operand *o, const ptx_token *t, bool in_address)
@@ -1019,22 +1025,13 @@ static void resolve_name(parser *p, ptx_operand *o, const ptx_token *t, bool in_
             o->reg = b->index;
             return;
         case B_VAR:
-            o->kind = PTX_OPD_SYMBOL;
-            o->sym.kind = PTX_SYM_LOCAL_VAR;
-            o->sym.index = b->index;
-            o->sym.name = p->cur.vars[b->index].name;
+            set_symbol(o, PTX_SYM_LOCAL_VAR, b->index, p->cur.vars[b->index].name);
             return;
         case B_PARAM:
-            o->kind = PTX_OPD_SYMBOL;
-            o->sym.kind = PTX_SYM_PARAM;
-            o->sym.index = b->index;
-            o->sym.name = p->cur.params[b->index].name;
+            set_symbol(o, PTX_SYM_PARAM, b->index, p->cur.params[b->index].name);
             return;
         case B_RET:
-            o->kind = PTX_OPD_SYMBOL;
-            o->sym.kind = PTX_SYM_RET;
-            o->sym.index = b->index;
-            o->sym.name = p->cur.rets[b->index].name;
+            set_symbol(o, PTX_SYM_RET, b->index, p->cur.rets[b->index].name);
             return;
         default:
             break;
@@ -1080,10 +1077,8 @@ static void resolve_name(parser *p, ptx_operand *o, const ptx_token *t, bool in_
     }
     int bt = symtab_find(&p->labels, t->s, (size_t)t->len);
     if (bt >= 0 && p->labels.b[bt].kind == B_BTARGETS) {
-        o->kind = PTX_OPD_SYMBOL;
-        o->sym.kind = PTX_SYM_BRANCHTARGETS;
-        o->sym.index = p->labels.b[bt].index;
-        o->sym.name = p->cur.btargets[o->sym.index].name;
+        int targets = p->labels.b[bt].index;
+        set_symbol(o, PTX_SYM_BRANCHTARGETS, targets, p->cur.btargets[targets].name);
         return;
     }
     if (in_address)

@@ -142,13 +142,6 @@ void tsim_write(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-void tsim_rmtree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0, "cannot remove %s", dir);
-}
-
 uint32_t tsim_brev32(uint32_t v)
 {
     uint32_t r = 0;

@@ -14,6 +14,7 @@
 #include "core/image.h"
 #include "core/spec.h"
 #include "harness/harness.h"
+#include "tests/support.h"      /* ts_rmtree, and the other helpers of every test */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -91,9 +92,6 @@ void tsim_mkdtemp(char *template_path);
 
 /* Write `text` to DIR/NAME. */
 void tsim_write(const char *dir, const char *name, const char *text);
-
-/* rm -rf DIR, asserted. */
-void tsim_rmtree(const char *dir);
 
 /* ---- references ------------------------------------------------------------------------- */
 

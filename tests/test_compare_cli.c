@@ -8,6 +8,7 @@
 #include <criterion/redirect.h>
 
 #include "cli/cli.h"
+#include "tests/support.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -17,19 +18,7 @@
 
 static int run_compare(int n, const char **args)
 {
-    char *argv[40];
-    argv[0] = (char *)"compare";
-    for (int i = 0; i < n && i < 38; i++) argv[i + 1] = (char *)args[i];
-    argv[n + 1] = NULL;
-    return cmd_compare(n + 1, argv);
-}
-
-static json_t *load(const char *path)
-{
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    cr_assert(doc, "%s: %s", path, je.text);
-    return doc;
+    return ts_run_cmd(cmd_compare, "compare", args, n, NULL, NULL);
 }
 
 Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_stderr)
@@ -47,7 +36,7 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     cr_assert_eq(run_compare(14, args), 0);
 
     snprintf(path, sizeof path, "%s/compare.json", out);
-    json_t *doc = load(path);
+    json_t *doc = ts_load_json(path);
     json_t *runs = json_object_get(doc, "strategies");
     cr_assert_eq(json_array_size(runs), 6, "3 rows x 2 seeds");
     static const char *const want[6] = { "gdivan-paper", "gdivan-paper", "gdivan", "gdivan", "random", "random" };
@@ -57,18 +46,40 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
         cr_expect_eq(json_integer_value(json_object_get(r, "evals")), 40, "run %zu: the same budget", i);
         cr_expect_eq(json_integer_value(json_object_get(r, "seed")), 1 + (long)(i % 2), "run %zu", i);
     }
+    /* rank_tests: each later row against the first, A12 from the runs' best
+     * inputs re-measured */
+    json_t *tests = json_object_get(doc, "rank_tests");
+    cr_assert_eq(json_array_size(tests), 2, "gdivan and random against gdivan-paper");
+    for (size_t t = 0; t < 2; t++) {
+        json_t *rt = json_array_get(tests, t);
+        cr_expect_str_eq(json_string_value(json_object_get(rt, "strategy")), want[2 + 2 * t]);
+        cr_expect_str_eq(json_string_value(json_object_get(rt, "against")), "gdivan-paper");
+        double wins = 0;
+        for (size_t i = 0; i < 2; i++)
+            for (size_t j = 0; j < 2; j++) {
+                json_t *fr = json_object_get(json_array_get(runs, i), "final");
+                json_t *fo = json_object_get(json_array_get(runs, 2 + 2 * t + j), "final");
+                double ref = json_number_value(json_object_get(fr, "mean"));
+                double other = json_number_value(json_object_get(fo, "mean"));
+                wins += ref > other ? 1 : ref == other ? 0.5 : 0;
+            }
+        cr_expect_float_eq(json_number_value(json_object_get(rt, "a12")), wins / 4, 1e-12, "test %zu", t);
+        double p = json_number_value(json_object_get(rt, "p_value"));
+        /* compare.json keeps 10 significant digits */
+        cr_expect(p >= 2.0 / 6.0 - 1e-9 && p <= 1, "2 seeds against 2: p >= 1/3, got %g", p);
+    }
     json_decref(doc);
 
     /* gdivan-paper: the paper's plain tiling and one-gene mutation */
     snprintf(path, sizeof path, "%s/gdivan-paper-s1/run.json", out);
-    doc = load(path);
+    doc = ts_load_json(path);
     json_t *opt = json_object_get(doc, "options");
     cr_expect_str_eq(json_string_value(json_object_get(opt, "strategy")), "gdivan");
     cr_expect_str_eq(json_string_value(json_object_get(opt, "tiling")), "plain");
     cr_expect_float_eq(json_number_value(json_object_get(opt, "segment")), 0, 1e-12);
     json_decref(doc);
     snprintf(path, sizeof path, "%s/gdivan-s1/run.json", out);
-    doc = load(path);
+    doc = ts_load_json(path);
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "options"), "tiling")), "stride");
     json_decref(doc);
 
@@ -82,12 +93,11 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     fclose(f);
     char *a = strstr(text, "| gdivan-paper |"), *b = strstr(text, "| gdivan |"), *c = strstr(text, "| random |");
     cr_expect(a && b && c && a < b && b < c, "rows in order:\n%s", text);
+    cr_expect(strstr(text, "| A12 (gdivan-paper) | p |"), "the rank test's columns:\n%s", text);
 
     const char *bad[] = { "tests/specs/hunt_paths_small.json", "--strategies", "gdivan,gdivan" };
     cr_expect_eq(run_compare(3, bad), 1, "a repeated strategy is a user error");
     const char *unknown[] = { "tests/specs/hunt_paths_small.json", "--strategies", "annealing" };
     cr_expect_eq(run_compare(3, unknown), 1);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    ts_rmtree(dir);
 }

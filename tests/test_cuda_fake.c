@@ -32,10 +32,10 @@
 #include "harness/harness.h"
 #include "tests/fakecuda/fakecuda.h"
 #include "tests/sim_support.h"
+#include "tests/support.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
@@ -171,7 +171,7 @@ static void fx_close(fx *f)
 {
     wh_image_free(f->img);
     wh_spec_free(f->spec);
-    tsim_rmtree(f->dir);
+    ts_rmtree(f->dir);
 }
 
 /* "driver 13.0" (with_word) or "13.0" for a cuDriverGetVersion value. */
@@ -979,36 +979,13 @@ Test(fake_cuda, the_fake_caps_jit_logs_and_makes_kernel_errors_sticky)
 /* warphunt measure --backend cuda                                          */
 /* ------------------------------------------------------------------------ */
 
-/* cmd_measure with stdout to DIR/out.json and stderr to DIR/err.txt. */
-/* Runs a subcommand with stdout and stderr captured in f->dir. */
-static int run_cmd(fx *f, int (*cmd)(int, char **), const char *name, const char **args, int nargs)
+/* Runs a subcommand with stdout to DIR/out.json and stderr to DIR/err.txt. */
+static int run_cmd(fx *f, wh_command_fn cmd, const char *name, const char **args, int nargs)
 {
-    char *argv[40];
-    int argc = 0;
-    argv[argc++] = (char *)name;
-    for (int i = 0; i < nargs && argc < 39; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
     char out[200], errp[200];
     snprintf(out, sizeof out, "%s/out.json", f->dir);
     snprintf(errp, sizeof errp, "%s/err.txt", f->dir);
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    cr_assert(fo >= 0 && fe >= 0);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    close(fo);
-    close(fe);
-    int rc = cmd(argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    return rc;
+    return ts_run_cmd(cmd, name, args, nargs, out, errp);
 }
 
 static int run_measure(fx *f, const char **args, int nargs)
@@ -1020,10 +997,7 @@ static json_t *out_json(fx *f)
 {
     char path[200];
     snprintf(path, sizeof path, "%s/out.json", f->dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    cr_assert(j, "%s: %s", path, je.text);
-    return j;
+    return ts_load_json(path);
 }
 
 static char *err_text(fx *f)
@@ -1174,9 +1148,7 @@ Test(fake_cuda, cli_hunt_runs_on_the_cuda_backend_with_cold_l2)
     char runjson[600];
     snprintf(runjson, sizeof runjson, "%s/run.json", json_string_value(json_object_get(j, "dir")));
     json_decref(j);
-    json_error_t je;
-    json_t *rj = json_load_file(runjson, 0, &je);
-    cr_assert(rj, "%s: %s", runjson, je.text);
+    json_t *rj = ts_load_json(runjson);
     json_t *di = json_object_get(rj, "device_info");
     cr_expect_str_eq(json_string_value(json_object_get(di, "name")), FAKECUDA_NAME);
     cr_expect_eq(json_integer_value(json_object_get(di, "sm_count")), FAKECUDA_SM_COUNT);

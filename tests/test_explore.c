@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "gen/explore.h"
+#include "tests/support.h"
 
 #include <jansson.h>
 
@@ -35,9 +36,7 @@ static void open_fixture(fixture *f, const char *spec_path)
 
 static void close_fixture(fixture *f)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->cache);
-    cr_assert_eq(system(cmd), 0);
+    ts_rmtree(f->cache);
     ptx_module_free(f->mod);
     wh_spec_free(f->spec);
 }

@@ -8,6 +8,8 @@
  */
 #include <criterion/criterion.h>
 
+#include "tests/support.h"
+
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -91,9 +93,7 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
     char table[PATH_MAX + 32];
     snprintf(table, sizeof table, "%s/compare/table.md", out);
     cr_expect_eq(stat(table, &st), 0, "compare wrote its table into GPU_OUT");
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    ts_rmtree(dir);
 }
 
 /* The bundle for a GPU machine that cannot build: packed here, unpacked
@@ -141,6 +141,5 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
     cr_expect(strstr(s, "warphunt device bundle"), "the bundle's manifest is in the summary:\n%s", s);
     cr_expect(strstr(s, "\ngt_loop      "), "a row for gt_loop:\n%s", s);
     cr_expect(!strstr(s, "\nartificial   "), "--kernels measured only gt_loop:\n%s", s);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    ts_rmtree(dir);
 }

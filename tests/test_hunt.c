@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "ga/hunt.h"
+#include "tests/support.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -35,13 +36,6 @@ static void tmpdir(char *dir)
 {
     strcpy(dir, "/tmp/wh_hunt_XXXXXX");
     cr_assert(mkdtemp(dir));
-}
-
-static void rmtree(const char *dir)
-{
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 static hunt_options quiet_options(const char *base, ga_strategy s, long evals, uint64_t seed)
@@ -115,7 +109,7 @@ Test(hunt, gdivan_reaches_listing1_worst_random_does_not)
     o = quiet_options(base, GA_RANDOM, 1000, 1);
     cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
     cr_expect_lt(r.best, worst * 0.9, "random best %g, known worst %g", r.best, worst);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -159,7 +153,7 @@ Test(hunt, same_seed_same_run_on_sim)
     cr_expect_eq(a.best, b.best);
     free(x);
     free(y);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -219,7 +213,7 @@ Test(hunt, killed_run_resumes_to_the_same_result)
     cr_expect_str_eq(x, y, "the resumed history equals the uninterrupted one");
     free(x);
     free(y);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -246,7 +240,7 @@ Test(hunt, best_input_replays_to_the_same_time)
     harness_result_free(&r);
     harness_close(h);
     wh_image_free(img);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -267,7 +261,7 @@ Test(hunt, every_strategy_spends_the_same_budget)
         cr_expect_eq(count_rows(hist), 230);
         cr_expect_eq(r.stop, GA_STOP_EVALS);
     }
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -287,7 +281,7 @@ Test(hunt, gdivan_finds_fig1b_worst_in_the_first_generation)
     hunt_options o = quiet_options(base, GA_GDIVAN, 100, 1);
     cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
     cr_expect_geq(g.best, worst * 0.999, "gdivan best %g, known worst %g", g.best, worst);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -318,7 +312,7 @@ static void relation_case(const char *spec, const char *ptx, int64_t (*worst_inp
     o.ga.segment_prob = 0;
     cr_assert(hunt_run(s, &o, &pl, &err), "%s", err.msg);
     cr_expect_lt(pl.best, st.best, "%s: the paper's plain tiling %g, stride tiling %g", spec, pl.best, st.best);
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }
 
@@ -364,6 +358,6 @@ Test(hunt, faulting_inputs_are_findings_and_the_search_goes_on)
     cr_expect_eq(system(cmd), 0, "one directory per finding, each with its input and message");
     snprintf(cmd, sizeof cmd, "grep -c ',fault$' '%s/history.csv' | grep -qx %ld", g.dir, g.findings);
     cr_expect_eq(system(cmd), 0, "history.csv marks each faulting evaluation");
-    rmtree(base);
+    ts_rmtree(base);
     wh_spec_free(s);
 }

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "core/image.h"
+#include "tests/support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,13 +120,6 @@ static void make_tmpdir(char *dir)
     cr_assert(mkdtemp(dir));
 }
 
-static void remove_tree(const char *dir)
-{
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-}
-
 Test(image, save_load_round_trip)
 {
     wh_spec *s = load_full();
@@ -175,7 +169,7 @@ Test(image, save_load_round_trip)
     cr_expect(strstr(err.msg, "\"values\" element 0"), "%s", err.msg);
 
     wh_image_free(a);
-    remove_tree(dir);
+    ts_rmtree(dir);
     wh_spec_free(s);
 }
 
@@ -207,7 +201,7 @@ Test(image, fixed_file_must_have_the_exact_size)
     cr_expect_null(wh_image_new(s, &x2, &err), "the file has more bytes than 2 threads need");
     cr_expect(strstr(err.msg, "more bytes"), "%s", err.msg);
     wh_spec_free(s);
-    remove_tree(dir);
+    ts_rmtree(dir);
 }
 
 /* A range over `i` that leaves its type for some element is a user error
@@ -239,5 +233,5 @@ Test(image, range_outside_its_type_names_element_and_path)
               err.msg);
     cr_expect_str_eq(err.path, "$.params[0].range");
     wh_spec_free(s);
-    remove_tree(dir);
+    ts_rmtree(dir);
 }

@@ -7,6 +7,8 @@
  * The binary is the one of this test runner's build tree (its sibling
  * `warphunt`), so the test never runs a stale ./warphunt of another tree.
  */
+#include "tests/support.h"
+
 #include <criterion/criterion.h>
 
 #include <jansson.h>
@@ -72,14 +74,6 @@ static int exit_status(pid_t pid)
     return WEXITSTATUS(st);
 }
 
-static json_t *load_json(const char *path)
-{
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
-    cr_assert(doc, "%s: %s", path, jerr.text);
-    return doc;
-}
-
 Test(interrupt, sigint_writes_the_results_and_exits_130)
 {
     struct stat st;
@@ -102,7 +96,7 @@ Test(interrupt, sigint_writes_the_results_and_exits_130)
     cr_assert_eq(kill(pid, SIGINT), 0);
     cr_expect_eq(exit_status(pid), 130);
 
-    json_t *doc = load_json(runj);
+    json_t *doc = ts_load_json(runj);
     cr_expect_str_eq(json_string_value(json_object_get(doc, "state")), "finished");
     cr_expect_str_eq(json_string_value(json_object_get(doc, "stop_reason")), "interrupted");
     long evals = (long)json_integer_value(json_object_get(doc, "evals"));
@@ -119,13 +113,11 @@ Test(interrupt, sigint_writes_the_results_and_exits_130)
     const char *resume[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--resume", out, "--evals", more,
                              NULL };
     cr_expect_eq(exit_status(spawn(tool, resume)), 0);
-    doc = load_json(runj);
+    doc = ts_load_json(runj);
     cr_expect_str_eq(json_string_value(json_object_get(doc, "stop_reason")), "evals");
     cr_expect_eq(json_integer_value(json_object_get(doc, "evals")), evals + 50);
     cr_expect_eq(count_lines(hist), evals + 51);
     json_decref(doc);
 
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-    cr_expect_eq(system(cmd), 0);
+    ts_rmtree(base);
 }

@@ -6,7 +6,6 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "ptx/ptx.h"
+#include "tests/support.h"
 
 typedef struct {
     const char *file;
@@ -222,18 +222,7 @@ static int run_cmd(char **out, char **err, int argc, const char **argv)
     char outp[] = "/tmp/wh_ptx_out_XXXXXX", errp[] = "/tmp/wh_ptx_err_XXXXXX";
     int fo = mkstemp(outp), fe = mkstemp(errp);
     cr_assert(fo >= 0 && fe >= 0);
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    dup2(fo, 1);
-    dup2(fe, 2);
-    int rc = cmd_ptx(argc, (char **)argv);
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
+    int rc = ts_run_cmd(cmd_ptx, argv[0], argv + 1, argc - 1, outp, errp);
     char *bufs[2] = { NULL, NULL };
     int fds[2] = { fo, fe };
     for (int i = 0; i < 2; i++) {

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include "core/results.h"
+#include "tests/support.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,6 @@ static void tmpdir(char *dir)
 {
     strcpy(dir, "/tmp/wh_res_XXXXXX");
     cr_assert(mkdtemp(dir));
-}
-
-static void rmtree(const char *dir)
-{
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 static char *slurp(const char *path)
@@ -43,7 +37,7 @@ Test(results, run_dirs_never_collide)
     cr_assert(wh_results_make_run_dir(base, "artificial", "gdivan-s1", b, sizeof b, &err), "%s", err.msg);
     cr_expect(strstr(a, "/artificial/gdivan-s1"));
     cr_expect(strstr(b, "/artificial/gdivan-s1-2"), "%s", b);
-    rmtree(base);
+    ts_rmtree(base);
 }
 
 Test(results, json_and_history_are_complete_files)
@@ -73,7 +67,7 @@ Test(results, json_and_history_are_complete_files)
     cr_assert(wh_history_truncate(path, 2, &err), "%s", err.msg);
     cr_expect_str_eq(slurp(path), "eval,generation,wall_s,fitness,best,status\n"
                                   "1,0,0.500000,10,10,ok\n2,0,0.750000,12,12,ok\n");
-    rmtree(base);
+    ts_rmtree(base);
 }
 
 Test(results, plot_script_names_every_curve)
@@ -101,5 +95,5 @@ Test(results, plot_script_names_every_curve)
     } else {
         cr_log_warn("gnuplot not installed: plot script written, SVG not rendered");
     }
-    rmtree(base);
+    ts_rmtree(base);
 }

@@ -6,9 +6,9 @@
  */
 #include "cli/cli.h"
 #include "tests/sim_support.h"
+#include "tests/support.h"
 
 #include <criterion/criterion.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +19,7 @@
 /* Run cmd_measure with argv; stdout goes to `out_path` (if not NULL). */
 static int run_measure(const char *out_path, const char **args, int nargs)
 {
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)"measure";
-    for (int i = 0; i < nargs && argc < 31; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    fflush(stdout);
-    int saved = dup(1);
-    if (out_path) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        cr_assert(fd >= 0);
-        dup2(fd, 1);
-        close(fd);
-    }
-    int rc = cmd_measure(argc, argv);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    return rc;
+    return ts_run_cmd(cmd_measure, "measure", args, nargs, out_path, NULL);
 }
 
 static bool ptx_built(const char *name)
@@ -45,14 +27,6 @@ static bool ptx_built(const char *name)
     char path[256];
     snprintf(path, sizeof path, "build/ptx/kernels/%s.ptx", name);
     return access(path, R_OK) == 0;
-}
-
-static json_t *load_json(const char *path)
-{
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    cr_assert(j, "%s: %s", path, je.text);
-    return j;
 }
 
 Test(sim_cli, measure_json_outputs_and_replay)
@@ -68,7 +42,7 @@ Test(sim_cli, measure_json_outputs_and_replay)
     const char *a1[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--reps", "4",
                          "--random", "3", "--outputs", outdir };
     cr_assert_eq(run_measure(js, a1, 11), 0);
-    json_t *j = load_json(js);
+    json_t *j = ts_load_json(js);
     static const char *keys[] = { "backend", "device", "unit", "reps", "mean", "min", "median", "max",
                                   "stddev", "status", "cycles", "us", "warp_instructions", "lane_instructions" };
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
@@ -95,11 +69,11 @@ Test(sim_cli, measure_json_outputs_and_replay)
     /* the saved input gives the same time */
     const char *a2[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--input", outdir };
     cr_assert_eq(run_measure(js2, a2, 7), 0);
-    j = load_json(js2);
+    j = ts_load_json(js2);
     cr_assert_eq(json_integer_value(json_object_get(j, "cycles")), cycles);
     cr_assert(json_is_null(json_object_get(j, "seed")));
     json_decref(j);
-    tsim_rmtree(dir);
+    ts_rmtree(dir);
 }
 
 Test(sim_cli, stopped_kernel_exits_zero_with_its_status)
@@ -112,7 +86,7 @@ Test(sim_cli, stopped_kernel_exits_zero_with_its_status)
     close(fd);
     const char *a[] = { "kernels/gt_loop.json", "--backend", "sim", "--json", "--quiet", "--step-limit", "1000" };
     cr_assert_eq(run_measure(js, a, 7), 0);
-    json_t *j = load_json(js);
+    json_t *j = ts_load_json(js);
     cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "timeout");
     cr_assert(strstr(json_string_value(json_object_get(j, "message")), "step limit of 1000"));
     cr_assert_eq(json_integer_value(json_object_get(j, "reps")), 0);
@@ -153,7 +127,7 @@ Test(sim_cli, step_limit_in_the_helps_notation)
     close(fd);
     const char *a[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--step-limit", "2e9" };
     cr_assert_eq(run_measure(js, a, 7), 0);
-    json_t *j = load_json(js);
+    json_t *j = ts_load_json(js);
     cr_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
     json_decref(j);
     unlink(js);

@@ -140,7 +140,7 @@ static void run_case(simcase *r, const kernel_case *kc)
 static void end_case(simcase *r)
 {
     sc_close(r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }
 
 /* A case with nothing more to check. */
@@ -410,7 +410,7 @@ Test(sim_errors, params_must_match_the_ptx)
     expect_in(r.err.msg, "8 bytes");
     cr_assert_str_eq(r.err.path, "$.params[1]");
     sc_close(&r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }
 
 Test(sim_errors, missing_entry_lists_the_kernels)
@@ -425,7 +425,7 @@ Test(sim_errors, missing_entry_lists_the_kernels)
     expect_in(r.err.msg, "kernel 'nope' not found");
     expect_in(r.err.msg, "its kernels: k");
     sc_close(&r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }
 
 Test(sim_errors, profile_errors_and_overrides)
@@ -467,7 +467,7 @@ Test(sim_errors, profile_errors_and_overrides)
     sc_measure(&r, 3);
     cr_assert_eq(r.res.cycles, builtin);
     sc_close(&r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }
 
 /* ---- API ---------------------------------------------------------------------------- */
@@ -537,7 +537,7 @@ Test(sim_errors, branch_trace_and_statistics)
     const int *out = sc_buf(&r, "out");
     cr_assert_eq(out[20], 0);
     sc_close(&r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }
 
 /* printf (vprintf) prints nothing and returns 0; assert (__assertfail) is a
@@ -606,5 +606,5 @@ Test(sim_errors, external_functions)
     measure_k(&r, 0, HARNESS_UNSUPPORTED);
     expect_in(r.res.message, "a call to the external function 'malloc'");
     sc_close(&r);
-    tsim_rmtree(tmpdir);
+    ts_rmtree(tmpdir);
 }

@@ -490,5 +490,5 @@ Test(sim_isa, hand_written_kernel_against_c)
         cr_assert_eq(ticket_seen, 0xffffffffu, "atom.inc tickets 0..31 each once");
     }
     sc_close(&c);
-    tsim_rmtree(dir);
+    ts_rmtree(dir);
 }

@@ -273,7 +273,7 @@ Test(sim_timing, reconvergence_merge_option)
     cr_assert_lt(c2, c1);
     free(o1);
     free(o2);
-    tsim_rmtree(dir);
+    ts_rmtree(dir);
 }
 
 Test(sim_timing, repeated_runs_in_one_harness_are_identical)

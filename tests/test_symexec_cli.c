@@ -8,6 +8,7 @@
 #include <criterion/redirect.h>
 
 #include "cli/cli.h"
+#include "tests/support.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -17,20 +18,12 @@
 
 static int run_explore(int n, const char **args)
 {
-    char *argv[16];
-    argv[0] = (char *)"explore";
-    for (int i = 0; i < n && i < 15; i++)
-        argv[i + 1] = (char *)args[i];
-    return cmd_explore(n + 1, argv);
+    return ts_run_cmd(cmd_explore, "explore", args, n, NULL, NULL);
 }
 
 static int run_hunt(int n, const char **args)
 {
-    char *argv[16];
-    argv[0] = (char *)"hunt";
-    for (int i = 0; i < n && i < 15; i++)
-        argv[i + 1] = (char *)args[i];
-    return cmd_hunt(n + 1, argv);
+    return ts_run_cmd(cmd_hunt, "hunt", args, n, NULL, NULL);
 }
 
 static void tmp_dir(char *buf, size_t size)
@@ -50,17 +43,7 @@ static json_t *load_paths(const char *dir)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/paths.json", dir);
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    cr_assert(doc, "%s: %s", path, je.text);
-    return doc;
-}
-
-static void rm_dir(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_expect_eq(system(cmd), 0);
+    return ts_load_json(path);
 }
 
 static json_t *stdout_json(void)
@@ -130,7 +113,7 @@ Test(symexec_cli, fig1a_writes_paths_json_with_valid_atoms)
     cr_expect(json_integer_value(json_object_get(json_array_get(legs, 0), "line")) > 0);
     cr_expect_eq(json_array_size(json_object_get(doc, "coverage_per_x")), 1);
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 Test(symexec_cli, several_atoms_per_path_by_default)
@@ -146,7 +129,7 @@ Test(symexec_cli, several_atoms_per_path_by_default)
     cr_expect_gt(natoms, 4, "more than one atom for some path");
     cr_expect_eq(json_integer_value(json_object_get(doc, "atoms_valid")), natoms);
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 Test(symexec_cli, json_summary_on_stdout, .init = cr_redirect_stdout)
@@ -172,7 +155,7 @@ Test(symexec_cli, json_summary_on_stdout, .init = cr_redirect_stdout)
     cr_expect_str_eq(json_string_value(json_object_get(o, "validation")), "sim");
     cr_expect_str_eq(json_string_value(json_object_get(o, "dir")), dir);
     json_decref(o);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 Test(symexec_cli, no_validate_counts_atoms_as_unvalidated, .init = cr_redirect_stdout)
@@ -194,7 +177,7 @@ Test(symexec_cli, no_validate_counts_atoms_as_unvalidated, .init = cr_redirect_s
     json_t *doc = load_paths(dir);
     cr_expect_str_eq(json_string_value(json_object_get(doc, "validation")), "none");
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 /* explore caches under RESULTS/<kernel>/.cache/<key>/; a second explore, and
@@ -240,15 +223,13 @@ Test(symexec_cli, explore_cache_is_shared_with_hunt, .init = cr_redirect_stdout)
                            "-o", run, "--quiet" };
     cr_assert_eq(run_hunt(10, hunt), 0);
     snprintf(path, sizeof path, "%s/run.json", run);
-    json_error_t je;
-    json_t *rj = json_load_file(path, 0, &je);
-    cr_assert(rj, "%s: %s", path, je.text);
+    json_t *rj = ts_load_json(path);
     json_t *ex = json_object_get(rj, "explore");
     cr_expect(json_is_true(json_object_get(ex, "cached")), "hunt reused the exploration");
     cr_expect_str_eq(json_string_value(json_object_get(ex, "cache_key")), key);
     json_decref(rj);
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 Test(symexec_cli, deepening_stops_at_full_coverage)
@@ -264,7 +245,7 @@ Test(symexec_cli, deepening_stops_at_full_coverage)
     cr_expect_eq(json_array_size(json_object_get(doc, "coverage_per_x")), 3);
     cr_expect_eq(json_integer_value(json_object_get(doc, "threads")), 4);
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
     /* fig1a is covered at X = 2 already */
     tmp_dir(dir, sizeof dir);
     results_in(dir, res, sizeof res);
@@ -273,7 +254,7 @@ Test(symexec_cli, deepening_stops_at_full_coverage)
     doc = load_paths(dir);
     cr_expect_eq(json_array_size(json_object_get(doc, "coverage_per_x")), 1);
     json_decref(doc);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }
 
 Test(symexec_cli, options_and_exit_statuses, .init = cr_redirect_stderr)
@@ -310,13 +291,11 @@ Test(symexec_cli, hunt_explore_paths_is_a_path_budget)
                            "--results", res, "-o", run, "--quiet" };
     cr_assert_eq(run_hunt(12, hunt), 0);
     snprintf(path, sizeof path, "%s/run.json", run);
-    json_error_t je;
-    json_t *rj = json_load_file(path, 0, &je);
-    cr_assert(rj, "%s: %s", path, je.text);
+    json_t *rj = ts_load_json(path);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(rj, "explore"), "paths")), 37);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(rj, "options"), "explore_paths")), 37);
     json_decref(rj);
     const char *bad[] = { "kernels/bfs1.json", "--explore-paths", "0" };
     cr_expect_eq(run_hunt(3, bad), 1);
-    rm_dir(dir);
+    ts_rmtree(dir);
 }

@@ -1,0 +1,58 @@
+/*
+ * support.c — see support.h.
+ */
+#include "tests/support.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+void ts_rmtree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0, "cannot remove %s", dir);
+}
+
+json_t *ts_load_json(const char *path)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    cr_assert(doc, "%s: %s", path, je.text);
+    return doc;
+}
+
+int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
+               const char *err_path)
+{
+    char *argv[64];
+    cr_assert(nargs >= 0 && nargs < 63, "%d arguments: too many for ts_run_cmd", nargs);
+    argv[0] = (char *)name;
+    for (int i = 0; i < nargs; i++)
+        argv[i + 1] = (char *)args[i];
+    argv[nargs + 1] = NULL;
+    const char *paths[2] = { out_path, err_path };
+    int saved[2] = { -1, -1 };
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++) {
+        if (!paths[k])
+            continue;
+        int fd = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        cr_assert(fd >= 0, "cannot open %s", paths[k]);
+        saved[k] = dup(k + 1);
+        dup2(fd, k + 1);
+        close(fd);
+    }
+    int rc = cmd(nargs + 1, argv);
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++)
+        if (saved[k] >= 0) {
+            dup2(saved[k], k + 1);
+            close(saved[k]);
+        }
+    return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * support.h — helpers that tests of every stage share, no tests of its own:
+ * removing a temporary tree, loading a JSON file, and calling a subcommand
+ * in the test process with its output captured.  Each fails the calling
+ * test through Criterion's asserts or expects.  (The sim tests' own
+ * helpers are in sim_support.h.)
+ */
+#ifndef WH_TESTS_SUPPORT_H
+#define WH_TESTS_SUPPORT_H
+
+#include "cli/cli.h"
+
+#include <jansson.h>
+
+/* rm -rf DIR; a failure fails the test but lets its cleanup go on. */
+void ts_rmtree(const char *dir);
+
+/* The JSON document at path, asserted (json_decref it). */
+json_t *ts_load_json(const char *path);
+
+/* cmd with argv = { name, args[0..nargs-1], NULL }; its stdout goes to
+ * out_path and its stderr to err_path where these are not NULL (Criterion's
+ * own redirection, if any, is left alone where they are). */
+int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
+               const char *err_path);
+
+#endif
