@@ -11,9 +11,11 @@
  *   - sim  (harness/sim*.c): a functional PTX emulator of the whole grid with
  *     a deterministic warp-level timing model; the unit is "cycles" of the
  *     machine profile (harness/profiles/default.json, or --profile FILE).
- *   - cuda (later): the driver API; the unit is "us".
- *   - auto: cuda when a GPU is present, else sim (today: always sim, with a
- *     note on stderr unless options.quiet).
+ *   - cuda (harness/cuda*.c): the driver API, libcuda loaded at run time,
+ *     each launch timed with events in a worker process that a watchdog
+ *     replaces after a fault or hang; the unit is "us".
+ *   - auto: cuda when the driver loads and has a device, else sim, with a
+ *     note on stderr unless options.quiet.
  *
  * A kernel that faults (out-of-bounds or misaligned access, trap, barrier
  * misuse, deadlock), runs past the step limit, or uses an instruction the
