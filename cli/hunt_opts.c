@@ -39,6 +39,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--final-reps", arg, 1, 1000000, &v, err)) return -1;
         h->final_reps = (int)v;
         return 1;
+    case HOPT_KEEP:
+        if (!cli_parse_long("--keep", arg, 1, 10000, &v, err)) return -1;
+        h->ga.keep = (int)v;
+        return 1;
     case HOPT_EXPLORE_TIME:
         if (!cli_parse_double("--explore-time", arg, 0.1, 1e7, &d, err)) return -1;
         h->explore.time_s = d;

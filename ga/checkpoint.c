@@ -3,15 +3,20 @@
  *
  * Format (native endianness; a checkpoint is resumed on the machine that
  * wrote it): magic "WHGACKP1", a fixed header, then the best individual's
- * genes and each population member's record and genes.
+ * genes and each population member's record and genes; then the top list
+ * (ga_top): magic "WHGATOP1", its count, and each member's record and
+ * genes.  The top list came later, so a file that ends after the
+ * population is still a valid checkpoint.
  */
 #include "ga/internal.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CKP_MAGIC "WHGACKP1"
+#define TOP_MAGIC "WHGATOP1"
 
 typedef struct {
     char magic[8];
@@ -75,12 +80,38 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
     h.elapsed = ga_elapsed(g);
     bool ok = fwrite(&h, sizeof h, 1, f) == 1 && write_indiv(f, &g->best, g->prob.ngenes);
     for (int i = 0; ok && i < g->npop_valid; i++) ok = write_indiv(f, &g->pop[i], g->prob.ngenes);
+    int32_t ntop = g->ntop;
+    ok = ok && fwrite(TOP_MAGIC, 1, 8, f) == 8 && fwrite(&ntop, sizeof ntop, 1, f) == 1;
+    for (int i = 0; ok && i < g->ntop; i++) ok = write_indiv(f, &g->top[i], g->prob.ngenes);
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
         wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write the checkpoint: %s", strerror(errno));
         remove(tmp);
     }
+    return ok;
+}
+
+/* The top list after the population; true and an empty list when the
+ * file ends there.  Members beyond opt.keep are read and dropped. */
+static bool read_top(ga *g, FILE *f)
+{
+    char magic[8];
+    g->ntop = 0;
+    size_t n = fread(magic, 1, sizeof magic, f);
+    if (n == 0 && feof(f)) return true;
+    int32_t ntop;
+    if (n != sizeof magic || memcmp(magic, TOP_MAGIC, 8) || fread(&ntop, sizeof ntop, 1, f) != 1 || ntop < 0)
+        return false;
+    ga_indiv spare = { 0 };
+    if (g->strategy != GA_RANDOM && !(spare.genes = calloc((size_t)g->prob.ngenes, sizeof(int)))) return false;
+    bool ok = true;
+    for (int i = 0; ok && i < ntop; i++) {
+        ga_indiv *dst = i < g->opt.keep ? &g->top[i] : &spare;
+        ok = read_indiv(f, dst, g->prob.ngenes);
+        if (ok && i < g->opt.keep) g->ntop++;
+    }
+    free(spare.genes);
     return ok;
 }
 
@@ -101,6 +132,10 @@ bool ga_restore(ga *g, const char *path, wh_error *err)
     }
     ok = ok && read_indiv(f, &g->best, g->prob.ngenes);
     for (int i = 0; ok && i < h.npop_valid; i++) ok = read_indiv(f, &g->pop[i], g->prob.ngenes);
+    if (ok && !read_top(g, f)) {
+        ok = false;
+        why = "its top list is damaged";
+    }
     fclose(f);
     if (!ok) {
         wh_error_set(err, WH_ERR_USER, path, 0, 0, "%s", why ? why : "the checkpoint is truncated");

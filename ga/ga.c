@@ -27,6 +27,7 @@ void ga_options_default(ga_options *o)
     o->max_seconds = 0;
     o->epsilon = 0.01;
     o->patience = 2;
+    o->keep = 1;
 }
 
 const char *ga_stop_reason_name(ga_stop_reason r)
@@ -59,6 +60,7 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
     else if (o->special_frac < 0 || o->special_frac > 1) bad = "special fraction must be in [0, 1]";
     else if (o->random_gene_prob < 0 || o->random_gene_prob > 1) bad = "random-gene probability must be in [0, 1]";
     else if (o->max_evals < 0 || o->max_seconds < 0 || o->epsilon < 0 || o->patience < 0) bad = "budgets must not be negative";
+    else if (o->keep < 0) bad = "the number of inputs to keep must not be negative";
     else if (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0)) bad = "an individual needs at least one atom gene";
     else if (p->nparam_values < 0) bad = "the parameter gene needs a positive number of values";
     else if (s == GA_GDIVAN && p->npath_alleles < 1) bad = "gdivan needs at least one valid path atom";
@@ -90,6 +92,12 @@ ga *ga_new(const ga_problem *prob, const ga_options *opt, ga_strategy strategy, 
         if (!g->best.genes) goto oom;
     }
     g->best.fitness = -1;
+    if (opt->keep > 0) {
+        g->top = calloc((size_t)opt->keep, sizeof *g->top);
+        if (!g->top) goto oom;
+        for (int i = 0; strategy != GA_RANDOM && i < opt->keep; i++)
+            if (!(g->top[i].genes = calloc((size_t)prob->ngenes, sizeof(int)))) goto oom;
+    }
     return g;
 oom:
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the population");
@@ -107,6 +115,9 @@ void ga_free(ga *g)
     free(g->pop);
     free(g->next);
     free(g->best.genes);
+    for (int i = 0; g->top && i < g->opt.keep; i++)
+        free(g->top[i].genes);
+    free(g->top);
     free(g);
 }
 
@@ -145,6 +156,7 @@ bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err)
     }
     ind->eval_index = ++g->evals;
     bool improved = ga_rank_value(ind) > ga_rank_value(&g->best) || g->best.fitness < 0;
+    if (!ind->status) ga_top_offer(g, ind);
     if (improved && !ind->status) {
         ga_copy_indiv(g, &g->best, ind);
         g->evals_to_best = g->evals;
@@ -218,4 +230,10 @@ const ga_indiv *ga_population(const ga *g, int *count)
 {
     *count = g->npop_valid;
     return g->pop;
+}
+
+const ga_indiv *ga_top(const ga *g, int *count)
+{
+    *count = g->ntop;
+    return g->top;
 }

@@ -53,6 +53,7 @@ typedef struct {
     double max_seconds;      /* 0: no limit */
     double epsilon;          /* relative improvement that counts as progress */
     int patience;            /* generations without progress before stopping; 0: never */
+    int keep;                /* distinct best individuals remembered (ga_top); 0: none */
 } ga_options;
 
 /* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes,
@@ -126,11 +127,18 @@ double ga_time_to_best(const ga *g);
 double ga_elapsed(const ga *g);
 /* The current population (after the last completed generation). */
 const ga_indiv *ga_population(const ga *g, int *count);
+/* The `keep` best distinct individuals measured so far (failed runs never),
+ * best first, ties in evaluation order; *count receives how many.  Two are
+ * the same when their genes (GA_RANDOM: their seeds) are, and then the
+ * higher measurement counts.  The first is ga_best(). */
+const ga_indiv *ga_top(const ga *g, int *count);
 
 /* Checkpoints: the whole search state (population, best, counters, random
  * stream, elapsed time) in one binary file, written atomically.  A GA made
  * by ga_new with the same problem shape and options, then ga_restore'd,
- * continues exactly where the saved one stopped (stop reason cleared). */
+ * continues exactly where the saved one stopped (stop reason cleared).
+ * A checkpoint without the top list (written before it existed) restores
+ * with an empty one. */
 bool ga_checkpoint(const ga *g, const char *path, wh_error *err);
 bool ga_restore(ga *g, const char *path, wh_error *err);
 

@@ -253,6 +253,7 @@ static void teardown(hunt *h)
 {
     wh_history_close(&h->hist);
     ga_free(h->g);
+    json_decref(h->top);
     for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
     free(h->specials);
     free(h->alleles);

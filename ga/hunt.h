@@ -10,6 +10,8 @@
  *   history.csv   one row per evaluation;
  *   paths.json    the symbolic paths (gdivan);
  *   best/         the worst-case input found (`warphunt replay` re-runs it);
+ *   top/NN/       with ga.keep > 1: the keep longest-running distinct inputs,
+ *                 best first, each re-measured (run.json "top" lists them);
  *   findings/     inputs on which the kernel faulted or hung, one directory
  *                 each with the harness's message;
  *   plot.svg      best-so-far against evaluations and against time;

@@ -31,6 +31,7 @@ typedef struct {
     double last_progress;
     double measure_s;           /* wall time inside harness_measure */
     hunt_summary *sum;
+    json_t *top;                /* --keep > 1: the saved top list, for run.json */
 } hunt;
 
 /* Rebuild the input of an individual into h->img. */

@@ -49,6 +49,7 @@ static json_t *options_json(const hunt *h)
                      harness_backend_name(h->opt.backend), "explore_time", h->opt.explore.time_s,
                      "explore_models", h->opt.explore.models, "tiling", hunt_tiling_name(h->opt.tiling),
                      "segment", g->segment_prob);
+    if (o) json_object_set_new(o, "keep", json_integer(g->keep));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     return o;
@@ -99,6 +100,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
         json_object_set_new(doc, "findings", json_integer(h->findings));
         json_object_set_new(doc, "best", best_json(h));
+        if (h->top) json_object_set(doc, "top", h->top);
         json_object_set_new(doc, "time_s", json_real(h->sum->time_s));
         json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
     }
@@ -163,6 +165,43 @@ static void render_plot(hunt *h)
     wh_plot_convergence(stem, title, harness_unit(h->h), &c, 1, &rendered, &err);
 }
 
+static json_t *final_json(const harness_result *r)
+{
+    return json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f}", "status", harness_status_name(r->status), "reps",
+                     r->reps, "mean", r->mean, "min", r->min, "median", r->median, "max", r->max, "stddev",
+                     r->stddev);
+}
+
+/* top/NN/: the --keep longest-running distinct inputs, best first, each
+ * re-measured like the best (the first is the best: its measurement is
+ * reused).  A re-run that faults is recorded with its status. */
+static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_error *err)
+{
+    int n;
+    const ga_indiv *top = ga_top(h->g, &n);
+    if (h->opt.ga.keep <= 1 || n == 0) return true;
+    h->top = json_array();
+    for (int k = 0; k < n; k++) {
+        char dir[1100];
+        snprintf(dir, sizeof dir, "%s/top/%0*d", h->dir, n >= 100 ? 3 : 2, k + 1);
+        harness_result r;
+        const harness_result *fin = best_final;
+        if (k > 0) {
+            if (!hunt_build_image(h, &top[k], err) || !harness_measure(h->h, h->img, reps, &r, err)) return false;
+            fin = &r;
+        } else if (!hunt_build_image(h, &top[k], err)) {
+            return false;
+        }
+        json_t *e = json_pack("{s:i, s:f, s:I, s:s, s:o}", "rank", k + 1, "fitness", top[k].fitness, "eval",
+                              (json_int_t)top[k].eval_index, "dir", dir, "final", final_json(fin));
+        json_array_append_new(h->top, e);
+        if (k > 0) harness_result_free(&r);
+        if (!wh_image_save(h->img, dir, err)) return false;
+    }
+    if (!h->opt.quiet) fprintf(stderr, "hunt: the %d longest-running distinct inputs are in %s/top/\n", n, h->dir);
+    return true;
+}
+
 bool hunt_finish(hunt *h, wh_error *err)
 {
     fill_summary(h);
@@ -173,10 +212,11 @@ bool hunt_finish(hunt *h, wh_error *err)
         int reps = h->opt.final_reps > 0 ? h->opt.final_reps : 30;
         if (!harness_measure(h->h, h->img, reps, &r, err)) return false;
         fill_final(h->sum, &r);
-        harness_result_free(&r);
         char best[1100];
         snprintf(best, sizeof best, "%s/best", h->dir);
-        if (!wh_image_save(h->img, best, err)) return false;
+        bool ok = wh_image_save(h->img, best, err) && save_top(h, &r, reps, err);
+        harness_result_free(&r);
+        if (!ok) return false;
     } else if (!h->opt.quiet) {
         fprintf(stderr, "hunt: no evaluation succeeded; see %s/findings/\n", h->dir);
     }
@@ -241,6 +281,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.patience = (int)json_integer_value(json_object_get(opt, "patience"));
         o->reps = (int)json_integer_value(json_object_get(opt, "reps"));
         o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
+        json_t *keep = json_object_get(opt, "keep");   /* runs made before --keep: best/ only */
+        o->ga.keep = keep ? (int)json_integer_value(keep) : 1;
         const char *tiling = json_string_value(json_object_get(opt, "tiling"));
         o->tiling = HUNT_TILING_PLAIN; /* runs made before stride tiling existed */
         if (tiling && !hunt_tiling_from_name(tiling, &o->tiling)) {

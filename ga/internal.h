@@ -17,6 +17,8 @@ struct ga {
     int npop_valid;         /* measured individuals in pop */
     bool evaluated_all;     /* the last generation was measured completely */
     ga_indiv best;
+    ga_indiv *top;          /* opt.keep slots, ntop used, best first */
+    int ntop;
     long evals, evals_to_best;
     int generation, stale;
     double t0, time_to_best, elapsed_before;
@@ -29,6 +31,8 @@ double ga_rank_value(const ga_indiv *ind);
 /* Measures ind unless the budget is spent (then g->stop is set). */
 bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err);
 void ga_sort(ga *g, ga_indiv *pop, int n);
+/* Offer a measured individual to the top list (ga_top). */
+void ga_top_offer(ga *g, const ga_indiv *ind);
 bool ga_first_generation(ga *g, wh_error *err);
 bool ga_next_generation(ga *g, wh_error *err);
 

@@ -7,6 +7,7 @@
 
 #include "ga/ga.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -310,6 +311,7 @@ Test(ga, resume_continues_exactly)
         ga_options_default(&o);
         o.max_evals = 700;
         o.patience = 0;
+        o.keep = 5;
         wh_error err;
         ckp_ctx c = { a, path, NULL, 3, 0 };
         a->user = &c;
@@ -331,6 +333,14 @@ Test(ga, resume_continues_exactly)
             cr_assert_eq(b->history[i], a->history[c.evals_at + i], "%s eval %ld",
                          ga_strategy_name((ga_strategy)st), c.evals_at + i + 1);
         cr_expect_eq(ga_best(r)->fitness, ga_best(c.g)->fitness);
+        int nr, nc;
+        const ga_indiv *tr = ga_top(r, &nr), *tc = ga_top(c.g, &nc);
+        cr_expect_eq(nr, 5);
+        cr_assert_eq(nr, nc, "the top list survives the checkpoint");
+        for (int k = 0; k < nr; k++) {
+            cr_expect_eq(tr[k].fitness, tc[k].fitness, "top %d", k);
+            cr_expect_eq(tr[k].eval_index, tc[k].eval_index, "top %d", k);
+        }
         ga_free(r);
         ga_free(c.g);
         free(a);
@@ -353,6 +363,121 @@ Test(ga, restore_refuses_a_foreign_checkpoint)
     ga *g = ga_new(&p, &o, GA_GDIVAN, 1, &err);
     cr_expect_not(ga_restore(g, path, &err));
     cr_expect(strstr(err.msg, "not a warphunt checkpoint"), "%s", err.msg);
+    ga_free(g);
+    free(s);
+    unlink(path);
+}
+
+/* ---- the top list ------------------------------------------------------------ */
+
+/* Every successful evaluation, to compute the expected top list by brute force. */
+typedef struct {
+    int genes[2000][NGENES];
+    uint64_t seed[2000];
+    double fitness[2000];
+    long eval[2000];
+    int n;
+    bool genomes;
+} seen_inputs;
+
+static void record_eval(void *ctx, const ga_event *ev)
+{
+    seen_inputs *seen = ((synth *)ctx)->user;
+    const ga_indiv *ind = ev->ind;
+    if (ind->status || seen->n == 2000) return;
+    for (int i = 0; i < seen->n; i++)
+        if (seen->genomes ? !memcmp(seen->genes[i], ind->genes, sizeof seen->genes[i]) : seen->seed[i] == ind->seed)
+            return;   /* the same input again: the synthetic fitness is the same too */
+    if (ind->genes) memcpy(seen->genes[seen->n], ind->genes, sizeof seen->genes[0]);
+    seen->seed[seen->n] = ind->seed;
+    seen->fitness[seen->n] = ind->fitness;
+    seen->eval[seen->n++] = ev->eval;
+}
+
+Test(ga, top_list_holds_the_best_distinct_inputs)
+{
+    for (int st = 0; st < 3; st++) {
+        synth *s = synth_new();
+        s->fail_every = 7;   /* failed runs (fitness 1e9) must never enter */
+        seen_inputs *seen = calloc(1, sizeof *seen);
+        seen->genomes = st != GA_RANDOM;
+        s->user = seen;
+        ga_problem p = synth_problem(s);
+        p.on_eval = record_eval;
+        ga_options o;
+        ga_options_default(&o);
+        o.max_evals = 600;
+        o.patience = 0;
+        o.keep = 12;
+        wh_error err;
+        ga *g = ga_new(&p, &o, (ga_strategy)st, 5, &err);
+        cr_assert(g, "%s", err.msg);
+        cr_assert(ga_run(g, &err), "%s", err.msg);
+        int n;
+        const ga_indiv *top = ga_top(g, &n);
+        cr_assert_eq(n, 12, "%s", ga_strategy_name((ga_strategy)st));
+        cr_expect_eq(top[0].fitness, ga_best(g)->fitness, "the first is the best");
+        /* expected: distinct inputs by fitness, ties by first evaluation */
+        bool *taken = calloc((size_t)seen->n, sizeof *taken);
+        for (int k = 0; k < n; k++) {
+            int pick = -1;
+            for (int i = 0; i < seen->n; i++)
+                if (!taken[i] && (pick < 0 || seen->fitness[i] > seen->fitness[pick])) pick = i;
+            cr_assert_geq(pick, 0);
+            taken[pick] = true;
+            cr_expect_eq(top[k].fitness, seen->fitness[pick], "%s top %d", ga_strategy_name((ga_strategy)st), k);
+            cr_expect_eq(top[k].eval_index, seen->eval[pick], "%s top %d", ga_strategy_name((ga_strategy)st), k);
+            cr_expect_lt(top[k].fitness, 1e9);
+        }
+        free(taken);
+        ga_free(g);
+        free(seen);
+        free(s);
+    }
+}
+
+/* A checkpoint written before the top list existed ends after the
+ * population: it restores with an empty list.  A cut-off list is refused. */
+Test(ga, checkpoint_without_a_top_list_restores)
+{
+    char path[] = "/tmp/wh_ckp_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = 300;
+    o.keep = 4;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_assert(ga_checkpoint(g, path, &err), "%s", err.msg);
+    ga_free(g);
+
+    FILE *f = fopen(path, "rb");
+    cr_assert(f);
+    static char buf[1 << 20];
+    size_t size = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    long at = -1;
+    for (size_t i = 0; i + 8 <= size && at < 0; i++)
+        if (!memcmp(buf + i, "WHGATOP1", 8)) at = (long)i;
+    cr_assert_geq(at, 0, "the top list is in the checkpoint");
+
+    cr_assert_eq(truncate(path, at + 20), 0);   /* inside the first member */
+    g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_expect_not(ga_restore(g, path, &err));
+    cr_expect(strstr(err.msg, "top list"), "%s", err.msg);
+    ga_free(g);
+
+    cr_assert_eq(truncate(path, at), 0);
+    g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_assert(ga_restore(g, path, &err), "%s", err.msg);
+    int n;
+    ga_top(g, &n);
+    cr_expect_eq(n, 0);
     ga_free(g);
     free(s);
     unlink(path);

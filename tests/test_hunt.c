@@ -361,3 +361,64 @@ Test(hunt, faulting_inputs_are_findings_and_the_search_goes_on)
     ts_rmtree(base);
     wh_spec_free(s);
 }
+
+static bool same_inputs(const wh_image *a, const wh_image *b)
+{
+    for (int i = 0; i < a->nbufs; i++)
+        if (a->bufs[i].param->role == WH_ROLE_INPUT &&
+            (a->bufs[i].bytes != b->bufs[i].bytes || memcmp(a->bufs[i].data, b->bufs[i].data, a->bufs[i].bytes)))
+            return false;
+    return true;
+}
+
+/* --keep: top/ holds the longest-running distinct inputs, best first, the
+ * first being best/, each re-measured to the time recorded for it. */
+Test(hunt, keep_saves_the_longest_running_distinct_inputs)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_spec *s = load("tests/specs/hunt_paths_small.json");
+    char base[64];
+    tmpdir(base);
+    for (int st = 0; st < 3; st++) {
+        wh_error err;
+        hunt_summary r;
+        hunt_options o = quiet_options(base, (ga_strategy)st, 200, 2);
+        o.ga.keep = 4;
+        cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run.json", r.dir);
+        json_t *doc = ts_load_json(path);
+        json_t *top = json_object_get(doc, "top");
+        cr_assert_eq(json_array_size(top), 4, "%s", ga_strategy_name((ga_strategy)st));
+        wh_image *img[4];
+        harness_options ho;
+        harness_options_init(&ho);
+        ho.quiet = true;
+        harness *h = harness_open(s, HARNESS_SIM, &ho, &err);
+        cr_assert(h, "%s", err.msg);
+        for (int k = 0; k < 4; k++) {
+            json_t *e = json_array_get(top, (size_t)k);
+            double fit = json_number_value(json_object_get(e, "fitness"));
+            if (k == 0) cr_expect_eq(fit, r.best, "the first is the best");
+            else cr_expect_leq(fit, json_number_value(json_object_get(json_array_get(top, (size_t)k - 1), "fitness")));
+            img[k] = wh_image_load(s, json_string_value(json_object_get(e, "dir")), &err);
+            cr_assert(img[k], "%s", err.msg);
+            harness_result m;
+            cr_assert(harness_measure(h, img[k], 1, &m, &err), "%s", err.msg);
+            cr_expect_eq(m.mean, fit, "top %d replays to its recorded time", k + 1);
+            cr_expect_eq(m.mean, json_number_value(json_object_get(json_object_get(e, "final"), "mean")));
+            harness_result_free(&m);
+            for (int j = 0; j < k; j++) cr_expect_not(same_inputs(img[j], img[k]), "top %d == top %d", j + 1, k + 1);
+        }
+        snprintf(path, sizeof path, "%s/best", r.dir);
+        wh_image *best = wh_image_load(s, path, &err);
+        cr_assert(best, "%s", err.msg);
+        cr_expect(same_inputs(best, img[0]), "top/01 is best/");
+        wh_image_free(best);
+        for (int k = 0; k < 4; k++) wh_image_free(img[k]);
+        harness_close(h);
+        json_decref(doc);
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
