@@ -4,7 +4,10 @@
  *
  * The state's model tells which side is feasible for free; only the other
  * side costs a solver check (with the path constraints already asserted,
- * see solver.c).  When both are feasible, the current state follows the
+ * see solver.c, which also remembers the sides found infeasible).  A
+ * condition over floats picked by input-dependent selects is first
+ * rewritten without floats (cases.c), so that neither check nor path
+ * constraint pays for float arithmetic.  When both are feasible, the current state follows the
  * side that reaches an uncovered branch leg (ties broken by the seeded
  * random generator), and a copy takes the other side.  A side that would
  * keep a thread in a loop it has already iterated max_iter times is not
@@ -37,33 +40,6 @@ static void end_cut(sx_state *s, const sx_fork *fk, int side)
     state_note(s, "%s", fk->cut_note[side] ? fk->cut_note[side] : "loop bound reached");
 }
 
-/* Was cond's other side already found infeasible under the current pc? */
-static bool settled(sx_engine *e, sx_state *s, Z3_ast cond)
-{
-    if (s->settled_pc != s->pc) {
-        state_forget_settled(e, s);
-        return false;
-    }
-    for (int i = 0; i < s->nsettled; i++)
-        if (s->settled[i] == cond) /* Z3 shares equal terms: same pointer */
-            return true;
-    return false;
-}
-
-static void remember_settled(sx_engine *e, sx_state *s, Z3_ast cond)
-{
-    if (s->settled_pc != s->pc)
-        state_forget_settled(e, s);
-    if (s->nsettled == SX_SETTLED_MAX) {
-        z_dec(&e->z, s->settled[0]);
-        memmove(s->settled, s->settled + 1, (SX_SETTLED_MAX - 1) * sizeof *s->settled);
-        s->nsettled--;
-    }
-    z_inc(&e->z, cond);
-    s->settled[s->nsettled++] = cond;
-    s->settled_pc = s->pc;
-}
-
 int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
 {
     sx_engine *e = cx->e;
@@ -71,6 +47,8 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     sx_state *s = cx->s;
     if (!cond)
         return -1;
+    if (s->fp)
+        cond = cases_defloat(e, cond);
     int v = z_bool_value(z, cond);
     if (v >= 0)
         return v;
@@ -78,8 +56,6 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     int mside = mv ? z_bool_value(z, mv) : -1;
     if (mside < 0)
         mside = 1;
-    if (settled(e, s, cond))
-        return mside;
     Z3_ast other = mside ? z_not(z, cond) : cond;
     Z3_model om = NULL;
     int r = solver_check(e, s, other, &om);
@@ -89,8 +65,6 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
         if (r < 0)
             state_note(s, "solver gave up on a branch at line %d; followed the model's side",
                        cx->ins->line);
-        else
-            remember_settled(e, s, cond);
         return mside;
     }
     e->forks++;

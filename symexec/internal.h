@@ -81,7 +81,9 @@ typedef struct sx_node {
     int len;                 /* nodes from the root, this one included */
     struct sx_node *up;
     Z3_ast ast;              /* path constraints: owns a reference */
-    int32_t a, b, c, d;      /* payload of decisions / visits */
+    int32_t a, b, c, d;      /* payload of decisions / visits; path
+                              * constraints: a = 1 when this one or one
+                              * above it has float subterms */
 } sx_node;
 
 sx_node *node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d);
@@ -196,8 +198,6 @@ typedef struct {
     bool array_mode;         /* content lives in arr only */
 } sx_mem;
 
-#define SX_SETTLED_MAX 8
-
 typedef struct sx_state {
     int X;
     sx_thread *th;
@@ -216,12 +216,6 @@ typedef struct sx_state {
     bool over;               /* ended (done, cut or error) */
     bool fp;                 /* its terms involve symbolic floating point */
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
-    /* Conditions whose other side the solver found infeasible under pc
-     * `settled_pc` (a loop spinning on a value the path fixes asks the same
-     * question every iteration); emptied when pc grows.  Referenced ASTs. */
-    Z3_ast settled[SX_SETTLED_MAX];
-    int nsettled;
-    const struct sx_node *settled_pc;
 } sx_state;
 
 /* ------------------------------------------------------------------ */
@@ -263,9 +257,12 @@ struct sx_engine {
     bool fatal;
     struct { char name[48]; Z3_func_decl decl; } ufs[32];  /* .approx ops */
     Z3_ast *forms;                       /* formula of each recorded path */
-    bool *form_fp;                       /* ... involves symbolic floats */
+    bool *form_fp;                       /* ... has float subterms */
     long abandoned;                      /* states dropped at the worklist cap */
     unsigned timeout_ms;                 /* the solver's current per-check timeout */
+    struct sx_refuted *refuted;          /* queries found unsatisfiable (solver.c) */
+    int nrefuted, caprefuted;
+    int *refuted_head;                   /* hash buckets of refuted, -1 ends a chain */
     int nufs;
 };
 
@@ -304,14 +301,14 @@ int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t add
 sx_state *state_new(sx_engine *e);
 sx_state *state_clone(sx_engine *e, const sx_state *s);
 void state_free(sx_engine *e, sx_state *s);
-/* Empty the state's settled conditions (fork.c), releasing their ASTs. */
-void state_forget_settled(sx_engine *e, sx_state *s);
 Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r);
 void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v);
 bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr);
 void frame_pop(sx_engine *e, sx_thread *th);
 void state_note(sx_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void state_add_pc(sx_engine *e, sx_state *s, Z3_ast c);
+/* Do the state's path constraints have float subterms? */
+bool state_pc_float(const sx_state *s);
 void state_set_model(sx_engine *e, sx_state *s, Z3_model m);
 
 /* memory.c */
@@ -326,6 +323,8 @@ bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
  * -1 unknown/error.  extra may be NULL. */
 int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
 void solver_reset_sync(sx_engine *e);
+/* Release the remembered refutations (engine teardown). */
+void solver_forget_refuted(sx_engine *e);
 /* Value of `a` in the state's model. */
 Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a);
 /* Model text of the input symbols mentioned, "values[0]=7 values[1]=3". */
@@ -385,6 +384,13 @@ typedef struct {
     const char *cut_note[2];
 } sx_fork;
 int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk);
+
+/* cases.c: a condition over floats that reach the inputs only through
+ * selects, rewritten as an equivalent condition without floats (a
+ * temporary), or `a` itself. */
+Z3_ast cases_defloat(sx_engine *e, Z3_ast a);
+/* Does `a` have a float subterm (true too when it is too large to tell)? */
+bool cases_has_float(sx_engine *e, Z3_ast a);
 
 /* search.c */
 void work_push(sx_engine *e, sx_state *s);

@@ -360,7 +360,7 @@ bool metrics_record(sx_engine *e, sx_state *s)
         return false;
     }
     e->forms[r->npaths] = f;
-    e->form_fp[r->npaths] = s->fp;
+    e->form_fp[r->npaths] = state_pc_float(s);
     r->npaths++;
     if (p->kind == SX_PATH_DONE)
         r->ndone++;

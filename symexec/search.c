@@ -215,6 +215,7 @@ static void engine_free(sx_engine *e)
     free(e->work);
     if (e->z.c) {
         solver_reset_sync(e);
+        solver_forget_refuted(e);
         if (e->solver)
             Z3_solver_dec_ref(e->z.c, e->solver);
         if (e->msolver)

@@ -149,14 +149,10 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -2;
 }
 
-int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     sx_z *z = &e->z;
-    if (m)
-        *m = NULL;
-    if (extra && z_bool_value(z, extra) == 0)
-        return 0;
-    if (s->fp) {
+    if (s->fp && (state_pc_float(s) || (extra && cases_has_float(e, extra)))) {
         int r = fp_check(e, s, extra, m);
         if (r != -2)
             return r;
@@ -185,6 +181,115 @@ int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
         return -1;
     }
     return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -1;
+}
+
+/* ---- refutations ------------------------------------------------------------
+ *
+ * A query q found unsatisfiable under the path constraints pc (and the
+ * domains) stays unsatisfiable under every longer pc, since a pc only
+ * grows: states forked below pc, and pc itself further on, get the answer
+ * without the solver -- the second round of a kernel re-testing what the
+ * first decided, a loop spinning on a value the path fixed, an address
+ * already known to be fixed.  Only refutations are kept: a satisfiable
+ * answer needs a model of the asking state's whole pc, which another
+ * state's model is not. */
+
+typedef struct sx_refuted {
+    Z3_ast q;                /* referenced */
+    sx_node *pc;             /* referenced; NULL: no path constraint */
+    int next;                /* next entry of the bucket, -1 */
+} sx_refuted;
+
+#define REFUTED_BUCKETS 4096u
+/* The entries keep their pc nodes (and terms) alive: start over past this. */
+#define REFUTED_MAX 65536
+/* Entries of one query compared with a pc at most (each costs a walk up
+ * the pc): a query refuted under many unrelated pcs is worth a check. */
+#define REFUTED_SCAN 32
+
+static unsigned bucket_of(sx_engine *e, Z3_ast q)
+{
+    return (Z3_get_ast_id(e->z.c, q) * 2654435761u) & (REFUTED_BUCKETS - 1);
+}
+
+void solver_forget_refuted(sx_engine *e)
+{
+    for (int i = 0; i < e->nrefuted; i++) {
+        z_dec(&e->z, e->refuted[i].q);
+        node_unref(&e->z, e->refuted[i].pc);
+    }
+    free(e->refuted);
+    free(e->refuted_head);
+    e->refuted = NULL;
+    e->refuted_head = NULL;
+    e->nrefuted = e->caprefuted = 0;
+}
+
+/* Is `anc` pc itself or one of its prefixes? */
+static bool extends(const sx_node *pc, const sx_node *anc)
+{
+    if (!anc)
+        return true;
+    while (pc && pc->len > anc->len)
+        pc = pc->up;
+    return pc == anc;
+}
+
+static bool refuted_find(sx_engine *e, const sx_node *pc, Z3_ast q)
+{
+    if (!e->refuted_head)
+        return false;
+    int scanned = 0;
+    for (int i = e->refuted_head[bucket_of(e, q)]; i >= 0 && scanned < REFUTED_SCAN; i = e->refuted[i].next) {
+        if (e->refuted[i].q != q) /* Z3 shares equal terms: same pointer */
+            continue;
+        scanned++;
+        if (extends(pc, e->refuted[i].pc))
+            return true;
+    }
+    return false;
+}
+
+/* A cache that cannot grow only costs checks: failures are not errors. */
+static void refuted_add(sx_engine *e, sx_node *pc, Z3_ast q)
+{
+    if (e->nrefuted == REFUTED_MAX)
+        solver_forget_refuted(e);
+    if (!e->refuted_head) {
+        e->refuted_head = malloc(REFUTED_BUCKETS * sizeof *e->refuted_head);
+        if (!e->refuted_head)
+            return;
+        memset(e->refuted_head, 0xff, REFUTED_BUCKETS * sizeof *e->refuted_head);
+    }
+    if (e->nrefuted == e->caprefuted) {
+        int cap = e->caprefuted ? e->caprefuted * 2 : 1024;
+        sx_refuted *v = realloc(e->refuted, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        e->refuted = v;
+        e->caprefuted = cap;
+    }
+    unsigned b = bucket_of(e, q);
+    sx_refuted *r = &e->refuted[e->nrefuted];
+    z_inc(&e->z, q);
+    r->q = q;
+    r->pc = node_ref(pc);
+    r->next = e->refuted_head[b];
+    e->refuted_head[b] = e->nrefuted++;
+}
+
+int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+{
+    if (m)
+        *m = NULL;
+    if (extra && z_bool_value(&e->z, extra) == 0)
+        return 0;
+    if (extra && refuted_find(e, s->pc, extra))
+        return 0;
+    int r = check(e, s, extra, m);
+    if (r == 0 && extra)
+        refuted_add(e, s->pc, extra);
+    return r;
 }
 
 Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a)

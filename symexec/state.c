@@ -199,7 +199,6 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
     c->mem = calloc((size_t)(s->nmem + 1), sizeof *c->mem);
     c->legs = malloc(legs_bytes(e));
     c->pc = node_ref(s->pc);
-    c->nsettled = 0; /* not shared: the copy's pc is about to change anyway */
     if (c->model)
         Z3_model_inc_ref(e->z.c, c->model);
     if (!c->th || !c->mem || !c->legs) {
@@ -225,14 +224,6 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
     return c;
 }
 
-void state_forget_settled(sx_engine *e, sx_state *s)
-{
-    for (int i = 0; i < s->nsettled; i++)
-        z_dec(&e->z, s->settled[i]);
-    s->nsettled = 0;
-    s->settled_pc = NULL;
-}
-
 void state_free(sx_engine *e, sx_state *s)
 {
     if (!s)
@@ -254,7 +245,6 @@ void state_free(sx_engine *e, sx_state *s)
             mem_release(e, i, s->mem[i]);
         free(s->mem);
     }
-    state_forget_settled(e, s);
     node_unref(&e->z, s->pc);
     if (s->model)
         Z3_model_dec_ref(e->z.c, s->model);
@@ -287,14 +277,21 @@ void state_add_pc(sx_engine *e, sx_state *s, Z3_ast c)
 {
     if (!c || z_bool_value(&e->z, c) == 1)
         return;
+    /* floats can only be there once the state computed a symbolic one */
+    bool fl = (s->pc && s->pc->a) || (s->fp && cases_has_float(e, c));
     z_inc(&e->z, c);
-    sx_node *n = node_push(s->pc, c, 0, 0, 0, 0);
+    sx_node *n = node_push(s->pc, c, fl, 0, 0, 0);
     if (!n) {
         z_dec(&e->z, c);
         e->fatal = true;
         return;
     }
     s->pc = n;
+}
+
+bool state_pc_float(const sx_state *s)
+{
+    return s->pc && s->pc->a;
 }
 
 void state_set_model(sx_engine *e, sx_state *s, Z3_model m)
