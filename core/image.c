@@ -169,11 +169,33 @@ static bool size_buffer(wh_image *img, int i, wh_error *err)
     return true;
 }
 
+/* A struct passed by value: each field's value at its offset; the padding
+ * stays zero. */
+static bool init_struct_scalar(wh_image *img, int i, wh_error *err)
+{
+    const wh_param *p = &img->spec->params[i];
+    unsigned char *data = img->bufs[i].data;
+    for (int k = 0; k < p->nfields; k++) {
+        const wh_field *f = &p->fields[k];
+        if (wh_type_is_float(f->type)) {
+            wh_value_set_float(f->type, data + f->offset, f->fvalue);
+            continue;
+        }
+        char what[96];
+        int64_t v;
+        snprintf(what, sizeof what, "$.params[%d].fields[%d].value", i, k);
+        if (!wh_spec_eval(img->spec, f->value, img->vars, what, &v, err)) return false;
+        wh_value_set_int(f->type, data + f->offset, v);
+    }
+    return true;
+}
+
 static bool init_buffer(wh_image *img, int i, wh_error *err)
 {
     const wh_param *p = &img->spec->params[i];
     wh_buffer *b = &img->bufs[i];
     if (p->kind == WH_SCALAR) {
+        if (p->type == WH_STRUCT) return init_struct_scalar(img, i, err);
         if (wh_type_is_float(p->type)) {
             wh_value_set_float(p->type, b->data, p->fvalue);
             return true;

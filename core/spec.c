@@ -214,13 +214,32 @@ static size_t align_up(size_t x, size_t a)
     return (x + a - 1) / a * a;
 }
 
-static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+/* A struct scalar's field value: a number for floats, else an expression. */
+static bool parse_field_value(loader *ld, json_t *fo, const char *fp, wh_field *f)
 {
-    static const char *const keys[] = { "name", "type", "range", NULL };
+    char vp[320];
+    json_t *v = json_object_get(fo, "value");
+    snprintf(vp, sizeof vp, "%s.value", fp);
+    if (!v) return bad(ld, fp, "a field of a struct scalar needs \"value\"");
+    if (!wh_type_is_float(f->type)) return get_expr(ld, v, vp, &f->value);
+    if (!json_is_number(v)) return bad(ld, vp, "expected a number");
+    f->fvalue = json_number_value(v);
+    return true;
+}
+
+/* A struct's fields, laid out as C does (each at a multiple of its size,
+ * the whole padded to the largest).  Buffer fields take ranges, a struct
+ * scalar's fields take values. */
+static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
+{
+    static const char *const buffer_keys[] = { "name", "type", "range", NULL };
+    static const char *const scalar_keys[] = { "name", "type", "value", NULL };
+    const char *const *keys = scalar ? scalar_keys : buffer_keys;
+    const char *shape = scalar ? "{name, type, value}" : "{name, type, range}";
     char fp[300];
     json_t *fields = json_object_get(pobj, "fields");
     if (!json_is_array(fields) || json_array_size(fields) == 0)
-        return bad(ld, jpath, "a struct needs \"fields\": a non-empty list of {name, type, range}");
+        return bad(ld, jpath, "a struct needs \"fields\": a non-empty list of %s", shape);
     p->nfields = (int)json_array_size(fields);
     p->fields = calloc((size_t)p->nfields, sizeof *p->fields);
     if (!p->fields) return bad(ld, jpath, "out of memory");
@@ -229,7 +248,7 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
         json_t *fo = json_array_get(fields, (size_t)i);
         wh_field *f = &p->fields[i];
         snprintf(fp, sizeof fp, "%s.fields[%d]", jpath, i);
-        if (!json_is_object(fo)) return bad(ld, fp, "expected an object {name, type, range}");
+        if (!json_is_object(fo)) return bad(ld, fp, "expected an object %s", shape);
         if (!check_keys(ld, fo, fp, keys) || !get_string(ld, fo, "name", fp, true, &f->name)) return false;
         for (int j = 0; j < i; j++)
             if (!strcmp(p->fields[j].name, f->name)) return bad(ld, fp, "duplicate field \"%s\"", f->name);
@@ -241,6 +260,10 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
         f->offset = off;
         off += sz;
         if (sz > align) align = sz;
+        if (scalar) {
+            if (!parse_field_value(ld, fo, fp, f)) return false;
+            continue;
+        }
         json_t *r = json_object_get(fo, "range");
         snprintf(tp, sizeof tp, "%s.range", fp);
         if (r && !parse_range(ld, r, tp, f)) return false;
@@ -336,12 +359,13 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
 static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
-    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", "fields", NULL };
+    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", NULL };
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
             return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\"", forbidden[i]);
-    if (p->type == WH_STRUCT) return bad(ld, jpath, "struct scalars are not supported; pass a buffer");
     json_t *v = json_object_get(pobj, "value");
+    if (p->type == WH_STRUCT)   /* a struct passed by value: its fields carry the values */
+        return v ? bad(ld, jpath, "a struct scalar's values go on its fields") : true;
     snprintf(sub, sizeof sub, "%s.value", jpath);
     if (!v) return bad(ld, jpath, "a scalar needs \"value\"");
     if (wh_type_is_float(p->type)) {
@@ -369,7 +393,7 @@ static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
     if (p->type == WH_STRUCT) {
-        if (!parse_fields(ld, pobj, jpath, p)) return false;
+        if (!parse_fields(ld, pobj, jpath, p, p->kind == WH_SCALAR)) return false;
     } else {
         if (json_object_get(pobj, "fields")) return bad(ld, jpath, "\"fields\" needs \"type\": \"struct\"");
         p->nfields = 1;
@@ -488,6 +512,7 @@ static void free_param(wh_param *p)
         free(p->fields[f].name);
         wh_expr_free(p->fields[f].lo);
         wh_expr_free(p->fields[f].hi);
+        wh_expr_free(p->fields[f].value);
     }
     free(p->fields);
     free(p->name);

@@ -40,6 +40,8 @@ typedef struct {
     bool has_range;
     wh_expr *lo, *hi;       /* integer types: inclusive bounds, may use `i` */
     double flo, fhi;        /* float types */
+    wh_expr *value;         /* a struct scalar's integer field */
+    double fvalue;          /* a struct scalar's float field */
 } wh_field;
 
 typedef struct {
@@ -52,7 +54,7 @@ typedef struct {
     size_t elem_size, elem_align;
     wh_expr *count;         /* buffers */
     int64_t per_thread;     /* input buffers: 0 means shared (no owner) */
-    wh_expr *value;         /* integer scalars */
+    wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */
     double init_value;      /* WH_INIT_CONST */

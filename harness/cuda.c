@@ -141,10 +141,10 @@ void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len,
         q->role = p->kind == WH_BUFFER ? p->role : WH_ROLE_NONE;
         if (p->kind == WH_SCALAR) {
             size_t sz = p->type == WH_STRUCT ? p->elem_size : wh_type_size(p->type);
-            if (sz == 0 || sz > 8) {
+            if (sz == 0 || sz > WH_CUDA_SCALAR_MAX) {
                 wh_error_set(err, WH_ERR_UNSUPPORTED, spec->path, 0, 0,
                              "scalar parameter '%s' has %zu bytes; the cuda backend passes scalars "
-                             "of 1 to 8 bytes", p->name, sz);
+                             "of 1 to %u bytes", p->name, sz, WH_CUDA_SCALAR_MAX);
                 impl_free(c);
                 return NULL;
             }

@@ -25,7 +25,7 @@ typedef struct {
     CUdeviceptr pristine;       /* inputs and fixed: the uploaded content */
     uint64_t bytes;             /* current size of dev / pristine */
     bool allocated, loaded;
-    unsigned char scalar[8];    /* scalars: the value bytes */
+    unsigned char *scalar;      /* scalars: the value bytes (p.size) */
 } drv_param;
 
 typedef struct {
@@ -253,6 +253,10 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
         d->params[i].p = s->params[i];
         d->params[i].p.name = NULL;
         snprintf(d->params[i].name, sizeof d->params[i].name, "%s", s->params[i].name);
+        if (s->params[i].kind == WH_SCALAR && !(d->params[i].scalar = calloc(1, s->params[i].size))) {
+            fmt(msg, n, "out of memory");
+            goto fail;
+        }
     }
 
     d->cold_l2 = s->cold_l2;
@@ -307,6 +311,8 @@ static void drv_close(void *state)
             d->api.DevicePrimaryCtxRelease(d->dev);
         wh_cuda_api_unload(&d->api);
     }
+    for (int i = 0; d->params && i < d->np; i++)
+        free(d->params[i].scalar);
     free(d->params);
     free(d->kparams);
     free(d);

@@ -304,7 +304,7 @@ bool wh_cuda_setup_decode(const unsigned char *p, size_t len, wh_cuda_setup *s,
             r.bad = true;
         params[i].kind = (wh_param_kind)kind;
         params[i].role = (wh_role)role;
-        if (kind == WH_SCALAR && (params[i].size == 0 || params[i].size > 8))
+        if (kind == WH_SCALAR && (params[i].size == 0 || params[i].size > WH_CUDA_SCALAR_MAX))
             r.bad = true;
     }
     if (r.bad || r.pos != r.len) {

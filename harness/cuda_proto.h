@@ -110,8 +110,12 @@ typedef struct {
     const char *name;
     wh_param_kind kind;         /* WH_BUFFER or WH_SCALAR */
     wh_role role;               /* buffers: input / output / fixed */
-    uint32_t size;              /* scalars: value bytes (1..8); buffers: element bytes */
+    uint32_t size;              /* scalars: value bytes (1..WH_CUDA_SCALAR_MAX); buffers: element bytes */
 } wh_cuda_param;
+
+/* The largest scalar (a struct passed by value) the backend passes: the
+ * driver's classic limit on all of a kernel's parameters together. */
+#define WH_CUDA_SCALAR_MAX 4096u
 
 typedef struct {
     const char *libcuda;        /* path for dlopen; "" = the default */

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1056,6 +1057,25 @@ Test(fake_cuda, cli_measure_check_agrees_with_the_sim_and_reports_a_difference)
               json_string_value(json_object_get(c, "report")));
     json_decref(j);
     cr_expect(strstr(err_text(&f), "DIFFERS"), "%s", err_text(&f));
+    fx_close(&f);
+}
+
+/* A struct passed by value (32 bytes) reaches the kernel whole: the fake
+ * runs struct_byval in C and its outputs agree with the sim's. */
+Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/struct_byval.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    const char *a[] = { "tests/specs/sim_struct_byval.json", "--backend", "cuda", "--check", "--json", "--random",
+                        "3" };
+    cr_assert_eq(run_measure(&f, a, 7), 0, "%s", err_text(&f));
+    json_t *j = out_json(&f);
+    json_t *c = json_object_get(j, "check");
+    cr_assert(c, "no check");
+    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
+    json_decref(j);
     fx_close(&f);
 }
 

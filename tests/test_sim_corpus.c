@@ -663,3 +663,43 @@ Test(sim_corpus, pointer_arith64)
     }
     sc_close(&c);
 }
+
+/* ---- a struct passed by value ------------------------------------------------- */
+
+/* The kernel's struct, to check the spec's layout of a struct scalar. */
+struct byval_config {
+    float scale;
+    float offset;
+    int lo;
+    int hi;
+    double unused_pad;
+    char tag;
+};
+
+Test(sim_corpus, struct_byval)
+{
+    simcase c = { 0 };
+    while (sc_seeds(&c, SIM_CORPUS("struct_byval"), SIM_SEEDS, false)) {
+        sc_run(&c);
+        const struct byval_config *cfg = sc_buf(&c, "cfg");
+        cr_assert_eq(sizeof *cfg, 32);
+        cr_assert_eq(cfg->scale, 1.5f);
+        cr_assert_eq(cfg->offset, -2.25f);
+        cr_assert_eq(cfg->lo, -100);
+        cr_assert_eq(cfg->hi, 200, "an expression over the launch: blocks*100");
+        cr_assert_eq(cfg->tag, 3);
+        const int *in = sc_buf(&c, "in"), *out = sc_buf(&c, "out");
+        const signed char *flags = sc_buf(&c, "flags");
+        int n = (int)sc_int(&c, "n");
+        for (uint64_t i = 0; i < sc_threads(&c); i++) {
+            if ((int)i >= n) {
+                cr_assert_eq(out[i], 0);
+                continue;
+            }
+            int v = (int)(cfg->scale * (float)in[i] + cfg->offset);
+            v = v < cfg->lo ? cfg->lo : v > cfg->hi ? cfg->hi : v;
+            cr_assert_eq(out[i], v, "i=%llu in=%d", (unsigned long long)i, in[i]);
+            cr_assert_eq(flags[i], (signed char)(cfg->tag + (v == cfg->hi)));
+        }
+    }
+}

@@ -196,6 +196,19 @@ Test(spec, errors_name_the_json_path)
     expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\"}", false, "$.params[0]", "needs \"value\"");
     expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1,\"role\":\"input\"}",
                       false, "$.params[0]", "for buffers");
+    /* a struct passed by value: values on its fields, no ranges */
+    expect_spec_error("{\"name\":\"c\",\"kind\":\"scalar\",\"type\":\"struct\","
+                      "\"fields\":[{\"name\":\"x\",\"type\":\"i32\",\"value\":1},{\"name\":\"y\",\"type\":\"f32\"}]}",
+                      false, "$.params[0].fields[1]", "needs \"value\"");
+    expect_spec_error("{\"name\":\"c\",\"kind\":\"scalar\",\"type\":\"struct\","
+                      "\"fields\":[{\"name\":\"x\",\"type\":\"i32\",\"value\":1,\"range\":[0,1]}]}",
+                      false, "$.params[0].fields[0]", "unknown key \"range\"");
+    expect_spec_error("{\"name\":\"c\",\"kind\":\"scalar\",\"type\":\"struct\",\"value\":1,"
+                      "\"fields\":[{\"name\":\"x\",\"type\":\"i32\",\"value\":1}]}",
+                      false, "$.params[0]", "values go on its fields");
+    expect_spec_error("{\"name\":\"c\",\"kind\":\"scalar\",\"type\":\"struct\","
+                      "\"fields\":[{\"name\":\"x\",\"type\":\"f64\",\"value\":\"1\"}]}",
+                      false, "$.params[0].fields[0].value", "expected a number");
     expect_spec_error("{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1},"
                       "{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1}",
                       false, "$.params[1].name", "duplicate parameter");

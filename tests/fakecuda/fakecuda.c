@@ -903,9 +903,53 @@ static run_outcome run_fake_inc_smem(CUcontext c, const unsigned grid[3], const 
     return inc(c, grid, block, params, false, code, ns);
 }
 
+/* tests/ptx/struct_byval.cu in C: its fourth parameter is a 32-byte
+ * struct passed by value, which the engine must hand over whole. */
+static run_outcome run_struct_byval(CUcontext c, const unsigned grid[3], const unsigned block[3],
+                                    void **params, CUresult *code, double *ns)
+{
+    CUdeviceptr in, out, flags;
+    struct {
+        float scale, offset;
+        int lo, hi;
+        double unused_pad;
+        char tag;
+    } cfg;
+    int n;
+    memcpy(&in, params[0], sizeof in);
+    memcpy(&out, params[1], sizeof out);
+    memcpy(&flags, params[2], sizeof flags);
+    memcpy(&cfg, params[3], sizeof cfg);
+    memcpy(&n, params[4], sizeof n);
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+        for (unsigned tx = 0; tx < block[0]; tx++) {
+            int i = (int)(bx * block[0] + tx);
+            if (i >= n)
+                continue;
+            cost += FAKECUDA_THREAD_NS;
+            unsigned char *pi = device_bytes(c, in + 4 * (CUdeviceptr)i, 4);
+            unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+            unsigned char *pf = device_bytes(c, flags + (CUdeviceptr)i, 1);
+            if (!pi || !po || !pf) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            int x;
+            memcpy(&x, pi, 4);
+            int v = (int)(cfg.scale * (float)x + cfg.offset);
+            v = v < cfg.lo ? cfg.lo : v > cfg.hi ? cfg.hi : v;
+            memcpy(po, &v, 4);
+            *pf = (unsigned char)(cfg.tag + (v == cfg.hi));
+        }
+    *ns = cost;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },
+    { "struct_byval", 5, FAKECUDA_INC_REGS, 0, run_struct_byval },
 };
 
 static int static_shared_of(const struct CUfunc_st *f)
