@@ -20,10 +20,10 @@
 
 /* getopt_long codes of the options every kernel-running command takes:
  *   --backend auto|cuda|sim  --device N  --profile FILE  --step-limit N
- *   --kernel-timeout S  --warmup N  --cold-l2  --json  --quiet */
+ *   --kernel-timeout S  --warmup N  --cold-l2  --sim-noise F  --json  --quiet */
 enum {
     CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
-    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2,
+    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE,
     CLI_OPT_FIRST_FREE = 1100
 };
 
@@ -35,6 +35,7 @@ enum {
     { "kernel-timeout", required_argument, NULL, CLI_OPT_KERNEL_TIMEOUT }, \
     { "warmup", required_argument, NULL, CLI_OPT_WARMUP }, \
     { "cold-l2", no_argument, NULL, CLI_OPT_COLD_L2 }, \
+    { "sim-noise", required_argument, NULL, CLI_OPT_SIM_NOISE }, \
     { "json", no_argument, NULL, CLI_OPT_JSON }, \
     { "quiet", no_argument, NULL, CLI_OPT_QUIET }
 
@@ -47,6 +48,8 @@ enum {
     "                    worker (a finding with status timeout; default 10, 0 = never)\n" \
     "  --warmup N        cuda: untimed launches before the timed ones (default 2)\n" \
     "  --cold-l2         cuda: flush the L2 before every repetition (outside the timing)\n" \
+    "  --sim-noise F     sim: multiply each repetition's time by 1 + F x a standard normal\n" \
+    "                    draw, to study a search under GPU-like noise (default 0: exact)\n" \
     "  --json            print a machine-readable summary on stdout\n" \
     "  --quiet           no progress or notes on stderr\n"
 

@@ -88,6 +88,7 @@ int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
         r->harness.warmup = (int)v;
         return 1;
     case CLI_OPT_COLD_L2: r->harness.cold_l2 = true; return 1;
+    case CLI_OPT_SIM_NOISE: return cli_parse_double("--sim-noise", arg, 0, 10, &r->harness.sim_noise, err) ? 1 : -1;
     case CLI_OPT_JSON: r->json = true; return 1;
     case CLI_OPT_QUIET: r->quiet = r->harness.quiet = true; return 1;
     default: return 0;

@@ -226,6 +226,10 @@ static bool setup(hunt *h, wh_error *err)
     int x = 0;
     if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
     if (!make_run_dir(h, err)) return false;
+    /* emulated noise (sim_noise) follows the run's seed, so a seed is still
+     * a run; a resumed run restarts the noise stream, so with noise it does
+     * not end where the uninterrupted run would */
+    h->opt.harness.noise_seed = h->opt.seed;
     h->h = harness_open(h->spec, h->opt.backend, &h->opt.harness, err);
     if (!h->h) return false;
     h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;

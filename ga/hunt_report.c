@@ -32,8 +32,8 @@ void hunt_record_finding(hunt *h, long eval, const harness_result *res)
 /* What the harness was told beyond the backend: how a GPU measured. */
 static json_t *harness_json(const harness_options *o)
 {
-    return json_pack("{s:b, s:i, s:f, s:I}", "cold_l2", o->cold_l2, "warmup", o->warmup, "kernel_timeout_s",
-                     o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit);
+    return json_pack("{s:b, s:i, s:f, s:I, s:f}", "cold_l2", o->cold_l2, "warmup", o->warmup, "kernel_timeout_s",
+                     o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit, "sim_noise", o->sim_noise);
 }
 
 static json_t *options_json(const hunt *h)

@@ -5,6 +5,7 @@
 #include "harness/harness.h"
 #include "harness/backend.h"
 #include "harness/cuda_backend.h"
+#include "core/pcg32.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -19,6 +20,7 @@ struct harness {
     ptx_module *module;
     harness_options opt;
     char device[256];
+    pcg32 noise;                /* sim_noise draws */
 };
 
 bool harness_backend_from_name(const char *name, harness_backend *out, wh_error *err)
@@ -152,6 +154,11 @@ harness *harness_open(const wh_spec *spec, harness_backend backend, const harnes
             backend = HARNESS_SIM;
         }
     }
+    if (backend == HARNESS_CUDA && o.sim_noise > 0) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "emulated noise (--sim-noise) is for the sim backend: "
+                     "a GPU's measurements have noise of their own");
+        return NULL;
+    }
     char path[4096];
     if (!wh_spec_ptx_path(spec, path, sizeof path, err))
         return NULL;
@@ -173,6 +180,7 @@ harness *harness_open(const wh_spec *spec, harness_backend backend, const harnes
     h->ops = backend == HARNESS_CUDA ? &harness_cuda_ops : &harness_sim_ops;
     h->module = m;
     h->opt = o;
+    pcg32_seed(&h->noise, o.noise_seed, 0x6e6f697365ULL);
     h->impl = h->ops->open(spec, m, entry, &o, err);
     if (!h->impl) {
         ptx_module_free(m);
@@ -256,6 +264,15 @@ static void stats(harness_result *r)
     }
 }
 
+/* t x (1 + sigma z), z standard normal (Box-Muller), never below 0. */
+static double noisy(pcg32 *rng, double t, double sigma)
+{
+    double u1 = 1.0 - pcg32_double(rng), u2 = pcg32_double(rng);   /* u1 in (0, 1] */
+    double z = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+    double f = 1.0 + sigma * z;
+    return f > 0 ? t * f : 0;
+}
+
 bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, wh_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -299,6 +316,8 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
     }
     for (int i = runs; i < reps; i++)
         times[i] = times[0];
+    for (int i = 0; h->opt.sim_noise > 0 && i < reps; i++)
+        times[i] = noisy(&h->noise, times[i], h->opt.sim_noise);
     res->times = times;
     res->reps = reps;
     stats(res);

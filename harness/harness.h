@@ -31,7 +31,8 @@
  *
  * The sim is deterministic: identical inputs give identical cycles, so it
  * runs the kernel once per harness_measure call and reports that time for
- * every repetition (the outputs are those of that run).
+ * every repetition (the outputs are those of that run), unless
+ * options.sim_noise asks for emulated measurement noise.
  */
 #ifndef WH_HARNESS_HARNESS_H
 #define WH_HARNESS_HARNESS_H
@@ -85,6 +86,12 @@ typedef struct {
     double kernel_timeout_s;    /* cuda: watchdog per launch; 0 = the default, < 0 = none */
     int warmup;                 /* cuda: untimed launches first; < 0 = the default */
     bool cold_l2;               /* cuda: flush L2 before every timed launch */
+    /* sim: measurement noise, for studying a search as a GPU would see it:
+     * each repetition's time is multiplied by 1 + sim_noise * z, z drawn
+     * from a standard normal (PCG32 seeded with noise_seed), at least 0.
+     * 0: none (the sim is exact). */
+    double sim_noise;
+    uint64_t noise_seed;
 } harness_options;
 
 /* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */

@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,4 +342,50 @@ Test(sim_timing, bandwidth_bins_serialise_and_stay_bounded)
     double old = sim_bw_take(&b, 0, 1);
     cr_expect_geq(old, start, "served no earlier than the window: %g", old);
     sim_bw_free(&b);
+}
+
+/* --sim-noise: each repetition scaled by 1 + sigma z, z standard normal;
+ * unbiased, with the asked spread, reproducible by seed, off by default. */
+static harness_result noisy_measure(const wh_spec *s, const wh_image *img, double sigma, uint64_t seed, int reps)
+{
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.sim_noise = sigma;
+    o.noise_seed = seed;
+    wh_error err;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, (wh_image *)img, reps, &r, &err), "%s", err.msg);
+    harness_close(h);
+    return r;
+}
+
+Test(sim_timing, emulated_noise_is_unbiased_seeded_and_off_by_default)
+{
+    simcase c;
+    sc_open(&c, "kernels/fig1a.json", 1, false);
+    harness_result r0 = noisy_measure(c.spec, c.img, 0, 1, 50);
+    double exact = r0.mean;
+    cr_expect_eq(r0.stddev, 0, "no noise unless asked");
+    harness_result a = noisy_measure(c.spec, c.img, 0.05, 7, 4000);
+    harness_result b = noisy_measure(c.spec, c.img, 0.05, 7, 4000);
+    harness_result d = noisy_measure(c.spec, c.img, 0.05, 8, 4000);
+    cr_expect(fabs(a.mean / exact - 1) < 0.005, "mean %g, exact %g", a.mean, exact);
+    cr_expect(fabs(a.stddev / exact - 0.05) < 0.005, "relative spread %g", a.stddev / exact);
+    cr_expect_eq(memcmp(a.times, b.times, 4000 * sizeof *a.times), 0, "the same seed, the same draws");
+    cr_expect_neq(memcmp(a.times, d.times, 4000 * sizeof *a.times), 0, "another seed, other draws");
+    cr_expect_eq(a.cycles, r0.cycles, "the counters stay exact");
+    harness_result_free(&r0);
+    harness_result_free(&a);
+    harness_result_free(&b);
+    harness_result_free(&d);
+    wh_error err;
+    harness_options o;
+    harness_options_init(&o);
+    o.sim_noise = 0.1;
+    cr_expect_null(harness_open(c.spec, HARNESS_CUDA, &o, &err), "noise is the sim's only");
+    cr_expect(strstr(err.msg, "sim backend"), "%s", err.msg);
+    sc_close(&c);
 }
