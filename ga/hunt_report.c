@@ -246,6 +246,19 @@ json_t *hunt_summary_json(const hunt_summary *s)
     return o;
 }
 
+/* How the run measured (harness_json) is part of the run: a resumed run
+ * measures the same way.  Runs made before a field existed keep what was
+ * given now. */
+static void read_saved_harness(json_t *j, harness_options *h)
+{
+    json_t *v;
+    if ((v = json_object_get(j, "cold_l2"))) h->cold_l2 = json_is_true(v);
+    if ((v = json_object_get(j, "warmup"))) h->warmup = (int)json_integer_value(v);
+    if ((v = json_object_get(j, "kernel_timeout_s"))) h->kernel_timeout_s = json_number_value(v);
+    if ((v = json_object_get(j, "step_limit"))) h->step_limit = (uint64_t)json_integer_value(v);
+    if ((v = json_object_get(j, "sim_noise"))) h->sim_noise = json_number_value(v);
+}
+
 bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options *o, int *x, wh_error *err)
 {
     char path[1100];
@@ -283,6 +296,7 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
         json_t *keep = json_object_get(opt, "keep");   /* runs made before --keep: best/ only */
         o->ga.keep = keep ? (int)json_integer_value(keep) : 1;
+        read_saved_harness(json_object_get(opt, "harness"), &o->harness);
         const char *tiling = json_string_value(json_object_get(opt, "tiling"));
         o->tiling = HUNT_TILING_PLAIN; /* runs made before stride tiling existed */
         if (tiling && !hunt_tiling_from_name(tiling, &o->tiling)) {

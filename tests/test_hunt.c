@@ -456,3 +456,34 @@ Test(hunt, under_noise_the_search_best_overstates_and_the_remeasurement_does_not
     ts_rmtree(base);
     wh_spec_free(s);
 }
+
+/* A resumed run measures as the run did: its harness options (here the
+ * emulated noise) come from run.json, not from the resuming command. */
+Test(hunt, resume_keeps_the_runs_harness_options)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_spec *s = load("tests/specs/hunt_paths_small.json");
+    char base[64], dir[128];
+    tmpdir(base);
+    snprintf(dir, sizeof dir, "%s/run", base);
+    wh_error err;
+    hunt_summary r;
+    hunt_options o = quiet_options(base, GA_RANDOM, 50, 3);
+    o.out_dir = dir;
+    o.harness.sim_noise = 0.05;
+    o.harness.step_limit = 123456789;
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    hunt_options again = quiet_options(base, GA_RANDOM, 80, 3);
+    again.resume_dir = dir;
+    cr_assert(hunt_run(s, &again, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.evals, 80);
+    char path[300];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *doc = ts_load_json(path);
+    json_t *h = json_object_get(json_object_get(doc, "options"), "harness");
+    cr_expect_float_eq(json_number_value(json_object_get(h, "sim_noise")), 0.05, 1e-12);
+    cr_expect_eq(json_integer_value(json_object_get(h, "step_limit")), 123456789);
+    json_decref(doc);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
