@@ -7,6 +7,9 @@
  * Through the cuda backend (worker process, events), on an empty kernel:
  *   - a run on an unchanged image (restore inputs + launch + event wait +
  *     reply): the harness's fixed cost per repetition;
+ *   - the time the harness reports for the empty kernel (mean, median,
+ *     max): the floor under every figure it gives, and its noise, with the
+ *     timing method it used (gated or not, harness/cuda_engine.c);
  *   - a run on an image that changed (upload too), without warm-ups;
  * then directly on the driver, in this process (after the harness is
  * closed: this process must not fork workers once it has called cuInit):
@@ -55,7 +58,27 @@ typedef struct {
     double run_same_us, run_changed_us;     /* harness, wall per run */
     double async_launch_us, sync_launch_us; /* driver, wall per launch */
     double event_us;                        /* driver, event-timed empty kernel */
+    double timed_mean_us, timed_median_us, timed_max_us; /* harness, the empty kernel's time */
+    char timing[256];                       /* the harness's timing method */
 } results_t;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mean, median and maximum of n > 0 values (sorts them). */
+static void summarize(double *v, int n, double *mean, double *median, double *max)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    *mean = sum / n;
+    *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    *max = v[n - 1];
+}
 
 static double now_s(void)
 {
@@ -105,16 +128,22 @@ static bool bench_harness(const args_t *a, results_t *r, wh_error *err)
         cfg.warmup = 0;
         impl = harness_cuda_open_config(spec, EMPTY_PTX, sizeof EMPTY_PTX - 1, "wh_empty", &cfg, err);
     }
-    ok = impl != NULL;
+    double *times = impl ? calloc((size_t)a->n, sizeof *times) : NULL;
+    ok = times != NULL;
     if (ok) {
         snprintf(r->device, sizeof r->device, "%s", harness_cuda_impl_info(impl)->name);
+        snprintf(r->timing, sizeof r->timing, "%s", harness_cuda_impl_info(impl)->timing);
         harness_run run;
         for (int i = 0; i < 50 && ok; i++)
             ok = harness_cuda_ops.run(impl, img, false, &run, err) && run.status == HARNESS_OK;
         double t0 = now_s();
-        for (int i = 0; i < a->n && ok; i++)
+        for (int i = 0; i < a->n && ok; i++) {
             ok = harness_cuda_ops.run(impl, img, false, &run, err) && run.status == HARNESS_OK;
+            times[i] = run.us;
+        }
         r->run_same_us = (now_s() - t0) / a->n * 1e6;
+        if (ok)
+            summarize(times, a->n, &r->timed_mean_us, &r->timed_median_us, &r->timed_max_us);
         uint32_t *in = (uint32_t *)img->bufs[0].data;
         t0 = now_s();
         for (int i = 0; i < a->n && ok; i++) {
@@ -124,8 +153,10 @@ static bool bench_harness(const args_t *a, results_t *r, wh_error *err)
         r->run_changed_us = (now_s() - t0) / a->n * 1e6;
         if (!ok && !wh_error_is_set(err))
             wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "the empty kernel did not run: %s", run.message);
-        harness_cuda_ops.close(impl);
     }
+    if (impl)
+        harness_cuda_ops.close(impl);
+    free(times);
     wh_image_free(img);
     wh_spec_free(spec);
     unlink(spec_path);
@@ -270,6 +301,10 @@ int main(int argc, char **argv)
         json_object_set_new(o, "driver_sync_launch_us", json_real(r.sync_launch_us));
         json_object_set_new(o, "empty_kernel_event_us", json_real(r.event_us));
         json_object_set_new(o, "harness_overhead_us", json_real(r.run_same_us - r.event_us));
+        json_object_set_new(o, "harness_empty_kernel_mean_us", json_real(r.timed_mean_us));
+        json_object_set_new(o, "harness_empty_kernel_median_us", json_real(r.timed_median_us));
+        json_object_set_new(o, "harness_empty_kernel_max_us", json_real(r.timed_max_us));
+        json_object_set_new(o, "harness_timing", json_string(r.timing));
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         printf("\n");
         json_decref(o);
@@ -282,6 +317,8 @@ int main(int argc, char **argv)
         printf("  harness: run, same image        %9.2f us  (overhead over the event time: %.2f us)\n",
                r.run_same_us, r.run_same_us - r.event_us);
         printf("  harness: run, changed image     %9.2f us\n", r.run_changed_us);
+        printf("  harness: empty kernel as timed  %9.2f us  (median %.2f, max %.2f; %s)\n",
+               r.timed_mean_us, r.timed_median_us, r.timed_max_us, r.timing);
     }
     return 0;
 }

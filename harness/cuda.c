@@ -101,9 +101,10 @@ static void describe_device(cuda_impl *c)
     char clk[32] = "";
     if (i->clock_khz > 0)
         snprintf(clk, sizeof clk, ", %d MHz", i->clock_khz / 1000);
-    snprintf(c->device, sizeof c->device, "cuda: %s (device %d, sm_%d%d, %d SMs%s%s, driver %d.%d)",
+    snprintf(c->device, sizeof c->device, "cuda: %s (device %d, sm_%d%d, %d SMs%s%s, driver %d.%d%s)",
              i->name, i->ordinal, i->cc_major, i->cc_minor, i->sm_count, clk, l2,
-             i->driver_version / 1000, (i->driver_version % 1000) / 10);
+             i->driver_version / 1000, (i->driver_version % 1000) / 10,
+             i->gated ? "" : "; launches timed ungated");
 }
 
 /* The backend with a chosen engine (tests pass doubles; see cuda_worker.h). */
@@ -537,5 +538,7 @@ json_t *harness_cuda_info_json(const harness_cuda_info *i)
     json_object_set_new(o, "driver_version", json_string(drv));
     json_object_set_new(o, "registers_per_thread", json_integer(i->num_regs));
     json_object_set_new(o, "libcuda", json_string(i->libcuda));
+    json_object_set_new(o, "timing_gated", json_boolean(i->gated));
+    json_object_set_new(o, "timing", json_string(i->timing));
     return o;
 }

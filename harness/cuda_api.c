@@ -10,14 +10,17 @@
 #include <string.h>
 
 /* One entry point: the symbol resolved (the versioned one the header maps
- * the plain name to), an older name to fall back on, and its slot. */
+ * the plain name to), an older name to fall back on, its slot, and whether
+ * the library may lack it. */
 typedef struct {
     const char *sym;
     const char *fallback;       /* NULL: none */
     size_t offset;
+    bool optional;
 } api_entry;
 
-#define ENTRY(member, sym, fallback) { sym, fallback, offsetof(wh_cuda_api, member) }
+#define ENTRY(member, sym, fallback) { sym, fallback, offsetof(wh_cuda_api, member), false }
+#define OPTIONAL(member, sym, fallback) { sym, fallback, offsetof(wh_cuda_api, member), true }
 
 static const api_entry entries[] = {
     ENTRY(Init, "cuInit", NULL),
@@ -52,6 +55,12 @@ static const api_entry entries[] = {
     ENTRY(LaunchKernel, "cuLaunchKernel", NULL),
     ENTRY(GetErrorName, "cuGetErrorName", NULL),
     ENTRY(GetErrorString, "cuGetErrorString", NULL),
+    OPTIONAL(MemHostAlloc, "cuMemHostAlloc", NULL),
+    OPTIONAL(MemFreeHost, "cuMemFreeHost", NULL),
+    OPTIONAL(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", NULL),
+    /* The plain name is the CUDA 8-11 one, usable only where the driver
+     * enabled stream memory operations; a call then says so. */
+    OPTIONAL(StreamWaitValue32, "cuStreamWaitValue32_v2", "cuStreamWaitValue32"),
 };
 
 #ifdef WH_HAVE_CUDA_H
@@ -90,6 +99,10 @@ SAME_TYPE(EventDestroy, cuEventDestroy_v2);
 SAME_TYPE(LaunchKernel, cuLaunchKernel);
 SAME_TYPE(GetErrorName, cuGetErrorName);
 SAME_TYPE(GetErrorString, cuGetErrorString);
+SAME_TYPE(MemHostAlloc, cuMemHostAlloc);
+SAME_TYPE(MemFreeHost, cuMemFreeHost);
+SAME_TYPE(MemHostGetDevicePointer, cuMemHostGetDevicePointer_v2);
+SAME_TYPE(StreamWaitValue32, cuStreamWaitValue32_v2);
 
 #define SAME_VALUE(ours, theirs) _Static_assert((int)(ours) == (int)(theirs), #ours " != " #theirs)
 SAME_VALUE(WH_CU_SUCCESS, CUDA_SUCCESS);
@@ -124,6 +137,8 @@ SAME_VALUE(WH_CU_ATTR_L2_CACHE_SIZE, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
 SAME_VALUE(WH_CU_ATTR_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 SAME_VALUE(WH_CU_ATTR_COMPUTE_CAPABILITY_MINOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
 SAME_VALUE(WH_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+SAME_VALUE(WH_CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_DEVICEMAP);
+SAME_VALUE(WH_CU_STREAM_WAIT_VALUE_GEQ, CU_STREAM_WAIT_VALUE_GEQ);
 SAME_VALUE(WH_CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER);
 SAME_VALUE(WH_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES);
 SAME_VALUE(WH_CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER);
@@ -164,6 +179,8 @@ bool wh_cuda_api_load(wh_cuda_api *api, const char *path, char *why, size_t n)
         void *sym = dlsym(api->lib, en->sym);
         if (!sym && en->fallback)
             sym = dlsym(api->lib, en->fallback);
+        if (!sym && en->optional)
+            continue;
         if (!sym) {
             snprintf(why, n,
                      "the CUDA driver library '%s' has no entry point %s (driver too old, or not "

@@ -36,6 +36,7 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
+typedef unsigned int cuuint32_t;
 #endif
 
 /* The constants used, under our own names (plain ints: comparing a CUresult
@@ -79,6 +80,9 @@ typedef struct CUstream_st *CUstream;
 #define WH_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
 #define WH_CU_JIT_ERROR_LOG_BUFFER 5
 #define WH_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+
+#define WH_CU_MEMHOSTALLOC_DEVICEMAP 0x02
+#define WH_CU_STREAM_WAIT_VALUE_GEQ 0x0     /* (int32_t)(*addr - value) >= 0 */
 
 #define WH_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1   /* static shared memory */
 #define WH_CU_FUNC_ATTRIBUTE_NUM_REGS 4
@@ -130,6 +134,15 @@ typedef struct {
                              void **extra);
     CUresult (*GetErrorName)(CUresult r, const char **name);
     CUresult (*GetErrorString)(CUresult r, const char **text);
+
+    /* Optional (NULL when the driver lacks them): a pinned host word the
+     * stream waits on, so that a timed launch is queued whole before the
+     * GPU starts it (cuda_engine.c, "gated" timing). */
+    CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
+    CUresult (*MemFreeHost)(void *p);
+    CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags);
+    CUresult (*StreamWaitValue32)(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                  unsigned int flags);
 } wh_cuda_api;
 
 /* The library path to load: $WARPHUNT_LIBCUDA when set and not empty, else
@@ -138,7 +151,8 @@ const char *wh_cuda_lib_path(char *buf, size_t size);
 
 /* dlopen `path` (NULL: wh_cuda_lib_path) and resolve every entry point.
  * false with `why` naming the library and the cause (dlerror, or the
- * missing symbol) — api is then left unloaded. */
+ * missing symbol) — api is then left unloaded.  A missing optional entry
+ * point only leaves its slot NULL. */
 bool wh_cuda_api_load(wh_cuda_api *api, const char *path, char *why, size_t n);
 void wh_cuda_api_unload(wh_cuda_api *api);
 

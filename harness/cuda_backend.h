@@ -86,6 +86,8 @@ typedef struct harness_cuda_info {
     int max_shared_optin;       /* bytes of shared memory a block may opt into */
     int num_regs;               /* registers per thread of the entry (JIT result) */
     char libcuda[512];          /* the library loaded */
+    bool gated;                 /* timed launches gated (see timing) */
+    char timing[256];           /* how a launch is timed, in words (run.json "timing") */
 } harness_cuda_info;
 
 /* Cheap probe for `--backend auto`: in a short-lived child process (so

@@ -4,6 +4,17 @@
  * JIT-loaded with its logs captured, device buffers with pristine copies
  * of the inputs, and the launch timed alone with events.
  *
+ * Events time the GPU's timeline, which includes any gap while the host is
+ * still submitting: recorded as start-event, launch, stop-event from the
+ * host, a 5 us kernel measured 5-6 us on an H100 whatever it did (the
+ * empty kernel too), with outliers up to 50 us when the worker was
+ * descheduled between the calls.  So a timed launch is *gated*: the
+ * stream first waits (cuStreamWaitValue32) on a word of pinned host
+ * memory, the events and the launch queue up behind it, and only then
+ * does the host write the word; the GPU runs the three back to back.
+ * Where the driver cannot (no stream memory operations), launches are
+ * timed ungated and run.json's "timing" says so.
+ *
  * Runs only inside the worker process (cuda_worker.c).
  */
 #include "harness/cuda_api.h"
@@ -37,6 +48,9 @@ typedef struct {
     CUfunction fn;
     CUevent ev0, ev1;
     bool have_events;
+    volatile uint32_t *gate_host;   /* pinned word the stream waits on (NULL: ungated) */
+    CUdeviceptr gate_dev;
+    uint32_t gate_seq;              /* the value the next gated launch waits for */
     int np;
     drv_param *params;
     void **kparams;
@@ -98,6 +112,61 @@ static void jit_hint(const drv *d, const wh_cuda_setup *s, CUresult r, char *buf
              sscanf(t, ".target sm_%d", &sm) == 1 && dev_sm > 0 && sm > dev_sm)
         fmt(buf, n, "\nThe PTX targets sm_%d, above this device's sm_%d: rebuild it for the device "
             "(remove build/ptx, then make ptx NVCC_ARCH=sm_%d)", sm, dev_sm, dev_sm);
+}
+
+/* The word timed launches wait on, if this driver and device can: a
+ * satisfied wait is tried once, so an unusable one is found here and not
+ * in the middle of a measurement.  info.timing says which it is, and why
+ * not. */
+static void open_gate(drv *d)
+{
+    const char *what = NULL;
+    char desc[300] = "";
+    CUresult r = WH_CU_SUCCESS;
+    void *host = NULL;
+    if (!d->api.StreamWaitValue32 || !d->api.MemHostAlloc || !d->api.MemFreeHost ||
+        !d->api.MemHostGetDevicePointer) {
+        fmt(d->info.timing, sizeof d->info.timing,
+            "events, not gated: the driver has no cuStreamWaitValue32 (host submission time is "
+            "included, a few microseconds)");
+        return;
+    }
+    if ((int)(r = d->api.MemHostAlloc(&host, sizeof(uint32_t), WH_CU_MEMHOSTALLOC_DEVICEMAP)) !=
+        WH_CU_SUCCESS) {
+        what = "cuMemHostAlloc";
+        host = NULL;
+    } else if ((int)(r = d->api.MemHostGetDevicePointer(&d->gate_dev, host, 0)) != WH_CU_SUCCESS) {
+        what = "cuMemHostGetDevicePointer";
+    } else {
+        *(volatile uint32_t *)host = 0;
+        if ((int)(r = d->api.StreamWaitValue32(NULL, d->gate_dev, 0, WH_CU_STREAM_WAIT_VALUE_GEQ)) !=
+            WH_CU_SUCCESS)
+            what = "cuStreamWaitValue32";
+        else if ((int)(r = d->api.CtxSynchronize()) != WH_CU_SUCCESS)
+            what = "cuCtxSynchronize after cuStreamWaitValue32";
+    }
+    if (what) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(d->info.timing, sizeof d->info.timing,
+            "events, not gated: %s: %s (host submission time is included, a few microseconds)",
+            what, desc);
+        if (host)
+            d->api.MemFreeHost(host);
+        d->gate_dev = 0;
+        return;
+    }
+    d->gate_host = host;
+    d->info.gated = true;
+    fmt(d->info.timing, sizeof d->info.timing,
+        "events, gated: the stream waits on a host word until the launch and both events are "
+        "queued (cuStreamWaitValue32)");
+}
+
+static void close_gate(drv *d)
+{
+    if (d->gate_host)
+        d->api.MemFreeHost((void *)d->gate_host);
+    d->gate_host = NULL;
 }
 
 static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg, size_t n)
@@ -241,6 +310,7 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
         goto fail;
     }
     d->have_events = true;
+    open_gate(d);
 
     d->np = s->nparams;
     d->params = calloc(d->np ? (size_t)d->np : 1, sizeof *d->params);
@@ -301,6 +371,7 @@ static void drv_close(void *state)
             free_buffer(d, &d->params[i]);
         if (d->flush)
             d->api.MemFree(d->flush);
+        close_gate(d);
         if (d->have_events) {
             d->api.EventDestroy(d->ev0);
             d->api.EventDestroy(d->ev1);
@@ -406,23 +477,49 @@ static step prepare(drv *d, const wh_cuda_request *rq, wh_cuda_result *res, char
     return STEP_GO;
 }
 
+static CUresult launch_kernel(drv *d, const wh_cuda_request *rq)
+{
+    return d->api.LaunchKernel(d->fn, rq->grid[0], rq->grid[1], rq->grid[2], rq->block[0], rq->block[1],
+                               rq->block[2], (unsigned)rq->shared_bytes, NULL, d->kparams, NULL);
+}
+
+/* Queue the timed launch between its events; with the gate, behind a
+ * wait that is released only once all three are queued.  The gate is
+ * released whatever failed, or the stream would stay blocked. */
+static step queue_timed(drv *d, const wh_cuda_request *rq, wh_cuda_result *res, char *msg, size_t n)
+{
+    step s = STEP_GO;
+    bool waiting = false;
+    if (d->gate_host) {
+        d->gate_seq++;
+        s = check(d, d->api.StreamWaitValue32(NULL, d->gate_dev, d->gate_seq, WH_CU_STREAM_WAIT_VALUE_GEQ),
+                  "cuStreamWaitValue32 (the gate of a timed launch)", rq, res, msg, n);
+        waiting = s == STEP_GO;
+    }
+    if (s == STEP_GO)
+        s = check(d, d->api.EventRecord(d->ev0, NULL), "cuEventRecord", rq, res, msg, n);
+    if (s == STEP_GO)
+        s = check(d, launch_kernel(d, rq), "cuLaunchKernel", rq, res, msg, n);
+    if (s == STEP_GO)
+        s = check(d, d->api.EventRecord(d->ev1, NULL), "cuEventRecord", rq, res, msg, n);
+    if (waiting)
+        __atomic_store_n(d->gate_host, d->gate_seq, __ATOMIC_SEQ_CST);
+    return s;
+}
+
 static step launch(drv *d, const wh_cuda_request *rq, bool timed, double *us, wh_cuda_result *res,
                    char *msg, size_t n)
 {
     step s = prepare(d, rq, res, msg, n);
     if (s != STEP_GO)
         return s;
-    if (timed && (s = check(d, d->api.EventRecord(d->ev0, NULL), "cuEventRecord", rq, res, msg, n)) != STEP_GO)
-        return s;
-    CUresult r = d->api.LaunchKernel(d->fn, rq->grid[0], rq->grid[1], rq->grid[2], rq->block[0],
-                                     rq->block[1], rq->block[2], (unsigned)rq->shared_bytes, NULL,
-                                     d->kparams, NULL);
-    if ((s = check(d, r, "cuLaunchKernel", rq, res, msg, n)) != STEP_GO)
-        return s;
-    if (!timed)
+    if (!timed) {
+        if ((s = check(d, launch_kernel(d, rq), "cuLaunchKernel", rq, res, msg, n)) != STEP_GO)
+            return s;
         return check(d, d->api.CtxSynchronize(), "cuCtxSynchronize (after a warm-up launch)", rq, res,
                      msg, n);
-    if ((s = check(d, d->api.EventRecord(d->ev1, NULL), "cuEventRecord", rq, res, msg, n)) != STEP_GO)
+    }
+    if ((s = queue_timed(d, rq, res, msg, n)) != STEP_GO)
         return s;
     if ((s = check(d, d->api.EventSynchronize(d->ev1), "cuEventSynchronize (end of the kernel)", rq,
                    res, msg, n)) != STEP_GO)

@@ -456,5 +456,6 @@ bool wh_cuda_info_decode(const unsigned char *p, size_t len, harness_cuda_info *
     memcpy(info, p, sizeof *info);
     info->name[sizeof info->name - 1] = 0;
     info->libcuda[sizeof info->libcuda - 1] = 0;
+    info->timing[sizeof info->timing - 1] = 0;
     return true;
 }

@@ -16,7 +16,9 @@
  * killed by the watchdog (in a warm-up and in the timed launch); JIT
  * errors show the JIT's log, and PTX too new for the driver or for the
  * device says how to rebuild it; init failures and a bad device index are
- * explained; an older driver without the _v2 entry points; dynamic shared
+ * explained; an older driver without the _v2 entry points; timed launches
+ * are gated behind a stream wait on a host word, and ungated (said so)
+ * where the driver refuses stream waits; dynamic shared
  * memory is opted into when it and the kernel's static shared memory pass
  * 48 KiB; the worker releases everything it allocated; the fake's own JIT
  * log sizes and sticky errors; `warphunt measure --backend cuda` with
@@ -151,6 +153,7 @@ static void fx_open_lib(fx *f, const char *libname)
     unsetenv(FAKECUDA_DEVICES_ENV);
     unsetenv(FAKECUDA_JIT_FAIL_ENV);
     unsetenv(FAKECUDA_WRONG_ENV);
+    unsetenv(FAKECUDA_NO_STREAM_WAIT_ENV);
     wh_error err;
     f->spec = wh_spec_load(SPEC, &err);
     cr_assert(f->spec, "%s: %s", err.path, err.msg);
@@ -376,6 +379,9 @@ Test(fake_cuda, measure_describes_the_device_and_times_the_launch_alone)
     cr_expect_eq(i->max_shared_optin, FAKECUDA_SHARED_OPTIN);
     cr_expect_eq(i->num_regs, FAKECUDA_INC_REGS, "the JIT result's registers per thread");
     cr_expect_str_eq(i->libcuda, f.lib);
+    cr_expect(i->gated, "%s", i->timing);
+    cr_expect(strstr(i->timing, "events, gated"), "%s", i->timing);
+    cr_expect(!strstr(dev, "ungated"), "%s", dev);
 
     harness_result r = measure_ok(h, &f, 5);
     cr_expect_str_eq(r.unit, "us");
@@ -391,19 +397,34 @@ Test(fake_cuda, measure_describes_the_device_and_times_the_launch_alone)
     harness_close(h);
     cr_expect(!fake_loaded_here(f.lib), "this process never loads the driver: the worker does");
 
-    /* Between the two events there is the launch and nothing else. */
+    /* Between the two events there is the launch and nothing else, and
+     * the three queue up behind a wait on the host word (a new value each
+     * time) that the host satisfies before it waits for the end. */
     fakelog g = read_log(f.log);
     int pairs = 0;
+    unsigned long long gate = 0;
+    unsigned last = 0;
     for (int k = 0; k < g.n; k++) {
         if (strcmp(g.l[k].op, "record") != 0 || strncmp(g.l[k].rest, "1 ", 2) != 0)
             continue;
-        cr_assert(k + 2 < g.n);
+        cr_assert(k >= 1 && k + 3 < g.n);
+        unsigned long long addr;
+        unsigned v;
+        cr_assert_str_eq(g.l[k - 1].op, "wait", "line %d", k - 1);
+        cr_assert_eq(sscanf(g.l[k - 1].rest, "%llx %u", &addr, &v), 2, "%s", g.l[k - 1].rest);
+        cr_expect(gate == 0 || addr == gate, "one host word for every launch");
+        gate = addr;
+        cr_expect_gt(v, last, "each launch waits for a new value");
+        last = v;
         cr_expect_str_eq(g.l[k + 1].op, "launch", "line %d", k + 1);
         cr_expect_str_eq(g.l[k + 2].op, "record");
         cr_expect(!strncmp(g.l[k + 2].rest, "2 ", 2), "%s", g.l[k + 2].rest);
+        cr_expect_str_eq(g.l[k + 3].op, "event_sync");
+        cr_expect_str_eq(g.l[k + 4].op, "wait_released", "released before the end is awaited");
         pairs++;
     }
     cr_expect_eq(pairs, 5, "one timed launch per repetition");
+    cr_expect_eq(count_op(&g, "blocked"), 0);
     cr_expect_eq(count_op(&g, "elapsed"), 5);
     free(g.l);
     fx_close(&f);
@@ -708,6 +729,38 @@ Test(fake_cuda, init_failures_and_a_bad_device_are_explained)
     fx_close(&f);
 }
 
+Test(fake_cuda, without_stream_waits_launches_are_timed_ungated_and_say_so)
+{
+    fx f;
+    fx_open(&f);
+    setenv(FAKECUDA_NO_STREAM_WAIT_ENV, "1", 1);
+    harness_options o = opts(false);
+    harness *h = open_cuda(&f, &o);
+    const harness_cuda_info *i = harness_cuda_info_of(h);
+    cr_assert(i);
+    cr_expect(!i->gated);
+    cr_expect(strstr(i->timing, "not gated: cuStreamWaitValue32: CUDA_ERROR_NOT_SUPPORTED"), "%s",
+              i->timing);
+    cr_expect(strstr(harness_device(h), "launches timed ungated"), "%s", harness_device(h));
+    json_t *dj = harness_device_json(h);
+    cr_expect(json_is_false(json_object_get(dj, "timing_gated")));
+    cr_expect(strstr(json_string_value(json_object_get(dj, "timing")), "not gated"));
+    json_decref(dj);
+    harness_result r = measure_ok(h, &f, 3);
+    for (int k = 0; k < 3; k++)
+        cr_expect(fabs(r.times[k] - KERNEL_US) < 1e-3, "rep %d: %g us", k, r.times[k]);
+    harness_result_free(&r);
+    harness_close(h);
+    fakelog g = read_log(f.log);
+    cr_expect_eq(count_op(&g, "wait"), 0);
+    cr_expect_eq(count_op(&g, "elapsed"), 3);
+    for (int k = 0; k < g.n; k++)
+        if (!strcmp(g.l[k].op, "ctx_release"))
+            cr_expect_str_eq(g.l[k].rest, "allocs=0 events=0 modules=0", "the host word is freed");
+    free(g.l);
+    fx_close(&f);
+}
+
 Test(fake_cuda, an_older_driver_without_the_v2_entry_points_works)
 {
     fx f;
@@ -741,6 +794,9 @@ Test(fake_cuda, an_older_driver_without_the_v2_entry_points_works)
     harness *h = harness_open(spec, HARNESS_CUDA, &o, &err);
     cr_assert(h, "%s", err.msg);
     cr_expect(strstr(harness_device(h), "driver 12.4"), "%s", harness_device(h));
+    /* CUDA 8-11's cuStreamWaitValue32 refuses unless the driver enabled it. */
+    cr_expect(strstr(harness_cuda_info_of(h)->timing, "not gated: cuStreamWaitValue32"), "%s",
+              harness_cuda_info_of(h)->timing);
     harness_result r;
     cr_assert(harness_measure(h, img, 3, &r, &err), "%s", err.msg);
     cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);

@@ -29,7 +29,14 @@
  *     by every call on the context (sticky); a hung kernel blocks every
  *     synchronising call forever;
  *   - events: timing needs both recorded and completed (INVALID_HANDLE /
- *     NOT_READY otherwise), CU_EVENT_DISABLE_TIMING refuses timing.
+ *     NOT_READY otherwise), CU_EVENT_DISABLE_TIMING refuses timing;
+ *   - pinned host memory (cuMemHostAlloc) maps into the device's address
+ *     space with CU_MEMHOSTALLOC_DEVICEMAP only; cuStreamWaitValue32 (GEQ
+ *     only) on such a word: the work behind an unsatisfied wait runs at
+ *     once here, but a synchronising call made before the host satisfied
+ *     it blocks forever, as the stream would (FAKECUDA_NO_STREAM_WAIT: the
+ *     driver refuses stream memory operations; the old driver has only
+ *     the CUDA 8-11 name, which refuses them too).
  */
 #include <cuda.h>
 
@@ -48,8 +55,11 @@
  * driver, instead of) the _v2 ones; cuda.h maps them to _v2 by macro. */
 #undef cuEventElapsedTime
 #undef cuDevicePrimaryCtxRelease
+#undef cuStreamWaitValue32
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev);
+CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                     unsigned int flags);
 
 #ifdef FAKECUDA_OLD_DRIVER
 #define DRIVER_VERSION FAKECUDA_OLD_DRIVER_VERSION
@@ -71,6 +81,9 @@ struct CUctx_st {
     CUresult sticky;            /* a kernel's error, once reported */
     CUresult pending;           /* a kernel's error, not yet reported */
     bool hung;                  /* a kernel that never finishes is on the stream */
+    bool gated;                 /* the stream waits on gate_addr >= gate_value */
+    CUdeviceptr gate_addr;
+    uint32_t gate_value;
     double now_ns;              /* virtual GPU clock: end of the last operation */
 };
 
@@ -79,6 +92,7 @@ typedef struct {
     size_t bytes;
     unsigned char *host;
     CUcontext ctx;
+    bool pinned;                /* cuMemHostAlloc'd: host is the user's memory */
 } alloc_t;
 
 struct CUevent_st {
@@ -161,12 +175,37 @@ static CUresult need_ctx(CUcontext *out)
     return current->sticky;
 }
 
+static unsigned char *device_bytes(CUcontext c, CUdeviceptr p, size_t n);
+
+/* Whether the host has satisfied the stream's wait by now (a wait on
+ * memory since freed is never satisfied). */
+static bool gate_open(CUcontext c)
+{
+    if (!c->gated)
+        return true;
+    uint32_t v;
+    const unsigned char *p = device_bytes(c, c->gate_addr, sizeof v);
+    if (!p)
+        return false;
+    memcpy(&v, p, sizeof v);
+    if ((int32_t)(v - c->gate_value) < 0)
+        return false;
+    c->gated = false;
+    flog("wait_released 0x%llx %u", (unsigned long long)c->gate_addr, c->gate_value);
+    return true;
+}
+
 /* A synchronising call: report a pending kernel error (it sticks), or
- * block forever behind a hung kernel. */
+ * block forever behind a hung kernel or an unsatisfied wait. */
 static CUresult synchronize(CUcontext c, const char *what)
 {
     if (c->sticky != CUDA_SUCCESS)
         return c->sticky;
+    if (!gate_open(c)) {
+        flog("blocked %s behind an unsatisfied wait", what);
+        for (;;)
+            pause();
+    }
     if (c->hung) {
         flog("blocked %s", what);
         for (;;)
@@ -192,7 +231,7 @@ static unsigned char *device_bytes(CUcontext c, CUdeviceptr p, size_t n)
 {
     for (int i = 0; i < g.nallocs; i++) {
         alloc_t *a = &g.allocs[i];
-        if (a->ctx == c && p >= a->addr && p < a->addr + a->bytes) {
+        if (a->ctx == c && a->addr != 0 && p >= a->addr && p < a->addr + a->bytes) {
             if (n > a->bytes - (size_t)(p - a->addr))
                 return NULL;
             return a->host + (p - a->addr);
@@ -472,6 +511,30 @@ EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 /* Memory                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* A new entry in the allocation table, at a fresh device address. */
+static alloc_t *new_alloc(CUcontext c, unsigned char *host, size_t bytes, bool pinned)
+{
+    if (g.nallocs == g.cap_allocs) {
+        int cap = g.cap_allocs ? 2 * g.cap_allocs : 16;
+        alloc_t *na = realloc(g.allocs, (size_t)cap * sizeof *na);
+        if (!na)
+            return NULL;
+        g.allocs = na;
+        g.cap_allocs = cap;
+    }
+    alloc_t *a = &g.allocs[g.nallocs++];
+    a->addr = g.next_addr;
+    a->bytes = bytes;
+    a->host = host;
+    a->ctx = c;
+    a->pinned = pinned;
+    /* 1 MiB aligned (the driver promises 256 bytes), never reused, with an
+     * unmapped gap after each: an overrun or a stale pointer is refused. */
+    g.next_addr += ((bytes + 0xfffff) & ~(CUdeviceptr)0xfffff) + 0x100000;
+    g.used_bytes += bytes;
+    return a;
+}
+
 EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
     CUcontext c;
@@ -482,29 +545,17 @@ EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         return CUDA_ERROR_INVALID_VALUE;
     if (bytesize > FAKECUDA_TOTAL_MEM - g.used_bytes)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    if (g.nallocs == g.cap_allocs) {
-        int cap = g.cap_allocs ? 2 * g.cap_allocs : 16;
-        alloc_t *na = realloc(g.allocs, (size_t)cap * sizeof *na);
-        if (!na)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        g.allocs = na;
-        g.cap_allocs = cap;
-    }
     unsigned char *host = malloc(bytesize);
     if (!host)
         return CUDA_ERROR_OUT_OF_MEMORY;
     /* Device memory is not cleared: what a previous owner left. */
     for (size_t i = 0; i < bytesize; i++)
         host[i] = (unsigned char)(0xA5 ^ (i * 131));
-    alloc_t *a = &g.allocs[g.nallocs++];
-    a->addr = g.next_addr;
-    a->bytes = bytesize;
-    a->host = host;
-    a->ctx = c;
-    /* 1 MiB aligned (the driver promises 256 bytes), never reused, with an
-     * unmapped gap after each: an overrun or a stale pointer is refused. */
-    g.next_addr += ((bytesize + 0xfffff) & ~(CUdeviceptr)0xfffff) + 0x100000;
-    g.used_bytes += bytesize;
+    alloc_t *a = new_alloc(c, host, bytesize, false);
+    if (!a) {
+        free(host);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     *dptr = a->addr;
     flog("alloc 0x%llx %zu", (unsigned long long)a->addr, bytesize);
     return CUDA_SUCCESS;
@@ -519,7 +570,7 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
     if (dptr == 0)
         return CUDA_SUCCESS;
     for (int i = 0; i < g.nallocs; i++) {
-        if (g.allocs[i].addr == dptr && g.allocs[i].ctx == c) {
+        if (g.allocs[i].addr == dptr && g.allocs[i].ctx == c && !g.allocs[i].pinned) {
             flog("free 0x%llx %zu", (unsigned long long)dptr, g.allocs[i].bytes);
             g.used_bytes -= g.allocs[i].bytes;
             free(g.allocs[i].host);
@@ -1179,7 +1230,7 @@ EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     flog("event_sync %d", hEvent->id);
     if (!hEvent->recorded)
         return CUDA_SUCCESS;
-    if (!hEvent->completed || c->pending != CUDA_SUCCESS || c->sticky != CUDA_SUCCESS)
+    if (!hEvent->completed || c->gated || c->pending != CUDA_SUCCESS || c->sticky != CUDA_SUCCESS)
         return synchronize(c, "cuEventSynchronize");
     return CUDA_SUCCESS;
 }
@@ -1216,6 +1267,117 @@ EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 {
     return elapsed(pMilliseconds, hStart, hEnd);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Pinned host memory and stream waits                                      */
+/* ------------------------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pp || bytesize == 0 ||
+        (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+                             CU_MEMHOSTALLOC_WRITECOMBINED)))
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned char *host = calloc(1, bytesize);
+    if (!host)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    alloc_t *a = new_alloc(c, host, bytesize, true);
+    if (!a) {
+        free(host);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    /* Only a mapped allocation has a device address. */
+    if (!(Flags & CU_MEMHOSTALLOC_DEVICEMAP))
+        a->addr = 0;
+    *pp = host;
+    flog("host_alloc 0x%llx %zu", (unsigned long long)a->addr, bytesize);
+    return CUDA_SUCCESS;
+}
+
+static alloc_t *pinned_alloc(const void *p)
+{
+    for (int i = 0; i < g.nallocs; i++)
+        if (g.allocs[i].pinned && g.allocs[i].host == p)
+            return &g.allocs[i];
+    return NULL;
+}
+
+EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+    CUresult r = live();
+    if (r != CUDA_SUCCESS)
+        return r;
+    alloc_t *a = pinned_alloc(p);
+    if (!a)
+        return CUDA_ERROR_INVALID_VALUE;
+    flog("host_free 0x%llx %zu", (unsigned long long)a->addr, a->bytes);
+    g.used_bytes -= a->bytes;
+    free(a->host);
+    *a = g.allocs[--g.nallocs];
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    alloc_t *a = pinned_alloc(p);
+    if (!pdptr || Flags != 0 || !a || a->addr == 0 || a->ctx != c)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pdptr = a->addr;
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_wait(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (getenv(FAKECUDA_NO_STREAM_WAIT_ENV))
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (s != NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags != CU_STREAM_WAIT_VALUE_GEQ)
+        return CUDA_ERROR_NOT_SUPPORTED;        /* EQ, AND, NOR, FLUSH: not modelled */
+    if ((addr & 3) || !device_bytes(c, addr, sizeof(uint32_t)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c->gated)
+        return CUDA_ERROR_NOT_SUPPORTED;        /* two waits queued: not modelled */
+    c->gated = true;
+    c->gate_addr = addr;
+    c->gate_value = value;
+    flog("wait 0x%llx %u", (unsigned long long)addr, value);
+    gate_open(c);
+    return CUDA_SUCCESS;
+}
+
+#ifndef FAKECUDA_OLD_DRIVER
+EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                               unsigned int flags)
+{
+    return stream_wait(stream, addr, value, flags);
+}
+#else
+/* CUDA 8-11's entry point works only where the driver enabled stream
+ * memory operations; this one never did. */
+EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
+                                            unsigned int flags)
+{
+    (void)stream_wait;
+    (void)stream;
+    (void)addr;
+    (void)value;
+    (void)flags;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Teardown                                                                 */

@@ -49,6 +49,9 @@
  * output written) instead of failing with CUDA_ERROR_NOT_SUPPORTED, so
  * that bench/gpu.sh can be dry-run without a GPU. */
 #define FAKECUDA_ANY_KERNEL_ENV "WH_FAKECUDA_ANY_KERNEL"
+/* Any value: cuStreamWaitValue32 fails with CUDA_ERROR_NOT_SUPPORTED (a
+ * driver or device without stream memory operations). */
+#define FAKECUDA_NO_STREAM_WAIT_ENV "WH_FAKECUDA_NO_STREAM_WAIT"
 
 /* --- the device ------------------------------------------------------------ */
 
@@ -67,7 +70,8 @@
 /* cuDriverGetVersion: libfakecuda.so reports CUDA_VERSION of the cuda.h it
  * is built with (a driver as new as the toolkit whose nvcc writes the
  * PTX); libfakecuda_old.so (built with FAKECUDA_OLD_DRIVER) a 12.4 driver
- * with only the unversioned cuEventElapsedTime and cuDevicePrimaryCtxRelease.
+ * with only the unversioned cuEventElapsedTime, cuDevicePrimaryCtxRelease
+ * and cuStreamWaitValue32 (which refuses, as CUDA 8-11's did by default).
  * As a real driver, the JIT refuses PTX of a newer ISA than its CUDA
  * release reads (CUDA_ERROR_UNSUPPORTED_PTX_VERSION: 12.4 reads up to 8.4,
  * 13.0 up to 9.0) and a .target above the device's sm_86. */
