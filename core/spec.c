@@ -356,6 +356,34 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
     return parse_init(ld, pobj, jpath, p);
 }
 
+#define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
+
+/* "check" (how `measure --check` compares an output buffer) and its
+ * optional reason "check_why". */
+static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char cp[320], wp[320];
+    snprintf(cp, sizeof cp, "%s.check", jpath);
+    snprintf(wp, sizeof wp, "%s.check_why", jpath);
+    json_t *c = json_object_get(pobj, "check");
+    json_t *why = json_object_get(pobj, "check_why");
+    p->check = WH_CHECK_EXACT;
+    if ((c || why) && (p->kind != WH_BUFFER || p->role != WH_ROLE_OUTPUT))
+        return bad(ld, c ? cp : wp, "\"%s\" is only for output buffers (how `measure --check` compares them)",
+                   c ? "check" : "check_why");
+    if (c) {
+        const char *s = json_string_value(c);
+        int k = WH_CHECK_EXACT;
+        while (s && k <= WH_CHECK_NONE && strcmp(s, wh_check_name((wh_check)k))) k++;
+        if (!s) return bad(ld, cp, "expected " CHECKS);
+        if (k > WH_CHECK_NONE) return bad(ld, cp, "unknown check \"%s\" (expected " CHECKS ")", s);
+        p->check = (wh_check)k;
+    }
+    if (why && p->check == WH_CHECK_EXACT)
+        return bad(ld, wp, "\"check_why\" explains a \"check\" of \"multiset\" or \"none\"");
+    return get_string(ld, pobj, "check_why", jpath, false, &p->check_why);
+}
+
 static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
@@ -379,7 +407,7 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
 static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
-                                        "per_thread", "range", "value", NULL };
+                                        "per_thread", "range", "value", "check", "check_why", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.params[%d]", index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -402,7 +430,9 @@ static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
         p->fields[0].type = p->type;
         p->elem_size = p->elem_align = wh_type_size(p->type);
     }
-    return p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p);
+    if (!(p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p)))
+        return false;
+    return parse_check(ld, pobj, jpath, p);
 }
 
 static bool parse_params(loader *ld, json_t *root)
@@ -519,6 +549,7 @@ static void free_param(wh_param *p)
     wh_expr_free(p->count);
     wh_expr_free(p->value);
     free(p->init_file);
+    free(p->check_why);
 }
 
 void wh_spec_free(wh_spec *s)

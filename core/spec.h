@@ -27,6 +27,10 @@ typedef enum {
 typedef enum { WH_BUFFER, WH_SCALAR } wh_param_kind;
 typedef enum { WH_ROLE_NONE, WH_ROLE_INPUT, WH_ROLE_OUTPUT, WH_ROLE_FIXED } wh_role;
 typedef enum { WH_INIT_ZERO, WH_INIT_IOTA, WH_INIT_CONST, WH_INIT_FILE } wh_init_kind;
+/* How `measure --check` compares an output buffer of two runs: element by
+ * element, as multisets of elements (the same values, any order: e.g. a
+ * hash table filled in the order the atomics are served), or not at all. */
+typedef enum { WH_CHECK_EXACT, WH_CHECK_MULTISET, WH_CHECK_NONE } wh_check;
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
@@ -59,6 +63,8 @@ typedef struct {
     wh_init_kind init;      /* fixed buffers */
     double init_value;      /* WH_INIT_CONST */
     char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
+    wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
+    char *check_why;        /* the spec's reason for a non-exact check, or NULL */
 } wh_param;
 
 typedef struct {
@@ -111,5 +117,6 @@ size_t wh_type_size(wh_type t);
 bool wh_type_is_float(wh_type t);
 bool wh_type_is_signed(wh_type t);
 const char *wh_role_name(wh_role r);
+const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 
 #endif

@@ -28,3 +28,9 @@ const char *wh_role_name(wh_role r)
     static const char *const names[] = { "none", "input", "output", "fixed" };
     return names[r];
 }
+
+const char *wh_check_name(wh_check c)
+{
+    static const char *const names[] = { "exact", "multiset", "none" };
+    return names[c];
+}

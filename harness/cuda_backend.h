@@ -112,9 +112,15 @@ void *harness_cuda_open_config(const wh_spec *spec, const char *ptx, size_t ptx_
 /* Compare the output buffers (role output) of two images of the same spec
  * and launch, e.g. one run on the sim and one on the GPU: integer fields
  * bit for bit, float fields within `float_ulps` units in the last place
- * (+0 == -0; any NaN equals any NaN); struct padding is ignored.  true when
- * they agree.  `report` receives a summary: per buffer the mismatch count
- * and the first mismatches (element, field, both values, ulps). */
+ * (+0 == -0; any NaN equals any NaN); struct padding is ignored.  Each
+ * buffer as its spec's "check" says: element by element ("exact"), as
+ * multisets of elements ("multiset") or not at all ("none").  true when
+ * they agree.  `report` receives a summary line (how many buffers were
+ * compared exactly, as multisets, not at all), then per buffer the
+ * mismatch count and the first mismatches (element, field, both values,
+ * ulps; for a multiset, the elements without a partner), and a line for
+ * each buffer not compared or compared as a multiset, with the spec's
+ * check_why. */
 bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_ulps,
                              char *report, size_t n);
 

@@ -28,7 +28,8 @@ TYPES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4,
 TOP_KEYS = {"name", "source", "ptx", "entry", "grid", "block",
             "shared_bytes", "constants", "symbolic", "params"}
 PARAM_KEYS = {"name", "kind", "type", "fields", "count", "role", "init",
-              "per_thread", "range", "value"}
+              "per_thread", "range", "value", "check", "check_why"}
+CHECKS = ("exact", "multiset", "none")
 
 
 class SpecError(Exception):
@@ -235,6 +236,12 @@ def check(spec_path):
                 role = p["role"]
                 if role not in ("input", "output", "fixed"):
                     raise SpecError("%s: role %s" % (where, role))
+                if ("check" in p or "check_why" in p) and role != "output":
+                    raise SpecError("%s: check/check_why on a buffer of role %s (output only)" % (where, role))
+                if p.get("check", "exact") not in CHECKS:
+                    raise SpecError("%s: check %r (expected one of %s)" % (where, p["check"], CHECKS))
+                if "check_why" in p and p.get("check", "exact") == "exact":
+                    raise SpecError("%s: check_why without a check of multiset or none" % where)
                 if role == "fixed" and "init" not in p:
                     raise SpecError("%s: fixed buffer without init" % where)
                 if role == "input" and "per_thread" in p:
@@ -263,6 +270,8 @@ def check(spec_path):
                 if ty == "struct":
                     struct_layout(p["fields"])
             elif kind == "scalar":
+                if "check" in p or "check_why" in p:
+                    raise SpecError("%s: check/check_why on a scalar (output buffers only)" % where)
                 if ty == "struct":
                     size, _ = struct_layout(p["fields"])
                 else:

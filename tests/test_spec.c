@@ -1,7 +1,8 @@
 /*
  * test_spec.c — the kernel spec loader and its expressions: a spec using
- * every feature loads with the right values, and each kind of mistake is
- * reported with the file, the JSON path and what was expected.
+ * every feature loads with the right values (how `measure --check`
+ * compares each output buffer too), and each kind of mistake is reported
+ * with the file, the JSON path and what was expected.
  */
 #include <criterion/criterion.h>
 
@@ -143,10 +144,10 @@ Test(spec, default_symbolic_threads)
 }
 
 /* Load a spec whose params list is `params` (or a whole document when
- * `whole` is set) and check the error's path and message. */
-static void expect_spec_error(const char *doc, bool whole, const char *path_frag, const char *msg_frag)
+ * `whole` is set) from a temporary file; `file` receives its name. */
+static wh_spec *load_doc(const char *doc, bool whole, char file[23], wh_error *err)
 {
-    char file[] = "/tmp/wh_badspec_XXXXXX";
+    snprintf(file, 23, "/tmp/wh_badspec_XXXXXX");
     int fd = mkstemp(file);
     cr_assert(fd >= 0);
     char text[4096];
@@ -156,11 +157,19 @@ static void expect_spec_error(const char *doc, bool whole, const char *path_frag
                   "\"params\":[%s]}", doc);
     cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
     close(fd);
-    wh_error err;
-    wh_error_clear(&err);
-    wh_spec *s = wh_spec_load(file, &err);
+    wh_error_clear(err);
+    wh_spec *s = wh_spec_load(file, err);
     unlink(file);
-    cr_expect_null(s, "should fail: %s", text);
+    return s;
+}
+
+/* ... and check the error's path and message. */
+static void expect_spec_error(const char *doc, bool whole, const char *path_frag, const char *msg_frag)
+{
+    char file[23];
+    wh_error err;
+    wh_spec *s = load_doc(doc, whole, file, &err);
+    cr_expect_null(s, "should fail: %s", doc);
     wh_spec_free(s);
     cr_expect_str_eq(err.file, file);
     cr_expect(strstr(err.path, path_frag), "path '%s' lacks '%s' (%s)", err.path, path_frag, err.msg);
@@ -224,6 +233,61 @@ Test(spec, errors_name_the_json_path)
     expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[32],"
                       "\"constants\":{\"a\":\"b\",\"b\":1},\"params\":[]}",
                       true, "$.constants.a", "unknown name 'b'");
+}
+
+#define OUT_NAMED(N) "{\"name\":\"" N "\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"output\""
+#define OUT_I32 OUT_NAMED("o")
+
+Test(spec, output_buffers_say_how_they_are_checked)
+{
+    char file[23];
+    wh_error err;
+    wh_spec *s = load_doc(OUT_I32 "}," OUT_NAMED("e") ",\"check\":\"exact\"},"
+                          OUT_NAMED("m") ",\"check\":\"multiset\"},"
+                          OUT_NAMED("n") ",\"check\":\"none\",\"check_why\":\"atomics race\"},"
+                          "{\"name\":\"in\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\"}",
+                          false, file, &err);
+    cr_assert(s, "%s %s", err.path, err.msg);
+    cr_expect_eq(s->params[0].check, WH_CHECK_EXACT, "the default");
+    cr_expect_eq(s->params[1].check, WH_CHECK_EXACT);
+    cr_expect_eq(s->params[2].check, WH_CHECK_MULTISET);
+    cr_expect_null(s->params[2].check_why);
+    cr_expect_eq(s->params[3].check, WH_CHECK_NONE);
+    cr_expect_str_eq(s->params[3].check_why, "atomics race");
+    cr_expect_eq(s->params[4].check, WH_CHECK_EXACT, "inputs are never compared, the field is its default");
+    cr_expect_str_eq(wh_check_name(WH_CHECK_MULTISET), "multiset");
+    wh_spec_free(s);
+
+    /* gt_hash's table holds the same keys in any order; which thread won which slot is not compared */
+    s = wh_spec_load("kernels/gt_hash.json", &err);
+    cr_assert(s, "%s %s", err.path, err.msg);
+    cr_expect_eq(s->params[1].check, WH_CHECK_MULTISET, "table");
+    cr_expect_eq(s->params[2].check, WH_CHECK_NONE, "slot_of");
+    cr_expect_eq(s->params[3].check, WH_CHECK_NONE, "probes");
+    cr_expect_eq(s->params[0].check, WH_CHECK_EXACT, "key");
+    wh_spec_free(s);
+}
+
+Test(spec, check_errors_name_the_json_path)
+{
+    expect_spec_error(OUT_I32 ",\"check\":\"sorted\"}", false, "$.params[0].check",
+                      "unknown check \"sorted\" (expected \"exact\" (the default), \"multiset\"");
+    expect_spec_error(OUT_I32 ",\"check\":1}", false, "$.params[0].check", "expected \"exact\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\","
+                      "\"range\":[0,1],\"check\":\"none\"}",
+                      false, "$.params[0].check", "\"check\" is only for output buffers");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"fixed\","
+                      "\"init\":{\"generator\":\"zero\"},\"check\":\"multiset\"}",
+                      false, "$.params[0].check", "only for output buffers");
+    expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1,\"check\":\"exact\"}",
+                      false, "$.params[0].check", "only for output buffers");
+    expect_spec_error(OUT_I32 ",\"check_why\":\"racy\"}", false, "$.params[0].check_why",
+                      "explains a \"check\" of \"multiset\" or \"none\"");
+    expect_spec_error(OUT_I32 ",\"check\":\"exact\",\"check_why\":\"racy\"}", false, "$.params[0].check_why",
+                      "explains a \"check\"");
+    expect_spec_error(OUT_I32 ",\"check\":\"none\",\"check_why\":\"\"}", false, "$.params[0]",
+                      "\"check_why\" must be a non-empty string");
+    expect_spec_error(OUT_I32 ",\"chekc\":\"none\"}", false, "$.params[0]", "unknown key \"chekc\"");
 }
 
 Test(spec, invalid_json_gives_line_and_column)
