@@ -2,7 +2,7 @@
 # bench/gpu.sh — everything that needs a real NVIDIA GPU, in one go.
 #
 #   bench/gpu.sh [--device N] [--reps R] [--kernels A,B] [--skip-tests]
-#                [--skip-compare] [--prebuilt]
+#                [--skip-compare] [--reference] [--prebuilt]
 #
 # On a machine with a GPU (and the NVIDIA driver) it:
 #   1. builds warphunt, the PTX of the bundled kernels, the test runner and
@@ -19,8 +19,11 @@
 #      sim and GPU on the same random input, outputs compared (integers bit
 #      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
 #   7. `warphunt compare` on kernels/artificial.json with the cuda backend;
+#   8. with --reference: results/run_reference.sh on the GPU (the sim
+#      reference runs' budgets, seeds and cached explorations) into
+#      reference/<kernel>/;
 # and writes everything under results/gpu/<device>/ with a summary.txt.
-# --kernels limits steps 5 and 6 to the named bundled kernels.
+# --kernels limits steps 5, 6 and 8 to the named bundled kernels.
 #
 # --prebuilt: build nothing; use the binaries already in BUILD (and the
 # libraries in BUILD/lib, if any) and the PTX in build/ptx.  For a GPU
@@ -48,6 +51,7 @@ DEVICE=0
 REPS=100
 RUN_TESTS=1
 RUN_COMPARE=1
+RUN_REFERENCE=0
 PREBUILT=0
 KERNELS=
 COMPARE_ARGS=${COMPARE_ARGS:-}
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
         --reps) REPS=$2; shift 2 ;;
         --skip-tests) RUN_TESTS=0; shift ;;
         --skip-compare) RUN_COMPARE=0; shift ;;
+        --reference) RUN_REFERENCE=1; shift ;;
         --prebuilt) PREBUILT=1; shift ;;
         --kernels) KERNELS=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
@@ -214,6 +219,20 @@ if [ "$RUN_COMPARE" = 1 ]; then
     else
         failures+=("compare")
         echo "compare: FAILED ($(tail -1 "$OUT/compare.err"))" >>"$summary"
+    fi
+fi
+
+# --- 8. the reference comparisons on the GPU --------------------------------------
+if [ "$RUN_REFERENCE" = 1 ]; then
+    names=()
+    for spec in "${specs[@]}"; do names+=("$(basename "$spec" .json)"); done
+    say "reference comparisons on the GPU: ${names[*]}"
+    if BACKEND=cuda WARPHUNT="$BUILD/warphunt" OUT_BASE="$OUT/reference" \
+        results/run_reference.sh "${names[@]}" >"$OUT/reference.out" 2>"$OUT/reference.err"; then
+        echo "reference: ok (reference/<kernel>/table.md for ${names[*]})" >>"$summary"
+    else
+        failures+=("reference")
+        echo "reference: FAILED ($(tail -1 "$OUT/reference.err"))" >>"$summary"
     fi
 fi
 
