@@ -34,10 +34,8 @@ static void usage(FILE *out)
             "                    with the paper's plain tiling and one-gene mutation: --tiling\n"
             "                    plain --segment 0), random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
-            HUNT_HELP CLI_RUN_HELP
-            "  -h, --help        this text\n"
-            "\n"
-            "Defaults differ from `hunt`: --evals 1000, --patience 0.\n");
+            HUNT_HELP("1000", "0 here, unlike hunt") CLI_RUN_HELP
+            "  -h, --help        this text\n");
 }
 
 enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES };

@@ -29,7 +29,7 @@ static void usage(FILE *out)
             "  --resume DIR      continue the run in DIR with its own options (a new --evals or\n"
             "                    --time replaces its budget)\n"
             "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
-            HUNT_HELP CLI_RUN_HELP
+            HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 

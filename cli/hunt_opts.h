@@ -33,12 +33,14 @@ enum {
     { "results", required_argument, NULL, HOPT_RESULTS }, { "tiling", required_argument, NULL, HOPT_TILING }, \
     { "segment", required_argument, NULL, HOPT_SEGMENT }, { "keep", required_argument, NULL, HOPT_KEEP }
 
-#define HUNT_HELP \
+/* The search options' help; EVALS and PATIENCE are the command's defaults
+ * (strings), which differ between hunt and compare. */
+#define HUNT_HELP(EVALS, PATIENCE) \
     "search budget and stopping (the same for every strategy):\n" \
-    "  --evals N         stop after N evaluations (default 2000)\n" \
+    "  --evals N         stop after N evaluations (default " EVALS ")\n" \
     "  --time S          stop after S seconds of search (default: none)\n" \
     "  --epsilon F       relative improvement that counts as progress (default 0.01)\n" \
-    "  --patience N      stop after N generations without progress (default 2, the paper's;\n" \
+    "  --patience N      stop after N generations without progress (default " PATIENCE ";\n" \
     "                    0: never stop early)\n" \
     "genetic algorithm (defaults from the paper):\n" \
     "  --seed S          PCG32 seed (default 1); the same seed on sim gives the same run\n" \
