@@ -6,11 +6,12 @@
 #
 # A lent GPU machine may have the driver and nvcc but not Z3, jansson or
 # Criterion, and nothing can be installed there.  This script builds here
-# (BUILD, default build) warphunt, the test runner, bench_launch and the
-# PTX, and packs into one gzip'd tarball (default
+# (BUILD, default build) warphunt, the test runner, bench_launch,
+# bench_groundtruth and the PTX, and packs into one gzip'd tarball (default
 # .devbundle/warphunt-bundle.tar.gz):
 #   build-bundle/warphunt, build-bundle/test_runner,
-#   build-bundle/bench/bench_launch   the binaries;
+#   build-bundle/bench/bench_launch, build-bundle/bench/bench_groundtruth
+#                                     the binaries;
 #   build-bundle/lib/                 every shared library they need except
 #                                     the C and C++ runtimes (libc, libm,
 #                                     libstdc++, libgcc_s and friends), which
@@ -63,7 +64,7 @@ system_lib() {
     return 1
 }
 
-binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch")
+binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth")
 [ "$WITH_TESTS" = 1 ] && binaries+=("$BUILD/test_runner")
 say "building ${binaries[*]} and the PTX in $BUILD"
 make -j"$JOBS" BUILD="$BUILD" "${binaries[@]}" ptx >/dev/null || die "the build failed"
@@ -74,7 +75,7 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build-bundle/bench" "$stage/build-bundle/lib" "$stage/build" || die "cannot stage"
 cp "$BUILD/warphunt" "$stage/build-bundle/" || die "copy failed"
 if [ "$WITH_TESTS" = 1 ]; then cp "$BUILD/test_runner" "$stage/build-bundle/" || die "copy failed"; fi
-cp "$BUILD/bench/bench_launch" "$stage/build-bundle/bench/" || die "copy failed"
+cp "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth" "$stage/build-bundle/bench/" || die "copy failed"
 cp -r build/ptx "$stage/build/" || die "copy of build/ptx failed"
 
 # Every library the binaries load, by the path this machine resolves it to.

@@ -1,47 +1,19 @@
 /*
- * test_groundtruth.c — the ground-truth kernels' known worst inputs,
- * built here from their header comments and measured on the sim: each is
- * slower than its known best input and than every one of a set of random
- * inputs.  The figures are logged (`--verbose`) and recorded in
+ * test_groundtruth.c — the ground-truth kernels' known worst inputs
+ * (kernels/groundtruth.h, from their header comments) measured on the
+ * sim: each is slower than its known best input and than every one of a
+ * set of random inputs.  The figures are logged (`--verbose`) and recorded in
  * results/README.md, where the searches are set against them.
  */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 
 #include "harness/harness.h"
+#include "kernels/groundtruth.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-
-typedef void (*fill_fn)(wh_image *img, uint64_t i, void *at);
-
-typedef struct {
-    const char *spec;
-    const char *input;   /* the input buffer the builders fill */
-    fill_fn worst, best;
-} ground_truth;
-
-static void fill_7(wh_image *img, uint64_t i, void *at) { (void)img; (void)i; wh_value_set_int(WH_I32, at, 7); }
-static void fill_0(wh_image *img, uint64_t i, void *at) { (void)img; (void)i; wh_value_set_int(WH_I32, at, 0); }
-static void fill_tid_mod32(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_I32, at, (int64_t)(i % 32)); }
-static void fill_64(wh_image *img, uint64_t i, void *at) { (void)img; (void)i; wh_value_set_int(WH_I32, at, 64); }
-static void fill_tid_mod1024(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_I32, at, (int64_t)(i % 1024)); }
-static void fill_stride8(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_I32, at, (int64_t)(8 * i)); }
-static void fill_tid(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_I32, at, (int64_t)i); }
-static void fill_same_home(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_U32, at, (int64_t)(5 + 4096 * (i + 1))); }
-static void fill_distinct_home(wh_image *img, uint64_t i, void *at) { (void)img; wh_value_set_int(WH_U32, at, (int64_t)(i + 1)); }
-
-static const ground_truth kernels[] = {
-    { "kernels/artificial.json", "values", fill_7, fill_0 },
-    { "kernels/fig1b.json", "input", fill_7, fill_0 },
-    { "kernels/gt_paths32.json", "sel", fill_tid_mod32, fill_0 },
-    { "kernels/gt_loop.json", "n", fill_64, fill_0 },
-    { "kernels/gt_atomic.json", "key", fill_0, fill_tid_mod1024 },
-    { "kernels/gt_gather.json", "idx", fill_stride8, fill_tid },
-    { "kernels/gt_bank.json", "col", fill_0, fill_tid_mod32 },
-    { "kernels/gt_hash.json", "key", fill_same_home, fill_distinct_home },
-};
 
 static double measure(harness *h, wh_image *img)
 {
@@ -54,19 +26,17 @@ static double measure(harness *h, wh_image *img)
     return t;
 }
 
-static double measure_filled(harness *h, wh_image *img, int p, fill_fn fill)
+static double measure_filled(harness *h, wh_image *img, int p, gt_fill_fn fill)
 {
-    wh_buffer *b = &img->bufs[p];
-    for (uint64_t i = 0; i < b->count; i++) fill(img, i, b->data + i * b->param->elem_size);
     wh_error err;
-    cr_assert(wh_image_check_domains(img, &err), "the built input leaves its domain: %s", err.msg);
+    cr_assert(gt_fill(img, p, fill, &err), "the built input leaves its domain: %s", err.msg);
     return measure(h, img);
 }
 
 Test(groundtruth, known_worst_beats_best_and_random)
 {
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
-        const ground_truth *g = &kernels[k];
+    for (int k = 0; k < GT_KERNELS; k++) {
+        const gt_kernel *g = &gt_kernels[k];
         wh_error err;
         wh_spec *s = wh_spec_load(g->spec, &err);
         cr_assert(s, "%s", err.msg);
