@@ -4,7 +4,7 @@
  * and, optionally, the inputs a search found.
  *
  *   bench_groundtruth [--backend sim|cuda|auto] [--reps R] [--random N]
- *                     [--found DIR] [--json]
+ *                     [--found DIR] [--cold-l2] [--json]
  *
  * Per kernel: the known worst input, the known best, the longest of N
  * random inputs (seeds 1..N, default 5), and with --found DIR the input
@@ -15,7 +15,8 @@
  * 30; 1 on the sim, which is exact).  The last column, found / worst,
  * says how close the search came to the known worst on this backend.  On
  * the sim this is what tests/test_groundtruth.c checks; on a GPU it says
- * whether the kernel's header comment, written for a GPU, holds there.
+ * whether the kernel's header comment, written for a GPU, holds there
+ * (--cold-l2: with the L2 flushed before every repetition).
  */
 #include "core/image.h"
 #include "core/pcg32.h"
@@ -32,7 +33,7 @@ typedef struct {
     harness_backend backend;
     int reps, nrandom;
     const char *found;
-    bool json;
+    bool json, cold_l2;
 } args_t;
 
 typedef struct {
@@ -44,7 +45,7 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_groundtruth [--backend sim|cuda|auto] [--reps R] [--random N] "
-                    "[--found DIR] [--json]\n");
+                    "[--found DIR] [--cold-l2] [--json]\n");
     return 2;
 }
 
@@ -87,6 +88,7 @@ static bool bench_kernel(const gt_kernel *g, const args_t *a, row_t *row, char *
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;
+    o.cold_l2 = a->cold_l2;
     if (!(h = harness_open(s, a->backend, &o, err)))
         goto out;
     row->unit = harness_unit(h);
@@ -170,6 +172,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             a.json = true;
+        else if (!strcmp(argv[i], "--cold-l2"))
+            a.cold_l2 = true;
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             if (!harness_backend_from_name(argv[++i], &a.backend, &err)) {
                 fprintf(stderr, "bench_groundtruth: %s\n", err.msg);
