@@ -13,8 +13,11 @@
 #   4. measures the launch rate of an empty kernel and the harness's fixed
 #      cost per repetition (bench_launch);
 #   5. for every bundled kernel: `warphunt measure --backend cuda --reps R
-#      --json`, with the wall time of the command, to get the harness
-#      overhead per repetition beyond the kernel time;
+#      --json`, and the wall times of that command and of one with
+#      --reps 1: the harness's overhead per repetition beyond the kernel
+#      time (their difference over R - 1 repetitions, less the kernel's
+#      mean) and the fixed cost of a command (start_ms: process start,
+#      spec and PTX load, worker start, JIT, one repetition);
 #   6. for every bundled kernel: `warphunt measure --backend cuda --check`:
 #      sim and GPU on the same random input, outputs compared (integers bit
 #      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
@@ -163,10 +166,14 @@ json_num() { sed -n "s/^ *\"$2\": *\\(-\\{0,1\\}[0-9.eE+-]*\\).*/\\1/p" "$1" | h
 json_str() { sed -n "s/^ *\"$2\": *\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
 
 # --- 5/6. every bundled kernel: timing overhead and agreement with the sim ---------
-printf '\n%-12s %8s %12s %12s %14s %10s  %s\n' kernel status mean_us stddev_us overhead_us/rep check note >>"$summary"
+printf '\n%-12s %8s %12s %12s %14s %10s %10s  %s\n' kernel status mean_us stddev_us overhead_us/rep start_ms check note >>"$summary"
 for spec in "${specs[@]}"; do
     k=$(basename "$spec" .json)
     say "kernel $k"
+    s0=$(date +%s.%N)
+    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps 1 --quiet >/dev/null 2>&1
+    src=$?
+    s1=$(date +%s.%N)
     t0=$(date +%s.%N)
     "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
         >"$OUT/measure_$k.json" 2>"$OUT/measure_$k.err"
@@ -177,14 +184,17 @@ for spec in "${specs[@]}"; do
     sd=$(json_num "$OUT/measure_$k.json" stddev)
     note=""
     overhead="-"
+    start="-"
     if [ $rc -ne 0 ]; then
         failures+=("measure $k")
         status="error"
         note=$(tail -1 "$OUT/measure_$k.err")
     elif [ "$status" = ok ]; then
-        # wall time per repetition beyond the kernel itself (includes process
-        # start, spec load, PTX parse, worker start and JIT, spread over REPS)
-        overhead=$(awk -v a="$t0" -v b="$t1" -v m="$mean" -v r="$REPS" 'BEGIN { printf "%.1f", ((b - a) * 1e6 - m * r) / r }')
+        [ $src -eq 0 ] && start=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.0f", (b - a) * 1e3 }')
+        # the R - 1 repetitions more than the one-repetition command, less the kernel
+        [ $src -eq 0 ] && [ "$REPS" -gt 1 ] &&
+            overhead=$(awk -v a="$t1" -v b="$t0" -v c="$s1" -v d="$s0" -v m="$mean" -v r="$REPS" \
+                'BEGIN { printf "%.1f", ((a - b) - (c - d)) * 1e6 / (r - 1) - m }')
     else
         note=$(json_str "$OUT/measure_$k.json" message | cut -c1-100)
     fi
@@ -204,7 +214,7 @@ for spec in "${specs[@]}"; do
     fi
     [ -n "$mean" ] && mean=$(printf '%.3f' "$mean")
     [ -n "$sd" ] && sd=$(printf '%.3f' "$sd")
-    printf '%-12s %8s %12s %12s %14s %10s  %s\n' "$k" "${status:-?}" "${mean:--}" "${sd:--}" "$overhead" "$check" "$note" >>"$summary"
+    printf '%-12s %8s %12s %12s %14s %10s %10s  %s\n' "$k" "${status:-?}" "${mean:--}" "${sd:--}" "$overhead" "$start" "$check" "$note" >>"$summary"
 done
 
 # --- 7. compare on artificial -----------------------------------------------------
