@@ -13,11 +13,11 @@
 #   4. measures the launch rate of an empty kernel and the harness's fixed
 #      cost per repetition (bench_launch);
 #   5. for every bundled kernel: `warphunt measure --backend cuda --reps R
-#      --json`, and the wall times of that command and of one with
-#      --reps 1: the harness's overhead per repetition beyond the kernel
-#      time (their difference over R - 1 repetitions, less the kernel's
-#      mean) and the fixed cost of a command (start_ms: process start,
-#      spec and PTX load, worker start, JIT, one repetition);
+#      --json`: the harness's overhead per repetition beyond the kernel
+#      time (its wall_s over R, less the kernel's mean; uploads and
+#      warm-ups included) and the fixed cost of the command (start_ms: its
+#      wall time less wall_s: process start, spec and PTX load, worker
+#      start, JIT);
 #   6. for every bundled kernel: `warphunt measure --backend cuda --check`:
 #      sim and GPU on the same random input, outputs compared (integers bit
 #      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
@@ -170,10 +170,6 @@ printf '\n%-12s %8s %12s %12s %14s %10s %10s  %s\n' kernel status mean_us stddev
 for spec in "${specs[@]}"; do
     k=$(basename "$spec" .json)
     say "kernel $k"
-    s0=$(date +%s.%N)
-    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps 1 --quiet >/dev/null 2>&1
-    src=$?
-    s1=$(date +%s.%N)
     t0=$(date +%s.%N)
     "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
         >"$OUT/measure_$k.json" 2>"$OUT/measure_$k.err"
@@ -190,11 +186,9 @@ for spec in "${specs[@]}"; do
         status="error"
         note=$(tail -1 "$OUT/measure_$k.err")
     elif [ "$status" = ok ]; then
-        [ $src -eq 0 ] && start=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.0f", (b - a) * 1e3 }')
-        # the R - 1 repetitions more than the one-repetition command, less the kernel
-        [ $src -eq 0 ] && [ "$REPS" -gt 1 ] &&
-            overhead=$(awk -v a="$t1" -v b="$t0" -v c="$s1" -v d="$s0" -v m="$mean" -v r="$REPS" \
-                'BEGIN { printf "%.1f", ((a - b) - (c - d)) * 1e6 / (r - 1) - m }')
+        wall=$(json_num "$OUT/measure_$k.json" wall_s)
+        overhead=$(awk -v w="$wall" -v m="$mean" -v r="$REPS" 'BEGIN { printf "%.1f", w * 1e6 / r - m }')
+        start=$(awk -v a="$t0" -v b="$t1" -v w="$wall" 'BEGIN { printf "%.0f", ((b - a) - w) * 1e3 }')
     else
         note=$(json_str "$OUT/measure_$k.json" message | cut -c1-100)
     fi

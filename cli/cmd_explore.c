@@ -8,6 +8,7 @@
  * one) and, with --json, a summary on stdout.
  */
 #include "cli/cli.h"
+#include "core/clock.h"
 #include "core/results.h"
 #include "core/spec.h"
 #include "gen/explore.h"
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void usage(FILE *out)
 {
@@ -87,13 +87,6 @@ typedef struct {
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_NO_VALIDATE, OPT_NO_CACHE,
        OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED };
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -369,7 +362,7 @@ int cmd_explore(int argc, char **argv)
     }
     wh_error err;
     wh_error_clear(&err);
-    double t0 = wall_now();
+    double t0 = wh_clock_s();
     wh_spec *spec = wh_spec_load(a.spec, &err);
     if (!spec)
         return cli_report(&err);
@@ -396,7 +389,7 @@ int cmd_explore(int argc, char **argv)
     if (!a.quiet)
         print_summary(r, doc, &a, entry, dir);
     if (a.json)
-        print_json(r, doc, &a, entry, wall_now() - t0, dir);
+        print_json(r, doc, &a, entry, wh_clock_s() - t0, dir);
     json_decref(doc);
     gen_result_free(r);
     wh_spec_free(spec);

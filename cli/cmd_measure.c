@@ -157,6 +157,7 @@ static void print_json(const wh_spec *spec, harness *h, const harness_result *r,
     json_object_set_new(o, "median", json_real(r->median));
     json_object_set_new(o, "max", json_real(r->max));
     json_object_set_new(o, "stddev", json_real(r->stddev));
+    json_object_set_new(o, "wall_s", json_real(r->wall_s));
     json_object_set_new(o, "status", json_string(harness_status_name(r->status)));
     json_object_set_new(o, "message", json_string(r->message));
     json_object_set_new(o, "cycles", json_integer((json_int_t)r->cycles));

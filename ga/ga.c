@@ -2,18 +2,11 @@
  * ga.c — the search loop: generations, budgets, stopping, bookkeeping.
  * The genetic operators are in operators.c.
  */
+#include "core/clock.h"
 #include "ga/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void ga_options_default(ga_options *o)
 {
@@ -134,7 +127,7 @@ static bool may_evaluate(ga *g)
 {
     if (g->stop) return false;
     if (g->opt.max_evals && g->evals >= g->opt.max_evals) g->stop = GA_STOP_EVALS;
-    else if (g->opt.max_seconds && now_s() - g->t0 >= g->opt.max_seconds) g->stop = GA_STOP_TIME;
+    else if (g->opt.max_seconds && wh_clock_s() - g->t0 >= g->opt.max_seconds) g->stop = GA_STOP_TIME;
     else if (g->prob.stop_requested && g->prob.stop_requested(g->prob.ctx)) g->stop = GA_STOP_INTERRUPTED;
     return !g->stop;
 }
@@ -160,12 +153,12 @@ bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err)
     if (improved && !ind->status) {
         ga_copy_indiv(g, &g->best, ind);
         g->evals_to_best = g->evals;
-        g->time_to_best = now_s() - g->t0;
+        g->time_to_best = wh_clock_s() - g->t0;
     } else {
         improved = false;
     }
     if (g->prob.on_eval) {
-        ga_event ev = { g->evals, g->generation, now_s() - g->t0, ind, g->best.fitness, improved };
+        ga_event ev = { g->evals, g->generation, wh_clock_s() - g->t0, ind, g->best.fitness, improved };
         g->prob.on_eval(g->prob.ctx, &ev);
     }
     return true;
@@ -198,7 +191,7 @@ static void check_convergence(ga *g, double prev_best)
 
 bool ga_run(ga *g, wh_error *err)
 {
-    g->t0 = now_s() - g->elapsed_before;
+    g->t0 = wh_clock_s() - g->elapsed_before;
     if (!g->resumed && !ga_first_generation(g, err)) return false;
     g->resumed = false;
     while (!g->stop) {
@@ -224,7 +217,7 @@ long ga_evals(const ga *g) { return g->evals; }
 int ga_generation(const ga *g) { return g->generation; }
 long ga_evals_to_best(const ga *g) { return g->evals_to_best; }
 double ga_time_to_best(const ga *g) { return g->time_to_best; }
-double ga_elapsed(const ga *g) { return now_s() - g->t0; }
+double ga_elapsed(const ga *g) { return wh_clock_s() - g->t0; }
 
 const ga_indiv *ga_population(const ga *g, int *count)
 {

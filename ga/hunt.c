@@ -2,12 +2,12 @@
  * hunt.c — one complete search: setup, the GA's callbacks, resume.
  * Reports and files are in hunt_report.c.
  */
+#include "core/clock.h"
 #include "ga/hunt_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 void hunt_options_default(hunt_options *o)
@@ -36,13 +36,6 @@ bool hunt_tiling_from_name(const char *name, hunt_tiling *out)
     return false;
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err)
 {
     if (ind->genes) return gen_scale(h->pool, &h->lay, ind->genes, h->img, err);
@@ -56,9 +49,9 @@ static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
     hunt *h = ctx;
     if (!hunt_build_image(h, ind, err)) return false;
     harness_result res;
-    double t0 = mono_s();
+    double t0 = wh_clock_s();
     bool measured = harness_measure(h->h, h->img, h->reps, &res, err);
-    h->measure_s += mono_s() - t0;
+    h->measure_s += wh_clock_s() - t0;
     if (!measured) return false;
     ind->status = (int)res.status;
     ind->fitness = res.status == HARNESS_OK ? res.mean : 0;
@@ -76,7 +69,7 @@ static int new_random_allele(void *ctx, pcg32 *rng, wh_error *err)
 static void progress(hunt *h, const ga_event *ev, bool force)
 {
     if (h->opt.quiet) return;
-    double t = mono_s();
+    double t = wh_clock_s();
     if (!force && t - h->last_progress < 0.2) return;
     h->last_progress = t;
     fprintf(stderr, "%sgen %d  evals %ld  best %.6g %s  (at eval %ld)  %.1f s%s", h->tty ? "\r" : "",

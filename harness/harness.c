@@ -5,6 +5,7 @@
 #include "harness/harness.h"
 #include "harness/backend.h"
 #include "harness/cuda_backend.h"
+#include "core/clock.h"
 #include "core/pcg32.h"
 
 #include <jansson.h>
@@ -292,6 +293,7 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
     }
     int runs = h->ops->deterministic ? 1 : reps;
     harness_run run;
+    double t0 = wh_clock_s();
     for (int i = 0; i < runs; i++) {
         memset(&run, 0, sizeof run);
         bool last = i == runs - 1;
@@ -304,6 +306,7 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
         if (run.status != HARNESS_OK)
             break;
     }
+    res->wall_s = wh_clock_s() - t0;
     res->status = run.status;
     snprintf(res->message, sizeof res->message, "%s", run.message);
     res->cycles = run.cycles;

@@ -112,6 +112,8 @@ typedef struct {
     double us;                  /* time in microseconds (sim: cycles / clock) */
     uint64_t warp_instructions; /* sim: warp instructions issued */
     uint64_t lane_instructions; /* sim: sum of active lanes over issued instructions */
+    double wall_s;              /* host seconds harness_measure took: uploads, warm-ups,
+                                   repetitions, read-back (the harness's cost, with the kernel's) */
 } harness_result;
 
 void harness_result_free(harness_result *r);

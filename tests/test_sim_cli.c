@@ -55,6 +55,7 @@ Test(sim_cli, measure_json_outputs_and_replay)
     json_int_t cycles = json_integer_value(json_object_get(j, "cycles"));
     cr_assert_gt(cycles, 0);
     cr_assert_eq(json_real_value(json_object_get(j, "mean")), (double)cycles);
+    cr_assert_gt(json_real_value(json_object_get(j, "wall_s")), 0, "the harness's own wall time is measured");
     json_decref(j);
 
     char path[400];
