@@ -1,0 +1,13 @@
+# best-so-far kernel time; render with: gnuplot results/gpu/NVIDIA_H200/compare/random-ga-s1/plot.gp
+set terminal svg size 1100,450 dynamic font 'sans,11'
+set output "results/gpu/NVIDIA_H200/compare/random-ga-s1/plot.svg"
+set datafile separator ','
+set key bottom right
+set grid
+set multiplot layout 1,2 title "artificial: random-ga, seed 1"
+set xlabel 'evaluations'
+set ylabel 'best kernel time (us)'
+plot "results/gpu/NVIDIA_H200/compare/random-ga-s1/history.csv" using 1:5 with steps lw 2 title "random-ga"
+set xlabel 'seconds'
+plot "results/gpu/NVIDIA_H200/compare/random-ga-s1/history.csv" using 3:5 with steps lw 2 title "random-ga"
+unset multiplot
