@@ -2,7 +2,7 @@
 # bench/device_bundle.sh — pack a build that runs on a GPU machine which
 # cannot build warphunt itself.
 #
-#   bench/device_bundle.sh [--out FILE] [--no-tests]
+#   bench/device_bundle.sh [--out FILE] [--no-tests | --san]
 #
 # A lent GPU machine may have the driver and nvcc but not Z3, jansson or
 # Criterion, and nothing can be installed there.  This script builds here
@@ -20,7 +20,13 @@
 #   build/ptx/                        the bundled kernels' PTX.
 # It then checks that, with LD_LIBRARY_PATH=build-bundle/lib, nothing but
 # those runtimes resolves outside the bundle.  --no-tests leaves the test
-# runner out (gpu.sh must then be run with --skip-tests).
+# runner out (gpu.sh must then be run with --skip-tests).  --san packs the
+# test runner built with AddressSanitizer and UBSan (build-bundle/
+# test_runner_san, with the sanitizers' runtimes) and nothing else, for
+# `make check`'s GPU tests on a real driver (default .devbundle/
+# warphunt-san.tar.gz):
+#   ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 WARPHUNT_REQUIRE_GPU=1 \
+#     LD_LIBRARY_PATH=build-bundle/lib build-bundle/test_runner_san --filter='cuda*/*'
 #
 # On the GPU machine, in a checkout of the same commit (the `device` tool
 # carries .devbundle with `carry: [".devbundle"]`):
@@ -39,13 +45,15 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-OUTFILE=.devbundle/warphunt-bundle.tar.gz
+OUTFILE=
 WITH_TESTS=1
+SAN=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) OUTFILE=$2; shift 2 ;;
         --no-tests) WITH_TESTS=0; shift ;;
+        --san) SAN=1; shift ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
         *) echo "device_bundle.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -64,8 +72,14 @@ system_lib() {
     return 1
 }
 
-binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth")
-[ "$WITH_TESTS" = 1 ] && binaries+=("$BUILD/test_runner")
+if [ "$SAN" = 1 ]; then
+    binaries=("$BUILD/test_runner_san")
+    OUTFILE=${OUTFILE:-.devbundle/warphunt-san.tar.gz}
+else
+    binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth")
+    [ "$WITH_TESTS" = 1 ] && binaries+=("$BUILD/test_runner")
+    OUTFILE=${OUTFILE:-.devbundle/warphunt-bundle.tar.gz}
+fi
 say "building ${binaries[*]} and the PTX in $BUILD"
 make -j"$JOBS" BUILD="$BUILD" "${binaries[@]}" ptx >/dev/null || die "the build failed"
 ls build/ptx/kernels/*.ptx >/dev/null 2>&1 || die "no PTX under build/ptx/kernels (make ptx)"
@@ -73,9 +87,13 @@ ls build/ptx/kernels/*.ptx >/dev/null 2>&1 || die "no PTX under build/ptx/kernel
 stage=$(mktemp -d /tmp/wh_bundle_XXXXXX) || die "mktemp failed"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build-bundle/bench" "$stage/build-bundle/lib" "$stage/build" || die "cannot stage"
-cp "$BUILD/warphunt" "$stage/build-bundle/" || die "copy failed"
-if [ "$WITH_TESTS" = 1 ]; then cp "$BUILD/test_runner" "$stage/build-bundle/" || die "copy failed"; fi
-cp "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth" "$stage/build-bundle/bench/" || die "copy failed"
+for bin in "${binaries[@]}"; do
+    dest="$stage/build-bundle/${bin#"$BUILD"/}"
+    cp "$bin" "$dest" || die "copy of $bin failed"
+    # The sanitized runner's DWARF is most of its size; its symbols stay,
+    # so a report still names the functions.
+    [ "$SAN" = 1 ] && { strip --strip-debug "$dest" || die "strip $dest failed"; }
+done
 cp -r build/ptx "$stage/build/" || die "copy of build/ptx failed"
 
 # Every library the binaries load, by the path this machine resolves it to.
@@ -114,4 +132,9 @@ mkdir -p "$(dirname "$OUTFILE")" || die "cannot create $(dirname "$OUTFILE")"
 tar czf "$OUTFILE.tmp" -C "$stage" build-bundle build/ptx || die "tar failed"
 mv "$OUTFILE.tmp" "$OUTFILE" || die "cannot write $OUTFILE"
 say "wrote $OUTFILE ($(du -h "$OUTFILE" | cut -f1)); on the GPU machine:"
-say "  tar xzf $OUTFILE && BUILD=build-bundle bench/gpu.sh --prebuilt"
+if [ "$SAN" = 1 ]; then
+    say "  tar xzf $OUTFILE && ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 WARPHUNT_REQUIRE_GPU=1 \\"
+    say "    LD_LIBRARY_PATH=build-bundle/lib build-bundle/test_runner_san --filter='cuda*/*'"
+else
+    say "  tar xzf $OUTFILE && BUILD=build-bundle bench/gpu.sh --prebuilt"
+fi
