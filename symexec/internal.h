@@ -12,6 +12,7 @@
 #define WH_SYMEXEC_INTERNAL_H
 
 #include "symexec/symexec.h"
+#include "core/clock.h"
 #include "core/pcg32.h"
 
 #include <z3.h>
@@ -394,8 +395,6 @@ bool cases_has_float(sx_engine *e, Z3_ast a);
 
 /* search.c */
 void work_push(sx_engine *e, sx_state *s);
-/* solver.c: monotonic seconds */
-double now_s(void);
 
 /* interval.c: unsigned bounds [lo, hi] of a bit-vector term of at most 64
  * bits, from its structure and the input domains (an over-approximation;

@@ -281,7 +281,7 @@ static bool path_legs(sx_engine *e, const sx_state *s, sx_path *p)
         if (!e->covered[k]) {
             e->covered[k] = true;
             e->res->nlegs_covered++;
-            e->res->coverage_time_s = now_s() - e->t0;
+            e->res->coverage_time_s = wh_clock_s() - e->t0;
         }
     }
     return true;

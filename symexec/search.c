@@ -110,7 +110,7 @@ static sx_state *work_pick(sx_engine *e)
 
 static bool out_of_time(const sx_engine *e)
 {
-    return e->opt.time_budget_s > 0 && now_s() - e->t0 >= e->opt.time_budget_s;
+    return e->opt.time_budget_s > 0 && wh_clock_s() - e->t0 >= e->opt.time_budget_s;
 }
 
 static bool out_of_paths(const sx_engine *e)
@@ -300,7 +300,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->npending = e->nwork + (int)e->abandoned;
     const char *d = Z3_benchmark_to_smtlib_string(e->z.c, "domains", "", "unknown", "", 0, NULL, e->domains);
     r->domains = strdup(d ? d : "");
-    r->time_s = now_s() - e->t0;
+    r->time_s = wh_clock_s() - e->t0;
     r->solver_s = e->solver_s;
     r->solver_calls = e->checks;
     r->forks = e->forks;
@@ -320,7 +320,7 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
         return NULL;
     }
     r->priv = e;
-    e->t0 = now_s();
+    e->t0 = wh_clock_s();
     sx_state *s0 = state_new(e);
     Z3_model m0 = s0 ? layout_low_model(e) : NULL;
     int sat = m0 ? 1 : s0 ? solver_check(e, s0, NULL, &m0) : -1;

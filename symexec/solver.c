@@ -13,14 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void solver_reset_sync(sx_engine *e)
 {
@@ -88,7 +80,7 @@ static bool sync_to(sx_engine *e, sx_node *pc)
  * callers, with a note). */
 static unsigned left_ms(const sx_engine *e)
 {
-    double left = (e->opt.time_budget_s - (now_s() - e->t0)) * 1000.0;
+    double left = (e->opt.time_budget_s - (wh_clock_s() - e->t0)) * 1000.0;
     return left < 50.0 ? 50u : left > 4e9 ? 4000000000u : (unsigned)left;
 }
 
@@ -129,9 +121,9 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
         Z3_solver_assert(z->c, fs, n->ast);
     if (extra)
         Z3_solver_assert(z->c, fs, extra);
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     Z3_lbool r = Z3_solver_check(z->c, fs);
-    e->solver_s += now_s() - t0;
+    e->solver_s += wh_clock_s() - t0;
     e->checks++;
     if (r == Z3_L_TRUE && m) {
         *m = Z3_solver_get_model(z->c, fs);
@@ -164,9 +156,9 @@ static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
         Z3_solver_assert(z->c, e->solver, extra);
     }
     limit_check_time(e);
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     Z3_lbool r = Z3_solver_check(z->c, e->solver);
-    e->solver_s += now_s() - t0;
+    e->solver_s += wh_clock_s() - t0;
     e->checks++;
     if (r == Z3_L_TRUE && m) {
         *m = Z3_solver_get_model(z->c, e->solver);
