@@ -21,6 +21,7 @@
  * Without a GPU it says why and exits 0 (so `make bench` passes on any
  * machine), or 2 with --require-gpu (bench/gpu.sh).
  */
+#include "core/clock.h"
 #include "core/image.h"
 #include "core/spec.h"
 #include "harness/cuda_api.h"
@@ -29,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char EMPTY_PTX[] =
@@ -78,13 +78,6 @@ static void summarize(double *v, int n, double *mean, double *median, double *ma
     *mean = sum / n;
     *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     *max = v[n - 1];
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int usage(void)
@@ -136,21 +129,21 @@ static bool bench_harness(const args_t *a, results_t *r, wh_error *err)
         harness_run run;
         for (int i = 0; i < 50 && ok; i++)
             ok = harness_cuda_ops.run(impl, img, false, &run, err) && run.status == HARNESS_OK;
-        double t0 = now_s();
+        double t0 = wh_clock_s();
         for (int i = 0; i < a->n && ok; i++) {
             ok = harness_cuda_ops.run(impl, img, false, &run, err) && run.status == HARNESS_OK;
             times[i] = run.us;
         }
-        r->run_same_us = (now_s() - t0) / a->n * 1e6;
+        r->run_same_us = (wh_clock_s() - t0) / a->n * 1e6;
         if (ok)
             summarize(times, a->n, &r->timed_mean_us, &r->timed_median_us, &r->timed_max_us);
         uint32_t *in = (uint32_t *)img->bufs[0].data;
-        t0 = now_s();
+        t0 = wh_clock_s();
         for (int i = 0; i < a->n && ok; i++) {
             in[0] = (uint32_t)(i % 100);
             ok = harness_cuda_ops.run(impl, img, false, &run, err) && run.status == HARNESS_OK;
         }
-        r->run_changed_us = (now_s() - t0) / a->n * 1e6;
+        r->run_changed_us = (wh_clock_s() - t0) / a->n * 1e6;
         if (!ok && !wh_error_is_set(err))
             wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "the empty kernel did not run: %s", run.message);
     }
@@ -207,18 +200,18 @@ static bool bench_driver(const args_t *a, results_t *r, wh_error *err)
         CHECK(api.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
     CHECK(api.CtxSynchronize());
 
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     for (int i = 0; i < a->n * 4; i++)
         CHECK(api.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
     CHECK(api.CtxSynchronize());
-    r->async_launch_us = (now_s() - t0) / (a->n * 4) * 1e6;
+    r->async_launch_us = (wh_clock_s() - t0) / (a->n * 4) * 1e6;
 
-    t0 = now_s();
+    t0 = wh_clock_s();
     for (int i = 0; i < a->n; i++) {
         CHECK(api.LaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL));
         CHECK(api.CtxSynchronize());
     }
-    r->sync_launch_us = (now_s() - t0) / a->n * 1e6;
+    r->sync_launch_us = (wh_clock_s() - t0) / a->n * 1e6;
 
     double sum = 0;
     for (int i = 0; i < a->n; i++) {

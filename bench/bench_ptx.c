@@ -8,6 +8,7 @@
  *   bench_ptx [DIR] [SECONDS]      (defaults: build/ptx, 1)
  * Exits 0, also when there is nothing to parse (it says so).
  */
+#include "core/clock.h"
 #include "ptx/ptx.h"
 
 #include <dirent.h>
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 typedef struct {
     char *path;
@@ -28,13 +28,6 @@ typedef struct {
 
 static item *items;
 static int nitems, capitems;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void add_file(const char *path)
 {
@@ -123,15 +116,15 @@ int main(int argc, char **argv)
         ptx_module_free(m);
     }
 
-    double start = now();
+    double start = wh_clock_s();
     int rounds = 0;
-    while (rounds < 3 || now() - start < budget) {
+    while (rounds < 3 || wh_clock_s() - start < budget) {
         for (int i = 0; i < nitems; i++) {
             if (items[i].instrs < 0) continue;
-            double t0 = now();
+            double t0 = wh_clock_s();
             ptx_module *m = ptx_parse_buffer(items[i].text, items[i].len, items[i].path, NULL);
             ptx_module_free(m);
-            items[i].secs += now() - t0;
+            items[i].secs += wh_clock_s() - t0;
             items[i].parses++;
         }
         rounds++;

@@ -11,6 +11,7 @@
  *
  * Usage: build/bench/bench_sim [SECONDS_PER_KERNEL] [KERNEL ...]
  */
+#include "core/clock.h"
 #include "core/image.h"
 #include "core/pcg32.h"
 #include "core/spec.h"
@@ -25,13 +26,6 @@ static const char *const default_kernels[] = {
     "artificial", "fig1a", "fig1b", "gt_atomic", "gt_bank", "gt_gather", "gt_hash",
     "gt_loop", "gt_paths32", "bfs1", "bfs2", "lbm", "nsichneu",
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void git_commit(char *buf, size_t n)
 {
@@ -87,7 +81,7 @@ static void bench_one(const char *name, double budget, result *r)
     h = harness_open(spec, HARNESS_SIM, &o, &err);
     if (!h)
         goto fail;
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     while (r->runs < 200) {
         harness_result res;
         if (!harness_measure(h, img, 1, &res, &err))
@@ -102,7 +96,7 @@ static void bench_one(const char *name, double budget, result *r)
             goto done;
         }
         harness_result_free(&res);
-        r->seconds = now_s() - t0;
+        r->seconds = wh_clock_s() - t0;
         if (r->runs >= 3 && r->seconds >= budget)
             break;
     }

@@ -12,6 +12,7 @@
  * Run from the repository root (make bench).  BENCH_SYMEXEC_ONLY=NAME[,NAME]
  * benches only those kernels.
  */
+#include "core/clock.h"
 #include "core/spec.h"
 #include "ptx/ptx.h"
 #include "symexec/symexec.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct {
     const char *kernel;
@@ -41,13 +41,6 @@ static const char *gklee_of(const char *name)
         if (!strcmp(paper[i].kernel, name))
             return paper[i].gklee;
     return "-";
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void fail(const char *what, const wh_error *err)
@@ -73,12 +66,12 @@ static void bench_kernel(const char *path, double budget)
         wh_spec_free(spec);
         return;
     }
-    double t0 = now(), solver = 0;
+    double t0 = wh_clock_s(), solver = 0;
     sx_result *keep = NULL;
     char per_x[256] = "";
     size_t len = 0;
     for (int i = 0; i < spec->nsym_threads; i++) {
-        double left = budget - (now() - t0);
+        double left = budget - (wh_clock_s() - t0);
         if (left <= 0 && keep)
             break;
         sx_options o;
@@ -98,7 +91,7 @@ static void bench_kernel(const char *path, double budget)
         if (r->nlegs_covered == r->nlegs)
             break;
     }
-    double total = now() - t0;
+    double total = wh_clock_s() - t0;
     if (keep) {
         char paths[64], cov[64];
         snprintf(paths, sizeof paths, "%d (%d/%d/%d)", keep->npaths, keep->ndone, keep->ncut, keep->nerror);

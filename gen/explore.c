@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/results.h"
 
 void gen_explore_options_default(gen_explore_options *o)
@@ -19,13 +19,6 @@ void gen_explore_options_default(gen_explore_options *o)
     o->models = 4;
     o->validate = true;
     o->reuse = true;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
@@ -93,10 +86,10 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
     int one[1] = { o->threads };
     const int *xs = o->threads ? one : spec->sym_threads;
     int nxs = o->threads ? 1 : spec->nsym_threads;
-    double t0 = now_s(), budget = o->time_s > 0 ? o->time_s : 60;
+    double t0 = wh_clock_s(), budget = o->time_s > 0 ? o->time_s : 60;
     sx_result *kept = NULL;
     for (int i = 0; i < nxs; i++) {
-        double left = budget - (now_s() - t0);
+        double left = budget - (wh_clock_s() - t0);
         if (left <= 0 && kept) break;
         sx_options so;
         sx_options_default(&so);
@@ -105,13 +98,13 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         so.time_budget_s = left > 0.5 ? left : 0.5;
         so.path_budget = o->path_budget > 0 ? o->path_budget : 2000;
         so.seed = 1;
-        double tx = now_s();
+        double tx = wh_clock_s();
         sx_result *sx = sx_explore(spec, mod, &so, err);
         if (!sx) {
             sx_result_free(kept);
             return NULL;
         }
-        if (!push_xstat(r, sx, now_s() - tx)) {
+        if (!push_xstat(r, sx, wh_clock_s() - tx)) {
             sx_result_free(sx);
             sx_result_free(kept);
             wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
@@ -120,7 +113,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         if (!o->quiet)
             fprintf(stderr, "explore: X=%d: %d paths (%d done, %d cut), coverage %.1f%% (%d/%d legs), %.2f s%s\n",
                     sx->threads, sx->npaths, sx->ndone, sx->ncut, sx_result_coverage(sx), sx->nlegs_covered,
-                    sx->nlegs, now_s() - tx, sx->budget_hit ? ", budget hit" : "");
+                    sx->nlegs, wh_clock_s() - tx, sx->budget_hit ? ", budget hit" : "");
         /* A finished exploration replaces the kept one; a cut-short one only
          * stands in when nothing finished. */
         bool full = sx->nlegs_covered == sx->nlegs;
@@ -227,7 +220,7 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
         return NULL;
     }
     r->spec = spec;
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     cache_key(spec, mod, o, r->cache_key);
     char dir[1100];
     snprintf(dir, sizeof dir, "%s/%s", o->cache_dir, r->cache_key);
@@ -251,7 +244,7 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
     sx_result *sx = deepen(r, mod, o, err);
     bool ok = sx && fill_paths(r, sx) && gen_pool_init(&r->pool, spec, r->x, err) &&
               make_atoms(r, sx, mod, o, err) && wh_make_dirs(dir, err);
-    r->time_s = now_s() - t0;
+    r->time_s = wh_clock_s() - t0;
     char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);

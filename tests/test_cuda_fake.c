@@ -28,6 +28,7 @@
 #include <criterion/criterion.h>
 
 #include "cli/cli.h"
+#include "core/clock.h"
 #include "core/image.h"
 #include "harness/cuda_api.h"
 #include "harness/cuda_backend.h"
@@ -48,7 +49,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef FAKECUDA_DRIVER_VERSION         /* no cuda.h: no fake either, and fake_path fails */
@@ -606,13 +606,6 @@ Test(fake_cuda, a_fault_is_a_finding_and_the_next_measurement_works)
     fx_close(&f);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 Test(fake_cuda, a_hang_is_killed_by_the_watchdog_and_the_next_measurement_works)
 {
     for (int timed = 0; timed < 2; timed++) {
@@ -626,9 +619,9 @@ Test(fake_cuda, a_hang_is_killed_by_the_watchdog_and_the_next_measurement_works)
         harness_result_free(&r);
 
         data_of(&f)[0] = FAKECUDA_HANG;
-        double t0 = now_s();
+        double t0 = wh_clock_s();
         r = measure(h, &f, 3);
-        double dt = now_s() - t0;
+        double dt = wh_clock_s() - t0;
         cr_expect_eq(r.status, HARNESS_TIMEOUT, "%s: %s", harness_status_name(r.status), r.message);
         cr_expect(strstr(r.message, "did not finish within the 0.5 s watchdog"), "%s", r.message);
         cr_expect(strstr(r.message, timed ? "launch 1 of 1, the timed one" : "launch 1 of 3, a warm-up"),
@@ -1168,9 +1161,9 @@ Test(fake_cuda, cli_measure_cold_l2_kernel_timeout_fault_and_jit_error)
     wh_error err;
     cr_assert(wh_image_save(f.img, in, &err), "%s", err.msg);
     const char *a2[] = { wide, "--backend", "cuda", "--input", in, "--kernel-timeout", "0.5", "--json", "--quiet" };
-    double t0 = now_s();
+    double t0 = wh_clock_s();
     cr_expect_eq(run_measure(&f, a2, 9), 0, "%s", err_text(&f));
-    cr_expect(now_s() - t0 < 10);
+    cr_expect(wh_clock_s() - t0 < 10);
     json_t *j = out_json(&f);
     cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "timeout");
     cr_expect(strstr(json_string_value(json_object_get(j, "message")), "watchdog"), "%s",
