@@ -131,7 +131,7 @@ $(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
 
 # The scripts that tests run (bench/gpu.sh) find everything built, so
 # concurrent tests never run make on the same files.
-test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch
+test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
