@@ -31,6 +31,12 @@ typedef struct {
     /* want_outputs: copy the output buffers back into img (and every buffer
      * when the options given to open said want_all_buffers) */
     bool (*run)(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err);
+    /* Optional: `reps` runs at once (times[0..reps-1] in the unit; out is
+     * the last run, or the first that did not end OK, with *done the runs
+     * that did).  Backends whose runs share a fixed cost (the cuda
+     * worker's round trip) batch them. */
+    bool (*run_reps)(void *impl, wh_image *img, int reps, bool want_outputs, harness_run *out,
+                     double *times, int *done, wh_error *err);
     void (*close)(void *impl);
     const char *(*device)(const void *impl);
     double (*clock_mhz)(const void *impl);

@@ -248,10 +248,11 @@ static bool build_args(cuda_impl *c, const wh_image *img, bool *oom)
     return changed;
 }
 
-static bool cuda_run(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err)
+/* One RUN of `reps` timed launches (warm-ups first when the input or the
+ * shape changed), with one retry when the worker was found dead. */
+static bool cuda_request(cuda_impl *c, wh_image *img, int reps, bool want_outputs, wh_cuda_result *res,
+                         wh_error *err)
 {
-    cuda_impl *c = impl;
-    memset(out, 0, sizeof *out);
     if (img->nbufs != c->np) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "image has %d buffers, the kernel %d parameters",
                      img->nbufs, c->np);
@@ -264,7 +265,6 @@ static bool cuda_run(void *impl, wh_image *img, bool want_outputs, harness_run *
             return false;
         }
     }
-    wh_cuda_result res;
     for (int attempt = 0; attempt < 2; attempt++) {
         /* The worker must be running before we decide what it already holds. */
         if (!wh_cuda_worker_running(&c->w)) {
@@ -289,25 +289,65 @@ static bool cuda_run(void *impl, wh_image *img, bool want_outputs, harness_run *
             .block = { img->launch.block[0], img->launch.block[1], img->launch.block[2] },
             .shared_bytes = img->shared_bytes,
             .warmup = changed ? c->cfg.warmup : 0,
+            .reps = reps,
             .want_outputs = want_outputs,
             .want_all = want_outputs && c->cfg.all_buffers,
             .nparams = c->np,
             .args = c->args,
         };
-        if (!wh_cuda_worker_run(&c->w, &rq, c->cfg.kernel_timeout_s, c->dest, c->dest_bytes, &res, err))
+        if (!wh_cuda_worker_run(&c->w, &rq, c->cfg.kernel_timeout_s, c->dest, c->dest_bytes, res, err))
             return false;
-        if (!res.lost)
-            break;
+        if (!res->lost)
+            return true;
         if (attempt == 1) {
-            wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "%s, twice in a row", res.message);
+            wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "%s, twice in a row", res->message);
             return false;
         }
     }
-    out->status = res.status;
-    snprintf(out->message, sizeof out->message, "%s", res.message);
-    if (res.status == HARNESS_OK) {
-        out->time = res.time_us;
-        out->us = res.time_us;
+    return true;
+}
+
+static void to_run(const wh_cuda_result *res, harness_run *out)
+{
+    memset(out, 0, sizeof *out);
+    out->status = res->status;
+    snprintf(out->message, sizeof out->message, "%s", res->message);
+    if (res->status == HARNESS_OK) {
+        out->time = res->time_us;
+        out->us = res->time_us;
+    }
+}
+
+static bool cuda_run(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err)
+{
+    wh_cuda_result res;
+    memset(out, 0, sizeof *out);
+    if (!cuda_request(impl, img, 1, want_outputs, &res, err))
+        return false;
+    to_run(&res, out);
+    return true;
+}
+
+/* The repetitions in requests of up to WH_CUDA_MAX_BATCH timed launches;
+ * the outputs come back with the request that finishes them.  (A worker
+ * engine that times one launch per request is asked again for the rest.) */
+static bool cuda_run_reps(void *impl, wh_image *img, int reps, bool want_outputs, harness_run *out,
+                          double *times, int *done, wh_error *err)
+{
+    wh_cuda_result res;
+    memset(out, 0, sizeof *out);
+    *done = 0;
+    while (*done < reps) {
+        int ask = reps - *done > WH_CUDA_MAX_BATCH ? WH_CUDA_MAX_BATCH : reps - *done;
+        if (!cuda_request(impl, img, ask, want_outputs && *done + ask == reps, &res, err))
+            return false;
+        to_run(&res, out);
+        if (res.status != HARNESS_OK)
+            return true;
+        int got = res.ntimes > 0 ? (res.ntimes > ask ? ask : res.ntimes) : 1;
+        for (int k = 0; k < got; k++)
+            times[*done + k] = res.ntimes > 0 ? res.times[k] : res.time_us;
+        *done += got;
     }
     return true;
 }
@@ -408,6 +448,7 @@ const harness_backend_ops harness_cuda_ops = {
     .deterministic = false,
     .open = cuda_open,
     .run = cuda_run,
+    .run_reps = cuda_run_reps,
     .close = cuda_close,
     .device = cuda_device,
     .clock_mhz = cuda_clock_mhz,

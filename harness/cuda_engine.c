@@ -634,15 +634,20 @@ static bool drv_run(void *state, const wh_cuda_request *rq, unsigned char *const
         d->dynamic_limit = rq->shared_bytes;
     }
 
+    /* Warm-ups, then the timed launches, each reported to the watchdog
+     * but the last (the result follows it). */
     double us = 0;
     step s = STEP_GO;
-    for (int w = 0; w < rq->warmup && s == STEP_GO; w++) {
-        s = launch(d, rq, false, &us, res, msg, n);
-        if (s == STEP_GO && rq->progress)
+    int reps = rq->reps < 1 ? 1 : rq->reps > WH_CUDA_MAX_BATCH ? WH_CUDA_MAX_BATCH : rq->reps;
+    int launches = rq->warmup + reps;
+    for (int k = 0; k < launches && s == STEP_GO; k++) {
+        bool timed = k >= rq->warmup;
+        s = launch(d, rq, timed, &us, res, msg, n);
+        if (s == STEP_GO && timed)
+            res->times[res->ntimes++] = us;
+        if (s == STEP_GO && k + 1 < launches && rq->progress)
             rq->progress(rq->progress_ctx);
     }
-    if (s == STEP_GO)
-        s = launch(d, rq, true, &us, res, msg, n);
     if (s == STEP_TOOL)
         return false;
     if (s == STEP_FINDING)
@@ -661,6 +666,7 @@ static bool drv_run(void *state, const wh_cuda_request *rq, unsigned char *const
                 return false;
             if (c == STEP_FINDING) {
                 res->time_us = 0;
+                res->ntimes = 0;
                 return true;
             }
         }

@@ -326,6 +326,7 @@ void wh_cuda_request_encode(const wh_cuda_request *rq, wh_cuda_wbuf *b)
     for (int k = 0; k < 3; k++) wh_cuda_put_u32(b, rq->block[k]);
     wh_cuda_put_u64(b, rq->shared_bytes);
     wh_cuda_put_u32(b, (uint32_t)(rq->warmup < 0 ? 0 : rq->warmup));
+    wh_cuda_put_u32(b, (uint32_t)(rq->reps < 1 ? 1 : rq->reps));
     wh_cuda_put_u32(b, (rq->want_outputs ? 1u : 0u) | (rq->want_all ? 2u : 0u));
     wh_cuda_put_u32(b, (uint32_t)rq->nparams);
     for (int i = 0; i < rq->nparams; i++) {
@@ -347,6 +348,10 @@ bool wh_cuda_request_decode(const unsigned char *p, size_t len, int nparams, wh_
     for (int k = 0; k < 3; k++) rq->block[k] = wh_cuda_get_u32(&r);
     rq->shared_bytes = wh_cuda_get_u64(&r);
     rq->warmup = (int)(wh_cuda_get_u32(&r) & 0x7fffffff);
+    uint32_t reps = wh_cuda_get_u32(&r);
+    if (reps < 1 || reps > WH_CUDA_MAX_BATCH)
+        r.bad = true;
+    rq->reps = (int)reps;
     uint32_t flags = wh_cuda_get_u32(&r);
     rq->want_outputs = (flags & 1u) != 0;
     rq->want_all = (flags & 2u) != 0;
@@ -381,6 +386,10 @@ void wh_cuda_result_encode(const wh_cuda_result *res, const wh_cuda_request *rq,
     wh_cuda_put_u32(b, (uint32_t)res->status);
     wh_cuda_put_u32(b, res->restart ? 1u : 0u);
     wh_cuda_put_f64(b, res->time_us);
+    int nt = res->ntimes < 0 ? 0 : res->ntimes > WH_CUDA_MAX_BATCH ? WH_CUDA_MAX_BATCH : res->ntimes;
+    wh_cuda_put_u32(b, (uint32_t)nt);
+    for (int k = 0; k < nt; k++)
+        wh_cuda_put_f64(b, res->times[k]);
     char msg[sizeof res->message];
     memcpy(msg, res->message, sizeof msg);
     msg[sizeof msg - 1] = 0;
@@ -409,6 +418,12 @@ bool wh_cuda_result_decode(const unsigned char *p, size_t len, wh_cuda_result *r
     uint32_t st = wh_cuda_get_u32(&r);
     res->restart = wh_cuda_get_u32(&r) != 0;
     res->time_us = wh_cuda_get_f64(&r);
+    uint32_t nt = wh_cuda_get_u32(&r);
+    if (nt > WH_CUDA_MAX_BATCH)
+        r.bad = true;
+    for (uint32_t k = 0; !r.bad && k < nt; k++)
+        res->times[k] = wh_cuda_get_f64(&r);
+    res->ntimes = r.bad ? 0 : (int)nt;
     const char *msg = wh_cuda_get_str(&r);
     if (msg)
         snprintf(res->message, sizeof res->message, "%s", msg);

@@ -12,13 +12,15 @@
  *   worker -> parent   READY   harness_cuda_info (device, clocks, driver...)
  *                      ERROR   text; the worker exits after sending it
  *   parent -> worker   RUN     launch shape, dynamic shared bytes, warm-up
- *                              count, want-outputs, then per parameter its
+ *                              count, timed launches (repetitions),
+ *                              want-outputs, then per parameter its
  *                              byte count and, when the worker must (re)load
  *                              it, its bytes (input/fixed buffers, scalars)
- *   worker -> parent   PROGRESS (empty) after each untimed launch: the
+ *   worker -> parent   PROGRESS (empty) after each launch but the last: the
  *                              watchdog gives every launch its own deadline
- *                      RESULT  status, restart flag, time (us), message, and
- *                              with want-outputs the output buffers' bytes
+ *                      RESULT  status, restart flag, time (us), message, the
+ *                              times of the timed launches, and with
+ *                              want-outputs the output buffers' bytes
  *                      ERROR   a failure of the tool (not of the kernel)
  *
  * Both ends are the same program (the worker is fork()ed, never exec()ed),
@@ -137,21 +139,29 @@ typedef struct {
 typedef struct {
     unsigned grid[3], block[3];
     uint64_t shared_bytes;
-    int warmup;                 /* untimed launches before the timed one */
+    int warmup;                 /* untimed launches before the timed ones */
+    int reps;                   /* timed launches (repetitions), 1..WH_CUDA_MAX_BATCH; 0 means 1 */
     bool want_outputs;          /* send the output buffers back */
     bool want_all;              /* with want_outputs: every buffer, inputs and fixed too */
     int nparams;
     const wh_cuda_arg *args;    /* nparams entries */
     /* Worker side only (not encoded): the engine calls it after every
-     * untimed launch that completed, which restarts the watchdog. */
+     * launch that completed but the last, which restarts the watchdog. */
     void (*progress)(void *ctx);
     void *progress_ctx;
 } wh_cuda_request;
 
+/* The most timed launches one RUN asks for: a request's repetitions
+ * share one round trip to the worker (its ~40 us were most of a
+ * repetition's cost on an H100). */
+#define WH_CUDA_MAX_BATCH 256
+
 typedef struct {
     harness_status status;
     bool restart;               /* the worker exits after this reply (poisoned context) */
-    double time_us;             /* the timed launch; 0 unless status == OK */
+    double time_us;             /* the last timed launch; 0 unless status == OK */
+    int ntimes;                 /* timed launches done, 0..reps (0: only time_us, one) */
+    double times[WH_CUDA_MAX_BATCH];   /* their times (us), in order */
     char message[1024];
     bool lost;                  /* parent side only: the worker was gone before the
                                    request reached it; nothing ran (not encoded) */

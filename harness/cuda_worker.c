@@ -395,8 +395,8 @@ bool wh_cuda_worker_run(wh_cuda_worker *w, const wh_cuda_request *rq, double tim
         return false;
 
     /* The watchdog: each launch gets timeout_s (the worker reports every
-     * warm-up launch that completes), plus 2 s; the first one also the
-     * transfer of the request at a pessimistic 250 MB/s. */
+     * launch that completes but the last), plus 2 s; the first one also
+     * the transfer of the request at a pessimistic 250 MB/s. */
     double budget = -1, per_launch = -1;
     if (timeout_s > 0) {
         per_launch = timeout_s + 2.0;
@@ -446,8 +446,9 @@ bool wh_cuda_worker_run(wh_cuda_worker *w, const wh_cuda_request *rq, double tim
                  "the kernel did not finish within the %.3g s watchdog (grid [%u,%u,%u], block "
                  "[%u,%u,%u]; launch %d of %d, %s); the CUDA worker was killed and the next run "
                  "starts a fresh one", timeout_s, rq->grid[0], rq->grid[1], rq->grid[2],
-                 rq->block[0], rq->block[1], rq->block[2], progressed + 1, rq->warmup + 1,
-                 progressed < rq->warmup ? "a warm-up" : "the timed one");
+                 rq->block[0], rq->block[1], rq->block[2], progressed + 1,
+                 rq->warmup + (rq->reps < 1 ? 1 : rq->reps),
+                 progressed < rq->warmup ? "a warm-up" : "a timed one");
         return true;
     case WH_IO_EOF:
         reap(w, 5.0, false);

@@ -34,15 +34,18 @@ typedef struct wh_cuda_engine {
     /* Prepare (load the driver, create the context, JIT the PTX) and fill
      * *info.  NULL with `msg` on failure: the worker reports it and exits. */
     void *(*open)(const wh_cuda_setup *setup, harness_cuda_info *info, char *msg, size_t n);
-    /* One request: warm-ups then the timed launch; call rq->progress (when
-     * set) after each warm-up launch completes, or the parent's watchdog,
-     * which gives each launch kernel_timeout_s, fires.  Fill res (status,
-     * time, message; restart = the context is poisoned and the worker must
-     * exit after replying).  With rq->want_outputs, outputs[i] (rq->args[i].bytes
-     * bytes, allocated by the worker) is non-NULL for every output buffer
-     * (every buffer with rq->want_all) and receives its content after the
-     * timed launch.  false (with msg) for a failure of the tool;
-     * the worker then reports it and exits. */
+    /* One request: warm-ups then rq->reps timed launches (each from the
+     * pristine inputs); call rq->progress (when set) after each launch
+     * that completes but the last, or the parent's watchdog, which gives
+     * each launch kernel_timeout_s, fires.  Fill res (status, times[] and
+     * ntimes, time_us = the last, message; restart = the context is
+     * poisoned and the worker must exit after replying); an engine that
+     * leaves ntimes 0 ran one timed launch, time_us.  With
+     * rq->want_outputs, outputs[i] (rq->args[i].bytes bytes, allocated by
+     * the worker) is non-NULL for every output buffer (every buffer with
+     * rq->want_all) and receives its content after the last timed launch.
+     * false (with msg) for a failure of the tool; the worker then reports
+     * it and exits. */
     bool (*run)(void *state, const wh_cuda_request *rq, unsigned char *const *outputs,
                 wh_cuda_result *res, char *msg, size_t n);
     void (*close)(void *state);

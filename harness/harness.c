@@ -292,19 +292,27 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
         return false;
     }
     int runs = h->ops->deterministic ? 1 : reps;
+    bool copy = h->opt.want_outputs || h->opt.want_all_buffers;
     harness_run run;
+    memset(&run, 0, sizeof run);
     double t0 = wh_clock_s();
-    for (int i = 0; i < runs; i++) {
-        memset(&run, 0, sizeof run);
-        bool last = i == runs - 1;
-        bool copy = last && (h->opt.want_outputs || h->opt.want_all_buffers);
-        if (!h->ops->run(h->impl, img, copy, &run, err)) {
+    if (h->ops->run_reps && runs > 1) {
+        int done = 0;
+        if (!h->ops->run_reps(h->impl, img, runs, copy, &run, times, &done, err)) {
             free(times);
             return false;
         }
-        times[i] = run.time;
-        if (run.status != HARNESS_OK)
-            break;
+    } else {
+        for (int i = 0; i < runs; i++) {
+            memset(&run, 0, sizeof run);
+            if (!h->ops->run(h->impl, img, copy && i == runs - 1, &run, err)) {
+                free(times);
+                return false;
+            }
+            times[i] = run.time;
+            if (run.status != HARNESS_OK)
+                break;
+        }
     }
     res->wall_s = wh_clock_s() - t0;
     res->status = run.status;

@@ -462,6 +462,87 @@ Test(cuda, backend_describes_the_device)
     modes_close(&k);
 }
 
+/* An engine that runs every timed launch a request asks for and times
+ * launch k of request r as 1000 r + k, so the times tell which request
+ * carried them. */
+typedef struct {
+    int requests;
+} batch_state;
+
+static void *batch_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg, size_t n)
+{
+    snprintf(info->name, sizeof info->name, "Batch");
+    return calloc(1, sizeof(batch_state));
+}
+
+static bool batch_run(void *state, const wh_cuda_request *rq, unsigned char *const *outputs,
+                      wh_cuda_result *res, char *msg, size_t n)
+{
+    batch_state *b = state;
+    b->requests++;
+    for (int k = 0; k < rq->reps; k++)
+        res->times[res->ntimes++] = 1000.0 * b->requests + k;
+    res->time_us = res->times[res->ntimes - 1];
+    res->status = HARNESS_OK;
+    snprintf(res->message, sizeof res->message, "requests=%d reps=%d outputs=%d", b->requests, rq->reps,
+             rq->want_outputs);
+    return true;
+}
+
+static void batch_close(void *state)
+{
+    free(state);
+}
+
+static const wh_cuda_engine batch_engine = { "batch", batch_open, batch_run, batch_close };
+
+Test(cuda, repetitions_share_a_request_up_to_the_batch_limit)
+{
+    modes_kernel k;
+    modes_open(&k);
+    harness_cuda_config cfg;
+    harness_cuda_config_init(&cfg);
+    cfg.libcuda = "/fake/libcuda.so.1";
+    wh_error err;
+    void *impl = wh_cuda_backend_open(k.spec, MODES_PTX, sizeof MODES_PTX - 1, "wh_modes", &cfg,
+                                      &batch_engine, &err);
+    cr_assert(impl, "%s", err.msg);
+    int reps = WH_CUDA_MAX_BATCH + 44, done = 0;
+    double *times = calloc((size_t)reps, sizeof *times);
+    harness_run out;
+    cr_assert(harness_cuda_ops.run_reps(impl, k.img, reps, true, &out, times, &done, &err), "%s", err.msg);
+    cr_expect_eq(out.status, HARNESS_OK);
+    cr_expect_eq(done, reps);
+    for (int i = 0; i < reps; i++) {
+        double want = i < WH_CUDA_MAX_BATCH ? 1000.0 + i : 2000.0 + (i - WH_CUDA_MAX_BATCH);
+        cr_expect_float_eq(times[i], want, 1e-9, "repetition %d: %g", i, times[i]);
+    }
+    /* two requests; the outputs come back with the one that finishes */
+    cr_expect_str_eq(out.message, "requests=2 reps=44 outputs=1");
+    free(times);
+    harness_cuda_ops.close(impl);
+    modes_close(&k);
+}
+
+Test(cuda, an_engine_that_times_one_launch_is_asked_for_the_rest)
+{
+    modes_kernel k;
+    modes_open(&k);
+    void *impl = echo_backend(&k, 5);
+    double times[5];
+    int done = 0;
+    harness_run out;
+    wh_error err;
+    cr_assert(harness_cuda_ops.run_reps(impl, k.img, 5, false, &out, times, &done, &err), "%s", err.msg);
+    cr_expect_eq(out.status, HARNESS_OK, "%s", out.message);
+    cr_expect_eq(done, 5);
+    cr_expect_float_eq(times[0], 2.0, 1e-9, "the first request uploads the input");
+    for (int i = 1; i < 5; i++)
+        cr_expect_float_eq(times[i], 1.0, 1e-9, "repetition %d: %g", i, times[i]);
+    harness_cuda_ops.close(impl);
+    modes_close(&k);
+}
+
 Test(cuda, backend_sends_inputs_only_when_they_change)
 {
     modes_kernel k;

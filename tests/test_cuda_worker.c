@@ -186,7 +186,7 @@ Test(cuda_proto, request_round_trip_and_truncations)
     uint32_t in[5] = { 1, 2, 3, 4, 5 }, n = 5;
     wh_cuda_arg args[3] = { { sizeof in, (const unsigned char *)in }, { 20, NULL }, { 4, (const unsigned char *)&n } };
     wh_cuda_request rq = { .grid = { 2, 3, 4 }, .block = { 32, 2, 1 }, .shared_bytes = 4096,
-                           .warmup = 2, .want_outputs = true, .nparams = 3, .args = args };
+                           .warmup = 2, .reps = 7, .want_outputs = true, .nparams = 3, .args = args };
     wh_cuda_wbuf b = { 0 };
     wh_cuda_request_encode(&rq, &b);
     wh_cuda_request d;
@@ -197,6 +197,7 @@ Test(cuda_proto, request_round_trip_and_truncations)
     cr_expect_eq(d.block[0], 32);
     cr_expect_eq(d.shared_bytes, 4096);
     cr_expect_eq(d.warmup, 2);
+    cr_expect_eq(d.reps, 7);
     cr_expect(d.want_outputs);
     cr_expect(!d.want_all);
     cr_expect_eq(dargs[0].bytes, sizeof in);
@@ -216,6 +217,17 @@ Test(cuda_proto, request_round_trip_and_truncations)
     cr_assert(wh_cuda_request_decode(b.data, b.len, 3, &d, dargs, why, sizeof why), "%s", why);
     cr_expect(d.want_outputs && d.want_all);
     wh_cuda_wbuf_free(&b);
+
+    /* 0 repetitions travel as 1; more than a batch is malformed */
+    rq.reps = 0;
+    wh_cuda_request_encode(&rq, &b);
+    cr_assert(wh_cuda_request_decode(b.data, b.len, 3, &d, dargs, why, sizeof why), "%s", why);
+    cr_expect_eq(d.reps, 1);
+    wh_cuda_wbuf_free(&b);
+    rq.reps = WH_CUDA_MAX_BATCH + 1;
+    wh_cuda_request_encode(&rq, &b);
+    cr_expect(!wh_cuda_request_decode(b.data, b.len, 3, &d, dargs, why, sizeof why));
+    wh_cuda_wbuf_free(&b);
 }
 
 Test(cuda_proto, result_round_trip_with_outputs)
@@ -224,7 +236,7 @@ Test(cuda_proto, result_round_trip_with_outputs)
     wh_cuda_arg args[3] = { { 16, NULL }, { sizeof out, NULL }, { 4, NULL } };
     wh_cuda_request rq = { .nparams = 3, .args = args };
     unsigned char *outputs[3] = { NULL, (unsigned char *)out, NULL };
-    wh_cuda_result res = { .status = HARNESS_OK, .time_us = 12.5 };
+    wh_cuda_result res = { .status = HARNESS_OK, .time_us = 12.5, .ntimes = 3, .times = { 10.5, 11.5, 12.5 } };
     snprintf(res.message, sizeof res.message, "fine");
     wh_cuda_wbuf b = { 0 };
     wh_cuda_result_encode(&res, &rq, outputs, &b);
@@ -237,6 +249,9 @@ Test(cuda_proto, result_round_trip_with_outputs)
     cr_assert(wh_cuda_result_decode(b.data, b.len, &d, 3, dest, dest_bytes, why, sizeof why), "%s", why);
     cr_expect_eq(d.status, HARNESS_OK);
     cr_expect_float_eq(d.time_us, 12.5, 1e-12);
+    cr_expect_eq(d.ntimes, 3);
+    cr_expect_float_eq(d.times[0], 10.5, 1e-12);
+    cr_expect_float_eq(d.times[2], 12.5, 1e-12);
     cr_expect_str_eq(d.message, "fine");
     cr_expect_eq(memcmp(got, out, sizeof out), 0);
 
