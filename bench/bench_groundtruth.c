@@ -3,16 +3,16 @@
  * inputs (kernels/groundtruth.h) timed on a backend, beside random inputs
  * and, optionally, the inputs a search found.
  *
- *   bench_groundtruth [--backend sim|cuda|auto] [--reps R] [--random N]
- *                     [--found DIR] [--cold-l2] [--json]
+ *   bench_groundtruth [--backend sim|cuda|auto] [--device N] [--reps R]
+ *                     [--random N] [--found DIR] [--cold-l2] [--json]
  *
  * Per kernel: the known worst input, the known best, the longest of N
  * random inputs (seeds 1..N, default 5), and with --found DIR the input
  * under DIR/<kernel>/gdivan-s1/best/ (a reference run's, e.g.
  * results/gpu/<device>/reference; a DIR with "{}" has the kernel's name
- * there instead: 'results/{}/reference' for the sim's), each the mean of
- * R repetitions (default
- * 30; 1 on the sim, which is exact).  The last column, found / worst,
+ * there instead: 'results/{}/reference' for the sim's; a kernel without
+ * one gets "-"), each the mean of R repetitions (default 30; 1 on the
+ * sim, which is exact).  The last column, found / worst,
  * says how close the search came to the known worst on this backend.  On
  * the sim this is what tests/test_groundtruth.c checks; on a GPU it says
  * whether the kernel's header comment, written for a GPU, holds there
@@ -28,10 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     harness_backend backend;
-    int reps, nrandom;
+    int device, reps, nrandom;
     const char *found;
     bool json, cold_l2;
 } args_t;
@@ -44,8 +45,8 @@ typedef struct {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_groundtruth [--backend sim|cuda|auto] [--reps R] [--random N] "
-                    "[--found DIR] [--cold-l2] [--json]\n");
+    fprintf(stderr, "usage: bench_groundtruth [--backend sim|cuda|auto] [--device N] [--reps R] "
+                    "[--random N] [--found DIR] [--cold-l2] [--json]\n");
     return 2;
 }
 
@@ -89,6 +90,7 @@ static bool bench_kernel(const gt_kernel *g, const args_t *a, row_t *row, char *
     harness_options_init(&o);
     o.quiet = true;
     o.cold_l2 = a->cold_l2;
+    o.device = a->device;
     if (!(h = harness_open(s, a->backend, &o, err)))
         goto out;
     row->unit = harness_unit(h);
@@ -116,12 +118,14 @@ static bool bench_kernel(const gt_kernel *g, const args_t *a, row_t *row, char *
             row->random = t;
     }
     row->found = -1;
-    if (a->found) {
-        char dir[1024];
+    char dir[1024];
+    if (a->found)
         found_dir(a->found, s->name, dir, sizeof dir);
-        if (!(found = wh_image_load(s, dir, err)) || (row->found = timed(h, found, a, err)) < 0)
-            goto out;
-    }
+    if (a->found && access(dir, F_OK) != 0)
+        fprintf(stderr, "bench_groundtruth: %s: no %s, no found input for this kernel\n", s->name, dir);
+    else if (a->found &&
+             (!(found = wh_image_load(s, dir, err)) || (row->found = timed(h, found, a, err)) < 0))
+        goto out;
     ok = true;
 out:
     wh_image_free(found);
@@ -179,7 +183,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_groundtruth: %s\n", err.msg);
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            a.device = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             a.reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--random") && i + 1 < argc)
             a.nrandom = atoi(argv[++i]);

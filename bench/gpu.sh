@@ -25,6 +25,9 @@
 #   8. with --reference: results/run_reference.sh on the GPU (the sim
 #      reference runs' budgets, seeds and cached explorations) into
 #      reference/<kernel>/;
+#   9. bench_groundtruth on the GPU: the ground-truth kernels' known worst,
+#      best and random inputs, beside reference/'s best inputs where there
+#      are some (groundtruth.txt, groundtruth.json);
 # and writes everything under results/gpu/<device>/ with a summary.txt.
 # --kernels limits steps 5, 6 and 8 to the named bundled kernels.
 #
@@ -90,7 +93,7 @@ fi
 
 # --- 1/2. build the probe first, and stop early without a GPU --------------------
 if [ "$PREBUILT" = 1 ]; then
-    for f in "$BUILD/warphunt" "$BUILD/bench/bench_launch"; do
+    for f in "$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth"; do
         [ -x "$f" ] || die "--prebuilt: $f is missing (see bench/device_bundle.sh)"
     done
     [ "$RUN_TESTS" = 0 ] || [ -x "$BUILD/test_runner" ] || die "--prebuilt: $BUILD/test_runner is missing"
@@ -115,7 +118,7 @@ say "device $DEVICE: $device_name -> $OUT"
 
 if [ "$PREBUILT" = 0 ]; then
     say "building warphunt, the PTX and the tests"
-    targets=("$BUILD/warphunt" ptx)
+    targets=("$BUILD/warphunt" "$BUILD/bench/bench_groundtruth" ptx)
     [ "$RUN_TESTS" = 1 ] && targets+=("$BUILD/test_runner")
     make -j"$JOBS" BUILD="$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 \
         || die "the build failed (see $OUT/build.log)"
@@ -238,6 +241,19 @@ if [ "$RUN_REFERENCE" = 1 ]; then
         failures+=("reference")
         echo "reference: FAILED ($(tail -1 "$OUT/reference.err"))" >>"$summary"
     fi
+fi
+
+# --- 9. the ground-truth inputs on the GPU ------------------------------------------
+say "ground-truth inputs (bench_groundtruth)"
+gt_found=()
+[ -d "$OUT/reference" ] && gt_found=(--found "$OUT/reference")
+gt=("$BUILD/bench/bench_groundtruth" --backend cuda --device "$DEVICE" "${gt_found[@]}")
+if "${gt[@]}" >"$OUT/groundtruth.txt" 2>"$OUT/groundtruth.err" &&
+    "${gt[@]}" --json >"$OUT/groundtruth.json" 2>>"$OUT/groundtruth.err"; then
+    echo "ground truth: ok (groundtruth.txt)" >>"$summary"
+else
+    failures+=("groundtruth")
+    echo "ground truth: FAILED ($(tail -1 "$OUT/groundtruth.err"))" >>"$summary"
 fi
 
 echo >>"$summary"

@@ -93,6 +93,9 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
     char table[PATH_MAX + 32];
     snprintf(table, sizeof table, "%s/compare/table.md", out);
     cr_expect_eq(stat(table, &st), 0, "compare wrote its table into GPU_OUT");
+    cr_expect(strstr(s, "ground truth: ok"), "%s", s);
+    snprintf(table, sizeof table, "%s/groundtruth.txt", out);
+    cr_expect(strstr(slurp(table), "\ngt_hash "), "a ground-truth row for gt_hash:\n%s", slurp(table));
     ts_rmtree(dir);
 }
 
