@@ -322,6 +322,8 @@ bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
 /* solver.c */
 /* Is pc(s) && extra satisfiable?  1 yes (model in *m, referenced), 0 no,
  * -1 unknown/error.  extra may be NULL. */
+/* Parameters of the engine's solver, once, after it is made. */
+void solver_configure(sx_engine *e);
 int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
 void solver_reset_sync(sx_engine *e);
 /* Release the remembered refutations (engine teardown). */

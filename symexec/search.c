@@ -279,6 +279,7 @@ static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const s
     Z3_set_ast_print_mode(e->z.c, Z3_PRINT_SMTLIB2_COMPLIANT);
     e->solver = Z3_mk_simple_solver(e->z.c);
     Z3_solver_inc_ref(e->z.c, e->solver);
+    solver_configure(e);
     if (!layout_build(e, err) || !coverage_build(e, err))
         goto fail;
     Z3_solver_assert(e->z.c, e->solver, e->domains);

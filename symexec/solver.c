@@ -84,13 +84,28 @@ static unsigned left_ms(const sx_engine *e)
     return left < 50.0 ? 50u : left > 4e9 ? 4000000000u : (unsigned)left;
 }
 
-static void set_timeout(sx_z *z, Z3_solver s, unsigned ms)
+static void set_uint_param(sx_z *z, Z3_solver s, const char *name, unsigned v)
 {
     Z3_params p = Z3_mk_params(z->c);
     Z3_params_inc_ref(z->c, p);
-    Z3_params_set_uint(z->c, p, Z3_mk_string_symbol(z->c, "timeout"), ms);
+    Z3_params_set_uint(z->c, p, Z3_mk_string_symbol(z->c, name), v);
     Z3_solver_set_params(z->c, s, p);
     Z3_params_dec_ref(z->c, p);
+}
+
+static void set_timeout(sx_z *z, Z3_solver s, unsigned ms)
+{
+    set_uint_param(z, s, "timeout", ms);
+}
+
+/* Relevancy propagation off: the checks are many small quantifier-free
+ * bit-vector and array problems, where tracking which atoms matter costs
+ * more than it saves.  Measured with bench_symexec (20 s): nsichneu 47-60
+ * paths instead of 31-35, at the same or better coverage.  (Z3's qfbv
+ * tactic and QF_BV logic solvers were slower still than the default.) */
+void solver_configure(sx_engine *e)
+{
+    set_uint_param(&e->z, e->solver, "relevancy", 0);
 }
 
 static void limit_check_time(sx_engine *e)
