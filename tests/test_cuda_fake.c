@@ -154,6 +154,7 @@ static void fx_open_lib(fx *f, const char *libname)
     unsetenv(FAKECUDA_JIT_FAIL_ENV);
     unsetenv(FAKECUDA_WRONG_ENV);
     unsetenv(FAKECUDA_NO_STREAM_WAIT_ENV);
+    unsetenv(FAKECUDA_NO_PINNED_ENV);
     wh_error err;
     f->spec = wh_spec_load(SPEC, &err);
     cr_assert(f->spec, "%s: %s", err.path, err.msg);
@@ -748,6 +749,20 @@ Test(fake_cuda, without_stream_waits_launches_are_timed_ungated_and_say_so)
     fakelog g = read_log(f.log);
     cr_expect_eq(count_op(&g, "wait"), 0);
     cr_expect_eq(count_op(&g, "elapsed"), 3);
+    free(g.l);
+
+    /* No pinned memory to be had: the same, for that reason. */
+    unsetenv(FAKECUDA_NO_STREAM_WAIT_ENV);
+    setenv(FAKECUDA_NO_PINNED_ENV, "1", 1);
+    h = open_cuda(&f, &o);
+    cr_expect(!harness_cuda_info_of(h)->gated);
+    cr_expect(strstr(harness_cuda_info_of(h)->timing, "not gated: cuMemHostAlloc: CUDA_ERROR_OUT_OF_MEMORY"),
+              "%s", harness_cuda_info_of(h)->timing);
+    r = measure_ok(h, &f, 2);
+    cr_expect(fabs(r.times[1] - KERNEL_US) < 1e-3, "%g us", r.times[1]);
+    harness_result_free(&r);
+    harness_close(h);
+    g = read_log(f.log);
     for (int k = 0; k < g.n; k++)
         if (!strcmp(g.l[k].op, "ctx_release"))
             cr_expect_str_eq(g.l[k].rest, "allocs=0 events=0 modules=0", "the host word is freed");

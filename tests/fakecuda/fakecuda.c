@@ -1282,6 +1282,8 @@ EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int 
         (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
                              CU_MEMHOSTALLOC_WRITECOMBINED)))
         return CUDA_ERROR_INVALID_VALUE;
+    if (getenv(FAKECUDA_NO_PINNED_ENV))
+        return CUDA_ERROR_OUT_OF_MEMORY;
     unsigned char *host = calloc(1, bytesize);
     if (!host)
         return CUDA_ERROR_OUT_OF_MEMORY;

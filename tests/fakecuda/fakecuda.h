@@ -52,6 +52,9 @@
 /* Any value: cuStreamWaitValue32 fails with CUDA_ERROR_NOT_SUPPORTED (a
  * driver or device without stream memory operations). */
 #define FAKECUDA_NO_STREAM_WAIT_ENV "WH_FAKECUDA_NO_STREAM_WAIT"
+/* Any value: cuMemHostAlloc fails with CUDA_ERROR_OUT_OF_MEMORY (no pinned
+ * memory to be had). */
+#define FAKECUDA_NO_PINNED_ENV "WH_FAKECUDA_NO_PINNED"
 
 /* --- the device ------------------------------------------------------------ */
 
