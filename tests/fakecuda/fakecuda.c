@@ -1336,6 +1336,7 @@ EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p
     return CUDA_SUCCESS;
 }
 
+#ifndef FAKECUDA_OLD_DRIVER
 static CUresult stream_wait(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
     CUcontext c;
@@ -1360,7 +1361,7 @@ static CUresult stream_wait(CUstream s, CUdeviceptr addr, cuuint32_t value, unsi
     return CUDA_SUCCESS;
 }
 
-#ifndef FAKECUDA_OLD_DRIVER
+
 EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                                unsigned int flags)
 {
@@ -1372,7 +1373,6 @@ EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr
 EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                             unsigned int flags)
 {
-    (void)stream_wait;
     (void)stream;
     (void)addr;
     (void)value;
