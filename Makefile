@@ -37,10 +37,17 @@ KERNEL_CU  := $(wildcard kernels/*.cu)
 CORPUS_CU  := $(wildcard tests/ptx/*.cu)
 KERNEL_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(KERNEL_CU))
 CORPUS_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(CORPUS_CU))
+# The benchmark corpus (kernels/corpus/): kernels, and the C that builds
+# their hand-made worst and best inputs (linked into tests and benchmarks).
+BENCH_KERNEL_CU  := $(wildcard kernels/corpus/*.cu)
+BENCH_KERNEL_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(BENCH_KERNEL_CU))
+BENCH_KERNEL_SRC := $(wildcard kernels/corpus/*.c)
 
 # Two object trees: plain and sanitized (for `make check`).
 OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
 SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
+KOBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_KERNEL_SRC))
+KSOBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(BENCH_KERNEL_SRC))
 
 .PHONY: all deps test check bench install uninstall clean help ptx
 
@@ -79,7 +86,7 @@ $(BUILD)/san/%.o: %.c
 	$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
 
 # --- PTX of bundled kernels and of the test corpus -------------------------
-ptx: $(KERNEL_PTX) $(CORPUS_PTX)
+ptx: $(KERNEL_PTX) $(CORPUS_PTX) $(BENCH_KERNEL_PTX)
 
 $(PTX_DIR)/%.ptx: %.cu
 	@mkdir -p $(dir $@)
@@ -88,10 +95,10 @@ $(PTX_DIR)/%.ptx: %.cu
 	$(NVCC) -ptx -arch=$(NVCC_ARCH) -lineinfo -o $@ $<
 
 # --- tests -----------------------------------------------------------------
-$(BUILD)/test_runner: $(OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
+$(BUILD)/test_runner: $(OBJ) $(KOBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcriterion $(LIBS) $(LDFLAGS)
 
-$(BUILD)/test_runner_san: $(SOBJ) $(patsubst %.c,$(BUILD)/san/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
+$(BUILD)/test_runner_san: $(SOBJ) $(KSOBJ) $(patsubst %.c,$(BUILD)/san/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ -lcriterion $(LIBS) $(LDFLAGS)
 
 test: warphunt ptx $(BUILD)/test_runner
@@ -136,19 +143,21 @@ test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_gr
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
-$(BUILD)/bench/%: bench/%.c $(OBJ)
+$(BUILD)/bench/%: bench/%.c $(OBJ) $(KOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(OBJ) $(LIBS) $(LDFLAGS)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(OBJ) $(KOBJ) $(LIBS) $(LDFLAGS)
 
 bench: warphunt ptx $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 # --- install -----------------------------------------------------------------
 # Specs find their PTX beside them (<dir>/<stem>.ptx), so it is installed there.
-install: $(BUILD)/warphunt $(KERNEL_PTX)
+install: $(BUILD)/warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/warphunt/kernels
 	install -m 755 $(BUILD)/warphunt $(DESTDIR)$(PREFIX)/bin/warphunt
 	install -m 644 kernels/*.cu kernels/*.json $(KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
+	install -d $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus
+	install -m 644 kernels/corpus/*.cu kernels/corpus/*.json $(BENCH_KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt
@@ -158,6 +167,6 @@ clean:
 	rm -rf $(BUILD) $(if $(filter build,$(BUILD)),warphunt)
 
 # Every object's header dependencies, library, CLI, tests and sanitized alike.
--include $(OBJ:.o=.d) $(SOBJ:.o=.d) \
+-include $(OBJ:.o=.d) $(SOBJ:.o=.d) $(KOBJ:.o=.d) $(KSOBJ:.o=.d) \
          $(patsubst %.c,$(BUILD)/obj/%.d,$(TEST_SRC) $(CLI_SRC)) \
          $(patsubst %.c,$(BUILD)/san/%.d,$(TEST_SRC) $(CLI_SRC))

@@ -1,0 +1,700 @@
+/*
+ * bench_corpus.c — the judge of every search change: each corpus kernel
+ * (kernels/corpus/) searched by gdivan, random-ga and random at one
+ * evaluation budget over several seeds, set against its hand-built known
+ * worst input.
+ *
+ *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
+ *                [--explore-time S] [--timeout S] [--jobs J] [--inputs-only]
+ *                [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
+ *
+ * Per kernel, on the sim: every candidate worst input of the kernel's
+ * header and its best input, measured (the longest candidate is the
+ * reference, "known worst"), the longest of 5 random inputs, then
+ * `warphunt hunt` for each strategy and seed (gdivan's first seed alone,
+ * so that the symbolic stage runs once and the others reuse its cache;
+ * then the rest, --jobs at a time).  A run that does not end within
+ * --timeout seconds is stopped (SIGINT, then SIGKILL) and counted as
+ * failed, as is one that exits with an error: the table says which.
+ *
+ * Reported per kernel and strategy: the best input re-measured as a
+ * fraction of the known worst (mean and range over seeds), the seeds that
+ * reached 99 % of it, the median evaluations and wall seconds to get
+ * there (gdivan's symbolic stage included), and gdivan against each
+ * baseline by ranks of the re-measured times (A12, two-sided
+ * Mann-Whitney p).  The summary line counts the kernels on which gdivan
+ * reaches >= 95 % of the known worst (mean over seeds) and on which it
+ * beats random (p <= 0.05, A12 > 0.5), ties, or loses (p <= 0.05, A12 <
+ * 0.5).  Writes a markdown table (--md, default bench/corpus.md) and JSON
+ * (--json, default bench/corpus.json); the runs go under --out (default
+ * build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
+ * seeds, a 10 s symbolic stage: a CI-sized run, whose table goes to
+ * build/corpus/quick.{md,json} unless --md/--json say otherwise.  --inputs-only: the hand
+ * inputs and random ones only, no searches.
+ */
+#include "core/clock.h"
+#include "core/image.h"
+#include "core/stats.h"
+#include "harness/harness.h"
+#include "kernels/corpus/corpus.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSTRATS 3
+#define MAX_SEEDS 32
+#define NRANDOM 5
+
+static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
+
+typedef struct {
+    bool quick, inputs_only;
+    const char *kernels;        /* comma-separated names, or NULL: all */
+    long evals;
+    int seeds, jobs;
+    double explore_time, timeout;
+    const char *out, *md, *json, *warphunt;
+} args_t;
+
+/* One `warphunt hunt`: what it was asked, and what it reported. */
+typedef struct {
+    char dir[1024], log[1100], summary[1100];
+    char *argv[40];
+    char argbuf[40][1100];
+    int argc;
+    bool ok;                    /* exited 0 with a summary */
+    char why[1300];             /* when not ok */
+    double best, remeasured;    /* search fitness, final re-measured mean */
+    long evals;
+    double explore_s;           /* gdivan: the symbolic stage's time */
+    long evals_to_99;           /* -1: never reached 99 % of the known worst */
+    double wall_to_99;          /* seconds, symbolic stage included */
+} run_t;
+
+typedef struct {
+    const corpus_kernel *k;
+    char spec[512];
+    char unit[16];
+    bool ok;
+    char why[1100];
+    double cand[CORPUS_MAX_WORST];  /* candidate worst inputs' times */
+    int ncand, ref;                 /* ref: the longest candidate */
+    double worst, best, random;
+    run_t runs[NSTRATS][MAX_SEEDS];
+} kernel_t;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
+                    "                    [--timeout S] [--jobs J] [--inputs-only] [--out DIR] [--md FILE]\n"
+                    "                    [--json FILE] [--warphunt PATH]\n");
+    return 2;
+}
+
+/* ---- the hand-built inputs ------------------------------------------------ */
+
+static double sim_time(harness *h, wh_image *img, wh_error *err)
+{
+    harness_result r;
+    if (!harness_measure(h, img, 1, &r, err))
+        return -1;
+    double t = r.status == HARNESS_OK ? r.mean : -1;
+    if (t < 0)
+        wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "%s: %s", harness_status_name(r.status), r.message);
+    harness_result_free(&r);
+    return t;
+}
+
+static double input_time(harness *h, wh_image *img, const corpus_input *in, wh_error *err)
+{
+    if (!corpus_build(in, img, err)) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        wh_error_set(err, err->kind, NULL, 0, 0, "input %s: %s", in->name, msg);
+        return -1;
+    }
+    double t = sim_time(h, img, err);
+    if (t < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        wh_error_set(err, err->kind, NULL, 0, 0, "input %s: %s", in->name, msg);
+    }
+    return t;
+}
+
+static bool measure_inputs(kernel_t *kt, wh_error *err)
+{
+    bool ok = false;
+    wh_image *img = NULL;
+    harness *h = NULL;
+    wh_spec *s = wh_spec_load(kt->spec, err);
+    if (!s)
+        return false;
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    if (!(h = harness_open(s, HARNESS_SIM, &o, err)))
+        goto out;
+    snprintf(kt->unit, sizeof kt->unit, "%s", harness_unit(h));
+    wh_launch full = wh_spec_launch_full(s);
+    if (!(img = wh_image_new(s, &full, err)))
+        goto out;
+    kt->worst = -1;
+    for (kt->ncand = 0; kt->ncand < CORPUS_MAX_WORST && kt->k->worst[kt->ncand].build; kt->ncand++) {
+        double t = input_time(h, img, &kt->k->worst[kt->ncand], err);
+        if (t < 0)
+            goto out;
+        kt->cand[kt->ncand] = t;
+        if (t > kt->worst) {
+            kt->worst = t;
+            kt->ref = kt->ncand;
+        }
+    }
+    if ((kt->best = input_time(h, img, &kt->k->best, err)) < 0)
+        goto out;
+    kt->random = 0;
+    for (uint64_t seed = 1; seed <= NRANDOM; seed++) {
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 0);
+        double t;
+        if (!wh_image_fill_random(img, &rng, err) || (t = sim_time(h, img, err)) < 0)
+            goto out;
+        if (t > kt->random)
+            kt->random = t;
+    }
+    ok = kt->ncand > 0;
+    if (!ok)
+        wh_error_set(err, WH_ERR_INTERNAL, kt->spec, 0, 0, "no candidate worst input");
+out:
+    wh_image_free(img);
+    harness_close(h);
+    wh_spec_free(s);
+    return ok;
+}
+
+/* ---- the searches ----------------------------------------------------------- */
+
+static void add_arg(run_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_arg(run_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->argbuf[r->argc], sizeof r->argbuf[0], fmt, ap);
+    va_end(ap);
+    r->argv[r->argc] = r->argbuf[r->argc];
+    r->argv[++r->argc] = NULL;
+}
+
+static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/%s-s%d", a->out, kt->k->name, strategies[st], seed);
+    snprintf(r->log, sizeof r->log, "%s.log", r->dir);
+    snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
+    add_arg(r, "%s", a->warphunt);
+    add_arg(r, "hunt");
+    add_arg(r, "%s", kt->spec);
+    add_arg(r, "--backend");
+    add_arg(r, "sim");
+    add_arg(r, "--strategy");
+    add_arg(r, "%s", strategies[st]);
+    add_arg(r, "--seed");
+    add_arg(r, "%d", seed);
+    add_arg(r, "--evals");
+    add_arg(r, "%ld", a->evals);
+    add_arg(r, "--patience");
+    add_arg(r, "0");
+    add_arg(r, "--final-reps");
+    add_arg(r, "1");            /* the sim is exact: one re-measurement is the time */
+    add_arg(r, "--explore-time");
+    add_arg(r, "%g", a->explore_time);
+    add_arg(r, "--results");
+    add_arg(r, "%s/results", a->out);
+    add_arg(r, "-o");
+    add_arg(r, "%s", r->dir);
+    add_arg(r, "--json");
+    add_arg(r, "--quiet");
+    r->evals_to_99 = -1;
+}
+
+static pid_t start_run(run_t *r)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
+    if (system(cmd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    FILE *out = freopen(r->summary, "w", stdout);
+    FILE *log = freopen(r->log, "w", stderr);
+    if (out && log)
+        execv(r->argv[0], r->argv);
+    _exit(127);
+}
+
+/* Parse the summary and history of a finished run. */
+static void read_run(run_t *r, double worst)
+{
+    json_error_t je;
+    json_t *sum = json_load_file(r->summary, 0, &je);
+    if (!json_is_object(sum)) {
+        snprintf(r->why, sizeof r->why, "no summary (see %s)", r->log);
+        json_decref(sum);
+        return;
+    }
+    r->best = json_number_value(json_object_get(sum, "best"));
+    r->remeasured = json_number_value(json_object_get(json_object_get(sum, "final"), "mean"));
+    if (r->remeasured <= 0)
+        r->remeasured = r->best;
+    r->evals = (long)json_integer_value(json_object_get(sum, "evals"));
+    json_decref(sum);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r->dir);
+    json_t *run = json_load_file(path, 0, &je);
+    r->explore_s = json_number_value(json_object_get(json_object_get(run, "explore"), "time_s"));
+    json_decref(run);
+    snprintf(path, sizeof path, "%s/history.csv", r->dir);
+    FILE *f = fopen(path, "r");
+    char line[256];
+    long ev;
+    int gen;
+    double wall, fit, best;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best >= 0.99 * worst) {
+            r->evals_to_99 = ev;
+            r->wall_to_99 = wall;
+            break;
+        }
+    if (f)
+        fclose(f);
+    r->ok = true;
+}
+
+typedef struct {
+    run_t *run;
+    pid_t pid;
+    double started, sigint_at;
+} slot_t;
+
+/* Reap what ended; stop what ran too long.  Returns the slots still busy. */
+static int poll_slots(slot_t *slots, int n, double timeout, double worst)
+{
+    int busy = 0;
+    for (int i = 0; i < n; i++) {
+        slot_t *s = &slots[i];
+        if (!s->run)
+            continue;
+        int st;
+        pid_t w = waitpid(s->pid, &st, WNOHANG);
+        if (w == s->pid) {
+            if (s->sigint_at > 0)
+                snprintf(s->run->why, sizeof s->run->why, "stopped after %.0f s (--timeout)", timeout);
+            else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+                read_run(s->run, worst);
+            else
+                snprintf(s->run->why, sizeof s->run->why, "exit status %d (see %s)",
+                         WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), s->run->log);
+            s->run = NULL;
+            continue;
+        }
+        busy++;
+        double now = wh_clock_s();
+        if (s->sigint_at == 0 && now - s->started > timeout) {
+            kill(s->pid, SIGINT);
+            s->sigint_at = now;
+        } else if (s->sigint_at > 0 && now - s->sigint_at > 20)
+            kill(s->pid, SIGKILL);
+    }
+    return busy;
+}
+
+/* Run every run in list, at most `jobs` at a time. */
+static void run_all(run_t **list, int n, int jobs, double timeout, double worst)
+{
+    slot_t slots[16];
+    memset(slots, 0, sizeof slots);
+    int next = 0;
+    for (;;) {
+        int busy = poll_slots(slots, jobs, timeout, worst);
+        for (int i = 0; i < jobs && next < n; i++) {
+            if (slots[i].run)
+                continue;
+            slots[i].run = list[next++];
+            slots[i].started = wh_clock_s();
+            slots[i].sigint_at = 0;
+            slots[i].pid = start_run(slots[i].run);
+            if (slots[i].pid < 0) {
+                snprintf(slots[i].run->why, sizeof slots[i].run->why, "cannot start %s", slots[i].run->argv[0]);
+                slots[i].run = NULL;
+            } else
+                busy++;
+        }
+        if (busy == 0 && next == n)
+            return;
+        usleep(100 * 1000);
+    }
+}
+
+static void search_kernel(const args_t *a, kernel_t *kt)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s'", a->out, kt->k->name);
+    if (system(cmd) != 0)
+        return;
+    run_t *rest[NSTRATS * MAX_SEEDS];
+    int n = 0;
+    for (int st = 0; st < NSTRATS; st++)
+        for (int seed = 1; seed <= a->seeds; seed++) {
+            plan_run(a, kt, st, seed, &kt->runs[st][seed - 1]);
+            if (st || seed > 1)
+                rest[n++] = &kt->runs[st][seed - 1];
+        }
+    run_t *first = &kt->runs[0][0];
+    run_all(&first, 1, 1, a->timeout, kt->worst);
+    run_all(rest, n, a->jobs, a->timeout, kt->worst);
+    /* Every gdivan seed pays for the symbolic stage, which only the first
+     * ran (the others found it cached). */
+    double explore = first->ok ? first->explore_s : 0;
+    for (int seed = 0; seed < a->seeds; seed++) {
+        run_t *r = &kt->runs[0][seed];
+        r->explore_s = explore;
+        if (r->evals_to_99 >= 0)
+            r->wall_to_99 += explore;
+    }
+}
+
+/* ---- the report ----------------------------------------------------------- */
+
+typedef struct {
+    int nok, reached;
+    double mean, lo, hi;        /* re-measured best / known worst */
+    double med_evals, med_wall; /* over the seeds that reached 99 % */
+    double x[MAX_SEEDS];        /* re-measured bests, for the rank tests */
+} strat_stats;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void stats_of(const kernel_t *kt, int st, int seeds, strat_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->lo = 1e300;
+    double ev[MAX_SEEDS], wall[MAX_SEEDS];
+    for (int i = 0; i < seeds; i++) {
+        const run_t *r = &kt->runs[st][i];
+        if (!r->ok)
+            continue;
+        double f = r->remeasured / kt->worst;
+        s->x[s->nok++] = r->remeasured;
+        s->mean += f;
+        s->lo = f < s->lo ? f : s->lo;
+        s->hi = f > s->hi ? f : s->hi;
+        if (r->evals_to_99 >= 0) {
+            ev[s->reached] = (double)r->evals_to_99;
+            wall[s->reached++] = r->wall_to_99;
+        }
+    }
+    if (s->nok)
+        s->mean /= s->nok;
+    if (s->reached) {
+        s->med_evals = median(ev, s->reached);
+        s->med_wall = median(wall, s->reached);
+    }
+}
+
+typedef enum { V_NONE, V_WIN, V_TIE, V_LOSS } verdict;
+
+static verdict against(const strat_stats *g, const strat_stats *b, wh_rank_test *t)
+{
+    if (!g->nok || !b->nok || !wh_rank_test_run(g->x, g->nok, b->x, b->nok, t))
+        return V_NONE;
+    if (t->p_value <= 0.05)
+        return t->a12 > 0.5 ? V_WIN : V_LOSS;
+    return V_TIE;
+}
+
+static const char *verdict_name(verdict v)
+{
+    static const char *const names[] = { "-", "wins", "ties", "loses" };
+    return names[v];
+}
+
+typedef struct {
+    int kernels, reach95, win, tie, loss, failed;
+} summary_t;
+
+static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *sum, const char *when)
+{
+    fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
+    fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; "
+               "`bench_corpus%s`.\n\n", when, a->evals, a->seeds, a->explore_time, a->quick ? " --quick" : "");
+    fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. "
+               "Each strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
+               "reached: seeds within 99 %%, with the median evaluations and wall seconds to get there "
+               "(gdivan's symbolic stage included). gdivan vs X: A12 and two-sided Mann-Whitney p of the "
+               "re-measured times.\n\n", n ? ks[0].unit : "cycles");
+    fprintf(f, "| kernel | known worst (input) | best | random x%d | gdivan | random-ga | random | "
+               "gdivan vs random-ga | gdivan vs random |\n|---|---|---|---|---|---|---|---|---|\n", NRANDOM);
+    memset(sum, 0, sizeof *sum);
+    for (int i = 0; i < n; i++) {
+        kernel_t *kt = &ks[i];
+        sum->kernels++;
+        if (!kt->ok) {
+            fprintf(f, "| %s | failed: %s | | | | | | | |\n", kt->k->name, kt->why);
+            sum->failed++;
+            continue;
+        }
+        fprintf(f, "| %s | %.0f (%s) | %.0f | %.0f |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name, kt->best,
+                kt->random);
+        strat_stats s[NSTRATS];
+        for (int st = 0; st < NSTRATS; st++) {
+            stats_of(kt, st, a->seeds, &s[st]);
+            if (a->inputs_only)
+                fprintf(f, " |");
+            else if (!s[st].nok)
+                fprintf(f, " failed: %s |", kt->runs[st][0].why);
+            else if (s[st].reached)
+                fprintf(f, " %.3f [%.3f-%.3f]; %d/%d reached, %.0f ev, %.1f s |", s[st].mean, s[st].lo, s[st].hi,
+                        s[st].reached, a->seeds, s[st].med_evals, s[st].med_wall);
+            else
+                fprintf(f, " %.3f [%.3f-%.3f]; 0/%d reached |", s[st].mean, s[st].lo, s[st].hi, a->seeds);
+        }
+        verdict vr = V_NONE;
+        for (int st = 1; st < NSTRATS; st++) {
+            wh_rank_test t;
+            verdict v = against(&s[0], &s[st], &t);
+            if (v == V_NONE)
+                fprintf(f, " - |");
+            else
+                fprintf(f, " %s (A12 %.2f, p %.3f) |", verdict_name(v), t.a12, t.p_value);
+            if (st == 2)
+                vr = v;
+        }
+        fprintf(f, "\n");
+        if (a->inputs_only)
+            continue;
+        if (!s[0].nok)
+            sum->failed++;
+        if (s[0].nok && s[0].mean >= 0.95)
+            sum->reach95++;
+        sum->win += vr == V_WIN;
+        sum->tie += vr == V_TIE;
+        sum->loss += vr == V_LOSS;
+    }
+    if (!a->inputs_only)
+        fprintf(f, "\n**Summary**: of %d kernels, gdivan reaches >= 95 %% of the known worst on %d; against random "
+                   "it wins (p <= 0.05) on %d, ties on %d, loses on %d; gdivan failed on %d.\n",
+                sum->kernels, sum->reach95, sum->win, sum->tie, sum->loss, sum->failed);
+    fprintf(f, "\nCandidate worst inputs (sim %s):\n\n", n ? ks[0].unit : "cycles");
+    for (int i = 0; i < n; i++) {
+        if (!ks[i].ok)
+            continue;
+        fprintf(f, "- %s:", ks[i].k->name);
+        for (int c = 0; c < ks[i].ncand; c++)
+            fprintf(f, " %s %.0f%s", ks[i].k->worst[c].name, ks[i].cand[c], c + 1 < ks[i].ncand ? ";" : "");
+        fprintf(f, "; best (%s) %.0f\n", ks[i].k->best.name, ks[i].best);
+    }
+}
+
+static json_t *run_json(const run_t *r)
+{
+    if (!r->ok)
+        return json_pack("{s:b, s:s}", "ok", 0, "why", r->why);
+    return json_pack("{s:b, s:f, s:f, s:I, s:f, s:I, s:f}", "ok", 1, "best", r->best, "remeasured", r->remeasured,
+                     "evals", (json_int_t)r->evals, "explore_s", r->explore_s, "evals_to_99",
+                     (json_int_t)r->evals_to_99, "wall_to_99_s", r->wall_to_99);
+}
+
+static json_t *kernel_json(const args_t *a, const kernel_t *kt)
+{
+    if (!kt->ok)
+        return json_pack("{s:s, s:b, s:s}", "kernel", kt->k->name, "ok", 0, "why", kt->why);
+    json_t *cands = json_array();
+    for (int c = 0; c < kt->ncand; c++)
+        json_array_append_new(cands, json_pack("{s:s, s:f}", "input", kt->k->worst[c].name, "time", kt->cand[c]));
+    json_t *o = json_pack("{s:s, s:s, s:b, s:s, s:f, s:s, s:o, s:f, s:f}", "kernel", kt->k->name, "family",
+                          kt->k->family, "ok", 1, "unit", kt->unit, "known_worst", kt->worst, "known_worst_input",
+                          kt->k->worst[kt->ref].name, "candidates", cands, "known_best", kt->best, "best_random",
+                          kt->random);
+    if (a->inputs_only)
+        return o;
+    json_t *runs = json_object();
+    for (int st = 0; st < NSTRATS; st++) {
+        json_t *arr = json_array();
+        for (int i = 0; i < a->seeds; i++)
+            json_array_append_new(arr, run_json(&kt->runs[st][i]));
+        json_object_set_new(runs, strategies[st], arr);
+    }
+    json_object_set_new(o, "runs", runs);
+    return o;
+}
+
+static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, const summary_t *sum,
+                       const char *when)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(arr, kernel_json(a, &ks[i]));
+    json_t *doc = json_pack("{s:s, s:s, s:I, s:i, s:f, s:b, s:o}", "date", when, "backend", "sim", "evals",
+                            (json_int_t)a->evals, "seeds", a->seeds, "explore_time_s", a->explore_time, "quick",
+                            a->quick, "kernels", arr);
+    if (!a->inputs_only)
+        json_object_set_new(doc, "summary",
+                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "kernels", sum->kernels, "reach95",
+                                      sum->reach95, "wins_vs_random", sum->win, "ties_vs_random", sum->tie,
+                                      "losses_vs_random", sum->loss, "gdivan_failed", sum->failed));
+    if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
+        fprintf(stderr, "bench_corpus: cannot write %s\n", path);
+    json_decref(doc);
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static bool selected(const args_t *a, const corpus_kernel *k)
+{
+    if (!a->kernels)
+        return !a->quick || k->quick;
+    size_t n = strlen(k->name);
+    for (const char *p = a->kernels; (p = strstr(p, k->name)); p += n)
+        if ((p == a->kernels || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+            return true;
+    return false;
+}
+
+static bool parse_args(int argc, char **argv, args_t *a)
+{
+    *a = (args_t){ .evals = 1000, .seeds = 5, .jobs = 2, .explore_time = 30, .timeout = 1800,
+                   .out = "build/corpus", .md = "bench/corpus.md", .json = "bench/corpus.json",
+                   .warphunt = "./warphunt" };
+    bool evals = false, seeds = false, explore = false, md = false, json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--quick")) {
+            a->quick = true;
+            continue;
+        }
+        if (!strcmp(o, "--inputs-only")) {
+            a->inputs_only = true;
+            continue;
+        }
+        if (!v)
+            return false;
+        else if (!strcmp(o, "--kernels"))
+            a->kernels = v;
+        else if (!strcmp(o, "--evals"))
+            a->evals = atol(v), evals = true;
+        else if (!strcmp(o, "--seeds"))
+            a->seeds = atoi(v), seeds = true;
+        else if (!strcmp(o, "--jobs"))
+            a->jobs = atoi(v);
+        else if (!strcmp(o, "--explore-time"))
+            a->explore_time = atof(v), explore = true;
+        else if (!strcmp(o, "--timeout"))
+            a->timeout = atof(v);
+        else if (!strcmp(o, "--out"))
+            a->out = v;
+        else if (!strcmp(o, "--md"))
+            a->md = v, md = true;
+        else if (!strcmp(o, "--json"))
+            a->json = v, json = true;
+        else if (!strcmp(o, "--warphunt"))
+            a->warphunt = v;
+        else
+            return false;
+        i++;
+    }
+    if (a->quick) {
+        /* never over the committed full table */
+        a->md = md ? a->md : "build/corpus/quick.md";
+        a->json = json ? a->json : "build/corpus/quick.json";
+        a->evals = evals ? a->evals : 200;
+        a->seeds = seeds ? a->seeds : 3;
+        a->explore_time = explore ? a->explore_time : 10;
+    }
+    return a->evals > 0 && a->seeds >= 1 && a->seeds <= MAX_SEEDS && a->jobs >= 1 && a->jobs <= 16 &&
+           a->explore_time > 0 && a->timeout > 0;
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    if (!parse_args(argc, argv, &a))
+        return usage();
+    if (!a.inputs_only && access(a.warphunt, X_OK) != 0) {
+        fprintf(stderr, "bench_corpus: %s: %s (build it with `make`, or give --warphunt)\n", a.warphunt,
+                strerror(errno));
+        return 1;
+    }
+    kernel_t *ks = calloc((size_t)corpus_count(), sizeof *ks);
+    if (!ks)
+        return 2;
+    int n = 0;
+    for (int i = 0; i < corpus_count(); i++) {
+        if (!selected(&a, corpus_at(i)))
+            continue;
+        kernel_t *kt = &ks[n++];
+        kt->k = corpus_at(i);
+        corpus_spec_path(kt->k, kt->spec, sizeof kt->spec);
+        wh_error err;
+        wh_error_clear(&err);
+        double t0 = wh_clock_s();
+        kt->ok = measure_inputs(kt, &err);
+        if (!kt->ok) {
+            snprintf(kt->why, sizeof kt->why, "%s", err.msg);
+            fprintf(stderr, "bench_corpus: %s: %s\n", kt->k->name, err.msg);
+            continue;
+        }
+        fprintf(stderr, "bench_corpus: %s: known worst %.0f (%s), best %.0f, random %.0f\n", kt->k->name,
+                kt->worst, kt->k->worst[kt->ref].name, kt->best, kt->random);
+        if (!a.inputs_only) {
+            search_kernel(&a, kt);
+            fprintf(stderr, "bench_corpus: %s: searches done in %.0f s\n", kt->k->name, wh_clock_s() - t0);
+        }
+    }
+    if (n == 0) {
+        fprintf(stderr, "bench_corpus: no corpus kernel selected by --kernels %s\n", a.kernels ? a.kernels : "");
+        free(ks);
+        return 1;
+    }
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    summary_t sum;
+    char mkdir_cmd[1100];
+    snprintf(mkdir_cmd, sizeof mkdir_cmd, "mkdir -p \"$(dirname '%s')\" \"$(dirname '%s')\"", a.md, a.json);
+    FILE *f = system(mkdir_cmd) == 0 ? fopen(a.md, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "bench_corpus: cannot write %s: %s\n", a.md, strerror(errno));
+        free(ks);
+        return 1;
+    }
+    write_md(f, &a, ks, n, &sum, when);
+    fclose(f);
+    write_json(a.json, &a, ks, n, &sum, when);
+    f = fopen(a.md, "r");
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        putchar(c);
+    if (f)
+        fclose(f);
+    free(ks);
+    return 0;
+}
