@@ -49,7 +49,7 @@ SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 KOBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_KERNEL_SRC))
 KSOBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(BENCH_KERNEL_SRC))
 
-.PHONY: all deps test check bench install uninstall clean help ptx
+.PHONY: all deps test check bench bench-corpus install uninstall clean help ptx
 
 all: warphunt ptx
 
@@ -58,7 +58,8 @@ help:
 	@echo "make deps       install the Debian packages warphunt needs"
 	@echo "make test       build and run the test suite"
 	@echo "make check      run the test suite under ASan + UBSan"
-	@echo "make bench      run the benchmarks in bench/"
+	@echo "make bench      run the benchmarks in bench/ (bench_corpus in its --quick mode)"
+	@echo "make bench-corpus  the corpus benchmark's full table: bench/corpus.md (hours; CORPUS_ARGS=...)"
 	@echo "make install    install to \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 
 deps:
@@ -138,7 +139,7 @@ $(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
 
 # The scripts that tests run (bench/gpu.sh) find everything built, so
 # concurrent tests never run make on the same files.
-test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth
+test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth $(BUILD)/bench/bench_corpus
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -147,8 +148,16 @@ $(BUILD)/bench/%: bench/%.c $(OBJ) $(KOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(OBJ) $(KOBJ) $(LIBS) $(LDFLAGS)
 
+# bench_corpus's full campaign takes hours: `make bench` runs its --quick
+# mode, `make bench-corpus` the whole table (bench/corpus.md, corpus.json).
+BENCH_QUICK := $(filter-out $(BUILD)/bench/bench_corpus,$(BENCH_BIN))
+
 bench: warphunt ptx $(BENCH_BIN)
-	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+	@for b in $(BENCH_QUICK); do echo "== $$b"; $$b || exit 1; done
+	@echo "== $(BUILD)/bench/bench_corpus --quick"; $(BUILD)/bench/bench_corpus --quick --warphunt $(BUILD)/warphunt
+
+bench-corpus: warphunt ptx $(BUILD)/bench/bench_corpus
+	$(BUILD)/bench/bench_corpus --warphunt $(BUILD)/warphunt $(CORPUS_ARGS)
 
 # --- install -----------------------------------------------------------------
 # Specs find their PTX beside them (<dir>/<stem>.ptx), so it is installed there.

@@ -6,7 +6,7 @@
  *
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
  *                [--explore-time S] [--timeout S] [--jobs J] [--inputs-only]
- *                [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
+ *                [--reuse] [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
  *
  * Per kernel, on the sim: every candidate worst input of the kernel's
  * header and its best input, measured (the longest candidate is the
@@ -29,7 +29,10 @@
  * (--json, default bench/corpus.json); the runs go under --out (default
  * build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
  * seeds, a 10 s symbolic stage: a CI-sized run, whose table goes to
- * build/corpus/quick.{md,json} unless --md/--json say otherwise.  --inputs-only: the hand
+ * build/corpus/quick.{md,json} unless --md/--json say otherwise.
+ * --reuse: a run under --out with the same kernel, budget, symbolic
+ * stage, strategy and seed that finished before is read, not run again
+ * (a long campaign can be run a few kernels at a time).  --inputs-only: the hand
  * inputs and random ones only, no searches.
  */
 #include "core/clock.h"
@@ -57,7 +60,7 @@
 static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
 
 typedef struct {
-    bool quick, inputs_only;
+    bool quick, inputs_only, reuse;
     const char *kernels;        /* comma-separated names, or NULL: all */
     long evals;
     int seeds, jobs;
@@ -71,6 +74,7 @@ typedef struct {
     char *argv[40];
     char argbuf[40][1100];
     int argc;
+    int strategy;               /* index in strategies[] */
     bool ok;                    /* exited 0 with a summary */
     char why[1300];             /* when not ok */
     double best, remeasured;    /* search fitness, final re-measured mean */
@@ -78,11 +82,13 @@ typedef struct {
     double explore_s;           /* gdivan: the symbolic stage's time */
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
     double wall_to_99;          /* seconds, symbolic stage included */
+    double wall_to_own_99;      /* seconds to 99 % of the run's own best, likewise */
 } run_t;
 
 typedef struct {
     const corpus_kernel *k;
-    char spec[512];
+    char spec[512], ptx[1024];
+    char spec_hash[17];
     char unit[16];
     bool ok;
     char why[1100];
@@ -95,8 +101,8 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
-                    "                    [--timeout S] [--jobs J] [--inputs-only] [--out DIR] [--md FILE]\n"
-                    "                    [--json FILE] [--warphunt PATH]\n");
+                    "                    [--timeout S] [--jobs J] [--inputs-only] [--reuse] [--out DIR]\n"
+                    "                    [--md FILE] [--json FILE] [--warphunt PATH]\n");
     return 2;
 }
 
@@ -139,6 +145,9 @@ static bool measure_inputs(kernel_t *kt, wh_error *err)
     wh_spec *s = wh_spec_load(kt->spec, err);
     if (!s)
         return false;
+    snprintf(kt->spec_hash, sizeof kt->spec_hash, "%s", s->hash);
+    if (!wh_spec_ptx_path(s, kt->ptx, sizeof kt->ptx, err))
+        goto out;
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;
@@ -197,7 +206,9 @@ static void add_arg(run_t *r, const char *fmt, ...)
 static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
 {
     memset(r, 0, sizeof *r);
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/%s-s%d", a->out, kt->k->name, strategies[st], seed);
+    r->strategy = st;
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g/%s-s%d", a->out, kt->k->name, a->evals, a->explore_time,
+             strategies[st], seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -265,19 +276,53 @@ static void read_run(run_t *r, double worst)
     json_decref(run);
     snprintf(path, sizeof path, "%s/history.csv", r->dir);
     FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(r->why, sizeof r->why, "no %s", path);
+        return;
+    }
     char line[256];
     long ev;
     int gen;
-    double wall, fit, best;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best >= 0.99 * worst) {
+    double wall, fit, best, own = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best > own)
+            own = best;
+    rewind(f);
+    bool own_seen = false;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) != 5)
+            continue;
+        if (!own_seen && best >= 0.99 * own) {
+            r->wall_to_own_99 = wall;
+            own_seen = true;
+        }
+        if (r->evals_to_99 < 0 && best >= 0.99 * worst) {
             r->evals_to_99 = ev;
             r->wall_to_99 = wall;
-            break;
         }
-    if (f)
-        fclose(f);
+    }
+    fclose(f);
     r->ok = true;
+}
+
+/* --reuse: a run of the same budget that finished before, on the same
+ * spec and on PTX no newer than itself, counts as done. */
+static bool reuse_run(run_t *r, const kernel_t *kt)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r->dir);
+    struct stat run_st, ptx_st;
+    if (stat(path, &run_st) != 0 || stat(kt->ptx, &ptx_st) != 0 || ptx_st.st_mtime > run_st.st_mtime)
+        return false;
+    json_error_t je;
+    json_t *run = json_load_file(path, 0, &je);
+    const char *state = json_string_value(json_object_get(run, "state"));
+    const char *hash = json_string_value(json_object_get(run, "spec_hash"));
+    bool same = state && !strcmp(state, "finished") && hash && !strcmp(hash, kt->spec_hash);
+    json_decref(run);
+    if (same)
+        read_run(r, kt->worst);
+    return same && r->ok;
 }
 
 typedef struct {
@@ -348,20 +393,37 @@ static void run_all(run_t **list, int n, int jobs, double timeout, double worst)
 static void search_kernel(const args_t *a, kernel_t *kt)
 {
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s'", a->out, kt->k->name);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s/e%ld-x%g'", a->out, kt->k->name, a->evals, a->explore_time);
     if (system(cmd) != 0)
         return;
     run_t *rest[NSTRATS * MAX_SEEDS];
     int n = 0;
+    bool first_done = false;
     for (int st = 0; st < NSTRATS; st++)
         for (int seed = 1; seed <= a->seeds; seed++) {
-            plan_run(a, kt, st, seed, &kt->runs[st][seed - 1]);
+            run_t *r = &kt->runs[st][seed - 1];
+            plan_run(a, kt, st, seed, r);
+            if (a->reuse && reuse_run(r, kt)) {
+                first_done |= !st && seed == 1;
+                continue;
+            }
             if (st || seed > 1)
-                rest[n++] = &kt->runs[st][seed - 1];
+                rest[n++] = r;
         }
     run_t *first = &kt->runs[0][0];
-    run_all(&first, 1, 1, a->timeout, kt->worst);
-    run_all(rest, n, a->jobs, a->timeout, kt->worst);
+    if (!first_done)
+        run_all(&first, 1, 1, a->timeout, kt->worst);
+    /* The other gdivan seeds would meet the same symbolic stage, uncached:
+     * when the first seed failed they are reported, not run again. */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        if (!first->ok && rest[i]->strategy == 0) {
+            snprintf(rest[i]->why, sizeof rest[i]->why, "not run: the first seed failed");
+            continue;
+        }
+        rest[kept++] = rest[i];
+    }
+    run_all(rest, kept, a->jobs, a->timeout, kt->worst);
     /* Every gdivan seed pays for the symbolic stage, which only the first
      * ran (the others found it cached). */
     double explore = first->ok ? first->explore_s : 0;
@@ -370,6 +432,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
         r->explore_s = explore;
         if (r->evals_to_99 >= 0)
             r->wall_to_99 += explore;
+        r->wall_to_own_99 += explore;
     }
 }
 
@@ -379,6 +442,7 @@ typedef struct {
     int nok, reached;
     double mean, lo, hi;        /* re-measured best / known worst */
     double med_evals, med_wall; /* over the seeds that reached 99 % */
+    double med_own;             /* median wall seconds to 99 % of a run's own best */
     double x[MAX_SEEDS];        /* re-measured bests, for the rank tests */
 } strat_stats;
 
@@ -398,12 +462,13 @@ static void stats_of(const kernel_t *kt, int st, int seeds, strat_stats *s)
 {
     memset(s, 0, sizeof *s);
     s->lo = 1e300;
-    double ev[MAX_SEEDS], wall[MAX_SEEDS];
+    double ev[MAX_SEEDS], wall[MAX_SEEDS], own[MAX_SEEDS];
     for (int i = 0; i < seeds; i++) {
         const run_t *r = &kt->runs[st][i];
         if (!r->ok)
             continue;
         double f = r->remeasured / kt->worst;
+        own[s->nok] = r->wall_to_own_99;
         s->x[s->nok++] = r->remeasured;
         s->mean += f;
         s->lo = f < s->lo ? f : s->lo;
@@ -413,8 +478,10 @@ static void stats_of(const kernel_t *kt, int st, int seeds, strat_stats *s)
             wall[s->reached++] = r->wall_to_99;
         }
     }
-    if (s->nok)
+    if (s->nok) {
         s->mean /= s->nok;
+        s->med_own = median(own, s->nok);
+    }
     if (s->reached) {
         s->med_evals = median(ev, s->reached);
         s->med_wall = median(wall, s->reached);
@@ -439,11 +506,54 @@ static const char *verdict_name(verdict v)
 }
 
 typedef struct {
-    int kernels, reach95, win, tie, loss, failed;
+    int kernels, reach95, win, tie, loss, failed, faster;
 } summary_t;
+
+/* One kernel's row of the main table; its strategies' stats in s. */
+static void md_row(FILE *f, const args_t *a, const kernel_t *kt, strat_stats *s, summary_t *sum)
+{
+    fprintf(f, "| %s | %.0f (%s) | %.0f | %.0f |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name, kt->best,
+            kt->random);
+    for (int st = 0; st < NSTRATS; st++) {
+        stats_of(kt, st, a->seeds, &s[st]);
+        if (a->inputs_only)
+            fprintf(f, " |");
+        else if (!s[st].nok)
+            fprintf(f, " failed: %s |", kt->runs[st][0].why);
+        else {
+            fprintf(f, " %.3f [%.3f-%.3f]; %d/%d reached", s[st].mean, s[st].lo, s[st].hi, s[st].reached, a->seeds);
+            if (s[st].reached)
+                fprintf(f, ", %.0f ev, %.1f s", s[st].med_evals, s[st].med_wall);
+            if (s[st].nok < a->seeds)
+                fprintf(f, "; %d seeds failed", a->seeds - s[st].nok);
+            fprintf(f, " |");
+        }
+    }
+    verdict vr = V_NONE;
+    for (int st = 1; st < NSTRATS; st++) {
+        wh_rank_test t;
+        verdict v = against(&s[0], &s[st], &t);
+        if (v == V_NONE)
+            fprintf(f, " - |");
+        else
+            fprintf(f, " %s (A12 %.2f, p %.3f) |", verdict_name(v), t.a12, t.p_value);
+        if (st == 2)
+            vr = v;
+    }
+    fprintf(f, "\n");
+    if (a->inputs_only)
+        return;
+    sum->failed += !s[0].nok;
+    sum->reach95 += s[0].nok && s[0].mean >= 0.95;
+    sum->win += vr == V_WIN;
+    sum->tie += vr == V_TIE;
+    sum->loss += vr == V_LOSS;
+    sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
+}
 
 static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *sum, const char *when)
 {
+    const char *unit = n ? ks[0].unit : "cycles";
     fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
     fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; "
                "`bench_corpus%s`.\n\n", when, a->evals, a->seeds, a->explore_time, a->quick ? " --quick" : "");
@@ -451,60 +561,41 @@ static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *s
                "Each strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
                "reached: seeds within 99 %%, with the median evaluations and wall seconds to get there "
                "(gdivan's symbolic stage included). gdivan vs X: A12 and two-sided Mann-Whitney p of the "
-               "re-measured times.\n\n", n ? ks[0].unit : "cycles");
+               "re-measured times.\n\n", unit);
     fprintf(f, "| kernel | known worst (input) | best | random x%d | gdivan | random-ga | random | "
                "gdivan vs random-ga | gdivan vs random |\n|---|---|---|---|---|---|---|---|---|\n", NRANDOM);
     memset(sum, 0, sizeof *sum);
-    for (int i = 0; i < n; i++) {
-        kernel_t *kt = &ks[i];
+    strat_stats (*stats)[NSTRATS] = calloc((size_t)(n ? n : 1), sizeof *stats);
+    for (int i = 0; i < n && stats; i++) {
         sum->kernels++;
-        if (!kt->ok) {
-            fprintf(f, "| %s | failed: %s | | | | | | | |\n", kt->k->name, kt->why);
+        if (ks[i].ok)
+            md_row(f, a, &ks[i], stats[i], sum);
+        else {
+            fprintf(f, "| %s | failed: %s | | | | | | | |\n", ks[i].k->name, ks[i].why);
             sum->failed++;
-            continue;
         }
-        fprintf(f, "| %s | %.0f (%s) | %.0f | %.0f |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name, kt->best,
-                kt->random);
-        strat_stats s[NSTRATS];
-        for (int st = 0; st < NSTRATS; st++) {
-            stats_of(kt, st, a->seeds, &s[st]);
-            if (a->inputs_only)
-                fprintf(f, " |");
-            else if (!s[st].nok)
-                fprintf(f, " failed: %s |", kt->runs[st][0].why);
-            else if (s[st].reached)
-                fprintf(f, " %.3f [%.3f-%.3f]; %d/%d reached, %.0f ev, %.1f s |", s[st].mean, s[st].lo, s[st].hi,
-                        s[st].reached, a->seeds, s[st].med_evals, s[st].med_wall);
-            else
-                fprintf(f, " %.3f [%.3f-%.3f]; 0/%d reached |", s[st].mean, s[st].lo, s[st].hi, a->seeds);
-        }
-        verdict vr = V_NONE;
-        for (int st = 1; st < NSTRATS; st++) {
-            wh_rank_test t;
-            verdict v = against(&s[0], &s[st], &t);
-            if (v == V_NONE)
-                fprintf(f, " - |");
-            else
-                fprintf(f, " %s (A12 %.2f, p %.3f) |", verdict_name(v), t.a12, t.p_value);
-            if (st == 2)
-                vr = v;
-        }
-        fprintf(f, "\n");
-        if (a->inputs_only)
-            continue;
-        if (!s[0].nok)
-            sum->failed++;
-        if (s[0].nok && s[0].mean >= 0.95)
-            sum->reach95++;
-        sum->win += vr == V_WIN;
-        sum->tie += vr == V_TIE;
-        sum->loss += vr == V_LOSS;
     }
-    if (!a->inputs_only)
+    if (!a->inputs_only && stats) {
         fprintf(f, "\n**Summary**: of %d kernels, gdivan reaches >= 95 %% of the known worst on %d; against random "
-                   "it wins (p <= 0.05) on %d, ties on %d, loses on %d; gdivan failed on %d.\n",
-                sum->kernels, sum->reach95, sum->win, sum->tie, sum->loss, sum->failed);
-    fprintf(f, "\nCandidate worst inputs (sim %s):\n\n", n ? ks[0].unit : "cycles");
+                   "it wins (p <= 0.05) on %d, ties on %d, loses on %d; gdivan failed on %d; gdivan's median "
+                   "wall time to 99 %% of its own best is no more than random's on %d.\n",
+                sum->kernels, sum->reach95, sum->win, sum->tie, sum->loss, sum->failed, sum->faster);
+        fprintf(f, "\nWall seconds to 99 %% of each run's own best (median over seeds; gdivan's symbolic stage "
+                   "included):\n\n| kernel | gdivan | random-ga | random |\n|---|---|---|---|\n");
+        for (int i = 0; i < n; i++) {
+            if (!ks[i].ok)
+                continue;
+            fprintf(f, "| %s |", ks[i].k->name);
+            for (int st = 0; st < NSTRATS; st++)
+                if (stats[i][st].nok)
+                    fprintf(f, " %.1f |", stats[i][st].med_own);
+                else
+                    fprintf(f, " - |");
+            fprintf(f, "\n");
+        }
+    }
+    free(stats);
+    fprintf(f, "\nCandidate worst inputs (sim %s):\n\n", unit);
     for (int i = 0; i < n; i++) {
         if (!ks[i].ok)
             continue;
@@ -519,9 +610,10 @@ static json_t *run_json(const run_t *r)
 {
     if (!r->ok)
         return json_pack("{s:b, s:s}", "ok", 0, "why", r->why);
-    return json_pack("{s:b, s:f, s:f, s:I, s:f, s:I, s:f}", "ok", 1, "best", r->best, "remeasured", r->remeasured,
+    return json_pack("{s:b, s:f, s:f, s:I, s:f, s:I, s:f, s:f}", "ok", 1, "best", r->best, "remeasured", r->remeasured,
                      "evals", (json_int_t)r->evals, "explore_s", r->explore_s, "evals_to_99",
-                     (json_int_t)r->evals_to_99, "wall_to_99_s", r->wall_to_99);
+                     (json_int_t)r->evals_to_99, "wall_to_99_s", r->wall_to_99, "wall_to_own_99_s",
+                     r->wall_to_own_99);
 }
 
 static json_t *kernel_json(const args_t *a, const kernel_t *kt)
@@ -559,9 +651,10 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                             a->quick, "kernels", arr);
     if (!a->inputs_only)
         json_object_set_new(doc, "summary",
-                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "kernels", sum->kernels, "reach95",
+                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "kernels", sum->kernels, "reach95",
                                       sum->reach95, "wins_vs_random", sum->win, "ties_vs_random", sum->tie,
-                                      "losses_vs_random", sum->loss, "gdivan_failed", sum->failed));
+                                      "losses_vs_random", sum->loss, "gdivan_failed", sum->failed,
+                                      "gdivan_no_slower_than_random", sum->faster));
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "bench_corpus: cannot write %s\n", path);
     json_decref(doc);
@@ -590,6 +683,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--quick")) {
             a->quick = true;
+            continue;
+        }
+        if (!strcmp(o, "--reuse")) {
+            a->reuse = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {

@@ -5,10 +5,11 @@ Checks each spec against README.md (The kernel spec) and against the PTX of its 
 keys and types, every expression evaluates (full launch and every X-thread
 symbolic run), ranges are ordered, input buffers are large enough for their
 per_thread slices, and the params match the .entry's .param list in number,
-order and size.  PTX is taken from build/ptx/kernels/<stem>.ptx when it is
+order and size.  PTX is taken from build/ptx/<dir>/<stem>.ptx when it is
 newer than the source, otherwise compiled with nvcc into a temporary folder.
 
-Usage: python3 kernels/check_specs.py [SPEC.json ...]   (default: all)
+Usage: python3 kernels/check_specs.py [SPEC.json ...]   (default: kernels/*.json
+and kernels/corpus/*.json)
 Exit status 0 when every spec passes, 1 otherwise.
 """
 
@@ -155,7 +156,9 @@ def get_ptx(spec_path, spec):
             return f.read()
     src = os.path.join(os.path.dirname(spec_path), spec["source"])
     stem = os.path.splitext(os.path.basename(src))[0]
-    built = os.path.join(ROOT, "build", "ptx", "kernels", stem + ".ptx")
+    # build/ptx mirrors the source tree: kernels/x.cu, kernels/corpus/y.cu
+    rel = os.path.relpath(os.path.dirname(os.path.abspath(src)), ROOT)
+    built = os.path.join(ROOT, "build", "ptx", rel, stem + ".ptx")
     if os.path.exists(built) and os.path.getmtime(built) >= os.path.getmtime(src):
         with open(built) as f:
             return f.read()
@@ -286,8 +289,9 @@ def check(spec_path):
 
 
 def main(argv):
+    corpus = os.path.join(HERE, "corpus")
     paths = argv[1:] or sorted(
-        os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith(".json"))
+        os.path.join(d, f) for d in (HERE, corpus) for f in os.listdir(d) if f.endswith(".json"))
     bad = 0
     for path in paths:
         try:

@@ -1,0 +1,89 @@
+/*
+ * sptrsv_level.c — hand-built inputs of kernels/corpus/sptrsv_level.cu
+ * (its header says why each should be slow or fast).
+ */
+#include "kernels/corpus/corpus.h"
+
+/* Thread t's row: 8 rows apart (one sector of row_len, b, diag, x per
+ * lane), wrapping round NR with a shift so that the rows are distinct. */
+static int64_t scattered_row(int64_t t, int64_t nr)
+{
+    return (t * 8) % nr + (t * 8) / nr;
+}
+
+static bool set_rows(wh_image *img, bool scattered, wh_error *err)
+{
+    int64_t n = corpus_var(img, "threads"), nr = corpus_var(img, "NR");
+    for (int64_t t = 0; t < n; t++)
+        if (!corpus_set_int(img, "level_rows", NULL, (uint64_t)t, scattered ? scattered_row(t, nr) : t, err))
+            return false;
+    return true;
+}
+
+/* Lengths by the lane that reads the row: lane l gets K - (l mod (K+1))
+ * (staircase) or K (full). */
+static bool set_lens(wh_image *img, bool scattered, bool stair, wh_error *err)
+{
+    int64_t n = corpus_var(img, "threads"), nr = corpus_var(img, "NR"), k = corpus_var(img, "K");
+    for (int64_t t = 0; t < n; t++) {
+        int64_t r = scattered ? scattered_row(t, nr) : t;
+        if (!corpus_set_int(img, "row_len", NULL, (uint64_t)r, stair ? k - (t % 32) % (k + 1) : k, err))
+            return false;
+    }
+    return true;
+}
+
+/* Row r, slot j: gather number g (numbered by warp, slot, lane as the
+ * warp issues them) at column 8 g mod r shifted by the round: the lanes
+ * of an iteration read different sectors, as far as row r allows. */
+static bool set_cols(wh_image *img, bool scattered, pcg32 *rng, bool random, wh_error *err)
+{
+    int64_t n = corpus_var(img, "threads"), nr = corpus_var(img, "NR"), k = corpus_var(img, "K");
+    for (int64_t t = 0; t < n; t++) {
+        int64_t r = scattered ? scattered_row(t, nr) : t;
+        for (int64_t j = 0; j < k; j++) {
+            int64_t g = ((t / 32) * k + j) * 32 + t % 32, c = 0;
+            if (r > 0)
+                c = random ? (int64_t)pcg32_bounded(rng, (uint32_t)r) : (g * 8 + (g * 8) / r) % r;
+            if (!corpus_set_int(img, "cols", NULL, (uint64_t)(r * k + j), c, err))
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool staircase_scattered(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    return set_rows(img, true, err) && set_lens(img, true, true, err) && set_cols(img, true, rng, false, err);
+}
+
+static bool full_scattered(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    return set_rows(img, true, err) && set_lens(img, true, false, err) && set_cols(img, true, rng, false, err);
+}
+
+static bool staircase_random(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    return set_rows(img, true, err) && set_lens(img, true, true, err) && set_cols(img, true, rng, true, err);
+}
+
+/* Contiguous level rows (coalesced row data), the rest as the first. */
+static bool staircase_contiguous(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    return set_rows(img, false, err) && set_lens(img, false, true, err) && set_cols(img, false, rng, false, err);
+}
+
+static bool empty_contiguous(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    (void)rng;
+    return set_rows(img, false, err) && corpus_fill_int(img, "row_len", NULL, 0, err);
+}
+
+const corpus_kernel corpus_sptrsv_level = {
+    .name = "sptrsv_level",
+    .family = "sparse",
+    .worst = { { "staircase-scattered", staircase_scattered }, { "full-scattered", full_scattered },
+               { "staircase-random", staircase_random }, { "staircase-contiguous", staircase_contiguous } },
+    .best = { "empty-contiguous", empty_contiguous },
+    .quick = false,
+};
