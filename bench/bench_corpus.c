@@ -80,6 +80,7 @@ typedef struct {
     double best, remeasured;    /* search fitness, final re-measured mean */
     long evals;
     double explore_s;           /* gdivan: the symbolic stage's time */
+    char stage_failed[600];     /* gdivan: why the stage gave no atom (it searched on), or "" */
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
     double wall_to_99;          /* seconds, symbolic stage included */
     double wall_to_own_99;      /* seconds to 99 % of the run's own best, likewise */
@@ -268,6 +269,8 @@ static void read_run(run_t *r, double worst)
     if (r->remeasured <= 0)
         r->remeasured = r->best;
     r->evals = (long)json_integer_value(json_object_get(sum, "evals"));
+    const char *failed = json_string_value(json_object_get(json_object_get(sum, "explore"), "failed"));
+    snprintf(r->stage_failed, sizeof r->stage_failed, "%s", failed ? failed : "");
     json_decref(sum);
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", r->dir);
@@ -595,6 +598,16 @@ static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *s
         }
     }
     free(stats);
+    bool any = false;
+    for (int i = 0; i < n && !a->inputs_only; i++) {
+        const run_t *r = &ks[i].runs[0][0];
+        if (!ks[i].ok || !r->ok || !r->stage_failed[0])
+            continue;
+        if (!any)
+            fprintf(f, "\nSymbolic stage without atoms (gdivan searched with random atoms instead):\n\n");
+        any = true;
+        fprintf(f, "- %s: %s\n", ks[i].k->name, r->stage_failed);
+    }
     fprintf(f, "\nCandidate worst inputs (sim %s):\n\n", unit);
     for (int i = 0; i < n; i++) {
         if (!ks[i].ok)
@@ -610,6 +623,11 @@ static json_t *run_json(const run_t *r)
 {
     if (!r->ok)
         return json_pack("{s:b, s:s}", "ok", 0, "why", r->why);
+    if (r->stage_failed[0])
+        return json_pack("{s:b, s:f, s:f, s:I, s:f, s:I, s:f, s:f, s:s}", "ok", 1, "best", r->best, "remeasured",
+                         r->remeasured, "evals", (json_int_t)r->evals, "explore_s", r->explore_s, "evals_to_99",
+                         (json_int_t)r->evals_to_99, "wall_to_99_s", r->wall_to_99, "wall_to_own_99_s",
+                         r->wall_to_own_99, "stage_failed", r->stage_failed);
     return json_pack("{s:b, s:f, s:f, s:I, s:f, s:I, s:f, s:f}", "ok", 1, "best", r->best, "remeasured", r->remeasured,
                      "evals", (json_int_t)r->evals, "explore_s", r->explore_s, "evals_to_99",
                      (json_int_t)r->evals_to_99, "wall_to_99_s", r->wall_to_99, "wall_to_own_99_s",

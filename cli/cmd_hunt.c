@@ -87,6 +87,7 @@ int cmd_hunt(int argc, char **argv)
     int status = cli_parse_search(argc, argv, longs, own_option, &ho, usage, &ho, &ro, &spec);
     if (status >= 0) return status;
     wh_error err;
+    wh_error_clear(&err);
     hunt_summary sum;
     bool ok = hunt_run(spec, &ho, &sum, &err);
     wh_spec_free(spec);

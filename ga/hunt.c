@@ -121,7 +121,35 @@ static bool make_layout(hunt *h, int x, wh_error *err)
     return h->opt.tiling != HUNT_TILING_STRIDE || gen_layout_add_tiling(&h->lay, h->img, err) > 0;
 }
 
-/* gdivan: the symbolic stage, its atoms and the special individuals. */
+static bool setup_own_pool(hunt *h, int x, wh_error *err)
+{
+    if (!gen_pool_init(&h->own_pool, h->spec, x, err)) return false;
+    h->pool = &h->own_pool;
+    return make_layout(h, x, err);
+}
+
+/* The symbolic stage gave no atom: gdivan goes on with random atoms as its
+ * alleles (and no special individuals), and says why. */
+static bool setup_gdivan_fallback(hunt *h, wh_error *err)
+{
+    if (!h->opt.quiet)
+        fprintf(stderr, "hunt: the symbolic stage gave no atom (%s); gdivan goes on with %d random atoms "
+                "as its alleles\n", h->explore_failure, HUNT_FALLBACK_ATOMS);
+    if (!setup_own_pool(h, h->spec->sym_threads[0], err)) return false;
+    pcg32 rng;
+    pcg32_seed(&rng, h->opt.seed, 0x66616c6c);
+    free(h->alleles);
+    if (!(h->alleles = malloc(HUNT_FALLBACK_ATOMS * sizeof *h->alleles))) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    for (h->nalleles = 0; h->nalleles < HUNT_FALLBACK_ATOMS; h->nalleles++)
+        if ((h->alleles[h->nalleles] = gen_pool_add_random(h->pool, &rng, err)) < 0) return false;
+    return true;
+}
+
+/* gdivan: the symbolic stage, its atoms and the special individuals; a
+ * stage that fails or gives no valid atom does not end the hunt. */
 static bool setup_gdivan(hunt *h, wh_error *err)
 {
     char cache[1100];
@@ -129,34 +157,30 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     gen_explore_options eo = h->opt.explore;
     eo.cache_dir = cache;
     eo.quiet = h->opt.quiet;
-    h->explored = gen_explore_spec(h->spec, &eo, err);
-    if (!h->explored) return false;
-    h->pool = &h->explored->pool;
+    wh_error xerr;
+    wh_error_clear(&xerr);
+    h->explored = gen_explore_spec(h->spec, &eo, &xerr);
+    if (!h->explored) {
+        wh_error_format(&xerr, h->explore_failure, sizeof h->explore_failure);
+        return setup_gdivan_fallback(h, err);
+    }
     h->nalleles = gen_valid_alleles(h->explored, &h->alleles);
     if (h->nalleles < 0) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
-    if (h->nalleles == 0) {
-        wh_error_set(err, WH_ERR_USER, h->spec->path, 0, 0,
-                     "the symbolic stage produced no valid atom (%d paths, %d invalid atoms); "
-                     "try --strategy random-ga, or a larger --explore-time",
-                     h->explored->npaths, h->explored->atoms_invalid);
-        return false;
-    }
     char out[1100];
     snprintf(out, sizeof out, "%s/paths.json", h->dir);
     if (!gen_result_write_paths(h->explored, out, err)) return false;
+    if (h->nalleles == 0) {
+        snprintf(h->explore_failure, sizeof h->explore_failure, "%d paths, %d atoms, none valid",
+                 h->explored->npaths, h->explored->atoms_invalid);
+        return setup_gdivan_fallback(h, err);
+    }
+    h->pool = &h->explored->pool;
     if (!make_layout(h, h->pool->x, err)) return false;
     h->nspecials = gen_arrangements(h->explored, &h->lay, &h->specials, err);
     return h->nspecials >= 0;
-}
-
-static bool setup_own_pool(hunt *h, int x, wh_error *err)
-{
-    if (!gen_pool_init(&h->own_pool, h->spec, x, err)) return false;
-    h->pool = &h->own_pool;
-    return make_layout(h, x, err);
 }
 
 /* Resume: the pool and the path alleles come from the run directory. */
@@ -167,9 +191,16 @@ static bool setup_resume(hunt *h, int x, wh_error *err)
     if (!setup_own_pool(h, x, err) || !gen_pool_load(h->pool, path, err)) return false;
     h->pool_saved = h->pool->natoms;
     h->alleles = malloc((size_t)(h->pool->natoms + 1) * sizeof *h->alleles);
-    if (!h->alleles) return false;
+    if (!h->alleles) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
     for (int a = 0; a < h->pool->natoms; a++)
         if (h->pool->atoms[a].origin == GEN_ATOM_PATH && h->pool->atoms[a].valid) h->alleles[h->nalleles++] = a;
+    /* a gdivan run without path atoms searched with the fallback's random
+     * atoms, the first of its pool */
+    for (int a = 0; h->opt.strategy == GA_GDIVAN && !h->nalleles && a < h->pool->natoms; a++)
+        if (a < HUNT_FALLBACK_ATOMS) h->alleles[h->nalleles++] = a;
     return true;
 }
 

@@ -73,6 +73,7 @@ typedef struct {
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;
+    char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom, or "" */
 } hunt_summary;
 
 /* false only when the tool fails (err filled); a run stopped by Ctrl-C

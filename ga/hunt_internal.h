@@ -32,7 +32,12 @@ typedef struct {
     double measure_s;           /* wall time inside harness_measure */
     hunt_summary *sum;
     json_t *top;                /* --keep > 1: the saved top list, for run.json */
+    char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
 } hunt;
+
+/* gdivan without atoms from the symbolic stage searches with this many
+ * random atoms as its alleles (the first atoms of its pool). */
+#define HUNT_FALLBACK_ATOMS 64
 
 /* Rebuild the input of an individual into h->img. */
 bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err);

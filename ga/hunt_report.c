@@ -58,17 +58,22 @@ static json_t *options_json(const hunt *h)
 static json_t *explore_json(const hunt *h)
 {
     const gen_result *r = h->explored;
-    if (!r) return json_null();
+    json_t *failed = h->explore_failure[0] ? json_pack("{s:s, s:i}", "failed", h->explore_failure,
+                                                       "fallback_atoms", HUNT_FALLBACK_ATOMS) : NULL;
+    if (!r) return failed ? failed : json_null();
     json_t *per_x = json_array();
     for (int i = 0; i < r->nxs; i++)
         json_array_append_new(per_x, json_pack("{s:i, s:i, s:i, s:i, s:f}", "threads", r->xs[i].x, "paths",
                                                r->xs[i].paths, "legs_total", r->xs[i].legs_total,
                                                "legs_covered", r->xs[i].legs_covered, "time_s", r->xs[i].time_s));
-    return json_pack("{s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:b, s:b, s:f, s:s, s:o}", "threads", r->x, "paths",
+    json_t *o = json_pack("{s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:b, s:b, s:f, s:s, s:o}", "threads", r->x, "paths",
                      r->npaths, "coverage", gen_result_coverage(r), "legs_total", r->legs_total, "legs_covered",
                      r->legs_covered, "atoms_valid", r->atoms_valid, "atoms_invalid", r->atoms_invalid,
                      "validated", r->validated, "cached", r->from_cache, "time_s", r->time_s, "cache_key",
                      r->cache_key, "per_x", per_x);
+    if (failed) json_object_update(o, failed);
+    json_decref(failed);
+    return o;
 }
 
 static json_t *best_json(const hunt *h)
@@ -150,6 +155,7 @@ static void fill_summary(hunt *h)
         s->atoms_invalid = h->explored->atoms_invalid;
         s->explore_cached = h->explored->from_cache;
     }
+    snprintf(s->explore_failure, sizeof s->explore_failure, "%s", h->explore_failure);
 }
 
 static void render_plot(hunt *h)
@@ -239,10 +245,12 @@ json_t *hunt_summary_json(const hunt_summary *s)
     json_object_set_new(o, "final", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f}", "reps", s->final_reps, "mean",
                                               s->final_mean, "min", s->final_min, "median", s->final_median,
                                               "max", s->final_max, "stddev", s->final_stddev));
-    if (s->strategy == GA_GDIVAN)
-        json_object_set_new(o, "explore", json_pack("{s:f, s:i, s:i, s:i, s:b}", "coverage", s->coverage, "paths",
-                                                    s->paths, "atoms_valid", s->atoms_valid, "atoms_invalid",
-                                                    s->atoms_invalid, "cached", s->explore_cached));
+    if (s->strategy == GA_GDIVAN) {
+        json_t *x = json_pack("{s:f, s:i, s:i, s:i, s:b}", "coverage", s->coverage, "paths", s->paths, "atoms_valid",
+                              s->atoms_valid, "atoms_invalid", s->atoms_invalid, "cached", s->explore_cached);
+        if (s->explore_failure[0]) json_object_set_new(x, "failed", json_string(s->explore_failure));
+        json_object_set_new(o, "explore", x);
+    }
     return o;
 }
 

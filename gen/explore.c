@@ -80,13 +80,14 @@ static bool push_xstat(gen_result *r, const sx_result *sx, double t)
 }
 
 /* Run the X sequence; returns the exploration to keep (or NULL + err). */
-static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, wh_error *err)
+static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, double budget,
+                         wh_error *err)
 {
     const wh_spec *spec = r->spec;
     int one[1] = { o->threads };
     const int *xs = o->threads ? one : spec->sym_threads;
     int nxs = o->threads ? 1 : spec->nsym_threads;
-    double t0 = wh_clock_s(), budget = o->time_s > 0 ? o->time_s : 60;
+    double t0 = wh_clock_s();
     sx_result *kept = NULL;
     for (int i = 0; i < nxs; i++) {
         double left = budget - (wh_clock_s() - t0);
@@ -138,49 +139,113 @@ static bool same_as_earlier(const gen_pool *pool, int first, int id)
     return false;
 }
 
-/* Up to K distinct models of every finished path, each replayed. */
-static bool make_atoms(gen_result *r, const sx_result *sx, const ptx_module *mod, const gen_explore_options *o,
-                       wh_error *err)
-{
-    int k = o->models > 0 ? o->models : 4;
-    wh_launch l = wh_launch_threads((unsigned)r->x);
-    wh_image *scratch = wh_image_new(r->spec, &l, err);
-    if (!scratch) return false;
+/* What making the atoms needs: the exploration, a scratch image of X
+ * threads, the validator (when atoms are replayed) and the deadline. */
+typedef struct {
+    gen_result *r;
+    sx_result *sx;
+    const ptx_module *mod;
+    wh_image *scratch;
     gen_validator v;
-    r->validated = o->validate && gen_validator_open(&v, r->spec, r->x, err);
+    double deadline;
+} atom_maker;
+
+/* The first model of every path (the solver's own: one check, no
+ * pinning), replayed, before any path gets a second one: when the budget
+ * runs out, as many paths as possible have an atom.  first[i] is NULL for
+ * a path without one (an error path, no model, or no time left). */
+static bool first_models(atom_maker *am, wh_image **first, bool *valid, bool *hung, wh_error *err)
+{
+    for (int i = 0; i < am->sx->npaths && wh_clock_s() < am->deadline; i++) {
+        wh_error merr;
+        if (am->sx->paths[i].kind == SX_PATH_ERROR || !sx_path_model(am->sx, i, 0, am->scratch, &merr)) continue;
+        valid[i] = true;
+        if (am->r->validated &&
+            !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid[i], &hung[i], err))
+            return false;
+        if (!(first[i] = wh_image_clone(am->scratch, err))) return false;
+    }
+    return true;
+}
+
+/* Adds the atom in img for path i, as the replay judged it. */
+static bool add_atom(atom_maker *am, int i, const wh_image *img, bool valid, bool hung, wh_error *err)
+{
+    gen_result *r = am->r;
+    gen_path *gp = &r->paths[i];
+    int id = gen_pool_add(&r->pool, img, GEN_ATOM_PATH, i, valid, err);
+    if (id < 0) return false;
+    r->atoms_hung += hung;
+    gp->natoms++;
+    gp->nvalid += valid;
+    r->atoms_valid += valid;
+    r->atoms_invalid += !valid;
+    return true;
+}
+
+/* Models 1..k-1 of path i, distinct from its earlier atoms, each
+ * replayed, while the budget lasts. */
+static bool more_models(atom_maker *am, int i, int k, wh_error *err)
+{
+    gen_result *r = am->r;
+    gen_path *gp = &r->paths[i];
+    for (int m = 1; m < k && wh_clock_s() < am->deadline; m++) {
+        wh_error merr;
+        if (!sx_path_model(am->sx, i, (uint64_t)m, am->scratch, &merr)) break; /* no more models */
+        int id = gen_pool_add(&r->pool, am->scratch, GEN_ATOM_PATH, i, true, err);
+        if (id < 0) return false;
+        r->pool.natoms--;   /* only a probe for duplicates so far */
+        if (same_as_earlier(&r->pool, gp->first_atom, id)) continue;
+        bool valid = true, hung = false;
+        if (r->validated && !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid, &hung, err))
+            return false;
+        if (!add_atom(am, i, am->scratch, valid, hung, err)) return false;
+    }
+    return true;
+}
+
+/* Up to K distinct models of every finished or cut path, each replayed,
+ * within the stage's deadline: first one per path, then the others path
+ * by path (each path's atoms stay consecutive in the pool).  Cut paths
+ * give atoms too: their models drive loops past the cut (a loop whose
+ * trip count is an input is where the time is). */
+static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, const gen_explore_options *o,
+                       double deadline, wh_error *err)
+{
+    int k = o->models > 0 ? o->models : 4, n = sx->npaths;
+    sx_model_limits(sx, GEN_MODEL_QUERY_MS, deadline);
+    atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = deadline };
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image **first = calloc(n ? (size_t)n : 1, sizeof *first);
+    bool *flags = calloc(n ? (size_t)n * 2 : 1, sizeof *flags);
+    if (!first || !flags || !(am.scratch = wh_image_new(r->spec, &l, err))) {
+        free(first);
+        free(flags);
+        return false;
+    }
+    r->validated = o->validate && gen_validator_open(&am.v, r->spec, r->x, err);
     if (o->validate && !r->validated && !o->quiet) {
         char buf[1200];
         wh_error_format(err, buf, sizeof buf);
         fprintf(stderr, "explore: atoms not validated: the sim backend cannot run this kernel: %s\n", buf);
     }
-    bool ok = true;
-    for (int i = 0; ok && i < sx->npaths; i++) {
-        const sx_path *p = &sx->paths[i];
-        gen_path *gp = &r->paths[i];
-        gp->first_atom = r->pool.natoms;
-        /* Cut paths give atoms too: their models drive loops past the cut
-         * (a loop whose trip count is an input is where the time is). */
-        for (int m = 0; ok && p->kind != SX_PATH_ERROR && m < k; m++) {
-            wh_error merr;
-            if (!sx_path_model(sx, i, (uint64_t)m, scratch, &merr)) break; /* no more models */
-            int id = gen_pool_add(&r->pool, scratch, GEN_ATOM_PATH, i, true, err);
-            if (id < 0) { ok = false; break; }
-            if (same_as_earlier(&r->pool, gp->first_atom, id)) {
-                r->pool.natoms--;
-                continue;
-            }
-            bool valid = true, hung = false;
-            if (r->validated && !gen_validate_atom(&v, mod, p, scratch, &valid, &hung, err)) { ok = false; break; }
-            r->pool.atoms[id].valid = valid;
-            r->atoms_hung += hung;
-            gp->natoms++;
-            gp->nvalid += valid;
-            r->atoms_valid += valid;
-            r->atoms_invalid += !valid;
+    bool ok = first_models(&am, first, flags, flags + n, err);
+    for (int i = 0; i < n; i++) {
+        r->paths[i].first_atom = r->pool.natoms;
+        if (!first[i]) {
+            r->paths_without_atoms += sx->paths[i].kind != SX_PATH_ERROR;
+            continue;
         }
+        ok = ok && add_atom(&am, i, first[i], flags[i], flags[n + i], err) && more_models(&am, i, k, err);
+        wh_image_free(first[i]);
     }
-    if (r->validated) gen_validator_close(&v);
-    wh_image_free(scratch);
+    if (r->validated) gen_validator_close(&am.v);
+    wh_image_free(am.scratch);
+    free(first);
+    free(flags);
+    if (ok && r->paths_without_atoms && !o->quiet)
+        fprintf(stderr, "explore: %d of %d paths got no atom (no model within the time budget, or none at all)\n",
+                r->paths_without_atoms, n);
     if (ok && r->atoms_hung && !o->quiet)
         fprintf(stderr, "explore: %d atom(s) did not finish within %llu warp instructions on the sim with X=%d: "
                 "hang candidates, marked invalid (paths.json: atoms_hung)\n", r->atoms_hung,
@@ -241,9 +306,12 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
         r->spec = spec;
         cache_key(spec, mod, o, r->cache_key);
     }
-    sx_result *sx = deepen(r, mod, o, err);
+    /* The budget bounds the whole stage: the search gets its share, the
+     * atoms (models and replays) the rest, at least. */
+    double budget = o->time_s > 0 ? o->time_s : 60;
+    sx_result *sx = deepen(r, mod, o, budget * GEN_SEARCH_SHARE, err);
     bool ok = sx && fill_paths(r, sx) && gen_pool_init(&r->pool, spec, r->x, err) &&
-              make_atoms(r, sx, mod, o, err) && wh_make_dirs(dir, err);
+              make_atoms(r, sx, mod, o, t0 + budget, err) && wh_make_dirs(dir, err);
     r->time_s = wh_clock_s() - t0;
     char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);

@@ -31,6 +31,12 @@
  * the sim; a single warp running longer is a hang for practical purposes). */
 #define GEN_VALIDATE_STEP_LIMIT 20000000ULL
 
+/* The time budget bounds the whole stage: the symbolic search gets this
+ * share of it, atom solving and replay what is left (at least the rest);
+ * no solver check for an atom runs longer than GEN_MODEL_QUERY_MS. */
+#define GEN_SEARCH_SHARE 0.75
+#define GEN_MODEL_QUERY_MS 5000u
+
 typedef struct {
     int threads;            /* one X; 0: the spec's sequence */
     int max_iter;           /* loop bound; 0: the spec's, else the symexec default */
@@ -72,6 +78,7 @@ typedef struct {
     gen_pool pool;          /* atoms of the kept paths */
     int atoms_valid, atoms_invalid;
     int atoms_hung;         /* of the invalid: replays that hit GEN_VALIDATE_STEP_LIMIT */
+    int paths_without_atoms;/* paths left without atoms when the budget ran out */
     bool validated;         /* atoms were replayed */
     int legs_total, legs_covered;
     char **uncovered; int nuncovered;   /* "line 42 taken" ... */

@@ -261,6 +261,8 @@ struct sx_engine {
     bool *form_fp;                       /* ... has float subterms */
     long abandoned;                      /* states dropped at the worklist cap */
     unsigned timeout_ms;                 /* the solver's current per-check timeout */
+    unsigned model_query_ms;             /* sx_model_limits: per model check, 0: none */
+    double model_deadline;               /* ... and no model check past this, 0: none */
     struct sx_refuted *refuted;          /* queries found unsatisfiable (solver.c) */
     int nrefuted, caprefuted;
     int *refuted_head;                   /* hash buckets of refuted, -1 ends a chain */

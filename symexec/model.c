@@ -11,8 +11,10 @@
  * tactic at every check (much faster than the incremental core there);
  * the others use one incremental solver with push/pop.
  */
+#include "core/clock.h"
 #include "symexec/internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +54,37 @@ static void ms_retract(msolve *ms)
         Z3_solver_pop(ms->e->z.c, ms->e->msolver, 1);
 }
 
-/* Check; with m, the model (referenced) when satisfiable. */
+/* The timeout of the next model check in ms (UINT_MAX: none); 0 when the
+ * deadline has passed and no check may start. */
+static unsigned check_ms(const sx_engine *e)
+{
+    double ms = e->model_query_ms ? (double)e->model_query_ms : 4e9;
+    if (e->model_deadline > 0) {
+        double left = (e->model_deadline - wh_clock_s()) * 1000.0;
+        if (left < 1.0)
+            return 0;
+        ms = left < ms ? left : ms;
+    }
+    return ms >= 4e9 ? UINT_MAX : (unsigned)ms;
+}
+
+static void limit_model_check(sx_z *z, Z3_solver s, unsigned ms)
+{
+    Z3_params p = Z3_mk_params(z->c);
+    Z3_params_inc_ref(z->c, p);
+    Z3_params_set_uint(z->c, p, Z3_mk_string_symbol(z->c, "timeout"), ms);
+    Z3_solver_set_params(z->c, s, p);
+    Z3_params_dec_ref(z->c, p);
+}
+
+/* Check; with m, the model (referenced) when satisfiable.  Z3_L_UNDEF
+ * when the solver gave up or the limits of sx_model_limits allow none. */
 static Z3_lbool ms_check(msolve *ms, Z3_model *m)
 {
     sx_z *z = &ms->e->z;
+    unsigned ms_left = check_ms(ms->e);
+    if (ms_left == 0)
+        return Z3_L_UNDEF;
     Z3_solver s = ms->e->msolver;
     if (ms->fp) {
         s = Z3_mk_solver_for_logic(z->c, Z3_mk_string_symbol(z->c, "QF_BVFP"));
@@ -64,6 +93,8 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
         for (int i = 0; i < ms->n; i++)
             Z3_solver_assert(z->c, s, ms->a[i]);
     }
+    if (ms_left != UINT_MAX || ms->e->model_query_ms || ms->e->model_deadline > 0)
+        limit_model_check(z, s, ms_left);
     Z3_lbool r = Z3_solver_check(z->c, s);
     if (r == Z3_L_TRUE && m) {
         *m = Z3_solver_get_model(z->c, s);
@@ -347,11 +378,24 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, w
         Z3_model_dec_ref(z->c, m);
     } else {
         ok = false;
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the formula of path %d has no model", path);
+        if (check_ms(e) == 0)
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "no model of path %d: the time budget is spent", path);
+        else
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the formula of path %d has no model (or the solver "
+                         "gave up within %u ms)", path, e->model_query_ms);
     }
     ms_done(&ms);
     free(forced);
     free(is_forced);
     z_release(z);
     return ok;
+}
+
+void sx_model_limits(sx_result *r, unsigned query_ms, double deadline)
+{
+    if (!r || !r->priv)
+        return;
+    sx_engine *e = r->priv;
+    e->model_query_ms = query_ms;
+    e->model_deadline = deadline;
 }

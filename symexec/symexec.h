@@ -164,6 +164,13 @@ double sx_result_coverage(const sx_result *r);
 bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out,
                    wh_error *err);
 
+/* Bounds on the solver checks sx_path_model makes: none runs longer than
+ * query_ms milliseconds (0: no per-check limit) or past `deadline` (a
+ * wh_clock_s() time; 0: none), and none starts after it.  A model the
+ * solver cannot find within them is no model: sx_path_model fails and
+ * says so.  Unbounded by default. */
+void sx_model_limits(sx_result *r, unsigned query_ms, double deadline);
+
 /* One conditional branch (`@p bra`) a thread executed in a replay. */
 typedef struct {
     int func, block;        /* function index in the module, block ending in the bra */

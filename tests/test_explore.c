@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "core/clock.h"
 #include "gen/explore.h"
 #include "tests/support.h"
 
@@ -251,6 +252,38 @@ Test(explore, a_hanging_atom_is_bounded_and_reported)
     cr_assert_geq(hung_path, 0, "an atom takes the spinning path");
     cr_expect_eq(r->paths[hung_path].nvalid, 0, "the hanging atom is invalid");
     cr_expect_gt(r->atoms_valid, 0, "the other paths' atoms are valid");
+    gen_result_free(r);
+    close_fixture(&f);
+}
+
+/* The budget bounds the whole stage: on a kernel whose atoms are slow to
+ * solve (sssp_relax: the search fills its share; before, one model check
+ * alone could run for minutes), the stage returns soon after the budget,
+ * keeps what it found, and counts the paths left without an atom.  The
+ * bound asserted is loose (twice the budget plus 3 s under a loaded
+ * machine or sanitizers); the point is that the stage ends. */
+Test(explore, the_budget_bounds_atom_solving_too, .timeout = 120)
+{
+    fixture f;
+    open_fixture(&f, "kernels/corpus/sssp_relax.json");
+    gen_explore_options o = quiet(&f);
+    o.time_s = 4;
+    o.threads = 2;
+    wh_error err;
+    wh_error_clear(&err);
+    double t0 = wh_clock_s();
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    double took = wh_clock_s() - t0;
+    cr_assert(r, "%s", err.msg);
+    cr_expect_lt(took, 2 * o.time_s + 3, "the stage took %.1f s on a %.0f s budget", took, o.time_s);
+    cr_expect_gt(r->npaths, 0);
+    int with_atoms = 0, errors = 0;
+    for (int i = 0; i < r->npaths; i++) {
+        with_atoms += r->paths[i].natoms > 0;
+        errors += r->paths[i].kind == 2 && r->paths[i].natoms == 0;
+    }
+    cr_expect_eq(with_atoms + r->paths_without_atoms + errors, r->npaths,
+                 "every path has atoms, is an error path or is counted without");
     gen_result_free(r);
     close_fixture(&f);
 }

@@ -487,3 +487,38 @@ Test(hunt, resume_keeps_the_runs_harness_options)
     ts_rmtree(base);
     wh_spec_free(s);
 }
+
+/* A symbolic stage that fails (stream_compact: a shuffle with a
+ * data-dependent lane the executor cannot model) does not end a gdivan
+ * hunt: it searches with random atoms, says why in its summary and
+ * run.json, and a resumed run picks the same alleles up again. */
+Test(hunt, gdivan_goes_on_when_the_symbolic_stage_fails)
+{
+    need_ptx("build/ptx/kernels/corpus/stream_compact.ptx");
+    wh_spec *s = load("kernels/corpus/stream_compact.json");
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    wh_error_clear(&err);
+    hunt_summary r;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 120, 1);
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.evals, 120);
+    cr_expect_gt(r.best, 0);
+    cr_expect(strstr(r.explore_failure, "shfl"), "the summary names the cause: '%s'", r.explore_failure);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    json_t *run = ts_load_json(path);
+    json_t *x = json_object_get(run, "explore");
+    cr_expect(strstr(json_string_value(json_object_get(x, "failed")), "shfl"));
+    cr_expect_eq(json_integer_value(json_object_get(x, "fallback_atoms")), 64);
+    json_decref(run);
+    hunt_options ro = quiet_options(base, GA_GDIVAN, 220, 1);
+    ro.resume_dir = r.dir;
+    hunt_summary rr;
+    cr_assert(hunt_run(s, &ro, &rr, &err), "resume: %s", err.msg);
+    cr_expect_eq(rr.evals, 220);
+    cr_expect_geq(rr.best, r.best);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}

@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "core/clock.h"
 #include "symexec/internal.h"
 
 #include <stdlib.h>
@@ -198,5 +199,25 @@ Test(symexec_solver, lbm_explores_to_the_end_without_floats, .timeout = 120)
         cr_expect(wh_image_check_domains(img, &err), "path %d: %s", i, err.msg);
         wh_image_free(img);
     }
+    run_free(&r);
+}
+
+/* sx_model_limits: past the deadline no check starts and the failure says
+ * why; without limits the same path has its model. */
+Test(symexec_solver, model_limits_stop_at_the_deadline)
+{
+    run r = explore("kernels/artificial.json", 2, 30);
+    cr_assert_gt(r.res->npaths, 0);
+    wh_error err;
+    wh_error_clear(&err);
+    wh_launch l = wh_launch_threads(2);
+    wh_image *img = wh_image_new(r.spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    sx_model_limits(r.res, 1000, wh_clock_s() - 1);
+    cr_expect_not(sx_path_model(r.res, 0, 0, img, &err));
+    cr_expect(strstr(err.msg, "time budget is spent"), "%s", err.msg);
+    sx_model_limits(r.res, 5000, 0);
+    cr_expect(sx_path_model(r.res, 0, 0, img, &err), "%s", err.msg);
+    wh_image_free(img);
     run_free(&r);
 }
