@@ -298,9 +298,51 @@ static bool is_dest_kind(ptx_operand_kind k)
     return k == PTX_OPD_REG || k == PTX_OPD_VEC || k == PTX_OPD_SINK;
 }
 
+/* Operand k, a register, must be (want) or must not be a .pred register:
+ * the engines keep predicates apart from other registers, so a mismatch
+ * would make them read or write the wrong register file. */
+static bool pred_operand(const ptx_function *f, const ptx_instr *ins, int k, bool want, const char *file,
+                         wh_error *err)
+{
+    if (k < 0 || k >= ins->nops) return true;
+    const ptx_operand *o = &ins->ops[k];
+    if (o->kind != PTX_OPD_REG || o->reg < 0 || o->reg >= f->nregs) return true;
+    const ptx_reg *r = &f->regs[o->reg];
+    if ((r->type == PTX_T_PRED) == want) return true;
+    char msg[256];
+    snprintf(msg, sizeof msg, "operand %d of '%s' (%s) is a .%s register; expected %s", k + 1, ins->opcode, r->name,
+             ptx_type_name(r->type), want ? "a .pred register" : "a register of a data type, not .pred");
+    wh_error_set(err, WH_ERR_USER, file, ins->line, o->col ? o->col : ins->col, "%s", msg);
+    return false;
+}
+
+/* Where predicates go: setp writes them (and takes one with a boolean
+ * operation), selp and set take one, and the .pred forms of the logic
+ * instructions and mov take nothing else. */
+static bool check_predicates(const ptx_function *f, const ptx_instr *ins, const char *file, wh_error *err)
+{
+    int n = ins->nops;
+    switch (ins->op) {
+    case PTX_OP_SETP:
+        return pred_operand(f, ins, 0, true, file, err) &&
+               (!(ins->flags & PTX_F_PAIR) || pred_operand(f, ins, 1, true, file, err)) &&
+               (ins->boolop == PTX_BOOL_NONE || pred_operand(f, ins, n - 1, true, file, err));
+    case PTX_OP_SELP:
+        return pred_operand(f, ins, 0, false, file, err) && pred_operand(f, ins, 3, true, file, err);
+    case PTX_OP_SET:
+        return pred_operand(f, ins, 0, false, file, err) &&
+               (ins->boolop == PTX_BOOL_NONE || pred_operand(f, ins, n - 1, true, file, err));
+    case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT: case PTX_OP_MOV:
+        for (int k = 0; k < n; k++)
+            if (ins->type == PTX_T_PRED && !pred_operand(f, ins, k, true, file, err)) return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, const char *file, wh_error *err)
 {
-    (void)f;
     pthread_once(&tables_once, sort_tables);
     const op_info *oi = find_op(ins->opcode);
     ins->op = oi ? oi->op : PTX_OP_UNKNOWN;
@@ -465,5 +507,5 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     default:
         break;
     }
-    return true;
+    return check_predicates(f, ins, file, err);
 }

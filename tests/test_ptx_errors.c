@@ -46,6 +46,11 @@ static const bad_case bad_cases[] = {
     { "unclosed_body.ptx", 16, "missing '}'" },
     { "bad_special_register.ptx", 15, "bad component '.q' of special register" },
     { "unknown_body_directive.ptx", 15, "unknown directive '.bogus' in a function body" },
+    /* the engines keep predicates in their own register file: before this
+     * check the sim wrote past it (a heap overflow under ASan) */
+    { "setp_dest_not_pred.ptx", 16, "operand 1 of 'setp' (%r2) is a .b32 register; expected a .pred register" },
+    { "not_pred_on_b32.ptx", 16, "operand 1 of 'not' (%r2) is a .b32 register; expected a .pred register" },
+    { "selp_cond_not_pred.ptx", 16, "operand 4 of 'selp' (%r1) is a .b32 register; expected a .pred register" },
 };
 
 Test(ptx_errors, every_malformed_file_names_line_and_token)
