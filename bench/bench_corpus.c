@@ -89,7 +89,7 @@ typedef struct {
 typedef struct {
     const corpus_kernel *k;
     char spec[512], ptx[1024];
-    char spec_hash[17];
+    char spec_hash[17], ptx_hash[17];
     char unit[16];
     bool ok;
     char why[1100];
@@ -108,6 +108,21 @@ static int usage(void)
 }
 
 /* ---- the hand-built inputs ------------------------------------------------ */
+
+/* FNV-1a 64 of a file's bytes, in hex; "" when it cannot be read. */
+static void file_hash(const char *path, char out[17])
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int c; (c = fgetc(f)) != EOF;)
+        h = (h ^ (uint64_t)(unsigned char)c) * 0x100000001b3ULL;
+    fclose(f);
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 
 static double sim_time(harness *h, wh_image *img, wh_error *err)
 {
@@ -149,6 +164,7 @@ static bool measure_inputs(kernel_t *kt, wh_error *err)
     snprintf(kt->spec_hash, sizeof kt->spec_hash, "%s", s->hash);
     if (!wh_spec_ptx_path(s, kt->ptx, sizeof kt->ptx, err))
         goto out;
+    file_hash(kt->ptx, kt->ptx_hash);
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;
@@ -308,17 +324,32 @@ static void read_run(run_t *r, double worst)
     r->ok = true;
 }
 
-/* --reuse: a run of the same budget that finished before, on the same
- * spec and on PTX no newer than itself, counts as done. */
-static bool reuse_run(run_t *r, const kernel_t *kt)
+/* A finished run records the PTX it measured, for --reuse. */
+static void stamp_run(const run_t *r, const kernel_t *kt)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/run.json", r->dir);
-    struct stat run_st, ptx_st;
-    if (stat(path, &run_st) != 0 || stat(kt->ptx, &ptx_st) != 0 || ptx_st.st_mtime > run_st.st_mtime)
+    snprintf(path, sizeof path, "%s/bench-ptx-hash", r->dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n", kt->ptx_hash);
+        fclose(f);
+    }
+}
+
+/* --reuse: a run of the same budget that finished before, on the same
+ * spec and the same PTX bytes, counts as done. */
+static bool reuse_run(run_t *r, const kernel_t *kt)
+{
+    char path[1200], stamp[32] = "";
+    snprintf(path, sizeof path, "%s/bench-ptx-hash", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
         return false;
+    bool stamped = fgets(stamp, sizeof stamp, f) && !strncmp(stamp, kt->ptx_hash, 16);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/run.json", r->dir);
     json_error_t je;
-    json_t *run = json_load_file(path, 0, &je);
+    json_t *run = stamped ? json_load_file(path, 0, &je) : NULL;
     const char *state = json_string_value(json_object_get(run, "state"));
     const char *hash = json_string_value(json_object_get(run, "spec_hash"));
     bool same = state && !strcmp(state, "finished") && hash && !strcmp(hash, kt->spec_hash);
@@ -335,7 +366,7 @@ typedef struct {
 } slot_t;
 
 /* Reap what ended; stop what ran too long.  Returns the slots still busy. */
-static int poll_slots(slot_t *slots, int n, double timeout, double worst)
+static int poll_slots(slot_t *slots, int n, double timeout, const kernel_t *kt)
 {
     int busy = 0;
     for (int i = 0; i < n; i++) {
@@ -347,8 +378,11 @@ static int poll_slots(slot_t *slots, int n, double timeout, double worst)
         if (w == s->pid) {
             if (s->sigint_at > 0)
                 snprintf(s->run->why, sizeof s->run->why, "stopped after %.0f s (--timeout)", timeout);
-            else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-                read_run(s->run, worst);
+            else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+                read_run(s->run, kt->worst);
+                if (s->run->ok)
+                    stamp_run(s->run, kt);
+            }
             else
                 snprintf(s->run->why, sizeof s->run->why, "exit status %d (see %s)",
                          WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), s->run->log);
@@ -367,13 +401,13 @@ static int poll_slots(slot_t *slots, int n, double timeout, double worst)
 }
 
 /* Run every run in list, at most `jobs` at a time. */
-static void run_all(run_t **list, int n, int jobs, double timeout, double worst)
+static void run_all(run_t **list, int n, int jobs, double timeout, const kernel_t *kt)
 {
     slot_t slots[16];
     memset(slots, 0, sizeof slots);
     int next = 0;
     for (;;) {
-        int busy = poll_slots(slots, jobs, timeout, worst);
+        int busy = poll_slots(slots, jobs, timeout, kt);
         for (int i = 0; i < jobs && next < n; i++) {
             if (slots[i].run)
                 continue;
@@ -415,7 +449,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
         }
     run_t *first = &kt->runs[0][0];
     if (!first_done)
-        run_all(&first, 1, 1, a->timeout, kt->worst);
+        run_all(&first, 1, 1, a->timeout, kt);
     /* The other gdivan seeds would meet the same symbolic stage, uncached:
      * when the first seed failed they are reported, not run again. */
     int kept = 0;
@@ -426,7 +460,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
         }
         rest[kept++] = rest[i];
     }
-    run_all(rest, kept, a->jobs, a->timeout, kt->worst);
+    run_all(rest, kept, a->jobs, a->timeout, kt);
     /* Every gdivan seed pays for the symbolic stage, which only the first
      * ran (the others found it cached). */
     double explore = first->ok ? first->explore_s : 0;

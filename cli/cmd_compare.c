@@ -31,7 +31,8 @@ static void usage(FILE *out)
             "  --seeds K         seeds per strategy (default 3; 3 against 3 gives p >= 0.1,\n"
             "                    5 against 5 p >= 0.008)\n"
             "  --strategies LIST comma-separated, in table order: gdivan, gdivan-paper (gdivan\n"
-            "                    with the paper's plain tiling and one-gene mutation: --tiling\n"
+            "                    with the paper's plain tiling and one-gene mutation and no\n"
+            "                    random-value individuals: --random-individuals 0 --tiling\n"
             "                    plain --segment 0), random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
             HUNT_HELP("1000", "0 here, unlike hunt") CLI_RUN_HELP
@@ -237,6 +238,7 @@ static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_err
             if (c->rows[s]->paper) {
                 o.tiling = HUNT_TILING_PLAIN;
                 o.ga.segment_prob = 0;
+                o.ga.random_frac = 0;
             }
             o.seed = seed0 + (uint64_t)k;
             snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);

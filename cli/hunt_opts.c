@@ -26,6 +26,8 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     case HOPT_SPECIAL: return cli_parse_double("--special", arg, 0, 1, &h->ga.special_frac, err) ? 1 : -1;
     case HOPT_RANDOM_GENE:
         return cli_parse_double("--random-gene", arg, 0, 1, &h->ga.random_gene_prob, err) ? 1 : -1;
+    case HOPT_RANDOM_INDIVIDUALS:
+        return cli_parse_double("--random-individuals", arg, 0, 1, &h->ga.random_frac, err) ? 1 : -1;
     case HOPT_EPSILON: return cli_parse_double("--epsilon", arg, 0, 1e9, &h->ga.epsilon, err) ? 1 : -1;
     case HOPT_PATIENCE:
         if (!cli_parse_long("--patience", arg, 0, 1000000, &v, err)) return -1;

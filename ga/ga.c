@@ -16,6 +16,7 @@ void ga_options_default(ga_options *o)
     o->segment_prob = 0.5;
     o->special_frac = 0.30;
     o->random_gene_prob = 0.05;
+    o->random_frac = 0.20;
     o->max_evals = 0;
     o->max_seconds = 0;
     o->epsilon = 0.01;
@@ -52,6 +53,8 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
     else if (o->segment_prob < 0 || o->segment_prob > 1) bad = "segment-mutation share must be in [0, 1]";
     else if (o->special_frac < 0 || o->special_frac > 1) bad = "special fraction must be in [0, 1]";
     else if (o->random_gene_prob < 0 || o->random_gene_prob > 1) bad = "random-gene probability must be in [0, 1]";
+    else if (o->random_frac < 0 || o->special_frac + o->random_frac > 1)
+        bad = "random-individual fraction must be in [0, 1 - special fraction]";
     else if (o->max_evals < 0 || o->max_seconds < 0 || o->epsilon < 0 || o->patience < 0) bad = "budgets must not be negative";
     else if (o->keep < 0) bad = "the number of inputs to keep must not be negative";
     else if (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0)) bad = "an individual needs at least one atom gene";

@@ -6,7 +6,9 @@
  * vector of allele ids (atoms of the generator block) and the caller's
  * `evaluate` turns it into a measured time.  Strategies:
  *   - GA_GDIVAN: first population = the caller's special individuals
- *     (`special_frac` of it) + random individuals of path alleles, every
+ *     (`special_frac` of it) + individuals of random-value alleles
+ *     (`random_frac`: what random testing would draw, so that gdivan starts
+ *     where random testing is) + random individuals of path alleles, every
  *     other one uniform (one allele in every gene), the rest random
  *     combinations; mutation
  *     draws another path allele, or with `random_gene_prob` a new
@@ -49,6 +51,7 @@ typedef struct {
     double segment_prob;     /* share of mutations that rewrite a segment, not one gene */
     double special_frac;     /* gdivan: share of the first population from specials */
     double random_gene_prob; /* gdivan: a mutation draws random values instead of a path */
+    double random_frac;      /* gdivan: share of the first population of random-value genes */
     long max_evals;          /* 0: no limit */
     double max_seconds;      /* 0: no limit */
     double epsilon;          /* relative improvement that counts as progress */
@@ -56,7 +59,8 @@ typedef struct {
     int keep;                /* distinct best individuals remembered (ga_top); 0: none */
 } ga_options;
 
-/* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes,
+/* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes
+ * and 20 % random-value individuals in gdivan's first population,
  * epsilon 1 %, patience 2 generations, no budget; and half the mutations
  * are segment mutations.  The paper's mutation replaces one gene; with
  * thousands of genes (one per X threads) one gene is a few threads of the

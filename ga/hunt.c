@@ -268,6 +268,8 @@ static bool setup(hunt *h, wh_error *err)
         int gx = h->opt.genes_x > 0 ? h->opt.genes_x : h->spec->sym_threads[0];
         if (!setup_own_pool(h, gx, err)) return false;
     }
+    /* random atoms span the full launch's domains, not the X-thread ones */
+    if (h->pool) gen_pool_set_full(h->pool, h->img);
     if (!h->opt.resume_dir && !h->opt.quiet)
         fprintf(stderr, "hunt: %s on %s, seed %llu, %s, results in %s\n", ga_strategy_name(h->opt.strategy),
                 h->spec->name, (unsigned long long)h->opt.seed, harness_device(h->h), h->dir);

@@ -50,6 +50,7 @@ static json_t *options_json(const hunt *h)
                      "explore_models", h->opt.explore.models, "tiling", hunt_tiling_name(h->opt.tiling),
                      "segment", g->segment_prob);
     if (o) json_object_set_new(o, "keep", json_integer(g->keep));
+    if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     return o;
@@ -296,6 +297,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.segment_prob = json_number_value(json_object_get(opt, "segment"));
         o->ga.special_frac = json_number_value(json_object_get(opt, "special"));
         o->ga.random_gene_prob = json_number_value(json_object_get(opt, "random_gene"));
+        /* runs made before random-value individuals existed had none */
+        o->ga.random_frac = json_number_value(json_object_get(opt, "random_individuals"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

@@ -41,6 +41,14 @@ static int special_count(const ga *g)
     return n > g->npop ? g->npop : n;
 }
 
+/* gdivan's random-value individuals follow the specials. */
+static int random_count(const ga *g)
+{
+    if (g->strategy != GA_GDIVAN) return 0;
+    int n = (int)(g->opt.random_frac * g->npop + 0.5);
+    return n > g->npop - special_count(g) ? g->npop - special_count(g) : n;
+}
+
 static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
 {
     if (g->strategy == GA_RANDOM) {
@@ -52,10 +60,18 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
         for (int k = 0; k < g->prob.ngenes; k++) ind->genes[k] = sp[k];
         return true;
     }
+    /* a fresh random value in every gene, plainly tiled: an input as random
+     * testing draws it, where that is already near the worst */
+    if (i < special_count(g) + random_count(g)) {
+        for (int k = 0; k < atom_genes(g); k++)
+            if (!draw_allele(g, true, &ind->genes[k], err)) return false;
+        if (g->prob.nparam_values > 0) ind->genes[atom_genes(g)] = 0;
+        return true;
+    }
     /* gdivan: every other random individual is uniform (one path allele
      * in every gene), since mixing alleles at random destroys the relations
      * between genes that a uniform or strided input keeps. */
-    bool uniform = g->strategy == GA_GDIVAN && (i - special_count(g)) % 2 == 1;
+    bool uniform = g->strategy == GA_GDIVAN && (i - special_count(g) - random_count(g)) % 2 == 1;
     for (int k = 0; k < atom_genes(g); k++) {
         if (uniform && k > 0) ind->genes[k] = ind->genes[0];
         else if (!draw_allele(g, g->strategy == GA_RANDOM_GA, &ind->genes[k], err)) return false;

@@ -60,6 +60,7 @@ typedef struct {
     gen_atom *atoms;
     unsigned char *data;   /* natoms blobs of atom_bytes */
     int natoms, cap;
+    const wh_image *full;  /* the full launch, for random atoms' domains, or NULL */
 } gen_pool;
 
 /* Gene layout of a full launch for atoms of X threads: genes
@@ -89,8 +90,13 @@ void gen_pool_free(gen_pool *pool);
 /* Copies the input buffers of img (an X-thread image); returns the index or -1. */
 int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
                  wh_error *err);
-/* Adds an atom drawn at random within the domains; returns its index or -1. */
+/* Adds an atom drawn at random within the domains; returns its index or -1.
+ * With a full launch set (gen_pool_set_full), each value is drawn across
+ * the full launch's domain of its element, not the X-thread one: a range
+ * such as [0, threads-1] spans N values, not X.  (The atom then holds
+ * values outside its X-thread domain, as offsets gen_scale moves.) */
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err);
+void gen_pool_set_full(gen_pool *pool, const wh_image *full);
 /* The bytes of input parameter p in atom a (NULL for non-inputs). */
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p);
 /* Writes atom a's inputs into an X-thread image of the pool's spec. */

@@ -3,6 +3,7 @@
  */
 #include "gen/gen.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,9 +69,54 @@ int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, in
     return pool->natoms++;
 }
 
+void gen_pool_set_full(gen_pool *pool, const wh_image *full)
+{
+    pool->full = full;
+}
+
+static bool index_dependent(const wh_field *f)
+{
+    return f->has_range && !wh_type_is_float(f->type) &&
+           (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
+}
+
+/* Field f of every element of the reference image's input buffer p, drawn
+ * across the full launch's domain of that element (floats: the value;
+ * integers: an offset from the atom's own low end, which is how gen_scale
+ * moves values, so the scaled value is uniform over the full domain). */
+static bool fill_field_full(gen_pool *pool, int p, int f, pcg32 *rng, wh_error *err)
+{
+    wh_buffer *b = &pool->ref->bufs[p];
+    const wh_field *fd = &b->param->fields[f];
+    uint64_t nfull = pool->full->bufs[p].count;
+    bool by_index = index_dependent(fd);
+    wh_bounds sb, db;
+    for (uint64_t e = 0; e < b->count; e++) {
+        if ((e == 0 || by_index) && (!wh_image_bounds(pool->ref, p, f, e, &sb, err) ||
+                                     !wh_image_bounds(pool->full, p, f, e < nfull ? e : nfull - 1, &db, err)))
+            return false;
+        void *at = b->data + e * b->param->elem_size + fd->offset;
+        if (db.is_float) {
+            double v = db.flo + (db.fhi - db.flo) * pcg32_double(rng);
+            wh_value_set_float(fd->type, at, fd->type == WH_F32 && (float)v > (float)db.fhi ? db.fhi : v);
+        } else {
+            uint64_t width = (uint64_t)db.hi - (uint64_t)db.lo;
+            int64_t off = pcg32_range_i64(rng, 0, width > INT64_MAX ? INT64_MAX : (int64_t)width);
+            wh_value_set_int(fd->type, at, (int64_t)((uint64_t)sb.lo + (uint64_t)off));
+        }
+    }
+    return true;
+}
+
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err)
 {
-    if (!wh_image_fill_random(pool->ref, rng, err)) return -1;
+    if (!pool->full) {
+        if (!wh_image_fill_random(pool->ref, rng, err)) return -1;
+    } else {
+        for (int p = 0; p < pool->ref->nbufs; p++)
+            for (int f = 0; pool->spec->params[p].role == WH_ROLE_INPUT && f < pool->spec->params[p].nfields; f++)
+                if (!fill_field_full(pool, p, f, rng, err)) return -1;
+    }
     return gen_pool_add(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, err);
 }
 

@@ -188,6 +188,7 @@ Test(ga, converges_on_a_flat_landscape)
     ga_options o;
     ga_options_default(&o);
     o.random_gene_prob = 0;
+    o.random_frac = 0;  /* random-value alleles are not flat */
     wh_error err;
     ga *g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
     cr_assert(ga_run(g, &err));
@@ -573,6 +574,7 @@ Test(ga, half_the_random_first_individuals_are_uniform)
     ga_options o;
     ga_options_default(&o);
     o.max_evals = 100;
+    o.random_frac = 0;
     wh_error err;
     ga *g = ga_new(&p, &o, GA_GDIVAN, 4, &err);
     cr_assert(ga_run(g, &err), "%s", err.msg);
@@ -584,4 +586,27 @@ Test(ga, half_the_random_first_individuals_are_uniform)
     cr_expect_eq(uniform, 50);
     ga_free(g);
     free(s);
+}
+
+/* random_frac of gdivan's first population draws a new random-value allele
+ * in every gene (the synthetic problem's random alleles are numbered from
+ * NPATHS up): 20 of 100 by default, none with 0. */
+Test(ga, gdivan_starts_with_random_value_individuals)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        synth *s = synth_new();
+        ga_problem p = synth_problem(s);
+        ga_options o;
+        ga_options_default(&o);
+        o.max_evals = 100;
+        o.random_gene_prob = 0;
+        if (pass) o.random_frac = 0;
+        wh_error err;
+        ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+        cr_assert(ga_run(g, &err), "%s", err.msg);
+        cr_expect_eq(s->nalleles - NPATHS, pass ? 0 : 20 * NGENES, "random alleles drawn: %d",
+                     s->nalleles - NPATHS);
+        ga_free(g);
+        free(s);
+    }
 }

@@ -7,6 +7,7 @@
 
 #include "gen/gen.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -318,4 +319,46 @@ Test(scale, tiling_values_follow_the_domains)
         wh_image_free(img);
         wh_spec_free(s);
     }
+}
+
+/* Random atoms of a pool that knows the full launch span its domains: on
+ * hunt_gather_small (idx in [0, 8N-1]) X = 2 atoms alone would give idx in
+ * [0, 15]; with gen_pool_set_full the scaled values cover the whole range,
+ * and every scaled input stays in its domain. */
+Test(scale, random_atoms_span_the_full_launch_domain)
+{
+    wh_spec *s = load("tests/specs/hunt_gather_small.json");
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err), "%s", err.msg);
+    int64_t words = 8 * (int64_t)lay.threads;
+    for (int pass = 0; pass < 2; pass++) {
+        gen_pool pool;
+        cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
+        if (pass) gen_pool_set_full(&pool, img);
+        pcg32 rng;
+        pcg32_seed(&rng, 9, 9);
+        int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
+        for (int g = 0; g < lay.ngenes; g++) {
+            genes[g] = gen_pool_add_random(&pool, &rng, &err);
+            cr_assert_geq(genes[g], 0, "%s", err.msg);
+        }
+        cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+        cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
+        int64_t hi = 0;
+        for (uint64_t i = 0; i < lay.threads; i++)
+            if (value_at(img, i) > hi) hi = value_at(img, i);
+        if (pass)
+            cr_expect_gt(hi, words / 2, "full-domain random atoms reach %lld of %lld", (long long)hi,
+                         (long long)words - 1);
+        else
+            cr_expect_leq(hi, 15, "X-domain random atoms stay in [0, 15]: %lld", (long long)hi);
+        free(genes);
+        gen_pool_free(&pool);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
 }
