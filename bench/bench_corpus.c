@@ -324,10 +324,16 @@ static void read_run(run_t *r, double worst)
     r->ok = true;
 }
 
-/* A finished run records the PTX it measured, for --reuse. */
+/* A finished run records the PTX it measured, for --reuse, and drops its
+ * search state (the benchmark never resumes; a random-ga pool.bin reaches
+ * gigabytes on kernels with large shared inputs). */
 static void stamp_run(const run_t *r, const kernel_t *kt)
 {
     char path[1200];
+    snprintf(path, sizeof path, "%s/pool.bin", r->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", r->dir);
+    unlink(path);
     snprintf(path, sizeof path, "%s/bench-ptx-hash", r->dir);
     FILE *f = fopen(path, "w");
     if (f) {
