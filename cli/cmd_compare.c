@@ -239,6 +239,7 @@ static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_err
                 o.tiling = HUNT_TILING_PLAIN;
                 o.ga.segment_prob = 0;
                 o.ga.random_frac = 0;
+                o.value_edits = 0;
             }
             o.seed = seed0 + (uint64_t)k;
             snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);

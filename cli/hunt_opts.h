@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -25,6 +25,7 @@ enum {
     { "special", required_argument, NULL, HOPT_SPECIAL }, \
     { "random-gene", required_argument, NULL, HOPT_RANDOM_GENE }, \
     { "random-individuals", required_argument, NULL, HOPT_RANDOM_INDIVIDUALS }, \
+    { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
@@ -55,6 +56,10 @@ enum {
     "  --random-gene F   gdivan: probability a mutation draws random values, not a path (0.05)\n" \
     "  --random-individuals F  gdivan: share of the first population whose every gene is\n" \
     "                    random values, as random testing draws them (0.20; 0: the paper's)\n" \
+    "  --value-edits N   gdivan: genes per individual that edit the built input: a run of\n" \
+    "                    a buffer filled with one value or a domain end, sorted, reversed,\n" \
+    "                    a ramp of distinct values, a lane's values copied across its warp\n" \
+    "                    (default 3; 0: none, the paper's)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \

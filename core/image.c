@@ -301,8 +301,7 @@ static bool for_each_field(wh_image *img, int p, field_setter set, pcg32 *rng, w
     const wh_param *par = b->param;
     for (int f = 0; f < par->nfields; f++) {
         const wh_field *fd = &par->fields[f];
-        bool per_elem = fd->has_range && !wh_type_is_float(fd->type) &&
-                        (wh_expr_uses(fd->lo, WH_VAR_I) || wh_expr_uses(fd->hi, WH_VAR_I));
+        bool per_elem = wh_field_varies_by_index(fd);
         wh_bounds bd;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         for (uint64_t e = 0; e < b->count; e++) {

@@ -596,6 +596,12 @@ uint64_t wh_launch_threads_total(const wh_launch *l)
     return wh_launch_blocks_total(l) * l->block[0] * l->block[1] * l->block[2];
 }
 
+bool wh_field_varies_by_index(const wh_field *f)
+{
+    return f->has_range && !wh_type_is_float(f->type) && f->lo &&
+           (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
+}
+
 bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
                   const char *what, int64_t *out, wh_error *err)
 {

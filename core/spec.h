@@ -103,6 +103,9 @@ uint64_t wh_launch_blocks_total(const wh_launch *l);
 /* Values of every expression variable for a launch (threads, blocks, block,
  * i = 0, then the constants); vars must hold spec->nvars entries. */
 bool wh_spec_vars(const wh_spec *spec, const wh_launch *l, int64_t *vars, wh_error *err);
+/* Does an integer field's range depend on the element index `i` (so its
+ * bounds must be evaluated per element)? */
+bool wh_field_varies_by_index(const wh_field *f);
 /* Evaluate one of the spec's expressions; `what` names it in errors. */
 bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
                   const char *what, int64_t *out, wh_error *err);

@@ -12,7 +12,7 @@
  *     other one uniform (one allele in every gene), the rest random
  *     combinations; mutation
  *     draws another path allele, or with `random_gene_prob` a new
- *     random-value allele;
+ *     random-value allele; value-edit genes (`nedit_genes`) on top;
  *   - GA_RANDOM_GA: the same GA from a population of random-value genes,
  *     mutating to random-value genes;
  *   - GA_RANDOM: no genes: every evaluation is a fresh random input named by
@@ -95,6 +95,13 @@ typedef struct {
      * Random individuals draw it uniformly, a child inherits it from either
      * parent, and a quarter of the mutations redraw it instead of an atom. */
     int nparam_values;
+    /* Optional value-edit genes (gdivan): the last nedit_genes genes hold
+     * codes the caller turns into edits of the built input (0: none, else
+     * a 31-bit code).  The first population gives each non-special
+     * individual up to all of them at random; a child takes each from either
+     * parent; a fifth of the mutations redraw one (a quarter of those
+     * clear it). */
+    int nedit_genes;
     const int *path_alleles;  /* gdivan: alleles for random combinations/mutations */
     int npath_alleles;
     const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */

@@ -20,6 +20,7 @@ void hunt_options_default(hunt_options *o)
     harness_options_init(&o->harness);
     gen_explore_options_default(&o->explore);
     o->results_base = "results";
+    o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
 }
 
 static const char *const tiling_names[] = { "auto", "plain", "stride" };
@@ -38,10 +39,17 @@ bool hunt_tiling_from_name(const char *name, hunt_tiling *out)
 
 bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err)
 {
-    if (ind->genes) return gen_scale(h->pool, &h->lay, ind->genes, h->img, err);
+    if (ind->genes)
+        return gen_scale(h->pool, &h->lay, ind->genes, h->img, err) &&
+               gen_edits_apply(ind->genes + h->lay.ngenes, hunt_edit_genes(h), h->img, err);
     pcg32 rng;
     pcg32_seed(&rng, ind->seed, 0x72616e64);
     return wh_image_fill_random(h->img, &rng, err);
+}
+
+int hunt_edit_genes(const hunt *h)
+{
+    return h->opt.strategy == GA_GDIVAN ? h->opt.value_edits : 0;
 }
 
 static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
@@ -224,7 +232,8 @@ static bool start_ga(hunt *h, wh_error *err)
     ga_problem p;
     memset(&p, 0, sizeof p);
     p.ctx = h;
-    p.ngenes = h->opt.strategy == GA_RANDOM ? 0 : h->lay.ngenes;
+    p.ngenes = h->opt.strategy == GA_RANDOM ? 0 : h->lay.ngenes + hunt_edit_genes(h);
+    p.nedit_genes = hunt_edit_genes(h);
     p.nparam_values = h->opt.strategy != GA_RANDOM && h->lay.tiling_gene >= 0 ? h->lay.ntilings : 0;
     p.path_alleles = h->alleles;
     p.npath_alleles = h->nalleles;

@@ -39,6 +39,7 @@ typedef struct {
     int reps;                   /* timed runs per evaluation; 0: 1 on sim, 10 otherwise */
     int final_reps;             /* runs of the best input at the end; 0: 30 */
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
+    int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
     harness_backend backend;
     harness_options harness;
     gen_explore_options explore;
@@ -48,6 +49,9 @@ typedef struct {
     bool quiet;
     volatile sig_atomic_t *interrupted;  /* set by a SIGINT handler; polled */
 } hunt_options;
+
+/* gdivan's value-edit genes unless --value-edits says otherwise. */
+#define HUNT_DEFAULT_VALUE_EDITS 3
 
 void hunt_options_default(hunt_options *o);
 const char *hunt_tiling_name(hunt_tiling t);
@@ -70,6 +74,7 @@ typedef struct {
     int x;                      /* threads per gene (0 for random) */
     bool strided;               /* the layout had a tiling gene */
     uint64_t best_stride;       /* the best individual's stride (0: plain tiling) */
+    int value_edits;            /* edit genes per individual (0: none) */
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;

@@ -39,7 +39,9 @@ typedef struct {
  * random atoms as its alleles (the first atoms of its pool). */
 #define HUNT_FALLBACK_ATOMS 64
 
-/* Rebuild the input of an individual into h->img. */
+/* Value-edit genes of an individual, after the layout's genes. */
+int hunt_edit_genes(const hunt *h);
+/* Rebuild the input of an individual into h->img: scaled atoms, then edits. */
 bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err);
 /* Save the current image under findings/ with the harness's message. */
 void hunt_record_finding(hunt *h, long eval, const harness_result *res);

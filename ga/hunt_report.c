@@ -51,6 +51,7 @@ static json_t *options_json(const hunt *h)
                      "segment", g->segment_prob);
     if (o) json_object_set_new(o, "keep", json_integer(g->keep));
     if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
+    if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     return o;
@@ -77,14 +78,32 @@ static json_t *explore_json(const hunt *h)
     return o;
 }
 
+/* The value edits an individual applies, described ("fill-copy edges[0..8)"). */
+static json_t *edits_json(const hunt *h, const ga_indiv *ind)
+{
+    json_t *list = json_array();
+    for (int k = 0; k < hunt_edit_genes(h); k++) {
+        gen_edit e;
+        char text[300];
+        gen_edit_decode(h->img, (uint32_t)ind->genes[h->lay.ngenes + k], &e);
+        if (e.kind == GEN_EDIT_NONE) continue;
+        gen_edit_describe(&e, h->img, text, sizeof text);
+        json_array_append_new(list, json_string(text));
+    }
+    return list;
+}
+
 static json_t *best_json(const hunt *h)
 {
     const hunt_summary *s = h->sum;
-    if (!h->g || !ga_best(h->g)) return json_null();
-    return json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:I}", "fitness", s->best, "eval",
-                     (json_int_t)s->evals_to_best, "time_s", s->time_to_best_s, "final_reps", s->final_reps,
-                     "mean", s->final_mean, "min", s->final_min, "median", s->final_median, "max", s->final_max,
-                     "stddev", s->final_stddev, "stride", (json_int_t)s->best_stride);
+    const ga_indiv *b = h->g ? ga_best(h->g) : NULL;
+    if (!b) return json_null();
+    json_t *o = json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:I}", "fitness", s->best, "eval",
+                          (json_int_t)s->evals_to_best, "time_s", s->time_to_best_s, "final_reps", s->final_reps,
+                          "mean", s->final_mean, "min", s->final_min, "median", s->final_median, "max",
+                          s->final_max, "stddev", s->final_stddev, "stride", (json_int_t)s->best_stride);
+    if (o && b->genes) json_object_set_new(o, "value_edits", edits_json(h, b));
+    return o;
 }
 
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
@@ -149,6 +168,7 @@ static void fill_summary(hunt *h)
     s->best = b ? b->fitness : 0;
     s->strided = h->lay.tiling_gene >= 0 && h->opt.strategy != GA_RANDOM;
     s->best_stride = b && s->strided ? gen_tiling_stride(b->genes[h->lay.tiling_gene]) : 0;
+    s->value_edits = hunt_edit_genes(h);
     if (h->explored) {
         s->coverage = gen_result_coverage(h->explored);
         s->paths = h->explored->npaths;
@@ -299,6 +319,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.random_gene_prob = json_number_value(json_object_get(opt, "random_gene"));
         /* runs made before random-value individuals existed had none */
         o->ga.random_frac = json_number_value(json_object_get(opt, "random_individuals"));
+        /* runs made before value edits existed had none */
+        o->value_edits = (int)json_integer_value(json_object_get(opt, "value_edits"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

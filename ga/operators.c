@@ -23,10 +23,30 @@ static bool mutation_allele(ga *g, int *out, wh_error *err)
     return draw_allele(g, random_values, out, err);
 }
 
-/* Genes that choose atoms: all but the parameter gene. */
+/* Genes that choose atoms: all but the parameter gene and the edit genes,
+ * which follow them in that order. */
 static int atom_genes(const ga *g)
 {
-    return g->prob.ngenes - (g->prob.nparam_values > 0);
+    return g->prob.ngenes - (g->prob.nparam_values > 0) - g->prob.nedit_genes;
+}
+
+static int first_edit_gene(const ga *g)
+{
+    return g->prob.ngenes - g->prob.nedit_genes;
+}
+
+static int draw_edit_code(ga *g)
+{
+    int code = (int)(pcg32_next(&g->rng) & 0x7fffffff);
+    return code ? code : 1;
+}
+
+/* A first-population individual gets 0 to nedit_genes edits. */
+static void initial_edits(ga *g, ga_indiv *ind, bool none)
+{
+    if (g->prob.nedit_genes == 0) return;
+    int n = none ? 0 : (int)pcg32_bounded(&g->rng, (uint32_t)g->prob.nedit_genes + 1);
+    for (int k = 0; k < g->prob.nedit_genes; k++) ind->genes[first_edit_gene(g) + k] = k < n ? draw_edit_code(g) : 0;
 }
 
 static int draw_param(ga *g)
@@ -55,9 +75,11 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
         ind->seed = pcg32_next64(&g->rng);
         return true;
     }
+    /* specials hold every gene but the edit genes */
+    initial_edits(g, ind, i < special_count(g));
     if (i < special_count(g)) {
         const int *sp = g->prob.specials[i % g->prob.nspecials];
-        for (int k = 0; k < g->prob.ngenes; k++) ind->genes[k] = sp[k];
+        for (int k = 0; k < first_edit_gene(g); k++) ind->genes[k] = sp[k];
         return true;
     }
     /* a fresh random value in every gene, plainly tiled: an input as random
@@ -127,6 +149,15 @@ static void crossover(ga *g, const ga_indiv *a, const ga_indiv *b, ga_indiv *chi
     for (int k = 0; k < cut; k++) child->genes[k] = a->genes[k];
     for (int k = cut; k < n; k++) child->genes[k] = b->genes[k];
     if (g->prob.nparam_values > 0) child->genes[n] = (pcg32_next(&g->rng) & 1 ? a : b)->genes[n];
+    for (int k = first_edit_gene(g); k < g->prob.ngenes; k++)
+        child->genes[k] = (pcg32_next(&g->rng) & 1 ? a : b)->genes[k];
+}
+
+/* Redraw one edit gene: a new code, or (a quarter of the time) none. */
+static void mutate_edit(ga *g, ga_indiv *child)
+{
+    int k = first_edit_gene(g) + (int)pcg32_bounded(&g->rng, (uint32_t)g->prob.nedit_genes);
+    child->genes[k] = pcg32_bounded(&g->rng, 4) == 0 ? 0 : draw_edit_code(g);
 }
 
 static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
@@ -141,6 +172,10 @@ static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
      * quarter of the mutations redraw the parameter gene instead, and a
      * segment mutation gives the new allele to a run of genes from there. */
     if (pcg32_double(&g->rng) < g->opt.mutation_prob) {
+        if (g->prob.nedit_genes > 0 && pcg32_bounded(&g->rng, 5) == 0) {
+            mutate_edit(g, child);
+            return true;
+        }
         if (g->prob.nparam_values > 0 && pcg32_bounded(&g->rng, 4) == 0) {
             child->genes[atom_genes(g)] = draw_param(g);
             return true;

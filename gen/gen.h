@@ -114,4 +114,36 @@ bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
 bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes, wh_image *full,
                wh_error *err);
 
+/* Value edits (edit.c): an operator applied to the full-size image after
+ * scaling, stating a relation the atoms cannot: every element of a run set
+ * to its first value (fill-copy) or to its domain's low or high end, the
+ * run sorted up or down or reversed, a ramp of distinct values from one
+ * end of the domain, or the first lane's elements copied across each warp
+ * (an owner's `per_thread` elements; single elements for shared inputs).
+ * The run is the whole buffer, whole warps' elements, or any run.  An
+ * edit is named by a code (0: none; any other 31-bit value draws the
+ * buffer, field, run and operator from a PCG32 stream it seeds), so a
+ * gene can hold it.  Written values are clamped into each element's
+ * domain; fields whose domain is a single value are never chosen. */
+typedef enum {
+    GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
+    GEN_EDIT_SORT_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
+    GEN_EDIT_KINDS
+} gen_edit_kind;
+
+typedef struct {
+    gen_edit_kind kind;
+    int param, field;
+    uint64_t first, count;  /* the run, in elements */
+} gen_edit;
+
+const char *gen_edit_kind_name(gen_edit_kind k);
+/* The edit a code names on images of full's layout. */
+void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *out);
+bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
+/* Decode and apply codes[0..n) in order (0s are skipped). */
+bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
+/* "fill-copy edges[0..262144)" */
+void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_t size);
+
 #endif

@@ -74,12 +74,6 @@ void gen_pool_set_full(gen_pool *pool, const wh_image *full)
     pool->full = full;
 }
 
-static bool index_dependent(const wh_field *f)
-{
-    return f->has_range && !wh_type_is_float(f->type) &&
-           (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
-}
-
 /* Field f of every element of the reference image's input buffer p, drawn
  * across the full launch's domain of that element (floats: the value;
  * integers: an offset from the atom's own low end, which is how gen_scale
@@ -89,7 +83,7 @@ static bool fill_field_full(gen_pool *pool, int p, int f, pcg32 *rng, wh_error *
     wh_buffer *b = &pool->ref->bufs[p];
     const wh_field *fd = &b->param->fields[f];
     uint64_t nfull = pool->full->bufs[p].count;
-    bool by_index = index_dependent(fd);
+    bool by_index = wh_field_varies_by_index(fd);
     wh_bounds sb, db;
     for (uint64_t e = 0; e < b->count; e++) {
         if ((e == 0 || by_index) && (!wh_image_bounds(pool->ref, p, f, e, &sb, err) ||

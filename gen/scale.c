@@ -58,11 +58,6 @@ int gen_layout_add_tiling(gen_layout *lay, const wh_image *full, wh_error *err)
     return lay->ntilings;
 }
 
-static bool uses_index(const wh_field *f)
-{
-    return f->has_range && f->lo && (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
-}
-
 static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
@@ -118,7 +113,7 @@ static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh
     m->p = p;
     m->tile = m->stride = 0;
     for (int f = 0; f < par->nfields; f++) {
-        m->by_index[f] = uses_index(&par->fields[f]);
+        m->by_index[f] = wh_field_varies_by_index(&par->fields[f]);
         if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err))
             return false;
     }

@@ -610,3 +610,81 @@ Test(ga, gdivan_starts_with_random_value_individuals)
         free(s);
     }
 }
+
+/* Value-edit genes: the synthetic fitness adds 10 for every edit gene whose
+ * code is a multiple of 8, so the GA must draw, keep and recombine them. */
+#define NEDITS 2
+
+static bool edit_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+{
+    if (!synth_evaluate(ctx, ind, err)) return false;
+    for (int k = NGENES; k < NGENES + NEDITS; k++)
+        if (ind->genes[k] != 0 && ind->genes[k] % 8 == 0) ind->fitness += 10;
+    return true;
+}
+
+static void check_first_population_edits(ga *g, int nspecial)
+{
+    int count, with_edits = 0;
+    const ga_indiv *pop = ga_population(g, &count);
+    for (int i = 0; i < count; i++) {
+        bool any = false;
+        for (int k = NGENES; k < NGENES + NEDITS; k++) {
+            cr_expect_geq(pop[i].genes[k], 0);
+            any |= pop[i].genes[k] != 0;
+        }
+        with_edits += any;
+        /* specials are the callers' individuals: no edit is added to them */
+        if (pop[i].eval_index <= nspecial) cr_expect_not(any, "special %d got an edit", i);
+    }
+    cr_expect_gt(with_edits, count / 3, "%d of %d first individuals edit", with_edits, count);
+    cr_expect_lt(with_edits, count, "some first individuals edit nothing");
+}
+
+Test(ga, edit_genes_are_drawn_kept_and_recombined)
+{
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    p.ngenes = NGENES + NEDITS;
+    p.nedit_genes = NEDITS;
+    p.evaluate = edit_evaluate;
+    int special[NGENES + NEDITS] = { 0 };
+    const int *specials[1] = { special };
+    p.specials = specials;
+    p.nspecials = 1;
+    ga_options o;
+    ga_options_default(&o);
+    o.patience = 0;
+    o.max_evals = 100;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    check_first_population_edits(g, 30);
+    ga_free(g);
+    s->nalleles = NPATHS;
+    o.max_evals = 3000;
+    g = ga_new(&p, &o, GA_GDIVAN, 3, &err);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    const ga_indiv *b = ga_best(g);
+    for (int k = NGENES; k < NGENES + NEDITS; k++)
+        cr_expect(b->genes[k] != 0 && b->genes[k] % 8 == 0, "best's edit gene %d is %d", k, b->genes[k]);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, edit_genes_need_a_gene_based_strategy)
+{
+    synth *s = synth_new();
+    ga_problem p = synth_problem(s);
+    p.ngenes = NGENES + NEDITS;
+    p.nedit_genes = NEDITS;
+    ga_options o;
+    ga_options_default(&o);
+    wh_error err;
+    cr_expect_null(ga_new(&p, &o, GA_RANDOM, 1, &err));
+    cr_expect(strstr(err.msg, "edit genes"), "%s", err.msg);
+    p.ngenes = NEDITS;
+    cr_expect_null(ga_new(&p, &o, GA_GDIVAN, 1, &err), "no atom gene left");
+    free(s);
+}

@@ -320,6 +320,7 @@ static void relation_case(const char *spec, const char *ptx, int64_t (*worst_inp
     o.tiling = HUNT_TILING_PLAIN;   /* the paper's method */
     o.ga.segment_prob = 0;
     o.ga.random_frac = 0;
+    o.value_edits = 0;
     cr_assert(hunt_run(s, &o, &pl, &err), "%s", err.msg);
     cr_expect_lt(pl.best, st.best, "%s: the paper's plain tiling %g, stride tiling %g", spec, pl.best, st.best);
     ts_rmtree(base);
@@ -419,6 +420,38 @@ Test(hunt, keep_saves_the_longest_running_distinct_inputs)
         cr_expect(same_inputs(best, img[0]), "top/01 is best/");
         wh_image_free(best);
         for (int k = 0; k < 4; k++) wh_image_free(img[k]);
+        json_decref(doc);
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* gdivan's value edits: their number is an option run.json keeps (a
+ * resume needs it), and the best input's edits are described there. */
+Test(hunt, value_edits_are_recorded_in_run_json)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_spec *s = load("tests/specs/hunt_paths_small.json");
+    char base[64];
+    tmpdir(base);
+    for (int n = 0; n <= 2; n += 2) {
+        wh_error err;
+        hunt_summary r;
+        hunt_options o = quiet_options(base, GA_GDIVAN, 200, 2);
+        o.value_edits = n;
+        cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+        cr_expect_eq(r.value_edits, n);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run.json", r.dir);
+        json_t *doc = ts_load_json(path);
+        cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "options"), "value_edits")), n);
+        json_t *edits = json_object_get(json_object_get(doc, "best"), "value_edits");
+        cr_assert(json_is_array(edits));
+        cr_expect_leq(json_array_size(edits), (size_t)n);
+        for (size_t k = 0; k < json_array_size(edits); k++) {
+            const char *text = json_string_value(json_array_get(edits, k));
+            cr_expect(text && strstr(text, " sel["), "an edit of the only input: %s", text);
+        }
         json_decref(doc);
     }
     ts_rmtree(base);

@@ -1,0 +1,296 @@
+/*
+ * edit.c — value edits: operators on a full-size input that state a
+ * relation between elements directly (one value everywhere, a sorted or
+ * reversed run, a ramp of distinct values, a lane's values copied across
+ * its warp, the domain's extremes).
+ *
+ * Atoms are X-thread inputs and the scaler repeats them; neither can say
+ * "every edge into one node" or "distances falling with the node index",
+ * which are what contention and ordering worst cases are made of.  An edit
+ * is named by a 31-bit code, so a GA gene can hold it and a checkpoint
+ * needs no table: the code seeds a PCG32 stream that draws the buffer, the
+ * field, the run and the operator, against the launch's own layout.
+ * Every written value is clamped into its element's domain, so an edited
+ * image never violates the spec.
+ */
+#include "gen/gen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[GEN_EDIT_KINDS] = {
+    "none", "fill-copy", "fill-low", "fill-high", "sort-up", "sort-down",
+    "ramp-up", "ramp-down", "reverse", "warp-copy",
+};
+
+const char *gen_edit_kind_name(gen_edit_kind k)
+{
+    return k >= 0 && k < GEN_EDIT_KINDS ? kind_names[k] : "?";
+}
+
+/* A field worth editing: an input buffer's field whose domain is not a
+ * single value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned). */
+static bool editable(const wh_image *img, int p, int f)
+{
+    const wh_param *par = &img->spec->params[p];
+    if (par->role != WH_ROLE_INPUT || par->kind != WH_BUFFER || img->bufs[p].count == 0) return false;
+    wh_bounds b;
+    wh_error err;
+    wh_error_clear(&err);
+    if (!wh_image_bounds(img, p, f, 0, &b, &err)) return false;
+    return b.is_float ? b.fhi > b.flo : b.hi > b.lo;
+}
+
+/* Elements one thread owns (a warp owns 32 of these); 1 for shared inputs. */
+static uint64_t owner_elems(const wh_param *par)
+{
+    return par->per_thread > 0 ? (uint64_t)par->per_thread : 1;
+}
+
+/* Log-uniform in [1, n]. */
+static uint64_t log_uniform(pcg32 *rng, uint64_t n)
+{
+    double u = pcg32_double(rng) * log2((double)n + 1.0);
+    uint64_t len = (uint64_t)exp2(u);
+    return len < 1 ? 1 : len > n ? n : len;
+}
+
+static uint64_t draw_below(pcg32 *rng, uint64_t n)
+{
+    return n <= 1 ? 0 : n <= UINT32_MAX ? pcg32_bounded(rng, (uint32_t)n) : pcg32_next64(rng) % n;
+}
+
+/* The run: the whole buffer, whole warps' worth of elements, or any run. */
+static void draw_run(pcg32 *rng, uint64_t count, uint64_t warp_elems, gen_edit *e)
+{
+    uint32_t how = pcg32_bounded(rng, 3);
+    if (how == 0 || count == 1) {
+        e->first = 0;
+        e->count = count;
+    } else if (how == 1 && warp_elems < count) {
+        uint64_t warps = (count + warp_elems - 1) / warp_elems, len = log_uniform(rng, warps);
+        e->first = draw_below(rng, warps - len + 1) * warp_elems;
+        e->count = len * warp_elems;
+        if (e->first + e->count > count) e->count = count - e->first;
+    } else {
+        e->count = log_uniform(rng, count);
+        e->first = draw_below(rng, count - e->count + 1);
+    }
+}
+
+void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = GEN_EDIT_NONE;
+    if (code == 0) return;
+    int nfields = 0;
+    for (int p = 0; p < full->nbufs; p++)
+        for (int f = 0; f < full->spec->params[p].nfields; f++) nfields += editable(full, p, f);
+    if (nfields == 0) return;
+    pcg32 rng;
+    pcg32_seed(&rng, code, 0x65646974);
+    int pick = (int)pcg32_bounded(&rng, (uint32_t)nfields);
+    for (int p = 0; p < full->nbufs; p++)
+        for (int f = 0; f < full->spec->params[p].nfields; f++)
+            if (editable(full, p, f) && pick-- == 0) {
+                e->param = p;
+                e->field = f;
+            }
+    const wh_param *par = &full->spec->params[e->param];
+    draw_run(&rng, full->bufs[e->param].count, 32 * owner_elems(par), e);
+    e->kind = (gen_edit_kind)(1 + pcg32_bounded(&rng, GEN_EDIT_KINDS - 1));
+}
+
+/* Reads and clamped writes of one field of one buffer; bounds are
+ * evaluated once unless they vary with the element index. */
+typedef struct {
+    wh_image *img;
+    int p, f;
+    const wh_field *fd;
+    bool by_index;
+    wh_bounds b;
+} field_access;
+
+static bool access_open(field_access *a, wh_image *img, int p, int f, wh_error *err)
+{
+    a->img = img;
+    a->p = p;
+    a->f = f;
+    a->fd = &img->spec->params[p].fields[f];
+    a->by_index = wh_field_varies_by_index(a->fd);
+    return wh_image_bounds(img, p, f, 0, &a->b, err);
+}
+
+static void *field_at(const field_access *a, uint64_t e)
+{
+    return a->img->bufs[a->p].data + e * a->img->spec->params[a->p].elem_size + a->fd->offset;
+}
+
+static bool bounds_of(field_access *a, uint64_t e, wh_error *err)
+{
+    return !a->by_index || wh_image_bounds(a->img, a->p, a->f, e, &a->b, err);
+}
+
+/* Writes v clamped into the bounds last evaluated. */
+static void store_int(field_access *a, uint64_t e, int64_t v)
+{
+    wh_value_set_int(a->fd->type, field_at(a, e), v < a->b.lo ? a->b.lo : v > a->b.hi ? a->b.hi : v);
+}
+
+/* Integer values travel as int64 (a double loses bits above 2^53). */
+static bool put_int(field_access *a, uint64_t e, int64_t v, wh_error *err)
+{
+    if (!bounds_of(a, e, err)) return false;
+    store_int(a, e, v);
+    return true;
+}
+
+static void put_float(field_access *a, uint64_t e, double v)
+{
+    v = v < a->b.flo ? a->b.flo : v > a->b.fhi ? a->b.fhi : v;
+    if (a->fd->type == WH_F32 && (float)v > (float)a->b.fhi) v = a->b.fhi;
+    wh_value_set_float(a->fd->type, field_at(a, e), v);
+}
+
+/* Element e takes the value element `from` holds (clamped into e's domain). */
+static bool copy_elem(field_access *a, uint64_t from, uint64_t e, wh_error *err)
+{
+    if (a->b.is_float) {
+        put_float(a, e, wh_value_get_float(a->fd->type, field_at(a, from)));
+        return true;
+    }
+    return put_int(a, e, wh_value_get_int(a->fd->type, field_at(a, from)), err);
+}
+
+static bool fill_extreme(field_access *a, const gen_edit *e, bool high, wh_error *err)
+{
+    for (uint64_t k = e->first; k < e->first + e->count; k++) {
+        if (a->b.is_float) put_float(a, k, high ? a->b.fhi : a->b.flo);
+        else if (!bounds_of(a, k, err)) return false;
+        else store_int(a, k, high ? a->b.hi : a->b.lo);
+    }
+    return true;
+}
+
+/* k steps in from one end of domain b, saturating at the other end. */
+static int64_t step_in(const wh_bounds *b, uint64_t k, bool up)
+{
+    uint64_t width = (uint64_t)b->hi - (uint64_t)b->lo;
+    if (k > width) return up ? b->hi : b->lo;
+    return up ? (int64_t)((uint64_t)b->lo + k) : (int64_t)((uint64_t)b->hi - k);
+}
+
+/* Distinct consecutive values from one end of the domain of the run's
+ * first element: lo, lo+1, ... (floats: evenly spaced across it). */
+static bool ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
+{
+    if (!bounds_of(a, e->first, err)) return false;
+    wh_bounds b0 = a->b;
+    double step = e->count > 1 ? (b0.fhi - b0.flo) / (double)(e->count - 1) : 0;
+    for (uint64_t k = 0; k < e->count; k++) {
+        if (!b0.is_float) {
+            if (!put_int(a, e->first + k, step_in(&b0, k, up), err)) return false;
+        } else {
+            put_float(a, e->first + k, up ? b0.flo + step * (double)k : b0.fhi - step * (double)k);
+        }
+    }
+    return true;
+}
+
+static int cmp_up(const void *x, const void *y)
+{
+    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_up_f(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sorting or reversing the run: its values gathered, rearranged, put back. */
+static bool rearrange(field_access *a, const gen_edit *e, wh_error *err)
+{
+    size_t n = (size_t)e->count;
+    void *vals = malloc(n * 8);
+    if (!vals) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for an edit of %zu values", n);
+        return false;
+    }
+    int64_t *iv = vals;
+    double *fv = vals;
+    for (size_t k = 0; k < n; k++) {
+        if (a->b.is_float) fv[k] = wh_value_get_float(a->fd->type, field_at(a, e->first + k));
+        else iv[k] = wh_value_get_int(a->fd->type, field_at(a, e->first + k));
+    }
+    if (e->kind == GEN_EDIT_SORT_UP || e->kind == GEN_EDIT_SORT_DOWN)
+        qsort(vals, n, 8, a->b.is_float ? cmp_up_f : cmp_up);
+    bool flip = e->kind != GEN_EDIT_SORT_UP;
+    bool ok = true;
+    for (size_t k = 0; k < n && ok; k++) {
+        size_t from = flip ? n - 1 - k : k;
+        if (a->b.is_float) put_float(a, e->first + k, fv[from]);
+        else ok = put_int(a, e->first + k, iv[from], err);
+    }
+    free(vals);
+    return ok;
+}
+
+/* In every warp's worth of elements the run touches, the first owner's
+ * elements are copied to the other 31 owners. */
+static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
+{
+    uint64_t own = owner_elems(&a->img->spec->params[a->p]), warp = 32 * own;
+    uint64_t count = a->img->bufs[a->p].count, end = e->first + e->count;
+    for (uint64_t w = e->first / warp * warp; w < end; w += warp)
+        for (uint64_t k = w + own; k < w + warp && k < count; k++)
+            if (!copy_elem(a, w + (k - w) % own, k, err)) return false;
+    return true;
+}
+
+bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
+{
+    if (e->kind == GEN_EDIT_NONE) return true;
+    field_access a;
+    if (!access_open(&a, full, e->param, e->field, err)) return false;
+    switch (e->kind) {
+    case GEN_EDIT_FILL_COPY:
+        for (uint64_t k = e->first + 1; k < e->first + e->count; k++)
+            if (!copy_elem(&a, e->first, k, err)) return false;
+        return true;
+    case GEN_EDIT_FILL_LOW: return fill_extreme(&a, e, false, err);
+    case GEN_EDIT_FILL_HIGH: return fill_extreme(&a, e, true, err);
+    case GEN_EDIT_RAMP_UP: return ramp(&a, e, true, err);
+    case GEN_EDIT_RAMP_DOWN: return ramp(&a, e, false, err);
+    case GEN_EDIT_SORT_UP:
+    case GEN_EDIT_SORT_DOWN:
+    case GEN_EDIT_REVERSE: return rearrange(&a, e, err);
+    case GEN_EDIT_WARP_COPY: return warp_copy(&a, e, err);
+    default: return true;
+    }
+}
+
+bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        gen_edit e;
+        gen_edit_decode(full, (uint32_t)codes[i], &e);
+        if (!gen_edit_apply(&e, full, err)) return false;
+    }
+    return true;
+}
+
+void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_t size)
+{
+    if (e->kind == GEN_EDIT_NONE) {
+        snprintf(buf, size, "none");
+        return;
+    }
+    const wh_param *par = &full->spec->params[e->param];
+    const char *fname = par->fields[e->field].name;
+    snprintf(buf, size, "%s %s%s%s[%llu..%llu)", gen_edit_kind_name(e->kind), par->name, fname[0] ? "." : "",
+             fname, (unsigned long long)e->first, (unsigned long long)(e->first + e->count));
+}

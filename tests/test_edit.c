@@ -1,0 +1,203 @@
+/*
+ * test_edit.c — value edits: each operator does what its name says on the
+ * run it names and nowhere else, written values stay in their element's
+ * domain (index-dependent ones included), and codes decode
+ * deterministically to every operator and every editable field, never a
+ * pinned one.
+ */
+#include <criterion/criterion.h>
+
+#include "gen/gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    wh_spec *spec;
+    wh_image *img;
+} fixture;
+
+static fixture open_random(const char *path, uint64_t seed)
+{
+    fixture f;
+    wh_error err;
+    f.spec = wh_spec_load(path, &err);
+    cr_assert(f.spec, "%s: %s", path, err.msg);
+    wh_launch full = wh_spec_launch_full(f.spec);
+    f.img = wh_image_new(f.spec, &full, &err);
+    cr_assert(f.img, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, seed, 7);
+    cr_assert(wh_image_fill_random(f.img, &rng, &err), "%s", err.msg);
+    return f;
+}
+
+static void close_fixture(fixture *f)
+{
+    wh_image_free(f->img);
+    wh_spec_free(f->spec);
+}
+
+static int64_t get(const fixture *f, int p, int field, uint64_t e)
+{
+    const wh_param *par = &f->spec->params[p];
+    return wh_value_get_int(par->fields[field].type, f->img->bufs[p].data + e * par->elem_size +
+                                                         par->fields[field].offset);
+}
+
+static void apply(fixture *f, const char *param, int field, gen_edit_kind kind, uint64_t first, uint64_t count)
+{
+    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count };
+    cr_assert_geq(e.param, 0, "%s", param);
+    wh_error err;
+    cr_assert(gen_edit_apply(&e, f->img, &err), "%s", err.msg);
+    cr_assert(wh_image_check_domains(f->img, &err), "after %s: %s", gen_edit_kind_name(kind), err.msg);
+}
+
+/* A copy of buffer p's int32 values, to compare against. */
+static int32_t *snapshot(const fixture *f, int p)
+{
+    int32_t *v = malloc(f->img->bufs[p].bytes);
+    memcpy(v, f->img->bufs[p].data, f->img->bufs[p].bytes);
+    return v;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* sssp_relax: 16384 nodes; edges has 16 per node in [0, N-1]; dist in
+ * [0, 2^24]; degree in [0, 16]. */
+Test(edit, fills_set_the_run_and_nothing_else)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 1);
+    int edges = wh_image_find(f.img, "edges"), dist = wh_image_find(f.img, "dist");
+    int32_t *before = snapshot(&f, dist);
+    apply(&f, "edges", 0, GEN_EDIT_FILL_COPY, 0, f.img->bufs[edges].count);
+    for (uint64_t e = 1; e < f.img->bufs[edges].count; e++) cr_assert_eq(get(&f, edges, 0, e), get(&f, edges, 0, 0));
+    apply(&f, "dist", 0, GEN_EDIT_FILL_HIGH, 100, 50);
+    apply(&f, "dist", 0, GEN_EDIT_FILL_LOW, 200, 1);
+    for (uint64_t e = 0; e < 16384; e++) {
+        int64_t want = e >= 100 && e < 150 ? 16777216 : e == 200 ? 0 : before[e];
+        cr_assert_eq(get(&f, dist, 0, e), want, "dist[%llu]", (unsigned long long)e);
+    }
+    free(before);
+    close_fixture(&f);
+}
+
+Test(edit, sorts_and_reversal_permute_the_run)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 2);
+    int w = wh_image_find(f.img, "weights");
+    int32_t *before = snapshot(&f, w);
+    uint64_t first = 1000, n = 777;
+    apply(&f, "weights", 0, GEN_EDIT_REVERSE, first, n);
+    for (uint64_t k = 0; k < n; k++) cr_assert_eq(get(&f, w, 0, first + k), before[first + n - 1 - k]);
+    apply(&f, "weights", 0, GEN_EDIT_SORT_UP, first, n);
+    int32_t *sorted = malloc(n * 4);
+    memcpy(sorted, before + first, n * 4);
+    qsort(sorted, n, 4, cmp_i32);
+    for (uint64_t k = 0; k < n; k++) cr_assert_eq(get(&f, w, 0, first + k), sorted[k]);
+    apply(&f, "weights", 0, GEN_EDIT_SORT_DOWN, first, n);
+    for (uint64_t k = 0; k < n; k++) cr_assert_eq(get(&f, w, 0, first + k), sorted[n - 1 - k]);
+    cr_expect_eq(get(&f, w, 0, first - 1), before[first - 1]);
+    cr_expect_eq(get(&f, w, 0, first + n), before[first + n]);
+    free(sorted);
+    free(before);
+    close_fixture(&f);
+}
+
+Test(edit, ramps_are_distinct_and_saturate_at_the_domain)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 3);
+    int dist = wh_image_find(f.img, "dist"), degree = wh_image_find(f.img, "degree");
+    apply(&f, "dist", 0, GEN_EDIT_RAMP_DOWN, 0, 16384);
+    for (uint64_t u = 0; u < 16384; u++) cr_assert_eq(get(&f, dist, 0, u), 16777216 - (int64_t)u);
+    apply(&f, "degree", 0, GEN_EDIT_RAMP_UP, 0, 16384);
+    for (uint64_t u = 0; u < 16384; u++) cr_assert_eq(get(&f, degree, 0, u), u < 16 ? (int64_t)u : 16);
+    close_fixture(&f);
+}
+
+Test(edit, float_ramp_spans_the_domain)
+{
+    fixture f = open_random("kernels/corpus/cdf_search.json", 4);
+    int cdf = wh_image_find(f.img, "CDF");
+    apply(&f, "CDF", 0, GEN_EDIT_RAMP_UP, 0, 512);
+    const float *v = (const float *)f.img->bufs[cdf].data;
+    cr_expect_eq(v[0], 0.0f);
+    cr_expect_eq(v[511], 1.0f);
+    for (int k = 1; k < 512; k++) cr_assert_gt(v[k], v[k - 1]);
+    close_fixture(&f);
+}
+
+/* edges: each node owns 16 elements, a warp 512. */
+Test(edit, warp_copy_gives_every_lane_the_first_lanes_elements)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 5);
+    int edges = wh_image_find(f.img, "edges");
+    int32_t *before = snapshot(&f, edges);
+    apply(&f, "edges", 0, GEN_EDIT_WARP_COPY, 600, 10); /* inside the second warp */
+    for (uint64_t e = 0; e < f.img->bufs[edges].count; e++) {
+        bool second_warp = e >= 512 && e < 1024;
+        int64_t want = second_warp ? before[512 + e % 16] : before[e];
+        cr_assert_eq(get(&f, edges, 0, e), want, "edges[%llu]", (unsigned long long)e);
+    }
+    free(before);
+    close_fixture(&f);
+}
+
+/* bvh_traverse's nodes.left lies in [min(i+1, 20), 20]: a copied value is
+ * clamped into each element's own domain. */
+Test(edit, index_dependent_domains_clamp_per_element)
+{
+    fixture f = open_random("kernels/corpus/bvh_traverse.json", 6);
+    int nodes = wh_image_find(f.img, "nodes");
+    apply(&f, "nodes", 2, GEN_EDIT_FILL_LOW, 0, 21);
+    for (uint64_t i = 0; i < 21; i++) cr_assert_eq(get(&f, nodes, 2, i), i + 1 < 20 ? (int64_t)i + 1 : 20);
+    apply(&f, "nodes", 2, GEN_EDIT_RAMP_DOWN, 0, 21);
+    apply(&f, "nodes", 2, GEN_EDIT_FILL_COPY, 0, 21);
+    close_fixture(&f);
+}
+
+/* Codes decode the same way every time, reach every operator and every
+ * editable field, never row_start (pinned to i*16), and any sequence of
+ * them keeps the image inside its domains. */
+Test(edit, codes_decode_to_every_operator_and_editable_field)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 7);
+    gen_edit e;
+    gen_edit_decode(f.img, 0, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    bool kind_seen[GEN_EDIT_KINDS] = { false };
+    bool param_seen[16] = { false };
+    int codes[300];
+    for (int c = 0; c < 300; c++) {
+        codes[c] = 1 + c * 7919;
+        gen_edit_decode(f.img, (uint32_t)codes[c], &e);
+        gen_edit again;
+        gen_edit_decode(f.img, (uint32_t)codes[c], &again);
+        cr_assert(!memcmp(&e, &again, sizeof e), "code %d decodes twice the same", codes[c]);
+        cr_assert_neq(e.kind, GEN_EDIT_NONE);
+        cr_assert_lt(e.param, f.spec->nparams);
+        cr_assert_eq(f.spec->params[e.param].role, WH_ROLE_INPUT);
+        cr_assert_gt(e.count, 0);
+        cr_assert_leq(e.first + e.count, f.img->bufs[e.param].count);
+        kind_seen[e.kind] = true;
+        param_seen[e.param] = true;
+    }
+    for (int k = 1; k < GEN_EDIT_KINDS; k++) cr_expect(kind_seen[k], "%s never drawn", gen_edit_kind_name(k));
+    for (int p = 0; p < f.spec->nparams; p++) {
+        bool want = f.spec->params[p].role == WH_ROLE_INPUT && strcmp(f.spec->params[p].name, "row_start");
+        cr_expect_eq(param_seen[p], want, "%s drawn: %d", f.spec->params[p].name, param_seen[p]);
+    }
+    wh_error err;
+    cr_assert(gen_edits_apply(codes, 300, f.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
+    char text[200];
+    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8 };
+    gen_edit_describe(&fill, f.img, text, sizeof text);
+    cr_expect_str_eq(text, "fill-copy edges[0..8)");
+    close_fixture(&f);
+}
