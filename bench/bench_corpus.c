@@ -6,7 +6,7 @@
  *
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
  *                [--explore-time S] [--timeout S] [--jobs J] [--inputs-only]
- *                [--reuse] [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
+ *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
  *
  * Per kernel, on the sim: every candidate worst input of the kernel's
  * header and its best input, measured (the longest candidate is the
@@ -32,7 +32,9 @@
  * build/corpus/quick.{md,json} unless --md/--json say otherwise.
  * --reuse: a run under --out with the same kernel, budget, symbolic
  * stage, strategy and seed that finished before is read, not run again
- * (a long campaign can be run a few kernels at a time).  --inputs-only: the hand
+ * (a long campaign can be run a few kernels at a time); so is a run that
+ * failed (its DIR.failed records why: an out-of-memory kill is not worth
+ * repeating), unless --retry-failed.  --inputs-only: the hand
  * inputs and random ones only, no searches.
  */
 #include "core/clock.h"
@@ -60,7 +62,7 @@
 static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
 
 typedef struct {
-    bool quick, inputs_only, reuse;
+    bool quick, inputs_only, reuse, retry_failed;
     const char *kernels;        /* comma-separated names, or NULL: all */
     long evals;
     int seeds, jobs;
@@ -103,7 +105,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--inputs-only] [--reuse] [--out DIR]\n"
-                    "                    [--md FILE] [--json FILE] [--warphunt PATH]\n");
+                    "                    [--retry-failed] [--md FILE] [--json FILE] [--warphunt PATH]\n");
     return 2;
 }
 
@@ -256,8 +258,8 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
 
 static pid_t start_run(run_t *r)
 {
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", r->dir);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.failed'", r->dir, r->dir);
     if (system(cmd) != 0)
         return -1;
     pid_t pid = fork();
@@ -342,6 +344,35 @@ static void stamp_run(const run_t *r, const kernel_t *kt)
     }
 }
 
+/* A failed run leaves DIR.failed: the PTX hash, then why. */
+static void stamp_failure(const run_t *r, const kernel_t *kt)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s.failed", r->dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n%s\n", kt->ptx_hash, r->why);
+        fclose(f);
+    }
+}
+
+/* --reuse without --retry-failed: a recorded failure on the same PTX
+ * bytes is reported again, not run again. */
+static bool reuse_failure(run_t *r, const kernel_t *kt)
+{
+    char path[1200], stamp[32] = "", why[1000] = "";
+    snprintf(path, sizeof path, "%s.failed", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool same = fgets(stamp, sizeof stamp, f) && !strncmp(stamp, kt->ptx_hash, 16) && fgets(why, sizeof why, f);
+    fclose(f);
+    why[strcspn(why, "\n")] = 0;
+    if (same)
+        snprintf(r->why, sizeof r->why, "%s (an earlier run; --retry-failed runs it again)", why);
+    return same;
+}
+
 /* --reuse: a run of the same budget that finished before, on the same
  * spec and the same PTX bytes, counts as done. */
 static bool reuse_run(run_t *r, const kernel_t *kt)
@@ -389,9 +420,11 @@ static int poll_slots(slot_t *slots, int n, double timeout, const kernel_t *kt)
                 if (s->run->ok)
                     stamp_run(s->run, kt);
             }
-            else
+            else {
                 snprintf(s->run->why, sizeof s->run->why, "exit status %d (see %s)",
                          WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), s->run->log);
+                stamp_failure(s->run, kt);
+            }
             s->run = NULL;
             continue;
         }
@@ -446,7 +479,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
         for (int seed = 1; seed <= a->seeds; seed++) {
             run_t *r = &kt->runs[st][seed - 1];
             plan_run(a, kt, st, seed, r);
-            if (a->reuse && reuse_run(r, kt)) {
+            if (a->reuse && (reuse_run(r, kt) || (!a->retry_failed && reuse_failure(r, kt)))) {
                 first_done |= !st && seed == 1;
                 continue;
             }
@@ -745,6 +778,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         }
         if (!strcmp(o, "--reuse")) {
             a->reuse = true;
+            continue;
+        }
+        if (!strcmp(o, "--retry-failed")) {
+            a->retry_failed = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {
