@@ -204,7 +204,7 @@ static bool setup_resume(hunt *h, int x, wh_error *err)
         return false;
     }
     for (int a = 0; a < h->pool->natoms; a++)
-        if (h->pool->atoms[a].origin == GEN_ATOM_PATH && h->pool->atoms[a].valid) h->alleles[h->nalleles++] = a;
+        if (h->pool->atoms[a].origin != GEN_ATOM_RANDOM && h->pool->atoms[a].valid) h->alleles[h->nalleles++] = a;
     /* a gdivan run without path atoms searched with the fallback's random
      * atoms, the first of its pool */
     for (int a = 0; h->opt.strategy == GA_GDIVAN && !h->nalleles && a < h->pool->natoms; a++)

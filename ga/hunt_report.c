@@ -73,6 +73,8 @@ static json_t *explore_json(const hunt *h)
                      r->legs_covered, "atoms_valid", r->atoms_valid, "atoms_invalid", r->atoms_invalid,
                      "validated", r->validated, "cached", r->from_cache, "time_s", r->time_s, "cache_key",
                      r->cache_key, "per_x", per_x);
+    if (o) json_object_set_new(o, "families", json_pack("{s:i, s:i, s:i}", "count", r->families, "atoms",
+                                                        r->family_atoms, "valid", r->family_valid));
     if (failed) json_object_update(o, failed);
     json_decref(failed);
     return o;

@@ -1,6 +1,7 @@
 /*
  * arrange.c — arrangements of path atoms for the first population: the
- * paper's special individuals, two warp-aware variants and stride tilings.
+ * paper's special individuals, families of siblings, two warp-aware
+ * variants and stride tilings.
  */
 #include "gen/internal.h"
 
@@ -110,15 +111,32 @@ static int add_uniform_and_strides(const gen_result *r, const gen_layout *lay, i
     return n;
 }
 
+/* Family f laid out one valid sibling per gene in turn, plain tiling;
+ * NULL (and *none set) when the family has no valid sibling. */
+static int *family_genes(const gen_result *r, const gen_layout *lay, int f, bool *none)
+{
+    int *ids, n = gen_family_atoms(r, f, &ids);
+    *none = n == 0;
+    int *g = n > 0 ? malloc((size_t)lay->ngenes * sizeof *g) : NULL;
+    for (int k = 0; g && k < lay->ngenes; k++) g[k] = k == lay->tiling_gene ? 0 : ids[k % n];
+    free(ids);
+    return g;
+}
+
 int gen_arrangements(const gen_result *r, const gen_layout *lay, int ***out, wh_error *err)
 {
-    int cap = 3 + GEN_MAX_UNIFORM_PATHS + (lay->ntilings - 1);
+    int cap = 3 + r->families + GEN_MAX_UNIFORM_PATHS + (lay->ntilings - 1);
     int **list = calloc((size_t)cap, sizeof *list), n = 0;
     if (!list) goto oom;
     int a = best_path(r, false), b = best_path(r, true);
     if (a >= 0 && !(list[n++] = uniform_genes(lay, valid_atom_of(r, a)))) goto oom;
     if (b >= 0 && b != a && !(list[n++] = uniform_genes(lay, valid_atom_of(r, b)))) goto oom;
     const int *strided = n > 0 ? list[n - 1] : NULL; /* the warp-richest path */
+    for (int f = 0; f < r->families; f++) {
+        bool none;
+        if ((list[n] = family_genes(r, lay, f, &none))) n++;
+        else if (!none) goto oom;
+    }
     int *mix = mixing_genes(r, lay);
     if (mix) list[n++] = mix;
     n = add_uniform_and_strides(r, lay, list, n, cap, a, b, strided);

@@ -41,7 +41,7 @@ static uint64_t fnv_file(uint64_t h, const char *path)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v3"; /* bump when the cached files change */
+    static const char format[] = "warphunt-explore-v4"; /* bump when the cached files change */
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
@@ -64,6 +64,7 @@ static bool load_cached(gen_result *r, const char *dir, wh_error *err)
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
     if (!gen_paths_json_read(r, pj, err)) return false;
     if (!gen_pool_init(&r->pool, r->spec, r->x, err) || !gen_pool_load(&r->pool, ab, err)) return false;
+    gen_count_families(r);
     r->paths_json = strdup(pj);
     r->from_cache = true;
     return r->paths_json != NULL;
@@ -213,8 +214,9 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
                        double deadline, wh_error *err)
 {
     int k = o->models > 0 ? o->models : 4, n = sx->npaths;
-    sx_model_limits(sx, GEN_MODEL_QUERY_MS, deadline);
-    atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = deadline };
+    double atoms_deadline = deadline - (deadline - wh_clock_s()) * GEN_FAMILY_SHARE;
+    sx_model_limits(sx, GEN_MODEL_QUERY_MS, atoms_deadline);
+    atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = atoms_deadline };
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image **first = calloc(n ? (size_t)n : 1, sizeof *first);
     bool *flags = calloc(n ? (size_t)n * 2 : 1, sizeof *flags);
@@ -239,6 +241,7 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
         ok = ok && add_atom(&am, i, first[i], flags[i], flags[n + i], err) && more_models(&am, i, k, err);
         wh_image_free(first[i]);
     }
+    ok = ok && gen_make_families(r, sx, mod, r->validated ? &am.v : NULL, deadline, o->quiet, err);
     if (r->validated) gen_validator_close(&am.v);
     wh_image_free(am.scratch);
     free(first);
@@ -380,6 +383,6 @@ int gen_valid_alleles(const gen_result *r, int **out)
     *out = malloc((size_t)(r->pool.natoms ? r->pool.natoms : 1) * sizeof **out);
     if (!*out) return -1;
     for (int a = 0; a < r->pool.natoms; a++)
-        if (r->pool.atoms[a].valid && r->pool.atoms[a].origin == GEN_ATOM_PATH) (*out)[n++] = a;
+        if (r->pool.atoms[a].valid && r->pool.atoms[a].origin != GEN_ATOM_RANDOM) (*out)[n++] = a;
     return n;
 }

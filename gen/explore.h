@@ -79,6 +79,8 @@ typedef struct {
     int atoms_valid, atoms_invalid;
     int atoms_hung;         /* of the invalid: replays that hit GEN_VALIDATE_STEP_LIMIT */
     int paths_without_atoms;/* paths left without atoms when the budget ran out */
+    int families;           /* families of siblings (after the path atoms in the pool) */
+    int family_atoms, family_valid;
     bool validated;         /* atoms were replayed */
     int legs_total, legs_covered;
     char **uncovered; int nuncovered;   /* "line 42 taken" ... */
@@ -98,7 +100,21 @@ double gen_result_coverage(const gen_result *r);
 /* Copy paths.json of the result to `path`. */
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err);
 
-/* Alleles the search may use: the valid atoms of finished paths. */
+/* Families (family.c): for the GEN_FAMILY_PATHS paths with most
+ * warp-issued instructions, up to GEN_FAMILY_ATOMS siblings of the path's
+ * first valid atom that vary thread X-1's inputs only (sx_path_siblings),
+ * replayed like atoms, stored after the path atoms (origin
+ * GEN_ATOM_FAMILY).  They get GEN_FAMILY_SHARE of the time the search
+ * leaves to atoms, and whatever the atoms leave. */
+#define GEN_FAMILY_PATHS 2
+#define GEN_FAMILY_ATOMS 64
+#define GEN_FAMILY_SHARE 0.4
+/* The valid atoms of family f (0-based, pool order); returns how many
+ * (-1: out of memory), *out malloc'ed. */
+int gen_family_atoms(const gen_result *r, int family, int **out);
+
+/* Alleles the search may use: the valid atoms of finished paths and
+ * of families. */
 int gen_valid_alleles(const gen_result *r, int **out);
 
 /* Arrangements for the first population (each a vector of layout->ngenes
@@ -106,6 +122,7 @@ int gen_valid_alleles(const gen_result *r, int **out);
  *   [0] the paper's special: the path with most instructions, then most
  *       divergence, in every gene;
  *   [1] the path with most warp-issued instructions in every gene;
+ *   then each family, one sibling per gene in turn;
  *   [2] maximal mixing: consecutive genes cycle through distinct paths
  *       (most warp-issued first), so each warp holds as many as fit;
  *   then, alternately, each other path in every gene (up to

@@ -38,7 +38,8 @@
 
 typedef enum {
     GEN_ATOM_RANDOM = 0,   /* drawn uniformly within the domains */
-    GEN_ATOM_PATH          /* a model of a symbolic path's formula */
+    GEN_ATOM_PATH,         /* a model of a symbolic path's formula */
+    GEN_ATOM_FAMILY        /* a sibling of a path's atom: one thread's inputs varied (explore.h) */
 } gen_atom_origin;
 
 /* Atoms are stored compactly: one blob of bytes per atom, holding the input

@@ -399,3 +399,121 @@ void sx_model_limits(sx_result *r, unsigned query_ms, double deadline)
     e->model_query_ms = query_ms;
     e->model_deadline = deadline;
 }
+
+/* ---- siblings: models that vary one thread's inputs only ------------------- */
+
+static uint64_t read_symbol(const sx_symbol *s, const wh_param *p, const wh_image *img)
+{
+    const wh_buffer *b = &img->bufs[s->param];
+    uint64_t off = s->elem * p->elem_size + p->fields[s->field].offset, v = 0;
+    if (off + (uint64_t)s->bytes > b->bytes)
+        return 0;
+    for (int k = 0; k < s->bytes; k++)
+        v |= (uint64_t)b->data[off + (uint64_t)k] << (8 * k);
+    return v;
+}
+
+/* The thread that owns a symbol's element, or -1 for shared inputs. */
+static int symbol_owner(const sx_engine *e, const sx_symbol *s)
+{
+    int64_t per = e->spec->params[s->param].per_thread;
+    return per > 0 ? (int)(s->elem / (uint64_t)per) : -1;
+}
+
+typedef struct {
+    msolve ms;
+    uint64_t *forced;
+    uint8_t *is_forced;
+    int key;                 /* the thread's first symbol in the formula: the order */
+} sibling_solver;
+
+/* Pins every symbol but `thread`'s to base's value (in the formula: an
+ * assertion; elsewhere: written as is). */
+static bool pin_all_but(sibling_solver *ss, int path, const wh_image *base, int thread)
+{
+    sx_engine *e = ss->ms.e;
+    uint8_t *used = calloc((size_t)(e->nsyms + 1), 1);
+    bool ok = used && formula_symbols(e, e->forms[path], used) && ms_assert(&ss->ms, e->forms[path]);
+    for (int i = 0; ok && i < e->nsyms; i++) {
+        const sx_symbol *s = &e->syms[i];
+        if (!s->ast)
+            continue;
+        uint64_t v = read_symbol(s, &e->spec->params[s->param], base);
+        bool own = symbol_owner(e, s) == thread;
+        if (used[i] && own && ss->key < 0)
+            ss->key = i;
+        else if (!used[i]) {
+            ss->forced[i] = v;
+            ss->is_forced[i] = 1;
+        } else if (!own)
+            ok = ms_assert(&ss->ms, z_eq(&e->z, s->ast, z_num(&e->z, v, s->bytes * 8)));
+    }
+    free(used);
+    return ok;
+}
+
+/* Models whose key symbol keeps moving away from base's value in one
+ * direction; each is written to `scratch` and handed to `take`. */
+static int enumerate_siblings(sibling_solver *ss, int path, const wh_image *base, bool up, int n,
+                              sx_sibling_fn take, void *ctx, wh_image *scratch, wh_error *err)
+{
+    sx_engine *e = ss->ms.e;
+    sx_z *z = &e->z;
+    const sx_symbol *s = &e->syms[ss->key];
+    uint64_t last = read_symbol(s, &e->spec->params[s->param], base);
+    int made = 0, depth = 0;
+    while (made < n) {
+        Z3_ast num = z_num(z, last, s->bytes * 8);
+        if (!ms_assert(&ss->ms, zk(z, up ? Z3_mk_bvugt(z->c, s->ast, num) : Z3_mk_bvult(z->c, s->ast, num))))
+            break;
+        depth++;
+        Z3_model m = NULL;
+        if (ms_check(&ss->ms, &m) != Z3_L_TRUE)
+            break;
+        Z3_ast mv = model_value(e, m, s->ast);
+        bool ok = mv && z_get_u64(z, mv, &last) && write_model(e, m, scratch, path, ss->forced, ss->is_forced, err);
+        Z3_model_dec_ref(z->c, m);
+        if (!ok || !take(ctx, scratch, err)) {
+            made = -1;
+            break;
+        }
+        made++;
+    }
+    while (depth-- > 0)
+        ms_retract(&ss->ms);
+    return made;
+}
+
+int sx_path_siblings(const sx_result *r, int path, const wh_image *base, int thread, int n, sx_sibling_fn take,
+                     void *ctx, wh_image *scratch, wh_error *err)
+{
+    if (!r || !r->priv || path < 0 || path >= r->npaths || thread < 0 || thread >= r->threads) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "no path %d or thread %d", path, thread);
+        return -1;
+    }
+    sx_engine *e = r->priv;
+    if (!check_image(e, base, err) || !check_image(e, scratch, err))
+        return -1;
+    if (!e->msolver) {
+        e->msolver = Z3_mk_simple_solver(e->z.c);
+        Z3_solver_inc_ref(e->z.c, e->msolver);
+        Z3_solver_assert(e->z.c, e->msolver, e->domains);
+    }
+    sibling_solver ss = { .ms = { .e = e, .fp = e->form_fp[path] }, .key = -1 };
+    ss.forced = calloc((size_t)(e->nsyms + 1), sizeof *ss.forced);
+    ss.is_forced = calloc((size_t)(e->nsyms + 1), 1);
+    int made = 0;
+    if (!ss.forced || !ss.is_forced || !pin_all_but(&ss, path, base, thread)) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        made = -1;
+    } else if (ss.key >= 0) {
+        made = enumerate_siblings(&ss, path, base, true, n, take, ctx, scratch, err);
+        int down = made >= 0 && made < n ? enumerate_siblings(&ss, path, base, false, n - made, take, ctx, scratch, err) : 0;
+        made = made < 0 || down < 0 ? -1 : made + down;
+    }
+    ms_done(&ss.ms);
+    free(ss.forced);
+    free(ss.is_forced);
+    z_release(&e->z);
+    return made;
+}

@@ -164,6 +164,20 @@ double sx_result_coverage(const sx_result *r);
 bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out,
                    wh_error *err);
 
+/* Siblings of an atom: models of path `path` equal to `base` (an atom of
+ * the path) in every input but those thread `thread` owns (its
+ * `per_thread` elements), each written to `scratch` and handed to `take`
+ * (false stops with an error).  They keep the path's relation between
+ * that thread and the others (a key that hashes to another thread's slot,
+ * an edge into another thread's node) while the thread's own values
+ * change: the models are ordered by the thread's first input symbol in
+ * the formula, rising from base's value, then falling from it, so no two
+ * are equal.  Up to n; fewer when the path allows no more or the limits of
+ * sx_model_limits stop the solver.  Returns how many, or -1 (err set). */
+typedef bool (*sx_sibling_fn)(void *ctx, wh_image *img, wh_error *err);
+int sx_path_siblings(const sx_result *r, int path, const wh_image *base, int thread, int n, sx_sibling_fn take,
+                     void *ctx, wh_image *scratch, wh_error *err);
+
 /* Bounds on the solver checks sx_path_model makes: none runs longer than
  * query_ms milliseconds (0: no per-check limit) or past `deadline` (a
  * wh_clock_s() time; 0: none), and none starts after it.  A model the

@@ -287,3 +287,54 @@ Test(explore, the_budget_bounds_atom_solving_too, .timeout = 120)
     gen_result_free(r);
     close_fixture(&f);
 }
+
+/* Families: siblings of the warp-richest paths' atoms that keep thread 0's
+ * key and vary thread 1's (X = 2): distinct keys, each replaying its path,
+ * alleles of the search, and laid out one per gene in an arrangement. */
+Test(explore, families_vary_the_last_thread_only)
+{
+    fixture f;
+    open_fixture(&f, "tests/specs/hunt_hash_small.json");
+    gen_explore_options o = quiet(&f);
+    o.threads = 2;
+    o.time_s = 20;
+    wh_error err;
+    gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_assert_geq(r->families, 1);
+    int *ids, n = gen_family_atoms(r, 0, &ids);
+    cr_assert_gt(n, 8, "family 0 has %d valid siblings of %d", n, r->family_atoms);
+    const gen_atom *first = &r->pool.atoms[ids[0]];
+    const gen_path *path = &r->paths[first->path];
+    const uint32_t *base = (const uint32_t *)gen_pool_atom_data(&r->pool, path->first_atom, 0);
+    for (int k = 0; k < n; k++) {
+        const uint32_t *key = (const uint32_t *)gen_pool_atom_data(&r->pool, ids[k], 0);
+        cr_assert_eq(r->pool.atoms[ids[k]].origin, GEN_ATOM_FAMILY);
+        cr_assert_eq(r->pool.atoms[ids[k]].path, first->path, "one family, one path");
+        cr_assert_eq(key[0], base[0], "thread 0 keeps the atom's key");
+        cr_assert_neq(key[1], base[1], "sibling %d repeats the atom", k);
+        for (int j = 0; j < k; j++)
+            cr_assert_neq(key[1], ((const uint32_t *)gen_pool_atom_data(&r->pool, ids[j], 0))[1]);
+    }
+    int *alleles, na = gen_valid_alleles(r, &alleles);
+    bool listed = false;
+    for (int a = 0; a < na; a++) listed |= alleles[a] == ids[n - 1];
+    cr_expect(listed, "siblings are alleles");
+    wh_launch full = wh_spec_launch_full(f.spec);
+    gen_layout lay;
+    cr_assert(gen_layout_make(f.spec, &full, r->x, &lay, &err));
+    int **arr, narr = gen_arrangements(r, &lay, &arr, &err);
+    bool laid_out = false;
+    for (int i = 0; i < narr; i++) {
+        bool cycles = true;
+        for (int g = 0; g < lay.thread_genes; g++) cycles &= arr[i][g] == ids[g % n];
+        laid_out |= cycles;
+        free(arr[i]);
+    }
+    cr_expect(laid_out, "an arrangement lays the family out one sibling per gene");
+    free(arr);
+    free(alleles);
+    free(ids);
+    gen_result_free(r);
+    close_fixture(&f);
+}
