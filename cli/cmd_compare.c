@@ -32,8 +32,9 @@ static void usage(FILE *out)
             "                    5 against 5 p >= 0.008)\n"
             "  --strategies LIST comma-separated, in table order: gdivan, gdivan-paper (gdivan\n"
             "                    with the paper's plain tiling and one-gene mutation and no\n"
-            "                    random-value individuals: --random-individuals 0 --tiling\n"
-            "                    plain --segment 0), random-ga, random\n"
+            "                    random-value individuals, value edits or families:\n"
+            "                    --random-individuals 0 --tiling plain --segment 0\n"
+            "                    --value-edits 0 --families 0), random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
             HUNT_HELP("1000", "0 here, unlike hunt") CLI_RUN_HELP
             "  -h, --help        this text\n");
@@ -240,6 +241,7 @@ static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_err
                 o.ga.segment_prob = 0;
                 o.ga.random_frac = 0;
                 o.value_edits = 0;
+                o.explore.families = 0;
             }
             o.seed = seed0 + (uint64_t)k;
             snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);

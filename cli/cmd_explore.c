@@ -57,6 +57,9 @@ static void usage(FILE *out)
         "  --time S       time budget in seconds for the whole deepening (default %g)\n"
         "  --paths N      stop each X after N paths (default %d)\n"
         "  --models K     atoms per path (default %d)\n"
+        "  --families N   the N paths with most warp-issued instructions get a family:\n"
+        "                 up to %d siblings of their atom varying the last thread's\n"
+        "                 inputs only (default %d; 0: none)\n"
         "  --no-validate  do not replay the atoms on the sim (they count as unvalidated)\n"
         "  --no-cache     explore again even if a cached result exists (and replace it)\n"
         "  --results DIR  base directory of results (default: results), as in hunt\n"
@@ -76,7 +79,7 @@ static void usage(FILE *out)
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, unsupported instruction:\n"
         "the message names the opcode and PTX line), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models);
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, GEN_FAMILY_ATOMS, d.families);
 }
 
 typedef struct {
@@ -85,7 +88,7 @@ typedef struct {
     bool json, quiet;
 } explore_args;
 
-enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_NO_VALIDATE, OPT_NO_CACHE,
+enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_NO_VALIDATE, OPT_NO_CACHE,
        OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
@@ -109,6 +112,10 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
     case OPT_MODELS:
         if (!cli_parse_long("--models", arg, 1, 1000, &v, err)) return -1;
         a->eo.models = (int)v;
+        return 1;
+    case OPT_FAMILIES:
+        if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
+        a->eo.families = (int)v;
         return 1;
     default: return 0;
     }
@@ -142,6 +149,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "time", required_argument, NULL, OPT_TIME },
         { "paths", required_argument, NULL, OPT_PATHS },
         { "models", required_argument, NULL, OPT_MODELS },
+        { "families", required_argument, NULL, OPT_FAMILIES },
         { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "results", required_argument, NULL, OPT_RESULTS },
@@ -324,6 +332,8 @@ static void print_json(const gen_result *r, json_t *doc, const explore_args *a, 
     json_object_set_new(o, "legs_total", json_integer(r->legs_total));
     json_object_set_new(o, "legs_covered", json_integer(r->legs_covered));
     json_object_set_new(o, "models", json_integer(a->eo.models));
+    json_object_set_new(o, "families", json_pack("{s:i, s:i, s:i}", "count", r->families, "atoms", r->family_atoms,
+                                                 "valid", r->family_valid));
     json_object_set_new(o, "atoms", json_integer(total_atoms(r)));
     json_object_set_new(o, "atoms_valid", json_integer(r->validated ? r->atoms_valid : 0));
     json_object_set_new(o, "atoms_invalid", json_integer(r->validated ? r->atoms_invalid : 0));

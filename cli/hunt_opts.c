@@ -28,6 +28,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         return cli_parse_double("--random-gene", arg, 0, 1, &h->ga.random_gene_prob, err) ? 1 : -1;
     case HOPT_RANDOM_INDIVIDUALS:
         return cli_parse_double("--random-individuals", arg, 0, 1, &h->ga.random_frac, err) ? 1 : -1;
+    case HOPT_FAMILIES:
+        if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
+        h->explore.families = (int)v;
+        return 1;
     case HOPT_VALUE_EDITS:
         if (!cli_parse_long("--value-edits", arg, 0, 64, &v, err)) return -1;
         h->value_edits = (int)v;

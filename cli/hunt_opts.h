@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -26,6 +26,7 @@ enum {
     { "random-gene", required_argument, NULL, HOPT_RANDOM_GENE }, \
     { "random-individuals", required_argument, NULL, HOPT_RANDOM_INDIVIDUALS }, \
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
+    { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
@@ -77,6 +78,8 @@ enum {
     "  --threads X       one X instead of the spec's sequence; also random-ga's gene size\n" \
     "  --max-iter N      symbolic loop bound (the spec's, else 16)\n" \
     "  --models K        atoms per path (4)\n" \
+    "  --families N      the N warp-richest paths get a family of up to 64 siblings that\n" \
+    "                    vary the last thread's inputs only, laid out one per gene (2; 0: none)\n" \
     "  --no-cache        explore again even if a cached result exists\n" \
     "  --results DIR     base directory of results (default: results)\n"
 

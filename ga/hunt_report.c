@@ -52,6 +52,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "keep", json_integer(g->keep));
     if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
+    if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     return o;

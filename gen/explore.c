@@ -17,6 +17,7 @@ void gen_explore_options_default(gen_explore_options *o)
     o->time_s = 60;
     o->path_budget = 2000;
     o->models = 4;
+    o->families = GEN_FAMILY_PATHS;
     o->validate = true;
     o->reuse = true;
 }
@@ -45,7 +46,7 @@ static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_expl
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
-    int32_t knobs[5] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate };
+    int32_t knobs[6] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate, o->families };
     h = fnv_bytes(h, knobs, sizeof knobs);
     h = fnv_bytes(h, &o->time_s, sizeof o->time_s);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
@@ -214,7 +215,7 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
                        double deadline, wh_error *err)
 {
     int k = o->models > 0 ? o->models : 4, n = sx->npaths;
-    double atoms_deadline = deadline - (deadline - wh_clock_s()) * GEN_FAMILY_SHARE;
+    double atoms_deadline = deadline - (o->families > 0 ? (deadline - wh_clock_s()) * GEN_FAMILY_SHARE : 0);
     sx_model_limits(sx, GEN_MODEL_QUERY_MS, atoms_deadline);
     atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = atoms_deadline };
     wh_launch l = wh_launch_threads((unsigned)r->x);
@@ -241,7 +242,7 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
         ok = ok && add_atom(&am, i, first[i], flags[i], flags[n + i], err) && more_models(&am, i, k, err);
         wh_image_free(first[i]);
     }
-    ok = ok && gen_make_families(r, sx, mod, r->validated ? &am.v : NULL, deadline, o->quiet, err);
+    ok = ok && gen_make_families(r, sx, mod, r->validated ? &am.v : NULL, o->families, deadline, o->quiet, err);
     if (r->validated) gen_validator_close(&am.v);
     wh_image_free(am.scratch);
     free(first);

@@ -43,6 +43,7 @@ typedef struct {
     double time_s;          /* budget for all X together; 0: 60 s */
     int path_budget;        /* per X; 0: 2000 */
     int models;             /* atoms per path (K); 0: 4 */
+    int families;           /* paths that get a family of siblings (family.c); 0: none */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */
@@ -100,8 +101,8 @@ double gen_result_coverage(const gen_result *r);
 /* Copy paths.json of the result to `path`. */
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err);
 
-/* Families (family.c): for the GEN_FAMILY_PATHS paths with most
- * warp-issued instructions, up to GEN_FAMILY_ATOMS siblings of the path's
+/* Families (family.c): for the `families` (default GEN_FAMILY_PATHS)
+ * paths with most warp-issued instructions, up to GEN_FAMILY_ATOMS siblings of the path's
  * first valid atom that vary thread X-1's inputs only (sx_path_siblings),
  * replayed like atoms, stored after the path atoms (origin
  * GEN_ATOM_FAMILY).  They get GEN_FAMILY_SHARE of the time the search

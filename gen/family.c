@@ -64,12 +64,16 @@ static int top_paths(const gen_result *r, int *idx, int n)
     return m;
 }
 
-bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_validator *v, double deadline,
-                       bool quiet, wh_error *err)
+bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_validator *v, int npaths,
+                       double deadline, bool quiet, wh_error *err)
 {
-    if (r->x < 2) return true;
-    int idx[GEN_FAMILY_PATHS];
-    int n = top_paths(r, idx, GEN_FAMILY_PATHS);
+    if (r->x < 2 || npaths <= 0) return true;
+    int *idx = malloc((size_t)npaths * sizeof *idx);
+    if (!idx) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    int n = top_paths(r, idx, npaths);
     sx_model_limits(sx, GEN_MODEL_QUERY_MS, deadline);
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image *base = wh_image_new(r->spec, &l, err), *scratch = wh_image_new(r->spec, &l, err);
@@ -81,6 +85,7 @@ bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_
     }
     wh_image_free(base);
     wh_image_free(scratch);
+    free(idx);
     gen_count_families(r);
     if (ok && r->family_atoms && !quiet)
         fprintf(stderr, "explore: %d families of siblings (thread %d varied), %d atoms, %d valid\n", r->families,

@@ -39,10 +39,10 @@ void gen_validator_close(gen_validator *v);
 bool gen_validate_atom(gen_validator *v, const ptx_module *mod, const sx_path *p, wh_image *atom, bool *valid,
                        bool *hung, wh_error *err);
 
-/* Families of siblings (family.c) for the kept exploration sx, until
- * `deadline`; v replays them (NULL: not replayed). */
-bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_validator *v, double deadline,
-                       bool quiet, wh_error *err);
+/* Families of siblings (family.c) for up to npaths paths of the kept
+ * exploration sx, until `deadline`; v replays them (NULL: not replayed). */
+bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_validator *v, int npaths,
+                       double deadline, bool quiet, wh_error *err);
 /* Recount r->families, family_atoms and family_valid from the pool. */
 void gen_count_families(gen_result *r);
 

@@ -336,5 +336,12 @@ Test(explore, families_vary_the_last_thread_only)
     free(alleles);
     free(ids);
     gen_result_free(r);
+    o.families = 0;   /* another cache key: explored again, without families */
+    r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_expect_not(r->from_cache);
+    cr_expect_eq(r->families, 0);
+    for (int a = 0; a < r->pool.natoms; a++) cr_expect_neq(r->pool.atoms[a].origin, GEN_ATOM_FAMILY);
+    gen_result_free(r);
     close_fixture(&f);
 }

@@ -321,6 +321,7 @@ static void relation_case(const char *spec, const char *ptx, int64_t (*worst_inp
     o.ga.segment_prob = 0;
     o.ga.random_frac = 0;
     o.value_edits = 0;
+    o.explore.families = 0;
     cr_assert(hunt_run(s, &o, &pl, &err), "%s", err.msg);
     cr_expect_lt(pl.best, st.best, "%s: the paper's plain tiling %g, stride tiling %g", spec, pl.best, st.best);
     ts_rmtree(base);
