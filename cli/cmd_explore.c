@@ -26,7 +26,8 @@ static void usage(FILE *out)
     gen_explore_options_default(&d);
     fprintf(out,
         "usage: warphunt explore SPEC [--threads X] [--max-iter N] [--time S] [--paths N]\n"
-        "                        [--models K] [--no-validate] [--no-cache] [--results DIR]\n"
+        "                        [--models K] [--query-ms MS] [--families N] [--no-validate]\n"
+        "                        [--no-cache] [--results DIR]\n"
         "                        [-o DIR] [--json] [--quiet]\n"
         "\n"
         "Symbolic stage only: run the kernel of SPEC symbolically for one block of X\n"
@@ -46,8 +47,9 @@ static void usage(FILE *out)
         "\n"
         "The result is cached under RESULTS/<kernel>/.cache/<key>/, keyed by the PTX, the\n"
         "spec and the options that change it (--threads, --max-iter, --time, --paths,\n"
-        "--models, --no-validate); an explore or hunt with the same ones reuses it (hunt's\n"
-        "--explore-time is explore's --time; hunt always uses the default --paths).\n"
+        "--models, --query-ms, --families, --no-validate); an explore or hunt with the same\n"
+        "ones reuses it (hunt's --explore-time is explore's --time; hunt always uses the\n"
+        "default --paths and --query-ms).\n"
         "\n"
         "options:\n"
         "  --threads X    explore for X threads only\n"
@@ -57,6 +59,9 @@ static void usage(FILE *out)
         "  --time S       time budget in seconds for the whole deepening (default %g)\n"
         "  --paths N      stop each X after N paths (default %d)\n"
         "  --models K     atoms per path (default %d)\n"
+        "  --query-ms MS  limit of each solver check of the search (default %u); a check\n"
+        "                 that reaches it is a give-up: the branch keeps the side the\n"
+        "                 state's model takes, with its condition (sound, not complete)\n"
         "  --families N   the N paths with most warp-issued instructions get a family:\n"
         "                 up to %d siblings of their atom varying the last thread's\n"
         "                 inputs only (default %d; 0: none)\n"
@@ -79,7 +84,7 @@ static void usage(FILE *out)
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, unsupported instruction:\n"
         "the message names the opcode and PTX line), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, GEN_FAMILY_ATOMS, d.families);
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, SX_DEFAULT_QUERY_MS, GEN_FAMILY_ATOMS, d.families);
 }
 
 typedef struct {
@@ -88,7 +93,7 @@ typedef struct {
     bool json, quiet;
 } explore_args;
 
-enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_NO_VALIDATE, OPT_NO_CACHE,
+enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
        OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
@@ -112,6 +117,10 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
     case OPT_MODELS:
         if (!cli_parse_long("--models", arg, 1, 1000, &v, err)) return -1;
         a->eo.models = (int)v;
+        return 1;
+    case OPT_QUERY_MS:
+        if (!cli_parse_long("--query-ms", arg, 1, 100000000L, &v, err)) return -1;
+        a->eo.query_ms = (unsigned)v;
         return 1;
     case OPT_FAMILIES:
         if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
@@ -150,6 +159,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "paths", required_argument, NULL, OPT_PATHS },
         { "models", required_argument, NULL, OPT_MODELS },
         { "families", required_argument, NULL, OPT_FAMILIES },
+        { "query-ms", required_argument, NULL, OPT_QUERY_MS },
         { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "results", required_argument, NULL, OPT_RESULTS },
@@ -256,8 +266,9 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
                 x->error, x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0, legs, x->time_s,
                 x->budget_hit ? "  (budget spent)" : "", i == kept ? "  (kept)" : "");
     }
-    fprintf(stderr, "  kept X = %d: %ld solver calls, %ld forks, %ld states left pending\n", r->x,
-            doc_int(doc, "solver_calls"), doc_int(doc, "forks"), doc_int(doc, "pending"));
+    fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up), %ld forks, %ld accesses at symbolic offsets "
+            "pinned, %ld states left pending\n", r->x, doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"),
+            doc_int(doc, "forks"), doc_int(doc, "accesses_pinned"), doc_int(doc, "pending"));
     json_t *legs = json_object_get(doc, "legs"), *leg;
     size_t k;
     int shown = 0;

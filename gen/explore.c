@@ -46,7 +46,8 @@ static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_expl
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
-    int32_t knobs[6] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate, o->families };
+    int32_t knobs[7] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate, o->families,
+                         (int32_t)o->query_ms };
     h = fnv_bytes(h, knobs, sizeof knobs);
     h = fnv_bytes(h, &o->time_s, sizeof o->time_s);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
@@ -101,6 +102,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         so.time_budget_s = left > 0.5 ? left : 0.5;
         so.path_budget = o->path_budget > 0 ? o->path_budget : 2000;
         so.seed = 1;
+        if (o->query_ms) so.query_ms = o->query_ms;
         double tx = wh_clock_s();
         sx_result *sx = sx_explore(spec, mod, &so, err);
         if (!sx) {

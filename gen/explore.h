@@ -44,6 +44,7 @@ typedef struct {
     int path_budget;        /* per X; 0: 2000 */
     int models;             /* atoms per path (K); 0: 4 */
     int families;           /* paths that get a family of siblings (family.c); 0: none */
+    unsigned query_ms;      /* the search's per-check solver limit; 0: SX_DEFAULT_QUERY_MS */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */

@@ -61,12 +61,17 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     int r = solver_check(e, s, other, &om);
     if (r < 0 && z->failed)
         return -1;
-    if (r <= 0) {
-        if (r < 0)
-            state_note(s, "solver gave up on a branch at line %d; followed the model's side",
-                       cx->ins->line);
+    if (r < 0) {
+        /* no answer: follow the model's side, and say so in the path
+         * condition, so that the path's atoms take that side too */
+        e->giveups++;
+        state_note(s, "solver gave up on a branch at line %d; followed the model's side only",
+                   cx->ins->line);
+        state_add_pc(e, s, mside ? cond : z_not(z, cond));
         return mside;
     }
+    if (r == 0)
+        return mside;
     e->forks++;
     int side = choose(e, s, fk);
     if (fk->cut[side] && !fk->cut[!side])

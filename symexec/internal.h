@@ -197,6 +197,7 @@ typedef struct {
     sx_byte *bytes;          /* NULL: the region's initial content */
     Z3_ast arr;              /* array (bv64 -> bv8) of the content, or NULL */
     bool array_mode;         /* content lives in arr only */
+    int sym_stores;          /* stores at symbolic offsets so far (see memory.c) */
 } sx_mem;
 
 typedef struct sx_state {
@@ -217,6 +218,7 @@ typedef struct sx_state {
     bool over;               /* ended (done, cut or error) */
     bool fp;                 /* its terms involve symbolic floating point */
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
+    int array_ops;           /* loads and stores at symbolic offsets (memory.c) */
 } sx_state;
 
 /* ------------------------------------------------------------------ */
@@ -253,6 +255,8 @@ struct sx_engine {
     long checks;
     double solver_s;
     long forks;
+    long giveups;            /* see sx_result.giveups */
+    long pinned;             /* see sx_result.pinned */
     sx_result *res;
     wh_error *err;
     bool fatal;

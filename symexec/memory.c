@@ -11,6 +11,16 @@
  * the path with an error; a symbolic one that may leave its region is
  * reported with the condition and a model, and the path goes on assuming
  * it stays inside.
+ *
+ * A chain of stores at symbolic offsets makes every later symbolic read a
+ * case split over all of them, and Z3 can then spend minutes and
+ * gigabytes inside one check without heeding its timeout (a shared-memory
+ * histogram did).  So once a region of a state has taken
+ * SX_SYMBOLIC_STORES_MAX such stores, further loads and stores at
+ * symbolic offsets are concretized, as KLEE does: the offset is pinned to
+ * the state's model's value and that equality joins the path condition
+ * (sound: the path's atoms access that place; paths with other offsets
+ * are not explored).  sx_result.pinned counts them.
  */
 #include "symexec/internal.h"
 
@@ -128,6 +138,7 @@ static sx_mem *own(sx_engine *e, sx_state *s, int ri, bool need_bytes)
         }
     }
     n->arr = m ? m->arr : NULL;
+    n->sym_stores = m ? m->sym_stores : 0;
     z_inc(&e->z, n->arr);
     mem_drop(e, r, m);
     s->mem[ri] = n;
@@ -453,6 +464,35 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
 
 /* ---- public ---------------------------------------------------------------- */
 
+/* One more access at a symbolic offset; false when the path has had
+ * SX_ARRAY_OPS_MAX: it then ends as cut here. */
+static bool count_array_op(sx_cx *cx)
+{
+    if (++cx->s->array_ops <= SX_ARRAY_OPS_MAX)
+        return true;
+    cx->s->end = SX_PATH_CUT;
+    cx->dead = true;
+    state_note(cx->s, "more than %d loads and stores at symbolic offsets (line %d, thread %d)", SX_ARRAY_OPS_MAX,
+               cx->ins->line, cx->t);
+    return false;
+}
+
+/* Concretize a symbolic access's offset (see the head of this file). */
+static bool pin_offset(sx_cx *cx, sx_loc *loc)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    uint64_t v;
+    Z3_ast mv = model_value(e, cx->s->model, loc->soff);
+    if (!mv || !z_get_u64(z, mv, &v))
+        return false;
+    Z3_ast c = z_num(z, v, 64);
+    state_add_pc(e, cx->s, z_eq(z, loc->soff, c));
+    loc->soff = c;
+    e->pinned++;
+    return true;
+}
+
 bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
 {
     sx_engine *e = cx->e;
@@ -469,6 +509,13 @@ bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
     if (loc.conc) {
         *out = read_conc(e, cx->s, loc.region, loc.off, n);
     } else {
+        if (!count_array_op(cx)) {
+            *out = z_num(z, 0, 8 * n);
+            return true;
+        }
+        const sx_mem *cur = cx->s->mem[loc.region];
+        if (cur && cur->sym_stores >= SX_SYMBOLIC_STORES_MAX && !pin_offset(cx, &loc))
+            return false;
         Z3_ast arr = region_array(e, cx->s, loc.region);
         *out = arr ? array_read(z, arr, loc.soff, n) : NULL;
     }
@@ -494,6 +541,12 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
         }
         return val && write_conc(e, cx->s, loc.region, loc.off, n, val) && !z->failed;
     }
+    if (!count_array_op(cx))
+        return true;
+    const sx_mem *cur = cx->s->mem[loc.region];
+    bool pin = cur && cur->sym_stores >= SX_SYMBOLIC_STORES_MAX;
+    if (pin && !pin_offset(cx, &loc))
+        return false;
     Z3_ast arr = region_array(e, cx->s, loc.region);
     if (!arr)
         return false;
@@ -508,6 +561,7 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
     z_inc(z, na);
     z_dec(z, m->arr);
     m->arr = na;
+    m->sym_stores += !pin;
     if (!m->array_mode) {
         bytes_free(e, m->bytes, e->regions[loc.region].size);
         m->bytes = NULL;

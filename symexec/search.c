@@ -20,6 +20,7 @@ void sx_options_default(sx_options *o)
     memset(o, 0, sizeof *o);
     o->threads = 2;
     o->seed = 1;
+    o->query_ms = SX_DEFAULT_QUERY_MS;
 }
 
 const char *sx_path_kind_name(sx_path_kind k)
@@ -149,6 +150,21 @@ static bool finish(sx_engine *e, sx_state *s)
     return ok;
 }
 
+/* A step that failed without a fatal error (the solver gave up where the
+ * instruction needed an answer, such as a symbolic address): the state
+ * ends as a cut path saying where; the exploration goes on. */
+static bool give_up_state(sx_engine *e, sx_state *s)
+{
+    sx_cx cx;
+    cx_init(&cx, e, s, s->cur);
+    e->giveups++;
+    s->end = SX_PATH_CUT;
+    s->over = true;
+    state_note(s, "the solver gave up at line %d (thread %d); the path ends there", cx.ins ? cx.ins->line : 0,
+               s->cur);
+    return finish(e, s);
+}
+
 /* Runs until the state ends (recorded) or the time budget is spent (the
  * state goes back to the worklist).  false on a fatal error. */
 static bool run_state(sx_engine *e, sx_state *s)
@@ -166,11 +182,13 @@ static bool run_state(sx_engine *e, sx_state *s)
             return true;
         }
         if (s->th[s->cur].status == TS_RUN) {
-            if (!exec_step(e, s)) {
+            if (exec_step(e, s))
+                continue;
+            if (e->fatal || e->z.failed) {
                 state_free(e, s);
                 return false;
             }
-            continue;
+            return give_up_state(e, s);
         }
         int n = next_runnable(s);
         if (n >= 0) {
@@ -305,6 +323,8 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->solver_s = e->solver_s;
     r->solver_calls = e->checks;
     r->forks = e->forks;
+    r->giveups = e->giveups;
+    r->pinned = e->pinned;
 }
 
 sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,

@@ -9,6 +9,8 @@
  */
 #include "symexec/internal.h"
 
+#include <limits.h>
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,13 +77,17 @@ static bool sync_to(sx_engine *e, sx_node *pc)
     return ok;
 }
 
-/* No check may run past the time budget: lower the solver's timeout as
- * the budget runs out (an unknown answer is treated as infeasible by the
- * callers, with a note). */
+/* No check may run past the time budget or the per-query limit: lower
+ * the solver's timeout as the budget runs out (an unknown answer is a
+ * give-up, see fork.c and search.c).  UINT_MAX: no limit at all. */
 static unsigned left_ms(const sx_engine *e)
 {
-    double left = (e->opt.time_budget_s - (wh_clock_s() - e->t0)) * 1000.0;
-    return left < 50.0 ? 50u : left > 4e9 ? 4000000000u : (unsigned)left;
+    double left = e->opt.time_budget_s > 0 ? (e->opt.time_budget_s - (wh_clock_s() - e->t0)) * 1000.0 : 4e9;
+    if (left < 50.0)
+        left = 50.0;   /* a check may still start when the budget is nearly spent */
+    if (e->opt.query_ms && left > e->opt.query_ms)
+        left = e->opt.query_ms;
+    return left >= 4e9 ? UINT_MAX : (unsigned)left;
 }
 
 static void set_uint_param(sx_z *z, Z3_solver s, const char *name, unsigned v)
@@ -110,9 +116,9 @@ void solver_configure(sx_engine *e)
 
 static void limit_check_time(sx_engine *e)
 {
-    if (e->opt.time_budget_s <= 0)
-        return;
     unsigned ms = left_ms(e);
+    if (ms == UINT_MAX)
+        return;
     if (e->timeout_ms && ms >= e->timeout_ms * 4 / 5)
         return;
     set_timeout(&e->z, e->solver, ms);
@@ -129,7 +135,7 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     if (!fs)
         return -2;
     Z3_solver_inc_ref(z->c, fs);
-    if (e->opt.time_budget_s > 0)
+    if (left_ms(e) != UINT_MAX)
         set_timeout(z, fs, left_ms(e));
     Z3_solver_assert(z->c, fs, e->domains);
     for (const sx_node *n = s->pc; n; n = n->up)

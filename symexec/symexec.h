@@ -69,7 +69,21 @@ typedef struct {
     int path_budget;             /* 0: no limit (finished + cut + error paths) */
     uint64_t seed;               /* search order tie-breaks */
     uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
+    unsigned query_ms;           /* per solver check of the search; 0: only the time budget */
 } sx_options;
+
+/* Symbolic-offset stores a region of a state takes before further
+ * symbolic-offset accesses to it are pinned (sx_result.pinned). */
+#define SX_SYMBOLIC_STORES_MAX 4
+
+/* Loads and stores at symbolic offsets one path may make: past this the
+ * path ends as cut (its formula would grow past what the solver answers
+ * in bounded time: Z3 does not always heed its timeout on long chains of
+ * array stores). */
+#define SX_ARRAY_OPS_MAX 256
+
+/* A search check that takes longer is a give-up (see sx_result.giveups). */
+#define SX_DEFAULT_QUERY_MS 5000u
 
 void sx_options_default(sx_options *o);
 
@@ -142,6 +156,17 @@ typedef struct {
     double coverage_time_s; /* when the last new leg was covered */
     long solver_calls;
     long forks;
+    /* Checks the solver could not answer within its limits: a branch then
+     * follows the state's model's side with that side's condition added
+     * (sound: its atoms replay it; the other side is not explored), and a
+     * state whose instruction needs an answer to go on ends as a cut path
+     * noting why (its decisions so far are a prefix atoms replay). */
+    long giveups;
+    /* Loads and stores at symbolic offsets concretized (pinned to the
+     * model's value, the equality added to the path) because their region
+     * already had SX_SYMBOLIC_STORES_MAX symbolic stores: a longer chain
+     * makes the solver blow up. */
+    long pinned;
     sx_engine *priv;        /* keeps the Z3 context for model queries */
 } sx_result;
 

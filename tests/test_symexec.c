@@ -504,3 +504,21 @@ Test(symexec, a_settled_condition_is_not_asked_again)
     cr_expect_lt(r.res->solver_calls, 100, "%ld solver checks", (long)r.res->solver_calls);
     run_free(&r);
 }
+
+/* A grid-stride loop of 1500 atomics per thread at symbolic shared-memory
+ * offsets (bins[v[i] & 63]): after SX_SYMBOLIC_STORES_MAX symbolic stores
+ * the offsets are pinned, and past SX_ARRAY_OPS_MAX such accesses the path
+ * ends as cut, saying why, instead of handing Z3 a formula it does not
+ * answer in bounded time (it ignored its timeout for minutes before). */
+Test(symexec, long_symbolic_store_chains_are_pinned_then_cut)
+{
+    run r = explore("tests/specs/sim_histogram_shared.json", 2, 0, 30, 5);
+    cr_expect_gt(r.res->pinned, 0);
+    cr_assert_geq(r.res->ncut, 1);
+    bool said = false;
+    for (int i = 0; i < r.res->npaths; i++)
+        said |= r.res->paths[i].kind == SX_PATH_CUT && r.res->paths[i].note &&
+                strstr(r.res->paths[i].note, "loads and stores at symbolic offsets");
+    cr_expect(said, "a cut path says why");
+    run_free(&r);
+}
