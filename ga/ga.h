@@ -106,8 +106,9 @@ typedef struct {
     int npath_alleles;
     const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */
     int nspecials;
-    /* A new random-value allele; returns its id or -1 (err filled). */
-    int (*new_random_allele)(void *ctx, pcg32 *rng, wh_error *err);
+    /* A new random-value allele for gene `gene` (a mutation's allele may
+     * also land on the genes after it); returns its id or -1 (err filled). */
+    int (*new_random_allele)(void *ctx, pcg32 *rng, int gene, wh_error *err);
     /* Measure one individual: fill ind->fitness and ind->status.  A failed
      * kernel is a status, not an error; false stops the search. */
     bool (*evaluate)(void *ctx, ga_indiv *ind, wh_error *err);

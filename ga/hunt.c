@@ -68,10 +68,12 @@ static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
     return true;
 }
 
-static int new_random_allele(void *ctx, pcg32 *rng, wh_error *err)
+/* Only the shared gene reads an atom's shared inputs: random atoms for
+ * the other genes are drawn and stored without them. */
+static int new_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
 {
     hunt *h = ctx;
-    return gen_pool_add_random(h->pool, rng, err);
+    return gen_pool_add_random(h->pool, rng, h->lay.has_shared && gene == h->lay.thread_genes, err);
 }
 
 static void progress(hunt *h, const ga_event *ev, bool force)
@@ -152,7 +154,7 @@ static bool setup_gdivan_fallback(hunt *h, wh_error *err)
         return false;
     }
     for (h->nalleles = 0; h->nalleles < HUNT_FALLBACK_ATOMS; h->nalleles++)
-        if ((h->alleles[h->nalleles] = gen_pool_add_random(h->pool, &rng, err)) < 0) return false;
+        if ((h->alleles[h->nalleles] = gen_pool_add_random(h->pool, &rng, true, err)) < 0) return false;
     return true;
 }
 

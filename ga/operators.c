@@ -6,10 +6,10 @@
 
 #include <math.h>
 
-static bool draw_allele(ga *g, bool random_values, int *out, wh_error *err)
+static bool draw_allele(ga *g, bool random_values, int gene, int *out, wh_error *err)
 {
     if (random_values) {
-        *out = g->prob.new_random_allele(g->prob.ctx, &g->rng, err);
+        *out = g->prob.new_random_allele(g->prob.ctx, &g->rng, gene, err);
         return *out >= 0;
     }
     *out = g->prob.path_alleles[pcg32_bounded(&g->rng, (uint32_t)g->prob.npath_alleles)];
@@ -17,10 +17,10 @@ static bool draw_allele(ga *g, bool random_values, int *out, wh_error *err)
 }
 
 /* gdivan mutations usually take another path; random-ga always draws values. */
-static bool mutation_allele(ga *g, int *out, wh_error *err)
+static bool mutation_allele(ga *g, int gene, int *out, wh_error *err)
 {
     bool random_values = g->strategy == GA_RANDOM_GA || pcg32_double(&g->rng) < g->opt.random_gene_prob;
-    return draw_allele(g, random_values, out, err);
+    return draw_allele(g, random_values, gene, out, err);
 }
 
 /* Genes that choose atoms: all but the parameter gene and the edit genes,
@@ -86,7 +86,7 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
      * testing draws it, where that is already near the worst */
     if (i < special_count(g) + random_count(g)) {
         for (int k = 0; k < atom_genes(g); k++)
-            if (!draw_allele(g, true, &ind->genes[k], err)) return false;
+            if (!draw_allele(g, true, k, &ind->genes[k], err)) return false;
         if (g->prob.nparam_values > 0) ind->genes[atom_genes(g)] = 0;
         return true;
     }
@@ -96,7 +96,7 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
     bool uniform = g->strategy == GA_GDIVAN && (i - special_count(g) - random_count(g)) % 2 == 1;
     for (int k = 0; k < atom_genes(g); k++) {
         if (uniform && k > 0) ind->genes[k] = ind->genes[0];
-        else if (!draw_allele(g, g->strategy == GA_RANDOM_GA, &ind->genes[k], err)) return false;
+        else if (!draw_allele(g, g->strategy == GA_RANDOM_GA, k, &ind->genes[k], err)) return false;
     }
     if (g->prob.nparam_values > 0) ind->genes[atom_genes(g)] = draw_param(g);
     return true;
@@ -183,8 +183,8 @@ static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
         int n = atom_genes(g), k = (int)pcg32_bounded(&g->rng, (uint32_t)n), len = 1;
         if (pcg32_double(&g->rng) < g->opt.segment_prob) len = segment_length(g, n);
         int allele;
-        if (!mutation_allele(g, &allele, err)) return false;
         if (k + len > n) k = n - len;
+        if (!mutation_allele(g, k, &allele, err)) return false;
         for (int i = k; i < k + len; i++) child->genes[i] = allele;
     }
     return true;

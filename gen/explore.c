@@ -42,7 +42,7 @@ static uint64_t fnv_file(uint64_t h, const char *path)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v4"; /* bump when the cached files change */
+    static const char format[] = "warphunt-explore-v5"; /* bump when the cached files change */
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
@@ -137,9 +137,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
 static bool same_as_earlier(const gen_pool *pool, int first, int id)
 {
     for (int a = first; a < id; a++)
-        if (!memcmp(pool->data + (size_t)a * pool->atom_bytes, pool->data + (size_t)id * pool->atom_bytes,
-                    pool->atom_bytes))
-            return true;
+        if (gen_pool_same(pool, a, id)) return true;
     return false;
 }
 
@@ -198,8 +196,9 @@ static bool more_models(atom_maker *am, int i, int k, wh_error *err)
         if (!sx_path_model(am->sx, i, (uint64_t)m, am->scratch, &merr)) break; /* no more models */
         int id = gen_pool_add(&r->pool, am->scratch, GEN_ATOM_PATH, i, true, err);
         if (id < 0) return false;
-        r->pool.natoms--;   /* only a probe for duplicates so far */
-        if (same_as_earlier(&r->pool, gp->first_atom, id)) continue;
+        bool dup = same_as_earlier(&r->pool, gp->first_atom, id);
+        gen_pool_drop_last(&r->pool);   /* only a probe for duplicates so far */
+        if (dup) continue;
         bool valid = true, hung = false;
         if (r->validated && !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid, &hung, err))
             return false;

@@ -42,25 +42,32 @@ typedef enum {
     GEN_ATOM_FAMILY        /* a sibling of a path's atom: one thread's inputs varied (explore.h) */
 } gen_atom_origin;
 
-/* Atoms are stored compactly: one blob of bytes per atom, holding the input
- * buffers of an X-thread launch back to back (the pool may hold millions:
- * random-value genes are atoms too).  `ref` is an X-thread image giving the
- * layout and the value domains of every atom. */
+/* Atoms are stored compactly (the pool may hold millions: random-value
+ * genes are atoms too): one blob per atom holding its per-thread input
+ * buffers back to back, and, apart, a blob of its shared inputs (those
+ * without `per_thread`), which only the shared gene reads.  A random atom
+ * drawn for a thread gene has no shared blob: on a kernel with a 128 KiB
+ * shared table, a random-value individual of 8192 genes took 1 GiB
+ * before.  `ref` is an X-thread image giving the layout and the value
+ * domains of every atom. */
 typedef struct {
     gen_atom_origin origin;
     int path;              /* GEN_ATOM_PATH: index of the path, else -1 */
     bool valid;            /* replay followed the path (always true for random) */
+    int shared;            /* index of its shared blob, or -1: none */
 } gen_atom;
 
 typedef struct {
     const wh_spec *spec;
     int x;                 /* threads per gene */
     wh_image *ref;         /* X-thread image: layout and domains */
-    size_t atom_bytes;     /* bytes of one atom blob */
-    size_t *offset;        /* per parameter: its offset in a blob (inputs only) */
+    size_t thread_bytes;   /* bytes of an atom's per-thread inputs */
+    size_t shared_bytes;   /* bytes of its shared inputs */
+    size_t *offset;        /* per parameter: its offset in its blob (inputs only) */
     gen_atom *atoms;
-    unsigned char *data;   /* natoms blobs of atom_bytes */
-    int natoms, cap;
+    unsigned char *data;   /* natoms blobs of thread_bytes */
+    unsigned char *sdata;  /* nshared blobs of shared_bytes */
+    int natoms, cap, nshared, scap;
     const wh_image *full;  /* the full launch, for random atoms' domains, or NULL */
 } gen_pool;
 
@@ -88,19 +95,31 @@ uint64_t gen_tiling_stride(int tiling);
 
 bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err);
 void gen_pool_free(gen_pool *pool);
-/* Copies the input buffers of img (an X-thread image); returns the index or -1. */
+/* Copies the input buffers of img (an X-thread image), shared ones
+ * included; returns the index or -1. */
 int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
                  wh_error *err);
-/* Adds an atom drawn at random within the domains; returns its index or -1.
+/* Adds an atom drawn at random within the domains, with a shared blob when
+ * `with_shared` (for the shared gene); returns its index or -1.
  * With a full launch set (gen_pool_set_full), each value is drawn across
  * the full launch's domain of its element, not the X-thread one: a range
  * such as [0, threads-1] spans N values, not X.  (The atom then holds
  * values outside its X-thread domain, as offsets gen_scale moves.) */
-int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err);
+int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *err);
 void gen_pool_set_full(gen_pool *pool, const wh_image *full);
-/* The bytes of input parameter p in atom a (NULL for non-inputs). */
+/* The bytes of input parameter p in atom a (NULL for non-inputs, and for
+ * shared inputs of an atom without a shared blob). */
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p);
-/* Writes atom a's inputs into an X-thread image of the pool's spec. */
+/* A new atom whose bytes the caller fills (gen_pool_atom_data), for
+ * loaders; with a shared blob when with_shared.  Its index, or -1. */
+int gen_pool_reserve(gen_pool *pool, gen_atom_origin origin, int path, bool valid, bool with_shared,
+                     wh_error *err);
+/* Removes the atom added last (and its shared blob). */
+void gen_pool_drop_last(gen_pool *pool);
+/* Do atoms a and b hold the same inputs? */
+bool gen_pool_same(const gen_pool *pool, int a, int b);
+/* Writes atom a's inputs into an X-thread image of the pool's spec (shared
+ * inputs it has no blob for: the low end of their domains). */
 void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img);
 
 /* The pool in one binary file, and back: a resumed hunt needs every atom
@@ -111,7 +130,10 @@ bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *e
 bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
 
 /* Fill the input buffers of `full` from the genes[0..ngenes) of `layout`
- * (atom ids, then the tiling).  Non-input buffers are left as they are. */
+ * (atom ids, then the tiling).  Non-input buffers are left as they are;
+ * shared inputs take the low end of their domains when the shared gene's
+ * atom has no shared blob (a random atom drawn for a thread gene that a
+ * mutation carried there). */
 bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes, wh_image *full,
                wh_error *err);
 

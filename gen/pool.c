@@ -21,8 +21,10 @@ bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err)
         return false;
     }
     for (int p = 0; p < spec->nparams; p++) {
-        pool->offset[p] = pool->atom_bytes;
-        if (spec->params[p].role == WH_ROLE_INPUT) pool->atom_bytes += pool->ref->bufs[p].bytes;
+        if (spec->params[p].role != WH_ROLE_INPUT) continue;
+        size_t *part = spec->params[p].per_thread ? &pool->thread_bytes : &pool->shared_bytes;
+        pool->offset[p] = *part;
+        *part += pool->ref->bufs[p].bytes;
     }
     return true;
 }
@@ -33,6 +35,7 @@ void gen_pool_free(gen_pool *pool)
     free(pool->offset);
     free(pool->atoms);
     free(pool->data);
+    free(pool->sdata);
     memset(pool, 0, sizeof *pool);
 }
 
@@ -42,7 +45,7 @@ static bool grow(gen_pool *pool, wh_error *err)
     int cap = pool->cap ? pool->cap * 2 : 64;
     gen_atom *a = realloc(pool->atoms, (size_t)cap * sizeof *a);
     if (a) pool->atoms = a;
-    unsigned char *d = realloc(pool->data, (size_t)cap * (pool->atom_bytes ? pool->atom_bytes : 1));
+    unsigned char *d = realloc(pool->data, (size_t)cap * (pool->thread_bytes ? pool->thread_bytes : 1));
     if (d) pool->data = d;
     if (!a || !d) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d atoms", cap);
@@ -50,6 +53,45 @@ static bool grow(gen_pool *pool, wh_error *err)
     }
     pool->cap = cap;
     return true;
+}
+
+/* A new shared blob; its index, or -1. */
+static int new_shared(gen_pool *pool, wh_error *err)
+{
+    if (pool->nshared == pool->scap) {
+        int cap = pool->scap ? pool->scap * 2 : 16;
+        unsigned char *d = realloc(pool->sdata, (size_t)cap * pool->shared_bytes);
+        if (!d) {
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d shared inputs of %zu bytes", cap,
+                         pool->shared_bytes);
+            return -1;
+        }
+        pool->sdata = d;
+        pool->scap = cap;
+    }
+    return pool->nshared++;
+}
+
+int gen_pool_reserve(gen_pool *pool, gen_atom_origin origin, int path, bool valid, bool with_shared,
+                     wh_error *err)
+{
+    if (!grow(pool, err)) return -1;
+    int shared = with_shared && pool->shared_bytes ? new_shared(pool, err) : -1;
+    if (with_shared && pool->shared_bytes && shared < 0) return -1;
+    pool->atoms[pool->natoms] = (gen_atom){ origin, path, valid, shared };
+    return pool->natoms++;
+}
+
+/* Adds img's per-thread inputs, and its shared ones when with_shared. */
+static int add_parts(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
+                     bool with_shared, wh_error *err)
+{
+    int id = gen_pool_reserve(pool, origin, path, valid, with_shared, err);
+    for (int p = 0; id >= 0 && p < img->nbufs; p++) {
+        unsigned char *at = (unsigned char *)gen_pool_atom_data(pool, id, p);
+        if (at) memcpy(at, img->bufs[p].data, img->bufs[p].bytes);
+    }
+    return id;
 }
 
 int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, int path, bool valid,
@@ -60,13 +102,7 @@ int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, in
                      (unsigned long long)wh_launch_threads_total(&img->launch), pool->x);
         return -1;
     }
-    if (!grow(pool, err)) return -1;
-    unsigned char *blob = pool->data + (size_t)pool->natoms * pool->atom_bytes;
-    for (int p = 0; p < img->nbufs; p++)
-        if (pool->spec->params[p].role == WH_ROLE_INPUT)
-            memcpy(blob + pool->offset[p], img->bufs[p].data, img->bufs[p].bytes);
-    pool->atoms[pool->natoms] = (gen_atom){ origin, path, valid };
-    return pool->natoms++;
+    return add_parts(pool, img, origin, path, valid, true, err);
 }
 
 void gen_pool_set_full(gen_pool *pool, const wh_image *full)
@@ -102,27 +138,57 @@ static bool fill_field_full(gen_pool *pool, int p, int f, pcg32 *rng, wh_error *
     return true;
 }
 
-int gen_pool_add_random(gen_pool *pool, pcg32 *rng, wh_error *err)
+int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *err)
 {
     if (!pool->full) {
         if (!wh_image_fill_random(pool->ref, rng, err)) return -1;
     } else {
-        for (int p = 0; p < pool->ref->nbufs; p++)
-            for (int f = 0; pool->spec->params[p].role == WH_ROLE_INPUT && f < pool->spec->params[p].nfields; f++)
+        for (int p = 0; p < pool->ref->nbufs; p++) {
+            const wh_param *par = &pool->spec->params[p];
+            if (par->role != WH_ROLE_INPUT || (!par->per_thread && !with_shared)) continue;
+            for (int f = 0; f < par->nfields; f++)
                 if (!fill_field_full(pool, p, f, rng, err)) return -1;
+        }
     }
-    return gen_pool_add(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, err);
+    return add_parts(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, with_shared, err);
 }
 
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p)
 {
-    if (pool->spec->params[p].role != WH_ROLE_INPUT) return NULL;
-    return pool->data + (size_t)a * pool->atom_bytes + pool->offset[p];
+    const wh_param *par = &pool->spec->params[p];
+    if (par->role != WH_ROLE_INPUT) return NULL;
+    if (par->per_thread) return pool->data + (size_t)a * pool->thread_bytes + pool->offset[p];
+    int sh = pool->atoms[a].shared;
+    return sh < 0 ? NULL : pool->sdata + (size_t)sh * pool->shared_bytes + pool->offset[p];
+}
+
+void gen_pool_drop_last(gen_pool *pool)
+{
+    if (pool->natoms == 0) return;
+    int sh = pool->atoms[--pool->natoms].shared;
+    if (sh >= 0 && sh == pool->nshared - 1) pool->nshared--;
+}
+
+bool gen_pool_same(const gen_pool *pool, int a, int b)
+{
+    const gen_atom *x = &pool->atoms[a], *y = &pool->atoms[b];
+    if (memcmp(pool->data + (size_t)a * pool->thread_bytes, pool->data + (size_t)b * pool->thread_bytes,
+               pool->thread_bytes))
+        return false;
+    if ((x->shared < 0) != (y->shared < 0)) return false;
+    return x->shared < 0 || !memcmp(pool->sdata + (size_t)x->shared * pool->shared_bytes,
+                                    pool->sdata + (size_t)y->shared * pool->shared_bytes, pool->shared_bytes);
 }
 
 void gen_pool_atom_to_image(const gen_pool *pool, int a, wh_image *img)
 {
-    for (int p = 0; p < img->nbufs; p++)
-        if (pool->spec->params[p].role == WH_ROLE_INPUT)
-            memcpy(img->bufs[p].data, gen_pool_atom_data(pool, a, p), img->bufs[p].bytes);
+    for (int p = 0; p < img->nbufs; p++) {
+        if (pool->spec->params[p].role != WH_ROLE_INPUT) continue;
+        const unsigned char *src = gen_pool_atom_data(pool, a, p);
+        if (src) memcpy(img->bufs[p].data, src, img->bufs[p].bytes);
+        else {
+            wh_error err;
+            wh_image_fill_low(img, p, &err); /* the domains were checked when the image was made */
+        }
+    }
 }

@@ -1,8 +1,10 @@
 /*
  * pool_io.c — saving an atom pool for checkpoints, and loading it back.
  *
- * Format (native endianness): a header (magic "WHPOOL02", X, atom size),
- * then one record per atom: origin, path, valid, and the atom's bytes.
+ * Format (native endianness): a header (magic "WHPOOL03", X, the sizes of
+ * an atom's per-thread and shared inputs), then one record per atom:
+ * origin, path, valid, whether it has shared inputs, its per-thread bytes,
+ * then its shared bytes if it has them.
  * Atoms never change once added, so a checkpoint appends only the atoms
  * added since the last one; a crash in the middle of an append leaves a
  * partial last record, which loading ignores.
@@ -14,24 +16,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL_MAGIC "WHPOOL02"
+#define POOL_MAGIC "WHPOOL03"
 
 typedef struct {
     char magic[8];
-    int64_t x, atom_bytes;
+    int64_t x, thread_bytes, shared_bytes;
 } pool_header;
 
 typedef struct {
-    int32_t origin, path, valid, pad;
+    int32_t origin, path, valid, has_shared;
 } atom_record;
+
+static bool write_part(const unsigned char *data, size_t n, FILE *f)
+{
+    return n == 0 || fwrite(data, 1, n, f) == n;
+}
 
 static bool write_atoms(const gen_pool *pool, FILE *f, int from)
 {
     for (int i = from; i < pool->natoms; i++) {
-        atom_record r = { pool->atoms[i].origin, pool->atoms[i].path, pool->atoms[i].valid, 0 };
-        if (fwrite(&r, sizeof r, 1, f) != 1) return false;
-        if (pool->atom_bytes &&
-            fwrite(pool->data + (size_t)i * pool->atom_bytes, 1, pool->atom_bytes, f) != pool->atom_bytes)
+        const gen_atom *a = &pool->atoms[i];
+        atom_record r = { a->origin, a->path, a->valid, a->shared >= 0 };
+        if (fwrite(&r, sizeof r, 1, f) != 1 ||
+            !write_part(pool->data + (size_t)i * pool->thread_bytes, pool->thread_bytes, f) ||
+            (a->shared >= 0 && !write_part(pool->sdata + (size_t)a->shared * pool->shared_bytes,
+                                           pool->shared_bytes, f)))
             return false;
     }
     return true;
@@ -52,7 +61,8 @@ bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *e
         memset(&h, 0, sizeof h);
         memcpy(h.magic, POOL_MAGIC, 8);
         h.x = pool->x;
-        h.atom_bytes = (int64_t)pool->atom_bytes;
+        h.thread_bytes = (int64_t)pool->thread_bytes;
+        h.shared_bytes = (int64_t)pool->shared_bytes;
         ok = fwrite(&h, sizeof h, 1, f) == 1;
     }
     ok = ok && write_atoms(pool, f, from > 0 ? from : 0);
@@ -74,22 +84,28 @@ bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err)
     }
     pool_header h;
     const char *why = NULL;
-    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, POOL_MAGIC, 8)) why = "not a warphunt atom pool";
-    else if (h.x != pool->x || h.atom_bytes != (int64_t)pool->atom_bytes) why = "saved for another X or another spec";
-    pool->natoms = 0;
-    unsigned char *blob = malloc(pool->atom_bytes ? pool->atom_bytes : 1);
+    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, "WHPOOL", 6)) why = "not a warphunt atom pool";
+    else if (memcmp(h.magic, POOL_MAGIC, 8)) why = "an atom pool of an older warphunt (start the run again)";
+    else if (h.x != pool->x || h.thread_bytes != (int64_t)pool->thread_bytes ||
+             h.shared_bytes != (int64_t)pool->shared_bytes)
+        why = "saved for another X or another spec";
+    pool->natoms = pool->nshared = 0;
+    size_t tb = pool->thread_bytes, sb = pool->shared_bytes;
+    unsigned char *blob = malloc(tb + sb + 1);
     if (!blob && !why) why = "out of memory";
     while (!why) {
         atom_record r;
         if (fread(&r, sizeof r, 1, f) != 1) break;
-        if (pool->atom_bytes && fread(blob, 1, pool->atom_bytes, f) != pool->atom_bytes) break; /* torn tail */
+        size_t want = tb + (r.has_shared ? sb : 0);
+        if (want && fread(blob, 1, want, f) != want) break; /* torn tail */
         wh_error e2;
-        int id = gen_pool_add(pool, pool->ref, (gen_atom_origin)r.origin, r.path, r.valid != 0, &e2);
+        int id = gen_pool_reserve(pool, (gen_atom_origin)r.origin, r.path, r.valid != 0, r.has_shared != 0, &e2);
         if (id < 0) {
             why = "out of memory";
             break;
         }
-        memcpy(pool->data + (size_t)id * pool->atom_bytes, blob, pool->atom_bytes);
+        memcpy(pool->data + (size_t)id * tb, blob, tb);
+        if (pool->atoms[id].shared >= 0) memcpy(pool->sdata + (size_t)pool->atoms[id].shared * sb, blob + tb, sb);
     }
     free(blob);
     fclose(f);

@@ -169,6 +169,7 @@ static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int 
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.src = gen_pool_atom_data(pool, genes[lay->thread_genes], p);
+    if (!m.src) return wh_image_fill_low(full, p, err);
     /* An atom's shared buffer is sized for X threads; repeat it cyclically. */
     for (uint64_t e = 0; e < nfull; e++)
         if (!mover_copy(&m, e % natom, e, err)) return false;

@@ -30,8 +30,9 @@ typedef struct {
     void *user;              /* extra state of a test's callbacks */
 } synth;
 
-static int synth_random_allele(void *ctx, pcg32 *rng, wh_error *err)
+static int synth_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
 {
+    (void)gene;
     synth *s = ctx;
     if (s->nalleles == MAX_ALLELES) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "synthetic pool full");

@@ -103,7 +103,7 @@ Test(scale, shared_inputs_get_a_gene_of_their_own)
     cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 1, 2);
-    int r0 = gen_pool_add_random(&pool, &rng, &err), r1 = gen_pool_add_random(&pool, &rng, &err);
+    int r0 = gen_pool_add_random(&pool, &rng, true, &err), r1 = gen_pool_add_random(&pool, &rng, true, &err);
     cr_assert(r0 >= 0 && r1 >= 0, "%s", err.msg);
     wh_launch full = wh_spec_launch_full(s);
     gen_layout lay;
@@ -132,7 +132,7 @@ Test(scale, index_dependent_domains_follow_the_thread)
     cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 3, 4);
-    int r = gen_pool_add_random(&pool, &rng, &err);
+    int r = gen_pool_add_random(&pool, &rng, true, &err);
     cr_assert_geq(r, 0, "%s", err.msg);
     wh_launch full = wh_spec_launch_full(s);
     gen_layout lay;
@@ -166,7 +166,7 @@ Test(scale, domains_hold_for_any_gene_choice)
             cr_assert(gen_pool_init(&pool, s, x, &err), "%s", err.msg);
             pcg32 rng;
             pcg32_seed(&rng, (uint64_t)(k * 10 + x), 7);
-            for (int a = 0; a < 6; a++) cr_assert_geq(gen_pool_add_random(&pool, &rng, &err), 0, "%s", err.msg);
+            for (int a = 0; a < 6; a++) cr_assert_geq(gen_pool_add_random(&pool, &rng, true, &err), 0, "%s", err.msg);
             wh_launch full = wh_spec_launch_full(s);
             gen_layout lay;
             cr_assert(gen_layout_make(s, &full, x, &lay, &err));
@@ -197,7 +197,7 @@ Test(scale, bad_gene_is_an_error_not_a_crash)
     cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
     pcg32 rng;
     pcg32_seed(&rng, 1, 1);
-    gen_pool_add_random(&pool, &rng, &err);
+    gen_pool_add_random(&pool, &rng, true, &err);
     wh_launch full = wh_spec_launch_full(s);
     gen_layout lay;
     cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
@@ -214,13 +214,16 @@ Test(scale, bad_gene_is_an_error_not_a_crash)
 
 Test(scale, pool_save_load_round_trip)
 {
-    wh_spec *s = load("kernels/bfs1.json");
+    wh_spec *s = load("tests/specs/full.json");
     wh_error err;
     gen_pool a, b;
     cr_assert(gen_pool_init(&a, s, 2, &err) && gen_pool_init(&b, s, 2, &err));
     pcg32 rng;
     pcg32_seed(&rng, 5, 5);
-    for (int i = 0; i < 100; i++) cr_assert_geq(gen_pool_add_random(&a, &rng, &err), 0);
+    /* every third atom with shared inputs, as the shared gene draws them */
+    for (int i = 0; i < 100; i++) cr_assert_geq(gen_pool_add_random(&a, &rng, i % 3 == 0, &err), 0);
+    cr_assert_gt(a.shared_bytes, 0, "the spec has shared inputs");
+    cr_expect_eq(a.nshared, 34);
     a.atoms[3].origin = GEN_ATOM_PATH;
     a.atoms[3].path = 12;
     a.atoms[3].valid = false;
@@ -236,7 +239,10 @@ Test(scale, pool_save_load_round_trip)
     cr_expect_eq(b.natoms, 100);
     cr_expect_eq(b.atoms[3].path, 12);
     cr_expect_not(b.atoms[3].valid);
-    cr_expect_eq(memcmp(a.data, b.data, 100 * a.atom_bytes), 0);
+    cr_expect_eq(memcmp(a.data, b.data, 100 * a.thread_bytes), 0);
+    cr_expect_eq(b.nshared, 34);
+    cr_expect_eq(memcmp(a.sdata, b.sdata, 34 * a.shared_bytes), 0);
+    for (int i = 0; i < 100; i++) cr_expect_eq(b.atoms[i].shared >= 0, i % 3 == 0, "atom %d", i);
     /* a torn last record is ignored */
     FILE *f = fopen(path, "ab");
     fwrite("torn", 1, 4, f);
@@ -343,7 +349,7 @@ Test(scale, random_atoms_span_the_full_launch_domain)
         pcg32_seed(&rng, 9, 9);
         int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
         for (int g = 0; g < lay.ngenes; g++) {
-            genes[g] = gen_pool_add_random(&pool, &rng, &err);
+            genes[g] = gen_pool_add_random(&pool, &rng, true, &err);
             cr_assert_geq(genes[g], 0, "%s", err.msg);
         }
         cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
@@ -360,5 +366,46 @@ Test(scale, random_atoms_span_the_full_launch_domain)
         gen_pool_free(&pool);
     }
     wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* A random atom drawn for a thread gene has no shared inputs (they would
+ * cost memory for nothing); carried to the shared gene by a mutation, it
+ * leaves the shared inputs at the low end of their domains. */
+Test(scale, an_atom_without_shared_inputs_leaves_them_low)
+{
+    wh_spec *s = load("tests/specs/full.json");
+    wh_error err;
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 3, 4);
+    int with = gen_pool_add_random(&pool, &rng, true, &err), without = gen_pool_add_random(&pool, &rng, false, &err);
+    cr_assert(with >= 0 && without >= 0, "%s", err.msg);
+    cr_expect_eq(pool.nshared, 1);
+    wh_launch full = wh_spec_launch_full(s);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err));
+    cr_assert(lay.has_shared);
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    for (int g = 0; g < lay.ngenes; g++) genes[g] = without;
+    wh_image *img = wh_image_new(s, &full, &err), *low = wh_image_new(s, &full, &err);
+    cr_assert(wh_image_fill_random(img, &rng, &err));
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
+    int shared = 0;
+    for (int p = 0; p < img->nbufs; p++) {
+        if (s->params[p].role != WH_ROLE_INPUT || s->params[p].per_thread) continue;
+        cr_assert(wh_image_fill_low(low, p, &err));
+        cr_expect_eq(memcmp(img->bufs[p].data, low->bufs[p].data, img->bufs[p].bytes), 0, "%s", s->params[p].name);
+        cr_expect_null(gen_pool_atom_data(&pool, without, p));
+        cr_expect_not_null(gen_pool_atom_data(&pool, with, p));
+        shared++;
+    }
+    cr_expect_gt(shared, 0);
+    free(genes);
+    wh_image_free(img);
+    wh_image_free(low);
+    gen_pool_free(&pool);
     wh_spec_free(s);
 }
