@@ -66,6 +66,7 @@ bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_mo
     json_object_set_new(doc, "atoms_valid", json_integer(r->atoms_valid));
     json_object_set_new(doc, "atoms_invalid", json_integer(r->atoms_invalid));
     json_object_set_new(doc, "atoms_hung", json_integer(r->atoms_hung));
+    json_object_set_new(doc, "paths_without_atoms", json_integer(r->paths_without_atoms));
     json_object_set_new(doc, "explore_time_s", json_real(r->time_s));
     json_t *paths = json_object_get(doc, "paths");
     for (int i = 0; i < r->npaths && i < (int)json_array_size(paths); i++)
@@ -136,6 +137,7 @@ bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err)
     r->atoms_valid = (int)json_integer_value(json_object_get(doc, "atoms_valid"));
     r->atoms_invalid = (int)json_integer_value(json_object_get(doc, "atoms_invalid"));
     r->atoms_hung = (int)json_integer_value(json_object_get(doc, "atoms_hung"));
+    r->paths_without_atoms = (int)json_integer_value(json_object_get(doc, "paths_without_atoms"));
     const char *how = json_string_value(json_object_get(doc, "validation"));
     r->validated = how && !strcmp(how, "sim");
     r->time_s = json_number_value(json_object_get(doc, "explore_time_s"));

@@ -286,6 +286,12 @@ Test(explore, the_budget_bounds_atom_solving_too, .timeout = 120)
     }
     cr_expect_eq(with_atoms + r->paths_without_atoms + errors, r->npaths,
                  "every path has atoms, is an error path or is counted without");
+    /* the count survives the cache */
+    gen_result *again = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(again, "%s", err.msg);
+    cr_expect(again->from_cache);
+    cr_expect_eq(again->paths_without_atoms, r->paths_without_atoms);
+    gen_result_free(again);
     gen_result_free(r);
     close_fixture(&f);
 }
