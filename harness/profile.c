@@ -33,10 +33,10 @@ void sim_profile_default(sim_profile *p)
     snprintf(p->description, sizeof p->description,
              "built-in A100-like profile (108 SMs, 1410 MHz)");
     p->clock_mhz = 1410;
-    p->sms = 108;
+    p->sms = PTX_DEFAULT_NSMID;
     p->schedulers = 4;
     p->max_threads_per_sm = 2048;
-    p->max_warps_per_sm = 64;
+    p->max_warps_per_sm = PTX_DEFAULT_NWARPID;
     p->max_blocks_per_sm = 32;
     p->shared_per_sm = 167936;
     memcpy(p->cls, costs, sizeof costs);

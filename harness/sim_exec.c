@@ -21,27 +21,7 @@ uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp,
     const sim_block *b = w->blk;
     const wh_launch *L = &R->launch;
     unsigned i = (unsigned)w->index * SIM_WARP + (unsigned)lane;
-    int c = comp < 0 ? 0 : comp;
     switch (sreg) {
-    case PTX_SREG_TID:
-        if (c == 0) return i % L->block[0];
-        if (c == 1) return (i / L->block[0]) % L->block[1];
-        if (c == 2) return i / (L->block[0] * L->block[1]);
-        return 0;
-    case PTX_SREG_NTID: return c < 3 ? L->block[c] : 0;
-    case PTX_SREG_CTAID: return c < 3 ? b->ctaid[c] : 0;
-    case PTX_SREG_NCTAID: return c < 3 ? L->grid[c] : 0;
-    case PTX_SREG_LANEID: return (uint64_t)lane;
-    case PTX_SREG_WARPID: return (uint64_t)w->index;
-    case PTX_SREG_NWARPID: return (uint64_t)R->prof->max_warps_per_sm;
-    case PTX_SREG_SMID: return (uint64_t)b->sm;
-    case PTX_SREG_NSMID: return (uint64_t)R->prof->sms;
-    case PTX_SREG_GRIDID: return 1;
-    case PTX_SREG_LANEMASK_EQ: return 1ULL << lane;
-    case PTX_SREG_LANEMASK_LE: return (uint32_t)((2ULL << lane) - 1);
-    case PTX_SREG_LANEMASK_LT: return (uint32_t)((1ULL << lane) - 1);
-    case PTX_SREG_LANEMASK_GE: return (uint32_t)~((1ULL << lane) - 1);
-    case PTX_SREG_LANEMASK_GT: return (uint32_t)~((2ULL << lane) - 1);
     case PTX_SREG_CLOCK: return (uint32_t)(uint64_t)w->now;
     case PTX_SREG_CLOCK_HI: return (uint32_t)((uint64_t)w->now >> 32);
     case PTX_SREG_CLOCK64: return (uint64_t)w->now;
@@ -49,14 +29,21 @@ uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp,
     case PTX_SREG_GLOBALTIMER_LO: return (uint32_t)(uint64_t)(w->now * 1000.0 / R->prof->clock_mhz);
     case PTX_SREG_GLOBALTIMER_HI:
         return (uint32_t)((uint64_t)(w->now * 1000.0 / R->prof->clock_mhz) >> 32);
-    case PTX_SREG_DYNAMIC_SMEM_SIZE: return R->img->shared_bytes;
-    case PTX_SREG_TOTAL_SMEM_SIZE: case PTX_SREG_AGGR_SMEM_SIZE: return R->shared_size;
-    case PTX_SREG_CLUSTERID: return c < 3 ? b->ctaid[c] : 0;
-    case PTX_SREG_NCLUSTERID: return c < 3 ? L->grid[c] : 0;
-    case PTX_SREG_CLUSTER_NCTAID: return c < 3 ? 1 : 0;
-    case PTX_SREG_CLUSTER_NCTARANK: return 1;
-    default: return 0;   /* %pm*, %envreg*, cluster ranks, reserved offsets */
+    default:
+        break;
     }
+    ptx_thread_view v = {
+        .tid = { i % L->block[0], (i / L->block[0]) % L->block[1], i / (L->block[0] * L->block[1]) },
+        .ntid = { L->block[0], L->block[1], L->block[2] },
+        .ctaid = { b->ctaid[0], b->ctaid[1], b->ctaid[2] },
+        .nctaid = { L->grid[0], L->grid[1], L->grid[2] },
+        .warpid = (uint32_t)w->index, .nwarpid = (uint32_t)R->prof->max_warps_per_sm,
+        .smid = (uint32_t)b->sm, .nsmid = (uint32_t)R->prof->sms, .gridid = PTX_GRIDID,
+        .dynamic_smem = R->img->shared_bytes, .total_smem = R->shared_size,
+    };
+    uint64_t out = 0;
+    ptx_sreg_value(&v, (ptx_sreg)sreg, comp, &out);
+    return out;
 }
 
 static bool sreg_uniform(int sreg)
@@ -292,22 +279,6 @@ static uint64_t sat_s32(int64_t v)
     return (uint32_t)(int32_t)v;
 }
 
-static uint64_t idiv(uint64_t a, uint64_t b, int bits, bool sg, bool rem)
-{
-    if (sg) {
-        int64_t x = sx(a, bits), y = sx(b, bits);
-        if (y == 0)
-            return rem ? zx((uint64_t)x, bits) : zx(~0ULL, bits);
-        if (y == -1)
-            return rem ? 0 : zx((uint64_t)0 - (uint64_t)x, bits);
-        return zx((uint64_t)(rem ? x % y : x / y), bits);
-    }
-    uint64_t x = zx(a, bits), y = zx(b, bits);
-    if (y == 0)
-        return rem ? x : zx(~0ULL, bits);
-    return rem ? x % y : x / y;
-}
-
 static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, int bits, bool sg)
 {
     pos &= 0xff;
@@ -376,20 +347,6 @@ static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, int mode)
 /* fns.b32 d, mask, base, offset: position of the offset-th set bit of mask
  * counting from base (upwards for offset > 0, downwards for < 0; offset 0:
  * base itself if set), else 0xffffffff. */
-static uint32_t fns(uint32_t mask, uint32_t base, int32_t offset)
-{
-    if (base > 31)
-        return 0xffffffffu;
-    if (offset == 0)
-        return (mask >> base) & 1 ? base : 0xffffffffu;
-    int inc = offset > 0 ? 1 : -1;
-    int64_t count = offset > 0 ? (int64_t)offset : -(int64_t)offset;
-    for (int pos = (int)base; pos >= 0 && pos < 32; pos += inc)
-        if ((mask >> pos) & 1 && --count == 0)
-            return (uint32_t)pos;
-    return 0xffffffffu;
-}
-
 static uint64_t brev(uint64_t v, int bits)
 {
     uint64_t r = 0;
@@ -732,18 +689,11 @@ static void exec_bits(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
         break;
     case PTX_OP_DIV: case PTX_OP_REM: {
         bool rem = in->op == PTX_OP_REM;
-        if (bits == 32 && !sg) {
-            SIM_LANES(m, l) {
-                uint32_t x = (uint32_t)SIM_V(a, l), y = (uint32_t)SIM_V(b, l);
-                d[l] = y ? (rem ? x % y : x / y) : (rem ? x : 0xffffffffu);
-            }
-        } else {
-            SIM_LANES(m, l) d[l] = idiv(SIM_V(a, l), SIM_V(b, l), bits, sg, rem);
-        }
+        SIM_LANES(m, l) d[l] = ptx_int_divrem(SIM_V(a, l), SIM_V(b, l), bits, sg, rem);
         break;
     }
     case PTX_OP_FNS:
-        SIM_LANES(m, l) d[l] = fns((uint32_t)SIM_V(a, l), (uint32_t)SIM_V(b, l), (int32_t)SIM_V(c, l));
+        SIM_LANES(m, l) d[l] = ptx_fns((uint32_t)SIM_V(a, l), (uint32_t)SIM_V(b, l), (int32_t)SIM_V(c, l));
         break;
     case PTX_OP_DP4A: case PTX_OP_DP2A: {
         bool asg = is_signed(in->ty), bsg = is_signed(in->ty2 ? in->ty2 : in->ty);

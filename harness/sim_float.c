@@ -22,6 +22,7 @@
 #include "harness/sim.h"
 
 #include <fenv.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -56,6 +57,23 @@ static inline uint64_t of_f64(double d)
     return u;
 }
 
+/* Results of arithmetic: a NaN becomes the contract's NaN (ptx.h). */
+static inline uint64_t arith_f32(float f)
+{
+    return isnan(f) ? PTX_NAN_F32 : of_f32(f);
+}
+
+static inline uint64_t arith_f64(double d)
+{
+    return isnan(d) ? PTX_NAN_F64 : of_f64(d);
+}
+
+/* neg, abs and copysign act on the sign bit and keep a NaN's payload. */
+static inline bool sign_op(int op)
+{
+    return op == PTX_OP_NEG || op == PTX_OP_ABS || op == PTX_OP_COPYSIGN;
+}
+
 /* ---- half and bfloat16 ---------------------------------------------------- */
 
 static double round_int(double v, int rnd)
@@ -73,7 +91,7 @@ uint16_t sim_half_from_double(double x, int rnd)
 {
     uint16_t sign = signbit(x) ? 0x8000 : 0;
     if (isnan(x))
-        return 0x7e00 | sign;
+        return PTX_NAN_F16;
     double a = fabs(x);
     if (isinf(a))
         return sign | 0x7c00;
@@ -454,16 +472,27 @@ static bool is_float_arith(int op)
     }
 }
 
-static int testp(int mode, double v)
+/* Smallest normal magnitude of a float type: the operand is widened to a
+ * double, so normal and subnormal are decided in its own format. */
+static double min_normal(ptx_type t)
 {
-    int c = fpclassify(v);
+    switch (t) {
+    case PTX_T_F64: return DBL_MIN;
+    case PTX_T_F16: case PTX_T_F16X2: return ldexp(1.0, -14);
+    default: return FLT_MIN;   /* f32, bf16 */
+    }
+}
+
+static int testp(int mode, ptx_type t, double v)
+{
+    double mag = fabs(v);
     switch (mode) {
     case PTX_TESTP_FINITE: return isfinite(v);
     case PTX_TESTP_INFINITE: return isinf(v);
     case PTX_TESTP_NUMBER: return !isnan(v);
     case PTX_TESTP_NOTANUMBER: return isnan(v);
-    case PTX_TESTP_NORMAL: return c == FP_NORMAL;
-    case PTX_TESTP_SUBNORMAL: return c == FP_SUBNORMAL;
+    case PTX_TESTP_NORMAL: return isfinite(v) && mag >= min_normal(t);
+    case PTX_TESTP_SUBNORMAL: return mag > 0 && mag < min_normal(t);
     default: return 0;
     }
 }
@@ -475,7 +504,7 @@ bool sim_exec_float(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
         sim_src a = sim_operand(R, w, in, 0);
         uint32_t res = 0;
         SIM_LANES(m, l)
-            if (testp(in->mode, sim_float_get(t, SIM_V(a, l))))
+            if (testp(in->mode, t, sim_float_get(t, SIM_V(a, l))))
                 res |= 1u << l;
         sim_write_pred(w, in->dst[0], m, res);
         return true;
@@ -489,20 +518,26 @@ bool sim_exec_float(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     bool plain = !(in->flags & (PTX_F_FTZ | PTX_F_SAT | PTX_F_RELU)) && !directed(in->rnd);
     if (t == PTX_T_F32) {
         if (plain && in->op == PTX_OP_ADD) {
-            SIM_LANES(m, l) d[l] = of_f32(f32_of(SIM_V(a, l)) + f32_of(SIM_V(b, l)));
+            SIM_LANES(m, l) d[l] = arith_f32(f32_of(SIM_V(a, l)) + f32_of(SIM_V(b, l)));
         } else if (plain && in->op == PTX_OP_MUL) {
-            SIM_LANES(m, l) d[l] = of_f32(f32_of(SIM_V(a, l)) * f32_of(SIM_V(b, l)));
+            SIM_LANES(m, l) d[l] = arith_f32(f32_of(SIM_V(a, l)) * f32_of(SIM_V(b, l)));
         } else if (plain && in->op == PTX_OP_SUB) {
-            SIM_LANES(m, l) d[l] = of_f32(f32_of(SIM_V(a, l)) - f32_of(SIM_V(b, l)));
+            SIM_LANES(m, l) d[l] = arith_f32(f32_of(SIM_V(a, l)) - f32_of(SIM_V(b, l)));
         } else if (plain && (in->op == PTX_OP_FMA || in->op == PTX_OP_MAD)) {
-            SIM_LANES(m, l) d[l] = of_f32(fmaf(f32_of(SIM_V(a, l)), f32_of(SIM_V(b, l)), f32_of(SIM_V(c, l))));
-        } else {
+            SIM_LANES(m, l) d[l] = arith_f32(fmaf(f32_of(SIM_V(a, l)), f32_of(SIM_V(b, l)), f32_of(SIM_V(c, l))));
+        } else if (sign_op(in->op)) {
             SIM_LANES(m, l) d[l] = of_f32(f32_op(in, f32_of(SIM_V(a, l)), f32_of(SIM_V(b, l)), f32_of(SIM_V(c, l))));
+        } else {
+            SIM_LANES(m, l) d[l] = arith_f32(f32_op(in, f32_of(SIM_V(a, l)), f32_of(SIM_V(b, l)), f32_of(SIM_V(c, l))));
         }
         return true;
     }
-    if (t == PTX_T_F64) {
+    if (t == PTX_T_F64 && sign_op(in->op)) {
         SIM_LANES(m, l) d[l] = of_f64(f64_op(in, f64_of(SIM_V(a, l)), f64_of(SIM_V(b, l)), f64_of(SIM_V(c, l))));
+        return true;
+    }
+    if (t == PTX_T_F64) {
+        SIM_LANES(m, l) d[l] = arith_f64(f64_op(in, f64_of(SIM_V(a, l)), f64_of(SIM_V(b, l)), f64_of(SIM_V(c, l))));
         return true;
     }
     if (t == PTX_T_F16 || t == PTX_T_BF16) {
@@ -664,12 +699,12 @@ uint64_t sim_cvt_value(const sim_instr *in, uint64_t a)
         x = sat64(x);
     switch (dt) {
     case PTX_T_F64:
-        return of_f64(x);
+        return arith_f64(x);
     case PTX_T_F32: {
         float f = st == PTX_T_F64 && directed(in->rnd) ? f32_from_double(x, in->rnd) : (float)x;
         if (ftz)
             f = ftz32(f);
-        return of_f32(f);
+        return arith_f32(f);
     }
     case PTX_T_F16:
         return sim_half_from_double(x, int_rounding(in->rnd) ? PTX_RND_RN : in->rnd);

@@ -512,19 +512,8 @@ static void do_shfl(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     uint64_t *stage = R->tmp[0];
     uint32_t pv = 0;
     SIM_LANES(m, l) {
-        uint32_t bval = (uint32_t)SIM_V(b, l) & 31, cv = (uint32_t)SIM_V(c, l);
-        uint32_t cval = cv & 31, seg = (cv >> 8) & 31;
-        uint32_t maxl = (l & seg) | (cval & ~seg), minl = l & seg;
-        int32_t j;
         bool ok;
-        switch (in->mode) {
-        case PTX_SHFL_UP: j = (int32_t)l - (int32_t)bval; ok = j >= (int32_t)maxl; break;
-        case PTX_SHFL_DOWN: j = (int32_t)(l + bval); ok = j <= (int32_t)maxl; break;
-        case PTX_SHFL_BFLY: j = (int32_t)(l ^ bval); ok = j <= (int32_t)maxl; break;
-        default: j = (int32_t)(minl | (bval & ~seg)); ok = j <= (int32_t)maxl; break;
-        }
-        if (!ok || j < 0 || j > 31)
-            j = (int32_t)l;
+        int j = ptx_shfl_source((ptx_shfl_mode)in->mode, (int)l, (uint32_t)SIM_V(b, l), (uint32_t)SIM_V(c, l), &ok);
         stage[l] = ao->kind == SIM_OPD_REG ? w->r[(size_t)ao->slot * SIM_WARP + (size_t)j] : SIM_V(a, j);
         if (ok)
             pv |= 1u << l;

@@ -519,4 +519,64 @@ void ptx_print_dot(FILE *out, const ptx_module *m);
  *  "functions": [...same for .func...]}.  Returns 0, or -1 on a write error. */
 int ptx_print_json(FILE *out, const ptx_module *m);
 
+/* ------------------------------------------------------------------------ */
+/* Semantics contract (semantics.c)                                         */
+/* ------------------------------------------------------------------------ */
+/*
+ * Where PTX leaves a result to the hardware, or where SMT-LIB and C disagree
+ * with it, the value is decided here once: the emulator calls these helpers
+ * and the symbolic executor builds the same function as a term.
+ * tests/test_semantics.c checks the two engines against each other.
+ */
+
+/* The NaN a floating-point instruction produces (arithmetic, conversions,
+ * min/max of two NaNs).  The bit instructions (mov, neg, abs, copysign)
+ * copy their operand's payload instead. */
+#define PTX_NAN_F16 0x7fffu
+#define PTX_NAN_F32 0x7fffffffu
+#define PTX_NAN_F64 0x7fffffffffffffffull
+
+/* div / rem on `bits`-wide operands (signed when `sgn`), result zero-extended:
+ * x / 0 is all ones whatever the sign of x (as the GPU gives); x % 0 is x;
+ * MIN / -1 is MIN and MIN % -1 is 0 (wrapping, not trapping). */
+uint64_t ptx_int_divrem(uint64_t a, uint64_t b, int bits, bool sgn, bool rem);
+
+/* fns: the position of the |offset|-th set bit of mask walking up (offset
+ * > 0) or down (< 0) from base, base itself when offset is 0 and its bit is
+ * set; 0xffffffff when there is none or base > 31. */
+uint32_t ptx_fns(uint32_t mask, uint32_t base, int32_t offset);
+
+/* The lane a `shfl` reads for lane `lane`, with b the lane operand and c the
+ * packed clamp / segment mask operand; *in_range is false when the source
+ * lies outside the segment, in which case the lane keeps its own value. */
+int ptx_shfl_source(ptx_shfl_mode mode, int lane, uint32_t b, uint32_t c, bool *in_range);
+
+/* What a thread of a launch sees in a special register that does not
+ * depend on time: the engines fill the view from their launch (the
+ * emulator from the spec and its device profile, the symbolic executor
+ * from its one block of X threads). */
+typedef struct {
+    uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
+    uint32_t warpid;        /* warp of the thread in its block */
+    uint32_t nwarpid;       /* warp slots of an SM */
+    uint32_t smid, nsmid;
+    uint64_t gridid;
+    uint64_t dynamic_smem, total_smem;
+} ptx_thread_view;
+
+/* The value of special register `s` (component `comp`, -1 when none);
+ * false for the registers that depend on time (%clock*, %globaltimer*),
+ * which each engine models on its own. */
+bool ptx_sreg_value(const ptx_thread_view *v, ptx_sreg s, int comp, uint64_t *out);
+
+/* Width of a special register: 64 for %gridid, %clock64 and %globaltimer, else 32. */
+int ptx_sreg_bits(ptx_sreg s);
+
+/* The launch identifier both engines report in %gridid, and the device
+ * counts of the default profile (an A100-like part), which the
+ * symbolic executor assumes for %nsmid and %nwarpid. */
+#define PTX_GRIDID 1
+#define PTX_DEFAULT_NSMID 108
+#define PTX_DEFAULT_NWARPID 64
+
 #endif

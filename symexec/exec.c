@@ -33,39 +33,22 @@ static int reg_bits(const sx_cx *cx, int r)
     return rg->bits * (rg->vec > 1 ? rg->vec : 1);
 }
 
+/* The symbolic launch: one block of X threads (x only) on SM 0 of a
+ * device with the default profile's SM and warp-slot counts. */
 static Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o)
 {
     sx_z *z = &cx->e->z;
-    uint64_t X = (uint64_t)cx->e->X, t = (uint64_t)cx->t, lane = t % 32;
-    int comp = o->sreg_comp < 0 ? 0 : o->sreg_comp;
-    switch (o->sreg) {
-    case PTX_SREG_TID: return z_num(z, comp == 0 ? t : 0, 32);
-    case PTX_SREG_NTID: return z_num(z, comp == 0 ? X : 1, 32);
-    case PTX_SREG_CTAID: return z_num(z, 0, 32);
-    case PTX_SREG_NCTAID: return z_num(z, 1, 32);
-    case PTX_SREG_LANEID: return z_num(z, lane, 32);
-    case PTX_SREG_WARPID: return z_num(z, t / 32, 32);
-    case PTX_SREG_NWARPID: return z_num(z, (X + 31) / 32, 32);
-    case PTX_SREG_SMID: return z_num(z, 0, 32);
-    case PTX_SREG_NSMID: return z_num(z, 1, 32);
-    case PTX_SREG_GRIDID: return z_num(z, 0, 64);
-    case PTX_SREG_LANEMASK_EQ: return z_num(z, 1ull << lane, 32);
-    case PTX_SREG_LANEMASK_LE: return z_num(z, (2ull << lane) - 1, 32);
-    case PTX_SREG_LANEMASK_LT: return z_num(z, (1ull << lane) - 1, 32);
-    case PTX_SREG_LANEMASK_GE: return z_num(z, ~((1ull << lane) - 1), 32);
-    case PTX_SREG_LANEMASK_GT: return z_num(z, ~((2ull << lane) - 1), 32);
-    case PTX_SREG_CLOCK: case PTX_SREG_CLOCK_HI: case PTX_SREG_GLOBALTIMER_LO:
-    case PTX_SREG_GLOBALTIMER_HI:
-        return z_num(z, cx->th->instrs, 32);
-    case PTX_SREG_CLOCK64: case PTX_SREG_GLOBALTIMER:
-        return z_num(z, cx->th->instrs, 64);
-    case PTX_SREG_DYNAMIC_SMEM_SIZE: return z_num(z, cx->e->img->shared_bytes, 32);
-    case PTX_SREG_TOTAL_SMEM_SIZE: case PTX_SREG_AGGR_SMEM_SIZE:
-        return z_num(z, cx->e->shared_size, 32);
-    case PTX_SREG_CLUSTER_NCTAID: case PTX_SREG_NCLUSTERID: case PTX_SREG_CLUSTER_NCTARANK:
-        return z_num(z, 1, 32);
-    default: return z_num(z, 0, 32);
-    }
+    uint32_t X = (uint32_t)cx->e->X, t = (uint32_t)cx->t;
+    int bits = ptx_sreg_bits(o->sreg);
+    ptx_thread_view v = {
+        .tid = { t, 0, 0 }, .ntid = { X, 1, 1 }, .ctaid = { 0, 0, 0 }, .nctaid = { 1, 1, 1 },
+        .warpid = t / 32, .nwarpid = PTX_DEFAULT_NWARPID, .smid = 0, .nsmid = PTX_DEFAULT_NSMID,
+        .gridid = PTX_GRIDID, .dynamic_smem = cx->e->img->shared_bytes, .total_smem = cx->e->shared_size,
+    };
+    uint64_t value;
+    if (!ptx_sreg_value(&v, o->sreg, o->sreg_comp, &value))
+        value = cx->th->instrs;   /* clocks and timers: the thread's instruction count */
+    return z_num(z, value, bits);
 }
 
 /* Region holding a function-scope or module symbol for this thread. */

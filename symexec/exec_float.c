@@ -144,17 +144,56 @@ static Z3_ast fminmax(sx_cx *cx, Z3_ast a, Z3_ast b, bool is_max)
     return z_ite(z, an, b, z_ite(z, bn, a, r));
 }
 
+/* neg, abs and copysign change the sign bit only, so a NaN keeps its
+ * payload (as on the GPU and in the sim); .ftz flushes first. */
+static Z3_ast sign_bits_ftz(sx_cx *cx, Z3_ast v, int w)
+{
+    if (!v || !(cx->ins->flags & PTX_F_FTZ))
+        return v;
+    sx_z *z = ZZ(cx);
+    int mant = w == 64 ? 52 : 23;
+    Z3_ast exp = z_extract(z, v, w - 2, mant), frac = z_extract(z, v, mant - 1, 0);
+    Z3_ast sub = z_and2(z, z_eq(z, exp, z_num(z, 0, w - 1 - mant)), z_not(z, z_eq(z, frac, z_num(z, 0, mant))));
+    Z3_ast sign_only = fold(cx, Z3_mk_bvand(C, v, z_num(z, 1ull << (w - 1), w)));
+    return z_ite(z, sub, sign_only, v);
+}
+
+static int exec_fsign(sx_cx *cx)
+{
+    sx_z *z = ZZ(cx);
+    ptx_type t = cx->ins->type;
+    int w = ptx_type_bits(t);
+    ptx_type bt = w == 64 ? PTX_T_B64 : PTX_T_B32;
+    Z3_ast sign = z_num(z, 1ull << (w - 1), w), mag = z_num(z, (1ull << (w - 1)) - 1, w);
+    Z3_ast a = sign_bits_ftz(cx, opd_get(cx, 1, bt), w), r;
+    if (!a)
+        return -1;
+    switch (cx->ins->op) {
+    case PTX_OP_NEG: r = fold(cx, Z3_mk_bvxor(C, a, sign)); break;
+    case PTX_OP_ABS: r = fold(cx, Z3_mk_bvand(C, a, mag)); break;
+    default: {   /* copysign d, a, b: b's magnitude with a's sign */
+        Z3_ast b = sign_bits_ftz(cx, opd_get(cx, 2, bt), w);
+        if (!b)
+            return -1;
+        r = fold(cx, Z3_mk_bvor(C, fold(cx, Z3_mk_bvand(C, a, sign)), fold(cx, Z3_mk_bvand(C, b, mag))));
+        break;
+    }
+    }
+    return opd_set(cx, 0, r, t) ? 1 : -1;
+}
+
 static int exec_farith(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     ptx_type t = ins->type;
     Z3_ast rm = rmode(cx, ins->rnd);
+    if (ins->op == PTX_OP_NEG || ins->op == PTX_OP_ABS || ins->op == PTX_OP_COPYSIGN)
+        return exec_fsign(cx);
     Z3_ast a = arg(cx, 1, t), b = NULL, r = NULL;
     if (!a)
         return -1;
     switch (ins->op) {
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MIN: case PTX_OP_MAX:
-    case PTX_OP_COPYSIGN:
         if (!(b = arg(cx, 2, t)))
             return -1;
         break;
@@ -172,17 +211,8 @@ static int exec_farith(sx_cx *cx)
         r = fold(cx, Z3_mk_fpa_fma(C, rm, a, b2, c));
         break;
     }
-    case PTX_OP_ABS: r = fold(cx, Z3_mk_fpa_abs(C, a)); break;
-    case PTX_OP_NEG: r = fold(cx, Z3_mk_fpa_neg(C, a)); break;
     case PTX_OP_MIN: r = fminmax(cx, a, b, false); break;
     case PTX_OP_MAX: r = fminmax(cx, a, b, true); break;
-    case PTX_OP_COPYSIGN: {
-        /* copysign d, a, b: b's magnitude with a's sign */
-        sx_z *z = ZZ(cx);
-        Z3_ast mag = fold(cx, Z3_mk_fpa_abs(C, b));
-        r = z_ite(z, fold(cx, Z3_mk_fpa_is_negative(C, a)), fold(cx, Z3_mk_fpa_neg(C, mag)), mag);
-        break;
-    }
     default: return 0;
     }
     return put(cx, r, t);

@@ -192,7 +192,11 @@ static int exec_arith2(sx_cx *cx)
             return -1;
     }
     switch (ins->op) {
-    case PTX_OP_DIV: r = fold(cx, sgn ? Z3_mk_bvsdiv(C, a, b) : Z3_mk_bvudiv(C, a, b)); break;
+    case PTX_OP_DIV:   /* ptx_int_divrem: x / 0 is all ones for signed x too (bvsdiv gives 1 if x < 0) */
+        r = fold(cx, sgn ? Z3_mk_bvsdiv(C, a, b) : Z3_mk_bvudiv(C, a, b));
+        if (sgn)
+            r = z_ite(z, z_eq(z, b, z_num(z, 0, w)), z_num(z, ~0ull, w), r);
+        break;
     case PTX_OP_REM: r = fold(cx, sgn ? Z3_mk_bvsrem(C, a, b) : Z3_mk_bvurem(C, a, b)); break;
     case PTX_OP_ABS: r = int_abs(cx, a, w); break;
     case PTX_OP_NEG: r = fold(cx, Z3_mk_bvneg(C, a)); break;
@@ -300,6 +304,81 @@ static int exec_bfe(sx_cx *cx)
         r = z_ite(z, neg, fold(cx, Z3_mk_bvor(C, r, fold(cx, Z3_mk_bvnot(C, m)))), r);
     }
     return opd_set(cx, 0, r, t) ? 1 : -1;
+}
+
+/* bmsk d, pos, len: len ones from bit pos (.wrap takes both mod 32, .clamp
+ * saturates), as harness/sim_exec.c. */
+static int exec_bmsk(sx_cx *cx)
+{
+    sx_z *z = ZZ(cx);
+    Z3_ast pos = opd_get(cx, 1, PTX_T_U32), len = opd_get(cx, 2, PTX_T_U32);
+    if (!pos || !len)
+        return -1;
+    Z3_ast k32 = z_num(z, 32, 32);
+    if (!(cx->ins->flags & PTX_F_CLAMP)) {
+        pos = fold(cx, Z3_mk_bvand(C, pos, z_num(z, 31, 32)));
+        len = fold(cx, Z3_mk_bvand(C, len, z_num(z, 31, 32)));
+    }
+    Z3_ast len64 = z_resize(z, umin(cx, len, k32), 64, false), pos64 = z_resize(z, umin(cx, pos, k32), 64, false);
+    Z3_ast mask = fold(cx, Z3_mk_bvsub(C, fold(cx, Z3_mk_bvshl(C, z_num(z, 1, 64), len64)), z_num(z, 1, 64)));
+    Z3_ast r = z_extract(z, fold(cx, Z3_mk_bvshl(C, mask, pos64)), 31, 0);
+    return opd_set(cx, 0, r, PTX_T_B32) ? 1 : -1;
+}
+
+/* szext d, a, n: a's low n bits extended by the type's signedness; n >= 32
+ * keeps a, n == 0 gives 0. */
+static int exec_szext(sx_cx *cx)
+{
+    sx_z *z = ZZ(cx);
+    bool sgn = ptx_type_is_signed(cx->ins->type);
+    Z3_ast a = opd_get(cx, 1, PTX_T_B32), n = opd_get(cx, 2, PTX_T_U32);
+    if (!a || !n)
+        return -1;
+    if (!(cx->ins->flags & PTX_F_CLAMP))
+        n = fold(cx, Z3_mk_bvand(C, n, z_num(z, 31, 32)));
+    Z3_ast k32 = z_num(z, 32, 32), sh = fold(cx, Z3_mk_bvsub(C, k32, n));
+    Z3_ast up = fold(cx, Z3_mk_bvshl(C, a, sh));
+    Z3_ast ext = fold(cx, sgn ? Z3_mk_bvashr(C, up, sh) : Z3_mk_bvlshr(C, up, sh));
+    Z3_ast r = z_ite(z, z_eq(z, n, z_num(z, 0, 32)), z_num(z, 0, 32), ext);
+    r = z_ite(z, fold(cx, Z3_mk_bvuge(C, n, k32)), a, r);
+    return opd_set(cx, 0, r, PTX_T_B32) ? 1 : -1;
+}
+
+/* fns d, mask, base, offset with a concrete base and offset (the usual
+ * form): the bit position where the running count of mask's set bits,
+ * walking from base, reaches |offset| (ptx_fns).  A symbolic mask is fine. */
+static int exec_fns(sx_cx *cx)
+{
+    sx_z *z = ZZ(cx);
+    Z3_ast mask = opd_get(cx, 1, PTX_T_B32), b = opd_get(cx, 2, PTX_T_U32), o = opd_get(cx, 3, PTX_T_S32);
+    uint64_t base, off;
+    if (!mask || !b || !o)
+        return -1;
+    if (!z_get_u64(z, b, &base) || !z_get_u64(z, o, &off))
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "fns with a data-dependent base or offset"), -1;
+    int32_t offset = (int32_t)(uint32_t)off;
+    Z3_ast none = z_num(z, 0xffffffffu, 32), r = none;
+    if (base <= 31 && offset == 0) {
+        r = z_ite(z, z_eq(z, bit(cx, mask, (int)base), z_num(z, 1, 1)), z_num(z, base, 32), none);
+    } else if (base <= 31) {
+        int inc = offset > 0 ? 1 : -1;
+        uint64_t want = offset > 0 ? (uint64_t)offset : (uint64_t)(-(int64_t)offset);
+        /* positions in walking order; the count is monotone, so at most one
+         * position has its bit set with the count equal to want */
+        Z3_ast count = z_num(z, 0, 8), hit[32];
+        int pos[32], n = 0;
+        for (int p = (int)base; p >= 0 && p < 32; p += inc) {
+            Z3_ast set = z_eq(z, bit(cx, mask, p), z_num(z, 1, 1));
+            count = fold(cx, Z3_mk_bvadd(C, count, z_resize(z, bit(cx, mask, p), 8, false)));
+            hit[n] = z_and2(z, set, z_eq(z, count, z_num(z, want > 255 ? 255 : want, 8)));
+            pos[n++] = p;
+        }
+        for (int i = n - 1; i >= 0; i--)
+            r = z_ite(z, hit[i], z_num(z, (uint64_t)pos[i], 32), r);
+        if (want > 32)
+            r = none;
+    }
+    return opd_set(cx, 0, r, PTX_T_B32) ? 1 : -1;
 }
 
 static int exec_bfi(sx_cx *cx)
@@ -623,6 +702,10 @@ static int exec_cvt_int(sx_cx *cx)
     } else {
         r = z_resize(z, a, dw, ssgn);
     }
+    /* a register wider than the destination type gets the value extended
+     * by the destination's signedness (as the sim does) */
+    if (dw < 64)
+        r = z_resize(z, r, 64, dsgn);
     return opd_set(cx, 0, r, dt) ? 1 : -1;
 }
 
@@ -681,6 +764,9 @@ int exec_int(sx_cx *cx)
     case PTX_OP_BFE: return exec_bfe(cx);
     case PTX_OP_DP4A: case PTX_OP_DP2A: return exec_dp(cx);
     case PTX_OP_BFI: return exec_bfi(cx);
+    case PTX_OP_BMSK: return exec_bmsk(cx);
+    case PTX_OP_SZEXT: return exec_szext(cx);
+    case PTX_OP_FNS: return exec_fns(cx);
     case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT:
         return exec_logic(cx);
     case PTX_OP_LOP3: return exec_lop3(cx);

@@ -84,17 +84,7 @@ static bool run_shfl(sx_engine *e, group *g)
             return false;
         if (!z_get_u64(z, b, &bv) || !z_get_u64(z, c, &cv))
             return exec_fail(cx, WH_ERR_UNSUPPORTED, "shfl with a data-dependent lane or clamp");
-        int lane = g->t[i] % 32, bval = (int)(bv & 31), cval = (int)(cv & 31), seg = (int)((cv >> 8) & 31);
-        int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg, j;
-        bool p;
-        switch (ins->mode) {
-        case PTX_SHFL_UP: j = lane - bval; p = j >= maxl; break;
-        case PTX_SHFL_DOWN: j = lane + bval; p = j <= maxl; break;
-        case PTX_SHFL_BFLY: j = lane ^ bval; p = j <= maxl; break;
-        default: j = minl | (bval & ~seg); p = j <= maxl; break;
-        }
-        src[i] = p ? j : lane;
-        pv[i] = p;
+        src[i] = ptx_shfl_source((ptx_shfl_mode)ins->mode, g->t[i] % 32, (uint32_t)bv, (uint32_t)cv, &pv[i]);
     }
     for (int i = 0; i < g->n; i++) {
         int warp0 = g->t[i] / 32 * 32, from = warp0 + src[i];

@@ -302,8 +302,15 @@ Z3_ast z_to_bv(sx_z *z, Z3_ast a)
         return a;
     case Z3_BOOL_SORT:
         return z_ite(z, a, z_num(z, 1, 1), z_num(z, 0, 1));
-    case Z3_FLOATING_POINT_SORT:
-        return z_fold(z, zk(z, Z3_mk_fpa_to_ieee_bv(z->c, a)));
+    case Z3_FLOATING_POINT_SORT: {
+        /* fp.to_ieee_bv leaves a NaN's bits open: pin them to the contract's NaN */
+        Z3_sort s = Z3_get_sort(z->c, a);
+        int w = (int)(Z3_fpa_get_ebits(z->c, s) + Z3_fpa_get_sbits(z->c, s));
+        uint64_t nan = w == 16 ? PTX_NAN_F16 : w == 32 ? PTX_NAN_F32 : PTX_NAN_F64;
+        Z3_ast bits = z_fold(z, zk(z, Z3_mk_fpa_to_ieee_bv(z->c, a)));
+        Z3_ast is_nan = z_fold(z, zk(z, Z3_mk_fpa_is_nan(z->c, a)));
+        return z_ite(z, is_nan, z_num(z, nan, w), bits);
+    }
     default:
         z->failed = true;
         snprintf(z->errmsg, sizeof z->errmsg, "unexpected sort in a register");

@@ -1,0 +1,452 @@
+/*
+ * test_semantics.c — the emulator and the symbolic executor must compute the
+ * same value for every instruction (in the spirit of KLEE's test/Concrete):
+ * one kernel per instruction form runs every combination of edge operands
+ * (0, 1, -1, min, max, shift amounts at and past the width, NaN, ±0, ±inf,
+ * denormals), special registers; the sim's results are stored and read back, then a second
+ * kernel recomputes each one and branches on "differs from the sim's bits".
+ * Operands are immediates moved into registers, so the symbolic executor
+ * builds its usual terms and Z3 folds them: its one path must never take a
+ * mismatch branch.  A NaN result must be a NaN on both sides, and the sim's
+ * canonical NaN bit for bit (see the semantics contract in ptx/ptx.h).
+ */
+#include "tests/sim_support.h"
+#include "symexec/symexec.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- instruction forms ------------------------------------------------------- */
+
+typedef enum { K_INT, K_F32, K_F64, K_F16 } val_kind;
+
+typedef struct {
+    const char *instr;   /* mnemonic with modifiers: "div.s32" */
+    int dbits;           /* result width (1: a predicate) */
+    val_kind dkind;      /* how the result is compared (floats: NaN-aware) */
+    int nsrc;
+    int sbits[4];        /* source widths */
+    val_kind skind[4];
+    const char *tail;    /* written after the sources: ", 8" */
+} form;
+
+#define I2(op, b) { op, b, K_INT, 2, { b, b }, { K_INT, K_INT }, "" }
+#define I1(op, b) { op, b, K_INT, 1, { b }, { K_INT }, "" }
+#define I3(op, b) { op, b, K_INT, 3, { b, b, b }, { K_INT, K_INT, K_INT }, "" }
+#define SH(op, b) { op, b, K_INT, 2, { b, 32 }, { K_INT, K_INT }, "" }
+#define CMP(op, b, k) { op, 1, K_INT, 2, { b, b }, { k, k }, "" }
+#define F2(op, b, k) { op, b, k, 2, { b, b }, { k, k }, "" }
+#define F1(op, b, k) { op, b, k, 1, { b }, { k }, "" }
+#define F3(op, b, k) { op, b, k, 3, { b, b, b }, { k, k, k }, "" }
+
+static const form FORMS[] = {
+    /* integer arithmetic */
+    I2("add.s32", 32), I2("add.u64", 64), I2("add.s16", 16), I2("add.sat.s32", 32),
+    I2("sub.s32", 32), I2("sub.u64", 64), I2("sub.sat.s32", 32),
+    I2("mul.lo.s32", 32), I2("mul.hi.s32", 32), I2("mul.hi.u32", 32), I2("mul.lo.u64", 64),
+    I2("mul.hi.s64", 64), I2("mul.hi.u64", 64),
+    { "mul.wide.s32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
+    { "mul.wide.u32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
+    { "mul.wide.s16", 32, K_INT, 2, { 16, 16 }, { K_INT, K_INT }, "" },
+    I3("mad.lo.s32", 32), I3("mad.hi.u32", 32), I3("mad.lo.u64", 64),
+    I2("mul24.lo.s32", 32), I2("mul24.hi.u32", 32), I3("mad24.lo.u32", 32), I3("sad.s32", 32),
+    I2("div.s32", 32), I2("div.u32", 32), I2("div.s64", 64), I2("div.u64", 64), I2("div.s16", 16),
+    I2("rem.s32", 32), I2("rem.u32", 32), I2("rem.s64", 64), I2("rem.u64", 64),
+    I1("abs.s32", 32), I1("abs.s64", 64), I1("neg.s32", 32), I1("neg.s64", 64),
+    I2("min.s32", 32), I2("min.u32", 32), I2("max.s64", 64), I2("max.u16", 16),
+    /* bits */
+    { "popc.b32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "popc.b64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
+    { "clz.b32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "clz.b64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
+    { "bfind.u32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "bfind.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "bfind.shiftamt.u64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
+    I1("brev.b32", 32), I1("brev.b64", 64),
+    { "bfe.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "bfe.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "bfe.s64", 64, K_INT, 3, { 64, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "bfi.b32", 32, K_INT, 4, { 32, 32, 32, 32 }, { K_INT, K_INT, K_INT, K_INT }, "" },
+    /* logic and shifts */
+    I2("and.b32", 32), I2("or.b64", 64), I2("xor.b16", 16), I1("not.b32", 32), I1("cnot.b32", 32),
+    SH("shl.b32", 32), SH("shl.b64", 64), SH("shr.u32", 32), SH("shr.s32", 32), SH("shr.s64", 64),
+    SH("shr.u16", 16), SH("shl.b16", 16),
+    { "shf.l.clamp.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "shf.r.wrap.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "prmt.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "lop3.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, ", 0x96" },
+    { "bmsk.clamp.b32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
+    { "szext.wrap.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
+    { "dp4a.s32.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "dp2a.hi.u32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "fns.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "slct.s32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
+    { "set.lt.u32.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
+    { "set.gtu.u32.f32", 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "" },
+    /* comparisons */
+    CMP("setp.lt.s32", 32, K_INT), CMP("setp.lo.u32", 32, K_INT), CMP("setp.ge.s64", 64, K_INT),
+    CMP("setp.hi.u64", 64, K_INT), CMP("setp.ne.b16", 16, K_INT),
+    /* f32 */
+    F2("add.rn.f32", 32, K_F32), F2("sub.rz.f32", 32, K_F32), F2("mul.rn.f32", 32, K_F32),
+    F2("mul.rm.f32", 32, K_F32), F3("fma.rn.f32", 32, K_F32), F2("div.rn.f32", 32, K_F32),
+    F2("min.f32", 32, K_F32), F2("max.f32", 32, K_F32), F1("abs.f32", 32, K_F32), F1("neg.f32", 32, K_F32),
+    F1("sqrt.rn.f32", 32, K_F32), F1("rcp.rn.f32", 32, K_F32), F2("add.rn.ftz.f32", 32, K_F32),
+    F2("add.sat.f32", 32, K_F32), F2("copysign.f32", 32, K_F32),
+    CMP("setp.lt.f32", 32, K_F32), CMP("setp.equ.f32", 32, K_F32), CMP("setp.nan.f32", 32, K_F32),
+    { "testp.subnormal.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "" },
+    { "testp.infinite.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "" },
+    /* f64 */
+    F2("add.rn.f64", 64, K_F64), F2("mul.rp.f64", 64, K_F64), F3("fma.rn.f64", 64, K_F64),
+    F2("div.rn.f64", 64, K_F64), F2("min.f64", 64, K_F64), F1("sqrt.rn.f64", 64, K_F64),
+    F1("neg.f64", 64, K_F64), CMP("setp.gtu.f64", 64, K_F64),
+    /* conversions */
+    { "cvt.rzi.s32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
+    { "cvt.rni.u32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
+    { "cvt.rzi.s64.f64", 64, K_INT, 1, { 64 }, { K_F64 }, "" },
+    { "cvt.rn.f32.s32", 32, K_F32, 1, { 32 }, { K_INT }, "" },
+    { "cvt.rz.f32.u64", 32, K_F32, 1, { 64 }, { K_INT }, "" },
+    { "cvt.rn.f32.f64", 32, K_F32, 1, { 64 }, { K_F64 }, "" },
+    { "cvt.f64.f32", 64, K_F64, 1, { 32 }, { K_F32 }, "" },
+    { "cvt.rni.f32.f32", 32, K_F32, 1, { 32 }, { K_F32 }, "" },
+    { "cvt.s32.s16", 32, K_INT, 1, { 16 }, { K_INT }, "" },
+    { "cvt.u16.u32", 16, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.sat.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.u8.s64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
+    { "cvt.sat.u16.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.s16.u8", 32, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.s64.s32", 64, K_INT, 1, { 32 }, { K_INT }, "" },
+    /* special registers of the same launch (one block of one thread) */
+#define SREG(bits, name) { bits == 64 ? "mov.u64" : "mov.u32", bits, K_INT, 0, { 0 }, { K_INT }, ", " name }
+    SREG(32, "%tid.x"), SREG(32, "%ntid.x"), SREG(32, "%ntid.y"), SREG(32, "%ctaid.x"), SREG(32, "%nctaid.z"),
+    SREG(32, "%laneid"), SREG(32, "%warpid"), SREG(32, "%nwarpid"), SREG(32, "%smid"), SREG(32, "%nsmid"),
+    SREG(64, "%gridid"), SREG(32, "%lanemask_lt"), SREG(32, "%lanemask_ge"), SREG(32, "%lanemask_gt"),
+    SREG(32, "%dynamic_smem_size"),
+};
+
+#define NFORMS (sizeof FORMS / sizeof FORMS[0])
+
+/* ---- edge operands ----------------------------------------------------------- */
+
+static int int_edges(int bits, uint64_t *v)
+{
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1, sign = 1ull << (bits - 1);
+    const uint64_t raw[] = { 0, 1, 2, 7, (uint64_t)bits - 1, (uint64_t)bits, (uint64_t)bits + 1,
+                             0x5555555555555555ull, sign, sign - 1, ~0ull, ~1ull };
+    int n = 0;
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        v[n++] = raw[i] & mask;
+    return n;
+}
+
+static int f32_edges(uint64_t *v)
+{
+    const uint32_t raw[] = { 0x00000000u, 0x80000000u, 0x3f800000u, 0xbfc00000u, 0x7f800000u, 0xff800000u,
+                             0x7fc00000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0x00800000u, 0x4f000000u };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        v[i] = raw[i];
+    return (int)(sizeof raw / sizeof raw[0]);
+}
+
+static int f64_edges(uint64_t *v)
+{
+    const uint64_t raw[] = { 0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff8000000000000ull,
+                             0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull, 1,
+                             0x800fffffffffffffull, 0x7fefffffffffffffull, 0x0010000000000000ull,
+                             0x43e0000000000000ull };
+    memcpy(v, raw, sizeof raw);
+    return (int)(sizeof raw / sizeof raw[0]);
+}
+
+static int edges(val_kind k, int bits, uint64_t *v)
+{
+    switch (k) {
+    case K_F32: return f32_edges(v);
+    case K_F64: return f64_edges(v);
+    default: return int_edges(bits, v);
+    }
+}
+
+/* Every combination of edge operands for a form; with three or more
+ * sources every other edge only, so a kernel stays a few thousand lines. */
+typedef struct {
+    uint64_t (*ops)[4];
+    int n;
+} combos;
+
+static combos make_combos(const form *f)
+{
+    uint64_t e[4][16];
+    int ne[4];
+    for (int s = 0; s < f->nsrc; s++) {
+        ne[s] = edges(f->skind[s], f->sbits[s], e[s]);
+        if (f->nsrc >= 3) {
+            int k = 0;
+            for (int i = 0; i < ne[s]; i += 2)
+                e[s][k++] = e[s][i];
+            ne[s] = k;
+        }
+    }
+    int total = 1;
+    for (int s = 0; s < f->nsrc; s++)
+        total *= ne[s];
+    combos c = { calloc((size_t)total, sizeof *c.ops), total };
+    cr_assert(c.ops);
+    for (int i = 0; i < total; i++) {
+        int r = i;
+        for (int s = 0; s < f->nsrc; s++) {
+            c.ops[i][s] = e[s][r % ne[s]];
+            r /= ne[s];
+        }
+    }
+    return c;
+}
+
+/* ---- kernels ------------------------------------------------------------------- */
+
+/* Kernels are written to a memory stream (open_memstream). */
+typedef struct {
+    FILE *f;
+    char *text;
+    size_t len;
+} buf;
+
+/* In place: the stream keeps pointers to b's text and length. */
+static void buf_open(buf *b)
+{
+    memset(b, 0, sizeof *b);
+    b->f = open_memstream(&b->text, &b->len);
+    cr_assert(b->f);
+}
+
+static char *buf_close(buf *b)
+{
+    cr_assert_eq(fclose(b->f), 0);
+    return b->text;
+}
+
+#define put(b, ...) fprintf((b)->f, __VA_ARGS__)
+
+/* Register of width `bits` and kind k, number i. */
+static void reg(char *out, size_t n, val_kind k, int bits, int i)
+{
+    if (bits == 1)
+        snprintf(out, n, "%%p%d", i);
+    else if (k == K_F32)
+        snprintf(out, n, "%%f%d", i);
+    else if (k == K_F64)
+        snprintf(out, n, "%%fd%d", i);
+    else
+        snprintf(out, n, "%%%s%d", bits == 16 ? "h" : bits == 32 ? "r" : "rd", i);
+}
+
+static void immediate(char *out, size_t n, val_kind k, uint64_t v)
+{
+    if (k == K_F32)
+        snprintf(out, n, "0f%08X", (unsigned)v);
+    else if (k == K_F64)
+        snprintf(out, n, "0d%016llX", (unsigned long long)v);
+    else
+        snprintf(out, n, "0x%llX", (unsigned long long)v);
+}
+
+static const char *mov_type(val_kind k, int bits)
+{
+    if (k == K_F32) return "f32";
+    if (k == K_F64) return "f64";
+    return bits == 16 ? "b16" : bits == 32 ? "b32" : "b64";
+}
+
+static void head(buf *b)
+{
+    put(b, ".version 8.0\n.target sm_90\n.address_size 64\n\n"
+           ".visible .entry diff(.param .u64 diff_out)\n{\n"
+           "\t.reg .pred %%p<8>;\n\t.reg .b16 %%h<8>;\n\t.reg .b32 %%r<16>;\n\t.reg .b64 %%rd<16>;\n"
+           "\t.reg .f32 %%f<8>;\n\t.reg .f64 %%fd<8>;\n"
+           "\tld.param.u64 %%rd10, [diff_out];\n\tcvta.to.global.u64 %%rd11, %%rd10;\n");
+}
+
+/* The instruction of case i: sources moved in, result in register 0 (a
+ * predicate result is turned into 0/1 in %r9). */
+static void compute(buf *b, const form *f, const uint64_t *ops)
+{
+    char r[16], imm[40];
+    for (int s = 0; s < f->nsrc; s++) {
+        reg(r, sizeof r, f->skind[s], f->sbits[s], s + 1);
+        immediate(imm, sizeof imm, f->skind[s], ops[s]);
+        put(b, "\tmov.%s %s, %s;\n", mov_type(f->skind[s], f->sbits[s]), r, imm);
+    }
+    reg(r, sizeof r, f->dkind, f->dbits, 0);
+    put(b, "\t%s %s", f->instr, r);
+    for (int s = 0; s < f->nsrc; s++) {
+        char q[16];
+        reg(q, sizeof q, f->skind[s], f->sbits[s], s + 1);
+        put(b, ", %s", q);
+    }
+    put(b, "%s;\n", f->tail);
+    if (f->dbits == 1)
+        put(b, "\tselp.u32 %%r9, 1, 0, %%p0;\n");
+}
+
+/* Register holding the result's bits (an integer register). */
+static const char *result_bits(buf *b, const form *f)
+{
+    if (f->dbits == 1) return "%r9";
+    if (f->dkind == K_F32) {
+        put(b, "\tmov.b32 %%r8, %%f0;\n");
+        return "%r8";
+    }
+    if (f->dkind == K_F64) {
+        put(b, "\tmov.b64 %%rd8, %%fd0;\n");
+        return "%rd8";
+    }
+    return f->dbits == 16 ? "%h0" : f->dbits == 32 ? "%r0" : "%rd0";
+}
+
+static int result_store_bits(const form *f)
+{
+    return f->dbits == 1 ? 32 : f->dbits;
+}
+
+static char *sim_kernel(const form *f, const combos *c)
+{
+    buf b;
+    buf_open(&b);
+    head(&b);
+    for (int i = 0; i < c->n; i++) {
+        compute(&b, f, c->ops[i]);
+        const char *res = result_bits(&b, f);
+        put(&b, "\tst.global.b%d [%%rd11+%d], %s;\n", result_store_bits(f), 8 * i, res);
+    }
+    put(&b, "\tret;\n}\n");
+    return buf_close(&b);
+}
+
+/* Case i branches to its label when the result differs from `want`. */
+static char *check_kernel(const form *f, const combos *c, const uint64_t *want)
+{
+    buf b;
+    buf_open(&b);
+    head(&b);
+    int bits = result_store_bits(f);
+    for (int i = 0; i < c->n; i++) {
+        compute(&b, f, c->ops[i]);
+        const char *res = result_bits(&b, f);
+        put(&b, "\tsetp.ne.b%d %%p7, %s, 0x%llX;\n", bits, res, (unsigned long long)want[i]);
+        put(&b, "\t@%%p7 bra L%d;\nL%d:\n", i, i);
+    }
+    put(&b, "\tret;\n}\n");
+    return buf_close(&b);
+}
+
+/* ---- running both engines ----------------------------------------------------------- */
+
+static void write_case(const char *dir, const char *ptx, int n)
+{
+    char spec[512];
+    snprintf(spec, sizeof spec,
+             "{ \"name\": \"diff\", \"source\": \"diff.cu\", \"ptx\": \"diff.ptx\", \"entry\": \"diff\",\n"
+             "  \"grid\": [1], \"block\": [1], \"symbolic\": { \"threads\": [1] },\n"
+             "  \"params\": [ { \"name\": \"out\", \"kind\": \"buffer\", \"type\": \"u64\", \"count\": %d,"
+             " \"role\": \"output\" } ] }\n", n);
+    tsim_write(dir, "diff.ptx", ptx);
+    tsim_write(dir, "diff.json", spec);
+}
+
+/* The sim's result bits of every case. */
+static uint64_t *run_sim(const char *dir, const form *f, int n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/diff.json", dir);
+    simcase c;
+    sc_load(&c, path, false);
+    harness_options o = sc_options(true);
+    cr_assert(sc_attach(&c, &o), "%s: sim: %s", f->instr, c.err.msg);
+    sc_run(&c);
+    uint64_t *got = malloc((size_t)n * sizeof *got);
+    cr_assert(got);
+    memcpy(got, sc_buf(&c, "out"), (size_t)n * sizeof *got);
+    int bits = result_store_bits(f);
+    for (int i = 0; i < n; i++)
+        got[i] &= bits == 64 ? ~0ull : (1ull << bits) - 1;
+    sc_close(&c);
+    return got;
+}
+
+/* Cases whose symbolic result differs from the sim's (-1 on failure). */
+static int run_symbolic(const char *dir, const form *f, const combos *c, const uint64_t *want, char *why,
+                        size_t whylen)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/diff.json", dir);
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *spec = wh_spec_load(path, &err);
+    cr_assert(spec, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/diff.ptx", dir);
+    ptx_module *mod = ptx_parse_file(path, &err);
+    cr_assert(mod, "%s: %s", f->instr, err.msg);
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = 1;
+    o.time_budget_s = 120;
+    sx_result *r = sx_explore(spec, mod, &o, &err);
+    int bad = -1;
+    if (!r) {
+        snprintf(why, whylen, "symbolic execution failed: %s", err.msg);
+    } else if (r->npaths != 1 || r->paths[0].kind != SX_PATH_DONE) {
+        snprintf(why, whylen, "%d path(s), first %s%s%s", r->npaths,
+                 r->npaths ? sx_path_kind_name(r->paths[0].kind) : "-",
+                 r->npaths && r->paths[0].note ? ": " : "", r->npaths && r->paths[0].note ? r->paths[0].note : "");
+    } else if (r->paths[0].ndecisions[0] != c->n) {
+        snprintf(why, whylen, "%d decisions for %d cases", r->paths[0].ndecisions[0], c->n);
+    } else {
+        bad = 0;
+        size_t at = 0;
+        why[0] = '\0';
+        for (int i = 0; i < c->n; i++) {
+            if (!r->paths[0].decisions[0][i].taken) continue;
+            bad++;
+            if (at + 120 < whylen)
+                at += (size_t)snprintf(why + at, whylen - at, "%s(%llx,%llx,%llx) sim %llx; ", bad == 1 ? "" : "",
+                                       (unsigned long long)c->ops[i][0], (unsigned long long)c->ops[i][1],
+                                       (unsigned long long)c->ops[i][2], (unsigned long long)want[i]);
+        }
+    }
+    sx_result_free(r);
+    ptx_module_free(mod);
+    wh_spec_free(spec);
+    return bad;
+}
+
+static int check_form(const form *f, char *why, size_t whylen)
+{
+    char dir[] = "/tmp/wh_semXXXXXX";
+    tsim_mkdtemp(dir);
+    combos c = make_combos(f);
+    char *ptx = sim_kernel(f, &c);
+    write_case(dir, ptx, c.n);
+    free(ptx);
+    uint64_t *want = run_sim(dir, f, c.n);
+    ptx = check_kernel(f, &c, want);
+    write_case(dir, ptx, c.n);
+    free(ptx);
+    int bad = run_symbolic(dir, f, &c, want, why, whylen);
+    free(want);
+    free(c.ops);
+    ts_rmtree(dir);
+    return bad;
+}
+
+Test(semantics, sim_and_symbolic_executor_agree_bit_for_bit, .timeout = 600)
+{
+    int failed = 0;
+    for (size_t k = 0; k < NFORMS; k++) {
+        char why[2048];
+        int bad = check_form(&FORMS[k], why, sizeof why);
+        if (bad != 0) {
+            failed++;
+            fprintf(stderr, "semantics: %s%s: %d case(s) differ: %s\n", FORMS[k].instr, FORMS[k].tail, bad, why);
+        }
+    }
+    cr_assert_eq(failed, 0, "%d instruction form(s) differ between the sim and the symbolic executor", failed);
+}
