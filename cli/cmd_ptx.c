@@ -1,6 +1,7 @@
 /*
  * cmd_ptx.c — `warphunt ptx FILE.ptx [--cfg] [--dot] [--json]`: parse PTX and
- * print its kernels, blocks and control-flow graph.
+ * print its kernels, blocks and control-flow graph; `warphunt ptx
+ * --opcodes`: the opcodes warphunt knows and which engine runs each.
  */
 #include "cli/cli.h"
 #include "ptx/ptx.h"
@@ -13,6 +14,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: warphunt ptx FILE.ptx [--cfg] [--dot] [--json]\n"
+        "       warphunt ptx --opcodes\n"
         "\n"
         "Parse a PTX file (as emitted by nvcc, PTX ISA up to 9.x) and describe it.\n"
         "\n"
@@ -38,14 +40,21 @@ static void usage(FILE *out)
         "           where \"params\" is the number of parameters and \"param_list\"\n"
         "           gives each one's name, type, size, offset, align, array, ptr;\n"
         "           \"branches\" counts conditional branches.\n"
+        "  --opcodes  print (without a PTX file) every opcode the front end decodes\n"
+        "           and whether the sim and the symbolic executor implement it, as a\n"
+        "           Markdown table (narrower limits of each engine: README)\n"
         "  -h, --help  show this help\n"
         "\n"
         "Options combine; their outputs follow one another in the order summary\n"
         "(only when no other option is given), --cfg, --dot, --json.  With --json,\n"
         "stdout holds only the JSON and the --cfg / --dot text goes to stderr.\n"
         "\n"
+        "Every instruction's operands are checked against its opcode: a .pred\n"
+        "register where a value goes, or a value register where a predicate goes\n"
+        "(setp's destination, selp's condition, guards...), is refused.\n"
+        "\n"
         "Exit status: 0 success, 1 unreadable or malformed PTX (the message names\n"
-        "file:line:column and the offending token), 2 internal error.\n");
+        "file:line:column and the offending token or operand), 2 internal error.\n");
 }
 
 int cmd_ptx(int argc, char **argv)
@@ -54,10 +63,11 @@ int cmd_ptx(int argc, char **argv)
         { "cfg", no_argument, NULL, 'c' },
         { "dot", no_argument, NULL, 'd' },
         { "json", no_argument, NULL, 'j' },
+        { "opcodes", no_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    bool cfg = false, dot = false, json = false;
+    bool cfg = false, dot = false, json = false, opcodes = false;
     optind = 1;
     int saved_opterr = opterr;
     opterr = 0;
@@ -67,6 +77,7 @@ int cmd_ptx(int argc, char **argv)
         case 'c': cfg = true; break;
         case 'd': dot = true; break;
         case 'j': json = true; break;
+        case 'o': opcodes = true; break;
         case 'h':
             opterr = saved_opterr;
             usage(stdout);
@@ -80,6 +91,14 @@ int cmd_ptx(int argc, char **argv)
         }
     }
     opterr = saved_opterr;
+    if (opcodes) {
+        if (optind != argc || cfg || dot || json) {
+            fprintf(stderr, "warphunt ptx: --opcodes takes no PTX file and no other option\n");
+            return 1;
+        }
+        ptx_print_opcodes(stdout);
+        return fflush(stdout) == 0 ? 0 : 2;
+    }
     if (optind != argc - 1) {
         fprintf(stderr, "warphunt ptx: %s\n",
                 optind >= argc ? "missing the PTX file" : "expected exactly one PTX file");

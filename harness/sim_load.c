@@ -580,10 +580,9 @@ static sim_class classify(const ptx_instr *pi)
 static bool supported(const ptx_instr *pi)
 {
     ptx_type t = pi->type;
-    switch (pi->op) {
-    case PTX_OP_UNKNOWN: case PTX_OP_MAPA: case PTX_OP_ALLOCA: case PTX_OP_STACKSAVE:
-    case PTX_OP_STACKRESTORE: case PTX_OP_BRKPT:
+    if (!(ptx_opcode_engines(pi->op) & PTX_IN_SIM))   /* ptx/opcodes.def */
         return false;
+    switch (pi->op) {
     case PTX_OP_CALL:
         return pi->callee >= 0;          /* indirect calls are not emulated */
     case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_LDU:

@@ -16,102 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Keyword -> opcode row, sorted once and searched by bisection: the rows
+ * of opcodes.def that have a keyword, plus the spellings that are not an
+ * opcode's own name. */
 typedef struct {
-    const char *name;
+    const char *keyword;
     ptx_opcode op;
-    signed char min_ops, max_ops;  /* top-level operands, pair member included */
-    bool has_dest;                 /* ops[0] is written */
-} op_info;
+} op_key;
 
-static const op_info op_table[] = {
-    { "mov", PTX_OP_MOV, 2, 2, true },
-    { "ld", PTX_OP_LD, 2, 3, true },
-    { "ldu", PTX_OP_LDU, 2, 2, true },
-    { "st", PTX_OP_ST, 2, 3, false },
-    { "cvta", PTX_OP_CVTA, 2, 2, true },
-    { "cvt", PTX_OP_CVT, 2, 4, true },
-    { "prefetch", PTX_OP_PREFETCH, 1, 1, false },
-    { "prefetchu", PTX_OP_PREFETCHU, 1, 1, false },
-    { "isspacep", PTX_OP_ISSPACEP, 2, 2, true },
-    { "mapa", PTX_OP_MAPA, 3, 3, true },
-    { "alloca", PTX_OP_ALLOCA, 2, 3, true },
-    { "stacksave", PTX_OP_STACKSAVE, 1, 1, true },
-    { "stackrestore", PTX_OP_STACKRESTORE, 1, 1, false },
-    { "add", PTX_OP_ADD, 3, 3, true },
-    { "sub", PTX_OP_SUB, 3, 3, true },
-    { "addc", PTX_OP_ADDC, 3, 3, true },
-    { "subc", PTX_OP_SUBC, 3, 3, true },
-    { "mul", PTX_OP_MUL, 3, 3, true },
-    { "mad", PTX_OP_MAD, 4, 4, true },
-    { "madc", PTX_OP_MADC, 4, 4, true },
-    { "mul24", PTX_OP_MUL24, 3, 3, true },
-    { "mad24", PTX_OP_MAD24, 4, 4, true },
-    { "sad", PTX_OP_SAD, 4, 4, true },
-    { "fma", PTX_OP_FMA, 4, 4, true },
-    { "div", PTX_OP_DIV, 3, 3, true },
-    { "rem", PTX_OP_REM, 3, 3, true },
-    { "abs", PTX_OP_ABS, 2, 2, true },
-    { "neg", PTX_OP_NEG, 2, 2, true },
-    { "min", PTX_OP_MIN, 3, 4, true },
-    { "max", PTX_OP_MAX, 3, 4, true },
-    { "popc", PTX_OP_POPC, 2, 2, true },
-    { "clz", PTX_OP_CLZ, 2, 2, true },
-    { "bfind", PTX_OP_BFIND, 2, 2, true },
-    { "fns", PTX_OP_FNS, 4, 4, true },
-    { "brev", PTX_OP_BREV, 2, 2, true },
-    { "bfe", PTX_OP_BFE, 4, 4, true },
-    { "bfi", PTX_OP_BFI, 5, 5, true },
-    { "bmsk", PTX_OP_BMSK, 3, 3, true },
-    { "szext", PTX_OP_SZEXT, 3, 3, true },
-    { "dp4a", PTX_OP_DP4A, 4, 4, true },
-    { "dp2a", PTX_OP_DP2A, 4, 4, true },
-    { "copysign", PTX_OP_COPYSIGN, 3, 3, true },
-    { "rcp", PTX_OP_RCP, 2, 2, true },
-    { "sqrt", PTX_OP_SQRT, 2, 2, true },
-    { "rsqrt", PTX_OP_RSQRT, 2, 2, true },
-    { "sin", PTX_OP_SIN, 2, 2, true },
-    { "cos", PTX_OP_COS, 2, 2, true },
-    { "lg2", PTX_OP_LG2, 2, 2, true },
-    { "ex2", PTX_OP_EX2, 2, 2, true },
-    { "tanh", PTX_OP_TANH, 2, 2, true },
-    { "testp", PTX_OP_TESTP, 2, 2, true },
-    { "and", PTX_OP_AND, 3, 3, true },
-    { "or", PTX_OP_OR, 3, 3, true },
-    { "xor", PTX_OP_XOR, 3, 3, true },
-    { "not", PTX_OP_NOT, 2, 2, true },
-    { "cnot", PTX_OP_CNOT, 2, 2, true },
-    { "lop3", PTX_OP_LOP3, 5, 7, true },
-    { "shl", PTX_OP_SHL, 3, 3, true },
-    { "shr", PTX_OP_SHR, 3, 3, true },
-    { "shf", PTX_OP_SHF, 4, 4, true },
-    { "prmt", PTX_OP_PRMT, 4, 4, true },
-    { "setp", PTX_OP_SETP, 3, 5, true },
-    { "set", PTX_OP_SET, 3, 4, true },
-    { "selp", PTX_OP_SELP, 4, 4, true },
-    { "slct", PTX_OP_SLCT, 4, 4, true },
-    { "bra", PTX_OP_BRA, 1, 1, false },
-    { "brx", PTX_OP_BRX, 2, 2, false },
-    { "call", PTX_OP_CALL, 1, 4, false },
-    { "ret", PTX_OP_RET, 0, 0, false },
-    { "exit", PTX_OP_EXIT, 0, 0, false },
-    { "bar", PTX_OP_BAR, 0, 4, false },
-    { "barrier", PTX_OP_BAR, 0, 4, false },
-    { "membar", PTX_OP_MEMBAR, 0, 0, false },
-    { "fence", PTX_OP_FENCE, 0, 0, false },
-    { "atom", PTX_OP_ATOM, 3, 5, true },
-    { "red", PTX_OP_RED, 2, 3, false },
-    { "shfl", PTX_OP_SHFL, 4, 6, true },
-    { "vote", PTX_OP_VOTE, 3, 4, true },
-    { "match", PTX_OP_MATCH, 3, 4, true },
-    { "activemask", PTX_OP_ACTIVEMASK, 1, 1, true },
-    { "redux", PTX_OP_REDUX, 3, 3, true },
-    { "elect", PTX_OP_ELECT, 2, 3, true },
-    { "nanosleep", PTX_OP_NANOSLEEP, 1, 1, false },
-    { "trap", PTX_OP_TRAP, 0, 0, false },
-    { "brkpt", PTX_OP_BRKPT, 0, 0, false },
-    { "pmevent", PTX_OP_PMEVENT, 1, 1, false },
-    { "cp", PTX_OP_CP_ASYNC, 0, 6, false },
+static const op_key aliases[] = {
+    { "barrier", PTX_OP_BAR },
 };
+
+#define NKEYS (PTX_OP_COUNT + sizeof aliases / sizeof aliases[0])
 
 #define STREQ(a, b) (!strcmp((a), (b)))
 
@@ -193,7 +110,8 @@ static word words[] = {
     { "clamp", .flag = PTX_F_CLAMP }, { "wrap", .flag = PTX_F_WRAP }, { "noftz", .flag = PTX_F_NOFTZ },
 };
 
-static op_info ops_sorted[sizeof op_table / sizeof op_table[0]];
+static op_key keys[NKEYS];
+static size_t nkeys;
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static int cmp_word(const void *a, const void *b)
@@ -201,16 +119,22 @@ static int cmp_word(const void *a, const void *b)
     return strcmp(((const word *)a)->name, ((const word *)b)->name);
 }
 
-static int cmp_op(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-    return strcmp(((const op_info *)a)->name, ((const op_info *)b)->name);
+    return strcmp(((const op_key *)a)->keyword, ((const op_key *)b)->keyword);
 }
 
 static void sort_tables(void)
 {
     qsort(words, sizeof words / sizeof words[0], sizeof(word), cmp_word);
-    memcpy(ops_sorted, op_table, sizeof op_table);
-    qsort(ops_sorted, sizeof ops_sorted / sizeof ops_sorted[0], sizeof(op_info), cmp_op);
+    for (int op = 1; op < PTX_OP_COUNT; op++) {
+        const ptx_opcode_row *r = ptx_opcode_info((ptx_opcode)op);
+        if (r->keyword)
+            keys[nkeys++] = (op_key){ r->keyword, r->op };
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        keys[nkeys++] = aliases[i];
+    qsort(keys, nkeys, sizeof(op_key), cmp_key);
 }
 
 static const word *find_word(const char *name)
@@ -219,10 +143,11 @@ static const word *find_word(const char *name)
     return bsearch(&key, words, sizeof words / sizeof words[0], sizeof(word), cmp_word);
 }
 
-static const op_info *find_op(const char *name)
+static const ptx_opcode_row *find_op(const char *name)
 {
-    op_info key = { .name = name };
-    return bsearch(&key, ops_sorted, sizeof ops_sorted / sizeof ops_sorted[0], sizeof(op_info), cmp_op);
+    op_key key = { .keyword = name };
+    const op_key *k = bsearch(&key, keys, nkeys, sizeof(op_key), cmp_key);
+    return k ? ptx_opcode_info(k->op) : NULL;
 }
 
 /* Opcode-specific meaning of a modifier: returns true when it was used. */
@@ -298,53 +223,70 @@ static bool is_dest_kind(ptx_operand_kind k)
     return k == PTX_OPD_REG || k == PTX_OPD_VEC || k == PTX_OPD_SINK;
 }
 
-/* Operand k, a register, must be (want) or must not be a .pred register:
- * the engines keep predicates apart from other registers, so a mismatch
- * would make them read or write the wrong register file. */
+/* Operand k (a register, or each register of a vector) must be (want) or
+ * must not be a .pred register: the engines keep predicates apart from
+ * other registers, so a mismatch would make them read or write the wrong
+ * register file. */
 static bool pred_operand(const ptx_function *f, const ptx_instr *ins, int k, bool want, const char *file,
                          wh_error *err)
 {
     if (k < 0 || k >= ins->nops) return true;
     const ptx_operand *o = &ins->ops[k];
-    if (o->kind != PTX_OPD_REG || o->reg < 0 || o->reg >= f->nregs) return true;
-    const ptx_reg *r = &f->regs[o->reg];
-    if ((r->type == PTX_T_PRED) == want) return true;
-    char msg[256];
-    snprintf(msg, sizeof msg, "operand %d of '%s' (%s) is a .%s register; expected %s", k + 1, ins->opcode, r->name,
-             ptx_type_name(r->type), want ? "a .pred register" : "a register of a data type, not .pred");
-    wh_error_set(err, WH_ERR_USER, file, ins->line, o->col ? o->col : ins->col, "%s", msg);
-    return false;
+    const ptx_operand *regs = o->kind == PTX_OPD_VEC ? o->elems : o;
+    int nregs = o->kind == PTX_OPD_VEC ? o->nelems : 1;
+    for (int i = 0; i < nregs; i++) {
+        const ptx_operand *e = &regs[i];
+        if (e->kind != PTX_OPD_REG || e->reg < 0 || e->reg >= f->nregs) continue;
+        const ptx_reg *r = &f->regs[e->reg];
+        if ((r->type == PTX_T_PRED) == want) continue;
+        char msg[256];
+        snprintf(msg, sizeof msg, "operand %d of '%s' (%s) is a .%s register; expected %s", k + 1, ins->opcode,
+                 r->name, ptx_type_name(r->type), want ? "a .pred register" : "a register of a data type, not .pred");
+        wh_error_set(err, WH_ERR_USER, file, ins->line, e->col ? e->col : ins->col, "%s", msg);
+        return false;
+    }
+    return true;
 }
 
-/* Where predicates go: setp writes them (and takes one with a boolean
- * operation), selp and set take one, and the .pred forms of the logic
- * instructions and mov take nothing else. */
-static bool check_predicates(const ptx_function *f, const ptx_instr *ins, const char *file, wh_error *err)
+/* Whether an operand of class c (opcodes.def) is a predicate; -1: not checked. */
+static int wants_pred(char c, const ptx_instr *ins)
 {
-    int n = ins->nops;
-    switch (ins->op) {
-    case PTX_OP_SETP:
-        return pred_operand(f, ins, 0, true, file, err) &&
-               (!(ins->flags & PTX_F_PAIR) || pred_operand(f, ins, 1, true, file, err)) &&
-               (ins->boolop == PTX_BOOL_NONE || pred_operand(f, ins, n - 1, true, file, err));
-    case PTX_OP_SELP:
-        return pred_operand(f, ins, 0, false, file, err) && pred_operand(f, ins, 3, true, file, err);
-    case PTX_OP_SET:
-        return pred_operand(f, ins, 0, false, file, err) &&
-               (ins->boolop == PTX_BOOL_NONE || pred_operand(f, ins, n - 1, true, file, err));
-    case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT: case PTX_OP_CNOT: case PTX_OP_MOV:
-        for (int k = 0; k < n; k++)
-            if (ins->type == PTX_T_PRED && !pred_operand(f, ins, k, true, file, err)) return false;
-        return true;
-    default:
-        return true;
+    switch (c) {
+    case 'p': case 'q': return 1;
+    case 'd': case 'v': return 0;
+    case 'D': case 'V': return ins->type == PTX_T_PRED;
+    default: return -1;
     }
+}
+
+/* The operand classes of the opcode's row: predicates where predicates go,
+ * data registers elsewhere.  The member of a `d|p` pair is a predicate;
+ * bar.red writes a value (a predicate for .pred) and takes a predicate last. */
+static bool check_operands(const ptx_function *f, const ptx_instr *ins, const char *file, wh_error *err)
+{
+    const char *cls = ptx_opcode_info(ins->op)->operands;
+    bool pair = ins->flags & PTX_F_PAIR;
+    int n = ins->nops;
+    if (pair && !pred_operand(f, ins, 1, true, file, err))
+        return false;
+    if (ins->op == PTX_OP_BAR && ins->mode == PTX_BAR_RED)
+        return pred_operand(f, ins, 0, ins->type == PTX_T_PRED, file, err) &&
+               pred_operand(f, ins, n - 1, true, file, err);
+    size_t c = 0, nc = strlen(cls);
+    for (int k = 0; k < n && c < nc; k++) {
+        if (pair && k == 1)
+            continue;
+        int want = wants_pred(cls[c++], ins);
+        if (want >= 0 && !pred_operand(f, ins, k, want == 1, file, err))
+            return false;
+    }
+    return true;
 }
 
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, const char *file, wh_error *err)
 {
     pthread_once(&tables_once, sort_tables);
-    const op_info *oi = find_op(ins->opcode);
+    const ptx_opcode_row *oi = find_op(ins->opcode);
     ins->op = oi ? oi->op : PTX_OP_UNKNOWN;
     ins->vec = 1;
     int first_mod = 0;
@@ -507,5 +449,5 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     default:
         break;
     }
-    return check_predicates(f, ins, file, err);
+    return check_operands(f, ins, file, err);
 }

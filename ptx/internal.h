@@ -81,6 +81,21 @@ void ptx_lex_skip_line(ptx_lexer *lx);
 ptx_type ptx_type_from_name(const char *s, size_t n);
 ptx_sreg ptx_sreg_from_name(const char *s, size_t n, int *index);
 
+/* ---- the opcode table (opcodes.c, from opcodes.def) ---------------------- */
+
+typedef struct {
+    ptx_opcode op;
+    const char *keyword;        /* opcode word matched by the decoder, or NULL */
+    const char *name;
+    signed char min_ops, max_ops;
+    bool has_dest;
+    const char *operands;       /* operand classes (see opcodes.def) */
+    unsigned engines;
+    const char *example;
+} ptx_opcode_row;
+
+const ptx_opcode_row *ptx_opcode_info(ptx_opcode op);
+
 /* ---- decoding (decode.c) ------------------------------------------------ */
 
 /* Fill the decoded form of `ins` from its generic form.  Returns false and

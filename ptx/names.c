@@ -1,7 +1,7 @@
 /*
  * names.c — name tables of the PTX enumerations: types, state spaces,
- * opcodes, comparisons, atomic operations, special registers; sizes of
- * types.
+ * comparisons, atomic operations, special registers; sizes of types.
+ * (Opcode names live with the opcode table, opcodes.c.)
  */
 #include "ptx/internal.h"
 
@@ -73,45 +73,6 @@ const char *ptx_space_name(ptx_space s)
     case PTX_SPACE_TEX: return "tex";
     default: return "?";
     }
-}
-
-static const char *const op_names[PTX_OP_COUNT] = {
-    [PTX_OP_UNKNOWN] = "unknown",
-    [PTX_OP_MOV] = "mov", [PTX_OP_LD] = "ld", [PTX_OP_LDU] = "ldu", [PTX_OP_ST] = "st",
-    [PTX_OP_CVTA] = "cvta", [PTX_OP_CVT] = "cvt", [PTX_OP_PREFETCH] = "prefetch",
-    [PTX_OP_PREFETCHU] = "prefetchu", [PTX_OP_ISSPACEP] = "isspacep", [PTX_OP_MAPA] = "mapa",
-    [PTX_OP_CP_ASYNC] = "cp.async", [PTX_OP_ALLOCA] = "alloca",
-    [PTX_OP_STACKSAVE] = "stacksave", [PTX_OP_STACKRESTORE] = "stackrestore",
-    [PTX_OP_ADD] = "add", [PTX_OP_SUB] = "sub", [PTX_OP_ADDC] = "addc", [PTX_OP_SUBC] = "subc",
-    [PTX_OP_MUL] = "mul", [PTX_OP_MAD] = "mad", [PTX_OP_MADC] = "madc",
-    [PTX_OP_MUL24] = "mul24", [PTX_OP_MAD24] = "mad24", [PTX_OP_SAD] = "sad",
-    [PTX_OP_FMA] = "fma", [PTX_OP_DIV] = "div", [PTX_OP_REM] = "rem", [PTX_OP_ABS] = "abs",
-    [PTX_OP_NEG] = "neg", [PTX_OP_MIN] = "min", [PTX_OP_MAX] = "max", [PTX_OP_POPC] = "popc",
-    [PTX_OP_CLZ] = "clz", [PTX_OP_BFIND] = "bfind", [PTX_OP_FNS] = "fns",
-    [PTX_OP_BREV] = "brev", [PTX_OP_BFE] = "bfe", [PTX_OP_BFI] = "bfi",
-    [PTX_OP_BMSK] = "bmsk", [PTX_OP_SZEXT] = "szext", [PTX_OP_DP4A] = "dp4a",
-    [PTX_OP_DP2A] = "dp2a", [PTX_OP_COPYSIGN] = "copysign", [PTX_OP_RCP] = "rcp",
-    [PTX_OP_SQRT] = "sqrt", [PTX_OP_RSQRT] = "rsqrt", [PTX_OP_SIN] = "sin",
-    [PTX_OP_COS] = "cos", [PTX_OP_LG2] = "lg2", [PTX_OP_EX2] = "ex2", [PTX_OP_TANH] = "tanh",
-    [PTX_OP_TESTP] = "testp",
-    [PTX_OP_AND] = "and", [PTX_OP_OR] = "or", [PTX_OP_XOR] = "xor", [PTX_OP_NOT] = "not",
-    [PTX_OP_CNOT] = "cnot", [PTX_OP_LOP3] = "lop3", [PTX_OP_SHL] = "shl", [PTX_OP_SHR] = "shr",
-    [PTX_OP_SHF] = "shf", [PTX_OP_PRMT] = "prmt",
-    [PTX_OP_SETP] = "setp", [PTX_OP_SET] = "set", [PTX_OP_SELP] = "selp", [PTX_OP_SLCT] = "slct",
-    [PTX_OP_BRA] = "bra", [PTX_OP_BRX] = "brx.idx", [PTX_OP_CALL] = "call", [PTX_OP_RET] = "ret",
-    [PTX_OP_EXIT] = "exit",
-    [PTX_OP_BAR] = "bar", [PTX_OP_BAR_WARP] = "bar.warp", [PTX_OP_MEMBAR] = "membar",
-    [PTX_OP_FENCE] = "fence", [PTX_OP_ATOM] = "atom", [PTX_OP_RED] = "red",
-    [PTX_OP_SHFL] = "shfl", [PTX_OP_VOTE] = "vote", [PTX_OP_MATCH] = "match",
-    [PTX_OP_ACTIVEMASK] = "activemask", [PTX_OP_REDUX] = "redux", [PTX_OP_ELECT] = "elect",
-    [PTX_OP_NANOSLEEP] = "nanosleep", [PTX_OP_TRAP] = "trap", [PTX_OP_BRKPT] = "brkpt",
-    [PTX_OP_PMEVENT] = "pmevent",
-};
-
-const char *ptx_opcode_name(ptx_opcode op)
-{
-    if ((unsigned)op < PTX_OP_COUNT && op_names[op]) return op_names[op];
-    return "unknown";
 }
 
 const char *ptx_cmp_name(ptx_cmp c)

@@ -152,36 +152,18 @@ typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
 } ptx_cp_mode;
 
-/* Decoded opcodes.  Unknown opcodes parse with PTX_OP_UNKNOWN. */
+/* Decoded opcodes, generated from ptx/opcodes.def (the one list of them).
+ * Unknown opcodes parse with PTX_OP_UNKNOWN. */
 typedef enum {
     PTX_OP_UNKNOWN = 0,
-    /* data movement */
-    PTX_OP_MOV, PTX_OP_LD, PTX_OP_LDU, PTX_OP_ST, PTX_OP_CVTA, PTX_OP_CVT,
-    PTX_OP_PREFETCH, PTX_OP_PREFETCHU, PTX_OP_ISSPACEP, PTX_OP_MAPA,
-    PTX_OP_CP_ASYNC, PTX_OP_ALLOCA, PTX_OP_STACKSAVE, PTX_OP_STACKRESTORE,
-    /* integer / float arithmetic */
-    PTX_OP_ADD, PTX_OP_SUB, PTX_OP_ADDC, PTX_OP_SUBC, PTX_OP_MUL, PTX_OP_MAD,
-    PTX_OP_MADC, PTX_OP_MUL24, PTX_OP_MAD24, PTX_OP_SAD, PTX_OP_FMA,
-    PTX_OP_DIV, PTX_OP_REM, PTX_OP_ABS, PTX_OP_NEG, PTX_OP_MIN, PTX_OP_MAX,
-    PTX_OP_POPC, PTX_OP_CLZ, PTX_OP_BFIND, PTX_OP_FNS, PTX_OP_BREV, PTX_OP_BFE,
-    PTX_OP_BFI, PTX_OP_BMSK, PTX_OP_SZEXT, PTX_OP_DP4A, PTX_OP_DP2A,
-    PTX_OP_COPYSIGN, PTX_OP_RCP, PTX_OP_SQRT, PTX_OP_RSQRT, PTX_OP_SIN,
-    PTX_OP_COS, PTX_OP_LG2, PTX_OP_EX2, PTX_OP_TANH, PTX_OP_TESTP,
-    /* logic and shift */
-    PTX_OP_AND, PTX_OP_OR, PTX_OP_XOR, PTX_OP_NOT, PTX_OP_CNOT, PTX_OP_LOP3,
-    PTX_OP_SHL, PTX_OP_SHR, PTX_OP_SHF, PTX_OP_PRMT,
-    /* compare and select */
-    PTX_OP_SETP, PTX_OP_SET, PTX_OP_SELP, PTX_OP_SLCT,
-    /* control flow */
-    PTX_OP_BRA, PTX_OP_BRX, PTX_OP_CALL, PTX_OP_RET, PTX_OP_EXIT,
-    /* synchronisation and communication */
-    PTX_OP_BAR, PTX_OP_BAR_WARP, PTX_OP_MEMBAR, PTX_OP_FENCE,
-    PTX_OP_ATOM, PTX_OP_RED, PTX_OP_SHFL, PTX_OP_VOTE, PTX_OP_MATCH,
-    PTX_OP_ACTIVEMASK, PTX_OP_REDUX, PTX_OP_ELECT,
-    /* miscellaneous */
-    PTX_OP_NANOSLEEP, PTX_OP_TRAP, PTX_OP_BRKPT, PTX_OP_PMEVENT,
+#define PTX_OPCODE(id, ...) PTX_OP_##id,
+#include "ptx/opcodes.def"
+#undef PTX_OPCODE
     PTX_OP_COUNT
 } ptx_opcode;
+
+/* Which engines implement an opcode at all (ptx_opcode_engines). */
+enum { PTX_IN_SIM = 1u << 0, PTX_IN_SYM = 1u << 1 };
 
 /* Special registers (operands of kind PTX_OPD_SPECIAL). */
 typedef enum {
@@ -495,6 +477,10 @@ bool ptx_type_is_float(ptx_type t);         /* f16..f64 incl. x2 and bf16 */
 bool ptx_type_is_signed(ptx_type t);        /* s8..s64 */
 const char *ptx_space_name(ptx_space s);    /* "global", "" for generic */
 const char *ptx_opcode_name(ptx_opcode op); /* "setp", "unknown" */
+unsigned ptx_opcode_engines(ptx_opcode op); /* PTX_IN_SIM | PTX_IN_SYM */
+const char *ptx_opcode_example(ptx_opcode op); /* an instance, or NULL */
+/* The opcodes and the engines that implement them, as a Markdown table. */
+void ptx_print_opcodes(FILE *out);
 const char *ptx_cmp_name(ptx_cmp c);
 const char *ptx_sreg_name(ptx_sreg s);      /* "%tid" */
 const char *ptx_atomop_name(ptx_atomop a);

@@ -274,6 +274,9 @@ void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t)
 static bool dispatch(sx_cx *cx)
 {
     int r;
+    if (!(ptx_opcode_engines(cx->ins->op) & PTX_IN_SYM))   /* ptx/opcodes.def */
+        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
+                         cx->ins->opcode, cx->ins->line);
     if ((r = exec_ctrl(cx)) != 0)
         return r > 0;
     if ((r = exec_mem(cx)) != 0)

@@ -142,6 +142,19 @@ void tsim_write(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+void tsim_load_pair(const char *dir, const char *stem, wh_spec **spec, ptx_module **mod)
+{
+    char path[512];
+    wh_error err;
+    wh_error_clear(&err);
+    snprintf(path, sizeof path, "%s/%s.json", dir, stem);
+    *spec = wh_spec_load(path, &err);
+    cr_assert(*spec, "%s: %s", path, err.msg);
+    snprintf(path, sizeof path, "%s/%s.ptx", dir, stem);
+    *mod = ptx_parse_file(path, &err);
+    cr_assert(*mod, "%s: %s", path, err.msg);
+}
+
 uint32_t tsim_brev32(uint32_t v)
 {
     uint32_t r = 0;

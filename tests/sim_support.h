@@ -14,6 +14,7 @@
 #include "core/image.h"
 #include "core/spec.h"
 #include "harness/harness.h"
+#include "ptx/ptx.h"
 #include "tests/support.h"      /* ts_rmtree, and the other helpers of every test */
 
 #include <stdbool.h>
@@ -92,6 +93,9 @@ void tsim_mkdtemp(char *template_path);
 
 /* Write `text` to DIR/NAME. */
 void tsim_write(const char *dir, const char *name, const char *text);
+
+/* The spec DIR/STEM.json and the PTX DIR/STEM.ptx, asserted to load. */
+void tsim_load_pair(const char *dir, const char *stem, wh_spec **spec, ptx_module **mod);
 
 /* ---- references ------------------------------------------------------------------------- */
 

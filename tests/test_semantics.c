@@ -376,15 +376,11 @@ static uint64_t *run_sim(const char *dir, const form *f, int n)
 static int run_symbolic(const char *dir, const form *f, const combos *c, const uint64_t *want, char *why,
                         size_t whylen)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/diff.json", dir);
+    wh_spec *spec;
+    ptx_module *mod;
+    tsim_load_pair(dir, "diff", &spec, &mod);
     wh_error err;
     wh_error_clear(&err);
-    wh_spec *spec = wh_spec_load(path, &err);
-    cr_assert(spec, "%s", err.msg);
-    snprintf(path, sizeof path, "%s/diff.ptx", dir);
-    ptx_module *mod = ptx_parse_file(path, &err);
-    cr_assert(mod, "%s: %s", f->instr, err.msg);
     sx_options o;
     sx_options_default(&o);
     o.threads = 1;
