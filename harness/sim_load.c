@@ -209,7 +209,7 @@ static void layout_module(sim_prog *P)
         if (S->params[i].kind != WH_BUFFER)
             continue;
         P->regions[r].name = S->params[i].name;
-        P->regions[r].base = SIM_GLOBAL_BASE + ((uint64_t)r << SIM_REGION_SHIFT);
+        P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
         P->regions[r].param = i;
         P->regions[r].var = -1;
         P->region_of_param[i] = r;
@@ -220,7 +220,7 @@ static void layout_module(sim_prog *P)
         if (var->space != PTX_SPACE_GLOBAL)
             continue;
         P->regions[r].name = var->name;
-        P->regions[r].base = SIM_GLOBAL_BASE + ((uint64_t)r << SIM_REGION_SHIFT);
+        P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
         P->regions[r].size = var_bytes(var);
         P->regions[r].param = -1;
         P->regions[r].var = v;
@@ -242,9 +242,9 @@ static uint64_t mvar_addr(const sim_prog *P, int v)
 static uint64_t window_of(ptx_space s)
 {
     switch (s) {
-    case PTX_SPACE_SHARED: return SIM_GEN_SHARED;
-    case PTX_SPACE_LOCAL: return SIM_GEN_LOCAL;
-    case PTX_SPACE_CONST: return SIM_GEN_CONST;
+    case PTX_SPACE_SHARED: return PTX_ADDR_SHARED;
+    case PTX_SPACE_LOCAL: return PTX_ADDR_LOCAL;
+    case PTX_SPACE_CONST: return PTX_ADDR_CONST;
     default: return 0;
     }
 }

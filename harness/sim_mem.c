@@ -96,17 +96,11 @@ static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l
     mkind k;
     switch (space) {
     case PTX_SPACE_GENERIC:
-        if (addr >= SIM_GEN_SHARED && addr < SIM_GEN_SHARED + SIM_GEN_WINDOW) {
-            k = K_SHARED;
-            off = addr - SIM_GEN_SHARED;
-        } else if (addr >= SIM_GEN_LOCAL && addr < SIM_GEN_LOCAL + SIM_GEN_WINDOW) {
-            k = K_LOCAL;
-            off = addr - SIM_GEN_LOCAL;
-        } else if (addr >= SIM_GEN_CONST && addr < SIM_GEN_CONST + SIM_GEN_WINDOW) {
-            k = K_CONST;
-            off = addr - SIM_GEN_CONST;
-        } else {
-            k = K_GLOBAL;
+        switch (ptx_generic_space(addr)) {
+        case PTX_SPACE_SHARED: k = K_SHARED; off = addr - PTX_ADDR_SHARED; break;
+        case PTX_SPACE_LOCAL: k = K_LOCAL; off = addr - PTX_ADDR_LOCAL; break;
+        case PTX_SPACE_CONST: k = K_CONST; off = addr - PTX_ADDR_CONST; break;
+        default: k = K_GLOBAL; break;
         }
         break;
     case PTX_SPACE_GLOBAL: k = K_GLOBAL; break;
@@ -131,8 +125,8 @@ static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l
     switch (k) {
     case K_GLOBAL: {
         const sim_prog *P = R->prog;
-        if (addr >= SIM_GLOBAL_BASE) {
-            uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+        if (addr >= PTX_ADDR_GLOBAL) {
+            uint64_t r = (addr - PTX_ADDR_GLOBAL) >> PTX_ADDR_REGION_SHIFT;
             if (r < (uint64_t)P->nregions) {
                 uint64_t o = addr - P->regions[r].base;
                 if (o + bytes <= R->regions[r].size)
@@ -191,8 +185,8 @@ static inline uint8_t *resolve_fast(sim_run *R, sim_warp *w, const sim_instr *in
 {
     uint32_t align = bytes > 16 ? 16 : bytes;
     if ((align & (align - 1)) == 0 && (addr & (align - 1)) == 0) {
-        if ((space == PTX_SPACE_GLOBAL || space == PTX_SPACE_GENERIC) && addr >= SIM_GLOBAL_BASE) {
-            uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+        if ((space == PTX_SPACE_GLOBAL || space == PTX_SPACE_GENERIC) && addr >= PTX_ADDR_GLOBAL) {
+            uint64_t r = (addr - PTX_ADDR_GLOBAL) >> PTX_ADDR_REGION_SHIFT;
             if (r < (uint64_t)R->prog->nregions) {
                 uint64_t o = addr - R->prog->regions[r].base;
                 if (o + bytes <= R->regions[r].size) {
@@ -282,7 +276,7 @@ static bool exec_ld_st(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in,
                     SIM_LANES(m, l) d[l] = v;
                 }
             }
-            addrs[0] = in->space == PTX_SPACE_GENERIC && k != K_GLOBAL ? a & (SIM_GEN_WINDOW - 1) : a;
+            addrs[0] = in->space == PTX_SPACE_GENERIC && k != K_GLOBAL ? a & (PTX_ADDR_WINDOW - 1) : a;
             sizes[0] = bytes;
             lanes[0] = (uint8_t)l0;
             *done = access_cost(R, sm, w, k, t, addrs, sizes, lanes, 1);
@@ -298,7 +292,7 @@ static bool exec_ld_st(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in,
             k0 = k;
         ptr[l] = p;
         addrs[n] = (k == K_SHARED || k == K_LOCAL || k == K_CONST) && in->space == PTX_SPACE_GENERIC
-                       ? a & (SIM_GEN_WINDOW - 1) : a;
+                       ? a & (PTX_ADDR_WINDOW - 1) : a;
         sizes[n] = bytes;
         lanes[n] = (uint8_t)l;
         n++;
@@ -411,7 +405,7 @@ static bool exec_atom(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
         if (n == 0)
             k0 = k;
         ptr[l] = p;
-        addrs[n++] = (k == K_SHARED && in->space == PTX_SPACE_GENERIC) ? a - SIM_GEN_SHARED : a;
+        addrs[n++] = (k == K_SHARED && in->space == PTX_SPACE_GENERIC) ? a - PTX_ADDR_SHARED : a;
     }
     SIM_LANES(m, l) {
         uint64_t old = atomic_apply(in, ptr[l], SIM_V(b, l), SIM_V(c, l));
@@ -428,9 +422,9 @@ static bool exec_cvta(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     uint64_t *d = sim_dst(R, w, in, 0);
     uint64_t win;
     switch (in->space) {
-    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: win = SIM_GEN_SHARED; break;
-    case PTX_SPACE_LOCAL: win = SIM_GEN_LOCAL; break;
-    case PTX_SPACE_CONST: win = SIM_GEN_CONST; break;
+    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: win = PTX_ADDR_SHARED; break;
+    case PTX_SPACE_LOCAL: win = PTX_ADDR_LOCAL; break;
+    case PTX_SPACE_CONST: win = PTX_ADDR_CONST; break;
     case PTX_SPACE_GLOBAL: win = 0; break;
     default: {
         char where[256];
@@ -456,17 +450,8 @@ static bool exec_isspacep(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t
     uint32_t res = 0;
     SIM_LANES(m, l) {
         uint64_t v = SIM_V(a, l);
-        bool sh = v >= SIM_GEN_SHARED && v < SIM_GEN_SHARED + SIM_GEN_WINDOW;
-        bool lo = v >= SIM_GEN_LOCAL && v < SIM_GEN_LOCAL + SIM_GEN_WINDOW;
-        bool co = v >= SIM_GEN_CONST && v < SIM_GEN_CONST + SIM_GEN_WINDOW;
-        bool r;
-        switch (in->space) {
-        case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: r = sh; break;
-        case PTX_SPACE_LOCAL: r = lo; break;
-        case PTX_SPACE_CONST: r = co; break;
-        case PTX_SPACE_GLOBAL: r = !sh && !lo && !co; break;
-        default: r = false; break;
-        }
+        ptx_space sp = ptx_generic_space(v), want = in->space;
+        bool r = sp == want || (want == PTX_SPACE_SHARED_CLUSTER && sp == PTX_SPACE_SHARED);
         if (r)
             res |= 1u << l;
     }

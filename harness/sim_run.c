@@ -37,11 +37,11 @@ static uint64_t reloc_value(const sim_prog *P, const ptx_reloc *r)
         v = P->mvar_off[r->sym.index];
         if (r->generic) {
             if (var->space == PTX_SPACE_SHARED)
-                v += SIM_GEN_SHARED;
+                v += PTX_ADDR_SHARED;
             else if (var->space == PTX_SPACE_CONST)
-                v += SIM_GEN_CONST;
+                v += PTX_ADDR_CONST;
             else if (var->space == PTX_SPACE_LOCAL)
-                v += SIM_GEN_LOCAL;
+                v += PTX_ADDR_LOCAL;
         }
     } else if (r->sym.kind == PTX_SYM_FUNC) {
         v = SIM_FUNC_BASE + (uint64_t)r->sym.index * 16;

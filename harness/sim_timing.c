@@ -182,9 +182,9 @@ static int unique_u64(uint64_t *v, int n)
 static bool first_touch(sim_run *R, uint64_t sector, int sb)
 {
     uint64_t addr = sector * (uint64_t)sb;
-    if (addr < SIM_GLOBAL_BASE)
+    if (addr < PTX_ADDR_GLOBAL)
         return false;
-    uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+    uint64_t r = (addr - PTX_ADDR_GLOBAL) >> PTX_ADDR_REGION_SHIFT;
     if (r >= (uint64_t)R->prog->nregions || !R->regions[r].touched)
         return false;
     uint64_t s = (addr - R->prog->regions[r].base) / (uint64_t)sb;
@@ -300,7 +300,7 @@ double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
  * buffer, one entry per 4-byte word). */
 static double *atomic_slot(sim_run *R, uint64_t addr)
 {
-    uint64_t r = (addr - SIM_GLOBAL_BASE) >> SIM_REGION_SHIFT;
+    uint64_t r = (addr - PTX_ADDR_GLOBAL) >> PTX_ADDR_REGION_SHIFT;
     sim_region *g = &R->regions[r];
     uint64_t need = (g->size / 4 + 2) * sizeof *g->afree;
     if (!g->afree || g->acap < need) {

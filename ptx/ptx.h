@@ -558,6 +558,24 @@ bool ptx_sreg_value(const ptx_thread_view *v, ptx_sreg s, int comp, uint64_t *ou
 /* Width of a special register: 64 for %gridid, %clock64 and %globaltimer, else 32. */
 int ptx_sreg_bits(ptx_sreg s);
 
+/* The generic address map: global region r (the spec's buffers in order,
+ * then the module's .global variables) starts at PTX_ADDR_GLOBAL +
+ * (r << PTX_ADDR_REGION_SHIFT); shared, local and const memory appear in
+ * windows of PTX_ADDR_WINDOW bytes.  (The symbolic executor gives each of
+ * its X threads its own local window, PTX_ADDR_LOCAL + t * PTX_ADDR_WINDOW,
+ * so it can tell their memories apart; the sim, like the GPU, shows every
+ * thread its own memory at the same addresses.) */
+#define PTX_ADDR_SHARED 0x0000100000000000ull
+#define PTX_ADDR_LOCAL  0x0000200000000000ull
+#define PTX_ADDR_CONST  0x0000300000000000ull
+#define PTX_ADDR_WINDOW 0x0000000100000000ull
+#define PTX_ADDR_GLOBAL 0x00007f0000000000ull
+#define PTX_ADDR_REGION_SHIFT 36
+
+/* The state space a generic address falls in (isspacep, generic ld/st):
+ * PTX_SPACE_SHARED, _LOCAL or _CONST inside their windows, else _GLOBAL. */
+ptx_space ptx_generic_space(uint64_t addr);
+
 /* The launch identifier both engines report in %gridid, and the device
  * counts of the default profile (an A100-like part), which the
  * symbolic executor assumes for %nsmid and %nwarpid. */

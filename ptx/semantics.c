@@ -1,7 +1,7 @@
 /*
  * semantics.c — the semantics contract of ptx.h: the values PTX leaves to
  * the hardware (integer division by zero, out-of-segment shuffles, special
- * registers of a launch), decided once for the emulator and the symbolic
+ * registers of a launch, the generic address map), decided once for the emulator and the symbolic
  * executor.  The symbolic executor's terms mirror these functions; the
  * differential test (tests/test_semantics.c) holds the two to it.
  */
@@ -113,4 +113,15 @@ uint32_t ptx_fns(uint32_t mask, uint32_t base, int32_t offset)
         if ((mask >> pos) & 1 && --count == 0)
             return (uint32_t)pos;
     return 0xffffffffu;
+}
+
+ptx_space ptx_generic_space(uint64_t addr)
+{
+    if (addr >= PTX_ADDR_SHARED && addr - PTX_ADDR_SHARED < PTX_ADDR_WINDOW)
+        return PTX_SPACE_SHARED;
+    if (addr >= PTX_ADDR_LOCAL && addr - PTX_ADDR_LOCAL < PTX_ADDR_WINDOW)
+        return PTX_SPACE_LOCAL;
+    if (addr >= PTX_ADDR_CONST && addr - PTX_ADDR_CONST < PTX_ADDR_WINDOW)
+        return PTX_SPACE_CONST;
+    return PTX_SPACE_GLOBAL;
 }

@@ -721,14 +721,21 @@ static int exec_cvta(sx_cx *cx)
     a = z_resize(z, a, 64, false);
     uint64_t win = 0;
     if (ins->space == PTX_SPACE_SHARED)
-        win = SX_SHARED_WINDOW;
+        win = PTX_ADDR_SHARED;
     else if (ins->space == PTX_SPACE_LOCAL)
-        win = SX_LOCAL_WINDOW + ((uint64_t)cx->t << 32);
+        win = PTX_ADDR_LOCAL + (uint64_t)cx->t * PTX_ADDR_WINDOW;
     Z3_ast r = a;
     if (win)
         r = fold(cx, (ins->flags & PTX_F_TO) ? Z3_mk_bvsub(C, a, z_num(z, win, 64))
                                              : Z3_mk_bvadd(C, a, z_num(z, win, 64)));
     return opd_set(cx, 0, z_resize(z, r, w, false), t) ? 1 : -1;
+}
+
+static Z3_ast in_window(sx_cx *cx, Z3_ast a, uint64_t base, uint64_t bytes)
+{
+    sx_z *z = ZZ(cx);
+    return z_and2(z, fold(cx, Z3_mk_bvuge(C, a, z_num(z, base, 64))),
+                  fold(cx, Z3_mk_bvult(C, a, z_num(z, base + bytes, 64))));
 }
 
 static int exec_isspacep(sx_cx *cx)
@@ -737,15 +744,16 @@ static int exec_isspacep(sx_cx *cx)
     Z3_ast a = opd_get(cx, 1, PTX_T_U64);
     if (!a)
         return -1;
-    Z3_ast in_sh = z_and2(z, fold(cx, Z3_mk_bvuge(C, a, z_num(z, SX_SHARED_WINDOW, 64))),
-                          fold(cx, Z3_mk_bvult(C, a, z_num(z, SX_SHARED_WINDOW + (1ull << 32), 64))));
-    Z3_ast in_lo = z_and2(z, fold(cx, Z3_mk_bvuge(C, a, z_num(z, SX_LOCAL_WINDOW, 64))),
-                          fold(cx, Z3_mk_bvult(C, a, z_num(z, SX_SHARED_WINDOW, 64))));
+    /* ptx_generic_space as a term; the local window spans the X threads' slices */
+    Z3_ast in_sh = in_window(cx, a, PTX_ADDR_SHARED, PTX_ADDR_WINDOW);
+    Z3_ast in_lo = in_window(cx, a, PTX_ADDR_LOCAL, PTX_ADDR_WINDOW * (uint64_t)cx->e->X);
+    Z3_ast in_co = in_window(cx, a, PTX_ADDR_CONST, PTX_ADDR_WINDOW);
     Z3_ast r;
     switch (cx->ins->space) {
-    case PTX_SPACE_SHARED: r = in_sh; break;
+    case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: r = in_sh; break;
     case PTX_SPACE_LOCAL: r = in_lo; break;
-    case PTX_SPACE_GLOBAL: r = z_not(z, z_or2(z, in_sh, in_lo)); break;
+    case PTX_SPACE_CONST: r = in_co; break;
+    case PTX_SPACE_GLOBAL: r = z_not(z, z_or2(z, in_sh, z_or2(z, in_lo, in_co))); break;
     default: r = z->fls; break;
     }
     return opd_set(cx, 0, r, PTX_T_PRED) ? 1 : -1;

@@ -104,11 +104,6 @@ typedef enum {
     SX_R_LOCAL       /* per-thread: .local, .param variables of functions */
 } sx_region_kind;
 
-/* Generic-address windows (global buffers live below them). */
-#define SX_SHARED_WINDOW 0x00F0000000000000ull
-#define SX_LOCAL_WINDOW  0x00E0000000000000ull
-#define SX_GLOBAL_BASE   0x0000001000000000ull
-#define SX_GLOBAL_STRIDE 0x0000000100000000ull
 
 typedef struct {
     char *name;

@@ -251,18 +251,33 @@ static bool build_params(sx_engine *e, const int *param_region)
 
 /* ---- variables --------------------------------------------------------- */
 
-static bool module_vars(sx_engine *e, uint64_t *shared_top, uint64_t *global_next)
+static uint64_t global_region_base(int n)
+{
+    return PTX_ADDR_GLOBAL + ((uint64_t)n << PTX_ADDR_REGION_SHIFT);
+}
+
+/* Module variables: .global ones take the next global regions (as in the
+ * sim); .const ones follow them (the sim keeps them in its const window,
+ * a difference the README lists); static .shared ones are packed in order. */
+static bool module_vars(sx_engine *e, uint64_t *shared_top, int *global_regions)
 {
     const ptx_module *m = e->mod;
-    for (int i = 0; i < m->nvars; i++) {
-        const ptx_var *v = &m->vars[i];
-        if (v->space == PTX_SPACE_GLOBAL || v->space == PTX_SPACE_CONST) {
-            int r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_GLOBAL, *global_next, v->size, -1);
+    for (int pass = 0; pass < 2; pass++) {
+        ptx_space want = pass == 0 ? PTX_SPACE_GLOBAL : PTX_SPACE_CONST;
+        for (int i = 0; i < m->nvars; i++) {
+            const ptx_var *v = &m->vars[i];
+            if (v->space != want)
+                continue;
+            int r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_GLOBAL, global_region_base((*global_regions)++),
+                               v->size, -1);
             if (r < 0)
                 return false;
             e->regions[r].init = v->init;
-            *global_next += align_up(v->size + 1, SX_GLOBAL_STRIDE);
-        } else if (v->space == PTX_SPACE_SHARED && !v->unsized) {
+        }
+    }
+    for (int i = 0; i < m->nvars; i++) {
+        const ptx_var *v = &m->vars[i];
+        if (v->space == PTX_SPACE_SHARED && !v->unsized) {
             *shared_top = align_up(*shared_top, (uint64_t)(v->align > 0 ? v->align : 4));
             if (add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, *shared_top, v->size, -1) < 0)
                 return false;
@@ -454,13 +469,13 @@ bool layout_build(sx_engine *e, wh_error *err)
     int *param_region = neg_ints(e->spec->nparams);
     if (!param_region)
         goto oom;
-    uint64_t gnext = SX_GLOBAL_BASE;
+    int nglobal = 0;   /* global regions so far */
     for (int p = 0; p < e->spec->nparams; p++) {
         const wh_param *sp = &e->spec->params[p];
         if (sp->kind != WH_BUFFER)
             continue;
         const wh_buffer *b = &e->img->bufs[p];
-        int r = add_region(e, sp->name, SX_R_PARAMBUF, PTX_SPACE_GLOBAL, gnext, b->bytes, -1);
+        int r = add_region(e, sp->name, SX_R_PARAMBUF, PTX_SPACE_GLOBAL, global_region_base(nglobal++), b->bytes, -1);
         if (r < 0) {
             free(param_region);
             goto oom;
@@ -468,7 +483,6 @@ bool layout_build(sx_engine *e, wh_error *err)
         param_region[p] = r;
         e->regions[r].param = p;
         e->regions[r].elem_size = sp->elem_size;
-        gnext += align_up(b->bytes + 1, SX_GLOBAL_STRIDE);
         if (sp->role == WH_ROLE_INPUT) {
             if (!add_symbols(e, p, r, err)) {
                 free(param_region);
@@ -479,7 +493,7 @@ bool layout_build(sx_engine *e, wh_error *err)
         }
     }
     uint64_t shared_top = 0;
-    bool ok = build_params(e, param_region) && module_vars(e, &shared_top, &gnext)
+    bool ok = build_params(e, param_region) && module_vars(e, &shared_top, &nglobal)
               && function_shared(e, &shared_top) && extern_shared(e, &shared_top) && locals(e)
               && build_domains(e) && build_symids(e);
     free(param_region);
@@ -583,8 +597,8 @@ static uint64_t layout_generic(const sx_engine *e, const sx_region *r, int threa
 {
     (void)e;
     switch (r->space) {
-    case PTX_SPACE_SHARED: return SX_SHARED_WINDOW + r->base;
-    case PTX_SPACE_LOCAL: return SX_LOCAL_WINDOW + ((uint64_t)(thread < 0 ? r->thread : thread) << 32) + r->base;
+    case PTX_SPACE_SHARED: return PTX_ADDR_SHARED + r->base;
+    case PTX_SPACE_LOCAL: return PTX_ADDR_LOCAL + (uint64_t)(thread < 0 ? r->thread : thread) * PTX_ADDR_WINDOW + r->base;
     default: return r->base;
     }
 }

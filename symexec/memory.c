@@ -320,13 +320,13 @@ static int die(sx_cx *cx, const char *fmt, ...)
 /* Split a generic address into its space and the address in that space. */
 static void generic_split(const sx_engine *e, uint64_t v, ptx_space *space, int *thread, uint64_t *base)
 {
-    if (v >= SX_SHARED_WINDOW && v - SX_SHARED_WINDOW < (1ull << 32)) {
+    if (ptx_generic_space(v) == PTX_SPACE_SHARED) {
         *space = PTX_SPACE_SHARED;
-        *base = SX_SHARED_WINDOW;
-    } else if (v >= SX_LOCAL_WINDOW && v - SX_LOCAL_WINDOW < ((uint64_t)e->X << 32)) {
-        *space = PTX_SPACE_LOCAL;
-        *thread = (int)((v - SX_LOCAL_WINDOW) >> 32);
-        *base = SX_LOCAL_WINDOW + ((uint64_t)*thread << 32);
+        *base = PTX_ADDR_SHARED;
+    } else if (v >= PTX_ADDR_LOCAL && v - PTX_ADDR_LOCAL < (uint64_t)e->X * PTX_ADDR_WINDOW) {
+        *space = PTX_SPACE_LOCAL;   /* each thread's own slice of the local window */
+        *thread = (int)((v - PTX_ADDR_LOCAL) / PTX_ADDR_WINDOW);
+        *base = PTX_ADDR_LOCAL + (uint64_t)*thread * PTX_ADDR_WINDOW;
     } else {
         *space = PTX_SPACE_GLOBAL;
         *base = 0;

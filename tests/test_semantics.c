@@ -3,7 +3,7 @@
  * same value for every instruction (in the spirit of KLEE's test/Concrete):
  * one kernel per instruction form runs every combination of edge operands
  * (0, 1, -1, min, max, shift amounts at and past the width, NaN, ±0, ±inf,
- * denormals), special registers; the sim's results are stored and read back, then a second
+ * denormals), special registers, generic addresses; the sim's results are stored and read back, then a second
  * kernel recomputes each one and branches on "differs from the sim's bits".
  * Operands are immediates moved into registers, so the symbolic executor
  * builds its usual terms and Z3 folds them: its one path must never take a
@@ -121,6 +121,12 @@ static const form FORMS[] = {
     SREG(32, "%laneid"), SREG(32, "%warpid"), SREG(32, "%nwarpid"), SREG(32, "%smid"), SREG(32, "%nsmid"),
     SREG(64, "%gridid"), SREG(32, "%lanemask_lt"), SREG(32, "%lanemask_ge"), SREG(32, "%lanemask_gt"),
     SREG(32, "%dynamic_smem_size"),
+    /* the generic address map: a buffer, a shared and a module variable */
+    SREG(64, "%rd10"), SREG(64, "%rd12"), SREG(64, "%rd13"),
+    { "isspacep.shared", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd10" },
+    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd13" },
 };
 
 #define NFORMS (sizeof FORMS / sizeof FORMS[0])
@@ -259,10 +265,15 @@ static const char *mov_type(val_kind k, int bits)
 static void head(buf *b)
 {
     put(b, ".version 8.0\n.target sm_90\n.address_size 64\n\n"
+           ".global .align 8 .b8 diff_g[16];\n\n"
            ".visible .entry diff(.param .u64 diff_out)\n{\n"
            "\t.reg .pred %%p<8>;\n\t.reg .b16 %%h<8>;\n\t.reg .b32 %%r<16>;\n\t.reg .b64 %%rd<16>;\n"
            "\t.reg .f32 %%f<8>;\n\t.reg .f64 %%fd<8>;\n"
-           "\tld.param.u64 %%rd10, [diff_out];\n\tcvta.to.global.u64 %%rd11, %%rd10;\n");
+           "\t.shared .align 8 .b8 diff_s[16];\n"
+           "\tld.param.u64 %%rd10, [diff_out];\n\tcvta.to.global.u64 %%rd11, %%rd10;\n"
+           /* generic addresses: a shared variable, a module .global variable */
+           "\tmov.u64 %%rd12, diff_s;\n\tcvta.shared.u64 %%rd12, %%rd12;\n"
+           "\tmov.u64 %%rd13, diff_g;\n\tcvta.global.u64 %%rd13, %%rd13;\n");
 }
 
 /* The instruction of case i: sources moved in, result in register 0 (a
