@@ -102,12 +102,16 @@ $(BUILD)/test_runner: $(OBJ) $(KOBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRC)
 $(BUILD)/test_runner_san: $(SOBJ) $(KSOBJ) $(patsubst %.c,$(BUILD)/san/%.o,$(TEST_SRC) $(filter-out cli/main.c,$(CLI_SRC)))
 	$(CC) $(CFLAGS_ALL) $(SAN) -o $@ $^ -lcriterion $(LIBS) $(LDFLAGS)
 
-test: warphunt ptx $(BUILD)/test_runner
+# The gpu.sh tests run bench_launch and bench_groundtruth from $(BUILD):
+# built here first, so two tests running at once never race to relink them.
+GPU_SCRIPT_BIN := $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth
+
+test: warphunt ptx $(BUILD)/test_runner $(GPU_SCRIPT_BIN)
 	$(BUILD)/test_runner $(TEST_ARGS)
 
 # Criterion runs each test in a child process whose sanitizer reports do
 # not change the test's verdict, so the log is scanned for them as well.
-check: warphunt ptx $(BUILD)/test_runner_san
+check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	@set -o pipefail 2>/dev/null || true; \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -80,12 +80,14 @@ int cmd_hunt(int argc, char **argv)
     };
     hunt_options ho;
     hunt_options_default(&ho);
-    ho.ga.max_evals = 2000;
     cli_run_options ro;
     cli_run_options_init(&ro);
     wh_spec *spec;
     int status = cli_parse_search(argc, argv, longs, own_option, &ho, usage, &ho, &ro, &spec);
     if (status >= 0) return status;
+    /* a resumed run keeps its own budget unless --evals is given again */
+    if (!ho.resume_dir && ho.ga.max_evals == 0)
+        ho.ga.max_evals = 2000;
     wh_error err;
     wh_error_clear(&err);
     hunt_summary sum;

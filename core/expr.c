@@ -36,16 +36,28 @@ typedef struct {
     int depth;
 } parser;
 
+/* The expression as quoted in a message: long ones are cut. */
+static const char *excerpt(const char *text, char *buf, size_t n)
+{
+    if (strlen(text) < n)
+        return text;
+    snprintf(buf, n, "%.*s...", (int)(n - 4), text);
+    return buf;
+}
+
 static int fail(parser *p, const char *what)
 {
+    char q[80];
     wh_error_set(p->err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\" at column %zu: %s",
-                 p->s, p->pos + 1, what);
+                 excerpt(p->s, q, sizeof q), p->pos + 1, what);
     return -1;
 }
 
 static int add_node(parser *p, node_kind k, int64_t v, int a, int b)
 {
     wh_expr *e = p->e;
+    /* evaluation recurses over the tree: a bound on its size bounds the stack */
+    if (e->nnodes >= WH_EXPR_MAX_NODES) return fail(p, "more than 4096 numbers, names and operators");
     if (e->nnodes == e->cap) {
         int cap = e->cap ? e->cap * 2 : 8;
         node *n = realloc(e->nodes, (size_t)cap * sizeof *n);
@@ -235,7 +247,9 @@ static bool eval_node(const wh_expr *e, int i, const int64_t *vars, int64_t *out
     case N_DIV:
     case N_MOD:
         if (b == 0) {
-            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": division by zero", e->text);
+            char q[80];
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": division by zero",
+                         excerpt(e->text, q, sizeof q));
             return false;
         }
         if (a == INT64_MIN && b == -1) { overflow = true; break; }
@@ -246,7 +260,8 @@ static bool eval_node(const wh_expr *e, int i, const int64_t *vars, int64_t *out
     default: break;
     }
     if (overflow) {
-        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": 64-bit overflow", e->text);
+        char q[80];
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "in expression \"%s\": 64-bit overflow", excerpt(e->text, q, sizeof q));
         return false;
     }
     return true;

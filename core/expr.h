@@ -19,6 +19,9 @@
 
 typedef struct wh_expr wh_expr;
 
+/* Nodes of one expression (numbers, names, operators) at most. */
+#define WH_EXPR_MAX_NODES 4096
+
 /* Parse `text`; identifiers must be among names[0..nnames).  On error the
  * message quotes the expression and the column; file/path are the caller's. */
 wh_expr *wh_expr_parse(const char *text, const char *const *names, int nnames, wh_error *err);

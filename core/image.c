@@ -140,26 +140,45 @@ static bool load_fixed_file(const wh_image *img, wh_buffer *b, wh_error *err)
     return true;
 }
 
-static bool size_buffer(wh_image *img, int i, wh_error *err)
+/* *total: bytes of the buffers sized so far, against WH_MAX_IMAGE_BYTES. */
+static bool size_buffer(wh_image *img, int i, uint64_t *total, wh_error *err)
 {
     const wh_param *p = &img->spec->params[i];
     wh_buffer *b = &img->bufs[i];
     b->param = p;
     b->count = 1;
+    char what[96];
+    snprintf(what, sizeof what, "$.params[%d]%s", i, p->kind == WH_BUFFER ? ".count" : "");
     if (p->kind == WH_BUFFER) {
-        char what[96];
         int64_t n;
-        snprintf(what, sizeof what, "$.params[%d].count", i);
         if (!wh_spec_eval(img->spec, p->count, img->vars, what, &n, err)) return false;
-        if (n < 0 || (uint64_t)n > (((uint64_t)1 << 40) / p->elem_size)) {
+        if (n < 0 || (uint64_t)n > WH_MAX_IMAGE_BYTES / p->elem_size) {
             wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
-                         "buffer \"%s\" would have %lld elements", p->name, (long long)n);
+                         "buffer \"%s\" would have %lld elements (%s); an input image is limited to %llu GiB",
+                         p->name, (long long)n, n < 0 ? "negative" : "too many",
+                         (unsigned long long)(WH_MAX_IMAGE_BYTES >> 30));
             wh_error_set_path(err, what);
             return false;
         }
         b->count = (uint64_t)n;
+        if (p->per_thread > 0 && (uint64_t)p->per_thread > b->count) {
+            wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
+                         "buffer \"%s\": per_thread %lld is more than its %llu elements", p->name,
+                         (long long)p->per_thread, (unsigned long long)b->count);
+            snprintf(what, sizeof what, "$.params[%d].per_thread", i);
+            wh_error_set_path(err, what);
+            return false;
+        }
     }
     b->bytes = (size_t)b->count * p->elem_size;
+    *total += b->bytes;
+    if (*total > WH_MAX_IMAGE_BYTES) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
+                     "the input image would take more than %llu GiB (at buffer \"%s\", %zu bytes)",
+                     (unsigned long long)(WH_MAX_IMAGE_BYTES >> 30), p->name, b->bytes);
+        wh_error_set_path(err, what);
+        return false;
+    }
     b->data = calloc(b->bytes ? b->bytes : 1, 1);
     if (!b->data) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for buffer \"%s\" (%zu bytes)",
@@ -167,6 +186,23 @@ static bool size_buffer(wh_image *img, int i, wh_error *err)
         return false;
     }
     return true;
+}
+
+/* A scalar's value must fit its type: no silent truncation or wrap. */
+static bool fits_type(const wh_image *img, wh_type t, int64_t v, const char *what, wh_error *err)
+{
+    int bits = (int)wh_type_size(t) * 8;
+    bool ok;
+    if (wh_type_is_signed(t))
+        ok = bits >= 64 || (v >= -((int64_t)1 << (bits - 1)) && v < ((int64_t)1 << (bits - 1)));
+    else
+        ok = v >= 0 && (bits >= 64 || (uint64_t)v < ((uint64_t)1 << bits));
+    if (!ok) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "value %lld does not fit a %s", (long long)v,
+                     wh_type_name(t));
+        wh_error_set_path(err, what);
+    }
+    return ok;
 }
 
 /* A struct passed by value: each field's value at its offset; the padding
@@ -184,7 +220,8 @@ static bool init_struct_scalar(wh_image *img, int i, wh_error *err)
         char what[96];
         int64_t v;
         snprintf(what, sizeof what, "$.params[%d].fields[%d].value", i, k);
-        if (!wh_spec_eval(img->spec, f->value, img->vars, what, &v, err)) return false;
+        if (!wh_spec_eval(img->spec, f->value, img->vars, what, &v, err) || !fits_type(img, f->type, v, what, err))
+            return false;
         wh_value_set_int(f->type, data + f->offset, v);
     }
     return true;
@@ -203,7 +240,8 @@ static bool init_buffer(wh_image *img, int i, wh_error *err)
         char what[96];
         int64_t v;
         snprintf(what, sizeof what, "$.params[%d].value", i);
-        if (!wh_spec_eval(img->spec, p->value, img->vars, what, &v, err)) return false;
+        if (!wh_spec_eval(img->spec, p->value, img->vars, what, &v, err) || !fits_type(img, p->type, v, what, err))
+            return false;
         wh_value_set_int(p->type, b->data, v);
         return true;
     }
@@ -235,8 +273,9 @@ wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *e
         }
         img->shared_bytes = (uint64_t)sb;
     }
+    uint64_t total = 0;
     for (int i = 0; i < spec->nparams; i++)
-        if (!size_buffer(img, i, err) || !init_buffer(img, i, err)) goto fail;
+        if (!size_buffer(img, i, &total, err) || !init_buffer(img, i, err)) goto fail;
     return img;
 oom:
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");

@@ -7,6 +7,7 @@
  */
 #include "core/spec.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,12 +105,24 @@ static bool parse_launch_dims(loader *ld, json_t *root, const char *key, unsigne
         return bad(ld, jpath, "expected an array of 1 to 3 positive integers");
     for (size_t i = 0; i < json_array_size(v); i++) {
         json_t *d = json_array_get(v, i);
-        if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > 0x7fffffff) {
+        /* the CUDA limits: a grid's x up to 2^31 - 1, its y and z up to 65535 */
+        json_int_t most = i == 0 ? 0x7fffffff : 65535;
+        if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > most) {
             snprintf(jpath, sizeof jpath, "$.%s[%zu]", key, i);
-            return bad(ld, jpath, "expected a positive integer");
+            return bad(ld, jpath, "expected a positive integer of at most %lld", (long long)most);
         }
         dims[i] = (unsigned)json_integer_value(d);
     }
+    return true;
+}
+
+static bool plain_name(const char *name)
+{
+    if (!name[0] || name[0] == '.')
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
+            return false;
     return true;
 }
 
@@ -479,6 +492,8 @@ static bool parse_root(loader *ld, json_t *root)
         !get_string(ld, root, "entry", "$", true, &s->entry) ||
         !get_string(ld, root, "ptx", "$", false, &s->ptx))
         return false;
+    if (!plain_name(s->name))   /* it names the results directory */
+        return bad(ld, "$.name", "expected a plain name (letters, digits, '_', '-', '.'; not starting with '.')");
     if (s->ptx && s->ptx[0] != '/') {
         size_t n = strlen(s->dir) + strlen(s->ptx) + 2;
         char *p = malloc(n);
@@ -490,12 +505,21 @@ static bool parse_root(loader *ld, json_t *root)
     if (!parse_launch_dims(ld, root, "grid", s->launch.grid) ||
         !parse_launch_dims(ld, root, "block", s->launch.block))
         return false;
-    if (wh_launch_threads_total(&s->launch) / wh_launch_blocks_total(&s->launch) > 1024)
+    if ((uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2] > 1024)
         return bad(ld, "$.block", "a block has at most 1024 threads");
+    if (wh_launch_blocks_total(&s->launch) > WH_MAX_LAUNCH_THREADS ||   /* then the product fits */
+        wh_launch_threads_total(&s->launch) > WH_MAX_LAUNCH_THREADS)
+        return bad(ld, "$.grid", "a launch has at most 2^40 threads");
     static const char *const fixed_vars[] = { "threads", "blocks", "block", "i" };
     for (int i = 0; i < 4; i++)
         if (!add_var_name(s, fixed_vars[i])) return bad(ld, "$", "out of memory");
     if (!parse_constants(ld, root) || !parse_symbolic(ld, root)) return false;
+    uint64_t per_block = (uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2];
+    for (int i = 0; i < s->nsym_threads && json_object_get(root, "symbolic"); i++)
+        if ((uint64_t)s->sym_threads[i] > per_block)
+            return bad(ld, "$.symbolic.threads", "%d symbolic threads do not fit in a block of %llu threads (the "
+                       "symbolic stage runs the first X threads of block 0)", s->sym_threads[i],
+                       (unsigned long long)per_block);
     json_t *sb = json_object_get(root, "shared_bytes");
     if (sb && !get_expr(ld, sb, "$.shared_bytes", &s->shared_bytes)) return false;
     return parse_params(ld, root);

@@ -91,6 +91,11 @@ typedef struct {
     int nparams;
 } wh_spec;
 
+/* Resource limits of a spec (README, "Limits"): threads of a launch, and
+ * bytes of one input image (every buffer and scalar of a launch). */
+#define WH_MAX_LAUNCH_THREADS (1ull << 40)
+#define WH_MAX_IMAGE_BYTES (4ull << 30)
+
 wh_spec *wh_spec_load(const char *path, wh_error *err);
 void wh_spec_free(wh_spec *spec);
 

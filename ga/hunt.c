@@ -256,10 +256,26 @@ static bool start_ga(hunt *h, wh_error *err)
     return wh_history_open(&h->hist, path, h->opt.resume_dir != NULL, err);
 }
 
+static bool has_checkpoint(const char *dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+    return access(path, R_OK) == 0;
+}
+
 static bool setup(hunt *h, wh_error *err)
 {
     int x = 0;
     if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
+    if (h->opt.resume_dir && !has_checkpoint(h->opt.resume_dir)) {
+        /* stopped (even by kill -9) before its first checkpoint: nothing is
+         * lost by starting it again, in the same directory, with its options */
+        if (!h->opt.quiet)
+            fprintf(stderr, "hunt: %s has no checkpoint yet (stopped before its first generation ended); "
+                    "starting it again with its saved options\n", h->opt.resume_dir);
+        h->opt.out_dir = h->opt.resume_dir;
+        h->opt.resume_dir = NULL;
+    }
     if (!make_run_dir(h, err)) return false;
     /* emulated noise (sim_noise) follows the run's seed, so a seed is still
      * a run; a resumed run restarts the noise stream, so with noise it does

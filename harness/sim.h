@@ -44,6 +44,7 @@
 #define SIM_WARP 32
 #define SIM_FUNC_BASE    0x0000400000000000ULL   /* fake addresses of functions */
 #define SIM_MAX_BARRIERS 16
+#define SIM_CALL_BYTES 16   /* stack a call takes besides the callee's locals */
 #define SIM_INF 1e300
 
 /* ------------------------------------------------------------------------ */

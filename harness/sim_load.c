@@ -292,7 +292,7 @@ static uint64_t stack_need(const sim_prog *P, int fi, int depth)
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
         if (in->op == PTX_OP_CALL && in->callee >= 0 && P->funcs[in->callee].used) {
-            uint64_t n = stack_need(P, in->callee, depth + 1);
+            uint64_t n = SIM_CALL_BYTES + stack_need(P, in->callee, depth + 1);
             if (n > best)
                 best = n;
         }

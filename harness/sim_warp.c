@@ -366,14 +366,18 @@ static bool do_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32
     const sim_prog *P = R->prog;
     const sim_func *F = &P->funcs[in->callee];
     sim_frame *caller = &w->frames[w->nframes - 1];
-    uint64_t base = caller->local_base + caller->fn->local_bytes;
+    /* every call takes SIM_CALL_BYTES of the thread's stack besides its
+     * locals (the return address and saved registers on a GPU), so the
+     * stack bounds recursion as on the GPU and the frames stay bounded */
+    uint64_t base = caller->local_base + caller->fn->local_bytes + SIM_CALL_BYTES;
     if (base + F->local_bytes > R->local_size) {
         char thr[128], where[256];
         sim_thread_desc(R, w, first_lane(m), thr, sizeof thr);
         sim_where(R, w, in, where, sizeof where);
         sim_stop(R, HARNESS_FAULT, "local stack overflow calling '%s' by thread %s at %s: the stack "
-                 "holds %llu bytes per thread (profile control.stack_bytes)", F->pf->name, thr, where,
-                 (unsigned long long)R->local_size);
+                 "holds %llu bytes per thread (profile control.stack_bytes; each call takes %d besides its locals)",
+                 F->pf->name, thr, where,
+                 (unsigned long long)R->local_size, SIM_CALL_BYTES);
         return false;
     }
     bool kernel_caller = w->nframes == 1;

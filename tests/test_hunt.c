@@ -177,16 +177,43 @@ static long count_rows(const char *path)
     return n;
 }
 
-Test(hunt, killed_run_resumes_to_the_same_result)
+/* Two runs of hunt_loop_small.json in BASE/a and BASE/b: one uninterrupted,
+ * one interrupted and resumed, whose histories must be equal. */
+typedef struct {
+    wh_spec *s;
+    char base[64], dir_a[1100], dir_b[1100];
+} run_pair;
+
+static void pair_open(run_pair *p)
 {
     need_ptx("build/ptx/kernels/gt_loop.ptx");
-    wh_spec *s = load("tests/specs/hunt_loop_small.json");
-    char base[64], dir_a[1100], dir_b[1100], hist[1200];
-    tmpdir(base);
+    p->s = load("tests/specs/hunt_loop_small.json");
+    tmpdir(p->base);
+    snprintf(p->dir_a, sizeof p->dir_a, "%s/a", p->base);
+    snprintf(p->dir_b, sizeof p->dir_b, "%s/b", p->base);
+}
+
+static void pair_close_expecting_same_history(run_pair *p)
+{
+    char ha[1200], hb[1200];
+    snprintf(ha, sizeof ha, "%s/history.csv", p->dir_a);
+    snprintf(hb, sizeof hb, "%s/history.csv", p->dir_b);
+    char *x = read_column_file(ha), *y = read_column_file(hb);
+    cr_expect_str_eq(x, y, "the resumed history equals the uninterrupted one");
+    free(x);
+    free(y);
+    ts_rmtree(p->base);
+    wh_spec_free(p->s);
+}
+
+Test(hunt, killed_run_resumes_to_the_same_result)
+{
+    run_pair pr;
+    pair_open(&pr);
+    wh_spec *s = pr.s;
+    char *base = pr.base, *dir_a = pr.dir_a, *dir_b = pr.dir_b, hist[1200];
     wh_error err;
     hunt_summary a, b;
-    snprintf(dir_a, sizeof dir_a, "%s/a", base);
-    snprintf(dir_b, sizeof dir_b, "%s/b", base);
     hunt_options o = quiet_options(base, GA_RANDOM_GA, 3000, 3);
     o.out_dir = dir_a;
     cr_assert(hunt_run(s, &o, &a, &err), "%s", err.msg);
@@ -216,14 +243,39 @@ Test(hunt, killed_run_resumes_to_the_same_result)
     cr_assert(hunt_run(s, &r, &b, &err), "%s", err.msg);
     cr_expect_eq(b.evals, 3000);
     cr_expect_eq(b.best, a.best);
-    char ha[1200];
-    snprintf(ha, sizeof ha, "%s/history.csv", dir_a);
-    char *x = read_column_file(ha), *y = read_column_file(hist);
-    cr_expect_str_eq(x, y, "the resumed history equals the uninterrupted one");
-    free(x);
-    free(y);
-    ts_rmtree(base);
-    wh_spec_free(s);
+    pair_close_expecting_same_history(&pr);
+}
+
+/* Killed before its first checkpoint (the state a kill -9 in the first
+ * generation leaves: run.json and a partial history, no checkpoint or
+ * pool): --resume starts it again with its saved options and budget, and
+ * ends where the uninterrupted run ends. */
+Test(hunt, run_killed_before_its_first_checkpoint_resumes_from_the_start)
+{
+    run_pair pr;
+    pair_open(&pr);
+    wh_spec *s = pr.s;
+    char *base = pr.base, *dir_a = pr.dir_a, *dir_b = pr.dir_b, path[1200];
+    wh_error err;
+    hunt_summary a, b;
+    hunt_options o = quiet_options(base, GA_RANDOM_GA, 600, 3);
+    o.out_dir = dir_a;
+    cr_assert(hunt_run(s, &o, &a, &err), "%s", err.msg);
+    o.out_dir = dir_b;
+    cr_assert(hunt_run(s, &o, &b, &err), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", dir_b);
+    cr_assert_eq(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/pool.bin", dir_b);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/history.csv", dir_b);
+    cr_assert_eq(truncate(path, 40), 0);
+
+    hunt_options r = quiet_options(base, GA_RANDOM_GA, 0, 0);   /* no budget given: the run's own */
+    r.resume_dir = dir_b;
+    cr_assert(hunt_run(s, &r, &b, &err), "%s", err.msg);
+    cr_expect_eq(b.evals, 600);
+    cr_expect_eq(b.best, a.best);
+    pair_close_expecting_same_history(&pr);
 }
 
 Test(hunt, best_input_replays_to_the_same_time)

@@ -121,3 +121,30 @@ Test(interrupt, sigint_writes_the_results_and_exits_130)
 
     ts_rmtree(base);
 }
+
+/* `hunt --resume DIR` without --evals keeps the run's own budget (the CLI's
+ * default of 2000 used to replace it). */
+Test(interrupt, resume_without_evals_keeps_the_runs_budget)
+{
+    struct stat st;
+    if (stat("build/ptx/kernels/gt_loop.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char tool[PATH_MAX + 16], base[] = "/tmp/wh_budget_XXXXXX";
+    tool_path(tool, sizeof tool);
+    cr_assert(mkdtemp(base));
+    char out[PATH_MAX], runj[PATH_MAX + 32], ckp[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/run", base);
+    snprintf(runj, sizeof runj, "%s/run.json", out);
+    snprintf(ckp, sizeof ckp, "%s/checkpoint.bin", out);
+    const char *args[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--backend", "sim", "--strategy",
+                           "random-ga", "--evals", "300", "--patience", "0", "--final-reps", "1", "--results", base,
+                           "-o", out, NULL };
+    cr_assert_eq(exit_status(spawn(tool, args)), 0);
+    /* as a kill -9 in the first generation leaves it: no checkpoint */
+    cr_assert_eq(unlink(ckp), 0);
+    const char *resume[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--resume", out, NULL };
+    cr_expect_eq(exit_status(spawn(tool, resume)), 0);
+    json_t *doc = ts_load_json(runj);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "evals")), 300);
+    json_decref(doc);
+    ts_rmtree(base);
+}

@@ -324,6 +324,29 @@ Test(sim_errors, trap)
 
 /* ---- calls ------------------------------------------------------------------------ */
 
+/* Unbounded recursion through a function without locals: each call takes
+ * SIM_CALL_BYTES of the 1 KiB stack, so the run stops with a fault after 64
+ * calls instead of growing frames until the host runs out of memory. */
+Test(sim_errors, unbounded_recursion_overflows_the_stack)
+{
+    static const kernel_case kc = {
+        .ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\n"
+               ".func forever()\n"
+               "{\n"
+               "\tcall.uni forever;\n"
+               "\tret;\n"
+               "}\n\n"
+               ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n"
+               "{\n"
+               "\tcall.uni forever;\n"
+               "\tret;\n"
+               "}\n",
+        .grid = 1, .block = 32, .status = HARNESS_FAULT,
+        .expect = { "local stack overflow calling 'forever'", "each call takes 16" },
+    };
+    check_case(&kc);
+}
+
 Test(sim_errors, recursive_function_with_divergent_depths)
 {
     static const kernel_case kc = {

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "core/expr.h"
+#include "core/image.h"
 #include "core/spec.h"
 
 #include <stdio.h>
@@ -235,6 +236,78 @@ Test(spec, errors_name_the_json_path)
                       true, "$.constants.a", "unknown name 'b'");
 }
 
+/* A spec that loads but whose image cannot be built: the error's path and message. */
+static void expect_image_error(const char *params, const char *path_frag, const char *msg_frag)
+{
+    char file[23];
+    wh_error err;
+    wh_spec *s = load_doc(params, false, file, &err);
+    cr_assert(s, "%s: %s", params, err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_expect_null(img, "should fail: %s", params);
+    cr_expect(strstr(err.path, path_frag), "path '%s' lacks '%s' (%s)", err.path, path_frag, err.msg);
+    cr_expect(strstr(err.msg, msg_frag), "message '%s' lacks '%s'", err.msg, msg_frag);
+    cr_expect_eq(wh_error_exit_status(&err), 1);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+#define SPEC_HEAD "{\"source\":\"k.cu\",\"entry\":\"k\","
+
+/* Hostile specs (issue: hostile input): each a clear error, never a crash,
+ * a wrap or a silent truncation. */
+Test(spec, hostile_specs_hit_limits_with_clear_errors)
+{
+    expect_spec_error(SPEC_HEAD "\"name\":\"k\",\"grid\":[1,70000],\"block\":[32],\"params\":[]}", true,
+                      "$.grid[1]", "at most 65535");
+    expect_spec_error(SPEC_HEAD "\"name\":\"k\",\"grid\":[2147483647,65535,65535],\"block\":[1024],\"params\":[]}",
+                      true, "$.grid", "at most 2^40 threads");
+    expect_spec_error(SPEC_HEAD "\"name\":\"../../x\",\"grid\":[1],\"block\":[32],\"params\":[]}", true,
+                      "$.name", "plain name");
+    expect_spec_error(SPEC_HEAD "\"name\":\"k\",\"grid\":[1],\"block\":[2],\"symbolic\":{\"threads\":[2,3]},"
+                      "\"params\":[]}", true, "$.symbolic.threads", "do not fit in a block of 2");
+    /* 100,000 terms: refused by size, not by a stack overflow */
+    size_t n = 100000;
+    char *big = malloc(2 * n + 128);
+    cr_assert(big);
+    int at = sprintf(big, "{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"role\":\"input\",\"count\":\"1");
+    for (size_t i = 1; i < n; i++)
+        at += sprintf(big + at, "+1");
+    sprintf(big + at, "\"}");
+    char file[] = "/tmp/wh_bigexpr_XXXXXX";
+    int fd = mkstemp(file);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    fprintf(f, SPEC_HEAD "\"name\":\"k\",\"grid\":[1],\"block\":[32],\"params\":[%s]}", big);
+    cr_assert_eq(fclose(f), 0);
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *s = wh_spec_load(file, &err);
+    unlink(file);
+    cr_expect_null(s);
+    cr_expect(strstr(err.msg, "more than 4096"), "%s", err.msg);
+    cr_expect_lt(strlen(err.msg), 300, "the message quotes the whole expression");
+    wh_spec_free(s);
+    free(big);
+    /* images: sizes, per_thread, scalar values */
+    expect_image_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"2147483648\","
+                       "\"role\":\"input\"}", "$.params[0].count", "limited to 4 GiB");
+    expect_image_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"u8\",\"count\":\"3221225472\",\"role\":\"output\"},"
+                       "{\"name\":\"b\",\"kind\":\"buffer\",\"type\":\"u8\",\"count\":\"2147483648\",\"role\":\"output\"}",
+                       "$.params[1].count", "more than 4 GiB (at buffer \"b\"");
+    expect_image_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\","
+                       "\"role\":\"input\",\"per_thread\":4611686018427387904}", "$.params[0].per_thread",
+                       "more than its 64 elements");
+    expect_image_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"u32\",\"value\":\"1099511627776\"}",
+                       "$.params[0]", "does not fit a u32");
+    expect_image_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"u32\",\"value\":-1}",
+                       "$.params[0]", "value -1 does not fit a u32");
+    expect_image_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i8\",\"value\":128}",
+                       "$.params[0]", "value 128 does not fit a i8");
+}
+
 #define OUT_NAMED(N) "{\"name\":\"" N "\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"output\""
 #define OUT_I32 OUT_NAMED("o")
 
@@ -330,7 +403,6 @@ Test(spec, ptx_path_names_every_place_tried)
     wh_spec_free(s);
 }
 
-#include "core/image.h"
 
 #include <glob.h>
 
