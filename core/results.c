@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,8 +121,54 @@ void wh_history_row(wh_history *h, long eval, int generation, double wall_s, dou
                     const char *status)
 {
     if (!h->f) return;
-    fprintf(h->f, "%ld,%d,%.6f,%.9g,%.9g,%s\n", eval, generation, wall_s, fitness, best, status);
-    fflush(h->f);
+    errno = 0;
+    if ((fprintf(h->f, "%ld,%d,%.6f,%.9g,%.9g,%s\n", eval, generation, wall_s, fitness, best, status) < 0 ||
+         fflush(h->f) != 0) && !h->error)
+        h->error = errno ? errno : EIO;
+}
+
+bool wh_history_ok(const wh_history *h, wh_error *err)
+{
+    if (!h->error) return true;
+    wh_error_set(err, WH_ERR_USER, h->path, 0, 0, "cannot write the history: %s", strerror(h->error));
+    return false;
+}
+
+int wh_run_dir_lock(const char *dir, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot create the run's lock: %s", strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char owner[32] = "";
+        ssize_t n = read(fd, owner, sizeof owner - 1);
+        owner[n > 0 ? n : 0] = '\0';
+        owner[strcspn(owner, "\n")] = '\0';
+        wh_error_set(err, WH_ERR_USER, dir, 0, 0, "the run directory is in use by another warphunt process%s%s%s; "
+                     "wait for it to end or give another directory", owner[0] ? " (pid " : "", owner,
+                     owner[0] ? ")" : "");
+        close(fd);
+        return -1;
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+        /* the lock holds without the pid; only the message would lack it */
+    }
+    return fd;
+}
+
+void wh_run_dir_unlock(int fd, const char *dir)
+{
+    if (fd < 0) return;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    unlink(path);
+    close(fd);
 }
 
 void wh_history_close(wh_history *h)

@@ -34,12 +34,22 @@ json_t *wh_read_json(const char *path, const char *context, wh_error *err);
 typedef struct {
     FILE *f;
     char path[1024];
+    int error;          /* errno of the first failed write, 0 while all succeed */
 } wh_history;
 
 bool wh_history_open(wh_history *h, const char *path, bool append, wh_error *err);
 void wh_history_row(wh_history *h, long eval, int generation, double wall_s, double fitness,
                     double best, const char *status);
 void wh_history_close(wh_history *h);
+/* false (err says why) once a row could not be written (a full disk...). */
+bool wh_history_ok(const wh_history *h, wh_error *err);
+
+/* An exclusive lock on a run directory (DIR/.lock holding the owner's pid),
+ * so two runs, or a resume of a running one, never write it at once.
+ * Returns the lock's descriptor, or -1 (err names the directory and the
+ * owner) when another process holds it. */
+int wh_run_dir_lock(const char *dir, wh_error *err);
+void wh_run_dir_unlock(int fd, const char *dir);
 /* Keep the header and the rows whose evaluation is <= max_eval (a resumed
  * run measures again what its checkpoint did not include). */
 bool wh_history_truncate(const char *path, long max_eval, wh_error *err);

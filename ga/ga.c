@@ -210,7 +210,12 @@ bool ga_run(ga *g, wh_error *err)
         if (!ga_next_generation(g, err)) return false;
         if (g->evaluated_all) check_convergence(g, prev);
     }
-    if (g->prob.on_generation && !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
+    /* An interrupted generation is not checkpointed: the checkpoint stays at
+     * the last generation's end, so a resume redoes the cut generation with
+     * the same random draws and ends where an uninterrupted run ends (as
+     * after a kill -9). */
+    if (g->stop != GA_STOP_INTERRUPTED && g->prob.on_generation &&
+        !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
         g->stop = GA_STOP_ERROR;
         return false;
     }

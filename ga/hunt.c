@@ -55,7 +55,7 @@ int hunt_edit_genes(const hunt *h)
 static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
 {
     hunt *h = ctx;
-    if (!hunt_build_image(h, ind, err)) return false;
+    if (!wh_history_ok(&h->hist, err) || !hunt_build_image(h, ind, err)) return false;
     harness_result res;
     double t0 = wh_clock_s();
     bool measured = harness_measure(h->h, h->img, h->reps, &res, err);
@@ -277,6 +277,7 @@ static bool setup(hunt *h, wh_error *err)
         h->opt.resume_dir = NULL;
     }
     if (!make_run_dir(h, err)) return false;
+    if ((h->lock_fd = wh_run_dir_lock(h->dir, err)) < 0) return false;
     /* emulated noise (sim_noise) follows the run's seed, so a seed is still
      * a run; a resumed run restarts the noise stream, so with noise it does
      * not end where the uninterrupted run would */
@@ -309,6 +310,7 @@ static bool setup(hunt *h, wh_error *err)
 static void teardown(hunt *h)
 {
     wh_history_close(&h->hist);
+    wh_run_dir_unlock(h->lock_fd, h->dir);
     ga_free(h->g);
     json_decref(h->top);
     for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
@@ -328,6 +330,7 @@ bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_
     h.spec = spec;
     h.opt = *o;
     h.sum = out;
+    h.lock_fd = -1;
     h.tty = !o->quiet && isatty(STDERR_FILENO);
     bool ok = setup(&h, err) && ga_run(h.g, err);
     if (h.tty && !o->quiet) fputc('\n', stderr);

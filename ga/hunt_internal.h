@@ -24,6 +24,7 @@ typedef struct {
     ga *g;
     wh_history hist;
     char dir[1024];
+    int lock_fd;                /* the run directory's lock, -1 when not held */
     int pool_saved;             /* atoms already written to pool.bin */
     long findings;
     int reps;

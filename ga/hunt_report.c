@@ -184,6 +184,7 @@ static void fill_summary(hunt *h)
 
 static void render_plot(hunt *h)
 {
+    if (h->hist.error) return;   /* the history is incomplete: no curve from it */
     char csv[1100], stem[1100], title[300];
     snprintf(csv, sizeof csv, "%s/history.csv", h->dir);
     snprintf(stem, sizeof stem, "%s/plot", h->dir);

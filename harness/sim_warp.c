@@ -111,11 +111,16 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
         f->area = sim_xrealloc(f->area, na);
         f->acap = na;
     }
-    memset(f->r, 0, nr * sizeof *f->r);
-    memset(f->p, 0, np * sizeof *f->p);
+    /* a function without registers or predicates (an empty kernel) has no
+     * storage yet: memset of NULL is undefined even for 0 bytes */
+    if (nr)
+        memset(f->r, 0, nr * sizeof *f->r);
+    if (np)
+        memset(f->p, 0, np * sizeof *f->p);
     for (size_t i = 0; i < nd; i++)
         f->ready[i] = 0;
-    memset(f->area, 0, na);
+    if (na)
+        memset(f->area, 0, na);
     f->fn = F;
     f->ret_mask = 0;
     return f;

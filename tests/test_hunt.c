@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "core/results.h"
 #include "ga/hunt.h"
 #include "tests/support.h"
 
@@ -276,6 +277,60 @@ Test(hunt, run_killed_before_its_first_checkpoint_resumes_from_the_start)
     cr_expect_eq(b.evals, 600);
     cr_expect_eq(b.best, a.best);
     pair_close_expecting_same_history(&pr);
+}
+
+/* Two runs never write one directory at once: the second is refused,
+ * naming the first's pid; once the first ends the directory is free. */
+Test(hunt, a_run_directory_in_use_is_refused)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64], dir[1100], pid[64];
+    tmpdir(base);
+    snprintf(dir, sizeof dir, "%s/run", base);
+    wh_error err;
+    cr_assert(wh_make_dirs(dir, &err), "%s", err.msg);
+    int held = wh_run_dir_lock(dir, &err);   /* as a running hunt holds it */
+    cr_assert_geq(held, 0, "%s", err.msg);
+    hunt_options o = quiet_options(base, GA_RANDOM, 20, 1);
+    o.out_dir = dir;
+    hunt_summary sum;
+    wh_error_clear(&err);
+    cr_expect_not(hunt_run(s, &o, &sum, &err));
+    snprintf(pid, sizeof pid, "(pid %ld)", (long)getpid());
+    cr_expect(strstr(err.msg, "in use by another warphunt process") && strstr(err.msg, pid), "%s", err.msg);
+    wh_run_dir_unlock(held, dir);
+    cr_expect(hunt_run(s, &o, &sum, &err), "%s", err.msg);
+    char lock[1200];
+    snprintf(lock, sizeof lock, "%s/.lock", dir);
+    cr_expect_neq(access(lock, F_OK), 0, "the lock is removed when the run ends");
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* A history row that cannot be written (here: a full device) stops the run
+ * at the next evaluation with the reason, instead of being lost silently. */
+Test(hunt, a_history_write_error_stops_the_run)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    if (access("/dev/full", W_OK) != 0) cr_skip_test("no /dev/full on this machine");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64], dir[1100], hist[1200];
+    tmpdir(base);
+    snprintf(dir, sizeof dir, "%s/run", base);
+    wh_error err;
+    cr_assert(wh_make_dirs(dir, &err), "%s", err.msg);
+    snprintf(hist, sizeof hist, "%s/history.csv", dir);
+    cr_assert_eq(symlink("/dev/full", hist), 0);
+    hunt_options o = quiet_options(base, GA_RANDOM, 200, 1);
+    o.out_dir = dir;
+    hunt_summary sum;
+    wh_error_clear(&err);
+    bool ok = hunt_run(s, &o, &sum, &err);
+    cr_expect_not(ok);
+    cr_expect(strstr(err.msg, "cannot write") && strstr(err.msg, "No space left"), "%s", err.msg);
+    ts_rmtree(base);
+    wh_spec_free(s);
 }
 
 Test(hunt, best_input_replays_to_the_same_time)

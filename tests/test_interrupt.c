@@ -148,3 +148,51 @@ Test(interrupt, resume_without_evals_keeps_the_runs_budget)
     json_decref(doc);
     ts_rmtree(base);
 }
+
+/* Ctrl-C, then --resume: the run ends exactly where the uninterrupted run
+ * with the same seed ends (the same history, row for row). */
+Test(interrupt, sigint_then_resume_ends_where_the_uninterrupted_run_ends)
+{
+    struct stat st;
+    if (stat("build/ptx/kernels/gt_loop.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char tool[PATH_MAX + 16], base[] = "/tmp/wh_exact_XXXXXX";
+    tool_path(tool, sizeof tool);
+    cr_assert(mkdtemp(base));
+    char a[PATH_MAX], b[PATH_MAX], ha[PATH_MAX + 32], hb[PATH_MAX + 32];
+    snprintf(a, sizeof a, "%s/a", base);
+    snprintf(b, sizeof b, "%s/b", base);
+    snprintf(ha, sizeof ha, "%s/history.csv", a);
+    snprintf(hb, sizeof hb, "%s/history.csv", b);
+    const char *run_a[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--backend", "sim", "--strategy",
+                            "random-ga", "--evals", "4000", "--patience", "0", "--final-reps", "1", "--results",
+                            base, "-o", a, NULL };
+    cr_assert_eq(exit_status(spawn(tool, run_a)), 0);
+    const char *run_b[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--backend", "sim", "--strategy",
+                            "random-ga", "--evals", "4000", "--patience", "0", "--final-reps", "1", "--results",
+                            base, "-o", b, NULL };
+    pid_t pid = spawn(tool, run_b);
+    for (int i = 0; i < 6000 && count_lines(hb) < 300; i++) sleep_ms(5);
+    cr_assert_eq(kill(pid, SIGINT), 0);
+    int status = exit_status(pid);
+    if (status == 0) cr_skip_test("the run finished before the interrupt arrived");
+    cr_assert_eq(status, 130);
+    const char *resume[] = { tool, "hunt", "tests/specs/hunt_loop_small.json", "--resume", b, NULL };
+    cr_assert_eq(exit_status(spawn(tool, resume)), 0);
+    cr_expect_eq(count_lines(hb), 4001);
+    FILE *fa = fopen(ha, "r"), *fb = fopen(hb, "r");
+    cr_assert(fa && fb);
+    char la[512], lb[512];
+    int row = 0, differ = 0;
+    while (fgets(la, sizeof la, fa) && fgets(lb, sizeof lb, fb)) {
+        /* eval, generation, (time,) fitness...: compare all but the time column */
+        char *ca = strchr(strchr(la, ',') + 1, ','), *cb = strchr(strchr(lb, ',') + 1, ',');
+        char *ra = ca ? strchr(ca + 1, ',') : NULL, *rb = cb ? strchr(cb + 1, ',') : NULL;
+        if (row > 0 && (!ra || !rb || strcmp(ra, rb)) && !differ++)
+            cr_expect(false, "row %d differs: %s vs %s", row, la, lb);
+        row++;
+    }
+    fclose(fa);
+    fclose(fb);
+    cr_expect_eq(differ, 0);
+    ts_rmtree(base);
+}
