@@ -49,7 +49,7 @@ SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 KOBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_KERNEL_SRC))
 KSOBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(BENCH_KERNEL_SRC))
 
-.PHONY: all deps test check bench bench-corpus install uninstall clean help ptx
+.PHONY: all deps test check bench bench-corpus install uninstall clean help ptx fuzz fuzz-smoke
 
 all: warphunt ptx
 
@@ -57,9 +57,10 @@ help:
 	@echo "make            build ./warphunt and the PTX of bundled kernels (BUILD=dir: dir/warphunt)"
 	@echo "make deps       install the Debian packages warphunt needs"
 	@echo "make test       build and run the test suite"
-	@echo "make check      run the test suite under ASan + UBSan"
+	@echo "make check      run the test suite under ASan + UBSan, then each fuzz harness for 5 s"
 	@echo "make bench      run the benchmarks in bench/ (bench_corpus in its --quick mode)"
 	@echo "make bench-corpus  the corpus benchmark's full table: bench/corpus.md (hours; CORPUS_ARGS=...)"
+	@echo "make fuzz       build the libFuzzer harnesses (clang) and run each FUZZ_SECONDS (default 600)"
 	@echo "make install    install to \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 
 deps:
@@ -119,7 +120,8 @@ check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	status=$$?; \
 	if grep -q -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log; then \
 	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
-	exit $$status
+	[ $$status = 0 ] || exit $$status; \
+	$(MAKE) --no-print-directory fuzz-smoke
 
 # --- the fake CUDA driver (tests/fakecuda/) ----------------------------------
 # A stand-in libcuda that tests/test_cuda_fake.c loads through
@@ -164,6 +166,43 @@ bench: warphunt ptx $(BENCH_BIN)
 bench-corpus: warphunt ptx $(BUILD)/bench/bench_corpus
 	$(BUILD)/bench/bench_corpus --warphunt $(BUILD)/warphunt $(CORPUS_ARGS)
 
+# --- fuzzing (clang + libFuzzer, ASan + UBSan) ------------------------------
+# tests/fuzz/fuzz_NAME.c is a harness; its seeds are tests/fuzz/seeds/NAME/,
+# the corpus it grows is $(BUILD)/fuzz/corpus-NAME/ (never committed), and
+# a crash it finds is written to $(BUILD)/fuzz/ as crash-* (commit it under
+# tests/fuzz/seeds/NAME/ once fixed, as a regression input).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_CFLAGS  := $(CSTD) $(WARN) -O1 -g -I. $(CUDA_INC) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FOBJ         := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRC))
+.SECONDARY: $(FOBJ)
+
+$(BUILD)/fuzzobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FOBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+
+fuzz: $(FUZZ_BIN) ptx
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); s=$${n#fuzz_}; c=$(BUILD)/fuzz/corpus-$$s; mkdir -p $$c; \
+	  d=; case $$s in ptx|sim) d=-dict=$(CURDIR)/tests/fuzz/ptx.dict;; esac; \
+	  echo "== $$n: $(FUZZ_SECONDS) s, corpus $$c"; \
+	  (cd $(BUILD)/fuzz && ./$$n -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=20 \
+	     -print_final_stats=1 $$d \
+	     corpus-$$s $(CURDIR)/tests/fuzz/seeds/$$s) > $(BUILD)/fuzz/$$n.log 2>&1 \
+	  || { tail -n 40 $(BUILD)/fuzz/$$n.log; echo "make fuzz: $$n failed (log: $(BUILD)/fuzz/$$n.log)" >&2; exit 1; }; \
+	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+.*DONE' $(BUILD)/fuzz/$$n.log; \
+	done
+
+# A few seconds per harness, run by make check when clang is there.
+fuzz-smoke:
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5; \
+	else echo "fuzz-smoke: $(FUZZ_CC) not found, skipped"; fi
+
 # --- install -----------------------------------------------------------------
 # Specs find their PTX beside them (<dir>/<stem>.ptx), so it is installed there.
 install: $(BUILD)/warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
@@ -183,4 +222,4 @@ clean:
 # Every object's header dependencies, library, CLI, tests and sanitized alike.
 -include $(OBJ:.o=.d) $(SOBJ:.o=.d) $(KOBJ:.o=.d) $(KSOBJ:.o=.d) \
          $(patsubst %.c,$(BUILD)/obj/%.d,$(TEST_SRC) $(CLI_SRC)) \
-         $(patsubst %.c,$(BUILD)/san/%.d,$(TEST_SRC) $(CLI_SRC))
+         $(patsubst %.c,$(BUILD)/san/%.d,$(TEST_SRC) $(CLI_SRC)) $(FOBJ:.o=.d)
