@@ -5,7 +5,8 @@
  * space, rounding, comparison, boolean and atomic operations, memory
  * semantics and scope, per-opcode modes and flags; checks the operand count
  * and the operand kinds that an executor relies on (addresses of ld/st/atom,
- * vector widths, call lists).  Modifiers that do not change the value
+ * vector widths, call lists) and each register operand's class, predicate or
+ * data (the opcode table, opcodes.def).  Modifiers that do not change the value
  * computed (cache operators, eviction priorities, ...) are ignored here and
  * stay in the generic form.  Unknown opcodes decode to PTX_OP_UNKNOWN and are
  * not checked.
