@@ -12,12 +12,14 @@
  * L_end the final `ret`.
  */
 #include "tests/sim_support.h"
+#include "cli/cli.h"
 #include "symexec/symexec.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *HEAD =
     ".version 8.0\n.target sm_90\n.address_size 64\n\n"
@@ -161,4 +163,27 @@ Test(opcodes, the_readme_lists_the_table)
     cr_expect(strstr(readme, listing), "README.md does not hold `warphunt ptx --opcodes`'s table:\n%s", listing);
     free(readme);
     free(listing);
+}
+
+Test(opcodes, warphunt_ptx_opcodes_prints_the_listing)
+{
+    char out[] = "/tmp/wh_opcodes_XXXXXX";
+    int fd = mkstemp(out);
+    cr_assert(fd >= 0);
+    close(fd);
+    const char *args[] = { "--opcodes" };
+    cr_expect_eq(ts_run_cmd(cmd_ptx, "ptx", args, 1, out, "/dev/null"), 0);
+    FILE *f = fopen(out, "r");
+    cr_assert(f);
+    char line[256];
+    bool mov = false, brx = false;
+    while (fgets(line, sizeof line, f)) {
+        mov = mov || !strcmp(line, "| `mov` | yes | yes |\n");
+        brx = brx || !strcmp(line, "| `brx.idx` | yes | no |\n");
+    }
+    fclose(f);
+    unlink(out);
+    cr_expect(mov && brx, "the listing lacks mov or brx.idx rows");
+    const char *bad[] = { "--opcodes", "k.ptx" };
+    cr_expect_eq(ts_run_cmd(cmd_ptx, "ptx", bad, 2, "/dev/null", "/dev/null"), 1);
 }
