@@ -22,7 +22,9 @@ CUDA_INC := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),-I$(CUDA_HOME)/include 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT      ?= -O2 -g
-CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) $(CFLAGS)
+# The one version string (warphunt --version, run.json's tool version).
+VERSION  := 0.1.0
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DWH_VERSION='"$(VERSION)"' $(CFLAGS)
 LIBS     := -lz3 -ljansson -ldl -lm -lpthread
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -173,7 +175,7 @@ bench-corpus: warphunt ptx $(BUILD)/bench/bench_corpus
 # tests/fuzz/seeds/NAME/ once fixed, as a regression input).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 600
-FUZZ_CFLAGS  := $(CSTD) $(WARN) -O1 -g -I. $(CUDA_INC) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := $(CSTD) $(WARN) -O1 -g -I. $(CUDA_INC) -DWH_VERSION='"$(VERSION)"' -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FOBJ         := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(LIB_SRC))

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #ifndef WH_VERSION
-#define WH_VERSION "0.1.0"
+#error "WH_VERSION is set by the Makefile (VERSION)"
 #endif
 
 typedef struct {

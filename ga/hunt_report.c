@@ -10,7 +10,7 @@
 #include <string.h>
 
 #ifndef WH_VERSION
-#define WH_VERSION "0.1.0"
+#error "WH_VERSION is set by the Makefile (VERSION)"
 #endif
 
 void hunt_record_finding(hunt *h, long eval, const harness_result *res)
