@@ -26,8 +26,10 @@ static void usage(FILE *out)
             "  random-ga  the same GA from random inputs, with random-value genes\n"
             "\n"
             "  --strategy S      one of the above\n"
-            "  --resume DIR      continue the run in DIR with its own options (a new --evals or\n"
-            "                    --time replaces its budget)\n"
+            "  --resume DIR      continue the run in DIR from its last checkpoint with its own\n"
+            "                    options and budget (a new --evals or --time replaces the\n"
+            "                    budget); a run stopped before its first checkpoint starts\n"
+            "                    again; a directory another run is writing is refused\n"
             "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");

@@ -5,6 +5,7 @@
  */
 #include "core/spec.h"
 #include "gen/gen.h"
+#include "tests/fuzz/fuzz_file.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -25,20 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wh_error err;
     wh_error_clear(&err);
     if (!spec) {
-        snprintf(path, sizeof path, "/tmp/wh_fuzz_pool_%ld.json", (long)getpid());
-        FILE *f = fopen(path, "w");
-        if (!f) return 0;
-        fputs(SPEC, f);
-        fclose(f);
+        if (!fuzz_write_temp("pool", "json", SPEC, sizeof SPEC - 1, path, sizeof path)) return 0;
         spec = wh_spec_load(path, &err);
         unlink(path);
         if (!spec) return 0;
     }
-    snprintf(path, sizeof path, "/tmp/wh_fuzz_pool_%ld.bin", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
+    if (!fuzz_write_temp("pool", "bin", data, size, path, sizeof path)) return 0;
     gen_pool pool;
     if (gen_pool_init(&pool, spec, 2, &err)) {
         gen_pool_load(&pool, path, &err);

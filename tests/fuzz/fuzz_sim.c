@@ -9,6 +9,7 @@
 #include "core/spec.h"
 #include "harness/harness.h"
 #include "ptx/ptx.h"
+#include "tests/fuzz/fuzz_file.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -42,15 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const ptx_function *k = &m->funcs[m->kernels[0]];
     char ptx_path[64], spec_path[64];
-    snprintf(ptx_path, sizeof ptx_path, "/tmp/wh_fuzz_sim_%ld.ptx", (long)getpid());
     snprintf(spec_path, sizeof spec_path, "/tmp/wh_fuzz_sim_%ld.json", (long)getpid());
-    FILE *f = fopen(ptx_path, "wb"), *g = fopen(spec_path, "w");
-    if (f && g) {
-        fwrite(data, 1, size, f);
+    FILE *g = fuzz_write_temp("sim", "ptx", data, size, ptx_path, sizeof ptx_path) ? fopen(spec_path, "w") : NULL;
+    if (g) {
         write_spec(g, k, ptx_path);
+        fclose(g);
     }
-    if (f) fclose(f);
-    if (g) fclose(g);
     ptx_module_free(m);
     wh_spec *s = wh_spec_load(spec_path, &err);
     if (s) {

@@ -5,6 +5,7 @@
  * choose, up to the 4 GiB limit).
  */
 #include "core/spec.h"
+#include "tests/fuzz/fuzz_file.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,11 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[64];
-    snprintf(path, sizeof path, "/tmp/wh_fuzz_spec_%ld.json", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
+    if (!fuzz_write_temp("spec", "json", data, size, path, sizeof path)) return 0;
     wh_error err;
     wh_error_clear(&err);
     wh_spec *s = wh_spec_load(path, &err);
