@@ -112,7 +112,7 @@ static int has_float(sx_engine *e, Z3_ast a)
     return res;
 }
 
-bool cases_has_float(sx_engine *e, Z3_ast a)
+bool sx_cases_has_float(sx_engine *e, Z3_ast a)
 {
     return has_float(e, a) != 0;
 }
@@ -143,7 +143,7 @@ static bool collect_atoms(sx_engine *e, Z3_ast a, Z3_ast *atoms, int *natoms, bo
         unsigned na = Z3_get_app_num_args(c, app);
         if (tf && Z3_get_decl_kind(c, Z3_get_app_decl(c, app)) == Z3_OP_ITE) {
             Z3_ast cond = Z3_get_app_arg(c, app, 0);
-            bool known = z_bool_value(&e->z, cond) >= 0;
+            bool known = sx_z_bool_value(&e->z, cond) >= 0;
             for (int i = 0; i < *natoms && !known; i++)
                 known = atoms[i] == cond;
             if (!known) {
@@ -163,14 +163,14 @@ static bool collect_atoms(sx_engine *e, Z3_ast a, Z3_ast *atoms, int *natoms, bo
     return ok;
 }
 
-Z3_ast cases_defloat(sx_engine *e, Z3_ast a)
+Z3_ast sx_cases_defloat(sx_engine *e, Z3_ast a)
 {
     sx_z *z = &e->z;
     Z3_context c = z->c;
     Z3_ast atoms[MAX_ATOMS];
     int n = 0;
     bool fp = false;
-    if (!a || !z_is_bool(z, a) || z_bool_value(z, a) >= 0 || !collect_atoms(e, a, atoms, &n, &fp) || !fp
+    if (!a || !sx_z_is_bool(z, a) || sx_z_bool_value(z, a) >= 0 || !collect_atoms(e, a, atoms, &n, &fp) || !fp
         || n == 0)
         return a;
     Z3_ast out = z->fls;
@@ -178,23 +178,23 @@ Z3_ast cases_defloat(sx_engine *e, Z3_ast a)
         Z3_ast to[MAX_ATOMS], lits[MAX_ATOMS + 1];
         for (int i = 0; i < n; i++) {
             bool v = (combo >> i) & 1u;
-            to[i] = z_bool(z, v);
-            lits[i] = v ? atoms[i] : z_not(z, atoms[i]);
+            to[i] = sx_z_bool(z, v);
+            lits[i] = v ? atoms[i] : sx_z_not(z, atoms[i]);
         }
-        Z3_ast r = zk(z, Z3_substitute(c, a, (unsigned)n, atoms, to));
-        r = r ? z_simplify(z, r) : NULL;
+        Z3_ast r = sx_zk(z, Z3_substitute(c, a, (unsigned)n, atoms, to));
+        r = r ? sx_z_simplify(z, r) : NULL;
         if (!r || has_float(e, r) != 0)
             return a;
-        int rv = z_bool_value(z, r);
+        int rv = sx_z_bool_value(z, r);
         if (rv == 0)
             continue;
         int nl = n;
         if (rv < 0)
             lits[nl++] = r;
-        Z3_ast term = zk(z, Z3_mk_and(c, (unsigned)nl, lits));
-        out = z_or2(z, out, term);
+        Z3_ast term = sx_zk(z, Z3_mk_and(c, (unsigned)nl, lits));
+        out = sx_z_or2(z, out, term);
         if (!out)
             return a;
     }
-    return z_simplify(z, out);
+    return sx_z_simplify(z, out);
 }

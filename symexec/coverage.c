@@ -25,7 +25,7 @@ static int leg_target_line(const ptx_function *f, const ptx_block *b, bool taken
     return tb >= 0 && tb < f->nblocks ? f->blocks[tb].line_first : 0;
 }
 
-bool coverage_build(sx_engine *e, wh_error *err)
+bool sx_coverage_build(sx_engine *e, wh_error *err)
 {
     const ptx_module *m = e->mod;
     e->func_used = calloc((size_t)(m->nfuncs + 1), sizeof *e->func_used);
@@ -78,7 +78,7 @@ oom:
     return false;
 }
 
-void coverage_free(sx_engine *e)
+void sx_coverage_free(sx_engine *e)
 {
     if (e->leg_of)
         for (int fi = 0; fi < e->mod->nfuncs; fi++)
@@ -90,7 +90,7 @@ void coverage_free(sx_engine *e)
 }
 
 /* Leg index: the taken leg is first, the fall-through second. */
-int leg_index(const sx_engine *e, int func, int block, bool taken)
+int sx_leg_index(const sx_engine *e, int func, int block, bool taken)
 {
     if (!e->leg_of || !e->leg_of[func] || block < 0)
         return -1;
@@ -98,7 +98,7 @@ int leg_index(const sx_engine *e, int func, int block, bool taken)
     return k < 0 ? -1 : k + (taken ? 0 : 1);
 }
 
-void leg_mark(sx_engine *e, sx_state *s, int leg)
+void sx_leg_mark(sx_engine *e, sx_state *s, int leg)
 {
     (void)e;
     if (leg >= 0)

@@ -1,6 +1,6 @@
 /*
  * exec.c — one step of one thread: guard, operands, dispatch to the
- * instruction families (exec_int, exec_float, exec_mem, exec_ctrl,
+ * instruction families (sx_exec_int, sx_exec_float, sx_exec_mem, sx_exec_ctrl,
  * exec_warp), then the next pc and block bookkeeping.
  */
 #include "symexec/internal.h"
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
+bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
 {
     char msg[700];
     va_list ap;
@@ -48,7 +48,7 @@ static Z3_ast sreg_value(sx_cx *cx, const ptx_operand *o)
     uint64_t value;
     if (!ptx_sreg_value(&v, o->sreg, o->sreg_comp, &value))
         value = cx->th->instrs;   /* clocks and timers: the thread's instruction count */
-    return z_num(z, value, bits);
+    return sx_z_num(z, value, bits);
 }
 
 /* Region holding a function-scope or module symbol for this thread. */
@@ -78,19 +78,19 @@ static Z3_ast symbol_address(sx_cx *cx, const ptx_symref *sym, int64_t add, ptx_
     if (sym->kind == PTX_SYM_PARAM && cx->f->is_entry) {
         *space = PTX_SPACE_PARAM;
         const ptx_param *p = &cx->f->params[sym->index];
-        return z_num(z, p->offset + (uint64_t)add, 64);
+        return sx_z_num(z, p->offset + (uint64_t)add, 64);
     }
     int r = symbol_region(cx, sym);
     if (r < 0) {
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address of symbol '%s'", sym->name);
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address of symbol '%s'", sym->name);
         return NULL;
     }
     const sx_region *g = &cx->e->regions[r];
     *space = g->space;
-    return z_num(z, g->base + (uint64_t)add, 64);
+    return sx_z_num(z, g->base + (uint64_t)add, 64);
 }
 
-Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space)
+Z3_ast sx_opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space)
 {
     sx_z *z = &cx->e->z;
     *space = cx->ins->space;
@@ -105,17 +105,17 @@ Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space)
         return a;
     }
     if (o->kind == PTX_OPD_ADDR && o->reg >= 0) {
-        Z3_ast b = reg_get(cx->e, cx->fr, o->reg);
+        Z3_ast b = sx_reg_get(cx->e, cx->fr, o->reg);
         if (!b)
-            b = z_num(z, 0, 64);
-        b = z_resize(z, z_to_bv(z, b), 64, false);
+            b = sx_z_num(z, 0, 64);
+        b = sx_z_resize(z, sx_z_to_bv(z, b), 64, false);
         if (o->ival)
-            b = z_fold(z, zk(z, Z3_mk_bvadd(z->c, b, z_num(z, (uint64_t)o->ival, 64))));
+            b = sx_z_fold(z, sx_zk(z, Z3_mk_bvadd(z->c, b, sx_z_num(z, (uint64_t)o->ival, 64))));
         return b;
     }
     if (o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_IMM_INT)
-        return z_num(z, (uint64_t)o->ival, 64);
-    exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address operand");
+        return sx_z_num(z, (uint64_t)o->ival, 64);
+    sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address operand");
     return NULL;
 }
 
@@ -123,17 +123,17 @@ static Z3_ast imm_float_bits(sx_cx *cx, const ptx_operand *o, int w)
 {
     sx_z *z = &cx->e->z;
     if (w == 64)
-        return z_num(z, o->f64bits, 64);
+        return sx_z_num(z, o->f64bits, 64);
     if (w == 32)
-        return z_num(z, o->f32bits, 32);
-    return z_num(z, o->f32bits, w);
+        return sx_z_num(z, o->f32bits, 32);
+    return sx_z_num(z, o->f32bits, w);
 }
 
-Z3_ast opd_get(sx_cx *cx, int i, ptx_type t)
+Z3_ast sx_opd_get(sx_cx *cx, int i, ptx_type t)
 {
     sx_z *z = &cx->e->z;
     if (i >= cx->ins->nops) {
-        exec_fail(cx, WH_ERR_USER, "missing operand %d", i + 1);
+        sx_exec_fail(cx, WH_ERR_USER, "missing operand %d", i + 1);
         return NULL;
     }
     const ptx_operand *o = &cx->ins->ops[i];
@@ -141,91 +141,91 @@ Z3_ast opd_get(sx_cx *cx, int i, ptx_type t)
     Z3_ast v;
     switch (o->kind) {
     case PTX_OPD_REG:
-        v = reg_get(cx->e, cx->fr, o->reg);
+        v = sx_reg_get(cx->e, cx->fr, o->reg);
         if (!v)
-            v = reg_bits(cx, o->reg) == 1 ? z->fls : z_num(z, 0, reg_bits(cx, o->reg));
+            v = reg_bits(cx, o->reg) == 1 ? z->fls : sx_z_num(z, 0, reg_bits(cx, o->reg));
         if (t == PTX_T_PRED) {
-            v = z_as_bool(z, v);
-            return o->neg ? z_not(z, v) : v;
+            v = sx_z_as_bool(z, v);
+            return o->neg ? sx_z_not(z, v) : v;
         }
-        if (ptx_type_is_float(t) && z_is_fp(z, v) && z_width(z, v) == w)
+        if (ptx_type_is_float(t) && sx_z_is_fp(z, v) && sx_z_width(z, v) == w)
             return v;
-        return z_as_bv(z, v, w);
+        return sx_z_as_bv(z, v, w);
     case PTX_OPD_IMM_INT:
         if (t == PTX_T_PRED)
-            return z_bool(z, o->ival != 0);
-        return z_num(z, (uint64_t)o->ival, w);
+            return sx_z_bool(z, o->ival != 0);
+        return sx_z_num(z, (uint64_t)o->ival, w);
     case PTX_OPD_IMM_FLOAT:
         return imm_float_bits(cx, o, w);
     case PTX_OPD_SPECIAL:
-        return z_resize(z, sreg_value(cx, o), w, false);
+        return sx_z_resize(z, sreg_value(cx, o), w, false);
     case PTX_OPD_SYMBOL: {
         ptx_space sp;
         Z3_ast a = symbol_address(cx, &o->sym, o->ival, &sp);
-        return a ? z_resize(z, a, w, false) : NULL;
+        return a ? sx_z_resize(z, a, w, false) : NULL;
     }
     default:
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind for operand %d", i + 1);
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind for operand %d", i + 1);
         return NULL;
     }
 }
 
-Z3_ast opd_get_fp(sx_cx *cx, int i, ptx_type t)
+Z3_ast sx_opd_get_fp(sx_cx *cx, int i, ptx_type t)
 {
     int w = ptx_type_bits(t);
-    return z_as_fp(&cx->e->z, opd_get(cx, i, t), w);
+    return sx_z_as_fp(&cx->e->z, sx_opd_get(cx, i, t), w);
 }
 
-Z3_ast opd_get_pred(sx_cx *cx, int i)
+Z3_ast sx_opd_get_pred(sx_cx *cx, int i)
 {
-    return opd_get(cx, i, PTX_T_PRED);
+    return sx_opd_get(cx, i, PTX_T_PRED);
 }
 
 /* Bring `old` to the sort of `v` for a guarded write. */
 static Z3_ast same_sort(sx_z *z, Z3_ast old, Z3_ast v)
 {
-    if (z_is_bool(z, v))
-        return z_as_bool(z, old);
-    if (z_is_fp(z, v))
-        return z_as_fp(z, old, z_width(z, v));
-    return z_as_bv(z, old, z_width(z, v));
+    if (sx_z_is_bool(z, v))
+        return sx_z_as_bool(z, old);
+    if (sx_z_is_fp(z, v))
+        return sx_z_as_fp(z, old, sx_z_width(z, v));
+    return sx_z_as_bv(z, old, sx_z_width(z, v));
 }
 
-bool reg_write(sx_cx *cx, int r, Z3_ast v)
+bool sx_reg_write(sx_cx *cx, int r, Z3_ast v)
 {
     sx_z *z = &cx->e->z;
     if (!v || z->failed)
-        return exec_fail(cx, WH_ERR_INTERNAL, "%s", z->failed ? z->errmsg : "no value computed");
+        return sx_exec_fail(cx, WH_ERR_INTERNAL, "%s", z->failed ? z->errmsg : "no value computed");
     int w = reg_bits(cx, r);
     if (w == 1)
-        v = z_as_bool(z, v);
-    else if (z_is_bool(z, v))
-        v = z_as_bv(z, v, w);
-    else if (z_width(z, v) != w)
-        v = z_as_bv(z, v, w);
+        v = sx_z_as_bool(z, v);
+    else if (sx_z_is_bool(z, v))
+        v = sx_z_as_bv(z, v, w);
+    else if (sx_z_width(z, v) != w)
+        v = sx_z_as_bv(z, v, w);
     if (cx->guard) {
-        Z3_ast old = reg_get(cx->e, cx->fr, r);
+        Z3_ast old = sx_reg_get(cx->e, cx->fr, r);
         if (!old)
-            old = w == 1 ? z->fls : z_num(z, 0, w);
-        v = z_ite(z, cx->guard, v, same_sort(z, old, v));
+            old = w == 1 ? z->fls : sx_z_num(z, 0, w);
+        v = sx_z_ite(z, cx->guard, v, same_sort(z, old, v));
     }
     if (!v)
-        return exec_fail(cx, WH_ERR_INTERNAL, "%s", z->errmsg);
-    reg_set(cx->e, cx->fr, r, v);
+        return sx_exec_fail(cx, WH_ERR_INTERNAL, "%s", z->errmsg);
+    sx_reg_set(cx->e, cx->fr, r, v);
     return true;
 }
 
-bool opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t)
+bool sx_opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t)
 {
     (void)t;
     if (i >= cx->ins->nops)
-        return exec_fail(cx, WH_ERR_USER, "missing destination operand");
+        return sx_exec_fail(cx, WH_ERR_USER, "missing destination operand");
     const ptx_operand *o = &cx->ins->ops[i];
     if (o->kind == PTX_OPD_SINK)
         return true;
     if (o->kind != PTX_OPD_REG)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported destination operand");
-    return reg_write(cx, o->reg, v);
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported destination operand");
+    return sx_reg_write(cx, o->reg, v);
 }
 
 /* ---- guards ---------------------------------------------------------------- */
@@ -252,10 +252,10 @@ static void skip_apply(sx_cx *cx, bool side, void *arg)
         return;
     cx->th->instrs++;
     cx->th->vis_count++;
-    advance_pc(cx);
+    sx_advance_pc(cx);
 }
 
-void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t)
+void sx_cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t)
 {
     memset(cx, 0, sizeof *cx);
     cx->e = e;
@@ -275,21 +275,21 @@ static bool dispatch(sx_cx *cx)
 {
     int r;
     if (!(ptx_opcode_engines(cx->ins->op) & PTX_IN_SYM))   /* ptx/opcodes.def */
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
                          cx->ins->opcode, cx->ins->line);
-    if ((r = exec_ctrl(cx)) != 0)
+    if ((r = sx_exec_ctrl(cx)) != 0)
         return r > 0;
-    if ((r = exec_mem(cx)) != 0)
+    if ((r = sx_exec_mem(cx)) != 0)
         return r > 0;
-    if ((r = exec_float(cx)) != 0)
+    if ((r = sx_exec_float(cx)) != 0)
         return r > 0;
-    if ((r = exec_int(cx)) != 0)
+    if ((r = sx_exec_int(cx)) != 0)
         return r > 0;
-    return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
+    return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' (line %d)",
                      cx->ins->opcode, cx->ins->line);
 }
 
-void advance_pc(sx_cx *cx)
+void sx_advance_pc(sx_cx *cx)
 {
     sx_frame *fr = cx->fr;
     const ptx_function *f = cx->f;
@@ -300,35 +300,35 @@ void advance_pc(sx_cx *cx)
         return;   /* falls off the end: treated as ret at the next step */
     int nb = f->instrs[next].block;
     if (jumped || nb != fr->block)
-        enter_block(cx->e, cx->s, cx->t, nb);
+        sx_enter_block(cx->e, cx->s, cx->t, nb);
 }
 
-bool exec_step(sx_engine *e, sx_state *s)
+bool sx_exec_step(sx_engine *e, sx_state *s)
 {
     sx_z *z = &e->z;
     sx_cx cx;
-    cx_init(&cx, e, s, s->cur);
+    sx_cx_init(&cx, e, s, s->cur);
     sx_thread *th = cx.th;
     sx_frame *fr = cx.fr;
     if (!cx.ins) {
-        exec_return(&cx);
-        z_release(z);
+        sx_exec_return(&cx);
+        sx_z_release(z);
         return !e->fatal;
     }
     if (th->instrs >= e->opt.max_thread_instrs) {
         s->end = SX_PATH_CUT;
         s->over = true;
-        state_note(s, "thread %d reached the instruction cap (%llu) at line %d", cx.t,
+        sx_state_note(s, "thread %d reached the instruction cap (%llu) at line %d", cx.t,
                    (unsigned long long)e->opt.max_thread_instrs, cx.ins->line);
         return true;
     }
     bool skip = false;
     if (cx.ins->guard >= 0 && cx.ins->op != PTX_OP_BRA) {
-        Z3_ast g = reg_get(e, fr, cx.ins->guard);
-        g = g ? z_as_bool(z, g) : z->fls;
+        Z3_ast g = sx_reg_get(e, fr, cx.ins->guard);
+        g = g ? sx_z_as_bool(z, g) : z->fls;
         if (cx.ins->guard_neg)
-            g = z_not(z, g);
-        int gv = z_bool_value(z, g);
+            g = sx_z_not(z, g);
+        int gv = sx_z_bool_value(z, g);
         if (gv == 0) {
             skip = true;
         } else if (gv < 0) {
@@ -336,9 +336,9 @@ bool exec_step(sx_engine *e, sx_state *s)
                 cx.guard = g;
             } else {
                 sx_fork fk = { .apply = skip_apply, .prefer = 1, .leg = { -1, -1 } };
-                int side = fork_on(&cx, g, &fk);
+                int side = sx_fork_on(&cx, g, &fk);
                 if (side < 0) {
-                    z_release(z);
+                    sx_z_release(z);
                     return false;
                 }
                 skip = side == 0;
@@ -348,25 +348,25 @@ bool exec_step(sx_engine *e, sx_state *s)
     if (skip) {
         th->instrs++;
         th->vis_count++;
-        advance_pc(&cx);
-        z_release(z);
+        sx_advance_pc(&cx);
+        sx_z_release(z);
         return true;
     }
     /* warp collectives wait for the other threads before running */
-    if (th->status == TS_RUN && exec_warp_stop(&cx) > 0) {
-        z_release(z);
+    if (th->status == TS_RUN && sx_exec_warp_stop(&cx) > 0) {
+        sx_z_release(z);
         return !e->fatal;
     }
     th->instrs++;
     th->vis_count++;
     bool ok = dispatch(&cx);
     if (ok && z->failed)
-        ok = exec_fail(&cx, WH_ERR_INTERNAL, "%s", z->errmsg);
+        ok = sx_exec_fail(&cx, WH_ERR_INTERNAL, "%s", z->errmsg);
     if (ok && cx.dead) {
         s->over = true;
     } else if (ok && !cx.stop) {
-        advance_pc(&cx);
+        sx_advance_pc(&cx);
     }
-    z_release(z);
+    sx_z_release(z);
     return ok;
 }

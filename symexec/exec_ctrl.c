@@ -1,5 +1,5 @@
 /*
- * exec_ctrl.c — control flow: branches (forking on symbolic conditions,
+ * sx_exec_ctrl.c — control flow: branches (forking on symbolic conditions,
  * loop bounds, decision traces, leg coverage), calls and returns with
  * their .param/.reg arguments, exit, barriers, and the no-op
  * synchronisation instructions (membar, fence, bar.warp.sync...).
@@ -19,7 +19,7 @@ static void close_visit(sx_engine *e, sx_state *s, int t)
     if (th->vis_count <= 0 || th->nfr == 0)
         return;
     const sx_frame *fr = &th->fr[th->nfr - 1];
-    sx_node *n = node_push(th->vis, NULL, (th->nfr - 1) << 16 | fr->func, fr->block,
+    sx_node *n = sx_node_push(th->vis, NULL, (th->nfr - 1) << 16 | fr->func, fr->block,
                            th->vis_count, s->interval);
     if (!n) {
         e->fatal = true;
@@ -29,7 +29,7 @@ static void close_visit(sx_engine *e, sx_state *s, int t)
     th->vis_count = 0;
 }
 
-void enter_block(sx_engine *e, sx_state *s, int t, int block)
+void sx_enter_block(sx_engine *e, sx_state *s, int t, int block)
 {
     sx_thread *th = &s->th[t];
     sx_frame *fr = &th->fr[th->nfr - 1];
@@ -59,21 +59,21 @@ typedef struct {
 static void take_leg(sx_cx *cx, bool side, const branch_info *bi)
 {
     sx_thread *th = cx->th;
-    sx_node *n = node_push(th->dec, NULL, cx->fr->func, cx->pc, side, cx->s->interval);
+    sx_node *n = sx_node_push(th->dec, NULL, cx->fr->func, cx->pc, side, cx->s->interval);
     if (!n) {
         cx->e->fatal = true;
         return;
     }
     th->dec = n;
     if (bi->leg[side] >= 0)
-        leg_mark(cx->e, cx->s, bi->leg[side]);
+        sx_leg_mark(cx->e, cx->s, bi->leg[side]);
     cx->next_pc = side ? bi->target : cx->pc + 1;
 }
 
 static void branch_child(sx_cx *cx, bool side, void *arg)
 {
     take_leg(cx, side, arg);
-    advance_pc(cx);
+    sx_advance_pc(cx);
 }
 
 static int block_of_instr(const ptx_function *f, int i)
@@ -106,19 +106,19 @@ static int exec_bra(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     if (ins->target_instr < 0)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "branch without a resolved target"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "branch without a resolved target"), -1;
     if (ins->guard < 0) {
         cx->next_pc = ins->target_instr;
         return 1;
     }
     sx_z *z = &cx->e->z;
-    Z3_ast c = reg_get(cx->e, cx->fr, ins->guard);
-    c = c ? z_as_bool(z, c) : z->fls;
+    Z3_ast c = sx_reg_get(cx->e, cx->fr, ins->guard);
+    c = c ? sx_z_as_bool(z, c) : z->fls;
     if (ins->guard_neg)
-        c = z_not(z, c);
+        c = sx_z_not(z, c);
     branch_info bi = { .target = ins->target_instr, .loop = -1 };
-    bi.leg[1] = leg_index(cx->e, cx->fr->func, ins->block, true);
-    bi.leg[0] = leg_index(cx->e, cx->fr->func, ins->block, false);
+    bi.leg[1] = sx_leg_index(cx->e, cx->fr->func, ins->block, true);
+    bi.leg[0] = sx_leg_index(cx->e, cx->fr->func, ins->block, false);
     sx_fork fk = { .apply = branch_child, .arg = &bi, .prefer = -1,
                    .leg = { bi.leg[0], bi.leg[1] } };
     char note[200];
@@ -129,7 +129,7 @@ static int exec_bra(sx_cx *cx)
                  cx->fr->loop_iter[bi.loop]);
         fk.cut_note[0] = fk.cut_note[1] = note;
     }
-    int side = fork_on(cx, c, &fk);
+    int side = sx_fork_on(cx, c, &fk);
     if (side < 0)
         return -1;
     take_leg(cx, side != 0, &bi);
@@ -151,15 +151,15 @@ static int exec_call(sx_cx *cx)
     sx_engine *e = cx->e;
     const ptx_instr *ins = cx->ins;
     if (ins->callee < 0)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "indirect call"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "indirect call"), -1;
     const ptx_function *cf = &e->mod->funcs[ins->callee];
     if (!cf->has_body)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX",
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX",
                          cf->name), -1;
     if (cx->th->nfr >= 64)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "call depth over 64 (recursion?)"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call depth over 64 (recursion?)"), -1;
     if (ins->ncall_args != cf->nparams)
-        return exec_fail(cx, WH_ERR_USER, "call passes %d arguments, '%s' takes %d",
+        return sx_exec_fail(cx, WH_ERR_USER, "call passes %d arguments, '%s' takes %d",
                          ins->ncall_args, cf->name, cf->nparams), -1;
     int caller = cx->fr->func;
     Z3_ast regargs[64] = { 0 };
@@ -168,25 +168,25 @@ static int exec_call(sx_cx *cx)
         const ptx_param *p = &cf->params[k];
         if (p->space == PTX_SPACE_REG) {
             if (a->kind != PTX_OPD_REG)
-                return exec_fail(cx, WH_ERR_UNSUPPORTED, "argument %d of a .reg parameter is not a register", k), -1;
-            regargs[k] = reg_get(e, cx->fr, a->reg);
+                return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "argument %d of a .reg parameter is not a register", k), -1;
+            regargs[k] = sx_reg_get(e, cx->fr, a->reg);
             continue;
         }
         int src = region_of_operand(cx, a, caller);
         int dst = e->fl[ins->callee].param_region[k * e->X + cx->t];
         if (src < 0 || dst < 0)
-            return exec_fail(cx, WH_ERR_UNSUPPORTED, "call argument %d is not a .param variable", k), -1;
-        if (!mem_copy(e, cx->s, dst, src, p->size))
+            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call argument %d is not a .param variable", k), -1;
+        if (!sx_mem_copy(e, cx->s, dst, src, p->size))
             return -1;
     }
     cx->fr->pc = cx->pc + 1;
     close_visit(e, cx->s, cx->t);
-    if (!frame_push(e, cx->th, ins->callee, cx->pc))
+    if (!sx_frame_push(e, cx->th, ins->callee, cx->pc))
         return -1;
     sx_frame *nf = &cx->th->fr[cx->th->nfr - 1];
     for (int k = 0; k < cf->nparams && k < 64; k++)
         if (cf->params[k].space == PTX_SPACE_REG && regargs[k])
-            reg_set(e, nf, cf->params[k].reg, regargs[k]);
+            sx_reg_set(e, nf, cf->params[k].reg, regargs[k]);
     cx->stop = true;
     return 1;
 }
@@ -198,7 +198,7 @@ static void thread_exit(sx_cx *cx)
     cx->stop = true;
 }
 
-bool exec_return(sx_cx *cx)
+bool sx_exec_return(sx_cx *cx)
 {
     sx_engine *e = cx->e;
     sx_thread *th = cx->th;
@@ -219,7 +219,7 @@ bool exec_return(sx_cx *cx)
         rr[k] = -1;
         if (p->space == PTX_SPACE_REG) {
             if (o->kind == PTX_OPD_REG) {
-                regrets[k] = reg_get(e, cf, p->reg);
+                regrets[k] = sx_reg_get(e, cf, p->reg);
                 rr[k] = o->reg;
             }
             continue;
@@ -228,22 +228,22 @@ bool exec_return(sx_cx *cx)
         int dst = -1;
         if ((o->kind == PTX_OPD_SYMBOL || o->kind == PTX_OPD_ADDR) && o->sym.kind == PTX_SYM_LOCAL_VAR)
             dst = e->fl[caller->func].var_region[o->sym.index * e->X + cx->t];
-        if (src >= 0 && dst >= 0 && !mem_copy(e, cx->s, dst, src, p->size))
+        if (src >= 0 && dst >= 0 && !sx_mem_copy(e, cx->s, dst, src, p->size))
             return false;
     }
     for (int k = 0; k < 16; k++)
         if (regrets[k])
-            z_inc(&e->z, regrets[k]);
+            sx_z_inc(&e->z, regrets[k]);
     close_visit(e, cx->s, cx->t);
-    frame_pop(e, th);
+    sx_frame_pop(e, th);
     sx_frame *fr = &th->fr[th->nfr - 1];
     for (int k = 0; k < callee->nrets && k < call->ncall_rets && k < 16; k++) {
         if (regrets[k] && rr[k] >= 0)
-            reg_set(e, fr, rr[k], regrets[k]);
-        z_dec(&e->z, regrets[k]);
+            sx_reg_set(e, fr, rr[k], regrets[k]);
+        sx_z_dec(&e->z, regrets[k]);
     }
     if (fr->pc < pf->ninstrs && pf->instrs[fr->pc].block != fr->block)
-        enter_block(e, cx->s, cx->t, pf->instrs[fr->pc].block);
+        sx_enter_block(e, cx->s, cx->t, pf->instrs[fr->pc].block);
     cx->stop = true;
     return true;
 }
@@ -259,11 +259,11 @@ static int exec_bar(sx_cx *cx)
         return 1;                       /* arrives without waiting */
     if (ins->mode == PTX_BAR_RED) {
         /* the predicate is the last operand; the result comes at release */
-        Z3_ast p = opd_get_pred(cx, ins->nops - 1);
+        Z3_ast p = sx_opd_get_pred(cx, ins->nops - 1);
         if (!p)
             return -1;
-        z_inc(&cx->e->z, p);
-        z_dec(&cx->e->z, cx->th->bar_val);
+        sx_z_inc(&cx->e->z, p);
+        sx_z_dec(&cx->e->z, cx->th->bar_val);
         cx->th->bar_val = p;
     }
     close_visit(cx->e, cx->s, cx->t);
@@ -283,32 +283,32 @@ static bool barrier_reductions(sx_engine *e, sx_state *s)
         if (th->status != TS_BARRIER || !th->bar_val)
             continue;
         const ptx_instr *ins = &e->mod->funcs[th->wait_func].instrs[th->wait_pc];
-        Z3_ast r = ins->aop == PTX_AOP_POPC ? z_num(z, 0, 32) : z_bool(z, ins->aop == PTX_AOP_AND);
+        Z3_ast r = ins->aop == PTX_AOP_POPC ? sx_z_num(z, 0, 32) : sx_z_bool(z, ins->aop == PTX_AOP_AND);
         for (int u = 0; u < s->X; u++) {
             const sx_thread *o = &s->th[u];
             if (o->status != TS_BARRIER || !o->bar_val || o->wait_func != th->wait_func
                 || o->wait_pc != th->wait_pc)
                 continue;
             if (ins->aop == PTX_AOP_POPC)
-                r = z_fold(z, zk(z, Z3_mk_bvadd(z->c, r, z_ite(z, o->bar_val, z_num(z, 1, 32), z_num(z, 0, 32)))));
+                r = sx_z_fold(z, sx_zk(z, Z3_mk_bvadd(z->c, r, sx_z_ite(z, o->bar_val, sx_z_num(z, 1, 32), sx_z_num(z, 0, 32)))));
             else if (ins->aop == PTX_AOP_AND)
-                r = z_and2(z, r, o->bar_val);
+                r = sx_z_and2(z, r, o->bar_val);
             else
-                r = z_or2(z, r, o->bar_val);
+                r = sx_z_or2(z, r, o->bar_val);
         }
         sx_cx cx;
-        cx_init(&cx, e, s, t);
-        if (ins->ops[0].kind == PTX_OPD_REG && !reg_write(&cx, ins->ops[0].reg, r))
+        sx_cx_init(&cx, e, s, t);
+        if (ins->ops[0].kind == PTX_OPD_REG && !sx_reg_write(&cx, ins->ops[0].reg, r))
             return false;
     }
     for (int t = 0; t < s->X; t++) {
-        z_dec(z, s->th[t].bar_val);
+        sx_z_dec(z, s->th[t].bar_val);
         s->th[t].bar_val = NULL;
     }
     return true;
 }
 
-bool barrier_release(sx_engine *e, sx_state *s)
+bool sx_barrier_release(sx_engine *e, sx_state *s)
 {
     int first = -1, nexit = 0, nwait = 0;
     bool mismatch = false;
@@ -331,15 +331,15 @@ bool barrier_release(sx_engine *e, sx_state *s)
         s->barrier_div = true;
         int line = e->mod->funcs[th->wait_func].instrs[th->wait_pc].line;
         if (mismatch) {
-            issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
+            sx_issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
                       "barrier divergence: threads wait at different barriers (thread %d at line %d)",
                       first, line);
-            state_note(s, "threads waited at different barriers (interval %d)", s->interval);
+            sx_state_note(s, "threads waited at different barriers (interval %d)", s->interval);
         } else {
-            issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
+            sx_issue_add(e, SX_ISSUE_BARRIER, line, first, NULL, NULL,
                       "barrier divergence: %d thread(s) exited while %d wait at the barrier of line %d",
                       nexit, nwait, line);
-            state_note(s, "%d thread(s) exited before the barrier of line %d (interval %d)",
+            sx_state_note(s, "%d thread(s) exited before the barrier of line %d (interval %d)",
                        nexit, line, s->interval);
         }
     }
@@ -352,19 +352,19 @@ bool barrier_release(sx_engine *e, sx_state *s)
     return true;
 }
 
-int exec_ctrl(sx_cx *cx)
+int sx_exec_ctrl(sx_cx *cx)
 {
     switch (cx->ins->op) {
     case PTX_OP_BRA: return exec_bra(cx);
     case PTX_OP_CALL: return exec_call(cx);
-    case PTX_OP_RET: return exec_return(cx) ? 1 : -1;
+    case PTX_OP_RET: return sx_exec_return(cx) ? 1 : -1;
     case PTX_OP_EXIT: thread_exit(cx); return 1;
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: return exec_bar(cx);
     case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
     case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU:
         return 1;
     case PTX_OP_TRAP:
-        state_note(cx->s, "thread %d executed trap at line %d", cx->t, cx->ins->line);
+        sx_state_note(cx->s, "thread %d executed trap at line %d", cx->t, cx->ins->line);
         cx->s->end = SX_PATH_ERROR;
         cx->dead = true;
         return 1;

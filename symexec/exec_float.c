@@ -1,5 +1,5 @@
 /*
- * exec_float.c — f32/f64 instructions through Z3's floating-point theory
+ * sx_exec_float.c — f32/f64 instructions through Z3's floating-point theory
  * with the instruction's rounding mode (.rn .rz .rm .rp; none means .rn):
  * add/sub/mul/fma/mad, div and rcp (IEEE forms), sqrt, abs/neg/min/max,
  * copysign, testp, setp/set comparisons (ordered and unordered), cvt
@@ -21,8 +21,8 @@ static sx_z *ZZ(sx_cx *cx) { return &cx->e->z; }
 /* Symbolic float terms make the state's checks go to the FP solver. */
 static Z3_ast fold(sx_cx *cx, Z3_ast a)
 {
-    Z3_ast r = z_fold(ZZ(cx), zk(ZZ(cx), a));
-    if (r && !cx->s->fp && !z_is_value(ZZ(cx), r))
+    Z3_ast r = sx_z_fold(ZZ(cx), sx_zk(ZZ(cx), a));
+    if (r && !cx->s->fp && !sx_z_is_value(ZZ(cx), r))
         cx->s->fp = true;
     return r;
 }
@@ -50,7 +50,7 @@ static Z3_ast fzero(sx_cx *cx, ptx_type t, bool neg)
 
 static Z3_ast fnum(sx_cx *cx, ptx_type t, double v)
 {
-    return zk(ZZ(cx), Z3_mk_fpa_numeral_double(C, v, fsort(cx, t)));
+    return sx_zk(ZZ(cx), Z3_mk_fpa_numeral_double(C, v, fsort(cx, t)));
 }
 
 static Z3_ast ftz(sx_cx *cx, Z3_ast x, ptx_type t)
@@ -59,8 +59,8 @@ static Z3_ast ftz(sx_cx *cx, Z3_ast x, ptx_type t)
         return x;
     sx_z *z = ZZ(cx);
     Z3_ast sub = fold(cx, Z3_mk_fpa_is_subnormal(C, x));
-    Z3_ast zero = z_ite(z, fold(cx, Z3_mk_fpa_is_negative(C, x)), fzero(cx, t, true), fzero(cx, t, false));
-    return z_ite(z, sub, zero, x);
+    Z3_ast zero = sx_z_ite(z, fold(cx, Z3_mk_fpa_is_negative(C, x)), fzero(cx, t, true), fzero(cx, t, false));
+    return sx_z_ite(z, sub, zero, x);
 }
 
 static Z3_ast sat(sx_cx *cx, Z3_ast x, ptx_type t)
@@ -69,21 +69,21 @@ static Z3_ast sat(sx_cx *cx, Z3_ast x, ptx_type t)
         return x;
     sx_z *z = ZZ(cx);
     Z3_ast one = fnum(cx, t, 1.0);
-    Z3_ast r = z_ite(z, fold(cx, Z3_mk_fpa_gt(C, x, one)), one, x);
-    r = z_ite(z, fold(cx, Z3_mk_fpa_lt(C, x, fzero(cx, t, false))), fzero(cx, t, false), r);
-    return z_ite(z, fold(cx, Z3_mk_fpa_is_nan(C, x)), fzero(cx, t, false), r);
+    Z3_ast r = sx_z_ite(z, fold(cx, Z3_mk_fpa_gt(C, x, one)), one, x);
+    r = sx_z_ite(z, fold(cx, Z3_mk_fpa_lt(C, x, fzero(cx, t, false))), fzero(cx, t, false), r);
+    return sx_z_ite(z, fold(cx, Z3_mk_fpa_is_nan(C, x)), fzero(cx, t, false), r);
 }
 
 static Z3_ast arg(sx_cx *cx, int i, ptx_type t)
 {
-    return ftz(cx, opd_get_fp(cx, i, t), t);
+    return ftz(cx, sx_opd_get_fp(cx, i, t), t);
 }
 
 static int put(sx_cx *cx, Z3_ast r, ptx_type t)
 {
     if (!r)
         return -1;
-    return opd_set(cx, 0, sat(cx, ftz(cx, r, t), t), t) ? 1 : -1;
+    return sx_opd_set(cx, 0, sat(cx, ftz(cx, r, t), t), t) ? 1 : -1;
 }
 
 /* ---- uninterpreted functions ------------------------------------------------ */
@@ -96,8 +96,8 @@ static Z3_func_decl uf_decl(sx_engine *e, const char *name, int nargs, int w)
     if (e->nufs >= (int)(sizeof e->ufs / sizeof e->ufs[0]))
         return NULL;
     sx_z *z = &e->z;
-    Z3_sort dom[3] = { z_bvs(z, w), z_bvs(z, w), z_bvs(z, w) };
-    Z3_func_decl d = Z3_mk_func_decl(z->c, Z3_mk_string_symbol(z->c, name), (unsigned)nargs, dom, z_bvs(z, w));
+    Z3_sort dom[3] = { sx_z_bvs(z, w), sx_z_bvs(z, w), sx_z_bvs(z, w) };
+    Z3_func_decl d = Z3_mk_func_decl(z->c, Z3_mk_string_symbol(z->c, name), (unsigned)nargs, dom, sx_z_bvs(z, w));
     if (!d)
         return NULL;
     Z3_inc_ref(z->c, Z3_func_decl_to_ast(z->c, d));
@@ -112,22 +112,22 @@ static int exec_uf(sx_cx *cx, const char *what, int nargs)
     sx_z *z = ZZ(cx);
     ptx_type t = cx->ins->type;
     if (!is_fp_type(t))
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported type .%s for %s", ptx_type_name(t), what), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported type .%s for %s", ptx_type_name(t), what), -1;
     int w = ptx_type_bits(t);
     char name[48];
     snprintf(name, sizeof name, "%s.%s", what, ptx_type_name(t));
     Z3_func_decl d = uf_decl(cx->e, name, nargs, w);
     if (!d)
-        return exec_fail(cx, WH_ERR_INTERNAL, "cannot declare the function '%s'", name), -1;
+        return sx_exec_fail(cx, WH_ERR_INTERNAL, "cannot declare the function '%s'", name), -1;
     Z3_ast args[2];
     for (int i = 0; i < nargs; i++) {
-        args[i] = z_to_bv(z, arg(cx, i + 1, t));
+        args[i] = sx_z_to_bv(z, arg(cx, i + 1, t));
         if (!args[i])
             return -1;
     }
-    Z3_ast r = zk(z, Z3_mk_app(C, d, (unsigned)nargs, args));
+    Z3_ast r = sx_zk(z, Z3_mk_app(C, d, (unsigned)nargs, args));
     cx->s->uf = true;
-    return put(cx, z_as_fp(z, r, w), t);
+    return put(cx, sx_z_as_fp(z, r, w), t);
 }
 
 /* ---- arithmetic ------------------------------------------------------------------ */
@@ -139,9 +139,9 @@ static Z3_ast fminmax(sx_cx *cx, Z3_ast a, Z3_ast b, bool is_max)
     Z3_ast lt = fold(cx, Z3_mk_fpa_lt(C, a, b)), gt = fold(cx, Z3_mk_fpa_gt(C, a, b));
     Z3_ast aneg = fold(cx, Z3_mk_fpa_is_negative(C, a));
     /* equal values (incl. +0/-0): min prefers the negative one, max the positive */
-    Z3_ast eq = is_max ? z_ite(z, aneg, b, a) : z_ite(z, aneg, a, b);
-    Z3_ast r = is_max ? z_ite(z, gt, a, z_ite(z, lt, b, eq)) : z_ite(z, lt, a, z_ite(z, gt, b, eq));
-    return z_ite(z, an, b, z_ite(z, bn, a, r));
+    Z3_ast eq = is_max ? sx_z_ite(z, aneg, b, a) : sx_z_ite(z, aneg, a, b);
+    Z3_ast r = is_max ? sx_z_ite(z, gt, a, sx_z_ite(z, lt, b, eq)) : sx_z_ite(z, lt, a, sx_z_ite(z, gt, b, eq));
+    return sx_z_ite(z, an, b, sx_z_ite(z, bn, a, r));
 }
 
 /* neg, abs and copysign change the sign bit only, so a NaN keeps its
@@ -152,10 +152,10 @@ static Z3_ast sign_bits_ftz(sx_cx *cx, Z3_ast v, int w)
         return v;
     sx_z *z = ZZ(cx);
     int mant = w == 64 ? 52 : 23;
-    Z3_ast exp = z_extract(z, v, w - 2, mant), frac = z_extract(z, v, mant - 1, 0);
-    Z3_ast sub = z_and2(z, z_eq(z, exp, z_num(z, 0, w - 1 - mant)), z_not(z, z_eq(z, frac, z_num(z, 0, mant))));
-    Z3_ast sign_only = fold(cx, Z3_mk_bvand(C, v, z_num(z, 1ull << (w - 1), w)));
-    return z_ite(z, sub, sign_only, v);
+    Z3_ast exp = sx_z_extract(z, v, w - 2, mant), frac = sx_z_extract(z, v, mant - 1, 0);
+    Z3_ast sub = sx_z_and2(z, sx_z_eq(z, exp, sx_z_num(z, 0, w - 1 - mant)), sx_z_not(z, sx_z_eq(z, frac, sx_z_num(z, 0, mant))));
+    Z3_ast sign_only = fold(cx, Z3_mk_bvand(C, v, sx_z_num(z, 1ull << (w - 1), w)));
+    return sx_z_ite(z, sub, sign_only, v);
 }
 
 static int exec_fsign(sx_cx *cx)
@@ -164,22 +164,22 @@ static int exec_fsign(sx_cx *cx)
     ptx_type t = cx->ins->type;
     int w = ptx_type_bits(t);
     ptx_type bt = w == 64 ? PTX_T_B64 : PTX_T_B32;
-    Z3_ast sign = z_num(z, 1ull << (w - 1), w), mag = z_num(z, (1ull << (w - 1)) - 1, w);
-    Z3_ast a = sign_bits_ftz(cx, opd_get(cx, 1, bt), w), r;
+    Z3_ast sign = sx_z_num(z, 1ull << (w - 1), w), mag = sx_z_num(z, (1ull << (w - 1)) - 1, w);
+    Z3_ast a = sign_bits_ftz(cx, sx_opd_get(cx, 1, bt), w), r;
     if (!a)
         return -1;
     switch (cx->ins->op) {
     case PTX_OP_NEG: r = fold(cx, Z3_mk_bvxor(C, a, sign)); break;
     case PTX_OP_ABS: r = fold(cx, Z3_mk_bvand(C, a, mag)); break;
     default: {   /* copysign d, a, b: b's magnitude with a's sign */
-        Z3_ast b = sign_bits_ftz(cx, opd_get(cx, 2, bt), w);
+        Z3_ast b = sign_bits_ftz(cx, sx_opd_get(cx, 2, bt), w);
         if (!b)
             return -1;
         r = fold(cx, Z3_mk_bvor(C, fold(cx, Z3_mk_bvand(C, a, sign)), fold(cx, Z3_mk_bvand(C, b, mag))));
         break;
     }
     }
-    return opd_set(cx, 0, r, t) ? 1 : -1;
+    return sx_opd_set(cx, 0, r, t) ? 1 : -1;
 }
 
 static int exec_farith(sx_cx *cx)
@@ -252,44 +252,44 @@ static int exec_testp(sx_cx *cx)
 {
     sx_z *z = ZZ(cx);
     ptx_type t = cx->ins->type;
-    Z3_ast a = opd_get_fp(cx, 1, t);
+    Z3_ast a = sx_opd_get_fp(cx, 1, t);
     if (!a)
         return -1;
     Z3_ast nan = fold(cx, Z3_mk_fpa_is_nan(C, a)), inf = fold(cx, Z3_mk_fpa_is_infinite(C, a)), r;
     switch (cx->ins->mode) {
-    case PTX_TESTP_FINITE: r = z_not(z, z_or2(z, nan, inf)); break;
+    case PTX_TESTP_FINITE: r = sx_z_not(z, sx_z_or2(z, nan, inf)); break;
     case PTX_TESTP_INFINITE: r = inf; break;
-    case PTX_TESTP_NUMBER: r = z_not(z, nan); break;
+    case PTX_TESTP_NUMBER: r = sx_z_not(z, nan); break;
     case PTX_TESTP_NOTANUMBER: r = nan; break;
     case PTX_TESTP_NORMAL: r = fold(cx, Z3_mk_fpa_is_normal(C, a)); break;
     case PTX_TESTP_SUBNORMAL: r = fold(cx, Z3_mk_fpa_is_subnormal(C, a)); break;
-    default: return exec_fail(cx, WH_ERR_UNSUPPORTED, "unknown testp mode"), -1;
+    default: return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unknown testp mode"), -1;
     }
-    return opd_set(cx, 0, r, PTX_T_PRED) ? 1 : -1;
+    return sx_opd_set(cx, 0, r, PTX_T_PRED) ? 1 : -1;
 }
 
 static Z3_ast float_compare(sx_cx *cx, ptx_cmp cmp, Z3_ast a, Z3_ast b)
 {
     sx_z *z = ZZ(cx);
-    Z3_ast un = z_or2(z, fold(cx, Z3_mk_fpa_is_nan(C, a)), fold(cx, Z3_mk_fpa_is_nan(C, b)));
+    Z3_ast un = sx_z_or2(z, fold(cx, Z3_mk_fpa_is_nan(C, a)), fold(cx, Z3_mk_fpa_is_nan(C, b)));
     Z3_ast eq = fold(cx, Z3_mk_fpa_eq(C, a, b));
     switch (cmp) {
     case PTX_CMP_EQ: return eq;
-    case PTX_CMP_NE: return z_and2(z, z_not(z, eq), z_not(z, un));
+    case PTX_CMP_NE: return sx_z_and2(z, sx_z_not(z, eq), sx_z_not(z, un));
     case PTX_CMP_LT: return fold(cx, Z3_mk_fpa_lt(C, a, b));
     case PTX_CMP_LE: return fold(cx, Z3_mk_fpa_leq(C, a, b));
     case PTX_CMP_GT: return fold(cx, Z3_mk_fpa_gt(C, a, b));
     case PTX_CMP_GE: return fold(cx, Z3_mk_fpa_geq(C, a, b));
-    case PTX_CMP_EQU: return z_or2(z, eq, un);
-    case PTX_CMP_NEU: return z_not(z, eq);
-    case PTX_CMP_LTU: return z_or2(z, fold(cx, Z3_mk_fpa_lt(C, a, b)), un);
-    case PTX_CMP_LEU: return z_or2(z, fold(cx, Z3_mk_fpa_leq(C, a, b)), un);
-    case PTX_CMP_GTU: return z_or2(z, fold(cx, Z3_mk_fpa_gt(C, a, b)), un);
-    case PTX_CMP_GEU: return z_or2(z, fold(cx, Z3_mk_fpa_geq(C, a, b)), un);
-    case PTX_CMP_NUM: return z_not(z, un);
+    case PTX_CMP_EQU: return sx_z_or2(z, eq, un);
+    case PTX_CMP_NEU: return sx_z_not(z, eq);
+    case PTX_CMP_LTU: return sx_z_or2(z, fold(cx, Z3_mk_fpa_lt(C, a, b)), un);
+    case PTX_CMP_LEU: return sx_z_or2(z, fold(cx, Z3_mk_fpa_leq(C, a, b)), un);
+    case PTX_CMP_GTU: return sx_z_or2(z, fold(cx, Z3_mk_fpa_gt(C, a, b)), un);
+    case PTX_CMP_GEU: return sx_z_or2(z, fold(cx, Z3_mk_fpa_geq(C, a, b)), un);
+    case PTX_CMP_NUM: return sx_z_not(z, un);
     case PTX_CMP_NAN: return un;
     default:
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "comparison '%s' on floats", ptx_cmp_name(cmp));
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "comparison '%s' on floats", ptx_cmp_name(cmp));
         return NULL;
     }
 }
@@ -303,7 +303,7 @@ static int exec_fsetp(sx_cx *cx)
     Z3_ast a = arg(cx, first, st), b = arg(cx, first + 1, st);
     if (!a || !b)
         return -1;
-    return finish_compare(cx, float_compare(cx, ins->cmp, a, b), first + 2);
+    return sx_finish_compare(cx, float_compare(cx, ins->cmp, a, b), first + 2);
 }
 
 /* ---- conversions -------------------------------------------------------------------- */
@@ -320,9 +320,9 @@ static Z3_ast f2i(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt)
     double lo = sgn ? -ldexp(1.0, w - 1) : 0.0;
     uint64_t maxv = sgn ? (1ull << (w - 1)) - 1 : (w >= 64 ? ~0ull : (1ull << w) - 1);
     uint64_t minv = sgn ? ~0ull << (w - 1) : 0;
-    Z3_ast r = z_ite(z, fold(cx, Z3_mk_fpa_geq(C, x, fnum(cx, st, hi))), z_num(z, maxv, w), conv);
-    r = z_ite(z, fold(cx, Z3_mk_fpa_lt(C, x, fnum(cx, st, lo))), z_num(z, minv, w), r);
-    return z_ite(z, fold(cx, Z3_mk_fpa_is_nan(C, x)), z_num(z, 0, w), r);
+    Z3_ast r = sx_z_ite(z, fold(cx, Z3_mk_fpa_geq(C, x, fnum(cx, st, hi))), sx_z_num(z, maxv, w), conv);
+    r = sx_z_ite(z, fold(cx, Z3_mk_fpa_lt(C, x, fnum(cx, st, lo))), sx_z_num(z, minv, w), r);
+    return sx_z_ite(z, fold(cx, Z3_mk_fpa_is_nan(C, x)), sx_z_num(z, 0, w), r);
 }
 
 static int exec_fcvt(sx_cx *cx)
@@ -345,7 +345,7 @@ static int exec_fcvt(sx_cx *cx)
         return put(cx, r, dt);
     }
     if (is_fp_type(dt)) {
-        Z3_ast a = opd_get(cx, 1, st);
+        Z3_ast a = sx_opd_get(cx, 1, st);
         if (!a)
             return -1;
         Z3_ast r = fold(cx, ptx_type_is_signed(st) ? Z3_mk_fpa_to_fp_signed(C, rm, a, fsort(cx, dt))
@@ -355,17 +355,17 @@ static int exec_fcvt(sx_cx *cx)
     Z3_ast a = arg(cx, 1, st);
     if (!a)
         return -1;
-    return opd_set(cx, 0, f2i(cx, a, st, dt), dt) ? 1 : -1;
+    return sx_opd_set(cx, 0, f2i(cx, a, st, dt), dt) ? 1 : -1;
 }
 
-int exec_float(sx_cx *cx)
+int sx_exec_float(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     ptx_type t = ins->type, t2 = ins->type2;
     if (ins->op == PTX_OP_CVT) {
         if (!is_fp_type(t) && !is_fp_type(t2)) {
             if (ptx_type_is_float(t) || ptx_type_is_float(t2))
-                return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported conversion cvt.%s.%s (line %d)",
+                return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported conversion cvt.%s.%s (line %d)",
                                  ptx_type_name(t), ptx_type_name(t2), ins->line), -1;
             return 0;
         }
@@ -387,7 +387,7 @@ int exec_float(sx_cx *cx)
     }
     if (!is_fp_type(t)) {
         if (ptx_type_is_float(t))
-            return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' on .%s (line %d)",
+            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' on .%s (line %d)",
                              ins->opcode, ptx_type_name(t), ins->line), -1;
         return 0;
     }

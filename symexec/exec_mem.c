@@ -1,5 +1,5 @@
 /*
- * exec_mem.c — ld / ldu / st (scalars and .v2/.v4 vectors, every state
+ * sx_exec_mem.c — ld / ldu / st (scalars and .v2/.v4 vectors, every state
  * space), kernel parameters, and atom / red (add inc dec min max and or
  * xor exch cas, integer and float).  Under the canonical schedule an atomic
  * is a plain read-modify-write: threads run one after the other.
@@ -12,7 +12,7 @@
 
 static sx_z *ZZ(sx_cx *cx) { return &cx->e->z; }
 
-static Z3_ast fold(sx_cx *cx, Z3_ast a) { return z_fold(ZZ(cx), zk(ZZ(cx), a)); }
+static Z3_ast fold(sx_cx *cx, Z3_ast a) { return sx_z_fold(ZZ(cx), sx_zk(ZZ(cx), a)); }
 
 static int reg_width(const sx_cx *cx, const ptx_operand *o)
 {
@@ -27,34 +27,34 @@ static bool put_loaded(sx_cx *cx, const ptx_operand *o, Z3_ast v, ptx_type t)
     if (o->kind == PTX_OPD_SINK)
         return true;
     if (o->kind != PTX_OPD_REG)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported load destination");
-    int rw = reg_width(cx, o), vw = z_width(ZZ(cx), v);
-    if (rw > vw && !z_is_fp(ZZ(cx), v))
-        v = z_resize(ZZ(cx), v, rw, ptx_type_is_signed(t));
-    return reg_write(cx, o->reg, v);
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported load destination");
+    int rw = reg_width(cx, o), vw = sx_z_width(ZZ(cx), v);
+    if (rw > vw && !sx_z_is_fp(ZZ(cx), v))
+        v = sx_z_resize(ZZ(cx), v, rw, ptx_type_is_signed(t));
+    return sx_reg_write(cx, o->reg, v);
 }
 
 static Z3_ast param_read(sx_cx *cx, Z3_ast addr, int n)
 {
     sx_z *z = ZZ(cx);
     uint64_t off;
-    if (!z_get_u64(z, addr, &off)) {
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "kernel parameter read at a computed address");
+    if (!sx_z_get_u64(z, addr, &off)) {
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "kernel parameter read at a computed address");
         return NULL;
     }
     if (off + (uint64_t)n > cx->e->nparam_bytes) {
-        exec_fail(cx, WH_ERR_USER, "kernel parameter read past the parameter space");
+        sx_exec_fail(cx, WH_ERR_USER, "kernel parameter read past the parameter space");
         return NULL;
     }
     uint64_t v = 0;
     const uint8_t *p = cx->e->params + off;
     if (n > 8) {
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "parameter read of %d bytes", n);
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "parameter read of %d bytes", n);
         return NULL;
     }
     for (int k = n - 1; k >= 0; k--)
         v = v << 8 | p[k];
-    return z_num(z, v, 8 * n);
+    return sx_z_num(z, v, 8 * n);
 }
 
 static Z3_ast load_at(sx_cx *cx, ptx_space sp, Z3_ast addr, int n)
@@ -62,14 +62,14 @@ static Z3_ast load_at(sx_cx *cx, ptx_space sp, Z3_ast addr, int n)
     if (sp == PTX_SPACE_PARAM)
         return param_read(cx, addr, n);
     Z3_ast v;
-    return mem_load(cx, sp, addr, n, &v) ? v : NULL;
+    return sx_mem_load(cx, sp, addr, n, &v) ? v : NULL;
 }
 
 static Z3_ast addr_plus(sx_cx *cx, Z3_ast a, uint64_t k)
 {
     if (!k)
         return a;
-    return fold(cx, Z3_mk_bvadd(C, a, z_num(ZZ(cx), k, 64)));
+    return fold(cx, Z3_mk_bvadd(C, a, sx_z_num(ZZ(cx), k, 64)));
 }
 
 static int exec_ld(sx_cx *cx)
@@ -78,9 +78,9 @@ static int exec_ld(sx_cx *cx)
     ptx_type t = ins->type;
     int n = ptx_type_size(t);
     if (n <= 0 || ins->nops < 2)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "load of an unsupported type"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "load of an unsupported type"), -1;
     ptx_space sp;
-    Z3_ast addr = opd_addr(cx, &ins->ops[1], &sp);
+    Z3_ast addr = sx_opd_addr(cx, &ins->ops[1], &sp);
     if (!addr)
         return -1;
     const ptx_operand *d = &ins->ops[0];
@@ -106,19 +106,19 @@ static Z3_ast store_value(sx_cx *cx, const ptx_operand *o, ptx_type t, int n)
     Z3_ast v;
     switch (o->kind) {
     case PTX_OPD_REG:
-        v = reg_get(cx->e, cx->fr, o->reg);
+        v = sx_reg_get(cx->e, cx->fr, o->reg);
         if (!v)
-            return z_num(z, 0, 8 * n);
-        if (z_is_fp(z, v) && z_width(z, v) == 8 * n)
+            return sx_z_num(z, 0, 8 * n);
+        if (sx_z_is_fp(z, v) && sx_z_width(z, v) == 8 * n)
             return v;
-        return z_as_bv(z, v, 8 * n);
+        return sx_z_as_bv(z, v, 8 * n);
     case PTX_OPD_IMM_INT:
-        return z_num(z, (uint64_t)o->ival, 8 * n);
+        return sx_z_num(z, (uint64_t)o->ival, 8 * n);
     case PTX_OPD_IMM_FLOAT:
-        return z_num(z, n == 8 ? o->f64bits : o->f32bits, 8 * n);
+        return sx_z_num(z, n == 8 ? o->f64bits : o->f32bits, 8 * n);
     default:
         (void)t;
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported store operand");
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported store operand");
         return NULL;
     }
 }
@@ -129,18 +129,18 @@ static int exec_st(sx_cx *cx)
     ptx_type t = ins->type;
     int n = ptx_type_size(t);
     if (n <= 0 || ins->nops < 2)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "store of an unsupported type"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "store of an unsupported type"), -1;
     ptx_space sp;
-    Z3_ast addr = opd_addr(cx, &ins->ops[0], &sp);
+    Z3_ast addr = sx_opd_addr(cx, &ins->ops[0], &sp);
     if (!addr)
         return -1;
     if (sp == PTX_SPACE_PARAM)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "store to a kernel parameter"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "store to a kernel parameter"), -1;
     const ptx_operand *s = &ins->ops[1];
     if (s->kind == PTX_OPD_VEC) {
         for (int i = 0; i < s->nelems; i++) {
             Z3_ast v = store_value(cx, &s->elems[i], t, n);
-            if (!v || !mem_store(cx, sp, addr_plus(cx, addr, (uint64_t)(i * n)), n, v))
+            if (!v || !sx_mem_store(cx, sp, addr_plus(cx, addr, (uint64_t)(i * n)), n, v))
                 return -1;
             if (cx->dead)
                 return 1;
@@ -150,7 +150,7 @@ static int exec_st(sx_cx *cx)
     Z3_ast v = store_value(cx, s, t, n);
     if (!v)
         return -1;
-    return mem_store(cx, sp, addr, n, v) ? 1 : -1;
+    return sx_mem_store(cx, sp, addr, n, v) ? 1 : -1;
 }
 
 /* ---- atomics ---------------------------------------------------------------- */
@@ -161,18 +161,18 @@ static Z3_ast atom_new(sx_cx *cx, ptx_atomop op, ptx_type t, Z3_ast old, Z3_ast 
     int w = ptx_type_bits(t);
     bool sgn = ptx_type_is_signed(t);
     if (t == PTX_T_F32 || t == PTX_T_F64) {
-        Z3_ast fo = z_as_fp(z, old, w), fb = z_as_fp(z, b, w);
+        Z3_ast fo = sx_z_as_fp(z, old, w), fb = sx_z_as_fp(z, b, w);
         switch (op) {
         case PTX_AOP_ADD: return fold(cx, Z3_mk_fpa_add(C, z->rm[SX_RM_RNE], fo, fb));
         case PTX_AOP_EXCH: return b;
-        case PTX_AOP_MIN: return z_ite(z, fold(cx, Z3_mk_fpa_lt(C, fb, fo)), fb, fo);
-        case PTX_AOP_MAX: return z_ite(z, fold(cx, Z3_mk_fpa_gt(C, fb, fo)), fb, fo);
+        case PTX_AOP_MIN: return sx_z_ite(z, fold(cx, Z3_mk_fpa_lt(C, fb, fo)), fb, fo);
+        case PTX_AOP_MAX: return sx_z_ite(z, fold(cx, Z3_mk_fpa_gt(C, fb, fo)), fb, fo);
         default: break;
         }
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported float atomic .%s", ptx_atomop_name(op));
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported float atomic .%s", ptx_atomop_name(op));
         return NULL;
     }
-    old = z_as_bv(z, old, w);
+    old = sx_z_as_bv(z, old, w);
     switch (op) {
     case PTX_AOP_ADD: return fold(cx, Z3_mk_bvadd(C, old, b));
     case PTX_AOP_AND: return fold(cx, Z3_mk_bvand(C, old, b));
@@ -180,19 +180,19 @@ static Z3_ast atom_new(sx_cx *cx, ptx_atomop op, ptx_type t, Z3_ast old, Z3_ast 
     case PTX_AOP_XOR: return fold(cx, Z3_mk_bvxor(C, old, b));
     case PTX_AOP_EXCH: return b;
     case PTX_AOP_MIN:
-        return z_ite(z, fold(cx, sgn ? Z3_mk_bvslt(C, b, old) : Z3_mk_bvult(C, b, old)), b, old);
+        return sx_z_ite(z, fold(cx, sgn ? Z3_mk_bvslt(C, b, old) : Z3_mk_bvult(C, b, old)), b, old);
     case PTX_AOP_MAX:
-        return z_ite(z, fold(cx, sgn ? Z3_mk_bvsgt(C, b, old) : Z3_mk_bvugt(C, b, old)), b, old);
+        return sx_z_ite(z, fold(cx, sgn ? Z3_mk_bvsgt(C, b, old) : Z3_mk_bvugt(C, b, old)), b, old);
     case PTX_AOP_INC:
-        return z_ite(z, fold(cx, Z3_mk_bvuge(C, old, b)), z_num(z, 0, w),
-                     fold(cx, Z3_mk_bvadd(C, old, z_num(z, 1, w))));
+        return sx_z_ite(z, fold(cx, Z3_mk_bvuge(C, old, b)), sx_z_num(z, 0, w),
+                     fold(cx, Z3_mk_bvadd(C, old, sx_z_num(z, 1, w))));
     case PTX_AOP_DEC:
-        return z_ite(z, z_or2(z, z_eq(z, old, z_num(z, 0, w)), fold(cx, Z3_mk_bvugt(C, old, b))), b,
-                     fold(cx, Z3_mk_bvsub(C, old, z_num(z, 1, w))));
+        return sx_z_ite(z, sx_z_or2(z, sx_z_eq(z, old, sx_z_num(z, 0, w)), fold(cx, Z3_mk_bvugt(C, old, b))), b,
+                     fold(cx, Z3_mk_bvsub(C, old, sx_z_num(z, 1, w))));
     case PTX_AOP_CAS:
-        return z_ite(z, z_eq(z, old, b), c, old);
+        return sx_z_ite(z, sx_z_eq(z, old, b), c, old);
     default:
-        exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported atomic operation .%s", ptx_atomop_name(op));
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported atomic operation .%s", ptx_atomop_name(op));
         return NULL;
     }
 }
@@ -205,29 +205,29 @@ static int exec_atom(sx_cx *cx)
     bool red = ins->op == PTX_OP_RED;
     int ao = red ? 0 : 1;   /* address operand */
     if (n <= 0 || ins->nops < ao + 2 || ins->vec > 1)
-        return exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported atomic form"), -1;
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported atomic form"), -1;
     ptx_space sp;
-    Z3_ast addr = opd_addr(cx, &ins->ops[ao], &sp);
+    Z3_ast addr = sx_opd_addr(cx, &ins->ops[ao], &sp);
     if (!addr)
         return -1;
-    Z3_ast b = opd_get(cx, ao + 1, t), c = NULL;
+    Z3_ast b = sx_opd_get(cx, ao + 1, t), c = NULL;
     if (!b)
         return -1;
-    if (ins->aop == PTX_AOP_CAS && !(c = opd_get(cx, ao + 2, t)))
+    if (ins->aop == PTX_AOP_CAS && !(c = sx_opd_get(cx, ao + 2, t)))
         return -1;
     /* the read-modify-write runs unguarded on a copy of the guard */
     Z3_ast old = load_at(cx, sp, addr, n);
     if (!old || cx->dead)
         return old ? 1 : -1;
-    Z3_ast nv = atom_new(cx, ins->aop, t, old, z_as_bv(ZZ(cx), b, 8 * n), c ? z_as_bv(ZZ(cx), c, 8 * n) : NULL);
-    if (!nv || !mem_store(cx, sp, addr, n, nv))
+    Z3_ast nv = atom_new(cx, ins->aop, t, old, sx_z_as_bv(ZZ(cx), b, 8 * n), c ? sx_z_as_bv(ZZ(cx), c, 8 * n) : NULL);
+    if (!nv || !sx_mem_store(cx, sp, addr, n, nv))
         return -1;
     if (red || cx->dead)
         return 1;
     return put_loaded(cx, &ins->ops[0], old, t) ? 1 : -1;
 }
 
-int exec_mem(sx_cx *cx)
+int sx_exec_mem(sx_cx *cx)
 {
     switch (cx->ins->op) {
     case PTX_OP_LD: case PTX_OP_LDU: return exec_ld(cx);

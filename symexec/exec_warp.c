@@ -29,7 +29,7 @@ static bool is_collective(ptx_opcode op)
     }
 }
 
-int exec_warp_stop(sx_cx *cx)
+int sx_exec_warp_stop(sx_cx *cx)
 {
     if (!is_collective(cx->ins->op))
         return 0;
@@ -45,7 +45,7 @@ typedef struct {
     sx_cx cx[1024];
 } group;
 
-static Z3_ast fold(sx_engine *e, Z3_ast a) { return z_fold(&e->z, zk(&e->z, a)); }
+static Z3_ast fold(sx_engine *e, Z3_ast a) { return sx_z_fold(&e->z, sx_zk(&e->z, a)); }
 
 static uint32_t lane_bit(int t) { return 1u << (t % 32); }
 
@@ -58,13 +58,13 @@ static Z3_ast absent_lane(sx_engine *e, group *g, int i, int from)
     const sx_cx *cx = &g->cx[i];
     const ptx_operand *a = &cx->ins->ops[(cx->ins->flags & PTX_F_PAIR) ? 2 : 1];
     if (from >= e->X || from < 0 || a->kind != PTX_OPD_REG)
-        return z_num(z, 0, 32);
+        return sx_z_num(z, 0, 32);
     const sx_thread *th = &cx->s->th[from];
     const sx_frame *fr = &th->fr[th->nfr - 1];
     if (fr->func != cx->fr->func)
-        return z_num(z, 0, 32);
-    Z3_ast v = reg_get(e, fr, a->reg);
-    return v ? z_as_bv(z, v, 32) : z_num(z, 0, 32);
+        return sx_z_num(z, 0, 32);
+    Z3_ast v = sx_reg_get(e, fr, a->reg);
+    return v ? sx_z_as_bv(z, v, 32) : sx_z_num(z, 0, 32);
 }
 
 static bool run_shfl(sx_engine *e, group *g)
@@ -77,13 +77,13 @@ static bool run_shfl(sx_engine *e, group *g)
         sx_cx *cx = &g->cx[i];
         const ptx_instr *ins = cx->ins;
         int base = (ins->flags & PTX_F_PAIR) ? 2 : 1;
-        val[i] = opd_get(cx, base, PTX_T_B32);
-        Z3_ast b = opd_get(cx, base + 1, PTX_T_U32), c = opd_get(cx, base + 2, PTX_T_U32);
+        val[i] = sx_opd_get(cx, base, PTX_T_B32);
+        Z3_ast b = sx_opd_get(cx, base + 1, PTX_T_U32), c = sx_opd_get(cx, base + 2, PTX_T_U32);
         uint64_t bv, cv;
         if (!val[i] || !b || !c)
             return false;
-        if (!z_get_u64(z, b, &bv) || !z_get_u64(z, c, &cv))
-            return exec_fail(cx, WH_ERR_UNSUPPORTED, "shfl with a data-dependent lane or clamp");
+        if (!sx_z_get_u64(z, b, &bv) || !sx_z_get_u64(z, c, &cv))
+            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "shfl with a data-dependent lane or clamp");
         src[i] = ptx_shfl_source((ptx_shfl_mode)ins->mode, g->t[i] % 32, (uint32_t)bv, (uint32_t)cv, &pv[i]);
     }
     for (int i = 0; i < g->n; i++) {
@@ -93,9 +93,9 @@ static bool run_shfl(sx_engine *e, group *g)
             if (g->t[k] == from)
                 v = val[k];
         sx_cx *cx = &g->cx[i];
-        if (!opd_set(cx, 0, v, PTX_T_B32))
+        if (!sx_opd_set(cx, 0, v, PTX_T_B32))
             return false;
-        if ((cx->ins->flags & PTX_F_PAIR) && !opd_set(cx, 1, z_bool(z, pv[i]), PTX_T_PRED))
+        if ((cx->ins->flags & PTX_F_PAIR) && !sx_opd_set(cx, 1, sx_z_bool(z, pv[i]), PTX_T_PRED))
             return false;
     }
     return true;
@@ -106,7 +106,7 @@ static bool run_vote(sx_engine *e, group *g)
     sx_z *z = &e->z;
     Z3_ast p[1024];
     for (int i = 0; i < g->n; i++)
-        if (!(p[i] = opd_get_pred(&g->cx[i], 1)))
+        if (!(p[i] = sx_opd_get_pred(&g->cx[i], 1)))
             return false;
     int mode = g->cx[0].ins->mode;
     Z3_ast r = NULL;
@@ -114,26 +114,26 @@ static bool run_vote(sx_engine *e, group *g)
     case PTX_VOTE_ALL:
         r = z->tru;
         for (int i = 0; i < g->n; i++)
-            r = z_and2(z, r, p[i]);
+            r = sx_z_and2(z, r, p[i]);
         break;
     case PTX_VOTE_ANY:
         r = z->fls;
         for (int i = 0; i < g->n; i++)
-            r = z_or2(z, r, p[i]);
+            r = sx_z_or2(z, r, p[i]);
         break;
     case PTX_VOTE_UNI:
         r = z->tru;
         for (int i = 1; i < g->n; i++)
-            r = z_and2(z, r, z_eq(z, p[i], p[0]));
+            r = sx_z_and2(z, r, sx_z_eq(z, p[i], p[0]));
         break;
     default:
-        r = z_num(z, 0, 32);
+        r = sx_z_num(z, 0, 32);
         for (int i = 0; i < g->n; i++)
-            r = fold(e, Z3_mk_bvor(C, r, z_ite(z, p[i], z_num(z, lane_bit(g->t[i]), 32), z_num(z, 0, 32))));
+            r = fold(e, Z3_mk_bvor(C, r, sx_z_ite(z, p[i], sx_z_num(z, lane_bit(g->t[i]), 32), sx_z_num(z, 0, 32))));
         break;
     }
     for (int i = 0; i < g->n; i++)
-        if (!opd_set(&g->cx[i], 0, r, mode == PTX_VOTE_BALLOT ? PTX_T_B32 : PTX_T_PRED))
+        if (!sx_opd_set(&g->cx[i], 0, r, mode == PTX_VOTE_BALLOT ? PTX_T_B32 : PTX_T_PRED))
             return false;
     return true;
 }
@@ -154,28 +154,28 @@ static bool run_match(sx_engine *e, group *g)
     bool pair = (g->cx[0].ins->flags & PTX_F_PAIR) != 0;
     Z3_ast a[1024];
     for (int i = 0; i < g->n; i++)
-        if (!(a[i] = opd_get(&g->cx[i], pair ? 2 : 1, t)))
+        if (!(a[i] = sx_opd_get(&g->cx[i], pair ? 2 : 1, t)))
             return false;
     (void)w;
     if (g->cx[0].ins->mode == PTX_MATCH_ALL) {
         Z3_ast all = z->tru;
         for (int i = 1; i < g->n; i++)
-            all = z_and2(z, all, z_eq(z, a[i], a[0]));
-        Z3_ast d = z_ite(z, all, z_num(z, group_mask(g), 32), z_num(z, 0, 32));
+            all = sx_z_and2(z, all, sx_z_eq(z, a[i], a[0]));
+        Z3_ast d = sx_z_ite(z, all, sx_z_num(z, group_mask(g), 32), sx_z_num(z, 0, 32));
         for (int i = 0; i < g->n; i++) {
-            if (!opd_set(&g->cx[i], 0, d, PTX_T_B32))
+            if (!sx_opd_set(&g->cx[i], 0, d, PTX_T_B32))
                 return false;
-            if (pair && !opd_set(&g->cx[i], 1, all, PTX_T_PRED))
+            if (pair && !sx_opd_set(&g->cx[i], 1, all, PTX_T_PRED))
                 return false;
         }
         return true;
     }
     for (int i = 0; i < g->n; i++) {
-        Z3_ast d = z_num(z, 0, 32);
+        Z3_ast d = sx_z_num(z, 0, 32);
         for (int k = 0; k < g->n; k++)
-            d = fold(e, Z3_mk_bvor(C, d, z_ite(z, z_eq(z, a[k], a[i]), z_num(z, lane_bit(g->t[k]), 32),
-                                               z_num(z, 0, 32))));
-        if (!opd_set(&g->cx[i], 0, d, PTX_T_B32))
+            d = fold(e, Z3_mk_bvor(C, d, sx_z_ite(z, sx_z_eq(z, a[k], a[i]), sx_z_num(z, lane_bit(g->t[k]), 32),
+                                               sx_z_num(z, 0, 32))));
+        if (!sx_opd_set(&g->cx[i], 0, d, PTX_T_B32))
             return false;
     }
     return true;
@@ -189,7 +189,7 @@ static bool run_redux(sx_engine *e, group *g)
     bool sgn = ptx_type_is_signed(t);
     Z3_ast r = NULL;
     for (int i = 0; i < g->n; i++) {
-        Z3_ast a = opd_get(&g->cx[i], 1, t);
+        Z3_ast a = sx_opd_get(&g->cx[i], 1, t);
         if (!a)
             return false;
         if (!r) {
@@ -202,17 +202,17 @@ static bool run_redux(sx_engine *e, group *g)
         case PTX_AOP_OR: r = fold(e, Z3_mk_bvor(C, r, a)); break;
         case PTX_AOP_XOR: r = fold(e, Z3_mk_bvxor(C, r, a)); break;
         case PTX_AOP_MIN:
-            r = z_ite(z, fold(e, sgn ? Z3_mk_bvslt(C, a, r) : Z3_mk_bvult(C, a, r)), a, r);
+            r = sx_z_ite(z, fold(e, sgn ? Z3_mk_bvslt(C, a, r) : Z3_mk_bvult(C, a, r)), a, r);
             break;
         case PTX_AOP_MAX:
-            r = z_ite(z, fold(e, sgn ? Z3_mk_bvsgt(C, a, r) : Z3_mk_bvugt(C, a, r)), a, r);
+            r = sx_z_ite(z, fold(e, sgn ? Z3_mk_bvsgt(C, a, r) : Z3_mk_bvugt(C, a, r)), a, r);
             break;
         default:
-            return exec_fail(&g->cx[0], WH_ERR_UNSUPPORTED, "unsupported redux operation");
+            return sx_exec_fail(&g->cx[0], WH_ERR_UNSUPPORTED, "unsupported redux operation");
         }
     }
     for (int i = 0; i < g->n; i++)
-        if (!opd_set(&g->cx[i], 0, r, t))
+        if (!sx_opd_set(&g->cx[i], 0, r, t))
             return false;
     return true;
 }
@@ -230,7 +230,7 @@ static bool run_group(sx_engine *e, group *g)
     case PTX_OP_ACTIVEMASK:
         ok = true;
         for (int i = 0; i < g->n && ok; i++)
-            ok = opd_set(&g->cx[i], 0, z_num(z, group_mask(g), 32), PTX_T_B32);
+            ok = sx_opd_set(&g->cx[i], 0, sx_z_num(z, group_mask(g), 32), PTX_T_B32);
         break;
     case PTX_OP_ELECT: {
         int leader = g->t[0] % 32;
@@ -239,9 +239,9 @@ static bool run_group(sx_engine *e, group *g)
             sx_cx *cx = &g->cx[i];
             int pi = (cx->ins->flags & PTX_F_PAIR) ? 1 : 0;
             if (pi)
-                ok = opd_set(cx, 0, z_num(z, (uint64_t)leader, 32), PTX_T_B32);
+                ok = sx_opd_set(cx, 0, sx_z_num(z, (uint64_t)leader, 32), PTX_T_B32);
             if (ok)
-                ok = opd_set(cx, pi, z_bool(z, i == 0), PTX_T_PRED);
+                ok = sx_opd_set(cx, pi, sx_z_bool(z, i == 0), PTX_T_PRED);
         }
         break;
     }
@@ -255,12 +255,12 @@ static bool run_group(sx_engine *e, group *g)
         cx->th->instrs++;
         cx->th->vis_count++;
         cx->th->status = TS_RUN;
-        advance_pc(cx);
+        sx_advance_pc(cx);
     }
     return true;
 }
 
-bool warp_collectives(sx_engine *e, sx_state *s)
+bool sx_warp_collectives(sx_engine *e, sx_state *s)
 {
     group *g = malloc(sizeof *g);
     if (!g)
@@ -279,11 +279,11 @@ bool warp_collectives(sx_engine *e, sx_state *s)
                 continue;
             done[u] = true;
             g->t[g->n] = u;
-            cx_init(&g->cx[g->n], e, s, u);
+            sx_cx_init(&g->cx[g->n], e, s, u);
             g->n++;
         }
         ok = run_group(e, g);
-        z_release(&e->z);
+        sx_z_release(&e->z);
     }
     free(done);
     free(g);

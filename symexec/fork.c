@@ -37,10 +37,10 @@ static void end_cut(sx_state *s, const sx_fork *fk, int side)
 {
     s->over = true;
     s->end = SX_PATH_CUT;
-    state_note(s, "%s", fk->cut_note[side] ? fk->cut_note[side] : "loop bound reached");
+    sx_state_note(s, "%s", fk->cut_note[side] ? fk->cut_note[side] : "loop bound reached");
 }
 
-int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
+int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
@@ -48,26 +48,26 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     if (!cond)
         return -1;
     if (s->fp)
-        cond = cases_defloat(e, cond);
-    int v = z_bool_value(z, cond);
+        cond = sx_cases_defloat(e, cond);
+    int v = sx_z_bool_value(z, cond);
     if (v >= 0)
         return v;
-    Z3_ast mv = model_value(e, s->model, cond);
-    int mside = mv ? z_bool_value(z, mv) : -1;
+    Z3_ast mv = sx_model_value(e, s->model, cond);
+    int mside = mv ? sx_z_bool_value(z, mv) : -1;
     if (mside < 0)
         mside = 1;
-    Z3_ast other = mside ? z_not(z, cond) : cond;
+    Z3_ast other = mside ? sx_z_not(z, cond) : cond;
     Z3_model om = NULL;
-    int r = solver_check(e, s, other, &om);
+    int r = sx_solver_check(e, s, other, &om);
     if (r < 0 && z->failed)
         return -1;
     if (r < 0) {
         /* no answer: follow the model's side, and say so in the path
          * condition, so that the path's atoms take that side too */
         e->giveups++;
-        state_note(s, "solver gave up on a branch at line %d; followed the model's side only",
+        sx_state_note(s, "solver gave up on a branch at line %d; followed the model's side only",
                    cx->ins->line);
-        state_add_pc(e, s, mside ? cond : z_not(z, cond));
+        sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
         return mside;
     }
     if (r == 0)
@@ -77,35 +77,35 @@ int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     if (fk->cut[side] && !fk->cut[!side])
         side = !side;
     int cs = !side;
-    sx_state *c = state_clone(e, s);
+    sx_state *c = sx_state_clone(e, s);
     if (!c) {
         Z3_model_dec_ref(z->c, om);
         e->fatal = true;
         return -1;
     }
     /* the copy: the other side's constraint and model */
-    state_add_pc(e, c, cs ? cond : z_not(z, cond));
+    sx_state_add_pc(e, c, cs ? cond : sx_z_not(z, cond));
     if (cs != mside)
-        state_set_model(e, c, om);
+        sx_state_set_model(e, c, om);
     /* the current state */
-    state_add_pc(e, s, side ? cond : z_not(z, cond));
+    sx_state_add_pc(e, s, side ? cond : sx_z_not(z, cond));
     if (side != mside)
-        state_set_model(e, s, om);
+        sx_state_set_model(e, s, om);
     Z3_model_dec_ref(z->c, om);
     int cleg = leg_new(e, c, fk->leg[cs]) ? fk->leg[cs] : -1;
     sx_cx ccx;
-    cx_init(&ccx, e, c, cx->t);
+    sx_cx_init(&ccx, e, c, cx->t);
     if (fk->apply)
         fk->apply(&ccx, cs != 0, fk->arg);
     if (fk->cut[cs]) {
         end_cut(c, fk, cs);
-        bool ok = metrics_record(e, c);
-        state_free(e, c);
+        bool ok = sx_metrics_record(e, c);
+        sx_state_free(e, c);
         if (!ok)
             return -1;
     } else {
         c->new_leg = cleg;
-        work_push(e, c);
+        sx_work_push(e, c);
     }
     if (fk->cut[side]) {
         end_cut(s, fk, side);

@@ -4,8 +4,8 @@
  * Z3 reference counting: the context is created with Z3_mk_context_rc.
  * Every AST held past the current instruction (registers, memory bytes,
  * path constraints, models) owns one reference.  Temporaries made while
- * executing one instruction go through `zk()`, which takes a reference and
- * records it in a scratch list released by `z_release()` at the end of the
+ * executing one instruction go through `sx_zk()`, which takes a reference and
+ * records it in a scratch list released by `sx_z_release()` at the end of the
  * instruction.
  */
 #ifndef WH_SYMEXEC_INTERNAL_H
@@ -37,41 +37,41 @@ typedef struct {
 
 enum { SX_RM_RNE, SX_RM_RTZ, SX_RM_RTN, SX_RM_RTP, SX_RM_RNA };
 
-bool z_init(sx_z *z, wh_error *err);
-void z_fini(sx_z *z);
-/* Keep a temporary until z_release (NULL-safe: records the Z3 error). */
-Z3_ast zk(sx_z *z, Z3_ast a);
-void z_release(sx_z *z);
+bool sx_z_init(sx_z *z, wh_error *err);
+void sx_z_fini(sx_z *z);
+/* Keep a temporary until sx_z_release (NULL-safe: records the Z3 error). */
+Z3_ast sx_zk(sx_z *z, Z3_ast a);
+void sx_z_release(sx_z *z);
 /* Long-lived reference management. */
-void z_inc(sx_z *z, Z3_ast a);
-void z_dec(sx_z *z, Z3_ast a);
-Z3_sort z_bvs(sx_z *z, int w);
-Z3_ast z_num(sx_z *z, uint64_t v, int w);
-Z3_ast z_bool(sx_z *z, bool b);
-bool z_is_value(sx_z *z, Z3_ast a);
-bool z_get_u64(sx_z *z, Z3_ast a, uint64_t *v);
+void sx_z_inc(sx_z *z, Z3_ast a);
+void sx_z_dec(sx_z *z, Z3_ast a);
+Z3_sort sx_z_bvs(sx_z *z, int w);
+Z3_ast sx_z_num(sx_z *z, uint64_t v, int w);
+Z3_ast sx_z_bool(sx_z *z, bool b);
+bool sx_z_is_value(sx_z *z, Z3_ast a);
+bool sx_z_get_u64(sx_z *z, Z3_ast a, uint64_t *v);
 /* 1 true, 0 false, -1 not a constant. */
-int z_bool_value(sx_z *z, Z3_ast a);
-int z_width(sx_z *z, Z3_ast a);           /* bv width, fp width, 1 for Bool */
-bool z_is_bool(sx_z *z, Z3_ast a);
-bool z_is_fp(sx_z *z, Z3_ast a);
-bool z_is_bv(sx_z *z, Z3_ast a);
+int sx_z_bool_value(sx_z *z, Z3_ast a);
+int sx_z_width(sx_z *z, Z3_ast a);           /* bv width, fp width, 1 for Bool */
+bool sx_z_is_bool(sx_z *z, Z3_ast a);
+bool sx_z_is_fp(sx_z *z, Z3_ast a);
+bool sx_z_is_bv(sx_z *z, Z3_ast a);
 /* Simplify `a` when every argument of its top application is a value. */
-Z3_ast z_fold(sx_z *z, Z3_ast a);
-Z3_ast z_simplify(sx_z *z, Z3_ast a);
+Z3_ast sx_z_fold(sx_z *z, Z3_ast a);
+Z3_ast sx_z_simplify(sx_z *z, Z3_ast a);
 /* Conversions between bit-vectors, Bools and floats. */
-Z3_ast z_to_bv(sx_z *z, Z3_ast a);                  /* any -> bv of natural width */
-Z3_ast z_resize(sx_z *z, Z3_ast a, int w, bool sext);/* bv -> bv of width w */
-Z3_ast z_as_bv(sx_z *z, Z3_ast a, int w);           /* any -> bv w (zero-ext/trunc) */
-Z3_ast z_as_fp(sx_z *z, Z3_ast a, int w);           /* any -> fp32/fp64 (bit reinterpretation) */
-Z3_ast z_as_bool(sx_z *z, Z3_ast a);                /* Bool, or bv != 0 */
-Z3_ast z_not(sx_z *z, Z3_ast a);
-Z3_ast z_and2(sx_z *z, Z3_ast a, Z3_ast b);
-Z3_ast z_or2(sx_z *z, Z3_ast a, Z3_ast b);
-Z3_ast z_ite(sx_z *z, Z3_ast c, Z3_ast a, Z3_ast b);
-Z3_ast z_extract(sx_z *z, Z3_ast a, int hi, int lo);
-Z3_ast z_concat(sx_z *z, Z3_ast hi, Z3_ast lo);
-Z3_ast z_eq(sx_z *z, Z3_ast a, Z3_ast b);
+Z3_ast sx_z_to_bv(sx_z *z, Z3_ast a);                  /* any -> bv of natural width */
+Z3_ast sx_z_resize(sx_z *z, Z3_ast a, int w, bool sext);/* bv -> bv of width w */
+Z3_ast sx_z_as_bv(sx_z *z, Z3_ast a, int w);           /* any -> bv w (zero-ext/trunc) */
+Z3_ast sx_z_as_fp(sx_z *z, Z3_ast a, int w);           /* any -> fp32/fp64 (bit reinterpretation) */
+Z3_ast sx_z_as_bool(sx_z *z, Z3_ast a);                /* Bool, or bv != 0 */
+Z3_ast sx_z_not(sx_z *z, Z3_ast a);
+Z3_ast sx_z_and2(sx_z *z, Z3_ast a, Z3_ast b);
+Z3_ast sx_z_or2(sx_z *z, Z3_ast a, Z3_ast b);
+Z3_ast sx_z_ite(sx_z *z, Z3_ast c, Z3_ast a, Z3_ast b);
+Z3_ast sx_z_extract(sx_z *z, Z3_ast a, int hi, int lo);
+Z3_ast sx_z_concat(sx_z *z, Z3_ast hi, Z3_ast lo);
+Z3_ast sx_z_eq(sx_z *z, Z3_ast a, Z3_ast b);
 
 /* ------------------------------------------------------------------ */
 /* Persistent lists (plist.c): shared prefixes, appended at the tail   */
@@ -87,11 +87,11 @@ typedef struct sx_node {
                               * above it has float subterms */
 } sx_node;
 
-sx_node *node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d);
-sx_node *node_ref(sx_node *n);
-void node_unref(sx_z *z, sx_node *n);
+sx_node *sx_node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d);
+sx_node *sx_node_ref(sx_node *n);
+void sx_node_unref(sx_z *z, sx_node *n);
 /* Nodes root-first into a fresh array of n->len pointers. */
-sx_node **node_array(sx_node *n, int *count);
+sx_node **sx_node_array(sx_node *n, int *count);
 
 /* ------------------------------------------------------------------ */
 /* Static memory layout (layout.c)                                     */
@@ -289,85 +289,85 @@ typedef struct {
 /* ------------------------------------------------------------------ */
 
 /* layout.c */
-bool layout_build(sx_engine *e, wh_error *err);
+bool sx_layout_build(sx_engine *e, wh_error *err);
 /* A model of the domains built without the solver (every input at the low
  * end of its domain), or NULL when it does not satisfy them. */
-Z3_model layout_low_model(sx_engine *e);
+Z3_model sx_layout_low_model(sx_engine *e);
 /* The symbol whose constant is `a`, or -1. */
-int layout_symbol_of(const sx_engine *e, Z3_ast a);
-void layout_free(sx_engine *e);
-int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
-int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
+int sx_layout_symbol_of(const sx_engine *e, Z3_ast a);
+void sx_layout_free(sx_engine *e);
+int sx_layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
+int sx_layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr);
 
 /* state.c */
-sx_state *state_new(sx_engine *e);
-sx_state *state_clone(sx_engine *e, const sx_state *s);
-void state_free(sx_engine *e, sx_state *s);
-Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r);
-void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v);
-bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr);
-void frame_pop(sx_engine *e, sx_thread *th);
-void state_note(sx_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void state_add_pc(sx_engine *e, sx_state *s, Z3_ast c);
+sx_state *sx_state_new(sx_engine *e);
+sx_state *sx_state_clone(sx_engine *e, const sx_state *s);
+void sx_state_free(sx_engine *e, sx_state *s);
+Z3_ast sx_reg_get(sx_engine *e, const sx_frame *fr, int r);
+void sx_reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v);
+bool sx_frame_push(sx_engine *e, sx_thread *th, int func, int call_instr);
+void sx_frame_pop(sx_engine *e, sx_thread *th);
+void sx_state_note(sx_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sx_state_add_pc(sx_engine *e, sx_state *s, Z3_ast c);
 /* Do the state's path constraints have float subterms? */
-bool state_pc_float(const sx_state *s);
-void state_set_model(sx_engine *e, sx_state *s, Z3_model m);
+bool sx_state_pc_float(const sx_state *s);
+void sx_state_set_model(sx_engine *e, sx_state *s, Z3_model m);
 
 /* memory.c */
-bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast *out);
-bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast val);
-void mem_release(sx_engine *e, int region, sx_mem *m);
+bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast *out);
+bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast val);
+void sx_mem_release(sx_engine *e, int region, sx_mem *m);
 /* Copy the first n bytes of region src into region dst (call arguments). */
-bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
+bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
 
 /* solver.c */
 /* Is pc(s) && extra satisfiable?  1 yes (model in *m, referenced), 0 no,
  * -1 unknown/error.  extra may be NULL. */
 /* Parameters of the engine's solver, once, after it is made. */
-void solver_configure(sx_engine *e);
-int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
-void solver_reset_sync(sx_engine *e);
+void sx_solver_configure(sx_engine *e);
+int sx_solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
+void sx_solver_reset_sync(sx_engine *e);
 /* Release the remembered refutations (engine teardown). */
-void solver_forget_refuted(sx_engine *e);
+void sx_solver_forget_refuted(sx_engine *e);
 /* Value of `a` in the state's model. */
-Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a);
+Z3_ast sx_model_value(sx_engine *e, Z3_model m, Z3_ast a);
 /* Model text of the input symbols mentioned, "values[0]=7 values[1]=3". */
-char *model_inputs_text(sx_engine *e, Z3_model m);
+char *sx_model_inputs_text(sx_engine *e, Z3_model m);
 
 /* exec.c */
 /* Run one instruction of the state's current thread. */
-bool exec_step(sx_engine *e, sx_state *s);
-bool exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-Z3_ast opd_get(sx_cx *cx, int i, ptx_type t);
-Z3_ast opd_get_fp(sx_cx *cx, int i, ptx_type t);
-Z3_ast opd_get_pred(sx_cx *cx, int i);
-bool opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t);
-bool reg_write(sx_cx *cx, int r, Z3_ast v);
+bool sx_exec_step(sx_engine *e, sx_state *s);
+bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+Z3_ast sx_opd_get(sx_cx *cx, int i, ptx_type t);
+Z3_ast sx_opd_get_fp(sx_cx *cx, int i, ptx_type t);
+Z3_ast sx_opd_get_pred(sx_cx *cx, int i);
+bool sx_opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t);
+bool sx_reg_write(sx_cx *cx, int r, Z3_ast v);
 /* A context for thread t of state s at its current instruction. */
-void cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t);
-Z3_ast opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space);
+void sx_cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t);
+Z3_ast sx_opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space);
 
-/* exec_int.c / exec_float.c / exec_mem.c / exec_ctrl.c / exec_warp.c:
+/* sx_exec_int.c / sx_exec_float.c / sx_exec_mem.c / sx_exec_ctrl.c / exec_warp.c:
  * each returns 1 handled, 0 not its opcode, -1 failure. */
-int exec_int(sx_cx *cx);
+int sx_exec_int(sx_cx *cx);
 /* setp/set: combine with the predicate operand `cop` (and/or/xor), write
  * the destination(s). */
-int finish_compare(sx_cx *cx, Z3_ast r, int cop);
-int exec_float(sx_cx *cx);
-int exec_mem(sx_cx *cx);
-int exec_ctrl(sx_cx *cx);
+int sx_finish_compare(sx_cx *cx, Z3_ast r, int cop);
+int sx_exec_float(sx_cx *cx);
+int sx_exec_mem(sx_cx *cx);
+int sx_exec_ctrl(sx_cx *cx);
 /* exec_warp.c: 1 when the instruction is a warp collective (the thread
  * stops and waits for its warp), 0 otherwise. */
-int exec_warp_stop(sx_cx *cx);
+int sx_exec_warp_stop(sx_cx *cx);
 /* Run the collectives every waiting thread stopped at. */
-bool warp_collectives(sx_engine *e, sx_state *s);
+bool sx_warp_collectives(sx_engine *e, sx_state *s);
 
-/* exec_ctrl.c */
-void enter_block(sx_engine *e, sx_state *s, int t, int block);
-bool exec_return(sx_cx *cx);
+/* sx_exec_ctrl.c */
+void sx_enter_block(sx_engine *e, sx_state *s, int t, int block);
+bool sx_exec_return(sx_cx *cx);
 /* All threads wait or exited: release the barrier, report divergence. */
-bool barrier_release(sx_engine *e, sx_state *s);
-void advance_pc(sx_cx *cx);
+bool sx_barrier_release(sx_engine *e, sx_state *s);
+void sx_advance_pc(sx_cx *cx);
 
 /* fork.c */
 /* Decide a symbolic condition for the current state: returns the side it
@@ -387,35 +387,35 @@ typedef struct {
     bool cut[2];             /* taking that side passes the loop bound */
     const char *cut_note[2];
 } sx_fork;
-int fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk);
+int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk);
 
 /* cases.c: a condition over floats that reach the inputs only through
  * selects, rewritten as an equivalent condition without floats (a
  * temporary), or `a` itself. */
-Z3_ast cases_defloat(sx_engine *e, Z3_ast a);
+Z3_ast sx_cases_defloat(sx_engine *e, Z3_ast a);
 /* Does `a` have a float subterm (true too when it is too large to tell)? */
-bool cases_has_float(sx_engine *e, Z3_ast a);
+bool sx_cases_has_float(sx_engine *e, Z3_ast a);
 
 /* search.c */
-void work_push(sx_engine *e, sx_state *s);
+void sx_work_push(sx_engine *e, sx_state *s);
 
 /* interval.c: unsigned bounds [lo, hi] of a bit-vector term of at most 64
  * bits, from its structure and the input domains (an over-approximation;
  * false when nothing useful is known). */
-bool interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi);
+bool sx_interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi);
 
 /* metrics.c */
-bool metrics_record(sx_engine *e, sx_state *s);
-void path_free(sx_path *p);
+bool sx_metrics_record(sx_engine *e, sx_state *s);
+void sx_path_free(sx_path *p);
 
 /* coverage.c */
-bool coverage_build(sx_engine *e, wh_error *err);
-void coverage_free(sx_engine *e);
-int leg_index(const sx_engine *e, int func, int block, bool taken);
-void leg_mark(sx_engine *e, sx_state *s, int leg);
+bool sx_coverage_build(sx_engine *e, wh_error *err);
+void sx_coverage_free(sx_engine *e);
+int sx_leg_index(const sx_engine *e, int func, int block, bool taken);
+void sx_leg_mark(sx_engine *e, sx_state *s, int leg);
 
 /* search.c: record an issue (one per kind and line) */
-void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread,
+void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread,
                const char *cond, const char *model, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 

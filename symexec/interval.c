@@ -52,12 +52,12 @@ static iv arg_iv(sx_engine *e, Z3_app app, unsigned i, int depth, int *work)
 
 static bool arg_num(sx_engine *e, Z3_app app, unsigned i, uint64_t *v)
 {
-    return z_get_u64(&e->z, Z3_get_app_arg(e->z.c, app, i), v);
+    return sx_z_get_u64(&e->z, Z3_get_app_arg(e->z.c, app, i), v);
 }
 
 static iv symbol_iv(sx_engine *e, Z3_ast a, int w)
 {
-    int si = layout_symbol_of(e, a);
+    int si = sx_layout_symbol_of(e, a);
     if (si < 0)
         return full(w);
     const sx_symbol *s = &e->syms[si];
@@ -127,9 +127,9 @@ static iv eval_app(sx_engine *e, Z3_ast a, Z3_app app, int w, int depth, int *wo
         return full(w);
     case Z3_OP_ZERO_EXT:
         x = arg_iv(e, app, 0, depth, work);
-        return x.ok ? x : full(z_width(&e->z, Z3_get_app_arg(c, app, 0)));
+        return x.ok ? x : full(sx_z_width(&e->z, Z3_get_app_arg(c, app, 0)));
     case Z3_OP_SIGN_EXT: {
-        int aw = z_width(&e->z, Z3_get_app_arg(c, app, 0));
+        int aw = sx_z_width(&e->z, Z3_get_app_arg(c, app, 0));
         x = arg_iv(e, app, 0, depth, work);
         if (x.ok && aw > 0 && aw <= 64 && x.hi < (1ull << (aw - 1)))
             return x;
@@ -158,18 +158,18 @@ static iv eval(sx_engine *e, Z3_ast a, int depth, int *work)
     sx_z *z = &e->z;
     if (depth > MAX_DEPTH || --*work < 0 || Z3_get_sort_kind(z->c, Z3_get_sort(z->c, a)) != Z3_BV_SORT)
         return none();
-    int w = z_width(z, a);
+    int w = sx_z_width(z, a);
     if (w > 64)
         return none();
     uint64_t v;
-    if (z_get_u64(z, a, &v))
+    if (sx_z_get_u64(z, a, &v))
         return (iv){ v, v, true };
     if (Z3_get_ast_kind(z->c, a) != Z3_APP_AST)
         return full(w);
     return eval_app(e, a, Z3_to_app(z->c, a), w, depth, work);
 }
 
-bool interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi)
+bool sx_interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi)
 {
     int work = MAX_WORK;
     iv r = eval(e, a, 0, &work);

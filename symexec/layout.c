@@ -69,10 +69,10 @@ static Z3_ast int_domain(sx_engine *e, Z3_ast x, wh_type t, int64_t lo, int64_t 
         if (lo <= 0 && (uint64_t)hi >= tmax)
             return NULL;
     }
-    Z3_ast l = z_num(z, (uint64_t)lo, w), h = z_num(z, (uint64_t)hi, w);
-    Z3_ast a = zk(z, sgn ? Z3_mk_bvsle(z->c, l, x) : Z3_mk_bvule(z->c, l, x));
-    Z3_ast b = zk(z, sgn ? Z3_mk_bvsle(z->c, x, h) : Z3_mk_bvule(z->c, x, h));
-    return z_and2(z, a, b);
+    Z3_ast l = sx_z_num(z, (uint64_t)lo, w), h = sx_z_num(z, (uint64_t)hi, w);
+    Z3_ast a = sx_zk(z, sgn ? Z3_mk_bvsle(z->c, l, x) : Z3_mk_bvule(z->c, l, x));
+    Z3_ast b = sx_zk(z, sgn ? Z3_mk_bvsle(z->c, x, h) : Z3_mk_bvule(z->c, x, h));
+    return sx_z_and2(z, a, b);
 }
 
 /* lo <= x <= hi for the IEEE number with bit pattern x (w bits), as
@@ -85,25 +85,25 @@ static Z3_ast float_domain_bits(sx_engine *e, Z3_ast x, int w, uint64_t blo, uin
     uint64_t mmask = (1ull << (w - 1)) - 1;
     bool lneg = (blo >> (w - 1)) & 1, hneg = (bhi >> (w - 1)) & 1;
     uint64_t mlo = blo & mmask, mhi = bhi & mmask;
-    Z3_ast sign = z_eq(z, z_extract(z, x, w - 1, w - 1), z_num(z, 1, 1));
-    Z3_ast mag = z_extract(z, x, w - 2, 0);
-    Z3_ast zero = z_eq(z, mag, z_num(z, 0, w - 1));
-#define ULE(a, b) zk(z, Z3_mk_bvule(z->c, (a), (b)))
-#define NUM(v) z_num(z, (v), w - 1)
+    Z3_ast sign = sx_z_eq(z, sx_z_extract(z, x, w - 1, w - 1), sx_z_num(z, 1, 1));
+    Z3_ast mag = sx_z_extract(z, x, w - 2, 0);
+    Z3_ast zero = sx_z_eq(z, mag, sx_z_num(z, 0, w - 1));
+#define ULE(a, b) sx_zk(z, Z3_mk_bvule(z->c, (a), (b)))
+#define NUM(v) sx_z_num(z, (v), w - 1)
     Z3_ast pos, neg;
     if (!lneg || mlo == 0) {          /* lo >= 0: positives from lo to hi */
-        pos = hneg && mhi != 0 ? z->fls : z_and2(z, ULE(NUM(lneg ? 0 : mlo), mag), ULE(mag, NUM(hneg ? 0 : mhi)));
+        pos = hneg && mhi != 0 ? z->fls : sx_z_and2(z, ULE(NUM(lneg ? 0 : mlo), mag), ULE(mag, NUM(hneg ? 0 : mhi)));
         neg = (lneg || mlo == 0) ? zero : z->fls;   /* -0 when lo is 0 */
     } else if (hneg && mhi != 0) {    /* hi < 0: negatives from |hi| to |lo| */
         pos = z->fls;
-        neg = z_and2(z, ULE(NUM(mhi), mag), ULE(mag, NUM(mlo)));
+        neg = sx_z_and2(z, ULE(NUM(mhi), mag), ULE(mag, NUM(mlo)));
     } else {                          /* lo < 0 <= hi */
         pos = ULE(mag, NUM(hneg ? 0 : mhi));
         neg = ULE(mag, NUM(mlo));
     }
 #undef ULE
 #undef NUM
-    return z_ite(z, sign, neg, pos);
+    return sx_z_ite(z, sign, neg, pos);
 }
 
 static Z3_ast float_domain(sx_engine *e, Z3_ast x, wh_type t, double lo, double hi, uint64_t *low)
@@ -177,7 +177,7 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
                 continue;
             }
             sx_z *z = &e->z;
-            Z3_ast c = Z3_mk_const(z->c, Z3_mk_string_symbol(z->c, name), z_bvs(z, s->bytes * 8));
+            Z3_ast c = Z3_mk_const(z->c, Z3_mk_string_symbol(z->c, name), sx_z_bvs(z, s->bytes * 8));
             if (!c) {
                 wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "Z3 cannot declare '%s'", name);
                 return false;
@@ -188,10 +188,10 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
             Z3_ast d = bd.is_float ? float_domain(e, c, fd->type, bd.flo, bd.fhi, &s->low)
                                    : int_domain(e, c, fd->type, bd.lo, bd.hi);
             if (d) {
-                z_inc(z, d);
+                sx_z_inc(z, d);
                 s->domain = d;
             }
-            z_release(z);
+            sx_z_release(z);
         }
     }
     return true;
@@ -436,7 +436,7 @@ static bool build_symids(sx_engine *e)
     return true;
 }
 
-int layout_symbol_of(const sx_engine *e, Z3_ast a)
+int sx_layout_symbol_of(const sx_engine *e, Z3_ast a)
 {
     sx_symid key = { Z3_get_ast_id(e->z.c, a), -1 };
     const sx_symid *hit = bsearch(&key, e->symids, (size_t)e->nsymids, sizeof key, symid_cmp);
@@ -449,16 +449,16 @@ static bool build_domains(sx_engine *e)
     Z3_ast d = z->tru;
     for (int i = 0; i < e->nsyms; i++)
         if (e->syms[i].domain)
-            d = z_and2(z, d, e->syms[i].domain);
+            d = sx_z_and2(z, d, e->syms[i].domain);
     if (!d)
         return false;
-    z_inc(z, d);
+    sx_z_inc(z, d);
     e->domains = d;
-    z_release(z);
+    sx_z_release(z);
     return true;
 }
 
-bool layout_build(sx_engine *e, wh_error *err)
+bool sx_layout_build(sx_engine *e, wh_error *err)
 {
     wh_launch l = wh_launch_threads((unsigned)e->X);
     e->img = wh_image_new(e->spec, &l, err);
@@ -507,7 +507,7 @@ oom:
     return false;
 }
 
-Z3_model layout_low_model(sx_engine *e)
+Z3_model sx_layout_low_model(sx_engine *e)
 {
     sx_z *z = &e->z;
     Z3_model m = Z3_mk_model(z->c);
@@ -519,11 +519,11 @@ Z3_model layout_low_model(sx_engine *e)
         if (!s->ast)
             continue;
         Z3_func_decl d = Z3_get_app_decl(z->c, Z3_to_app(z->c, s->ast));
-        Z3_add_const_interp(z->c, m, d, z_num(z, s->low, s->bytes * 8));
+        Z3_add_const_interp(z->c, m, d, sx_z_num(z, s->low, s->bytes * 8));
     }
     Z3_ast v = NULL;
-    bool ok = Z3_model_eval(z->c, m, e->domains, true, &v) && v && z_bool_value(z, v) == 1;
-    z_release(z);
+    bool ok = Z3_model_eval(z->c, m, e->domains, true, &v) && v && sx_z_bool_value(z, v) == 1;
+    sx_z_release(z);
     if (!ok) {
         Z3_model_dec_ref(z->c, m);
         return NULL;
@@ -531,19 +531,19 @@ Z3_model layout_low_model(sx_engine *e)
     return m;
 }
 
-void layout_free(sx_engine *e)
+void sx_layout_free(sx_engine *e)
 {
     for (int i = 0; i < e->nregions; i++)
         free(e->regions[i].name);
     free(e->regions);
     for (int i = 0; i < e->nsyms; i++) {
         free(e->syms[i].name);
-        z_dec(&e->z, e->syms[i].ast);
-        z_dec(&e->z, e->syms[i].domain);
+        sx_z_dec(&e->z, e->syms[i].ast);
+        sx_z_dec(&e->z, e->syms[i].domain);
     }
     free(e->syms);
     free(e->symids);
-    z_dec(&e->z, e->domains);
+    sx_z_dec(&e->z, e->domains);
     free(e->params);
     if (e->fl) {
         for (int fi = 0; fi < e->mod->nfuncs; fi++) {
@@ -566,7 +566,7 @@ static bool region_matches(const sx_region *r, ptx_space space, int thread)
     return rs != PTX_SPACE_LOCAL || r->thread == thread;
 }
 
-int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
+int sx_layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
 {
     for (int i = 0; i < e->nregions; i++) {
         const sx_region *r = &e->regions[i];
@@ -578,7 +578,7 @@ int layout_find(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
 
 /* The region an address was most likely derived from: the one with the
  * highest base not above it (or the lowest one). */
-int layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
+int sx_layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t addr)
 {
     int best = -1, low = -1;
     for (int i = 0; i < e->nregions; i++) {

@@ -50,7 +50,7 @@ static void bytes_free(sx_engine *e, sx_byte *b, uint64_t n)
     if (!b)
         return;
     for (uint64_t i = 0; i < n; i++)
-        z_dec(&e->z, b[i].t);
+        sx_z_dec(&e->z, b[i].t);
     free(b);
 }
 
@@ -99,7 +99,7 @@ static sx_byte *bytes_dup(sx_engine *e, const sx_region *r, const sx_mem *m)
         return NULL;
     for (uint64_t i = 0; i < n; i++) {
         b[i] = cur_byte(e, r, m, i);
-        z_inc(&e->z, b[i].t);
+        sx_z_inc(&e->z, b[i].t);
     }
     return b;
 }
@@ -109,11 +109,11 @@ static void mem_drop(sx_engine *e, const sx_region *r, sx_mem *m)
     if (!m || --m->rc > 0)
         return;
     bytes_free(e, m->bytes, r->size);
-    z_dec(&e->z, m->arr);
+    sx_z_dec(&e->z, m->arr);
     free(m);
 }
 
-void mem_release(sx_engine *e, int ri, sx_mem *m)
+void sx_mem_release(sx_engine *e, int ri, sx_mem *m)
 {
     mem_drop(e, &e->regions[ri], m);
 }
@@ -139,7 +139,7 @@ static sx_mem *own(sx_engine *e, sx_state *s, int ri, bool need_bytes)
     }
     n->arr = m ? m->arr : NULL;
     n->sym_stores = m ? m->sym_stores : 0;
-    z_inc(&e->z, n->arr);
+    sx_z_inc(&e->z, n->arr);
     mem_drop(e, r, m);
     s->mem[ri] = n;
     return n;
@@ -150,9 +150,9 @@ static sx_mem *own(sx_engine *e, sx_state *s, int ri, bool need_bytes)
 static Z3_ast byte_ast(sx_z *z, sx_byte b)
 {
     if (!b.t)
-        return z_num(z, b.conc, 8);
-    Z3_ast bv = z_to_bv(z, b.t);
-    return z_extract(z, bv, 8 * b.idx + 7, 8 * b.idx);
+        return sx_z_num(z, b.conc, 8);
+    Z3_ast bv = sx_z_to_bv(z, b.t);
+    return sx_z_extract(z, bv, 8 * b.idx + 7, 8 * b.idx);
 }
 
 static Z3_ast region_array(sx_engine *e, sx_state *s, int ri)
@@ -162,12 +162,12 @@ static Z3_ast region_array(sx_engine *e, sx_state *s, int ri)
     sx_mem *m = s->mem[ri];
     if (m && m->arr)
         return m->arr;
-    Z3_ast a = zk(z, Z3_mk_const_array(z->c, z->idx_s, z_num(z, 0, 8)));
+    Z3_ast a = sx_zk(z, Z3_mk_const_array(z->c, z->idx_s, sx_z_num(z, 0, 8)));
     for (uint64_t o = 0; o < r->size && a; o++) {
         sx_byte b = cur_byte(e, r, m, o);
         if (!b.t && b.conc == 0)
             continue;
-        a = zk(z, Z3_mk_store(z->c, a, z_num(z, o, 64), byte_ast(z, b)));
+        a = sx_zk(z, Z3_mk_store(z->c, a, sx_z_num(z, o, 64), byte_ast(z, b)));
     }
     if (!a)
         return NULL;
@@ -177,7 +177,7 @@ static Z3_ast region_array(sx_engine *e, sx_state *s, int ri)
             return a;
         s->mem[ri] = m;
     }
-    z_inc(z, a);
+    sx_z_inc(z, a);
     m->arr = a;
     return a;
 }
@@ -186,19 +186,19 @@ static Z3_ast array_read(sx_z *z, Z3_ast arr, Z3_ast off, int n)
 {
     Z3_ast v = NULL;
     for (int k = 0; k < n; k++) {
-        Z3_ast idx = k ? z_fold(z, zk(z, Z3_mk_bvadd(z->c, off, z_num(z, (uint64_t)k, 64)))) : off;
-        Z3_ast b = zk(z, Z3_mk_select(z->c, arr, idx));
-        v = v ? z_concat(z, b, v) : b;
+        Z3_ast idx = k ? sx_z_fold(z, sx_zk(z, Z3_mk_bvadd(z->c, off, sx_z_num(z, (uint64_t)k, 64)))) : off;
+        Z3_ast b = sx_zk(z, Z3_mk_select(z->c, arr, idx));
+        v = v ? sx_z_concat(z, b, v) : b;
     }
     return v;
 }
 
 static Z3_ast array_write(sx_z *z, Z3_ast arr, Z3_ast off, int n, Z3_ast val)
 {
-    Z3_ast bv = z_to_bv(z, val);
+    Z3_ast bv = sx_z_to_bv(z, val);
     for (int k = 0; k < n && arr; k++) {
-        Z3_ast idx = k ? z_fold(z, zk(z, Z3_mk_bvadd(z->c, off, z_num(z, (uint64_t)k, 64)))) : off;
-        arr = zk(z, Z3_mk_store(z->c, arr, idx, z_extract(z, bv, 8 * k + 7, 8 * k)));
+        Z3_ast idx = k ? sx_z_fold(z, sx_zk(z, Z3_mk_bvadd(z->c, off, sx_z_num(z, (uint64_t)k, 64)))) : off;
+        arr = sx_zk(z, Z3_mk_store(z->c, arr, idx, sx_z_extract(z, bv, 8 * k + 7, 8 * k)));
     }
     return arr;
 }
@@ -214,7 +214,7 @@ static Z3_ast bytes_value(sx_z *z, const sx_byte *b, int n)
         uint64_t v = 0;
         for (int k = n - 1; k >= 0; k--)
             v = v << 8 | b[k].conc;
-        return z_num(z, v, 8 * n);
+        return sx_z_num(z, v, 8 * n);
     }
     bool whole = b[0].t && b[0].n == n;
     for (int k = 0; k < n && whole; k++)
@@ -230,16 +230,16 @@ static Z3_ast bytes_value(sx_z *z, const sx_byte *b, int n)
         if (b[k].t) {
             while (j > 0 && b[j - 1].t == b[k].t && b[j - 1].idx + 1 == b[j].idx)
                 j--;
-            piece = z_extract(z, z_to_bv(z, b[k].t), 8 * b[k].idx + 7, 8 * b[j].idx);
+            piece = sx_z_extract(z, sx_z_to_bv(z, b[k].t), 8 * b[k].idx + 7, 8 * b[j].idx);
         } else {
             uint64_t c = 0;
             while (j > 0 && !b[j - 1].t && k - j < 7)
                 j--;
             for (int q = k; q >= j; q--)
                 c = c << 8 | b[q].conc;
-            piece = z_num(z, c, 8 * (k - j + 1));
+            piece = sx_z_num(z, c, 8 * (k - j + 1));
         }
-        v = v ? z_concat(z, v, piece) : piece;
+        v = v ? sx_z_concat(z, v, piece) : piece;
         k = j - 1;
     }
     return v;
@@ -251,7 +251,7 @@ static Z3_ast read_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n)
     const sx_region *r = &e->regions[ri];
     sx_mem *m = s->mem[ri];
     if (m && m->array_mode)
-        return z_simplify(z, array_read(z, m->arr, z_num(z, off, 64), n));
+        return sx_z_simplify(z, array_read(z, m->arr, sx_z_num(z, off, 64), n));
     sx_byte b[16];
     for (int k = 0; k < n && k < 16; k++)
         b[k] = cur_byte(e, r, m, off + (uint64_t)k);
@@ -265,28 +265,28 @@ static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z
     if (!m)
         return false;
     if (m->array_mode) {
-        Z3_ast a = array_write(z, m->arr, z_num(z, off, 64), n, val);
+        Z3_ast a = array_write(z, m->arr, sx_z_num(z, off, 64), n, val);
         if (!a)
             return false;
-        z_inc(z, a);
-        z_dec(z, m->arr);
+        sx_z_inc(z, a);
+        sx_z_dec(z, m->arr);
         m->arr = a;
         return true;
     }
-    z_dec(z, m->arr);
+    sx_z_dec(z, m->arr);
     m->arr = NULL;
     uint64_t cv = 0;
-    bool conc = z_is_bv(z, val) && z_get_u64(z, val, &cv);
-    bool fp = z_is_fp(z, val);
+    bool conc = sx_z_is_bv(z, val) && sx_z_get_u64(z, val, &cv);
+    bool fp = sx_z_is_fp(z, val);
     for (int k = 0; k < n; k++) {
         sx_byte *b = &m->bytes[off + (uint64_t)k];
-        z_dec(z, b->t);
+        sx_z_dec(z, b->t);
         memset(b, 0, sizeof *b);
         if (conc) {
             b->conc = (uint8_t)(cv >> (8 * k));
         } else {
             b->t = val;
-            z_inc(z, val);
+            sx_z_inc(z, val);
             b->idx = (uint8_t)k;
             b->n = (uint8_t)n;
             b->fp = fp;
@@ -310,8 +310,8 @@ static int die(sx_cx *cx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", buf);
-    state_note(cx->s, "%s (line %d, thread %d)", buf, cx->ins->line, cx->t);
+    sx_issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", buf);
+    sx_state_note(cx->s, "%s (line %d, thread %d)", buf, cx->ins->line, cx->t);
     cx->s->end = SX_PATH_ERROR;
     cx->dead = true;
     return 0;
@@ -337,11 +337,11 @@ static void generic_split(const sx_engine *e, uint64_t v, ptx_space *space, int 
 static bool unique_value(sx_cx *cx, Z3_ast a, uint64_t *v)
 {
     sx_z *z = &cx->e->z;
-    Z3_ast mv = model_value(cx->e, cx->s->model, a);
-    if (!mv || !z_get_u64(z, mv, v))
+    Z3_ast mv = sx_model_value(cx->e, cx->s->model, a);
+    if (!mv || !sx_z_get_u64(z, mv, v))
         return false;
-    Z3_ast ne = z_not(z, z_eq(z, a, z_num(z, *v, z_width(z, a))));
-    return solver_check(cx->e, cx->s, ne, NULL) == 0;
+    Z3_ast ne = sx_z_not(z, sx_z_eq(z, a, sx_z_num(z, *v, sx_z_width(z, a))));
+    return sx_solver_check(cx->e, cx->s, ne, NULL) == 0;
 }
 
 static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr, uint64_t v,
@@ -349,47 +349,47 @@ static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr,
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
-    int ri = layout_find(e, space, thread, v);
+    int ri = sx_layout_find(e, space, thread, v);
     if (ri < 0)
-        ri = layout_nearest(e, space, thread, v);
+        ri = sx_layout_nearest(e, space, thread, v);
     if (ri < 0)
         return die(cx, "%s access at 0x%" PRIx64 " (%d bytes) with no buffer in that space",
                    space_label(space), v, n);
     const sx_region *r = &e->regions[ri];
-    Z3_ast off = z_simplify(z, zk(z, Z3_mk_bvsub(z->c, addr, z_num(z, r->base, 64))));
+    Z3_ast off = sx_z_simplify(z, sx_zk(z, Z3_mk_bvsub(z->c, addr, sx_z_num(z, r->base, 64))));
     loc->region = ri;
     loc->conc = false;
     loc->soff = off;
     uint64_t lo, hi;
-    if ((uint64_t)n <= r->size && interval_of(e, addr, &lo, &hi) && lo >= r->base
+    if ((uint64_t)n <= r->size && sx_interval_of(e, addr, &lo, &hi) && lo >= r->base
         && hi - r->base <= r->size - (uint64_t)n)
         return 1;   /* inside the buffer whatever the inputs */
     Z3_ast in = (uint64_t)n <= r->size
-        ? zk(z, Z3_mk_bvule(z->c, off, z_num(z, r->size - (uint64_t)n, 64))) : z->fls;
-    Z3_ast bad = z_not(z, in);
+        ? sx_zk(z, Z3_mk_bvule(z->c, off, sx_z_num(z, r->size - (uint64_t)n, 64))) : z->fls;
+    Z3_ast bad = sx_z_not(z, in);
     if (cx->guard)
-        bad = z_and2(z, cx->guard, bad);
+        bad = sx_z_and2(z, cx->guard, bad);
     Z3_model bm = NULL;
-    int sat = solver_check(e, cx->s, bad, &bm);
+    int sat = sx_solver_check(e, cx->s, bad, &bm);
     if (sat < 0)
         return -1;
     if (sat == 1) {
-        char *mt = model_inputs_text(e, bm);
-        issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), mt,
+        char *mt = sx_model_inputs_text(e, bm);
+        sx_issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), mt,
                   "%s access of %d bytes by thread %d may fall outside '%s' (%" PRIu64 " bytes)",
                   space_label(space), n, cx->t, r->name, r->size);
         free(mt);
         Z3_model_dec_ref(z->c, bm);
-        Z3_ast keep = cx->guard ? z_or2(z, z_not(z, cx->guard), in) : in;
+        Z3_ast keep = cx->guard ? sx_z_or2(z, sx_z_not(z, cx->guard), in) : in;
         Z3_model gm = NULL;
-        int ok = solver_check(e, cx->s, keep, &gm);
+        int ok = sx_solver_check(e, cx->s, keep, &gm);
         if (ok < 0)
             return -1;
         if (ok == 0)
             return die(cx, "%s access of '%s' at offset 0x%" PRIx64 " (%d bytes) is always out of bounds",
                        space_label(space), r->name, v - r->base, n);
-        state_add_pc(e, cx->s, keep);
-        state_set_model(e, cx->s, gm);
+        sx_state_add_pc(e, cx->s, keep);
+        sx_state_set_model(e, cx->s, gm);
         Z3_model_dec_ref(z->c, gm);
     }
     return 1;
@@ -401,11 +401,11 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
     sx_z *z = &e->z;
     int thread = cx->t;
     uint64_t v;
-    addr = z_resize(z, z_to_bv(z, addr), 64, false);
-    bool conc = z_get_u64(z, addr, &v);
+    addr = sx_z_resize(z, sx_z_to_bv(z, addr), 64, false);
+    bool conc = sx_z_get_u64(z, addr, &v);
     if (!conc) {
-        Z3_ast mv = model_value(e, cx->s->model, addr);
-        if (!mv || !z_get_u64(z, mv, &v))
+        Z3_ast mv = sx_model_value(e, cx->s->model, addr);
+        if (!mv || !sx_z_get_u64(z, mv, &v))
             return -1;
     }
     if (space == PTX_SPACE_GENERIC) {
@@ -414,13 +414,13 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
         if (wbase) {
             v -= wbase;
             if (!conc)
-                addr = z_fold(z, zk(z, Z3_mk_bvsub(z->c, addr, z_num(z, wbase, 64))));
+                addr = sx_z_fold(z, sx_zk(z, Z3_mk_bvsub(z->c, addr, sx_z_num(z, wbase, 64))));
         }
     }
     /* an address that may take several values on this path is symbolic;
      * ask the solver only when its bounds cannot tell */
     uint64_t lo, hi;
-    bool bounded = !conc && interval_of(e, addr, &lo, &hi);
+    bool bounded = !conc && sx_interval_of(e, addr, &lo, &hi);
     if (bounded && lo == hi) {
         v = lo;
         conc = true;
@@ -429,26 +429,26 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
         conc = true;
     if (!conc)
         return resolve_symbolic(cx, space, thread, addr, v, n, loc);
-    int ri = layout_find(e, space, thread, v);
+    int ri = sx_layout_find(e, space, thread, v);
     if (ri < 0 || v - e->regions[ri].base + (uint64_t)n > e->regions[ri].size) {
         if (cx->guard) {
             /* only an error if the instruction can run */
-            int g = solver_check(e, cx->s, cx->guard, NULL);
+            int g = sx_solver_check(e, cx->s, cx->guard, NULL);
             if (g < 0)
                 return -1;
             if (g == 1) {
-                issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, cx->guard), NULL,
+                sx_issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, cx->guard), NULL,
                           "guarded %s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
                           space_label(space), v, n);
             }
-            Z3_ast ng = z_not(z, cx->guard);
+            Z3_ast ng = sx_z_not(z, cx->guard);
             Z3_model gm = NULL;
-            int ok = solver_check(e, cx->s, ng, &gm);
+            int ok = sx_solver_check(e, cx->s, ng, &gm);
             if (ok <= 0)
                 return ok < 0 ? -1 : die(cx, "%s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
                                          space_label(space), v, n);
-            state_add_pc(e, cx->s, ng);
-            state_set_model(e, cx->s, gm);
+            sx_state_add_pc(e, cx->s, ng);
+            sx_state_set_model(e, cx->s, gm);
             Z3_model_dec_ref(z->c, gm);
             loc->region = -1;
             return 1;
@@ -472,7 +472,7 @@ static bool count_array_op(sx_cx *cx)
         return true;
     cx->s->end = SX_PATH_CUT;
     cx->dead = true;
-    state_note(cx->s, "more than %d loads and stores at symbolic offsets (line %d, thread %d)", SX_ARRAY_OPS_MAX,
+    sx_state_note(cx->s, "more than %d loads and stores at symbolic offsets (line %d, thread %d)", SX_ARRAY_OPS_MAX,
                cx->ins->line, cx->t);
     return false;
 }
@@ -483,17 +483,17 @@ static bool pin_offset(sx_cx *cx, sx_loc *loc)
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
     uint64_t v;
-    Z3_ast mv = model_value(e, cx->s->model, loc->soff);
-    if (!mv || !z_get_u64(z, mv, &v))
+    Z3_ast mv = sx_model_value(e, cx->s->model, loc->soff);
+    if (!mv || !sx_z_get_u64(z, mv, &v))
         return false;
-    Z3_ast c = z_num(z, v, 64);
-    state_add_pc(e, cx->s, z_eq(z, loc->soff, c));
+    Z3_ast c = sx_z_num(z, v, 64);
+    sx_state_add_pc(e, cx->s, sx_z_eq(z, loc->soff, c));
     loc->soff = c;
     e->pinned++;
     return true;
 }
 
-bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
+bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
@@ -503,14 +503,14 @@ bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
     if (r < 0)
         return false;
     if (r == 0 || loc.region < 0) {
-        *out = z_num(z, 0, 8 * n);   /* the path ended, or the access never runs */
+        *out = sx_z_num(z, 0, 8 * n);   /* the path ended, or the access never runs */
         return true;
     }
     if (loc.conc) {
         *out = read_conc(e, cx->s, loc.region, loc.off, n);
     } else {
         if (!count_array_op(cx)) {
-            *out = z_num(z, 0, 8 * n);
+            *out = sx_z_num(z, 0, 8 * n);
             return true;
         }
         const sx_mem *cur = cx->s->mem[loc.region];
@@ -522,7 +522,7 @@ bool mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
     return *out != NULL && !z->failed;
 }
 
-bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
+bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
@@ -532,12 +532,12 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
         return false;
     if (r == 0 || loc.region < 0)
         return true;
-    if (z_width(z, val) != 8 * n)
-        val = z_as_bv(z, val, 8 * n);
+    if (sx_z_width(z, val) != 8 * n)
+        val = sx_z_as_bv(z, val, 8 * n);
     if (loc.conc) {
         if (cx->guard) {
             Z3_ast old = read_conc(e, cx->s, loc.region, loc.off, n);
-            val = z_ite(z, cx->guard, z_as_bv(z, val, 8 * n), z_as_bv(z, old, 8 * n));
+            val = sx_z_ite(z, cx->guard, sx_z_as_bv(z, val, 8 * n), sx_z_as_bv(z, old, 8 * n));
         }
         return val && write_conc(e, cx->s, loc.region, loc.off, n, val) && !z->failed;
     }
@@ -550,16 +550,16 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
     Z3_ast arr = region_array(e, cx->s, loc.region);
     if (!arr)
         return false;
-    z_inc(z, arr);   /* own() may drop the cached array */
+    sx_z_inc(z, arr);   /* own() may drop the cached array */
     sx_mem *m = own(e, cx->s, loc.region, false);
     Z3_ast na = m ? array_write(z, arr, loc.soff, n, val) : NULL;
     if (na && cx->guard)
-        na = z_ite(z, cx->guard, na, arr);
-    z_dec(z, arr);
+        na = sx_z_ite(z, cx->guard, na, arr);
+    sx_z_dec(z, arr);
     if (!na)
         return false;
-    z_inc(z, na);
-    z_dec(z, m->arr);
+    sx_z_inc(z, na);
+    sx_z_dec(z, m->arr);
     m->arr = na;
     m->sym_stores += !pin;
     if (!m->array_mode) {
@@ -571,7 +571,7 @@ bool mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
 }
 
 
-bool mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n)
+bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n)
 {
     const sx_region *rd = &e->regions[dst], *rs = &e->regions[src];
     if (n > rd->size)

@@ -136,7 +136,7 @@ static uint64_t simt_issue(const sx_engine *e, const vtrace *tr, int n)
 static bool thread_visits(const sx_thread *th, vtrace **per_interval, int nint)
 {
     int n;
-    sx_node **v = node_array(th->vis, &n);
+    sx_node **v = sx_node_array(th->vis, &n);
     if (!v)
         return false;
     for (int i = 0; i < n; i++) {
@@ -247,7 +247,7 @@ static bool decisions(const sx_engine *e, const sx_state *s, sx_path *p)
         return false;
     for (int t = 0; t < s->X; t++) {
         int n;
-        sx_node **v = node_array(s->th[t].dec, &n);
+        sx_node **v = sx_node_array(s->th[t].dec, &n);
         if (!v)
             return false;
         p->decisions[t] = calloc((size_t)(n + 1), sizeof *p->decisions[t]);
@@ -292,7 +292,7 @@ static Z3_ast path_formula(sx_engine *e, const sx_state *s)
 {
     sx_z *z = &e->z;
     int n;
-    sx_node **v = node_array(s->pc, &n);
+    sx_node **v = sx_node_array(s->pc, &n);
     if (!v)
         return NULL;
     Z3_ast *args = malloc((size_t)(n + 1) * sizeof *args);
@@ -300,15 +300,15 @@ static Z3_ast path_formula(sx_engine *e, const sx_state *s)
     if (args) {
         for (int i = 0; i < n; i++)
             args[i] = v[i]->ast;
-        f = n == 0 ? z->tru : n == 1 ? args[0] : zk(z, Z3_mk_and(z->c, (unsigned)n, args));
-        z_inc(z, f);
+        f = n == 0 ? z->tru : n == 1 ? args[0] : sx_zk(z, Z3_mk_and(z->c, (unsigned)n, args));
+        sx_z_inc(z, f);
     }
     free(args);
     free(v);
     return f;
 }
 
-void path_free(sx_path *p)
+void sx_path_free(sx_path *p)
 {
     free(p->formula);
     if (p->decisions)
@@ -320,7 +320,7 @@ void path_free(sx_path *p)
     free(p->note);
 }
 
-bool metrics_record(sx_engine *e, sx_state *s)
+bool sx_metrics_record(sx_engine *e, sx_state *s)
 {
     sx_result *r = e->res;
     sx_z *z = &e->z;
@@ -355,12 +355,12 @@ bool metrics_record(sx_engine *e, sx_state *s)
         p->warp_instr = warp_instructions(e, s, nint, &ok);
     }
     if (!ok || !p->formula) {
-        path_free(p);
-        z_dec(z, f);
+        sx_path_free(p);
+        sx_z_dec(z, f);
         return false;
     }
     e->forms[r->npaths] = f;
-    e->form_fp[r->npaths] = state_pc_float(s);
+    e->form_fp[r->npaths] = sx_state_pc_float(s);
     r->npaths++;
     if (p->kind == SX_PATH_DONE)
         r->ndone++;

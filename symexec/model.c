@@ -163,12 +163,12 @@ static void pin_one(msolve *ms, const sx_symbol *s, pcg32 *rng, int *checks, int
     if (!wh_image_bounds(e->img, s->param, s->field, s->elem, &b, err))
         return;
     uint64_t v = b.is_float ? pick_float(rng, &b, s->type) : pick_int(rng, &b);
-    Z3_ast num = z_num(z, v, s->bytes * 8);
-    Z3_ast tries[3] = { z_eq(z, s->ast, num), NULL, NULL };
+    Z3_ast num = sx_z_num(z, v, s->bytes * 8);
+    Z3_ast tries[3] = { sx_z_eq(z, s->ast, num), NULL, NULL };
     if (!b.is_float) {
         bool sgn = wh_type_is_signed(s->type), up = pcg32_bounded(rng, 2);
-        Z3_ast ge = zk(z, sgn ? Z3_mk_bvsge(z->c, s->ast, num) : Z3_mk_bvuge(z->c, s->ast, num));
-        Z3_ast le = zk(z, sgn ? Z3_mk_bvsle(z->c, s->ast, num) : Z3_mk_bvule(z->c, s->ast, num));
+        Z3_ast ge = sx_zk(z, sgn ? Z3_mk_bvsge(z->c, s->ast, num) : Z3_mk_bvuge(z->c, s->ast, num));
+        Z3_ast le = sx_zk(z, sgn ? Z3_mk_bvsle(z->c, s->ast, num) : Z3_mk_bvule(z->c, s->ast, num));
         tries[1] = up ? ge : le;
         tries[2] = up ? le : ge;
     }
@@ -246,7 +246,7 @@ static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
         Z3_app app = Z3_to_app(c, a);
         unsigned na = Z3_get_app_num_args(c, app);
         if (na == 0) {
-            int si = layout_symbol_of(e, a);
+            int si = sx_layout_symbol_of(e, a);
             if (si >= 0)
                 mark[si] = 1;
             continue;
@@ -339,8 +339,8 @@ static bool write_model(sx_engine *e, Z3_model m, wh_image *out, int path, const
         if (is_forced && is_forced[i]) {
             v = forced[i];
         } else if (s->ast) {
-            Z3_ast mv = model_value(e, m, s->ast);
-            if (!mv || !z_get_u64(&e->z, mv, &v)) {
+            Z3_ast mv = sx_model_value(e, m, s->ast);
+            if (!mv || !sx_z_get_u64(&e->z, mv, &v)) {
                 wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "Z3 gave no value to '%s' on path %d",
                              s->name, path);
                 return false;
@@ -387,7 +387,7 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, w
     ms_done(&ms);
     free(forced);
     free(is_forced);
-    z_release(z);
+    sx_z_release(z);
     return ok;
 }
 
@@ -446,7 +446,7 @@ static bool pin_all_but(sibling_solver *ss, int path, const wh_image *base, int 
             ss->forced[i] = v;
             ss->is_forced[i] = 1;
         } else if (!own)
-            ok = ms_assert(&ss->ms, z_eq(&e->z, s->ast, z_num(&e->z, v, s->bytes * 8)));
+            ok = ms_assert(&ss->ms, sx_z_eq(&e->z, s->ast, sx_z_num(&e->z, v, s->bytes * 8)));
     }
     free(used);
     return ok;
@@ -463,15 +463,15 @@ static int enumerate_siblings(sibling_solver *ss, int path, const wh_image *base
     uint64_t last = read_symbol(s, &e->spec->params[s->param], base);
     int made = 0, depth = 0;
     while (made < n) {
-        Z3_ast num = z_num(z, last, s->bytes * 8);
-        if (!ms_assert(&ss->ms, zk(z, up ? Z3_mk_bvugt(z->c, s->ast, num) : Z3_mk_bvult(z->c, s->ast, num))))
+        Z3_ast num = sx_z_num(z, last, s->bytes * 8);
+        if (!ms_assert(&ss->ms, sx_zk(z, up ? Z3_mk_bvugt(z->c, s->ast, num) : Z3_mk_bvult(z->c, s->ast, num))))
             break;
         depth++;
         Z3_model m = NULL;
         if (ms_check(&ss->ms, &m) != Z3_L_TRUE)
             break;
-        Z3_ast mv = model_value(e, m, s->ast);
-        bool ok = mv && z_get_u64(z, mv, &last) && write_model(e, m, scratch, path, ss->forced, ss->is_forced, err);
+        Z3_ast mv = sx_model_value(e, m, s->ast);
+        bool ok = mv && sx_z_get_u64(z, mv, &last) && write_model(e, m, scratch, path, ss->forced, ss->is_forced, err);
         Z3_model_dec_ref(z->c, m);
         if (!ok || !take(ctx, scratch, err)) {
             made = -1;
@@ -514,6 +514,6 @@ int sx_path_siblings(const sx_result *r, int path, const wh_image *base, int thr
     ms_done(&ss.ms);
     free(ss.forced);
     free(ss.is_forced);
-    z_release(&e->z);
+    sx_z_release(&e->z);
     return made;
 }

@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-sx_node *node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d)
+sx_node *sx_node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int32_t d)
 {
     sx_node *n = malloc(sizeof *n);
     if (!n)
@@ -25,25 +25,25 @@ sx_node *node_push(sx_node *up, Z3_ast ast, int32_t a, int32_t b, int32_t c, int
     return n;
 }
 
-sx_node *node_ref(sx_node *n)
+sx_node *sx_node_ref(sx_node *n)
 {
     if (n)
         n->rc++;
     return n;
 }
 
-void node_unref(sx_z *z, sx_node *n)
+void sx_node_unref(sx_z *z, sx_node *n)
 {
     while (n && --n->rc == 0) {
         sx_node *up = n->up;
         if (n->ast)
-            z_dec(z, n->ast);
+            sx_z_dec(z, n->ast);
         free(n);
         n = up;
     }
 }
 
-sx_node **node_array(sx_node *n, int *count)
+sx_node **sx_node_array(sx_node *n, int *count)
 {
     int len = n ? n->len : 0;
     *count = len;

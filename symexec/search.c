@@ -41,7 +41,7 @@ double sx_result_coverage(const sx_result *r)
 
 /* ---- issues ------------------------------------------------------------------ */
 
-void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const char *cond,
+void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const char *cond,
                const char *model, const char *fmt, ...)
 {
     sx_result *r = e->res;
@@ -69,11 +69,11 @@ void issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const cha
 
 /* ---- worklist ------------------------------------------------------------------ */
 
-void work_push(sx_engine *e, sx_state *s)
+void sx_work_push(sx_engine *e, sx_state *s)
 {
     if (e->nwork >= SX_MAX_WORK) {
         e->abandoned++;
-        state_free(e, s);
+        sx_state_free(e, s);
         return;
     }
     if (e->nwork == e->capwork) {
@@ -81,7 +81,7 @@ void work_push(sx_engine *e, sx_state *s)
         sx_state **v = realloc(e->work, (size_t)cap * sizeof *v);
         if (!v) {
             e->abandoned++;
-            state_free(e, s);
+            sx_state_free(e, s);
             return;
         }
         e->work = v;
@@ -142,9 +142,9 @@ static bool any_status(const sx_state *s, sx_tstatus st)
 
 static bool finish(sx_engine *e, sx_state *s)
 {
-    bool ok = metrics_record(e, s);
-    z_release(&e->z);
-    state_free(e, s);
+    bool ok = sx_metrics_record(e, s);
+    sx_z_release(&e->z);
+    sx_state_free(e, s);
     if (!ok && !wh_error_is_set(e->err))
         wh_error_set(e->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot record a path (out of memory)");
     return ok;
@@ -156,11 +156,11 @@ static bool finish(sx_engine *e, sx_state *s)
 static bool give_up_state(sx_engine *e, sx_state *s)
 {
     sx_cx cx;
-    cx_init(&cx, e, s, s->cur);
+    sx_cx_init(&cx, e, s, s->cur);
     e->giveups++;
     s->end = SX_PATH_CUT;
     s->over = true;
-    state_note(s, "the solver gave up at line %d (thread %d); the path ends there", cx.ins ? cx.ins->line : 0,
+    sx_state_note(s, "the solver gave up at line %d (thread %d); the path ends there", cx.ins ? cx.ins->line : 0,
                s->cur);
     return finish(e, s);
 }
@@ -172,20 +172,20 @@ static bool run_state(sx_engine *e, sx_state *s)
     unsigned steps = 0;
     for (;;) {
         if (e->fatal) {
-            state_free(e, s);
+            sx_state_free(e, s);
             return false;
         }
         if (s->over)
             return finish(e, s);
         if ((++steps & 15) == 0 && (out_of_time(e) || out_of_paths(e))) {
-            work_push(e, s);
+            sx_work_push(e, s);
             return true;
         }
         if (s->th[s->cur].status == TS_RUN) {
-            if (exec_step(e, s))
+            if (sx_exec_step(e, s))
                 continue;
             if (e->fatal || e->z.failed) {
-                state_free(e, s);
+                sx_state_free(e, s);
                 return false;
             }
             return give_up_state(e, s);
@@ -196,15 +196,15 @@ static bool run_state(sx_engine *e, sx_state *s)
             continue;
         }
         if (any_status(s, TS_WARP)) {
-            if (!warp_collectives(e, s)) {
-                state_free(e, s);
+            if (!sx_warp_collectives(e, s)) {
+                sx_state_free(e, s);
                 return false;
             }
         } else if (any_status(s, TS_BARRIER)) {
-            bool ok = barrier_release(e, s);
-            z_release(&e->z);
+            bool ok = sx_barrier_release(e, s);
+            sx_z_release(&e->z);
             if (!ok) {
-                state_free(e, s);
+                sx_state_free(e, s);
                 return false;
             }
         } else {
@@ -229,28 +229,28 @@ static void engine_free(sx_engine *e)
     if (!e)
         return;
     for (int i = 0; i < e->nwork; i++)
-        state_free(e, e->work[i]);
+        sx_state_free(e, e->work[i]);
     free(e->work);
     if (e->z.c) {
-        solver_reset_sync(e);
-        solver_forget_refuted(e);
+        sx_solver_reset_sync(e);
+        sx_solver_forget_refuted(e);
         if (e->solver)
             Z3_solver_dec_ref(e->z.c, e->solver);
         if (e->msolver)
             Z3_solver_dec_ref(e->z.c, e->msolver);
         if (e->forms && e->res)
             for (int i = 0; i < e->res->npaths; i++)
-                z_dec(&e->z, e->forms[i]);
+                sx_z_dec(&e->z, e->forms[i]);
         for (int i = 0; i < e->nufs; i++)
             Z3_dec_ref(e->z.c, Z3_func_decl_to_ast(e->z.c, e->ufs[i].decl));
-        layout_free(e);
-        z_release(&e->z);
+        sx_layout_free(e);
+        sx_z_release(&e->z);
     }
     free(e->forms);
     free(e->form_fp);
     free(e->sync);
-    coverage_free(e);
-    z_fini(&e->z);
+    sx_coverage_free(e);
+    sx_z_fini(&e->z);
     free(e);
 }
 
@@ -292,13 +292,13 @@ static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const s
     e->res = res;
     e->err = err;
     pcg32_seed(&e->rng, opt->seed, 0x5eedull);
-    if (!z_init(&e->z, err))
+    if (!sx_z_init(&e->z, err))
         goto fail;
     Z3_set_ast_print_mode(e->z.c, Z3_PRINT_SMTLIB2_COMPLIANT);
     e->solver = Z3_mk_simple_solver(e->z.c);
     Z3_solver_inc_ref(e->z.c, e->solver);
-    solver_configure(e);
-    if (!layout_build(e, err) || !coverage_build(e, err))
+    sx_solver_configure(e);
+    if (!sx_layout_build(e, err) || !sx_coverage_build(e, err))
         goto fail;
     Z3_solver_assert(e->z.c, e->solver, e->domains);
     return e;
@@ -342,20 +342,20 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     }
     r->priv = e;
     e->t0 = wh_clock_s();
-    sx_state *s0 = state_new(e);
-    Z3_model m0 = s0 ? layout_low_model(e) : NULL;
-    int sat = m0 ? 1 : s0 ? solver_check(e, s0, NULL, &m0) : -1;
+    sx_state *s0 = sx_state_new(e);
+    Z3_model m0 = s0 ? sx_layout_low_model(e) : NULL;
+    int sat = m0 ? 1 : s0 ? sx_solver_check(e, s0, NULL, &m0) : -1;
     if (sat != 1) {
         wh_error_set(err, sat == 0 ? WH_ERR_USER : WH_ERR_INTERNAL, spec->path, 0, 0, "%s",
                      sat == 0 ? "the value domains of the spec's inputs cannot all hold"
                               : "cannot start the exploration (Z3 or memory failure)");
-        state_free(e, s0);
+        sx_state_free(e, s0);
         sx_result_free(r);
         return NULL;
     }
-    state_set_model(e, s0, m0);
+    sx_state_set_model(e, s0, m0);
     Z3_model_dec_ref(e->z.c, m0);
-    work_push(e, s0);
+    sx_work_push(e, s0);
     bool ok = true;
     for (;;) {
         if (out_of_time(e) || out_of_paths(e)) {
@@ -382,9 +382,9 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     }
     /* free the pending states now: their memory is no longer needed */
     for (int i = 0; i < e->nwork; i++)
-        state_free(e, e->work[i]);
+        sx_state_free(e, e->work[i]);
     e->nwork = 0;
-    solver_reset_sync(e);
+    sx_solver_reset_sync(e);
     return r;
 }
 
@@ -396,7 +396,7 @@ void sx_result_free(sx_result *r)
     if (e)
         engine_free(e);
     for (int i = 0; i < r->npaths; i++)
-        path_free(&r->paths[i]);
+        sx_path_free(&r->paths[i]);
     free(r->paths);
     for (int i = 0; i < r->nissues; i++) {
         free(r->issues[i].message);

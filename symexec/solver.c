@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void solver_reset_sync(sx_engine *e)
+void sx_solver_reset_sync(sx_engine *e)
 {
     if (e->nsync > 0)
         Z3_solver_pop(e->z.c, e->solver, (unsigned)e->nsync);
     for (int i = 0; i < e->nsync; i++)
-        node_unref(&e->z, e->sync[i]);
+        sx_node_unref(&e->z, e->sync[i]);
     e->nsync = 0;
 }
 
@@ -64,14 +64,14 @@ static bool sync_to(sx_engine *e, sx_node *pc)
     if (e->nsync > keep) {
         Z3_solver_pop(e->z.c, e->solver, (unsigned)(e->nsync - keep));
         for (int i = keep; i < e->nsync; i++)
-            node_unref(&e->z, e->sync[i]);
+            sx_node_unref(&e->z, e->sync[i]);
         e->nsync = keep;
     }
     bool ok = sync_grow(e, depth);
     for (int i = n - 1; i >= 0 && ok; i--) {
         Z3_solver_push(e->z.c, e->solver);
         Z3_solver_assert(e->z.c, e->solver, todo[i]->ast);
-        e->sync[e->nsync++] = node_ref(todo[i]);
+        e->sync[e->nsync++] = sx_node_ref(todo[i]);
     }
     free(todo);
     return ok;
@@ -109,7 +109,7 @@ static void set_timeout(sx_z *z, Z3_solver s, unsigned ms)
  * more than it saves.  Measured with bench_symexec (20 s): nsichneu 47-60
  * paths instead of 31-35, at the same or better coverage.  (Z3's qfbv
  * tactic and QF_BV logic solvers were slower still than the default.) */
-void solver_configure(sx_engine *e)
+void sx_solver_configure(sx_engine *e)
 {
     set_uint_param(&e->z, e->solver, "relevancy", 0);
 }
@@ -165,7 +165,7 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     sx_z *z = &e->z;
-    if (s->fp && (state_pc_float(s) || (extra && cases_has_float(e, extra)))) {
+    if (s->fp && (sx_state_pc_float(s) || (extra && sx_cases_has_float(e, extra)))) {
         int r = fp_check(e, s, extra, m);
         if (r != -2)
             return r;
@@ -225,11 +225,11 @@ static unsigned bucket_of(sx_engine *e, Z3_ast q)
     return (Z3_get_ast_id(e->z.c, q) * 2654435761u) & (REFUTED_BUCKETS - 1);
 }
 
-void solver_forget_refuted(sx_engine *e)
+void sx_solver_forget_refuted(sx_engine *e)
 {
     for (int i = 0; i < e->nrefuted; i++) {
-        z_dec(&e->z, e->refuted[i].q);
-        node_unref(&e->z, e->refuted[i].pc);
+        sx_z_dec(&e->z, e->refuted[i].q);
+        sx_node_unref(&e->z, e->refuted[i].pc);
     }
     free(e->refuted);
     free(e->refuted_head);
@@ -267,7 +267,7 @@ static bool refuted_find(sx_engine *e, const sx_node *pc, Z3_ast q)
 static void refuted_add(sx_engine *e, sx_node *pc, Z3_ast q)
 {
     if (e->nrefuted == REFUTED_MAX)
-        solver_forget_refuted(e);
+        sx_solver_forget_refuted(e);
     if (!e->refuted_head) {
         e->refuted_head = malloc(REFUTED_BUCKETS * sizeof *e->refuted_head);
         if (!e->refuted_head)
@@ -284,18 +284,18 @@ static void refuted_add(sx_engine *e, sx_node *pc, Z3_ast q)
     }
     unsigned b = bucket_of(e, q);
     sx_refuted *r = &e->refuted[e->nrefuted];
-    z_inc(&e->z, q);
+    sx_z_inc(&e->z, q);
     r->q = q;
-    r->pc = node_ref(pc);
+    r->pc = sx_node_ref(pc);
     r->next = e->refuted_head[b];
     e->refuted_head[b] = e->nrefuted++;
 }
 
-int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+int sx_solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     if (m)
         *m = NULL;
-    if (extra && z_bool_value(&e->z, extra) == 0)
+    if (extra && sx_z_bool_value(&e->z, extra) == 0)
         return 0;
     if (extra && refuted_find(e, s->pc, extra))
         return 0;
@@ -305,14 +305,14 @@ int solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     return r;
 }
 
-Z3_ast model_value(sx_engine *e, Z3_model m, Z3_ast a)
+Z3_ast sx_model_value(sx_engine *e, Z3_model m, Z3_ast a)
 {
     Z3_ast out = NULL;
     if (!m || !a)
         return NULL;
     if (!Z3_model_eval(e->z.c, m, a, true, &out) || !out)
         return NULL;
-    return zk(&e->z, out);
+    return sx_zk(&e->z, out);
 }
 
 /* "name=value" of one symbol in a model. */
@@ -320,8 +320,8 @@ static void sym_text(sx_engine *e, const sx_symbol *s, Z3_model m, char *buf, si
 {
     uint64_t v = s->value;
     if (s->ast) {
-        Z3_ast mv = model_value(e, m, s->ast);
-        if (!mv || !z_get_u64(&e->z, mv, &v)) {
+        Z3_ast mv = sx_model_value(e, m, s->ast);
+        if (!mv || !sx_z_get_u64(&e->z, mv, &v)) {
             snprintf(buf, size, "%s=?", s->name);
             return;
         }
@@ -344,7 +344,7 @@ static void sym_text(sx_engine *e, const sx_symbol *s, Z3_model m, char *buf, si
     }
 }
 
-char *model_inputs_text(sx_engine *e, Z3_model m)
+char *sx_model_inputs_text(sx_engine *e, Z3_model m)
 {
     size_t cap = 256, len = 0;
     char *out = malloc(cap);

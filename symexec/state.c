@@ -22,7 +22,7 @@ static void page_unref(sx_engine *e, sx_regpage *p)
     if (!p || --p->rc > 0)
         return;
     for (int i = 0; i < SX_PAGE; i++)
-        z_dec(&e->z, p->v[i]);
+        sx_z_dec(&e->z, p->v[i]);
     free(p);
 }
 
@@ -74,7 +74,7 @@ static bool frame_copy(sx_engine *e, sx_frame *dst, const sx_frame *src)
     return true;
 }
 
-bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr)
+bool sx_frame_push(sx_engine *e, sx_thread *th, int func, int call_instr)
 {
     if (th->nfr == th->capfr) {
         int cap = th->capfr ? th->capfr * 2 : 4;
@@ -92,13 +92,13 @@ bool frame_push(sx_engine *e, sx_thread *th, int func, int call_instr)
     return true;
 }
 
-void frame_pop(sx_engine *e, sx_thread *th)
+void sx_frame_pop(sx_engine *e, sx_thread *th)
 {
     if (th->nfr > 0)
         frame_fini(e, &th->fr[--th->nfr]);
 }
 
-Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r)
+Z3_ast sx_reg_get(sx_engine *e, const sx_frame *fr, int r)
 {
     (void)e;
     if (r < 0 || r >= fr->nregs)
@@ -107,7 +107,7 @@ Z3_ast reg_get(sx_engine *e, const sx_frame *fr, int r)
     return p ? p->v[r % SX_PAGE] : NULL;
 }
 
-void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v)
+void sx_reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v)
 {
     if (r < 0 || r >= fr->nregs)
         return;
@@ -128,14 +128,14 @@ void reg_set(sx_engine *e, sx_frame *fr, int r, Z3_ast v)
         n->rc = 1;
         for (int i = 0; i < SX_PAGE; i++) {
             n->v[i] = (*pp)->v[i];
-            z_inc(&e->z, n->v[i]);
+            sx_z_inc(&e->z, n->v[i]);
         }
         (*pp)->rc--;
         *pp = n;
     }
     Z3_ast *slot = &(*pp)->v[r % SX_PAGE];
-    z_inc(&e->z, v);
-    z_dec(&e->z, *slot);
+    sx_z_inc(&e->z, v);
+    sx_z_dec(&e->z, *slot);
     *slot = v;
 }
 
@@ -144,7 +144,7 @@ static size_t legs_bytes(const sx_engine *e)
     return (size_t)(e->nlegs + 7) / 8 + 1;
 }
 
-sx_state *state_new(sx_engine *e)
+sx_state *sx_state_new(sx_engine *e)
 {
     sx_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -159,13 +159,13 @@ sx_state *state_new(sx_engine *e)
     if (!s->th || !s->mem || !s->legs)
         goto fail;
     for (int t = 0; t < e->X; t++) {
-        if (!frame_push(e, &s->th[t], e->entry_idx, -1))
+        if (!sx_frame_push(e, &s->th[t], e->entry_idx, -1))
             goto fail;
         s->th[t].status = e->entry->ninstrs > 0 ? TS_RUN : TS_EXITED;
     }
     return s;
 fail:
-    state_free(e, s);
+    sx_state_free(e, s);
     return NULL;
 }
 
@@ -181,13 +181,13 @@ static bool thread_copy(sx_engine *e, sx_thread *dst, const sx_thread *src)
             return false;
         dst->nfr++;
     }
-    node_ref(dst->dec);
-    node_ref(dst->vis);
-    z_inc(&e->z, dst->bar_val);
+    sx_node_ref(dst->dec);
+    sx_node_ref(dst->vis);
+    sx_z_inc(&e->z, dst->bar_val);
     return true;
 }
 
-sx_state *state_clone(sx_engine *e, const sx_state *s)
+sx_state *sx_state_clone(sx_engine *e, const sx_state *s)
 {
     sx_state *c = calloc(1, sizeof *c);
     if (!c)
@@ -198,13 +198,13 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
     c->th = calloc((size_t)s->X, sizeof *c->th);
     c->mem = calloc((size_t)(s->nmem + 1), sizeof *c->mem);
     c->legs = malloc(legs_bytes(e));
-    c->pc = node_ref(s->pc);
+    c->pc = sx_node_ref(s->pc);
     if (c->model)
         Z3_model_inc_ref(e->z.c, c->model);
     if (!c->th || !c->mem || !c->legs) {
         free(c->th);
         c->th = NULL;
-        state_free(e, c);
+        sx_state_free(e, c);
         return NULL;
     }
     memcpy(c->legs, s->legs, legs_bytes(e));
@@ -217,14 +217,14 @@ sx_state *state_clone(sx_engine *e, const sx_state *s)
         if (!thread_copy(e, &c->th[t], &s->th[t])) {
             for (int u = t + 1; u < s->X; u++)
                 memset(&c->th[u], 0, sizeof c->th[u]);
-            state_free(e, c);
+            sx_state_free(e, c);
             return NULL;
         }
     }
     return c;
 }
 
-void state_free(sx_engine *e, sx_state *s)
+void sx_state_free(sx_engine *e, sx_state *s)
 {
     if (!s)
         return;
@@ -232,20 +232,20 @@ void state_free(sx_engine *e, sx_state *s)
         for (int t = 0; t < s->X; t++) {
             sx_thread *th = &s->th[t];
             while (th->nfr > 0)
-                frame_pop(e, th);
+                sx_frame_pop(e, th);
             free(th->fr);
-            node_unref(&e->z, th->dec);
-            node_unref(&e->z, th->vis);
-            z_dec(&e->z, th->bar_val);
+            sx_node_unref(&e->z, th->dec);
+            sx_node_unref(&e->z, th->vis);
+            sx_z_dec(&e->z, th->bar_val);
         }
         free(s->th);
     }
     if (s->mem) {
         for (int i = 0; i < s->nmem; i++)
-            mem_release(e, i, s->mem[i]);
+            sx_mem_release(e, i, s->mem[i]);
         free(s->mem);
     }
-    node_unref(&e->z, s->pc);
+    sx_node_unref(&e->z, s->pc);
     if (s->model)
         Z3_model_dec_ref(e->z.c, s->model);
     free(s->legs);
@@ -253,7 +253,7 @@ void state_free(sx_engine *e, sx_state *s)
     free(s);
 }
 
-void state_note(sx_state *s, const char *fmt, ...)
+void sx_state_note(sx_state *s, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -273,28 +273,28 @@ void state_note(sx_state *s, const char *fmt, ...)
     }
 }
 
-void state_add_pc(sx_engine *e, sx_state *s, Z3_ast c)
+void sx_state_add_pc(sx_engine *e, sx_state *s, Z3_ast c)
 {
-    if (!c || z_bool_value(&e->z, c) == 1)
+    if (!c || sx_z_bool_value(&e->z, c) == 1)
         return;
     /* floats can only be there once the state computed a symbolic one */
-    bool fl = (s->pc && s->pc->a) || (s->fp && cases_has_float(e, c));
-    z_inc(&e->z, c);
-    sx_node *n = node_push(s->pc, c, fl, 0, 0, 0);
+    bool fl = (s->pc && s->pc->a) || (s->fp && sx_cases_has_float(e, c));
+    sx_z_inc(&e->z, c);
+    sx_node *n = sx_node_push(s->pc, c, fl, 0, 0, 0);
     if (!n) {
-        z_dec(&e->z, c);
+        sx_z_dec(&e->z, c);
         e->fatal = true;
         return;
     }
     s->pc = n;
 }
 
-bool state_pc_float(const sx_state *s)
+bool sx_state_pc_float(const sx_state *s)
 {
     return s->pc && s->pc->a;
 }
 
-void state_set_model(sx_engine *e, sx_state *s, Z3_model m)
+void sx_state_set_model(sx_engine *e, sx_state *s, Z3_model m)
 {
     if (m)
         Z3_model_inc_ref(e->z.c, m);

@@ -12,7 +12,7 @@
 static void z_error_handler(Z3_context c, Z3_error_code e)
 {
     (void)c;
-    (void)e;   /* errors are picked up by zk() through Z3_get_error_code */
+    (void)e;   /* errors are picked up by sx_zk() through Z3_get_error_code */
 }
 
 static Z3_sort keep_sort(sx_z *z, Z3_sort s)
@@ -27,7 +27,7 @@ static Z3_ast keep_ast(sx_z *z, Z3_ast a)
     return a;
 }
 
-bool z_init(sx_z *z, wh_error *err)
+bool sx_z_init(sx_z *z, wh_error *err)
 {
     memset(z, 0, sizeof *z);
     Z3_config cfg = Z3_mk_config();
@@ -42,8 +42,8 @@ bool z_init(sx_z *z, wh_error *err)
     z->bool_s = keep_sort(z, Z3_mk_bool_sort(z->c));
     z->fp32 = keep_sort(z, Z3_mk_fpa_sort_32(z->c));
     z->fp64 = keep_sort(z, Z3_mk_fpa_sort_64(z->c));
-    z->idx_s = z_bvs(z, 64);
-    z->byte_s = z_bvs(z, 8);
+    z->idx_s = sx_z_bvs(z, 64);
+    z->byte_s = sx_z_bvs(z, 8);
     z->arr_s = keep_sort(z, Z3_mk_array_sort(z->c, z->idx_s, z->byte_s));
     z->rm[SX_RM_RNE] = keep_ast(z, Z3_mk_fpa_rne(z->c));
     z->rm[SX_RM_RTZ] = keep_ast(z, Z3_mk_fpa_rtz(z->c));
@@ -55,11 +55,11 @@ bool z_init(sx_z *z, wh_error *err)
     return true;
 }
 
-void z_fini(sx_z *z)
+void sx_z_fini(sx_z *z)
 {
     if (!z->c)
         return;
-    z_release(z);
+    sx_z_release(z);
     free(z->tmp);
     for (int w = 0; w <= 128; w++)
         if (z->bv[w])
@@ -76,7 +76,7 @@ void z_fini(sx_z *z)
     z->c = NULL;
 }
 
-Z3_ast zk(sx_z *z, Z3_ast a)
+Z3_ast sx_zk(sx_z *z, Z3_ast a)
 {
     if (!a) {
         if (!z->failed) {
@@ -103,26 +103,26 @@ Z3_ast zk(sx_z *z, Z3_ast a)
     return a;
 }
 
-void z_release(sx_z *z)
+void sx_z_release(sx_z *z)
 {
     for (int i = z->ntmp - 1; i >= 0; i--)
         Z3_dec_ref(z->c, z->tmp[i]);
     z->ntmp = 0;
 }
 
-void z_inc(sx_z *z, Z3_ast a)
+void sx_z_inc(sx_z *z, Z3_ast a)
 {
     if (a)
         Z3_inc_ref(z->c, a);
 }
 
-void z_dec(sx_z *z, Z3_ast a)
+void sx_z_dec(sx_z *z, Z3_ast a)
 {
     if (a)
         Z3_dec_ref(z->c, a);
 }
 
-Z3_sort z_bvs(sx_z *z, int w)
+Z3_sort sx_z_bvs(sx_z *z, int w)
 {
     if (w < 1 || w > 128)
         w = w < 1 ? 1 : 128;
@@ -131,30 +131,30 @@ Z3_sort z_bvs(sx_z *z, int w)
     return z->bv[w];
 }
 
-Z3_ast z_num(sx_z *z, uint64_t v, int w)
+Z3_ast sx_z_num(sx_z *z, uint64_t v, int w)
 {
     if (w < 64)
         v &= (1ull << w) - 1;
-    return zk(z, Z3_mk_unsigned_int64(z->c, v, z_bvs(z, w)));
+    return sx_zk(z, Z3_mk_unsigned_int64(z->c, v, sx_z_bvs(z, w)));
 }
 
-Z3_ast z_bool(sx_z *z, bool b)
+Z3_ast sx_z_bool(sx_z *z, bool b)
 {
     return b ? z->tru : z->fls;
 }
 
-int z_bool_value(sx_z *z, Z3_ast a)
+int sx_z_bool_value(sx_z *z, Z3_ast a)
 {
     Z3_lbool v = Z3_get_bool_value(z->c, a);
     return v == Z3_L_TRUE ? 1 : v == Z3_L_FALSE ? 0 : -1;
 }
 
-bool z_is_value(sx_z *z, Z3_ast a)
+bool sx_z_is_value(sx_z *z, Z3_ast a)
 {
-    return Z3_is_numeral_ast(z->c, a) || z_bool_value(z, a) >= 0;
+    return Z3_is_numeral_ast(z->c, a) || sx_z_bool_value(z, a) >= 0;
 }
 
-bool z_get_u64(sx_z *z, Z3_ast a, uint64_t *v)
+bool sx_z_get_u64(sx_z *z, Z3_ast a, uint64_t *v)
 {
     if (!Z3_is_numeral_ast(z->c, a))
         return false;
@@ -175,11 +175,11 @@ static Z3_sort_kind kind_of(sx_z *z, Z3_ast a)
     return Z3_get_sort_kind(z->c, Z3_get_sort(z->c, a));
 }
 
-bool z_is_bool(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_BOOL_SORT; }
-bool z_is_fp(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_FLOATING_POINT_SORT; }
-bool z_is_bv(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_BV_SORT; }
+bool sx_z_is_bool(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_BOOL_SORT; }
+bool sx_z_is_fp(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_FLOATING_POINT_SORT; }
+bool sx_z_is_bv(sx_z *z, Z3_ast a) { return kind_of(z, a) == Z3_BV_SORT; }
 
-int z_width(sx_z *z, Z3_ast a)
+int sx_z_width(sx_z *z, Z3_ast a)
 {
     Z3_sort s = Z3_get_sort(z->c, a);
     switch (Z3_get_sort_kind(z->c, s)) {
@@ -191,14 +191,14 @@ int z_width(sx_z *z, Z3_ast a)
     }
 }
 
-Z3_ast z_simplify(sx_z *z, Z3_ast a)
+Z3_ast sx_z_simplify(sx_z *z, Z3_ast a)
 {
     if (!a)
         return NULL;
-    return zk(z, Z3_simplify(z->c, a));
+    return sx_zk(z, Z3_simplify(z->c, a));
 }
 
-Z3_ast z_fold(sx_z *z, Z3_ast a)
+Z3_ast sx_z_fold(sx_z *z, Z3_ast a)
 {
     if (!a)
         return NULL;
@@ -210,27 +210,27 @@ Z3_ast z_fold(sx_z *z, Z3_ast a)
         return a;
     for (unsigned i = 0; i < n; i++) {
         Z3_ast arg = Z3_get_app_arg(z->c, app, i);
-        if (!z_is_value(z, arg) && Z3_get_sort_kind(z->c, Z3_get_sort(z->c, arg)) != Z3_ROUNDING_MODE_SORT)
+        if (!sx_z_is_value(z, arg) && Z3_get_sort_kind(z->c, Z3_get_sort(z->c, arg)) != Z3_ROUNDING_MODE_SORT)
             return a;
     }
-    return z_simplify(z, a);
+    return sx_z_simplify(z, a);
 }
 
-Z3_ast z_not(sx_z *z, Z3_ast a)
+Z3_ast sx_z_not(sx_z *z, Z3_ast a)
 {
     if (!a)
         return NULL;
-    int v = z_bool_value(z, a);
+    int v = sx_z_bool_value(z, a);
     if (v >= 0)
-        return z_bool(z, !v);
-    return zk(z, Z3_mk_not(z->c, a));
+        return sx_z_bool(z, !v);
+    return sx_zk(z, Z3_mk_not(z->c, a));
 }
 
-Z3_ast z_and2(sx_z *z, Z3_ast a, Z3_ast b)
+Z3_ast sx_z_and2(sx_z *z, Z3_ast a, Z3_ast b)
 {
     if (!a || !b)
         return NULL;
-    int va = z_bool_value(z, a), vb = z_bool_value(z, b);
+    int va = sx_z_bool_value(z, a), vb = sx_z_bool_value(z, b);
     if (va == 0 || vb == 0)
         return z->fls;
     if (va == 1)
@@ -238,14 +238,14 @@ Z3_ast z_and2(sx_z *z, Z3_ast a, Z3_ast b)
     if (vb == 1)
         return a;
     Z3_ast args[2] = { a, b };
-    return zk(z, Z3_mk_and(z->c, 2, args));
+    return sx_zk(z, Z3_mk_and(z->c, 2, args));
 }
 
-Z3_ast z_or2(sx_z *z, Z3_ast a, Z3_ast b)
+Z3_ast sx_z_or2(sx_z *z, Z3_ast a, Z3_ast b)
 {
     if (!a || !b)
         return NULL;
-    int va = z_bool_value(z, a), vb = z_bool_value(z, b);
+    int va = sx_z_bool_value(z, a), vb = sx_z_bool_value(z, b);
     if (va == 1 || vb == 1)
         return z->tru;
     if (va == 0)
@@ -253,47 +253,47 @@ Z3_ast z_or2(sx_z *z, Z3_ast a, Z3_ast b)
     if (vb == 0)
         return a;
     Z3_ast args[2] = { a, b };
-    return zk(z, Z3_mk_or(z->c, 2, args));
+    return sx_zk(z, Z3_mk_or(z->c, 2, args));
 }
 
-Z3_ast z_ite(sx_z *z, Z3_ast c, Z3_ast a, Z3_ast b)
+Z3_ast sx_z_ite(sx_z *z, Z3_ast c, Z3_ast a, Z3_ast b)
 {
     if (!c || !a || !b)
         return NULL;
-    int v = z_bool_value(z, c);
+    int v = sx_z_bool_value(z, c);
     if (v == 1)
         return a;
     if (v == 0)
         return b;
     if (a == b)
         return a;
-    return zk(z, Z3_mk_ite(z->c, c, a, b));
+    return sx_zk(z, Z3_mk_ite(z->c, c, a, b));
 }
 
-Z3_ast z_extract(sx_z *z, Z3_ast a, int hi, int lo)
+Z3_ast sx_z_extract(sx_z *z, Z3_ast a, int hi, int lo)
 {
     if (!a)
         return NULL;
-    if (lo == 0 && hi + 1 == z_width(z, a))
+    if (lo == 0 && hi + 1 == sx_z_width(z, a))
         return a;
-    return z_fold(z, zk(z, Z3_mk_extract(z->c, (unsigned)hi, (unsigned)lo, a)));
+    return sx_z_fold(z, sx_zk(z, Z3_mk_extract(z->c, (unsigned)hi, (unsigned)lo, a)));
 }
 
-Z3_ast z_concat(sx_z *z, Z3_ast hi, Z3_ast lo)
+Z3_ast sx_z_concat(sx_z *z, Z3_ast hi, Z3_ast lo)
 {
     if (!hi || !lo)
         return NULL;
-    return z_fold(z, zk(z, Z3_mk_concat(z->c, hi, lo)));
+    return sx_z_fold(z, sx_zk(z, Z3_mk_concat(z->c, hi, lo)));
 }
 
-Z3_ast z_eq(sx_z *z, Z3_ast a, Z3_ast b)
+Z3_ast sx_z_eq(sx_z *z, Z3_ast a, Z3_ast b)
 {
     if (!a || !b)
         return NULL;
-    return z_fold(z, zk(z, Z3_mk_eq(z->c, a, b)));
+    return sx_z_fold(z, sx_zk(z, Z3_mk_eq(z->c, a, b)));
 }
 
-Z3_ast z_to_bv(sx_z *z, Z3_ast a)
+Z3_ast sx_z_to_bv(sx_z *z, Z3_ast a)
 {
     if (!a)
         return NULL;
@@ -301,15 +301,15 @@ Z3_ast z_to_bv(sx_z *z, Z3_ast a)
     case Z3_BV_SORT:
         return a;
     case Z3_BOOL_SORT:
-        return z_ite(z, a, z_num(z, 1, 1), z_num(z, 0, 1));
+        return sx_z_ite(z, a, sx_z_num(z, 1, 1), sx_z_num(z, 0, 1));
     case Z3_FLOATING_POINT_SORT: {
         /* fp.to_ieee_bv leaves a NaN's bits open: pin them to the contract's NaN */
         Z3_sort s = Z3_get_sort(z->c, a);
         int w = (int)(Z3_fpa_get_ebits(z->c, s) + Z3_fpa_get_sbits(z->c, s));
         uint64_t nan = w == 16 ? PTX_NAN_F16 : w == 32 ? PTX_NAN_F32 : PTX_NAN_F64;
-        Z3_ast bits = z_fold(z, zk(z, Z3_mk_fpa_to_ieee_bv(z->c, a)));
-        Z3_ast is_nan = z_fold(z, zk(z, Z3_mk_fpa_is_nan(z->c, a)));
-        return z_ite(z, is_nan, z_num(z, nan, w), bits);
+        Z3_ast bits = sx_z_fold(z, sx_zk(z, Z3_mk_fpa_to_ieee_bv(z->c, a)));
+        Z3_ast is_nan = sx_z_fold(z, sx_zk(z, Z3_mk_fpa_is_nan(z->c, a)));
+        return sx_z_ite(z, is_nan, sx_z_num(z, nan, w), bits);
     }
     default:
         z->failed = true;
@@ -318,49 +318,49 @@ Z3_ast z_to_bv(sx_z *z, Z3_ast a)
     }
 }
 
-Z3_ast z_resize(sx_z *z, Z3_ast a, int w, bool sext)
+Z3_ast sx_z_resize(sx_z *z, Z3_ast a, int w, bool sext)
 {
     if (!a)
         return NULL;
-    int aw = z_width(z, a);
+    int aw = sx_z_width(z, a);
     if (aw == w)
         return a;
     if (aw > w)
-        return z_extract(z, a, w - 1, 0);
+        return sx_z_extract(z, a, w - 1, 0);
     Z3_ast r = sext ? Z3_mk_sign_ext(z->c, (unsigned)(w - aw), a)
                     : Z3_mk_zero_ext(z->c, (unsigned)(w - aw), a);
-    return z_fold(z, zk(z, r));
+    return sx_z_fold(z, sx_zk(z, r));
 }
 
-Z3_ast z_as_bv(sx_z *z, Z3_ast a, int w)
+Z3_ast sx_z_as_bv(sx_z *z, Z3_ast a, int w)
 {
     if (!a)
         return NULL;
-    if (z_is_bool(z, a))
-        return z_ite(z, a, z_num(z, 1, w), z_num(z, 0, w));
-    return z_resize(z, z_to_bv(z, a), w, false);
+    if (sx_z_is_bool(z, a))
+        return sx_z_ite(z, a, sx_z_num(z, 1, w), sx_z_num(z, 0, w));
+    return sx_z_resize(z, sx_z_to_bv(z, a), w, false);
 }
 
-Z3_ast z_as_fp(sx_z *z, Z3_ast a, int w)
+Z3_ast sx_z_as_fp(sx_z *z, Z3_ast a, int w)
 {
     if (!a)
         return NULL;
-    if (z_is_fp(z, a)) {
-        if (z_width(z, a) == w)
+    if (sx_z_is_fp(z, a)) {
+        if (sx_z_width(z, a) == w)
             return a;
         /* a float of the other width held in a register: reinterpret bits */
-        a = z_to_bv(z, a);
+        a = sx_z_to_bv(z, a);
     }
-    Z3_ast bv = z_as_bv(z, a, w);
-    return z_fold(z, zk(z, Z3_mk_fpa_to_fp_bv(z->c, bv, w == 64 ? z->fp64 : z->fp32)));
+    Z3_ast bv = sx_z_as_bv(z, a, w);
+    return sx_z_fold(z, sx_zk(z, Z3_mk_fpa_to_fp_bv(z->c, bv, w == 64 ? z->fp64 : z->fp32)));
 }
 
-Z3_ast z_as_bool(sx_z *z, Z3_ast a)
+Z3_ast sx_z_as_bool(sx_z *z, Z3_ast a)
 {
     if (!a)
         return NULL;
-    if (z_is_bool(z, a))
+    if (sx_z_is_bool(z, a))
         return a;
-    Z3_ast bv = z_to_bv(z, a);
-    return z_not(z, z_eq(z, bv, z_num(z, 0, z_width(z, bv))));
+    Z3_ast bv = sx_z_to_bv(z, a);
+    return sx_z_not(z, sx_z_eq(z, bv, sx_z_num(z, 0, sx_z_width(z, bv))));
 }

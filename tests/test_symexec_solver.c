@@ -50,13 +50,13 @@ static void run_free(run *r)
 
 static Z3_ast num(sx_engine *e, int v)
 {
-    return z_num(&e->z, (uint64_t)(uint32_t)v, 32);
+    return sx_z_num(&e->z, (uint64_t)(uint32_t)v, 32);
 }
 
 /* (input[t] > v), signed */
 static Z3_ast gt(sx_engine *e, int t, int v)
 {
-    return zk(&e->z, Z3_mk_bvsgt(e->z.c, e->syms[t].ast, num(e, v)));
+    return sx_zk(&e->z, Z3_mk_bvsgt(e->z.c, e->syms[t].ast, num(e, v)));
 }
 
 /* An engine with its Z3 context and symbols, from a finished run of
@@ -74,46 +74,46 @@ Test(symexec_solver, a_refutation_answers_longer_paths_only)
 {
     run r = explore("kernels/fig1a.json", 2, 30);
     sx_engine *e = engine_of(&r);
-    sx_state *s = state_new(e);
+    sx_state *s = sx_state_new(e);
     cr_assert(s);
-    state_add_pc(e, s, gt(e, 0, 100));
-    Z3_ast low = z_not(&e->z, gt(e, 0, 50));          /* input[0] <= 50 */
+    sx_state_add_pc(e, s, gt(e, 0, 100));
+    Z3_ast low = sx_z_not(&e->z, gt(e, 0, 50));          /* input[0] <= 50 */
     long c0 = e->checks;
-    cr_expect_eq(solver_check(e, s, low, NULL), 0);
+    cr_expect_eq(sx_solver_check(e, s, low, NULL), 0);
     cr_expect_eq(e->checks, c0 + 1, "the first refutation asks the solver");
 
     /* the same state, and a copy whose pc grew: no solver call */
-    cr_expect_eq(solver_check(e, s, low, NULL), 0);
-    sx_state *c = state_clone(e, s);
+    cr_expect_eq(sx_solver_check(e, s, low, NULL), 0);
+    sx_state *c = sx_state_clone(e, s);
     cr_assert(c);
-    state_add_pc(e, c, gt(e, 1, 7));
-    cr_expect_eq(solver_check(e, c, low, NULL), 0);
+    sx_state_add_pc(e, c, gt(e, 1, 7));
+    cr_expect_eq(sx_solver_check(e, c, low, NULL), 0);
     cr_expect_eq(e->checks, c0 + 1, "%ld checks", e->checks - c0);
 
     /* a state whose pc does not extend the refuting one: it must ask, and
      * the query is satisfiable there, with a model of its whole pc */
-    sx_state *o = state_new(e);
+    sx_state *o = sx_state_new(e);
     cr_assert(o);
-    state_add_pc(e, o, gt(e, 1, 7));
+    sx_state_add_pc(e, o, gt(e, 1, 7));
     Z3_model m = NULL;
-    cr_expect_eq(solver_check(e, o, low, &m), 1);
+    cr_expect_eq(sx_solver_check(e, o, low, &m), 1);
     cr_expect_eq(e->checks, c0 + 2);
     cr_assert(m);
-    Z3_ast both = z_and2(&e->z, o->pc->ast, low);
-    Z3_ast v = model_value(e, m, both);
-    cr_expect(v && z_bool_value(&e->z, v) == 1, "the model satisfies the pc and the query");
+    Z3_ast both = sx_z_and2(&e->z, o->pc->ast, low);
+    Z3_ast v = sx_model_value(e, m, both);
+    cr_expect(v && sx_z_bool_value(&e->z, v) == 1, "the model satisfies the pc and the query");
     Z3_model_dec_ref(e->z.c, m);
 
     /* a satisfiable answer is not remembered as a refutation */
     Z3_ast high = gt(e, 0, 200);
-    cr_expect_eq(solver_check(e, s, high, NULL), 1);
-    cr_expect_eq(solver_check(e, s, high, NULL), 1);
+    cr_expect_eq(sx_solver_check(e, s, high, NULL), 1);
+    cr_expect_eq(sx_solver_check(e, s, high, NULL), 1);
     cr_expect_eq(e->checks, c0 + 4);
 
-    state_free(e, o);
-    state_free(e, c);
-    state_free(e, s);
-    z_release(&e->z);
+    sx_state_free(e, o);
+    sx_state_free(e, c);
+    sx_state_free(e, s);
+    sx_z_release(&e->z);
     run_free(&r);
 }
 
@@ -124,7 +124,7 @@ static bool equivalent(sx_engine *e, Z3_ast a, Z3_ast b)
     Z3_solver s = Z3_mk_solver(c);
     Z3_solver_inc_ref(c, s);
     Z3_solver_assert(c, s, e->domains);
-    Z3_solver_assert(c, s, z_not(&e->z, zk(&e->z, Z3_mk_eq(c, a, b))));
+    Z3_solver_assert(c, s, sx_z_not(&e->z, sx_zk(&e->z, Z3_mk_eq(c, a, b))));
     bool same = Z3_solver_check(c, s) == Z3_L_FALSE;
     Z3_solver_dec_ref(c, s);
     return same;
@@ -132,7 +132,7 @@ static bool equivalent(sx_engine *e, Z3_ast a, Z3_ast b)
 
 static Z3_ast fnum(sx_engine *e, float v)
 {
-    return zk(&e->z, Z3_mk_fpa_numeral_float(e->z.c, v, e->z.fp32));
+    return sx_zk(&e->z, Z3_mk_fpa_numeral_float(e->z.c, v, e->z.fp32));
 }
 
 Test(symexec_solver, selected_floats_are_a_case_split)
@@ -143,32 +143,32 @@ Test(symexec_solver, selected_floats_are_a_case_split)
     Z3_context c = z->c;
     Z3_ast rne = z->rm[SX_RM_RNE];
     /* u = ite(input[0] == 2, 0.05, 1/81); rho = ite(input[1] > 3, 1, 0.5) */
-    Z3_ast a0 = z_eq(z, e->syms[0].ast, num(e, 2)), a1 = gt(e, 1, 3);
-    Z3_ast u = z_ite(z, a0, fnum(e, 0.05f), fnum(e, 1.0f / 81.0f));
-    Z3_ast rho = z_ite(z, a1, fnum(e, 1.0f), fnum(e, 0.5f));
-    Z3_ast uu = zk(z, Z3_mk_fpa_mul(c, rne, u, u));
+    Z3_ast a0 = sx_z_eq(z, e->syms[0].ast, num(e, 2)), a1 = gt(e, 1, 3);
+    Z3_ast u = sx_z_ite(z, a0, fnum(e, 0.05f), fnum(e, 1.0f / 81.0f));
+    Z3_ast rho = sx_z_ite(z, a1, fnum(e, 1.0f), fnum(e, 0.5f));
+    Z3_ast uu = sx_zk(z, Z3_mk_fpa_mul(c, rne, u, u));
 
     /* a guard no input can trigger folds to false */
-    Z3_ast never = zk(z, Z3_mk_fpa_gt(c, uu, fnum(e, 0.3f)));
-    Z3_ast r0 = cases_defloat(e, never);
-    cr_expect_eq(z_bool_value(z, r0), 0);
+    Z3_ast never = sx_zk(z, Z3_mk_fpa_gt(c, uu, fnum(e, 0.3f)));
+    Z3_ast r0 = sx_cases_defloat(e, never);
+    cr_expect_eq(sx_z_bool_value(z, r0), 0);
 
     /* one that depends on the selects becomes a condition on the inputs */
-    Z3_ast q = zk(z, Z3_mk_fpa_lt(c, zk(z, Z3_mk_fpa_mul(c, rne, rho, uu)), fnum(e, 0.002f)));
-    Z3_ast r1 = cases_defloat(e, q);
+    Z3_ast q = sx_zk(z, Z3_mk_fpa_lt(c, sx_zk(z, Z3_mk_fpa_mul(c, rne, rho, uu)), fnum(e, 0.002f)));
+    Z3_ast r1 = sx_cases_defloat(e, q);
     cr_expect_neq(r1, q);
-    cr_expect_not(cases_has_float(e, r1));
-    cr_expect(cases_has_float(e, q));
+    cr_expect_not(sx_cases_has_float(e, r1));
+    cr_expect(sx_cases_has_float(e, q));
     cr_expect(equivalent(e, q, r1));
-    cr_expect(equivalent(e, r1, z_or2(z, z_not(z, a0), z_not(z, a1))));
+    cr_expect(equivalent(e, r1, sx_z_or2(z, sx_z_not(z, a0), sx_z_not(z, a1))));
 
     /* a free float is no case split: left alone */
-    Z3_ast f = zk(z, Z3_mk_const(c, Z3_mk_string_symbol(c, "free_float"), z->fp32));
-    Z3_ast g = zk(z, Z3_mk_fpa_lt(c, zk(z, Z3_mk_fpa_mul(c, rne, f, u)), fnum(e, 0.002f)));
-    cr_expect_eq(cases_defloat(e, g), g);
+    Z3_ast f = sx_zk(z, Z3_mk_const(c, Z3_mk_string_symbol(c, "free_float"), z->fp32));
+    Z3_ast g = sx_zk(z, Z3_mk_fpa_lt(c, sx_zk(z, Z3_mk_fpa_mul(c, rne, f, u)), fnum(e, 0.002f)));
+    cr_expect_eq(sx_cases_defloat(e, g), g);
     /* and so is a condition without floats */
-    cr_expect_eq(cases_defloat(e, a1), a1);
-    z_release(z);
+    cr_expect_eq(sx_cases_defloat(e, a1), a1);
+    sx_z_release(z);
     run_free(&r);
 }
 
