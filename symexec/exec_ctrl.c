@@ -1,5 +1,5 @@
 /*
- * sx_exec_ctrl.c — control flow: branches (forking on symbolic conditions,
+ * exec_ctrl.c — control flow: branches (forking on symbolic conditions,
  * loop bounds, decision traces, leg coverage), calls and returns with
  * their .param/.reg arguments, exit, barriers, and the no-op
  * synchronisation instructions (membar, fence, bar.warp.sync...).

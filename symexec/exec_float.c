@@ -1,5 +1,5 @@
 /*
- * sx_exec_float.c — f32/f64 instructions through Z3's floating-point theory
+ * exec_float.c — f32/f64 instructions through Z3's floating-point theory
  * with the instruction's rounding mode (.rn .rz .rm .rp; none means .rn):
  * add/sub/mul/fma/mad, div and rcp (IEEE forms), sqrt, abs/neg/min/max,
  * copysign, testp, setp/set comparisons (ordered and unordered), cvt

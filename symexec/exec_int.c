@@ -1,5 +1,5 @@
 /*
- * sx_exec_int.c — integer, bit and predicate instructions on Z3 bit-vectors
+ * exec_int.c — integer, bit and predicate instructions on Z3 bit-vectors
  * and Bools: add/sub (with .sat and carries), mul/mad (.lo .hi .wide, 24-bit
  * forms), sad, div/rem, abs/neg/min/max, popc/clz/bfind/brev, bfe/bfi,
  * logic (and lop3) and shifts (shl/shr/shf), prmt, setp/set/selp/slct, mov

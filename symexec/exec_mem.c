@@ -1,5 +1,5 @@
 /*
- * sx_exec_mem.c — ld / ldu / st (scalars and .v2/.v4 vectors, every state
+ * exec_mem.c — ld / ldu / st (scalars and .v2/.v4 vectors, every state
  * space), kernel parameters, and atom / red (add inc dec min max and or
  * xor exch cas, integer and float).  Under the canonical schedule an atomic
  * is a plain read-modify-write: threads run one after the other.

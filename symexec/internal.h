@@ -347,7 +347,7 @@ bool sx_reg_write(sx_cx *cx, int r, Z3_ast v);
 void sx_cx_init(sx_cx *cx, sx_engine *e, sx_state *s, int t);
 Z3_ast sx_opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space);
 
-/* sx_exec_int.c / sx_exec_float.c / sx_exec_mem.c / sx_exec_ctrl.c / exec_warp.c:
+/* exec_int.c / exec_float.c / exec_mem.c / exec_ctrl.c / exec_warp.c:
  * each returns 1 handled, 0 not its opcode, -1 failure. */
 int sx_exec_int(sx_cx *cx);
 /* setp/set: combine with the predicate operand `cop` (and/or/xor), write
@@ -362,7 +362,7 @@ int sx_exec_warp_stop(sx_cx *cx);
 /* Run the collectives every waiting thread stopped at. */
 bool sx_warp_collectives(sx_engine *e, sx_state *s);
 
-/* sx_exec_ctrl.c */
+/* exec_ctrl.c */
 void sx_enter_block(sx_engine *e, sx_state *s, int t, int block);
 bool sx_exec_return(sx_cx *cx);
 /* All threads wait or exited: release the barrier, report divergence. */
