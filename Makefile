@@ -29,7 +29,7 @@ LIBS     := -lz3 -ljansson -ldl -lm -lpthread
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-MODULES  := core ptx symexec gen harness ga
+MODULES  := core ptx symexec gen harness harness/sim harness/cuda ga
 LIB_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)

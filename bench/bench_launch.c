@@ -9,7 +9,7 @@
  *     reply): the harness's fixed cost per repetition;
  *   - the time the harness reports for the empty kernel (mean, median,
  *     max): the floor under every figure it gives, and its noise, with the
- *     timing method it used (gated or not, harness/cuda_engine.c);
+ *     timing method it used (gated or not, harness/cuda/engine.c);
  *   - a run on an image that changed (upload too), without warm-ups;
  *   - a repetition when a measurement takes 10 (one request for all);
  * then directly on the driver, in this process (after the harness is
@@ -25,8 +25,8 @@
 #include "core/clock.h"
 #include "core/image.h"
 #include "core/spec.h"
-#include "harness/cuda_api.h"
-#include "harness/cuda_backend.h"
+#include "harness/cuda/api.h"
+#include "harness/cuda/cuda.h"
 
 #include <stdio.h>
 #include <stdlib.h>

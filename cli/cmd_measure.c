@@ -7,7 +7,6 @@
 #include "core/pcg32.h"
 #include "core/results.h"
 #include "core/spec.h"
-#include "harness/cuda_backend.h"
 #include "harness/harness.h"
 
 #include <errno.h>
@@ -169,9 +168,11 @@ static void print_json(const wh_spec *spec, harness *h, const harness_result *r,
         json_object_set_new(o, "seed", json_integer((json_int_t)seed));
     else
         json_object_set_new(o, "seed", json_null());
-    const harness_cuda_info *info = harness_cuda_info_of(h);
-    if (info)
-        json_object_set_new(o, "device_info", harness_cuda_info_json(info));
+    json_t *info = harness_device_json(h);
+    if (json_is_null(info))
+        json_decref(info);
+    else
+        json_object_set_new(o, "device_info", info);
     if (ck->done) {
         json_t *c = json_object();
         json_object_set_new(c, "reference", json_string("sim"));

@@ -4,7 +4,7 @@
  */
 #include "harness/harness.h"
 #include "harness/backend.h"
-#include "harness/cuda_backend.h"
+#include "harness/cuda/cuda.h"
 #include "core/clock.h"
 #include "core/pcg32.h"
 

@@ -97,7 +97,7 @@ typedef struct {
 /* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */
 void harness_options_init(harness_options *o);
 
-/* harness_options carries the cuda backend's settings (cuda.c tests this). */
+/* harness_options carries the cuda backend's settings (cuda/backend.c tests this). */
 #define HARNESS_HAVE_CUDA_OPTIONS 1
 
 typedef struct {
@@ -149,5 +149,27 @@ const struct harness_cuda_info *harness_cuda_info_of(const harness *h);
  * backend other than cuda. */
 struct json_t;
 struct json_t *harness_device_json(const harness *h);
+
+/* Float tolerance of harness_compare_outputs for --check: correctly
+ * rounded operations (add, mul, fma, div.rn, sqrt.rn) agree bit for bit
+ * between the GPU and the sim; the bound leaves room for the .approx
+ * instructions (sin, cos, ex2, lg2, rcp, rsqrt: 1-2 ulp on the GPU) and a
+ * few operations chained after them. */
+#define HARNESS_CHECK_FLOAT_ULPS 4.0
+
+/* Compare the output buffers (role output) of two images of the same spec
+ * and launch, e.g. one run on the sim and one on the GPU: integer fields
+ * bit for bit, float fields within `float_ulps` units in the last place
+ * (+0 == -0; any NaN equals any NaN); struct padding is ignored.  Each
+ * buffer as its spec's "check" says: element by element ("exact"), as
+ * multisets of elements ("multiset") or not at all ("none").  true when
+ * they agree.  `report` receives a summary line (how many buffers were
+ * compared exactly, as multisets, not at all), then per buffer the
+ * mismatch count and the first mismatches (element, field, both values,
+ * ulps; for a multiset, the elements without a partner), and a line for
+ * each buffer not compared or compared as a multiset, with the spec's
+ * check_why. */
+bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_ulps,
+                             char *report, size_t n);
 
 #endif

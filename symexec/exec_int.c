@@ -307,7 +307,7 @@ static int exec_bfe(sx_cx *cx)
 }
 
 /* bmsk d, pos, len: len ones from bit pos (.wrap takes both mod 32, .clamp
- * saturates), as harness/sim_exec.c. */
+ * saturates), as harness/sim/exec.c. */
 static int exec_bmsk(sx_cx *cx)
 {
     sx_z *z = ZZ(cx);

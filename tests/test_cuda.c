@@ -18,9 +18,9 @@
 
 #include "core/image.h"
 #include "core/pcg32.h"
-#include "harness/cuda_api.h"
-#include "harness/cuda_backend.h"
-#include "harness/cuda_worker.h"
+#include "harness/cuda/api.h"
+#include "harness/cuda/cuda.h"
+#include "harness/cuda/worker.h"
 #include "harness/harness.h"
 #include "ptx/ptx.h"
 

@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "core/image.h"
-#include "harness/cuda_backend.h"
+#include "harness/cuda/cuda.h"
 
 #include <math.h>
 #include <stdio.h>

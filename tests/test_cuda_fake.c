@@ -1,6 +1,6 @@
 /*
  * test_cuda_fake.c — the cuda backend end to end, driver code included
- * (harness/cuda_engine.c), against the fake CUDA driver of
+ * (harness/cuda/engine.c), against the fake CUDA driver of
  * tests/fakecuda/ (built beside the test runner as libfakecuda.so and
  * libfakecuda_old.so, selected with $WARPHUNT_LIBCUDA).  The fake is not a
  * GPU: it runs the kernel fake_inc (tests/ptx/fake_inc.cu, spec
@@ -30,8 +30,8 @@
 #include "cli/cli.h"
 #include "core/clock.h"
 #include "core/image.h"
-#include "harness/cuda_api.h"
-#include "harness/cuda_backend.h"
+#include "harness/cuda/api.h"
+#include "harness/cuda/cuda.h"
 #include "harness/harness.h"
 #include "tests/fakecuda/fakecuda.h"
 #include "tests/sim_support.h"

@@ -7,8 +7,8 @@
  */
 #include <criterion/criterion.h>
 
-#include "harness/cuda_proto.h"
-#include "harness/cuda_worker.h"
+#include "harness/cuda/proto.h"
+#include "harness/cuda/worker.h"
 
 #include <signal.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * conflicts, loop trip counts, and determinism.
  */
 #include "tests/sim_support.h"
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <criterion/criterion.h>
 #include <limits.h>

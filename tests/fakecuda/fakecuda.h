@@ -7,7 +7,7 @@
  * exists when cuda.h was included first.
  *
  * The fake is NOT a GPU.  It exports the driver entry points warphunt
- * resolves (harness/cuda_api.c), with their cuda.h signatures and error
+ * resolves (harness/cuda/api.c), with their cuda.h signatures and error
  * codes; device memory is host memory behind synthetic, non-canonical
  * addresses (a host dereference of a device pointer crashes); kernels are
  * looked up by name in a table of C implementations (fake_inc and

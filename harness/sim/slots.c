@@ -1,5 +1,5 @@
 /*
- * sim_slots.c — register slots of a function.
+ * slots.c — register slots of a function.
  *
  * PTX from nvcc names a fresh virtual register for almost every value
  * (thousands in large kernels), while few are live at once.  Slots are
@@ -14,7 +14,7 @@
  * execution too.  Smaller register files mean less memory per resident
  * warp and better cache behaviour of the interpreter.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * cuda_backend.h — the cuda backend: measuring on an NVIDIA GPU through the
+ * cuda.h — the cuda backend: measuring on an NVIDIA GPU through the
  * driver API (harness/cuda*.c).
  *
  * harness.c reaches the backend through harness_cuda_ops (backend.h); the
@@ -48,12 +48,6 @@ extern const harness_backend_ops harness_cuda_ops;
 #define HARNESS_CUDA_DEFAULT_TIMEOUT_S 10.0      /* watchdog per launch */
 #define HARNESS_CUDA_DEFAULT_WARMUP 2
 #define HARNESS_CUDA_DEFAULT_START_TIMEOUT_S 120.0   /* driver init + PTX JIT */
-/* Float tolerance of harness_compare_outputs for --check: correctly
- * rounded operations (add, mul, fma, div.rn, sqrt.rn) agree bit for bit
- * between the GPU and the sim; the bound leaves room for the .approx
- * instructions (sin, cos, ex2, lg2, rcp, rsqrt: 1-2 ulp on the GPU) and a
- * few operations chained after them. */
-#define HARNESS_CHECK_FLOAT_ULPS 4.0
 
 typedef struct {
     int device;                 /* ordinal */
@@ -109,19 +103,5 @@ json_t *harness_cuda_info_json(const harness_cuda_info *info);
 void *harness_cuda_open_config(const wh_spec *spec, const char *ptx, size_t ptx_len,
                                const char *entry, const harness_cuda_config *cfg, wh_error *err);
 
-/* Compare the output buffers (role output) of two images of the same spec
- * and launch, e.g. one run on the sim and one on the GPU: integer fields
- * bit for bit, float fields within `float_ulps` units in the last place
- * (+0 == -0; any NaN equals any NaN); struct padding is ignored.  Each
- * buffer as its spec's "check" says: element by element ("exact"), as
- * multisets of elements ("multiset") or not at all ("none").  true when
- * they agree.  `report` receives a summary line (how many buffers were
- * compared exactly, as multisets, not at all), then per buffer the
- * mismatch count and the first mismatches (element, field, both values,
- * ulps; for a multiset, the elements without a partner), and a line for
- * each buffer not compared or compared as a multiset, with the spec's
- * check_why. */
-bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_ulps,
-                             char *report, size_t n);
 
 #endif

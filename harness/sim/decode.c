@@ -1,16 +1,15 @@
 /*
- * sim_load.c — pre-decoding a kernel for the sim backend.
+ * decode.c — pre-decoding a kernel for the sim backend.
  *
- * Done once at open time: find the functions the kernel can call, lay out
- * shared, const, local and param memory and the global regions, give every
- * register a slot, and turn each ptx_instr into a compact sim_instr whose
- * operands are register slots, 64-bit immediates or resolved addresses, with
- * its timing class, the registers it reads and writes (for the scoreboard)
+ * Done once at open time, after layout.c has placed the memory: give every
+ * register a slot (slots.c), and turn each ptx_instr into a compact
+ * sim_instr whose operands are register slots, 64-bit immediates or
+ * resolved addresses, with its timing class, the registers it reads and writes (for the scoreboard)
  * and, for branches, its target and reconvergence point.  Instructions the
  * emulator does not implement decode to SIM_OP_UNSUPPORTED; they stop a run
  * only when they are executed.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,282 +22,6 @@ typedef struct {
     const ptx_instr *pi;
     wh_error *err;
 } dctx;
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    if (a <= 1)
-        return v;
-    return (v + a - 1) / a * a;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Reachability and memory layout                                           */
-/* ------------------------------------------------------------------------ */
-
-static void mark_reachable(sim_prog *P, int fi, int *onstack)
-{
-    const ptx_module *m = P->m;
-    if (P->funcs[fi].used) {
-        if (onstack[fi])
-            P->recursive = true;
-        return;
-    }
-    P->funcs[fi].used = true;
-    onstack[fi] = 1;
-    const ptx_function *f = &m->funcs[fi];
-    for (int i = 0; i < f->ninstrs; i++) {
-        const ptx_instr *in = &f->instrs[i];
-        if (in->op == PTX_OP_CALL && in->callee >= 0 && in->callee < m->nfuncs &&
-            m->funcs[in->callee].has_body)
-            mark_reachable(P, in->callee, onstack);
-    }
-    onstack[fi] = 0;
-}
-
-static void note_sym(const ptx_symref *s, bool *mref)
-{
-    if (s->kind == PTX_SYM_MODULE_VAR && s->index >= 0)
-        mref[s->index] = true;
-}
-
-static void note_operand(const ptx_operand *o, bool *mref)
-{
-    if (o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_SYMBOL)
-        note_sym(&o->sym, mref);
-    if (o->kind == PTX_OPD_VEC || o->kind == PTX_OPD_LIST)
-        for (int i = 0; i < o->nelems; i++)
-            note_operand(&o->elems[i], mref);
-}
-
-/* Module variables referenced by the reachable functions (and, through
- * initializer relocations, by those variables). */
-static bool *referenced_vars(const sim_prog *P)
-{
-    const ptx_module *m = P->m;
-    bool *mref = sim_xcalloc((size_t)m->nvars, sizeof *mref);
-    for (int fi = 0; fi < m->nfuncs; fi++) {
-        if (!P->funcs[fi].used)
-            continue;
-        const ptx_function *f = &m->funcs[fi];
-        for (int i = 0; i < f->ninstrs; i++) {
-            const ptx_instr *in = &f->instrs[i];
-            for (int k = 0; k < in->nops; k++)
-                note_operand(&in->ops[k], mref);
-            for (int k = 0; k < in->ncall_args; k++)
-                note_operand(&in->call_args[k], mref);
-        }
-    }
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (int v = 0; v < m->nvars; v++) {
-            if (!mref[v])
-                continue;
-            for (int r = 0; r < m->vars[v].nrelocs; r++) {
-                const ptx_symref *s = &m->vars[v].relocs[r].sym;
-                if (s->kind == PTX_SYM_MODULE_VAR && s->index >= 0 && !mref[s->index]) {
-                    mref[s->index] = true;
-                    changed = true;
-                }
-            }
-        }
-    }
-    return mref;
-}
-
-static uint64_t var_bytes(const ptx_var *v)
-{
-    if (v->size)
-        return v->size;
-    return v->unsized ? 0 : (uint64_t)v->elem_size * (v->count ? v->count : 1);
-}
-
-static void layout_module(sim_prog *P)
-{
-    const ptx_module *m = P->m;
-    bool *mref = referenced_vars(P);
-    P->mvar_off = sim_xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
-    uint64_t sh = 0, cb = 0, lo = 0;
-    uint64_t dyn_align = 16;
-    int nglobal = 0;
-    for (int v = 0; v < m->nvars; v++) {
-        const ptx_var *var = &m->vars[v];
-        uint64_t a = var->align > 0 ? (uint64_t)var->align : 1;
-        switch (var->space) {
-        case PTX_SPACE_SHARED:
-            if (var->unsized || (var->linkage == PTX_LINK_EXTERN && var_bytes(var) == 0)) {
-                if (a > dyn_align)
-                    dyn_align = a;
-                break;  /* dynamic: placed after the static area below */
-            }
-            if (!mref[v])
-                break;
-            sh = align_up(sh, a);
-            P->mvar_off[v] = sh;
-            sh += var_bytes(var);
-            break;
-        case PTX_SPACE_CONST:
-            cb = align_up(cb, a);
-            P->mvar_off[v] = cb;
-            cb += var_bytes(var);
-            break;
-        case PTX_SPACE_LOCAL:
-            lo = align_up(lo, a);
-            P->mvar_off[v] = lo;
-            lo += var_bytes(var);
-            break;
-        case PTX_SPACE_GLOBAL:
-            nglobal++;
-            break;
-        default:
-            break;
-        }
-    }
-    /* function-level .shared variables of reachable functions */
-    for (int fi = 0; fi < m->nfuncs; fi++) {
-        if (!P->funcs[fi].used)
-            continue;
-        const ptx_function *f = &m->funcs[fi];
-        for (int v = 0; v < f->nvars; v++) {
-            const ptx_var *var = &f->vars[v];
-            if (var->space != PTX_SPACE_SHARED)
-                continue;
-            uint64_t a = var->align > 0 ? (uint64_t)var->align : 1;
-            if (var->unsized) {
-                if (a > dyn_align)
-                    dyn_align = a;
-                continue;
-            }
-            sh = align_up(sh, a);
-            P->funcs[fi].var_off[v] = (uint32_t)sh;
-            sh += var_bytes(var);
-        }
-    }
-    P->static_shared = sh;
-    P->dyn_shared_off = align_up(sh, dyn_align);
-    for (int v = 0; v < m->nvars; v++) {
-        const ptx_var *var = &m->vars[v];
-        if (var->space == PTX_SPACE_SHARED && (var->unsized || var_bytes(var) == 0))
-            P->mvar_off[v] = P->dyn_shared_off;
-    }
-    for (int fi = 0; fi < m->nfuncs; fi++) {
-        if (!P->funcs[fi].used)
-            continue;
-        const ptx_function *f = &m->funcs[fi];
-        for (int v = 0; v < f->nvars; v++)
-            if (f->vars[v].space == PTX_SPACE_SHARED && f->vars[v].unsized)
-                P->funcs[fi].var_off[v] = (uint32_t)P->dyn_shared_off;
-    }
-    P->module_local = align_up(lo, 16);
-
-    /* const bank with initializers */
-    P->cbank_size = cb;
-    P->cbank = sim_xcalloc((size_t)(cb ? cb : 1), 1);
-    for (int v = 0; v < m->nvars; v++) {
-        const ptx_var *var = &m->vars[v];
-        if (var->space == PTX_SPACE_CONST && var->init)
-            memcpy(P->cbank + P->mvar_off[v], var->init, (size_t)var_bytes(var));
-    }
-
-    /* global regions: spec buffers, then module .global variables */
-    const wh_spec *S = P->spec;
-    P->regions = sim_xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
-    P->region_of_param = sim_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
-    int r = 0;
-    for (int i = 0; i < S->nparams; i++) {
-        P->region_of_param[i] = -1;
-        if (S->params[i].kind != WH_BUFFER)
-            continue;
-        P->regions[r].name = S->params[i].name;
-        P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
-        P->regions[r].param = i;
-        P->regions[r].var = -1;
-        P->region_of_param[i] = r;
-        r++;
-    }
-    for (int v = 0; v < m->nvars; v++) {
-        const ptx_var *var = &m->vars[v];
-        if (var->space != PTX_SPACE_GLOBAL)
-            continue;
-        P->regions[r].name = var->name;
-        P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
-        P->regions[r].size = var_bytes(var);
-        P->regions[r].param = -1;
-        P->regions[r].var = v;
-        P->mvar_off[v] = P->regions[r].base;
-        r++;
-    }
-    P->nregions = r;
-    P->mcache = sim_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
-    P->bcache = sim_xcalloc(1, sizeof *P->bcache);
-    free(mref);
-}
-
-/* Address of a module variable in its own state space. */
-static uint64_t mvar_addr(const sim_prog *P, int v)
-{
-    return P->mvar_off[v];
-}
-
-static uint64_t window_of(ptx_space s)
-{
-    switch (s) {
-    case PTX_SPACE_SHARED: return PTX_ADDR_SHARED;
-    case PTX_SPACE_LOCAL: return PTX_ADDR_LOCAL;
-    case PTX_SPACE_CONST: return PTX_ADDR_CONST;
-    default: return 0;
-    }
-}
-
-/* Per function: .local frame, param area layout. */
-static void layout_function(sim_prog *P, sim_func *F)
-{
-    const ptx_function *f = F->pf;
-    uint64_t lo = 0, pv = 0;
-    F->param_bytes = (uint32_t)align_up(f->param_bytes, 8);
-    uint64_t rb = 0;
-    for (int i = 0; i < f->nrets; i++) {
-        uint64_t end = f->rets[i].offset + f->rets[i].size;
-        if (end > rb)
-            rb = end;
-    }
-    F->ret_off = F->param_bytes;
-    F->vars_off = (uint32_t)align_up(F->ret_off + rb, 16);
-    for (int v = 0; v < f->nvars; v++) {
-        const ptx_var *var = &f->vars[v];
-        uint64_t a = var->align > 0 ? (uint64_t)var->align : 1;
-        if (var->space == PTX_SPACE_LOCAL) {
-            lo = align_up(lo, a);
-            F->var_off[v] = (uint32_t)lo;
-            lo += var_bytes(var);
-        } else if (var->space == PTX_SPACE_PARAM) {
-            pv = align_up(pv, a);
-            F->var_off[v] = (uint32_t)(F->vars_off + pv);
-            pv += var_bytes(var);
-        }
-    }
-    F->local_bytes = (uint32_t)align_up(lo, 16);
-    F->area_bytes = (uint32_t)align_up(F->vars_off + pv, 8);
-    (void)P;
-}
-
-/* Deepest local use along the call graph from fi (no recursion). */
-static uint64_t stack_need(const sim_prog *P, int fi, int depth)
-{
-    const sim_func *F = &P->funcs[fi];
-    uint64_t best = 0;
-    if (depth > 64)
-        return 0;
-    const ptx_function *f = F->pf;
-    for (int i = 0; i < f->ninstrs; i++) {
-        const ptx_instr *in = &f->instrs[i];
-        if (in->op == PTX_OP_CALL && in->callee >= 0 && P->funcs[in->callee].used) {
-            uint64_t n = SIM_CALL_BYTES + stack_need(P, in->callee, depth + 1);
-            if (n > best)
-                best = n;
-        }
-    }
-    return F->local_bytes + best;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Instruction decoding                                                     */
@@ -329,7 +52,7 @@ static bool sym_addr(dctx *c, const ptx_symref *s, uint64_t *val, bool *local_re
             return derr(c, "bad module variable");
         const ptx_var *v = &P->m->vars[s->index];
         *space = v->space;
-        *val = mvar_addr(P, s->index);
+        *val = sim_mvar_addr(P, s->index);
         return true;
     }
     case PTX_SYM_LOCAL_VAR: {
@@ -498,7 +221,7 @@ static bool decode_addr(dctx *c, const ptx_operand *o, ptx_space ispace, sim_add
         if (ispace == PTX_SPACE_GENERIC && sp != PTX_SPACE_GLOBAL) {
             if (sp == PTX_SPACE_PARAM)
                 return true;  /* generic param access: reported at run time */
-            a->off += window_of(sp);
+            a->off += sim_window_of(sp);
         }
     }
     return true;
@@ -897,7 +620,7 @@ static bool decode_function(sim_prog *P, int fi, wh_error *err)
     sim_func *F = &P->funcs[fi];
     const ptx_function *f = F->pf;
     sim_assign_slots(F);
-    layout_function(P, F);
+    sim_layout_function(P, F);
     F->ncode = f->ninstrs + 1;
     F->code = sim_xcalloc((size_t)F->ncode, sizeof *F->code);
     dctx c = { P, F, f, NULL, err };
@@ -941,10 +664,7 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
         P->funcs[i].index = i;
         P->funcs[i].var_off = sim_xcalloc((size_t)m->funcs[i].nvars, sizeof(uint32_t));
     }
-    int *onstack = sim_xcalloc((size_t)m->nfuncs, sizeof *onstack);
-    mark_reachable(P, entry, onstack);
-    free(onstack);
-    layout_module(P);
+    sim_layout_program(P, entry);
     for (int i = 0; i < m->nfuncs; i++)
         if (P->funcs[i].used && !decode_function(P, i, err))
             return false;
@@ -954,11 +674,7 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     P->kparam_off = sim_xcalloc((size_t)spec->nparams, sizeof *P->kparam_off);
     for (int i = 0; i < spec->nparams && i < k->nparams; i++)
         P->kparam_off[i] = k->params[i].offset;
-    if (P->recursive)
-        P->local_size = P->module_local + P->funcs[entry].local_bytes + P->prof.stack_bytes;
-    else
-        P->local_size = P->module_local + stack_need(P, entry, 0);
-    P->local_size = align_up(P->local_size, 16);
+    P->local_size = sim_local_size(P, entry);
     return true;
 }
 

@@ -1,5 +1,5 @@
 /*
- * sim_mem.c — memory spaces of the sim backend: address resolution with
+ * mem.c — memory spaces of the sim backend: address resolution with
  * bounds and alignment checks, loads, stores, atomics and reductions,
  * cvta / isspacep, and cp.async (performed synchronously).
  *
@@ -11,7 +11,7 @@
  * the address and the nearest buffer.  Atomics of a warp are performed in
  * lane order.  The host must be little-endian, as the GPU is.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>

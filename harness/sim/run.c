@@ -1,5 +1,5 @@
 /*
- * sim_run.c — one launch on the sim backend: device memory from the
+ * run.c — one launch on the sim backend: device memory from the
  * image, blocks scheduled onto SMs, warps interleaved by the SMs' warp
  * schedulers, and the result.
  *
@@ -20,7 +20,7 @@
  * barriers) happen in simulated time order.  Kernel time = the last block's
  * end (including its outstanding memory operations) + kernel_launch_cycles.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>

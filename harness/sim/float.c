@@ -1,5 +1,5 @@
 /*
- * sim_float.c — floating-point semantics of the sim backend.
+ * float.c — floating-point semantics of the sim backend.
  *
  * f32 and f64 arithmetic with the rounding modes nvcc emits: .rn is the
  * host's IEEE round-to-nearest-even; .rz/.rm/.rp switch the host rounding
@@ -19,7 +19,7 @@
  * its own) is computed in double precision and rounded once to the narrow
  * format (exact for add, sub, mul: 53 >= 2*11+2 bits).
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <fenv.h>
 #include <float.h>

@@ -1,5 +1,5 @@
 /*
- * sim_timing.c — the sim backend's cost model (deterministic).
+ * timing.c — the sim backend's cost model (deterministic).
  *
  * Issue: each SM has `schedulers` warp schedulers; a warp belongs to one.
  * A scheduler dispatches at most one instruction per cycle; the
@@ -21,7 +21,7 @@
  * warps each global word is a FIFO whose next free time is kept per word
  * (shared atomics: serialised within the warp).
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * (an A100-like GPU, the same values as harness/profiles/default.json) and
  * loading a JSON profile that overrides any subset of them.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * cuda_check.c — do two runs agree on their outputs?  (`measure --check`:
+ * compare.c — do two runs agree on their outputs?  (`measure --check`:
  * the sim and the GPU on the same input.)
  *
  * Integers compare bit for bit.  Floats compare by their distance in units
@@ -19,7 +19,7 @@
  * copy can fail to pair, so a multiset of floats is meant to agree bit for
  * bit (as correctly rounded arithmetic does).
  */
-#include "harness/cuda_backend.h"
+#include "harness/harness.h"
 
 #include <math.h>
 #include <stdarg.h>

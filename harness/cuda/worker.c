@@ -1,9 +1,9 @@
 /*
- * cuda_worker.c — the worker process (child side: a loop over requests
+ * worker.c — the worker process (child side: a loop over requests
  * that calls the engine) and its supervisor (parent side: start, watchdog,
  * kill, lazy restart).
  */
-#include "harness/cuda_worker.h"
+#include "harness/cuda/worker.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * cuda_engine.c — the GPU part of the worker: libcuda through the
+ * engine.c — the GPU part of the worker: libcuda through the
  * dlopen()ed table, the primary context of the chosen device, the PTX
  * JIT-loaded with its logs captured, device buffers with pristine copies
  * of the inputs, and the launch timed alone with events.
@@ -15,10 +15,10 @@
  * Where the driver cannot (no stream memory operations), launches are
  * timed ungated and run.json's "timing" says so.
  *
- * Runs only inside the worker process (cuda_worker.c).
+ * Runs only inside the worker process (worker.c).
  */
-#include "harness/cuda_api.h"
-#include "harness/cuda_worker.h"
+#include "harness/cuda/api.h"
+#include "harness/cuda/worker.h"
 
 #include <limits.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * sim_exec.c — integer, logic, compare/select and move semantics of the
+ * exec.c — integer, logic, compare/select and move semantics of the
  * sim backend, operand fetching and special registers.
  *
  * Each handler loops over the active lanes of one warp instruction with
@@ -9,7 +9,7 @@
  * division by zero gives all ones (div) and the dividend (rem), and
  * INT_MIN / -1 gives INT_MIN, as the GPU does; no host UB is reachable.
  */
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
- * cuda_worker.h — the worker process that runs the GPU part, and the
+ * worker.h — the worker process that runs the GPU part, and the
  * parent's side of it: start, watchdog, restart (internal to harness/).
  *
  * The GPU part is an *engine*: a table of three functions that run inside
- * the worker process.  The real one (wh_cuda_driver_engine, cuda_engine.c)
+ * the worker process.  The real one (wh_cuda_driver_engine, engine.c)
  * talks to libcuda; tests pass a double (one that hangs, crashes, faults)
  * to exercise the watchdog and the restarts without a GPU.
  *
@@ -21,8 +21,8 @@
 #define WH_HARNESS_CUDA_WORKER_H
 
 #include "core/error.h"
-#include "harness/cuda_backend.h"
-#include "harness/cuda_proto.h"
+#include "harness/cuda/cuda.h"
+#include "harness/cuda/proto.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ typedef struct wh_cuda_engine {
     void (*close)(void *state);
 } wh_cuda_engine;
 
-/* The engine that drives a real GPU through libcuda (cuda_engine.c). */
+/* The engine that drives a real GPU through libcuda (engine.c). */
 extern const wh_cuda_engine wh_cuda_driver_engine;
 
 typedef struct {
@@ -94,7 +94,7 @@ bool wh_cuda_worker_run(wh_cuda_worker *w, const wh_cuda_request *rq, double tim
                         unsigned char *const *dest, const uint64_t *dest_bytes,
                         wh_cuda_result *res, wh_error *err);
 
-/* The cuda backend instance (cuda.c) over a chosen engine: what
+/* The cuda backend instance (backend.c) over a chosen engine: what
  * harness_cuda_open_config does with wh_cuda_driver_engine; tests pass
  * doubles.  The worker is started before this returns. */
 void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len, const char *entry,

@@ -1,5 +1,5 @@
 /*
- * cuda_api.h — the CUDA driver API, loaded at run time (internal to harness/).
+ * api.h — the CUDA driver API, loaded at run time (internal to harness/).
  *
  * warphunt never links libcuda: the worker process dlopen()s the driver
  * library and resolves every entry point it needs with dlsym into a
@@ -41,7 +41,7 @@ typedef unsigned int cuuint32_t;
 
 /* The constants used, under our own names (plain ints: comparing a CUresult
  * with a constant of another enum would warn), checked against cuda.h when
- * it is there (cuda_api.c). */
+ * it is there (api.c). */
 #define WH_CU_SUCCESS 0
 #define WH_CU_ERROR_INVALID_VALUE 1
 #define WH_CU_ERROR_OUT_OF_MEMORY 2
@@ -137,7 +137,7 @@ typedef struct {
 
     /* Optional (NULL when the driver lacks them): a pinned host word the
      * stream waits on, so that a timed launch is queued whole before the
-     * GPU starts it (cuda_engine.c, "gated" timing). */
+     * GPU starts it (engine.c, "gated" timing). */
     CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
     CUresult (*MemFreeHost)(void *p);
     CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags);

@@ -1,9 +1,9 @@
 /*
- * sim.c — the sim backend's entry points for harness.c: open (profile,
+ * backend.c — the sim backend's entry points for harness.c: open (profile,
  * pre-decoding), run (one launch), close.
  */
 #include "harness/backend.h"
-#include "harness/sim.h"
+#include "harness/sim/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
- * cuda_proto.c — framing and payloads of the parent/worker protocol.
+ * proto.c — framing and payloads of the parent/worker protocol.
  */
-#include "harness/cuda_proto.h"
+#include "harness/cuda/proto.h"
 
 #include <errno.h>
 #include <limits.h>

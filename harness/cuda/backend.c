@@ -1,14 +1,14 @@
 /*
- * cuda.c — the cuda backend, parent side: harness_cuda_ops over a worker
- * process (cuda_worker.c) that runs the driver engine (cuda_engine.c);
+ * backend.c — the cuda backend, parent side: harness_cuda_ops over a worker
+ * process (worker.c) that runs the driver engine (engine.c);
  * the availability probe; the device description for run.json.
  *
  * This process never calls into libcuda: the worker does, and the probe's
  * short-lived child does.
  */
-#include "harness/cuda_api.h"
-#include "harness/cuda_backend.h"
-#include "harness/cuda_worker.h"
+#include "harness/cuda/api.h"
+#include "harness/cuda/cuda.h"
+#include "harness/cuda/worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +107,7 @@ static void describe_device(cuda_impl *c)
              i->gated ? "" : "; launches timed ungated");
 }
 
-/* The backend with a chosen engine (tests pass doubles; see cuda_worker.h). */
+/* The backend with a chosen engine (tests pass doubles; see worker.h). */
 void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len, const char *entry,
                            const harness_cuda_config *cfg, const wh_cuda_engine *engine,
                            wh_error *err)

@@ -1,5 +1,5 @@
 /*
- * cuda_proto.h — the messages between the cuda backend and its worker
+ * proto.h — the messages between the cuda backend and its worker
  * process (internal to harness/).
  *
  * The parent (the search) and the worker (the only process that touches
@@ -30,7 +30,7 @@
 #ifndef WH_HARNESS_CUDA_PROTO_H
 #define WH_HARNESS_CUDA_PROTO_H
 
-#include "harness/cuda_backend.h"
+#include "harness/cuda/cuda.h"
 #include "harness/harness.h"
 
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 /*
- * cuda_api.c — dlopen the CUDA driver and resolve its entry points.
+ * api.c — dlopen the CUDA driver and resolve its entry points.
  */
-#include "harness/cuda_api.h"
+#include "harness/cuda/api.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

@@ -1,14 +1,14 @@
 /*
- * sim.h — the sim backend's internal structures (harness/sim*.c only).
+ * sim.h — the sim backend's internal structures (the files of harness/sim/ only).
  *
  * Three layers, each in its own files:
  *   - the machine profile (profile.c): costs and sizes of the modelled GPU;
- *   - the program (sim_load.c): the kernel and every function it calls,
+ *   - the program (decode.c): the kernel and every function it calls,
  *     pre-decoded once at open time into compact sim_instr arrays with
  *     operands resolved to register slots, immediates to 64-bit patterns,
  *     symbols to addresses, branches to targets and reconvergence points;
- *   - the run (sim_run.c, sim_warp.c, sim_exec.c, sim_float.c, sim_mem.c,
- *     sim_timing.c): all mutable state of one launch in one sim_run struct,
+ *   - the run (run.c, step.c, exec.c, float.c, mem.c,
+ *     timing.c): all mutable state of one launch in one sim_run struct,
  *     created per harness_measure call: global memory regions, SMs,
  *     resident blocks, warps with their register files, SIMT stacks and
  *     call frames, and the timing state.  No global mutable state.
@@ -101,7 +101,7 @@ typedef struct {
     double block_launch_cycles;
     double kernel_launch_cycles;
     double window_cycles;         /* SMs advance in lockstep windows */
-    int reconverge_merge;         /* 1: siblings run lowest pc first and merge (see sim_warp.c) */
+    int reconverge_merge;         /* 1: siblings run lowest pc first and merge (see step.c) */
     uint64_t stack_bytes;         /* per-thread stack when calls recurse */
 } sim_profile;
 
@@ -110,7 +110,7 @@ bool sim_profile_load(const char *path, sim_profile *p, wh_error *err);
 const char *sim_class_name(sim_class c);
 
 /* ------------------------------------------------------------------------ */
-/* Pre-decoded program (sim_load.c)                                         */
+/* Pre-decoded program (decode.c)                                         */
 /* ------------------------------------------------------------------------ */
 
 typedef enum {
@@ -245,17 +245,27 @@ typedef struct sim_bcache {
     uint64_t shared, local;
 } sim_bcache;
 
+/* layout.c: reachable functions (F->used), module and function memory */
+void sim_layout_program(sim_prog *P, int entry);
+void sim_layout_function(sim_prog *P, sim_func *F);
+/* a module variable's address in its own state space */
+uint64_t sim_mvar_addr(const sim_prog *P, int v);
+/* the generic-address window of a state space (0 for global) */
+uint64_t sim_window_of(ptx_space s);
+uint64_t sim_local_size(const sim_prog *P, int entry);
+
+/* decode.c */
 bool sim_load(sim_prog *prog, const wh_spec *spec, const ptx_module *m, int entry, wh_error *err);
 void sim_prog_free(sim_prog *prog);
 /* "ld.global.v4.f32" */
 void sim_instr_text(const sim_prog *P, const sim_func *F, const sim_instr *in, char *buf, size_t size);
-/* sim_slots.c: registers -> slots (F->slot, nslots, npreds): dense first,
+/* slots.c: registers -> slots (F->slot, nslots, npreds): dense first,
  * then shared by registers whose live ranges do not overlap */
 void sim_assign_slots(sim_func *F);
 void sim_compact_slots(sim_func *F);
 
 /* ------------------------------------------------------------------------ */
-/* Run state (sim_run.c and friends)                                        */
+/* Run state (run.c and friends)                                        */
 /* ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -411,23 +421,44 @@ typedef struct sim_run {
     uint64_t tmp[8][SIM_WARP];       /* shfl/vector staging */
 } sim_run;
 
-/* sim_run.c */
+/* run.c */
 void sim_block_free(struct sim_block *b);
 /* copy_back: 0 nothing, 1 role-output buffers, 2 every buffer */
 bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, harness_run *out, wh_error *err);
 
-/* sim_warp.c: one warp instruction (functional + timing); false on a stop */
+/* step.c: one warp instruction (functional + timing); false on a stop */
 bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w);
-bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index);
-void sim_warp_free(sim_warp *w);
 void sim_warp_ready_next(sim_run *R, sim_warp *w, double t);
-void sim_barrier_check(sim_run *R, sim_block *b, int id);
 void sim_stop(sim_run *R, harness_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "tid=(x,y,z) ctaid=(x,y,z)" of a lane */
 void sim_thread_desc(const sim_run *R, const sim_warp *w, int lane, char *buf, size_t size);
 /* "file.ptx:123" of an instruction of the warp's current function */
 void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *buf, size_t size);
+
+/* simt.c: the SIMT stack, frames, calls, divergent branches */
+bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index);
+void sim_warp_free(sim_warp *w);
+/* pop finished stack entries (and merge siblings under ipdom+merge) */
+void sim_simt_normalize(sim_run *R, sim_warp *w, double t);
+/* lanes r leave the frame (ret) or the kernel (exit_kernel) */
+void sim_retire_lanes(sim_run *R, sim_warp *w, uint32_t r, bool exit_kernel);
+bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m);
+void sim_trace_branch(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t active, uint32_t taken);
+void sim_diverge(sim_warp *w, int target, int fall, int rpc, uint32_t t_mask, uint32_t n_mask, bool merge);
+bool sim_brx(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t active, uint32_t m, double *extra);
+/* a lane's `size` bytes at `off` of a frame's param area; NULL out of range */
+uint8_t *sim_area_ptr(const sim_run *R, const sim_frame *f, bool kernel_frame, uint64_t off, uint32_t lane,
+                      uint32_t size);
+
+/* collective.c: lanes and warps together */
+void sim_shfl(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+void sim_vote(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+void sim_match(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+void sim_redux(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+void sim_elect(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
+bool sim_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t);
+void sim_barrier_check(sim_run *R, sim_block *b, int id);
 
 /* Operand access: a source is a pointer with a lane mask (31 for a
  * register, 0 for an immediate), read as SIM_V(src, lane). */
@@ -453,6 +484,12 @@ static inline void sim_write_pred(sim_warp *w, int32_t slot, uint32_t m, uint32_
         w->p[slot] = (w->p[slot] & ~m) | (val & m);
 }
 
+/* the lowest lane of a mask (0 for none) */
+static inline int sim_first_lane(uint32_t m)
+{
+    return m ? __builtin_ctz(m) : 0;
+}
+
 static inline int sim_popc(uint32_t v)
 {
     v = v - ((v >> 1) & 0x55555555u);
@@ -464,13 +501,13 @@ static inline int sim_popc(uint32_t v)
 #define SIM_LANES(m, l) \
     for (uint32_t _lm = (m), l = 0; _lm && ((l = (uint32_t)__builtin_ctz(_lm)), 1); _lm &= _lm - 1)
 
-/* sim_exec.c: ALU semantics; false for an op it does not handle */
+/* exec.c: ALU semantics; false for an op it does not handle */
 bool sim_exec_alu(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 void sim_fetch(sim_run *R, const sim_warp *w, const sim_instr *in, int i,
                const uint64_t **p, uint32_t *msk);
 uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp, int lane);
 
-/* sim_float.c: float arithmetic, comparisons, conversions */
+/* float.c: float arithmetic, comparisons, conversions */
 bool sim_exec_float(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 bool sim_exec_cvt(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 uint64_t sim_cvt_value(const sim_instr *in, uint64_t a);
@@ -481,11 +518,11 @@ bool sim_fcmp(int cmp, double a, double b);
 uint16_t sim_half_from_double(double x, int rnd);
 double sim_half_to_double(uint16_t h);
 
-/* sim_mem.c: loads, stores, atomics, cvta; false on a stop */
+/* mem.c: loads, stores, atomics, cvta; false on a stop */
 bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                   double *done);
 
-/* sim_timing.c: the cost model.  Each cost function takes the issue time
+/* timing.c: the cost model.  Each cost function takes the issue time
  * and the accesses of the active lanes (addr[i], bytes[i]) and returns the
  * time the data is available (loads) or the operation complete. */
 double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in);
@@ -502,7 +539,7 @@ void sim_bw_init(sim_bw *b, double bin, double per_cycle);
 double sim_bw_take(sim_bw *b, double t, double amount);
 
 /* Allocation inside a run: the emulator has no way to go on without its
- * memory, so running out aborts with a message (sim.c). */
+ * memory, so running out aborts with a message (backend.c). */
 void *sim_xcalloc(size_t n, size_t size);
 void *sim_xrealloc(void *p, size_t n);
 

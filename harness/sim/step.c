@@ -1,0 +1,277 @@
+/*
+ * step.c — executing one warp instruction: the dispatcher that sends it to
+ * its semantics (exec.c, float.c, mem.c, collective.c, simt.c), books its
+ * issue and result times (timing.c), and the messages that stop a run.
+ */
+#include "harness/sim/sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- messages ------------------------------------------------------------- */
+
+void sim_stop(sim_run *R, harness_status st, const char *fmt, ...)
+{
+    if (R->status != HARNESS_OK)
+        return;
+    R->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->message, sizeof R->message, fmt, ap);
+    va_end(ap);
+}
+
+void sim_thread_desc(const sim_run *R, const sim_warp *w, int lane, char *buf, size_t size)
+{
+    const sim_block *b = w->blk;
+    unsigned i = (unsigned)w->index * SIM_WARP + (unsigned)lane;
+    const wh_launch *L = &R->launch;
+    snprintf(buf, size, "tid=(%u,%u,%u) ctaid=(%u,%u,%u)", i % L->block[0],
+             (i / L->block[0]) % L->block[1], i / (L->block[0] * L->block[1]), b->ctaid[0], b->ctaid[1],
+             b->ctaid[2]);
+}
+
+void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *buf, size_t size)
+{
+    const sim_func *F = w->fn;
+    char text[128];
+    sim_instr_text(R->prog, F, in, text, sizeof text);
+    int line = (in->pidx >= 0 && in->pidx < F->pf->ninstrs) ? F->pf->instrs[in->pidx].line : F->pf->line;
+    snprintf(buf, size, "%s:%d ('%s' in %s)", R->prog->file, line, text, F->pf->name);
+}
+
+/* ---- the step ------------------------------------------------------------------ */
+
+void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
+{
+    (void)R;
+    if (w->state != SIM_W_READY || w->sp == 0) {
+        if (w->state != SIM_W_READY)
+            w->next_issue = SIM_INF;
+        return;
+    }
+    const sim_instr *nx = &w->code[w->stack[w->sp - 1].pc];
+    double r = tmin;
+    for (int i = 0; i < nx->ndeps; i++)
+        r = sim_dmax(r, w->ready[nx->deps[i]]);
+    w->next_issue = r;
+}
+
+static bool unsupported(sim_run *R, sim_warp *w, const sim_instr *in)
+{
+    char text[128];
+    const sim_func *F = w->fn;
+    sim_instr_text(R->prog, F, in, text, sizeof text);
+    int line = in->pidx >= 0 ? F->pf->instrs[in->pidx].line : F->pf->line;
+    const ptx_instr *pi = in->pidx >= 0 ? &F->pf->instrs[in->pidx] : NULL;
+    if (pi && pi->op == PTX_OP_CALL && pi->callee >= 0 && !R->prog->m->funcs[pi->callee].has_body)
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d (a call to the external "
+                 "function '%s')", text, R->prog->file, line, R->prog->m->funcs[pi->callee].name);
+    else if (pi && pi->op == PTX_OP_CALL && pi->callee < 0)
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d (an indirect call)", text,
+                 R->prog->file, line);
+    else
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d", text, R->prog->file, line);
+    return false;
+}
+
+static bool step_limit(sim_run *R, sim_warp *w, const sim_instr *in)
+{
+    char where[256];
+    sim_where(R, w, in, where, sizeof where);
+    sim_stop(R, HARNESS_TIMEOUT, "step limit of %llu warp instructions reached (a runaway loop?): warp %d "
+             "of block (%u,%u,%u) was at %s", (unsigned long long)R->step_limit, w->index,
+             w->blk->ctaid[0], w->blk->ctaid[1], w->blk->ctaid[2], where);
+    return false;
+}
+
+bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
+{
+    sim_simt *top = &w->stack[w->sp - 1];
+    int pc = top->pc;
+    const sim_instr *in = &w->code[pc];
+    uint32_t active = top->mask;
+    uint32_t m = active;
+    if (in->guard >= 0) {
+        uint32_t g = w->p[in->guard];
+        m &= in->guard_neg ? ~g : g;
+    }
+    if (++R->warp_instr > R->step_limit)
+        return step_limit(R, w, in);
+    R->lane_instr += (uint64_t)sim_popc(active);
+    const sim_profile *P = R->prof;
+    double t = sim_issue(R, sm, w, in);
+    double done = t + P->cls[in->cls].latency;
+    double tmin = t + 1;
+    bool waits = false;
+    int op = in->op;
+    switch (op) {
+    case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED:
+    case PTX_OP_CVTA: case PTX_OP_ISSPACEP: case PTX_OP_CP_ASYNC:
+        if (m && !sim_exec_mem(R, sm, w, in, m, t, &done))
+            return false;
+        if (op == PTX_OP_ST || op == PTX_OP_RED || op == PTX_OP_ATOM || op == PTX_OP_CP_ASYNC)
+            w->mem_done = sim_dmax(w->mem_done, done);
+        if (op == PTX_OP_CP_ASYNC) {
+            if (in->mode == PTX_CP_COPY)
+                w->async_done = sim_dmax(w->async_done, done);
+            else if (in->mode != PTX_CP_COMMIT_GROUP)
+                tmin = sim_dmax(tmin, w->async_done);
+        }
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_BRA:
+        if (R->prog->on_branch && in->guard >= 0 && active)
+            sim_trace_branch(R, w, in, active, m);
+        if (in->guard < 0 || m == active) {
+            top->pc = in->target;
+        } else if (m == 0) {
+            top->pc = pc + 1;
+        } else {
+            sim_diverge(w, in->target, pc + 1, in->rpc, m, active & ~m, P->reconverge_merge);
+            tmin += P->divergence_cycles;
+        }
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        break;
+    case PTX_OP_BRX: {
+        double extra = 0;
+        if (!sim_brx(R, w, in, pc, active, m, &extra))
+            return false;
+        tmin = sim_dmax(tmin + extra, t + P->cls[SIM_C_CTRL].latency);
+        break;
+    }
+    case PTX_OP_CALL:
+        if (!m) {
+            top->pc = pc + 1;
+            break;
+        }
+        if (!sim_call(R, w, in, pc, m))
+            return false;
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        break;
+    case PTX_OP_RET:
+        top->pc = pc + 1;
+        sim_retire_lanes(R, w, m, false);
+        tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
+        break;
+    case PTX_OP_EXIT:
+        top->pc = pc + 1;
+        sim_retire_lanes(R, w, m, true);
+        break;
+    case SIM_OP_END:
+        sim_retire_lanes(R, w, active, w->nframes == 1);
+        break;
+    case PTX_OP_BAR:
+        top->pc = pc + 1;
+        if (m) {
+            sim_simt_normalize(R, w, t);
+            if (!sim_bar(R, w, in, m, t))
+                return false;
+            /* a waiting warp is released by sim_barrier_check, which sets
+             * its next issue time */
+            waits = in->mode != PTX_BAR_ARRIVE;
+        }
+        break;
+    case PTX_OP_SHFL:
+        if (m)
+            sim_shfl(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_VOTE:
+        if (m)
+            sim_vote(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_MATCH:
+        if (m)
+            sim_match(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_REDUX:
+        if (m)
+            sim_redux(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_ELECT:
+        if (m)
+            sim_elect(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_ACTIVEMASK: {
+        uint64_t *d = sim_dst(R, w, in, 0);
+        SIM_LANES(m, l) d[l] = m;
+        top->pc = pc + 1;
+        break;
+    }
+    case PTX_OP_TRAP:
+        if (m) {
+            char thr[128], where[256];
+            sim_thread_desc(R, w, sim_first_lane(m), thr, sizeof thr);
+            sim_where(R, w, in, where, sizeof where);
+            sim_stop(R, HARNESS_FAULT, "trap executed by thread %s at %s", thr, where);
+            return false;
+        }
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_NANOSLEEP:
+        if (m) {
+            sim_src a = sim_operand(R, w, in, 0);
+            double ns = (double)(uint32_t)SIM_V(a, sim_first_lane(m));
+            if (ns > 1e6)
+                ns = 1e6;
+            tmin = sim_dmax(tmin, t + ns * P->clock_mhz / 1000.0);
+        }
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_NOP:
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_ASSERTFAIL:
+        if (m) {
+            char thr[128], where[256];
+            sim_thread_desc(R, w, sim_first_lane(m), thr, sizeof thr);
+            sim_where(R, w, in, where, sizeof where);
+            sim_stop(R, HARNESS_FAULT, "assertion failed (__assertfail) in thread %s at %s", thr, where);
+            return false;
+        }
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_VPRINTF:
+        /* printf: nothing printed; the int result (if asked for) is 0 */
+        if (m && in->ncrets >= 1) {
+            const sim_opd *d = &in->cargs[in->ncargs];
+            sim_frame *f = &w->frames[w->nframes - 1];
+            SIM_LANES(m, l) {
+                if (d->kind == SIM_OPD_REG) {
+                    w->r[(size_t)d->slot * SIM_WARP + l] = 0;
+                } else {
+                    uint8_t *p = sim_area_ptr(R, f, w->nframes == 1, d->imm, l, 4);
+                    if (p)
+                        memset(p, 0, 4);
+                }
+            }
+        }
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_UNSUPPORTED:
+        if (m)
+            return unsupported(R, w, in);
+        top->pc = pc + 1;
+        break;
+    default:
+        if (m && !sim_exec_alu(R, w, in, m))
+            return unsupported(R, w, in);
+        top->pc = pc + 1;
+        break;
+    }
+    if (!waits)
+        for (int i = 0; i < in->nouts; i++)
+            w->ready[in->outs[i]] = done;
+    if (op == PTX_OP_LD || op == PTX_OP_LDU)
+        w->mem_done = sim_dmax(w->mem_done, done);
+    sim_simt_normalize(R, w, t);
+    if (w->state == SIM_W_READY && !waits)
+        sim_warp_ready_next(R, w, tmin);
+    return R->status == HARNESS_OK;
+}
