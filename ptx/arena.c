@@ -25,24 +25,9 @@ struct ptx_arena {
 #define CHUNK_HDR ((sizeof(chunk) + 15) & ~(size_t)15)
 #define MIN_CHUNK (64 * 1024)
 
-static void oom(void)
-{
-    fprintf(stderr, "warphunt: out of memory\n");
-    abort();
-}
-
-void *ptx_xrealloc(void *p, size_t size)
-{
-    void *q = realloc(p, size ? size : 1);
-    if (!q) oom();
-    return q;
-}
-
 ptx_arena *ptx_arena_new(void)
 {
-    ptx_arena *a = calloc(1, sizeof *a);
-    if (!a) oom();
-    return a;
+    return wh_xcalloc(1, sizeof(ptx_arena));
 }
 
 void ptx_arena_free(ptx_arena *a)
@@ -71,8 +56,7 @@ void *ptx_arena_alloc(ptx_arena *a, size_t size)
         size_t cs = size > MIN_CHUNK ? size : MIN_CHUNK;
         if (c && cs < c->size * 2 && c->size < (size_t)16 * 1024 * 1024)
             cs = c->size * 2 > size ? c->size * 2 : size;
-        chunk *n = malloc(CHUNK_HDR + cs);
-        if (!n) oom();
+        chunk *n = wh_xmalloc(CHUNK_HDR + cs);
         n->size = cs;
         n->used = 0;
         n->next = c;

@@ -100,7 +100,7 @@ bool ptx_build_cfg(ptx_module *m, ptx_function *f, const char *file, wh_error *e
         }
         if (need > tmpcap) {
             tmpcap = need;
-            tmp = ptx_xrealloc(tmp, sizeof(int) * (size_t)tmpcap);
+            tmp = wh_xrealloc(tmp, sizeof(int) * (size_t)tmpcap);
         }
         int ns = 0;
         bl->taken = -1;

@@ -67,10 +67,9 @@ static int w_in_get(const walker *w, int x, int k)
  * Returns the number of reached nodes. */
 static int reverse_postorder(const walker *w, int root, int nnodes, int *order, int *rpo_num)
 {
-    int *stack = malloc(sizeof(int) * (size_t)nnodes * 3);
-    int *post = malloc(sizeof(int) * (size_t)nnodes);
-    char *seen = calloc((size_t)nnodes, 1);
-    if (!stack || !post || !seen) abort();
+    int *stack = wh_xmalloc(sizeof(int) * (size_t)nnodes * 3);
+    int *post = wh_xmalloc(sizeof(int) * (size_t)nnodes);
+    char *seen = wh_xcalloc((size_t)nnodes, 1);
     int sp = 0, np = 0;
     /* stack frames: node, next child index, cursor */
     stack[sp++] = root;
@@ -119,9 +118,8 @@ static int intersect(const int *idom, const int *rpo_num, int a, int b)
 /* Cooper-Harvey-Kennedy; idom[] of unreached nodes is -1, idom[root] = root. */
 static void chk(const walker *w, int root, int nnodes, int *idom)
 {
-    int *order = malloc(sizeof(int) * (size_t)nnodes);
-    int *rpo_num = malloc(sizeof(int) * (size_t)nnodes);
-    if (!order || !rpo_num) abort();
+    int *order = wh_xmalloc(sizeof(int) * (size_t)nnodes);
+    int *rpo_num = wh_xmalloc(sizeof(int) * (size_t)nnodes);
     int np = reverse_postorder(w, root, nnodes, order, rpo_num);
     for (int i = 0; i < nnodes; i++) idom[i] = -1;
     idom[root] = root;
@@ -159,8 +157,7 @@ static void find_loops(ptx_module *m, ptx_function *f)
     ptx_arena *A = m->arena;
     if (nb <= 0) return;
     /* headers with their latches */
-    int *latch_count = calloc((size_t)nb, sizeof(int));
-    if (!latch_count) abort();
+    int *latch_count = wh_xcalloc((size_t)nb, sizeof(int));
     int nloops = 0;
     for (int t = 0; t < nb; t++) {
         if (!f->blocks[t].reachable) continue;
@@ -177,10 +174,9 @@ static void find_loops(ptx_module *m, ptx_function *f)
         free(latch_count);
         return;
     }
-    char *in = malloc((size_t)nb);
-    int *work = malloc(sizeof(int) * (size_t)nb);
-    int *body = malloc(sizeof(int) * (size_t)nb);
-    if (!in || !work || !body) abort();
+    char *in = wh_xmalloc((size_t)nb);
+    int *work = wh_xmalloc(sizeof(int) * (size_t)nb);
+    int *body = wh_xmalloc(sizeof(int) * (size_t)nb);
     int li = 0;
     for (int h = 0; h < nb; h++) {
         if (!latch_count[h]) continue;
@@ -259,8 +255,7 @@ void ptx_build_dominators(ptx_module *m, ptx_function *f)
         f->blocks[b].loop = -1;
     }
     if (nb == 0) return;
-    int *idom = malloc(sizeof(int) * (size_t)(nb + 1));
-    if (!idom) abort();
+    int *idom = wh_xmalloc(sizeof(int) * (size_t)(nb + 1));
 
     walker fw = { f, false, nb };
     chk(&fw, 0, nb, idom);

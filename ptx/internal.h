@@ -5,6 +5,7 @@
 #ifndef WH_PTX_INTERNAL_H
 #define WH_PTX_INTERNAL_H
 
+#include "core/alloc.h"
 #include "ptx/ptx.h"
 
 #include <stddef.h>
@@ -32,9 +33,6 @@ void *ptx_arena_reserve(ptx_arena *a, void *arr, int n, int *cap, size_t elem);
  * capacity `cap`; evaluates to a pointer to the new (zeroed) element. */
 #define PTX_APUSH(arena, arr, n, cap) \
     ((arr) = ptx_arena_reserve((arena), (arr), (n), &(cap), sizeof *(arr)), &(arr)[(n)++])
-
-/* Heap buffer growth for scratch arrays (not in the arena). */
-void *ptx_xrealloc(void *p, size_t size);
 
 /* ---- lexer (lex.c) ------------------------------------------------------ */
 

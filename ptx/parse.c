@@ -56,7 +56,7 @@ static void symtab_free(symtab *t)
 static void symtab_rehash(symtab *t, int nb)
 {
     free(t->buckets);
-    t->buckets = ptx_xrealloc(NULL, sizeof(int) * (size_t)nb);
+    t->buckets = wh_xrealloc(NULL, sizeof(int) * (size_t)nb);
     for (int i = 0; i < nb; i++) t->buckets[i] = -1;
     t->nbuckets = nb;
     for (int i = 0; i < t->n; i++) {
@@ -79,7 +79,7 @@ static void symtab_push(symtab *t, const char *s, size_t n, int kind, int index)
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 64;
-        t->b = ptx_xrealloc(t->b, sizeof(binding) * (size_t)t->cap);
+        t->b = wh_xrealloc(t->b, sizeof(binding) * (size_t)t->cap);
     }
     if (t->n + 1 > t->nbuckets / 2) {
         int nbk = t->nbuckets ? t->nbuckets * 2 : 128;
@@ -533,7 +533,7 @@ static void ibuf_put(parser *p, size_t off, const void *src, size_t n)
     if (off + n > p->ibuf_cap) {
         size_t nc = p->ibuf_cap ? p->ibuf_cap : 256;
         while (nc < off + n) nc *= 2;
-        p->ibuf = ptx_xrealloc(p->ibuf, nc);
+        p->ibuf = wh_xrealloc(p->ibuf, nc);
         memset(p->ibuf + p->ibuf_cap, 0, nc - p->ibuf_cap);
         p->ibuf_cap = nc;
     }
@@ -631,7 +631,7 @@ static void parse_init_item(parser *p, ptx_var *v, int csz, uint64_t *k)
         r.generic = generic;
         if (p->nrel == p->rel_cap) {
             p->rel_cap = p->rel_cap ? p->rel_cap * 2 : 8;
-            p->rel = ptx_xrealloc(p->rel, sizeof(ptx_reloc) * (size_t)p->rel_cap);
+            p->rel = wh_xrealloc(p->rel, sizeof(ptx_reloc) * (size_t)p->rel_cap);
         }
         p->rel[p->nrel++] = r;
         uint8_t zero[8] = { 0 };
@@ -961,7 +961,7 @@ static void push_op(parser *p, const ptx_operand *o)
 {
     if (p->nops == p->ops_cap) {
         p->ops_cap = p->ops_cap ? p->ops_cap * 2 : 32;
-        p->ops = ptx_xrealloc(p->ops, sizeof(ptx_operand) * (size_t)p->ops_cap);
+        p->ops = wh_xrealloc(p->ops, sizeof(ptx_operand) * (size_t)p->ops_cap);
     }
     p->ops[p->nops++] = *o;
 }
@@ -1279,7 +1279,7 @@ static void parse_instruction(parser *p)
         ptx_token mt = next(p);
         if (p->nmods == p->mods_cap) {
             p->mods_cap = p->mods_cap ? p->mods_cap * 2 : 16;
-            p->mods = ptx_xrealloc(p->mods, sizeof(char *) * (size_t)p->mods_cap);
+            p->mods = wh_xrealloc(p->mods, sizeof(char *) * (size_t)p->mods_cap);
         }
         p->mods[p->nmods++] = intern(p, mt.s + 1, (size_t)mt.len - 1);
     }
@@ -1353,7 +1353,7 @@ static void parse_branchtargets(parser *p, const ptx_token *name)
         ptx_token l = expect_ident(p, "a label in .branchtargets");
         if (p->npend == p->pend_cap) {
             p->pend_cap = p->pend_cap ? p->pend_cap * 2 : 16;
-            p->pend = ptx_xrealloc(p->pend, sizeof(struct pending_bt) * (size_t)p->pend_cap);
+            p->pend = wh_xrealloc(p->pend, sizeof(struct pending_bt) * (size_t)p->pend_cap);
         }
         struct pending_bt *q = &p->pend[p->npend++];
         q->bt = bt;
@@ -1393,7 +1393,7 @@ static void push_scope(parser *p)
 {
     if (p->nscopes == p->scopes_cap) {
         p->scopes_cap = p->scopes_cap ? p->scopes_cap * 2 : 16;
-        p->scopes = ptx_xrealloc(p->scopes, sizeof(int) * (size_t)p->scopes_cap);
+        p->scopes = wh_xrealloc(p->scopes, sizeof(int) * (size_t)p->scopes_cap);
     }
     p->scopes[p->nscopes++] = p->lsym.n;
 }

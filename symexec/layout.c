@@ -5,6 +5,7 @@
  * constant per element field of each input buffer) and their value-domain
  * assumptions; the bytes of the kernel parameter space.
  */
+#include "core/alloc.h"
 #include "symexec/internal.h"
 
 #include <inttypes.h>
@@ -12,15 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -40,7 +32,7 @@ static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_s
     e->regions = r;
     sx_region *g = &r[e->nregions];
     memset(g, 0, sizeof *g);
-    g->name = xstrdup(name);
+    g->name = wh_xstrdup(name);
     g->kind = kind;
     g->space = space;
     g->base = base;
@@ -160,7 +152,7 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
                 snprintf(name, sizeof name, "%s[%" PRIu64 "].%s", prm->name, el, fd->name);
             else
                 snprintf(name, sizeof name, "%s[%" PRIu64 "]", prm->name, el);
-            s->name = xstrdup(name);
+            s->name = wh_xstrdup(name);
             s->region = reg;
             s->param = p;
             s->field = f;

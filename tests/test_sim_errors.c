@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char tmpdir[256];
@@ -630,4 +631,40 @@ Test(sim_errors, external_functions)
     expect_in(r.res.message, "a call to the external function 'malloc'");
     sc_close(&r);
     ts_rmtree(tmpdir);
+}
+
+/* ---- running out of memory (core/alloc.h's policy) -------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TSIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TSIM_ASAN 1
+#endif
+#endif
+
+/* Local memory the input cannot have: each thread asks for 64 MiB, a warp
+ * for 2 GiB, under an address-space limit of 1 GiB more than the test
+ * process maps already.  The run must stop with a finding that says so
+ * (it used to end "ok" with a made-up time). */
+Test(sim_errors, local_memory_that_cannot_be_allocated_is_a_finding)
+{
+#ifdef TSIM_ASAN
+    cr_skip_test("an address-space limit and AddressSanitizer's shadow memory do not mix");
+#else
+    static const kernel_case kc = {
+        .decls = ".local .align 4 .b8 big[67108864];\n\n",
+        .body = "\tst.local.u32 [big], %r1;\n",
+        .grid = 1, .block = 32, .status = HARNESS_UNSUPPORTED,
+        .expect = { "out of memory", "local memory", "warp 0 of block (0,0,0)", "67108864 bytes per thread" },
+    };
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    cr_assert(f && fscanf(f, "%lu", &pages) == 1);
+    fclose(f);
+    struct rlimit lim = { .rlim_cur = pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30) };
+    lim.rlim_max = RLIM_INFINITY;
+    cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+    check_case(&kc);
+#endif
 }

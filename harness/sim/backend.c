@@ -9,28 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void out_of_memory(void)
-{
-    fprintf(stderr, "warphunt: out of memory\n");
-    abort();
-}
-
-void *sim_xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        out_of_memory();
-    return p;
-}
-
-void *sim_xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        out_of_memory();
-    return q;
-}
-
 static void *sim_open(const wh_spec *spec, const ptx_module *m, int entry, const harness_options *opt,
                       wh_error *err)
 {

@@ -488,7 +488,7 @@ static void decode_call(dctx *c, sim_instr *s)
     /* arguments: param-space offsets in the caller's area (or registers) */
     s->ncargs = (uint8_t)(pi->ncall_args > 255 ? 255 : pi->ncall_args);
     s->ncrets = (uint8_t)(pi->ncall_rets > 255 ? 255 : pi->ncall_rets);
-    s->cargs = sim_xcalloc((size_t)s->ncargs + (size_t)s->ncrets, sizeof *s->cargs);
+    s->cargs = wh_xcalloc((size_t)s->ncargs + (size_t)s->ncrets, sizeof *s->cargs);
     for (int i = 0; i < s->ncargs + s->ncrets; i++) {
         const ptx_operand *o = i < s->ncargs ? &pi->call_args[i] : &pi->call_rets[i - s->ncargs];
         sim_opd *d = &s->cargs[i];
@@ -622,7 +622,7 @@ static bool decode_function(sim_prog *P, int fi, wh_error *err)
     sim_assign_slots(F);
     sim_layout_function(P, F);
     F->ncode = f->ninstrs + 1;
-    F->code = sim_xcalloc((size_t)F->ncode, sizeof *F->code);
+    F->code = wh_xcalloc((size_t)F->ncode, sizeof *F->code);
     dctx c = { P, F, f, NULL, err };
     for (int i = 0; i < f->ninstrs; i++) {
         c.pi = &f->instrs[i];
@@ -658,11 +658,11 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     const char *slash = m->name ? strrchr(m->name, '/') : NULL;
     P->file = slash ? slash + 1 : (m->name ? m->name : "?");
     P->nfuncs = m->nfuncs;
-    P->funcs = sim_xcalloc((size_t)m->nfuncs, sizeof *P->funcs);
+    P->funcs = wh_xcalloc((size_t)m->nfuncs, sizeof *P->funcs);
     for (int i = 0; i < m->nfuncs; i++) {
         P->funcs[i].pf = &m->funcs[i];
         P->funcs[i].index = i;
-        P->funcs[i].var_off = sim_xcalloc((size_t)m->funcs[i].nvars, sizeof(uint32_t));
+        P->funcs[i].var_off = wh_xcalloc((size_t)m->funcs[i].nvars, sizeof(uint32_t));
     }
     sim_layout_program(P, entry);
     for (int i = 0; i < m->nfuncs; i++)
@@ -671,7 +671,7 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     /* param layout of the kernel for the spec's parameters */
     const ptx_function *k = &m->funcs[entry];
     P->kparam_bytes = k->param_bytes;
-    P->kparam_off = sim_xcalloc((size_t)spec->nparams, sizeof *P->kparam_off);
+    P->kparam_off = wh_xcalloc((size_t)spec->nparams, sizeof *P->kparam_off);
     for (int i = 0; i < spec->nparams && i < k->nparams; i++)
         P->kparam_off[i] = k->params[i].offset;
     P->local_size = sim_local_size(P, entry);

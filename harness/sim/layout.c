@@ -62,7 +62,7 @@ static void note_operand(const ptx_operand *o, bool *mref)
 static bool *referenced_vars(const sim_prog *P)
 {
     const ptx_module *m = P->m;
-    bool *mref = sim_xcalloc((size_t)m->nvars, sizeof *mref);
+    bool *mref = wh_xcalloc((size_t)m->nvars, sizeof *mref);
     for (int fi = 0; fi < m->nfuncs; fi++) {
         if (!P->funcs[fi].used)
             continue;
@@ -103,7 +103,7 @@ static void layout_module(sim_prog *P)
 {
     const ptx_module *m = P->m;
     bool *mref = referenced_vars(P);
-    P->mvar_off = sim_xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
+    P->mvar_off = wh_xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
     uint64_t sh = 0, cb = 0, lo = 0;
     uint64_t dyn_align = 16;
     int nglobal = 0;
@@ -179,7 +179,7 @@ static void layout_module(sim_prog *P)
 
     /* const bank with initializers */
     P->cbank_size = cb;
-    P->cbank = sim_xcalloc((size_t)(cb ? cb : 1), 1);
+    P->cbank = wh_xcalloc((size_t)(cb ? cb : 1), 1);
     for (int v = 0; v < m->nvars; v++) {
         const ptx_var *var = &m->vars[v];
         if (var->space == PTX_SPACE_CONST && var->init)
@@ -188,8 +188,8 @@ static void layout_module(sim_prog *P)
 
     /* global regions: spec buffers, then module .global variables */
     const wh_spec *S = P->spec;
-    P->regions = sim_xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
-    P->region_of_param = sim_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
+    P->regions = wh_xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
+    P->region_of_param = wh_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
     int r = 0;
     for (int i = 0; i < S->nparams; i++) {
         P->region_of_param[i] = -1;
@@ -215,8 +215,8 @@ static void layout_module(sim_prog *P)
         r++;
     }
     P->nregions = r;
-    P->mcache = sim_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
-    P->bcache = sim_xcalloc(1, sizeof *P->bcache);
+    P->mcache = wh_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
+    P->bcache = wh_xcalloc(1, sizeof *P->bcache);
     free(mref);
 }
 
@@ -290,7 +290,7 @@ static uint64_t stack_need(const sim_prog *P, int fi, int depth)
 /* Which functions the kernel reaches, then the module's memory layout. */
 void sim_layout_program(sim_prog *P, int entry)
 {
-    int *onstack = sim_xcalloc((size_t)P->nfuncs, sizeof *onstack);
+    int *onstack = wh_xcalloc((size_t)P->nfuncs, sizeof *onstack);
     mark_reachable(P, entry, onstack);
     free(onstack);
     layout_module(P);

@@ -59,7 +59,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
                      img->nbufs, S->nparams);
         return false;
     }
-    R->regions = sim_xcalloc((size_t)P->nregions, sizeof *R->regions);
+    R->regions = wh_xcalloc((size_t)P->nregions, sizeof *R->regions);
     for (int r = 0; r < P->nregions; r++) {
         const sim_region_decl *d = &P->regions[r];
         sim_region *g = &R->regions[r];
@@ -70,14 +70,22 @@ static bool setup_memory(sim_run *R, wh_error *err)
         }
         g->size = d->param >= 0 ? img->bufs[d->param].bytes : d->size;
         if (g->dcap < g->size || !g->data) {
+            /* the input sets this size: running out is the user's error to
+             * read, not a crash (core/alloc.h) */
             free(g->data);
-            g->data = sim_xcalloc(g->size, 1);
-            g->dcap = g->size;
+            g->data = calloc(g->size ? g->size : 1, 1);
+            g->dcap = g->data ? g->size : 0;
+            if (!g->data) {
+                wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory: the sim cannot allocate the %llu "
+                             "bytes of %s", (unsigned long long)g->size, d->param >= 0 ?
+                             S->params[d->param].name : "the module's .global variables");
+                return false;
+            }
         }
         uint64_t tb = (g->size / (uint64_t)R->prof->sector_bytes + 1) / 8 + 1;
         if (g->tcap < tb || !g->touched) {
             free(g->touched);
-            g->touched = sim_xcalloc(tb, 1);
+            g->touched = wh_xcalloc(tb, 1);
             g->tcap = tb;
         } else {
             memset(g->touched, 0, tb);
@@ -103,7 +111,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
             }
         }
     }
-    R->kparam = sim_xcalloc(P->kparam_bytes, 1);
+    R->kparam = wh_xcalloc(P->kparam_bytes, 1);
     const ptx_function *k = &P->m->funcs[P->entry];
     for (int i = 0; i < S->nparams && i < k->nparams; i++) {
         uint64_t off = P->kparam_off[i];
@@ -128,7 +136,7 @@ static void sched_add(sim_sched *s, sim_warp *w)
 {
     if (s->nwarps == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 16;
-        s->warps = sim_xrealloc(s->warps, (size_t)s->cap * sizeof *s->warps);
+        s->warps = wh_xrealloc(s->warps, (size_t)s->cap * sizeof *s->warps);
     }
     s->warps[s->nwarps++] = w;
     s->dirty = true;
@@ -160,9 +168,9 @@ static bool dispatch_block(sim_run *R, sim_sm *sm, double t)
         b->shared = shared;
         memset(b->shared, 0, R->shared_size ? R->shared_size : 1);
     } else {
-        b = sim_xcalloc(1, sizeof *b);
-        b->shared = sim_xcalloc(R->shared_size, 1);
-        b->warps = sim_xcalloc((size_t)R->bwarps, sizeof *b->warps);
+        b = wh_xcalloc(1, sizeof *b);
+        b->shared = wh_xcalloc(R->shared_size, 1);
+        b->warps = wh_xcalloc((size_t)R->bwarps, sizeof *b->warps);
     }
     uint64_t lin = R->next_block++;
     b->linear = lin;
@@ -186,7 +194,7 @@ static bool dispatch_block(sim_run *R, sim_sm *sm, double t)
     }
     if (sm->nblocks == sm->bcap) {
         sm->bcap = sm->bcap ? sm->bcap * 2 : 8;
-        sm->blocks = sim_xrealloc(sm->blocks, (size_t)sm->bcap * sizeof *sm->blocks);
+        sm->blocks = wh_xrealloc(sm->blocks, (size_t)sm->bcap * sizeof *sm->blocks);
     }
     sm->blocks[sm->nblocks++] = b;
     return true;
@@ -260,7 +268,7 @@ static double retire_block(sim_run *R, sim_sm *sm, sim_block *b)
     sm->nblocks = j;
     if (R->npool == R->poolcap) {
         R->poolcap = R->poolcap ? R->poolcap * 2 : 16;
-        R->pool = sim_xrealloc(R->pool, (size_t)R->poolcap * sizeof *R->pool);
+        R->pool = wh_xrealloc(R->pool, (size_t)R->poolcap * sizeof *R->pool);
     }
     R->pool[R->npool++] = b;
     return fin;
@@ -462,10 +470,10 @@ static bool simulate(sim_run *R)
     const sim_profile *P = R->prof;
     int S = P->schedulers;
     take_block_cache(R);
-    R->sms = sim_xcalloc((size_t)P->sms, sizeof *R->sms);
+    R->sms = wh_xcalloc((size_t)P->sms, sizeof *R->sms);
     for (int i = 0; i < P->sms; i++) {
         R->sms[i].id = i;
-        R->sms[i].sched = sim_xcalloc((size_t)S, sizeof *R->sms[i].sched);
+        R->sms[i].sched = wh_xcalloc((size_t)S, sizeof *R->sms[i].sched);
     }
     for (int round = 0; round < R->residency && R->next_block < R->nblocks_total; round++)
         for (int i = 0; i < P->sms && R->next_block < R->nblocks_total; i++)
@@ -499,7 +507,7 @@ static bool simulate(sim_run *R)
 
 bool sim_execute(const sim_prog *P, wh_image *img, int copy, harness_run *out, wh_error *err)
 {
-    sim_run *R = sim_xcalloc(1, sizeof *R);
+    sim_run *R = wh_xcalloc(1, sizeof *R);
     R->prog = P;
     R->prof = &P->prof;
     R->img = img;

@@ -31,6 +31,7 @@
 #ifndef WH_HARNESS_SIM_H
 #define WH_HARNESS_SIM_H
 
+#include "core/alloc.h"
 #include "core/image.h"
 #include "core/spec.h"
 #include "harness/backend.h"
@@ -538,10 +539,6 @@ void sim_bw_init(sim_bw *b, double bin, double per_cycle);
 /* Book `amount` sectors from time t on; returns when the last is served. */
 double sim_bw_take(sim_bw *b, double t, double amount);
 
-/* Allocation inside a run: the emulator has no way to go on without its
- * memory, so running out aborts with a message (backend.c). */
-void *sim_xcalloc(size_t n, size_t size);
-void *sim_xrealloc(void *p, size_t n);
 
 static inline double sim_dmax(double a, double b)
 {

@@ -42,7 +42,7 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
 {
     if (w->nframes == w->fcap) {
         int n = w->fcap ? w->fcap * 2 : 4;
-        w->frames = sim_xrealloc(w->frames, (size_t)n * sizeof *w->frames);
+        w->frames = wh_xrealloc(w->frames, (size_t)n * sizeof *w->frames);
         memset(w->frames + w->fcap, 0, (size_t)(n - w->fcap) * sizeof *w->frames);
         w->fcap = n;
     }
@@ -50,19 +50,19 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
     size_t nr = (size_t)F->nslots * SIM_WARP, np = (size_t)F->npreds, nd = (size_t)(F->nslots + F->npreds);
     size_t na = (size_t)F->area_bytes * SIM_WARP;
     if (nr > f->rcap) {
-        f->r = sim_xrealloc(f->r, nr * sizeof *f->r);
+        f->r = wh_xrealloc(f->r, nr * sizeof *f->r);
         f->rcap = nr;
     }
     if (np > f->pcap) {
-        f->p = sim_xrealloc(f->p, np * sizeof *f->p);
+        f->p = wh_xrealloc(f->p, np * sizeof *f->p);
         f->pcap = np;
     }
     if (nd > f->dcap) {
-        f->ready = sim_xrealloc(f->ready, nd * sizeof *f->ready);
+        f->ready = wh_xrealloc(f->ready, nd * sizeof *f->ready);
         f->dcap = nd;
     }
     if (na > f->acap) {
-        f->area = sim_xrealloc(f->area, na);
+        f->area = wh_xrealloc(f->area, na);
         f->acap = na;
     }
     /* a function without registers or predicates (an empty kernel) has no
@@ -84,7 +84,7 @@ static void push_simt(sim_warp *w, int pc, int rpc, uint32_t mask)
 {
     if (w->sp == w->scap) {
         int n = w->scap ? w->scap * 2 : 16;
-        w->stack = sim_xrealloc(w->stack, (size_t)n * sizeof *w->stack);
+        w->stack = wh_xrealloc(w->stack, (size_t)n * sizeof *w->stack);
         w->scap = n;
     }
     w->stack[w->sp].pc = pc;
@@ -127,8 +127,12 @@ bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index)
             free(w->local);
             w->local = calloc(bytes, 1);
         }
-        if (!w->local)
+        if (!w->local) {
+            sim_stop(R, HARNESS_UNSUPPORTED, "out of memory: the sim cannot allocate %zu bytes of local memory "
+                     "for warp %d of block (%u,%u,%u) (%llu bytes per thread)", bytes, index, b->ctaid[0],
+                     b->ctaid[1], b->ctaid[2], (unsigned long long)R->local_size);
             return false;
+        }
     }
     w->next_issue = b->start;
     w->bar_id = -1;

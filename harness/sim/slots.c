@@ -23,7 +23,7 @@
 void sim_assign_slots(sim_func *F)
 {
     const ptx_function *f = F->pf;
-    F->slot = sim_xcalloc((size_t)(f->nregs > 0 ? f->nregs : 1), sizeof *F->slot);
+    F->slot = wh_xcalloc((size_t)(f->nregs > 0 ? f->nregs : 1), sizeof *F->slot);
     F->nslots = 0;
     F->npreds = 0;
     for (int r = 0; r < f->nregs; r++) {
@@ -125,7 +125,7 @@ static int cmp_lo(const void *a, const void *b)
 static int scan(interval *iv, int n, int *newslot)
 {
     qsort(iv, (size_t)n, sizeof *iv, cmp_lo);
-    int *slot_end = sim_xcalloc((size_t)n + 1, sizeof *slot_end);   /* per slot: hi of its last interval */
+    int *slot_end = wh_xcalloc((size_t)n + 1, sizeof *slot_end);   /* per slot: hi of its last interval */
     int nslots = 0;
     for (int i = 0; i < n; i++) {
         int s = -1;
@@ -159,11 +159,11 @@ void sim_compact_slots(sim_func *F)
         return;
     int nb = f->nblocks;
     size_t W = ((size_t)N + 63) / 64;
-    uint64_t *use = sim_xcalloc((size_t)nb * W, sizeof *use);
-    uint64_t *def = sim_xcalloc((size_t)nb * W, sizeof *def);
-    uint64_t *lin = sim_xcalloc((size_t)nb * W, sizeof *lin);
-    uint64_t *lout = sim_xcalloc((size_t)nb * W, sizeof *lout);
-    int *lo = sim_xcalloc((size_t)N, sizeof *lo), *hi = sim_xcalloc((size_t)N, sizeof *hi);
+    uint64_t *use = wh_xcalloc((size_t)nb * W, sizeof *use);
+    uint64_t *def = wh_xcalloc((size_t)nb * W, sizeof *def);
+    uint64_t *lin = wh_xcalloc((size_t)nb * W, sizeof *lin);
+    uint64_t *lout = wh_xcalloc((size_t)nb * W, sizeof *lout);
+    int *lo = wh_xcalloc((size_t)N, sizeof *lo), *hi = wh_xcalloc((size_t)N, sizeof *hi);
     for (int i = 0; i < N; i++) {
         lo[i] = 0x7fffffff;
         hi[i] = -1;
@@ -233,8 +233,8 @@ void sim_compact_slots(sim_func *F)
             extend(lo, hi, idx, F->ncode);
         }
 
-    interval *iv = sim_xcalloc((size_t)N, sizeof *iv);
-    int *map = sim_xcalloc((size_t)N, sizeof *map);
+    interval *iv = wh_xcalloc((size_t)N, sizeof *iv);
+    int *map = wh_xcalloc((size_t)N, sizeof *map);
     int nv = 0, nq = 0;
     for (int i = 0; i < V; i++)
         if (hi[i] >= 0)

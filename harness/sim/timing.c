@@ -91,7 +91,7 @@ static double *bw_slot(sim_bw *b, size_t i)
         size_t n = b->n ? b->n : 1024;
         while (n <= off)
             n *= 2;
-        b->used = sim_xrealloc(b->used, n * sizeof *b->used);
+        b->used = wh_xrealloc(b->used, n * sizeof *b->used);
         memset(b->used + b->n, 0, (n - b->n) * sizeof *b->used);
         b->n = n;
     }
@@ -305,11 +305,7 @@ static double *atomic_slot(sim_run *R, uint64_t addr)
     uint64_t need = (g->size / 4 + 2) * sizeof *g->afree;
     if (!g->afree || g->acap < need) {
         free(g->afree);
-        g->afree = calloc(1, need);
-        if (!g->afree) {
-            fprintf(stderr, "warphunt: out of memory\n");
-            abort();
-        }
+        g->afree = wh_xcalloc(1, need);
         g->acap = need;
     }
     return &g->afree[(addr - R->prog->regions[r].base) / 4];
