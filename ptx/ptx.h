@@ -493,6 +493,28 @@ bool ptx_loop_contains(const ptx_function *f, int loop, int block);
  * the first instruction of ipdom(b), or f->ninstrs for the virtual exit. */
 int ptx_reconverge_instr(const ptx_function *f, int b);
 
+/* The SIMT reconvergence model both engines use (simt.c says how): a
+ * stack of {pc, rpc, mask}, the warp running the top entry. */
+typedef struct {
+    int pc, rpc;
+    uint32_t mask;           /* threads of the warp, bit = lane */
+} ptx_simt_entry;
+
+typedef struct {
+    ptx_simt_entry *e;
+    int n, cap;
+} ptx_simt_stack;
+
+void ptx_simt_push(ptx_simt_stack *s, int pc, int rpc, uint32_t mask);
+void ptx_simt_free(ptx_simt_stack *s);
+/* The top entry's threads go to `ngroups` >= 2 places pcs[g] (threads
+ * masks[g]) and reconverge at rpc; group 0 runs first. */
+void ptx_simt_split(ptx_simt_stack *s, int rpc, const int *pcs, const uint32_t *masks, int ngroups);
+/* The merge policy ("ipdom+merge"): siblings above `base` (the current
+ * frame's bottom entry) ordered lowest pc first, equal pcs merged. */
+void ptx_simt_merge_siblings(ptx_simt_stack *s, int base);
+void ptx_simt_sift_top(ptx_simt_stack *s, int base);
+
 /* Printing.  `ptx_format_instr` writes the instruction as PTX text
  * (e.g. "@!%p1 bra $L__BB0_2") into buf (always NUL-terminated). */
 void ptx_format_instr(const ptx_module *m, const ptx_function *f, const ptx_instr *ins,

@@ -7,13 +7,14 @@
  *   brdiv       per barrier interval b, (D_b - 1) / (X - 1) * 100 where D_b
  *               is the number of distinct decision sequences among the
  *               threads that ran in b; averaged over the intervals;
- *   warp_instr  instructions issued per warp under SIMT serialization: a
- *               SIMT stack replays the threads' block visits of each
- *               interval, splitting where their next blocks differ and
- *               reconverging at the immediate post-dominator of the block
- *               where they split; each merged visit issues its
- *               instructions once.
+ *   warp_instr  instructions issued per warp under SIMT serialization:
+ *               the threads' block visits of each interval replayed
+ *               through the emulator's reconvergence model (ptx/simt.c),
+ *               splitting where their next blocks differ and reconverging
+ *               at the immediate post-dominator of the block where they
+ *               split; each merged visit issues its instructions once.
  */
+#include "core/alloc.h"
 #include "symexec/internal.h"
 
 #include <stdlib.h>
@@ -28,59 +29,98 @@ typedef struct {
     int n, cap;
 } vtrace;
 
-/* ---- SIMT merge ----------------------------------------------------------- */
-
-enum { RPC_END = -3 };
-
-typedef struct {
-    uint64_t mask;            /* threads of the warp (bit = index in the warp) */
-    int depth, func, block;   /* reconvergence point; block RPC_END: none */
-    bool has_last;
-    visit last;               /* the last visit this entry issued */
-} simt_entry;
+/* ---- SIMT replay ------------------------------------------------------------ */
 
 static bool same_key(const visit *a, const visit *b)
 {
     return a->depth == b->depth && a->func == b->func && a->block == b->block;
 }
 
-static bool at_rpc(const simt_entry *en, const vtrace *tr, int pos)
+/*
+ * The threads' block visits of one barrier interval run through the SIMT
+ * model of ptx/simt.c, the one the emulator runs warps with.  Positions
+ * are numbered visit keys (depth, func, block); an entry's pc is the key
+ * it issued last (-1: none yet), which is what its next divergence
+ * reconverges after; an rpc is a key, RPC_NONE, or RPC_RETURN(d): "back
+ * below call depth d" (the function's virtual exit).
+ */
+enum { RPC_NONE = -1 };
+#define RPC_RETURN(depth) (-2 - (depth))
+
+typedef struct {
+    visit *k;
+    int n, cap;
+} keyset;
+
+static int key_id(keyset *ks, const visit *v)
+{
+    for (int i = 0; i < ks->n; i++)
+        if (same_key(&ks->k[i], v))
+            return i;
+    if (ks->n == ks->cap) {
+        ks->cap = ks->cap ? 2 * ks->cap : 32;
+        ks->k = wh_xrealloc(ks->k, (size_t)ks->cap * sizeof *ks->k);
+    }
+    ks->k[ks->n] = *v;
+    return ks->n++;
+}
+
+static bool at_rpc(const keyset *ks, int rpc, const vtrace *tr, int pos)
 {
     if (pos >= tr->n)
         return true;
-    if (en->block == RPC_END)
+    if (rpc == RPC_NONE)
         return false;
     const visit *v = &tr->v[pos];
-    if (en->block == PTX_BLOCK_EXIT)
-        return v->depth < en->depth;
-    return v->depth == en->depth && v->func == en->func && v->block == en->block;
+    if (rpc <= RPC_RETURN(0))
+        return v->depth < -2 - rpc;
+    return same_key(v, &ks->k[rpc]);
+}
+
+/* Where the threads of a split reconverge: after the block the entry
+ * issued last, its ipdom in the same frame (or the frame's return); before
+ * it issued anything, where the entry itself reconverges. */
+static int split_rpc(const sx_engine *e, keyset *ks, const ptx_simt_entry *en)
+{
+    if (en->pc < 0)
+        return en->rpc;
+    visit last = ks->k[en->pc];
+    const ptx_function *f = &e->mod->funcs[last.func];
+    int ip = f->blocks[last.block].ipdom;
+    if (ip == PTX_BLOCK_EXIT)
+        return RPC_RETURN(last.depth);
+    visit r = { .depth = last.depth, .func = last.func, .block = ip };
+    return key_id(ks, &r);
 }
 
 static uint64_t simt_issue(const sx_engine *e, const vtrace *tr, int n)
 {
     int pos[32] = { 0 };
-    simt_entry st[256];
-    int top = 0;
-    uint64_t total = 0, plain = 0, all = 0;
+    uint64_t total = 0, plain = 0;
+    uint32_t all = 0;
     long budget = 64;
     for (int i = 0; i < n; i++) {
         if (tr[i].n > 0)
-            all |= 1ull << i;
+            all |= 1u << i;
         budget += 4L * tr[i].n;
         for (int k = 0; k < tr[i].n; k++)
             plain += (uint64_t)tr[i].v[k].count;
     }
-    st[top++] = (simt_entry){ .mask = all, .block = RPC_END };
-    while (top > 0) {
-        if (--budget < 0)
-            return plain;    /* cannot happen on a well-formed trace; stay safe */
-        simt_entry *en = &st[top - 1];
+    keyset ks = { 0 };
+    ptx_simt_stack st = { 0 };
+    ptx_simt_push(&st, -1, RPC_NONE, all);
+    while (st.n > 0) {
+        if (--budget < 0) {
+            total = plain;    /* cannot happen on a well-formed trace; stay safe */
+            break;
+        }
+        ptx_simt_entry *en = &st.e[st.n - 1];
         int run[32], nrun = 0;
         for (int i = 0; i < n; i++)
-            if ((en->mask >> i & 1) && !at_rpc(en, &tr[i], pos[i]))
+            if ((en->mask >> i & 1) && !at_rpc(&ks, en->rpc, &tr[i], pos[i]))
                 run[nrun++] = i;
         if (nrun == 0) {
-            top--;
+            st.n--;
             continue;
         }
         const visit *k0 = &tr[run[0]].v[pos[run[0]]];
@@ -96,38 +136,31 @@ static uint64_t simt_issue(const sx_engine *e, const vtrace *tr, int n)
                 pos[run[j]]++;
             }
             total += (uint64_t)cnt;
-            en->has_last = true;
-            en->last = *k0;
+            en->pc = key_id(&ks, k0);
             continue;
         }
-        /* divergence: one entry per next block, reconverging at ipdom */
-        simt_entry rc = { .block = en->block, .depth = en->depth, .func = en->func };
-        if (en->has_last) {
-            const ptx_function *f = &e->mod->funcs[en->last.func];
-            rc.depth = en->last.depth;
-            rc.func = en->last.func;
-            rc.block = f->blocks[en->last.block].ipdom;
-        }
-        uint64_t left = 0;
+        /* divergence: one group per next block, in order of their first thread */
+        int pcs[32];
+        uint32_t masks[32];
+        int ng = 0;
+        uint32_t left = 0;
         for (int j = 0; j < nrun; j++)
-            left |= 1ull << run[j];
-        while (left && top < 256) {
-            int first = __builtin_ctzll(left);
-            const visit *kf = &tr[first].v[pos[first]];
-            simt_entry ch = rc;
-            ch.mask = 0;
-            ch.has_last = false;
+            left |= 1u << run[j];
+        while (left) {
+            const visit *kf = &tr[__builtin_ctz(left)].v[pos[__builtin_ctz(left)]];
+            masks[ng] = 0;
             for (int j = 0; j < nrun; j++) {
                 if ((left >> run[j] & 1) && same_key(&tr[run[j]].v[pos[run[j]]], kf)) {
-                    ch.mask |= 1ull << run[j];
-                    left &= ~(1ull << run[j]);
+                    masks[ng] |= 1u << run[j];
+                    left &= ~(1u << run[j]);
                 }
             }
-            st[top++] = ch;
+            pcs[ng++] = -1;   /* a group has issued nothing yet */
         }
-        if (left)
-            return plain;
+        ptx_simt_split(&st, split_rpc(e, &ks, en), pcs, masks, ng);
     }
+    ptx_simt_free(&st);
+    free(ks.k);
     return total;
 }
 

@@ -270,11 +270,6 @@ void sim_compact_slots(sim_func *F);
 /* ------------------------------------------------------------------------ */
 
 typedef struct {
-    int pc, rpc;
-    uint32_t mask;
-} sim_simt;
-
-typedef struct {
     const sim_func *fn;
     size_t rcap, pcap, dcap, acap;   /* capacities kept across calls */
     uint64_t *r;               /* nslots * 32 */
@@ -298,8 +293,7 @@ typedef struct sim_warp {
     int order;                 /* residency order on the SM (GTO "oldest") */
     uint32_t live;             /* lanes that exist and have not exited */
     sim_wstate state;
-    sim_simt *stack;
-    int sp, scap;
+    ptx_simt_stack simt;       /* ptx/simt.c: the reconvergence model */
     sim_frame *frames;
     int nframes, fcap;
     /* the current frame, cached */

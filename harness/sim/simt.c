@@ -3,16 +3,11 @@
  * frames, calls and returns, divergent branches (bra, brx.idx), retiring
  * lanes.
  *
- * SIMT stack (immediate post-dominator reconvergence): each entry is
- * {pc, rpc, mask}; the warp executes the top entry.  At a divergent branch
- * the top entry becomes the reconvergence entry (pc = the branch's
- * reconvergence point, ptx_reconverge_instr) and the two sides are pushed
- * (the fall-through side runs first); an entry whose pc reaches its rpc,
- * or whose mask is empty, is popped.  When the branch reconverges where
- * the top entry already does, no new reconvergence entry is pushed, so
- * loops with divergent exits do not grow the stack.  Optionally (profile
- * control.reconvergence "ipdom+merge") sibling paths also merge where they
- * meet, see sift_top below.
+ * SIMT stack: the reconvergence model of ptx/simt.c (immediate
+ * post-dominators; the fall-through side of a branch first; optionally,
+ * profile control.reconvergence "ipdom+merge", siblings merge where they
+ * meet), which the symbolic executor's warp-instruction count shares.
+ * Here an entry is done when its pc reaches its rpc or its mask empties.
  *
  * Calls push a frame (registers, predicates, scoreboard, per-lane param
  * area, local frame) and a stack entry with no reconvergence point; lanes
@@ -80,32 +75,19 @@ static sim_frame *push_frame(sim_warp *w, const sim_func *F)
     return f;
 }
 
-static void push_simt(sim_warp *w, int pc, int rpc, uint32_t mask)
-{
-    if (w->sp == w->scap) {
-        int n = w->scap ? w->scap * 2 : 16;
-        w->stack = wh_xrealloc(w->stack, (size_t)n * sizeof *w->stack);
-        w->scap = n;
-    }
-    w->stack[w->sp].pc = pc;
-    w->stack[w->sp].rpc = rpc;
-    w->stack[w->sp].mask = mask;
-    w->sp++;
-}
-
 bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index)
 {
     const sim_prog *P = R->prog;
     /* a warp from the pool keeps its allocations */
     sim_frame *frames = w->frames;
-    int fcap = w->fcap, scap = w->scap;
-    sim_simt *stack = w->stack;
+    int fcap = w->fcap, scap = w->simt.cap;
+    ptx_simt_entry *stack = w->simt.e;
     uint8_t *local = w->local;
     memset(w, 0, sizeof *w);
     w->frames = frames;
     w->fcap = fcap;
-    w->stack = stack;
-    w->scap = scap;
+    w->simt.e = stack;
+    w->simt.cap = scap;
     w->local = local;
     w->blk = b;
     w->index = index;
@@ -116,7 +98,7 @@ bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index)
     sim_frame *f = push_frame(w, &P->funcs[P->entry]);
     f->local_base = P->module_local;
     f->stack_base = 0;
-    push_simt(w, 0, -1, w->live);
+    ptx_simt_push(&w->simt, 0, -1, w->live);
     set_current(w);
     if (R->local_size) {
         size_t bytes = (size_t)R->local_size * SIM_WARP;
@@ -148,7 +130,7 @@ void sim_warp_free(sim_warp *w)
         free(w->frames[i].area);
     }
     free(w->frames);
-    free(w->stack);
+    free(w->simt.e);
     free(w->local);
     memset(w, 0, sizeof *w);
 }
@@ -220,80 +202,24 @@ static void frame_return(sim_run *R, sim_warp *w)
     set_current(w);
 }
 
-/* With control.reconvergence "ipdom+merge" in the profile (the default is
- * plain "ipdom"), the pending paths on top of the stack that share one
- * reconvergence point (siblings of a divergence) run lowest pc first, and
- * paths that arrive at the same pc merge.  With nvcc's block layout this reconverges the paths
- * of a branch inside a loop at the loop latch every iteration, as the GPU's
- * compiler-placed convergence points do, instead of only at the loop exit
- * (the immediate post-dominator) when the loop has a `break`.
- *
- * Invariant: within a sibling group the pcs decrease towards the top of the
- * stack.  After a step only the top entry's pc changes, so sift_top moves
- * it down to its place (or merges it) in O(1) in the common case;
- * sort_siblings restores the order after a divergence pushed entries. */
-static void sift_top(sim_warp *w, int base)
-{
-    int i = w->sp - 1;
-    while (i - 1 > base && w->stack[i - 1].rpc == w->stack[i].rpc && w->stack[i - 1].pc <= w->stack[i].pc) {
-        if (w->stack[i - 1].pc == w->stack[i].pc) {
-            w->stack[i - 1].mask |= w->stack[i].mask;
-            for (int k = i; k < w->sp - 1; k++)
-                w->stack[k] = w->stack[k + 1];
-            w->sp--;
-            return;
-        }
-        sim_simt tmp = w->stack[i - 1];
-        w->stack[i - 1] = w->stack[i];
-        w->stack[i] = tmp;
-        i--;
-    }
-}
-
-static void sort_siblings(sim_warp *w, int base)
-{
-    int top = w->sp - 1;
-    int rpc = w->stack[top].rpc;
-    int first = top;
-    while (first - 1 > base && w->stack[first - 1].rpc == rpc)
-        first--;
-    for (int i = first + 1; i <= top; i++) {   /* insertion sort, pc descending */
-        sim_simt x = w->stack[i];
-        int j = i - 1;
-        while (j >= first && w->stack[j].pc < x.pc) {
-            w->stack[j + 1] = w->stack[j];
-            j--;
-        }
-        w->stack[j + 1] = x;
-    }
-    int k = first;
-    for (int i = first + 1; i <= top; i++) {   /* merge equal pcs */
-        if (w->stack[i].pc == w->stack[k].pc)
-            w->stack[k].mask |= w->stack[i].mask;
-        else
-            w->stack[++k] = w->stack[i];
-    }
-    w->sp = k + 1;
-}
-
 /* Pop finished entries; return from frames whose lanes all returned. */
 void sim_simt_normalize(sim_run *R, sim_warp *w, double t)
 {
     for (;;) {
-        if (w->sp == 0) {
+        if (w->simt.n == 0) {
             warp_done(R, w, t);
             return;
         }
-        sim_simt *top = &w->stack[w->sp - 1];
+        ptx_simt_entry *top = &w->simt.e[w->simt.n - 1];
         sim_frame *f = &w->frames[w->nframes - 1];
-        bool bottom = w->sp - 1 == f->stack_base;
+        bool bottom = w->simt.n - 1 == f->stack_base;
         if (top->mask != 0 && !(top->pc == top->rpc && !bottom)) {
-            if (R->prof->reconverge_merge && w->sp - 2 > f->stack_base && top[-1].rpc == top->rpc &&
+            if (R->prof->reconverge_merge && w->simt.n - 2 > f->stack_base && top[-1].rpc == top->rpc &&
                 top[-1].pc <= top->pc)
-                sift_top(w, f->stack_base);
+                ptx_simt_sift_top(&w->simt, f->stack_base);
             return;
         }
-        w->sp--;
+        w->simt.n--;
         if (bottom) {
             if (w->nframes == 1) {
                 warp_done(R, w, t);
@@ -311,16 +237,16 @@ void sim_retire_lanes(sim_run *R, sim_warp *w, uint32_t r, bool exit_kernel)
         return;
     if (exit_kernel || w->nframes == 1) {
         w->live &= ~r;
-        for (int i = 0; i < w->sp; i++)
-            w->stack[i].mask &= ~r;
+        for (int i = 0; i < w->simt.n; i++)
+            w->simt.e[i].mask &= ~r;
         for (int i = 0; i < w->nframes; i++)
             w->frames[i].ret_mask &= ~r;
         return;
     }
     sim_frame *f = &w->frames[w->nframes - 1];
     f->ret_mask |= r;
-    for (int i = f->stack_base; i < w->sp; i++)
-        w->stack[i].mask &= ~r;
+    for (int i = f->stack_base; i < w->simt.n; i++)
+        w->simt.e[i].mask &= ~r;
     (void)R;
 }
 
@@ -344,7 +270,7 @@ bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m)
         return false;
     }
     bool kernel_caller = w->nframes == 1;
-    int stack_base = w->sp;
+    int stack_base = w->simt.n;
     sim_frame *f = push_frame(w, F);
     caller = &w->frames[w->nframes - 2];
     f->local_base = base;
@@ -379,8 +305,8 @@ bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m)
             }
         }
     }
-    w->stack[w->sp - 1].pc = pc + 1;
-    push_simt(w, 0, -1, m);
+    w->simt.e[w->simt.n - 1].pc = pc + 1;
+    ptx_simt_push(&w->simt, 0, -1, m);
     set_current(w);
     return true;
 }
@@ -398,18 +324,11 @@ void sim_trace_branch(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t act
 
 void sim_diverge(sim_warp *w, int target, int fall, int rpc, uint32_t t_mask, uint32_t n_mask, bool merge)
 {
-    sim_simt *top = &w->stack[w->sp - 1];
-    if (top->rpc == rpc) {
-        top->pc = target;
-        top->mask = t_mask;
-        push_simt(w, fall, rpc, n_mask);
-    } else {
-        top->pc = rpc;
-        push_simt(w, target, rpc, t_mask);
-        push_simt(w, fall, rpc, n_mask);
-    }
+    const int pcs[2] = { fall, target };            /* the fall-through side runs first */
+    const uint32_t masks[2] = { n_mask, t_mask };
+    ptx_simt_split(&w->simt, rpc, pcs, masks, 2);
     if (merge)
-        sort_siblings(w, w->frames[w->nframes - 1].stack_base);
+        ptx_simt_merge_siblings(&w->simt, w->frames[w->nframes - 1].stack_base);
 }
 
 /* brx.idx: every lane jumps to btargets[index]; distinct targets diverge. */
@@ -450,22 +369,12 @@ bool sim_brx(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t acti
     if (nt == 0)
         return true;
     if (nt == 1) {
-        w->stack[w->sp - 1].pc = targets[0];
+        w->simt.e[w->simt.n - 1].pc = targets[0];
         return true;
     }
-    sim_simt *top = &w->stack[w->sp - 1];
-    if (top->rpc == in->rpc) {
-        top->pc = targets[0];
-        top->mask = masks[0];
-        for (int k = 1; k < nt; k++)
-            push_simt(w, targets[k], in->rpc, masks[k]);
-    } else {
-        top->pc = in->rpc;
-        for (int k = nt - 1; k >= 0; k--)
-            push_simt(w, targets[k], in->rpc, masks[k]);
-    }
+    ptx_simt_split(&w->simt, in->rpc, targets, masks, nt);
     if (R->prof->reconverge_merge)
-        sort_siblings(w, w->frames[w->nframes - 1].stack_base);
+        ptx_simt_merge_siblings(&w->simt, w->frames[w->nframes - 1].stack_base);
     *extra = R->prof->divergence_cycles;
     return true;
 }

@@ -46,12 +46,12 @@ void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *b
 void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
 {
     (void)R;
-    if (w->state != SIM_W_READY || w->sp == 0) {
+    if (w->state != SIM_W_READY || w->simt.n == 0) {
         if (w->state != SIM_W_READY)
             w->next_issue = SIM_INF;
         return;
     }
-    const sim_instr *nx = &w->code[w->stack[w->sp - 1].pc];
+    const sim_instr *nx = &w->code[w->simt.e[w->simt.n - 1].pc];
     double r = tmin;
     for (int i = 0; i < nx->ndeps; i++)
         r = sim_dmax(r, w->ready[nx->deps[i]]);
@@ -88,7 +88,7 @@ static bool step_limit(sim_run *R, sim_warp *w, const sim_instr *in)
 
 bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
 {
-    sim_simt *top = &w->stack[w->sp - 1];
+    ptx_simt_entry *top = &w->simt.e[w->simt.n - 1];
     int pc = top->pc;
     const sim_instr *in = &w->code[pc];
     uint32_t active = top->mask;
