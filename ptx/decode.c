@@ -6,9 +6,10 @@
  * semantics and scope, per-opcode modes and flags; checks the operand count
  * and the operand kinds that an executor relies on (addresses of ld/st/atom,
  * vector widths, call lists) and each register operand's class, predicate or
- * data (the opcode table, opcodes.def).  Modifiers that do not change the value
- * computed (cache operators, eviction priorities, ...) are ignored here and
- * stay in the generic form.  Unknown opcodes decode to PTX_OP_UNKNOWN and are
+ * data (the opcode table, opcodes.def); register widths and types are
+ * typecheck.c's.  Modifiers that do not change the value computed (cache
+ * operators, eviction priorities, ...) are ignored here and stay in the
+ * generic form.  Unknown opcodes decode to PTX_OP_UNKNOWN and are
  * not checked.
  */
 #include "ptx/internal.h"
@@ -450,5 +451,5 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     default:
         break;
     }
-    return check_operands(f, ins, file, err);
+    return check_operands(f, ins, file, err) && ptx_check_types(f, ins, file, err);
 }

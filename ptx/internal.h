@@ -88,6 +88,7 @@ typedef struct {
     signed char min_ops, max_ops;
     bool has_dest;
     const char *operands;       /* operand classes (see opcodes.def) */
+    const char *types;          /* operand types (see opcodes.def) */
     unsigned engines;
     const char *example;
 } ptx_opcode_row;
@@ -100,6 +101,14 @@ const ptx_opcode_row *ptx_opcode_info(ptx_opcode op);
  * fills `err` when the operand list does not fit a known opcode. */
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins,
                       const char *file, wh_error *err);
+
+/* ---- register types (typecheck.c) -------------------------------------- */
+
+/* Each register operand of a decoded `ins` against the type its position
+ * takes (the `types` column of opcodes.def).  Returns false and fills `err`
+ * (file:line:col of the register) when a register is too narrow or of a
+ * kind the PTX type-checking rules refuse there. */
+bool ptx_check_types(const ptx_function *f, const ptx_instr *ins, const char *file, wh_error *err);
 
 /* ---- CFG (cfg.c, dom.c) ------------------------------------------------- */
 

@@ -1,15 +1,15 @@
 /*
  * opcodes.c — the opcode table of opcodes.def by enum: names, operand
- * counts and classes for the decoder, which engine implements each opcode,
+ * counts, classes and types for the decoder, which engine implements each opcode,
  * the example instance the support test runs, and the listing printed by
  * `warphunt ptx --opcodes` (and kept in the README).
  */
 #include "ptx/internal.h"
 
 static const ptx_opcode_row rows[PTX_OP_COUNT] = {
-    [PTX_OP_UNKNOWN] = { PTX_OP_UNKNOWN, NULL, "unknown", 0, 0, false, "", 0, NULL },
-#define PTX_OPCODE(id, kw, nm, lo, hi, dst, opd, eng, ex) \
-    [PTX_OP_##id] = { PTX_OP_##id, kw, nm, lo, hi, dst, opd, eng, ex },
+    [PTX_OP_UNKNOWN] = { PTX_OP_UNKNOWN, NULL, "unknown", 0, 0, false, "", "", 0, NULL },
+#define PTX_OPCODE(id, kw, nm, lo, hi, dst, opd, ty, eng, ex) \
+    [PTX_OP_##id] = { PTX_OP_##id, kw, nm, lo, hi, dst, opd, ty, eng, ex },
 #include "ptx/opcodes.def"
 #undef PTX_OPCODE
 };
