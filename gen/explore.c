@@ -42,7 +42,7 @@ static uint64_t fnv_file(uint64_t h, const char *path)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v6"; /* bump when the cached files change (v6: address map) */
+    static const char format[] = "warphunt-explore-v7"; /* bump when the cached files change (v7: one memory map) */
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));

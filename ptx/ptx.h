@@ -598,6 +598,31 @@ int ptx_sreg_bits(ptx_sreg s);
  * PTX_SPACE_SHARED, _LOCAL or _CONST inside their windows, else _GLOBAL. */
 ptx_space ptx_generic_space(uint64_t addr);
 
+/* The module memory map of an entry (memmap.c): reachable functions, the
+ * module variables reachable code names, and every variable's offset in
+ * its space's window, so both engines place memory alike. */
+typedef struct {
+    int nfuncs, nvars;
+    bool *reachable;            /* per function: the entry or called from it */
+    bool recursive;             /* a reachable function calls itself */
+    bool *referenced;           /* per module variable: named by reachable code */
+    uint64_t *var_off;          /* per module variable: offset in its window
+                                   (shared, const, local); .global: its index
+                                   among the module's .global variables */
+    uint64_t **fvar_off;        /* [func][var]: .shared variables of reachable
+                                   functions, offset in the shared window */
+    uint64_t static_shared;     /* bytes of static shared memory */
+    uint64_t dyn_shared_off;    /* where dynamic (extern) shared memory starts */
+    uint64_t const_bytes;       /* the const bank */
+    uint64_t module_local;      /* module .local bytes, 16-aligned */
+    int nglobal;                /* .global module variables */
+} ptx_memmap;
+
+void ptx_memmap_build(const ptx_module *m, int entry, ptx_memmap *mm);
+void ptx_memmap_free(ptx_memmap *mm);
+/* A variable's bytes (0 for an unsized/dynamic array). */
+uint64_t ptx_var_bytes(const ptx_var *v);
+
 /* The launch identifier both engines report in %gridid, and the device
  * counts of the default profile (an A100-like part), which the
  * symbolic executor assumes for %nsmid and %nwarpid. */

@@ -723,7 +723,9 @@ static int exec_cvta(sx_cx *cx)
     if (ins->space == PTX_SPACE_SHARED)
         win = PTX_ADDR_SHARED;
     else if (ins->space == PTX_SPACE_LOCAL)
-        win = PTX_ADDR_LOCAL + (uint64_t)cx->t * PTX_ADDR_WINDOW;
+        win = PTX_ADDR_LOCAL;
+    else if (ins->space == PTX_SPACE_CONST)
+        win = PTX_ADDR_CONST;
     Z3_ast r = a;
     if (win)
         r = fold(cx, (ins->flags & PTX_F_TO) ? Z3_mk_bvsub(C, a, sx_z_num(z, win, 64))
@@ -744,9 +746,9 @@ static int exec_isspacep(sx_cx *cx)
     Z3_ast a = sx_opd_get(cx, 1, PTX_T_U64);
     if (!a)
         return -1;
-    /* ptx_generic_space as a term; the local window spans the X threads' slices */
+    /* ptx_generic_space as a term */
     Z3_ast in_sh = in_window(cx, a, PTX_ADDR_SHARED, PTX_ADDR_WINDOW);
-    Z3_ast in_lo = in_window(cx, a, PTX_ADDR_LOCAL, PTX_ADDR_WINDOW * (uint64_t)cx->e->X);
+    Z3_ast in_lo = in_window(cx, a, PTX_ADDR_LOCAL, PTX_ADDR_WINDOW);
     Z3_ast in_co = in_window(cx, a, PTX_ADDR_CONST, PTX_ADDR_WINDOW);
     Z3_ast r;
     switch (cx->ins->space) {

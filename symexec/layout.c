@@ -21,7 +21,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-static uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread);
+static uint64_t layout_generic(const sx_region *r);
 
 static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_space space,
                       uint64_t base, uint64_t size, int thread)
@@ -230,7 +230,7 @@ static bool build_params(sx_engine *e, const int *param_region)
             continue;
         uint8_t *dst = e->params + pp->offset;
         if (e->spec->params[p].kind == WH_BUFFER) {
-            uint64_t a = layout_generic(e, &e->regions[param_region[p]], -1);
+            uint64_t a = layout_generic(&e->regions[param_region[p]]);
             for (uint64_t k = 0; k < pp->size && k < 8; k++)
                 dst[k] = (uint8_t)(a >> (8 * k));
         } else {
@@ -248,61 +248,58 @@ static uint64_t global_region_base(int n)
     return PTX_ADDR_GLOBAL + ((uint64_t)n << PTX_ADDR_REGION_SHIFT);
 }
 
-/* Module variables: .global ones take the next global regions (as in the
- * sim); .const ones follow them (the sim keeps them in its const window,
- * a difference the README lists); static .shared ones are packed in order. */
-static bool module_vars(sx_engine *e, uint64_t *shared_top, int *global_regions)
+/* Module variables where the module memory map (ptx/memmap.c) puts them,
+ * as the sim does: .global ones take the next global regions, .const ones
+ * sit in the const window, referenced static .shared ones in the shared
+ * window; then the .shared variables of reachable functions, and the
+ * dynamic (extern) shared arrays after all of them. */
+static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions)
 {
     const ptx_module *m = e->mod;
-    for (int pass = 0; pass < 2; pass++) {
-        ptx_space want = pass == 0 ? PTX_SPACE_GLOBAL : PTX_SPACE_CONST;
-        for (int i = 0; i < m->nvars; i++) {
-            const ptx_var *v = &m->vars[i];
-            if (v->space != want)
-                continue;
-            int r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_GLOBAL, global_region_base((*global_regions)++),
-                               v->size, -1);
-            if (r < 0)
-                return false;
-            e->regions[r].init = v->init;
-        }
-    }
     for (int i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
-        if (v->space == PTX_SPACE_SHARED && !v->unsized) {
-            *shared_top = align_up(*shared_top, (uint64_t)(v->align > 0 ? v->align : 4));
-            if (add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, *shared_top, v->size, -1) < 0)
-                return false;
-            *shared_top += v->size;
-        }
+        int r = 0;
+        if (v->space == PTX_SPACE_GLOBAL)
+            r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_GLOBAL, global_region_base((*global_regions)++),
+                           v->size, -1);
+        else if (v->space == PTX_SPACE_CONST)
+            r = add_region(e, v->name, SX_R_GLOBALVAR, PTX_SPACE_CONST, mm->var_off[i], v->size, -1);
+        else if (v->space == PTX_SPACE_SHARED && !v->unsized && mm->referenced[i])
+            r = add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, mm->var_off[i], v->size, -1);
+        else
+            continue;
+        if (r < 0)
+            return false;
+        e->regions[r].init = v->init;
     }
     return true;
 }
 
-static bool function_shared(sx_engine *e, uint64_t *shared_top)
+static bool function_shared(sx_engine *e, const ptx_memmap *mm)
 {
     for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        if (!mm->reachable[fi])
+            continue;
         const ptx_function *f = &e->mod->funcs[fi];
         for (int v = 0; v < f->nvars; v++) {
             const ptx_var *var = &f->vars[v];
             if (var->space != PTX_SPACE_SHARED || var->unsized)
                 continue;
-            *shared_top = align_up(*shared_top, (uint64_t)(var->align > 0 ? var->align : 4));
-            int r = add_region(e, var->name, SX_R_SHARED, PTX_SPACE_SHARED, *shared_top, var->size, -1);
+            int r = add_region(e, var->name, SX_R_SHARED, PTX_SPACE_SHARED, mm->fvar_off[fi][v], var->size, -1);
             if (r < 0)
                 return false;
             for (int t = 0; t < e->X; t++)
                 e->fl[fi].var_region[v * e->X + t] = r;
-            *shared_top += var->size;
         }
     }
     return true;
 }
 
-/* Dynamic (extern, unsized) shared arrays all start after the static ones. */
-static bool extern_shared(sx_engine *e, uint64_t *shared_top)
+/* Dynamic (extern, unsized) shared arrays: one region at the map's offset,
+ * as large as the image's dynamic shared memory. */
+static bool extern_shared(sx_engine *e, const ptx_memmap *mm)
 {
-    uint64_t base = align_up(*shared_top, 16);
+    uint64_t base = mm->dyn_shared_off;
     uint64_t size = e->img->shared_bytes;
     int r = -1;
     for (int i = 0; i < e->mod->nvars; i++) {
@@ -311,6 +308,8 @@ static bool extern_shared(sx_engine *e, uint64_t *shared_top)
             r = add_region(e, v->name, SX_R_SHARED, PTX_SPACE_SHARED, base, size, -1);
     }
     for (int fi = 0; fi < e->mod->nfuncs; fi++) {
+        if (!mm->reachable[fi])
+            continue;
         const ptx_function *f = &e->mod->funcs[fi];
         for (int v = 0; v < f->nvars; v++) {
             if (f->vars[v].space != PTX_SPACE_SHARED || !f->vars[v].unsized)
@@ -321,66 +320,95 @@ static bool extern_shared(sx_engine *e, uint64_t *shared_top)
                 e->fl[fi].var_region[v * e->X + t] = r;
         }
     }
-    if (r >= 0)
-        *shared_top = base + size;
+    /* %total_smem_size, as the sim reports it */
+    e->shared_size = size ? base + size : mm->static_shared;
     return true;
 }
 
 /* Per-thread storage: module .local vars, function .local/.param vars and
  * the params/return values of non-entry functions. */
-static int add_local(sx_engine *e, const char *fname, const char *name, uint64_t size,
-                     int align, uint64_t *top, int *first)
+static int add_local(sx_engine *e, const char *fname, const char *name, uint64_t size, uint64_t off,
+                     int *first)
 {
-    *top = align_up(*top, (uint64_t)(align > 0 ? align : 8));
     char buf[600];
     snprintf(buf, sizeof buf, "%s%s%s", fname ? fname : "", fname ? "." : "", name);
     for (int t = 0; t < e->X; t++) {
-        int r = add_region(e, buf, SX_R_LOCAL, PTX_SPACE_LOCAL, *top, size, t);
+        int r = add_region(e, buf, SX_R_LOCAL, PTX_SPACE_LOCAL, off, size, t);
         if (r < 0)
             return -1;
         if (t == 0)
             *first = r;
     }
+    return 0;
+}
+
+/* The next item of a function's local storage at `*top`. */
+static int push_local(sx_engine *e, const char *fname, const char *name, uint64_t size, int align,
+                      uint64_t *top, int *first)
+{
+    *top = align_up(*top, (uint64_t)(align > 0 ? align : 1));
+    if (add_local(e, fname, name, size, *top, first) < 0)
+        return -1;
     *top += size ? size : 1;
     return 0;
 }
 
-static bool locals(sx_engine *e)
+static bool function_locals(sx_engine *e, int fi, uint64_t *top)
 {
-    uint64_t top = 16;   /* local address 0 stays invalid */
+    const ptx_function *f = &e->mod->funcs[fi];
+    sx_func_layout *fl = &e->fl[fi];
     int first;
-    for (int i = 0; i < e->mod->nvars; i++) {
-        const ptx_var *v = &e->mod->vars[i];
-        if (v->space == PTX_SPACE_LOCAL && add_local(e, NULL, v->name, v->size, v->align, &top, &first) < 0)
-            return false;
-    }
-    for (int fi = 0; fi < e->mod->nfuncs; fi++) {
-        const ptx_function *f = &e->mod->funcs[fi];
-        sx_func_layout *fl = &e->fl[fi];
+    /* .local variables first, as the sim's frame has them; then the
+     * call-site .param variables (the sim keeps those in a param area) */
+    for (int pass = 0; pass < 2; pass++) {
+        ptx_space want = pass == 0 ? PTX_SPACE_LOCAL : PTX_SPACE_PARAM;
         for (int v = 0; v < f->nvars; v++) {
             const ptx_var *var = &f->vars[v];
-            if (var->space != PTX_SPACE_LOCAL && var->space != PTX_SPACE_PARAM)
+            if (var->space != want)
                 continue;
-            if (add_local(e, f->name, var->name, var->size, var->align, &top, &first) < 0)
+            if (push_local(e, f->name, var->name, ptx_var_bytes(var), var->align, top, &first) < 0)
                 return false;
             for (int t = 0; t < e->X; t++)
                 fl->var_region[v * e->X + t] = first + t;
         }
-        if (f->is_entry)
-            continue;
-        for (int k = 0; k < f->nparams; k++) {
-            if (add_local(e, f->name, f->params[k].name, f->params[k].size, f->params[k].align, &top, &first) < 0)
-                return false;
-            for (int t = 0; t < e->X; t++)
-                fl->param_region[k * e->X + t] = first + t;
-        }
-        for (int k = 0; k < f->nrets; k++) {
-            if (add_local(e, f->name, f->rets[k].name, f->rets[k].size, f->rets[k].align, &top, &first) < 0)
-                return false;
-            for (int t = 0; t < e->X; t++)
-                fl->ret_region[k * e->X + t] = first + t;
-        }
     }
+    if (f->is_entry)
+        return true;
+    for (int k = 0; k < f->nparams; k++) {
+        if (push_local(e, f->name, f->params[k].name, f->params[k].size, f->params[k].align, top, &first) < 0)
+            return false;
+        for (int t = 0; t < e->X; t++)
+            fl->param_region[k * e->X + t] = first + t;
+    }
+    for (int k = 0; k < f->nrets; k++) {
+        if (push_local(e, f->name, f->rets[k].name, f->rets[k].size, f->rets[k].align, top, &first) < 0)
+            return false;
+        for (int t = 0; t < e->X; t++)
+            fl->ret_region[k * e->X + t] = first + t;
+    }
+    return true;
+}
+
+/* Module .local variables where the memory map puts them, then the
+ * kernel's own locals as the sim lays out its first frame (in order, each
+ * at its alignment), so their addresses agree; the locals of called
+ * functions follow, each function in a place of its own (the sim stacks
+ * frames by call depth instead, so those addresses differ). */
+static bool locals(sx_engine *e, const ptx_memmap *mm)
+{
+    int first;
+    for (int i = 0; i < e->mod->nvars; i++) {
+        const ptx_var *v = &e->mod->vars[i];
+        if (v->space == PTX_SPACE_LOCAL && add_local(e, NULL, v->name, v->size, mm->var_off[i], &first) < 0)
+            return false;
+    }
+    uint64_t top = mm->module_local;
+    if (!function_locals(e, e->entry_idx, &top))
+        return false;
+    top = align_up(top, 16);
+    for (int fi = 0; fi < e->mod->nfuncs; fi++)
+        if (fi != e->entry_idx && !function_locals(e, fi, &top))
+            return false;
     e->local_size = top;
     return true;
 }
@@ -484,12 +512,12 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
             e->regions[r].init = b->data;
         }
     }
-    uint64_t shared_top = 0;
-    bool ok = build_params(e, param_region) && module_vars(e, &shared_top, &nglobal)
-              && function_shared(e, &shared_top) && extern_shared(e, &shared_top) && locals(e)
-              && build_domains(e) && build_symids(e);
+    ptx_memmap mm;
+    ptx_memmap_build(e->mod, e->entry_idx, &mm);
+    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal) && function_shared(e, &mm)
+              && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e) && build_symids(e);
+    ptx_memmap_free(&mm);
     free(param_region);
-    e->shared_size = shared_top;
     if (!ok)
         goto oom;
     return true;
@@ -551,8 +579,6 @@ void sx_layout_free(sx_engine *e)
 static bool region_matches(const sx_region *r, ptx_space space, int thread)
 {
     ptx_space rs = r->space;
-    if (space == PTX_SPACE_CONST)
-        space = PTX_SPACE_GLOBAL;
     if (rs != space)
         return false;
     return rs != PTX_SPACE_LOCAL || r->thread == thread;
@@ -585,12 +611,16 @@ int sx_layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t 
     return best >= 0 ? best : low;
 }
 
-static uint64_t layout_generic(const sx_engine *e, const sx_region *r, int thread)
+/* A region's generic address (the semantics contract's map).  Local
+ * memory is thread-private: every thread sees its own at the same
+ * addresses, as on the GPU, and an access resolves by the thread making
+ * it. */
+static uint64_t layout_generic(const sx_region *r)
 {
-    (void)e;
     switch (r->space) {
     case PTX_SPACE_SHARED: return PTX_ADDR_SHARED + r->base;
-    case PTX_SPACE_LOCAL: return PTX_ADDR_LOCAL + (uint64_t)(thread < 0 ? r->thread : thread) * PTX_ADDR_WINDOW + r->base;
+    case PTX_SPACE_CONST: return PTX_ADDR_CONST + r->base;
+    case PTX_SPACE_LOCAL: return PTX_ADDR_LOCAL + r->base;
     default: return r->base;
     }
 }

@@ -299,7 +299,8 @@ static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z
 
 static const char *space_label(ptx_space sp)
 {
-    return sp == PTX_SPACE_SHARED ? "shared" : sp == PTX_SPACE_LOCAL ? "local" : "global";
+    return sp == PTX_SPACE_SHARED ? "shared" : sp == PTX_SPACE_LOCAL ? "local" : sp == PTX_SPACE_CONST ? "const"
+                                                                                                   : "global";
 }
 
 static int die(sx_cx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -317,19 +318,16 @@ static int die(sx_cx *cx, const char *fmt, ...)
     return 0;
 }
 
-/* Split a generic address into its space and the address in that space. */
-static void generic_split(const sx_engine *e, uint64_t v, ptx_space *space, int *thread, uint64_t *base)
+/* Split a generic address into its space and the window's base
+ * (ptx_generic_space); local addresses are the accessing thread's own. */
+static void generic_split(uint64_t v, ptx_space *space, uint64_t *base)
 {
-    if (ptx_generic_space(v) == PTX_SPACE_SHARED) {
-        *space = PTX_SPACE_SHARED;
-        *base = PTX_ADDR_SHARED;
-    } else if (v >= PTX_ADDR_LOCAL && v - PTX_ADDR_LOCAL < (uint64_t)e->X * PTX_ADDR_WINDOW) {
-        *space = PTX_SPACE_LOCAL;   /* each thread's own slice of the local window */
-        *thread = (int)((v - PTX_ADDR_LOCAL) / PTX_ADDR_WINDOW);
-        *base = PTX_ADDR_LOCAL + (uint64_t)*thread * PTX_ADDR_WINDOW;
-    } else {
-        *space = PTX_SPACE_GLOBAL;
-        *base = 0;
+    *space = ptx_generic_space(v);
+    switch (*space) {
+    case PTX_SPACE_SHARED: *base = PTX_ADDR_SHARED; break;
+    case PTX_SPACE_LOCAL: *base = PTX_ADDR_LOCAL; break;
+    case PTX_SPACE_CONST: *base = PTX_ADDR_CONST; break;
+    default: *space = PTX_SPACE_GLOBAL; *base = 0; break;
     }
 }
 
@@ -410,7 +408,7 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
     }
     if (space == PTX_SPACE_GENERIC) {
         uint64_t wbase = 0;
-        generic_split(e, v, &space, &thread, &wbase);
+        generic_split(v, &space, &wbase);
         if (wbase) {
             v -= wbase;
             if (!conc)

@@ -121,8 +121,13 @@ static const form FORMS[] = {
     SREG(32, "%laneid"), SREG(32, "%warpid"), SREG(32, "%nwarpid"), SREG(32, "%smid"), SREG(32, "%nsmid"),
     SREG(64, "%gridid"), SREG(32, "%lanemask_lt"), SREG(32, "%lanemask_ge"), SREG(32, "%lanemask_gt"),
     SREG(32, "%dynamic_smem_size"),
-    /* the generic address map: a buffer, a shared and a module variable */
-    SREG(64, "%rd10"), SREG(64, "%rd12"), SREG(64, "%rd13"),
+    /* the generic address map: a buffer, shared, .global, const and local
+     * variables, a const load */
+    SREG(64, "%rd10"), SREG(64, "%rd12"), SREG(64, "%rd13"), SREG(64, "%rd16"), SREG(64, "%rd17"),
+    SREG(64, "%rd18"), SREG(64, "%rd19"), SREG(64, "%rd20"),
+    { "isspacep.const", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd17" },
+    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd18" },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd19" },
     { "isspacep.shared", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
     { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
     { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd10" },
@@ -265,15 +270,30 @@ static const char *mov_type(val_kind k, int bits)
 static void head(buf *b)
 {
     put(b, ".version 8.0\n.target sm_90\n.address_size 64\n\n"
-           ".global .align 8 .b8 diff_g[16];\n\n"
+           ".global .align 8 .b8 diff_g[16];\n"
+           /* the memory map: an unreferenced shared variable takes no room,
+            * const and local variables sit in their windows */
+           ".shared .align 4 .b8 diff_unused[12];\n"
+           ".shared .align 8 .b8 diff_s2[8];\n"
+           ".const .align 8 .b8 diff_c[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+           ".local .align 8 .b8 diff_ml[24];\n\n"
            ".visible .entry diff(.param .u64 diff_out)\n{\n"
-           "\t.reg .pred %%p<8>;\n\t.reg .b16 %%h<8>;\n\t.reg .b32 %%r<16>;\n\t.reg .b64 %%rd<16>;\n"
+           "\t.reg .pred %%p<8>;\n\t.reg .b16 %%h<8>;\n\t.reg .b32 %%r<16>;\n\t.reg .b64 %%rd<24>;\n"
            "\t.reg .f32 %%f<8>;\n\t.reg .f64 %%fd<8>;\n"
            "\t.shared .align 8 .b8 diff_s[16];\n"
+           "\t.local .align 4 .b8 diff_l[12];\n"
            "\tld.param.u64 %%rd10, [diff_out];\n\tcvta.to.global.u64 %%rd11, %%rd10;\n"
            /* generic addresses: a shared variable, a module .global variable */
            "\tmov.u64 %%rd12, diff_s;\n\tcvta.shared.u64 %%rd12, %%rd12;\n"
-           "\tmov.u64 %%rd13, diff_g;\n\tcvta.global.u64 %%rd13, %%rd13;\n");
+           "\tmov.u64 %%rd13, diff_g;\n\tcvta.global.u64 %%rd13, %%rd13;\n"
+           /* the other windows: module shared, const, module and kernel local */
+           "\tmov.u64 %%rd16, diff_s2;\n\tcvta.shared.u64 %%rd16, %%rd16;\n"
+           "\tmov.u64 %%rd17, diff_c;\n\tcvta.const.u64 %%rd17, %%rd17;\n"
+           "\tmov.u64 %%rd18, diff_l;\n\tcvta.local.u64 %%rd18, %%rd18;\n"
+           "\tmov.u64 %%rd19, diff_ml;\n\tcvta.local.u64 %%rd19, %%rd19;\n"
+           "\tld.const.u64 %%rd20, [diff_c];\n"
+           "\tst.local.u32 [diff_l+4], %%r1;\n\tst.local.u32 [diff_ml+8], %%r1;\n"
+           "\tst.shared.u32 [diff_s2], %%r1;\n");
 }
 
 /* The instruction of case i: sources moved in, result in register 0 (a
