@@ -6,7 +6,8 @@
  * between floats and from/to integers (saturating, NaN -> 0), .ftz and
  * .sat.  Approximate and transcendental operations (.approx, div.full,
  * rsqrt, sin, cos, lg2, ex2, tanh) are uninterpreted functions over the bit
- * patterns: the path is marked as going through one.
+ * patterns: the path is marked as going through one.  f16 and bf16 are in
+ * exec_half.c.
  */
 #include "symexec/internal.h"
 
@@ -268,7 +269,7 @@ static int exec_testp(sx_cx *cx)
     return sx_opd_set(cx, 0, r, PTX_T_PRED) ? 1 : -1;
 }
 
-static Z3_ast float_compare(sx_cx *cx, ptx_cmp cmp, Z3_ast a, Z3_ast b)
+Z3_ast sx_float_compare(sx_cx *cx, ptx_cmp cmp, Z3_ast a, Z3_ast b)
 {
     sx_z *z = ZZ(cx);
     Z3_ast un = sx_z_or2(z, fold(cx, Z3_mk_fpa_is_nan(C, a)), fold(cx, Z3_mk_fpa_is_nan(C, b)));
@@ -303,12 +304,12 @@ static int exec_fsetp(sx_cx *cx)
     Z3_ast a = arg(cx, first, st), b = arg(cx, first + 1, st);
     if (!a || !b)
         return -1;
-    return sx_finish_compare(cx, float_compare(cx, ins->cmp, a, b), first + 2);
+    return sx_finish_compare(cx, sx_float_compare(cx, ins->cmp, a, b), first + 2);
 }
 
 /* ---- conversions -------------------------------------------------------------------- */
 
-static Z3_ast f2i(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt)
+Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt)
 {
     sx_z *z = ZZ(cx);
     int w = ptx_type_bits(dt);
@@ -355,13 +356,16 @@ static int exec_fcvt(sx_cx *cx)
     Z3_ast a = arg(cx, 1, st);
     if (!a)
         return -1;
-    return sx_opd_set(cx, 0, f2i(cx, a, st, dt), dt) ? 1 : -1;
+    return sx_opd_set(cx, 0, sx_float_to_int(cx, a, st, dt), dt) ? 1 : -1;
 }
 
 int sx_exec_float(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     ptx_type t = ins->type, t2 = ins->type2;
+    int h = sx_exec_half(cx);   /* f16 and bf16 forms (exec_half.c) */
+    if (h != 0)
+        return h;
     if (ins->op == PTX_OP_CVT) {
         if (!is_fp_type(t) && !is_fp_type(t2)) {
             if (ptx_type_is_float(t) || ptx_type_is_float(t2))

@@ -354,6 +354,15 @@ int sx_exec_int(sx_cx *cx);
  * the destination(s). */
 int sx_finish_compare(sx_cx *cx, Z3_ast r, int cop);
 int sx_exec_float(sx_cx *cx);
+/* exec_float.c: a float comparison of two terms of one float sort (NULL
+ * and the path failed for a comparison floats do not have); a float term of
+ * sort `st` (f32 or f64) to integer type dt by the instruction's integer
+ * rounding, saturating, NaN -> 0. */
+Z3_ast sx_float_compare(sx_cx *cx, ptx_cmp cmp, Z3_ast a, Z3_ast b);
+Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt);
+/* exec_half.c: f16 / bf16 scalar and packed forms (sx_exec_float asks it
+ * first; same return convention). */
+int sx_exec_half(sx_cx *cx);
 int sx_exec_mem(sx_cx *cx);
 int sx_exec_ctrl(sx_cx *cx);
 /* exec_warp.c: 1 when the instruction is a warp collective (the thread

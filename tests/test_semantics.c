@@ -3,7 +3,7 @@
  * same value for every instruction (in the spirit of KLEE's test/Concrete):
  * one kernel per instruction form runs every combination of edge operands
  * (0, 1, -1, min, max, shift amounts at and past the width, NaN, ±0, ±inf,
- * denormals), special registers, generic addresses; the sim's results are stored and read back, then a second
+ * denormals; f16 and bf16, scalar and packed, with halfway values), special registers, generic addresses; the sim's results are stored and read back, then a second
  * kernel recomputes each one and branches on "differs from the sim's bits".
  * Operands are immediates moved into registers, so the symbolic executor
  * builds its usual terms and Z3 folds them: its one path must never take a
@@ -14,13 +14,15 @@
 #include "symexec/symexec.h"
 
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- instruction forms ------------------------------------------------------- */
 
-typedef enum { K_INT, K_F32, K_F64, K_F16 } val_kind;
+/* K_F16 .. K_BF16X2 live in b16 / b32 registers as bits. */
+typedef enum { K_INT, K_F32, K_F64, K_F16, K_BF16, K_F16X2, K_BF16X2 } val_kind;
 
 typedef struct {
     const char *instr;   /* mnemonic with modifiers: "div.s32" */
@@ -40,6 +42,9 @@ typedef struct {
 #define F2(op, b, k) { op, b, k, 2, { b, b }, { k, k }, "" }
 #define F1(op, b, k) { op, b, k, 1, { b }, { k }, "" }
 #define F3(op, b, k) { op, b, k, 3, { b, b, b }, { k, k, k }, "" }
+#define CV(op, db, dk, sb, sk) { op, db, dk, 1, { sb }, { sk }, "" }
+/* packed cvt d, a, b from two f32 */
+#define CV2(op) { op, 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "" }
 
 static const form FORMS[] = {
     /* integer arithmetic */
@@ -98,6 +103,41 @@ static const form FORMS[] = {
     F2("add.rn.f64", 64, K_F64), F2("mul.rp.f64", 64, K_F64), F3("fma.rn.f64", 64, K_F64),
     F2("div.rn.f64", 64, K_F64), F2("min.f64", 64, K_F64), F1("sqrt.rn.f64", 64, K_F64),
     F1("neg.f64", 64, K_F64), CMP("setp.gtu.f64", 64, K_F64),
+    /* f16 and bf16, scalar and packed (element 0 in the low half) */
+    F2("add.f16", 16, K_F16), F2("add.rn.f16", 16, K_F16), F2("sub.f16", 16, K_F16), F2("mul.rn.f16", 16, K_F16),
+    F3("fma.rn.f16", 16, K_F16), F2("add.sat.f16", 16, K_F16), F2("mul.sat.f16", 16, K_F16),
+    F3("fma.rn.sat.f16", 16, K_F16), F3("fma.rn.relu.f16", 16, K_F16), F1("neg.f16", 16, K_F16),
+    F1("abs.f16", 16, K_F16), F2("min.f16", 16, K_F16), F2("max.f16", 16, K_F16), F2("min.NaN.f16", 16, K_F16),
+    F2("max.relu.f16", 16, K_F16),
+    CMP("setp.lt.f16", 16, K_F16), CMP("setp.equ.f16", 16, K_F16), CMP("setp.nan.f16", 16, K_F16),
+    { "set.gt.u32.f16", 32, K_INT, 2, { 16, 16 }, { K_F16, K_F16 }, "" },
+    F2("add.rn.f16x2", 32, K_F16X2), F2("mul.f16x2", 32, K_F16X2), F3("fma.rn.f16x2", 32, K_F16X2),
+    F3("fma.rn.sat.f16x2", 32, K_F16X2), F1("neg.f16x2", 32, K_F16X2), F1("abs.f16x2", 32, K_F16X2),
+    F2("min.f16x2", 32, K_F16X2), F2("max.NaN.f16x2", 32, K_F16X2),
+    CMP("setp.ltu.f16x2", 32, K_F16X2), CMP("setp.ge.f16x2 %p1|", 32, K_F16X2),
+    F1("neg.bf16", 16, K_BF16), F1("abs.bf16", 16, K_BF16), F2("min.bf16", 16, K_BF16),
+    F2("max.NaN.bf16", 16, K_BF16), F2("min.relu.bf16", 16, K_BF16),
+    CMP("setp.lt.bf16", 16, K_BF16), CMP("setp.neu.bf16", 16, K_BF16),
+    { "set.le.u32.bf16", 32, K_INT, 2, { 16, 16 }, { K_BF16, K_BF16 }, "" },
+    F1("neg.bf16x2", 32, K_BF16X2), F2("max.bf16x2", 32, K_BF16X2), F2("min.NaN.bf16x2", 32, K_BF16X2),
+    CMP("setp.gt.bf16x2", 32, K_BF16X2), CMP("setp.nan.bf16x2 %p1|", 32, K_BF16X2),
+    CV("cvt.f32.f16", 32, K_F32, 16, K_F16), CV("cvt.f64.f16", 64, K_F64, 16, K_F16),
+    CV("cvt.sat.f32.f16", 32, K_F32, 16, K_F16), CV("cvt.rni.f32.f16", 32, K_F32, 16, K_F16),
+    CV("cvt.rn.f16.f32", 16, K_F16, 32, K_F32), CV("cvt.rz.f16.f32", 16, K_F16, 32, K_F32),
+    CV("cvt.rm.f16.f64", 16, K_F16, 64, K_F64), CV("cvt.rp.f16.f32", 16, K_F16, 32, K_F32),
+    CV("cvt.rna.f16.f32", 16, K_F16, 32, K_F32), CV("cvt.rn.f16.f64", 16, K_F16, 64, K_F64),
+    CV("cvt.rn.sat.f16.f32", 16, K_F16, 32, K_F32), CV("cvt.rn.ftz.f16.f32", 16, K_F16, 32, K_F32),
+    CV("cvt.rni.f16.f16", 16, K_F16, 16, K_F16), CV("cvt.rzi.s32.f16", 32, K_INT, 16, K_F16),
+    CV("cvt.rni.u16.f16", 16, K_INT, 16, K_F16), CV("cvt.rn.f16.s32", 16, K_F16, 32, K_INT),
+    CV("cvt.rz.f16.u64", 16, K_F16, 64, K_INT), CV("cvt.rm.f16.s16", 16, K_F16, 16, K_INT),
+    CV("cvt.f32.bf16", 32, K_F32, 16, K_BF16), CV("cvt.ftz.f32.bf16", 32, K_F32, 16, K_BF16),
+    CV("cvt.f64.bf16", 64, K_F64, 16, K_BF16), CV("cvt.rn.bf16.f32", 16, K_BF16, 32, K_F32),
+    CV("cvt.rz.bf16.f32", 16, K_BF16, 32, K_F32), CV("cvt.rp.bf16.f64", 16, K_BF16, 64, K_F64),
+    CV("cvt.rm.bf16.f32", 16, K_BF16, 32, K_F32), CV("cvt.rn.bf16.f64", 16, K_BF16, 64, K_F64),
+    CV("cvt.rn.sat.bf16.f32", 16, K_BF16, 32, K_F32), CV("cvt.rn.bf16.s32", 16, K_BF16, 32, K_INT),
+    CV("cvt.rz.bf16.u32", 16, K_BF16, 32, K_INT), CV("cvt.rzi.s32.bf16", 32, K_INT, 16, K_BF16),
+    CV("cvt.rn.f16.bf16", 16, K_F16, 16, K_BF16), CV("cvt.rn.bf16.f16", 16, K_BF16, 16, K_F16),
+    CV2("cvt.rn.f16x2.f32"), CV2("cvt.rz.f16x2.f32"), CV2("cvt.rn.relu.bf16x2.f32"), CV2("cvt.rn.bf16x2.f32"),
     /* conversions */
     { "cvt.rzi.s32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
     { "cvt.rni.u32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
@@ -152,7 +192,9 @@ static int int_edges(int bits, uint64_t *v)
 static int f32_edges(uint64_t *v)
 {
     const uint32_t raw[] = { 0x00000000u, 0x80000000u, 0x3f800000u, 0xbfc00000u, 0x7f800000u, 0xff800000u,
-                             0x7fc00000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0x00800000u, 0x4f000000u };
+                             0x7fc00000u, 0x00000001u, 0x807fffffu, 0x7f7fffffu, 0x00800000u, 0x4f000000u,
+                             /* halfway for f16 and for bf16, a signalling NaN with a payload */
+                             0x3f801000u, 0xbf818000u, 0x7fa00001u, 0x477ff000u };
     for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
         v[i] = raw[i];
     return (int)(sizeof raw / sizeof raw[0]);
@@ -163,9 +205,42 @@ static int f64_edges(uint64_t *v)
     const uint64_t raw[] = { 0, 0x8000000000000000ull, 0x3ff0000000000000ull, 0xbff8000000000000ull,
                              0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull, 1,
                              0x800fffffffffffffull, 0x7fefffffffffffffull, 0x0010000000000000ull,
-                             0x43e0000000000000ull };
+                             0x43e0000000000000ull,
+                             /* just past a bf16 tie (f32 drops the excess), an f16 tie */
+                             0x3ff0100000001000ull, 0xbff0020000000000ull };
     memcpy(v, raw, sizeof raw);
     return (int)(sizeof raw / sizeof raw[0]);
+}
+
+/* 0, -0, 1, -1, max finite, min normal, subnormals, +-inf, NaNs (one with
+ * a payload and the sign), 0.5 and a value whose sums and products with
+ * the others fall halfway (1025 + 0.5). */
+static int f16_edges(uint64_t *v)
+{
+    const uint16_t raw[] = { 0x0000, 0x8000, 0x3c00, 0xbc00, 0x7bff, 0x0400, 0x0001, 0x83ff,
+                             0x7c00, 0xfc00, 0x7e00, 0x3800, 0x6401, 0x3555, 0xfe01 };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        v[i] = raw[i];
+    return (int)(sizeof raw / sizeof raw[0]);
+}
+
+static int bf16_edges(uint64_t *v)
+{
+    const uint16_t raw[] = { 0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f7f, 0x0080, 0x0001, 0x807f,
+                             0x7f80, 0xff80, 0x7fc0, 0x3f00, 0x4381, 0x3eab, 0xff81 };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        v[i] = raw[i];
+    return (int)(sizeof raw / sizeof raw[0]);
+}
+
+/* Packed: element 0 and element 1 from different edges. */
+static int packed_edges(bool bf, uint64_t *v)
+{
+    uint64_t e[16];
+    int n = bf ? bf16_edges(e) : f16_edges(e);
+    for (int i = 0; i < n; i++)
+        v[i] = e[(i + 5) % n] << 16 | e[i];
+    return n;
 }
 
 static int edges(val_kind k, int bits, uint64_t *v)
@@ -173,6 +248,10 @@ static int edges(val_kind k, int bits, uint64_t *v)
     switch (k) {
     case K_F32: return f32_edges(v);
     case K_F64: return f64_edges(v);
+    case K_F16: return f16_edges(v);
+    case K_BF16: return bf16_edges(v);
+    case K_F16X2: return packed_edges(false, v);
+    case K_BF16X2: return packed_edges(true, v);
     default: return int_edges(bits, v);
     }
 }
