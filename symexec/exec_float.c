@@ -20,13 +20,15 @@
 static sx_z *ZZ(sx_cx *cx) { return &cx->e->z; }
 
 /* Symbolic float terms make the state's checks go to the FP solver. */
-static Z3_ast fold(sx_cx *cx, Z3_ast a)
+Z3_ast sx_fold_fp(sx_cx *cx, Z3_ast a)
 {
     Z3_ast r = sx_z_fold(ZZ(cx), sx_zk(ZZ(cx), a));
     if (r && !cx->s->fp && !sx_z_is_value(ZZ(cx), r))
         cx->s->fp = true;
     return r;
 }
+
+static Z3_ast fold(sx_cx *cx, Z3_ast a) { return sx_fold_fp(cx, a); }
 
 static bool is_fp_type(ptx_type t) { return t == PTX_T_F32 || t == PTX_T_F64; }
 

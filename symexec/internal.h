@@ -359,6 +359,9 @@ int sx_exec_float(sx_cx *cx);
  * sort `st` (f32 or f64) to integer type dt by the instruction's integer
  * rounding, saturating, NaN -> 0. */
 Z3_ast sx_float_compare(sx_cx *cx, ptx_cmp cmp, Z3_ast a, Z3_ast b);
+/* fold a new term; a symbolic float term sends the state's checks to the
+ * FP solver */
+Z3_ast sx_fold_fp(sx_cx *cx, Z3_ast a);
 Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt);
 /* exec_half.c: f16 / bf16 scalar and packed forms (sx_exec_float asks it
  * first; same return convention). */
