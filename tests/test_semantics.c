@@ -32,19 +32,24 @@ typedef struct {
     int sbits[4];        /* source widths */
     val_kind skind[4];
     const char *tail;    /* written after the sources: ", 8" */
+    const char *body;    /* instead of "instr dst, sources tail": PTX lines
+                            that compute the result register (%r0, %rd0,
+                            %f0, %p0) from the sources (%r1, %r2, ...) */
 } form;
 
-#define I2(op, b) { op, b, K_INT, 2, { b, b }, { K_INT, K_INT }, "" }
-#define I1(op, b) { op, b, K_INT, 1, { b }, { K_INT }, "" }
-#define I3(op, b) { op, b, K_INT, 3, { b, b, b }, { K_INT, K_INT, K_INT }, "" }
-#define SH(op, b) { op, b, K_INT, 2, { b, 32 }, { K_INT, K_INT }, "" }
-#define CMP(op, b, k) { op, 1, K_INT, 2, { b, b }, { k, k }, "" }
-#define F2(op, b, k) { op, b, k, 2, { b, b }, { k, k }, "" }
-#define F1(op, b, k) { op, b, k, 1, { b }, { k }, "" }
-#define F3(op, b, k) { op, b, k, 3, { b, b, b }, { k, k, k }, "" }
-#define CV(op, db, dk, sb, sk) { op, db, dk, 1, { sb }, { sk }, "" }
+#define I2(op, b) { op, b, K_INT, 2, { b, b }, { K_INT, K_INT }, "", NULL }
+#define I1(op, b) { op, b, K_INT, 1, { b }, { K_INT }, "", NULL }
+#define I3(op, b) { op, b, K_INT, 3, { b, b, b }, { K_INT, K_INT, K_INT }, "", NULL }
+#define SH(op, b) { op, b, K_INT, 2, { b, 32 }, { K_INT, K_INT }, "", NULL }
+#define CMP(op, b, k) { op, 1, K_INT, 2, { b, b }, { k, k }, "", NULL }
+#define F2(op, b, k) { op, b, k, 2, { b, b }, { k, k }, "", NULL }
+#define F1(op, b, k) { op, b, k, 1, { b }, { k }, "", NULL }
+#define F3(op, b, k) { op, b, k, 3, { b, b, b }, { k, k, k }, "", NULL }
+/* a body of PTX lines with n integer sources of b bits and a db-bit result */
+#define B(op, db, n, b, text) { op, db, K_INT, n, { b, b, b }, { K_INT, K_INT, K_INT }, "", text }
+#define CV(op, db, dk, sb, sk) { op, db, dk, 1, { sb }, { sk }, "", NULL }
 /* packed cvt d, a, b from two f32 */
-#define CV2(op) { op, 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "" }
+#define CV2(op) { op, 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "", NULL }
 
 static const form FORMS[] = {
     /* integer arithmetic */
@@ -52,9 +57,9 @@ static const form FORMS[] = {
     I2("sub.s32", 32), I2("sub.u64", 64), I2("sub.sat.s32", 32),
     I2("mul.lo.s32", 32), I2("mul.hi.s32", 32), I2("mul.hi.u32", 32), I2("mul.lo.u64", 64),
     I2("mul.hi.s64", 64), I2("mul.hi.u64", 64),
-    { "mul.wide.s32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
-    { "mul.wide.u32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
-    { "mul.wide.s16", 32, K_INT, 2, { 16, 16 }, { K_INT, K_INT }, "" },
+    { "mul.wide.s32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "", NULL },
+    { "mul.wide.u32", 64, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "", NULL },
+    { "mul.wide.s16", 32, K_INT, 2, { 16, 16 }, { K_INT, K_INT }, "", NULL },
     I3("mad.lo.s32", 32), I3("mad.hi.u32", 32), I3("mad.lo.u64", 64),
     I2("mul24.lo.s32", 32), I2("mul24.hi.u32", 32), I3("mad24.lo.u32", 32), I3("sad.s32", 32),
     I2("div.s32", 32), I2("div.u32", 32), I2("div.s64", 64), I2("div.u64", 64), I2("div.s16", 16),
@@ -62,31 +67,31 @@ static const form FORMS[] = {
     I1("abs.s32", 32), I1("abs.s64", 64), I1("neg.s32", 32), I1("neg.s64", 64),
     I2("min.s32", 32), I2("min.u32", 32), I2("max.s64", 64), I2("max.u16", 16),
     /* bits */
-    { "popc.b32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "popc.b64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
-    { "clz.b32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "clz.b64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
-    { "bfind.u32", 32, K_INT, 1, { 32 }, { K_INT }, "" }, { "bfind.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "bfind.shiftamt.u64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
+    { "popc.b32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL }, { "popc.b64", 32, K_INT, 1, { 64 }, { K_INT }, "", NULL },
+    { "clz.b32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL }, { "clz.b64", 32, K_INT, 1, { 64 }, { K_INT }, "", NULL },
+    { "bfind.u32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL }, { "bfind.s32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "bfind.shiftamt.u64", 32, K_INT, 1, { 64 }, { K_INT }, "", NULL },
     I1("brev.b32", 32), I1("brev.b64", 64),
-    { "bfe.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "bfe.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "bfe.s64", 64, K_INT, 3, { 64, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "bfi.b32", 32, K_INT, 4, { 32, 32, 32, 32 }, { K_INT, K_INT, K_INT, K_INT }, "" },
+    { "bfe.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "bfe.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "bfe.s64", 64, K_INT, 3, { 64, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "bfi.b32", 32, K_INT, 4, { 32, 32, 32, 32 }, { K_INT, K_INT, K_INT, K_INT }, "", NULL },
     /* logic and shifts */
     I2("and.b32", 32), I2("or.b64", 64), I2("xor.b16", 16), I1("not.b32", 32), I1("cnot.b32", 32),
     SH("shl.b32", 32), SH("shl.b64", 64), SH("shr.u32", 32), SH("shr.s32", 32), SH("shr.s64", 64),
     SH("shr.u16", 16), SH("shl.b16", 16),
-    { "shf.l.clamp.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "shf.r.wrap.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "prmt.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "lop3.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, ", 0x96" },
-    { "bmsk.clamp.b32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
-    { "szext.wrap.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
-    { "dp4a.s32.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "dp2a.hi.u32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "fns.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "slct.s32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "" },
-    { "set.lt.u32.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "" },
-    { "set.gtu.u32.f32", 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "" },
+    { "shf.l.clamp.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "shf.r.wrap.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "prmt.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "lop3.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, ", 0x96", NULL },
+    { "bmsk.clamp.b32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "", NULL },
+    { "szext.wrap.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "", NULL },
+    { "dp4a.s32.u32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "dp2a.hi.u32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "fns.b32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "slct.s32.s32", 32, K_INT, 3, { 32, 32, 32 }, { K_INT, K_INT, K_INT }, "", NULL },
+    { "set.lt.u32.s32", 32, K_INT, 2, { 32, 32 }, { K_INT, K_INT }, "", NULL },
+    { "set.gtu.u32.f32", 32, K_INT, 2, { 32, 32 }, { K_F32, K_F32 }, "", NULL },
     /* comparisons */
     CMP("setp.lt.s32", 32, K_INT), CMP("setp.lo.u32", 32, K_INT), CMP("setp.ge.s64", 64, K_INT),
     CMP("setp.hi.u64", 64, K_INT), CMP("setp.ne.b16", 16, K_INT),
@@ -97,8 +102,8 @@ static const form FORMS[] = {
     F1("sqrt.rn.f32", 32, K_F32), F1("rcp.rn.f32", 32, K_F32), F2("add.rn.ftz.f32", 32, K_F32),
     F2("add.sat.f32", 32, K_F32), F2("copysign.f32", 32, K_F32),
     CMP("setp.lt.f32", 32, K_F32), CMP("setp.equ.f32", 32, K_F32), CMP("setp.nan.f32", 32, K_F32),
-    { "testp.subnormal.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "" },
-    { "testp.infinite.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "" },
+    { "testp.subnormal.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
+    { "testp.infinite.f32", 1, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
     /* f64 */
     F2("add.rn.f64", 64, K_F64), F2("mul.rp.f64", 64, K_F64), F3("fma.rn.f64", 64, K_F64),
     F2("div.rn.f64", 64, K_F64), F2("min.f64", 64, K_F64), F1("sqrt.rn.f64", 64, K_F64),
@@ -110,7 +115,7 @@ static const form FORMS[] = {
     F1("abs.f16", 16, K_F16), F2("min.f16", 16, K_F16), F2("max.f16", 16, K_F16), F2("min.NaN.f16", 16, K_F16),
     F2("max.relu.f16", 16, K_F16),
     CMP("setp.lt.f16", 16, K_F16), CMP("setp.equ.f16", 16, K_F16), CMP("setp.nan.f16", 16, K_F16),
-    { "set.gt.u32.f16", 32, K_INT, 2, { 16, 16 }, { K_F16, K_F16 }, "" },
+    { "set.gt.u32.f16", 32, K_INT, 2, { 16, 16 }, { K_F16, K_F16 }, "", NULL },
     F2("add.rn.f16x2", 32, K_F16X2), F2("mul.f16x2", 32, K_F16X2), F3("fma.rn.f16x2", 32, K_F16X2),
     F3("fma.rn.sat.f16x2", 32, K_F16X2), F1("neg.f16x2", 32, K_F16X2), F1("abs.f16x2", 32, K_F16X2),
     F2("min.f16x2", 32, K_F16X2), F2("max.NaN.f16x2", 32, K_F16X2),
@@ -118,7 +123,7 @@ static const form FORMS[] = {
     F1("neg.bf16", 16, K_BF16), F1("abs.bf16", 16, K_BF16), F2("min.bf16", 16, K_BF16),
     F2("max.NaN.bf16", 16, K_BF16), F2("min.relu.bf16", 16, K_BF16),
     CMP("setp.lt.bf16", 16, K_BF16), CMP("setp.neu.bf16", 16, K_BF16),
-    { "set.le.u32.bf16", 32, K_INT, 2, { 16, 16 }, { K_BF16, K_BF16 }, "" },
+    { "set.le.u32.bf16", 32, K_INT, 2, { 16, 16 }, { K_BF16, K_BF16 }, "", NULL },
     F1("neg.bf16x2", 32, K_BF16X2), F2("max.bf16x2", 32, K_BF16X2), F2("min.NaN.bf16x2", 32, K_BF16X2),
     CMP("setp.gt.bf16x2", 32, K_BF16X2), CMP("setp.nan.bf16x2 %p1|", 32, K_BF16X2),
     CV("cvt.f32.f16", 32, K_F32, 16, K_F16), CV("cvt.f64.f16", 64, K_F64, 16, K_F16),
@@ -139,24 +144,24 @@ static const form FORMS[] = {
     CV("cvt.rn.f16.bf16", 16, K_F16, 16, K_BF16), CV("cvt.rn.bf16.f16", 16, K_BF16, 16, K_F16),
     CV2("cvt.rn.f16x2.f32"), CV2("cvt.rz.f16x2.f32"), CV2("cvt.rn.relu.bf16x2.f32"), CV2("cvt.rn.bf16x2.f32"),
     /* conversions */
-    { "cvt.rzi.s32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
-    { "cvt.rni.u32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "" },
-    { "cvt.rzi.s64.f64", 64, K_INT, 1, { 64 }, { K_F64 }, "" },
-    { "cvt.rn.f32.s32", 32, K_F32, 1, { 32 }, { K_INT }, "" },
-    { "cvt.rz.f32.u64", 32, K_F32, 1, { 64 }, { K_INT }, "" },
-    { "cvt.rn.f32.f64", 32, K_F32, 1, { 64 }, { K_F64 }, "" },
-    { "cvt.f64.f32", 64, K_F64, 1, { 32 }, { K_F32 }, "" },
-    { "cvt.rni.f32.f32", 32, K_F32, 1, { 32 }, { K_F32 }, "" },
-    { "cvt.s32.s16", 32, K_INT, 1, { 16 }, { K_INT }, "" },
-    { "cvt.u16.u32", 16, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "cvt.sat.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "cvt.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "cvt.u8.s64", 32, K_INT, 1, { 64 }, { K_INT }, "" },
-    { "cvt.sat.u16.s32", 32, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "cvt.s16.u8", 32, K_INT, 1, { 32 }, { K_INT }, "" },
-    { "cvt.s64.s32", 64, K_INT, 1, { 32 }, { K_INT }, "" },
+    { "cvt.rzi.s32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
+    { "cvt.rni.u32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
+    { "cvt.rzi.s64.f64", 64, K_INT, 1, { 64 }, { K_F64 }, "", NULL },
+    { "cvt.rn.f32.s32", 32, K_F32, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.rz.f32.u64", 32, K_F32, 1, { 64 }, { K_INT }, "", NULL },
+    { "cvt.rn.f32.f64", 32, K_F32, 1, { 64 }, { K_F64 }, "", NULL },
+    { "cvt.f64.f32", 64, K_F64, 1, { 32 }, { K_F32 }, "", NULL },
+    { "cvt.rni.f32.f32", 32, K_F32, 1, { 32 }, { K_F32 }, "", NULL },
+    { "cvt.s32.s16", 32, K_INT, 1, { 16 }, { K_INT }, "", NULL },
+    { "cvt.u16.u32", 16, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.sat.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.s8.s32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.u8.s64", 32, K_INT, 1, { 64 }, { K_INT }, "", NULL },
+    { "cvt.sat.u16.s32", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.s16.u8", 32, K_INT, 1, { 32 }, { K_INT }, "", NULL },
+    { "cvt.s64.s32", 64, K_INT, 1, { 32 }, { K_INT }, "", NULL },
     /* special registers of the same launch (one block of one thread) */
-#define SREG(bits, name) { bits == 64 ? "mov.u64" : "mov.u32", bits, K_INT, 0, { 0 }, { K_INT }, ", " name }
+#define SREG(bits, name) { bits == 64 ? "mov.u64" : "mov.u32", bits, K_INT, 0, { 0 }, { K_INT }, ", " name, NULL }
     SREG(32, "%tid.x"), SREG(32, "%ntid.x"), SREG(32, "%ntid.y"), SREG(32, "%ctaid.x"), SREG(32, "%nctaid.z"),
     SREG(32, "%laneid"), SREG(32, "%warpid"), SREG(32, "%nwarpid"), SREG(32, "%smid"), SREG(32, "%nsmid"),
     SREG(64, "%gridid"), SREG(32, "%lanemask_lt"), SREG(32, "%lanemask_ge"), SREG(32, "%lanemask_gt"),
@@ -165,13 +170,51 @@ static const form FORMS[] = {
      * variables, a const load */
     SREG(64, "%rd10"), SREG(64, "%rd12"), SREG(64, "%rd13"), SREG(64, "%rd16"), SREG(64, "%rd17"),
     SREG(64, "%rd18"), SREG(64, "%rd19"), SREG(64, "%rd20"),
-    { "isspacep.const", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd17" },
-    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd18" },
-    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd19" },
-    { "isspacep.shared", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
-    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12" },
-    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd10" },
-    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd13" },
+    { "isspacep.const", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd17", NULL },
+    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd18", NULL },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd19", NULL },
+    { "isspacep.shared", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12", NULL },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd12", NULL },
+    { "isspacep.global", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd10", NULL },
+    { "isspacep.local", 1, K_INT, 0, { 0 }, { K_INT }, ", %rd13", NULL },
+    /* carry chains, selects, warp collectives of a one-thread warp, memory
+     * and atomics: every opcode both engines implement that computes a
+     * value (the .approx and transcendental ones excepted: symexec keeps
+     * them uninterpreted, so it has no value to compare) */
+    B("addc.u32", 32, 2, 32, "add.cc.u32 %r8, %r1, %r2;\n\taddc.u32 %r0, %r1, %r2;"),
+    B("addc.cc.u64", 64, 2, 64, "add.cc.u64 %rd8, %rd1, %rd2;\n\taddc.cc.u64 %rd0, %rd1, %rd2;\n"
+                                "\taddc.u64 %rd9, 0, 0;\n\tshl.b64 %rd9, %rd9, 63;\n\txor.b64 %rd0, %rd0, %rd9;"),
+    B("subc.u32", 32, 2, 32, "sub.cc.u32 %r8, %r1, %r2;\n\tsubc.u32 %r0, %r2, %r1;"),
+    B("madc.hi.u32", 32, 3, 32, "mad.lo.cc.u32 %r8, %r1, %r2, %r3;\n\tmadc.hi.u32 %r0, %r1, %r2, %r3;"),
+    B("selp.b32", 32, 2, 32, "setp.lt.s32 %p5, %r1, %r2;\n\tselp.b32 %r0, %r1, %r2, %p5;"),
+    B("shfl.sync.idx.b32", 32, 2, 32, "shfl.sync.idx.b32 %r0|%p5, %r1, %r2, 31, 1;\n"
+                                      "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
+    B("shfl.sync.up.b32", 32, 2, 32, "shfl.sync.up.b32 %r0|%p5, %r1, 1, %r2, 1;\n"
+                                     "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
+    B("vote.sync.ballot.b32", 32, 1, 32, "setp.ne.u32 %p5, %r1, 0;\n\tvote.sync.ballot.b32 %r0, %p5, 1;"),
+    { "vote.sync.any.pred", 1, K_INT, 1, { 32 }, { K_INT }, "",
+      "setp.lt.s32 %p5, %r1, 0;\n\tvote.sync.any.pred %p0, %p5, 1;" },
+    B("match.any.sync.b32", 32, 1, 32, "match.any.sync.b32 %r0, %r1, 1;"),
+    B("redux.sync.add.u32", 32, 1, 32, "redux.sync.add.u32 %r0, %r1, 1;"),
+    B("redux.sync.max.s32", 32, 1, 32, "redux.sync.max.s32 %r0, %r1, 1;"),
+    B("elect.sync", 32, 0, 32, "elect.sync %r0|%p5, 1;\n\tselp.u32 %r10, 2, 0, %p5;\n\tadd.u32 %r0, %r0, %r10;"),
+    B("activemask.b32", 32, 0, 32, "activemask.b32 %r0;"),
+    B("ld.shared.s8", 32, 2, 32, "st.shared.b32 [diff_s], %r1;\n\tst.shared.b8 [diff_s+2], %r2;\n"
+                                 "\tld.shared.s8 %r0, [diff_s+2];\n\tld.shared.u16 %r10, [diff_s];\n"
+                                 "\tshl.b32 %r10, %r10, 8;\n\txor.b32 %r0, %r0, %r10;"),
+    B("ldu.global.u32", 32, 1, 32, "st.global.u32 [diff_g+4], %r1;\n\tldu.global.u32 %r0, [diff_g+4];"),
+    B("atom.shared.add.u32", 32, 2, 32, "st.shared.u32 [diff_s], %r1;\n\tatom.shared.add.u32 %r0, [diff_s], %r2;\n"
+                                        "\tld.shared.u32 %r10, [diff_s];\n\txor.b32 %r0, %r0, %r10;"),
+    B("atom.shared.cas.b32", 32, 3, 32, "st.shared.u32 [diff_s], %r1;\n\tatom.shared.cas.b32 %r0, [diff_s], %r2, %r3;\n"
+                                        "\tld.shared.u32 %r10, [diff_s];\n\tadd.u32 %r0, %r0, %r10;"),
+    B("atom.shared.inc.u32", 32, 2, 32, "st.shared.u32 [diff_s], %r1;\n\tatom.shared.inc.u32 %r10, [diff_s], %r2;\n"
+                                        "\tld.shared.u32 %r0, [diff_s];"),
+    B("atom.global.max.s64", 64, 2, 64, "st.global.u64 [diff_g], %rd1;\n\tatom.global.max.s64 %rd0, [diff_g], %rd2;\n"
+                                        "\tld.global.u64 %rd9, [diff_g];\n\txor.b64 %rd0, %rd0, %rd9;"),
+    B("red.shared.min.u32", 32, 2, 32, "st.shared.u32 [diff_s+4], %r1;\n\tred.shared.min.u32 [diff_s+4], %r2;\n"
+                                       "\tld.shared.u32 %r0, [diff_s+4];"),
+    { "atom.shared.add.f32", 32, K_F32, 2, { 32, 32 }, { K_F32, K_F32 }, "",
+      "st.shared.f32 [diff_s], %f1;\n\tatom.shared.add.f32 %f3, [diff_s], %f2;\n\tld.shared.f32 %f0, [diff_s];" },
 };
 
 #define NFORMS (sizeof FORMS / sizeof FORMS[0])
@@ -384,6 +427,12 @@ static void compute(buf *b, const form *f, const uint64_t *ops)
         reg(r, sizeof r, f->skind[s], f->sbits[s], s + 1);
         immediate(imm, sizeof imm, f->skind[s], ops[s]);
         put(b, "\tmov.%s %s, %s;\n", mov_type(f->skind[s], f->sbits[s]), r, imm);
+    }
+    if (f->body) {
+        put(b, "\t%s\n", f->body);
+        if (f->dbits == 1)
+            put(b, "\tselp.u32 %%r9, 1, 0, %%p0;\n");
+        return;
     }
     reg(r, sizeof r, f->dkind, f->dbits, 0);
     put(b, "\t%s %s", f->instr, r);

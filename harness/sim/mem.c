@@ -342,7 +342,11 @@ static uint64_t atomic_apply(const sim_instr *in, uint8_t *p, uint64_t b, uint64
         case PTX_AOP_MAX: r = (isnan(x) || y > x) ? y : x; break;
         default: break;
         }
-        if (t == PTX_T_F32) {
+        if (in->aop == PTX_AOP_ADD && isnan(r)) {
+            /* an addition's NaN is the contract's, like any arithmetic */
+            nv = t == PTX_T_F32 ? PTX_NAN_F32 : t == PTX_T_F64 ? PTX_NAN_F64 : t == PTX_T_BF16 ? PTX_NAN_BF16
+                                                                                               : PTX_NAN_F16;
+        } else if (t == PTX_T_F32) {
             float f = (float)(in->aop == PTX_AOP_ADD ? (double)((float)x + (float)y) : r);
             uint32_t u;
             memcpy(&u, &f, 4);
