@@ -543,12 +543,10 @@ int ptx_print_json(FILE *out, const ptx_module *m);
 #define PTX_NAN_F16 0x7fffu
 #define PTX_NAN_F32 0x7fffffffu
 #define PTX_NAN_F64 0x7fffffffffffffffull
-/* bf16 is computed through f32 (harness/sim/float.c): the NaN min/max make
- * is the high half of the default quiet f32 NaN; a conversion to bf16
- * keeps a NaN's sign and high payload bits with the quiet bit (0x0040) set
- * instead.  (The GPU is believed to give 0x7fff; the emulator does not use
- * this name yet, it gets the value through C's NAN.) */
-#define PTX_NAN_BF16 0x7fc0u
+/* bf16 follows f16: every NaN an arithmetic instruction, min/max or a
+ * conversion to bf16 produces is this one (believed to be the GPU's, as
+ * 0x7fff is for f16; to be checked on a GPU like the f64 one). */
+#define PTX_NAN_BF16 0x7fffu
 
 /* div / rem on `bits`-wide operands (signed when `sgn`), result zero-extended:
  * x / 0 is all ones whatever the sign of x (as the GPU gives); x % 0 is x;

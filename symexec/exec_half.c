@@ -2,24 +2,24 @@
  * exec_half.c — f16 (Z3 FP(5,11)) and bf16 (FP(8,8)) instructions, scalar
  * and packed (.f16x2/.bf16x2: two elements in a .b32 register, element 0 in
  * the low half), built term for term after the emulator (harness/sim/
- * float.c), which computes each element in double precision and rounds
- * once to the narrow format:
+ * float.c), which rounds each element once from its exact value to the
+ * narrow format, so one IEEE operation in the narrow sort gives its bits:
  *
- *   - add/sub/mul/fma/mad on f16 with .rn (or none), .sat and .relu: the
- *     double result is exact for add/sub/mul and rounds to the same f16 for
- *     fma, so one IEEE operation in FP(5,11) gives the sim's value; .sat
- *     and .relu clamp the exact value (a negative result that rounds to -0
- *     becomes +0), which the same operation rounded toward -inf tells;
+ *   - add/sub/mul/fma/mad on f16 and bf16 with .rn (or none), .sat and
+ *     .relu; .sat and .relu clamp the exact value (a negative result that
+ *     rounds to -0 becomes +0), which the same operation rounded toward
+ *     -inf tells;
  *   - neg/abs (sign bit only) and min/max (.NaN, .relu, .sat) on both;
  *   - setp (packed: p from element 0, q from element 1) and set into a
  *     32-bit destination from a scalar source;
- *   - cvt between f16/bf16 and f32/f64/f16/bf16/integers, and the packed
- *     cvt.f16x2.f32 d, a, b (a to the high half).
+ *   - cvt between f16/bf16 and f32/f64/f16/bf16/integers in every
+ *     rounding mode, and the packed cvt.f16x2.f32 d, a, b (a to the high
+ *     half).
  *
  * Results are written as bit-vectors: a 16-bit float term would read back
  * with the f16 NaN whatever its format.  What the sim computes in a way a
  * term cannot follow is refused with the instruction and its line (see
- * refuse_reason).
+ * arith_refusal and the refuse calls).
  */
 #include "symexec/internal.h"
 
@@ -95,9 +95,8 @@ static Z3_ast bits_of(sx_cx *cx, Z3_ast r, bool bf)
 /* ---- operands ----------------------------------------------------------------- */
 
 /* Bits of element `lane` of source operand i of the instruction's type.  A
- * float immediate of a scalar form is the literal rounded to the format as
- * the sim does (f16: nearest even from the double; bf16: through f32). */
-static Z3_ast bf16_from_fp(sx_cx *cx, Z3_ast x, ptx_rnd rnd, Z3_ast nan);
+ * float immediate of a scalar form is the literal rounded to the format to
+ * nearest even, as the sim does. */
 
 static Z3_ast opd_lane(sx_cx *cx, int i, ptx_type t, int lane)
 {
@@ -105,10 +104,7 @@ static Z3_ast opd_lane(sx_cx *cx, int i, ptx_type t, int lane)
     const ptx_operand *o = i < cx->ins->nops ? &cx->ins->ops[i] : NULL;
     if (o && o->kind == PTX_OPD_IMM_FLOAT) {
         Z3_ast d = fold(cx, Z3_mk_fpa_to_fp_bv(C, sx_z_num(z, o->f64bits, 64), z->fp64));
-        if (!is_bf(t))
-            return bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, SX_RM_RNE), d, hsort(cx, false))), false);
-        Z3_ast f = fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, SX_RM_RNE), d, z->fp32));
-        return bf16_from_fp(cx, f, PTX_RND_RN, sx_z_num(z, PTX_NAN_BF16, 16));
+        return bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, SX_RM_RNE), d, hsort(cx, is_bf(t)))), is_bf(t));
     }
     Z3_ast v = sx_opd_get(cx, i, is_packed(t) ? PTX_T_B32 : PTX_T_B16);
     return is_packed(t) ? sx_z_extract(z, v, 16 * lane + 15, 16 * lane) : v;
@@ -234,16 +230,12 @@ static int run_lanes(sx_cx *cx, int nsrc, lane_fn fn)
 static const char *arith_refusal(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
-    bool sign = ins->op == PTX_OP_NEG || ins->op == PTX_OP_ABS;
-    bool mm = ins->op == PTX_OP_MIN || ins->op == PTX_OP_MAX;
     if (ins->flags & PTX_F_FTZ)
-        return "the emulator ignores .ftz on f16/bf16 (the GPU flushes)";
+        return ".ftz on f16 is not modelled symbolically yet";
     if (ins->flags & ~(PTX_F_SAT | PTX_F_RELU | PTX_F_NAN))
         return "modifier not modelled";
-    if (!sign && !mm && is_bf(ins->type))
-        return "the emulator's bf16 NaN bits come from the host's double arithmetic";
     if (ins->rnd != PTX_RND_NONE && ins->rnd != PTX_RND_RN)
-        return "only .rn rounding (the emulator's directed f16 rounding is not IEEE)";
+        return "only .rn rounding (the only one PTX allows on f16/bf16 arithmetic)";
     if (odd_immediate(cx, 1, 3))
         return "integer or packed immediate operand";
     return NULL;
@@ -323,35 +315,6 @@ static int exec_hcompare(sx_cx *cx)
 
 /* ---- conversions ----------------------------------------------------------------- */
 
-/* The sim's bf16 from a float x (f32, or f64: rounded to f32 in the same mode
- * first): nearest even, or directed; a NaN gets the bits `nan`. */
-static Z3_ast bf16_from_fp(sx_cx *cx, Z3_ast x, ptx_rnd rnd, Z3_ast nan)
-{
-    int m = rnd == PTX_RND_RZ ? SX_RM_RTZ : rnd == PTX_RND_RM ? SX_RM_RTN : rnd == PTX_RND_RP ? SX_RM_RTP : SX_RM_RNE;
-    Z3_ast f = fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, m), x, ZZ(cx)->fp32));
-    return bits_or(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, m), f, hsort(cx, true))), nan);
-}
-
-/* The bf16 bits the sim gives for a NaN source of type st with bits `v`: the
- * NaN goes through f32 keeping its sign and high payload, then the f32's
- * high half with the quiet bit. */
-static Z3_ast bf16_nan_of(sx_cx *cx, ptx_type st, Z3_ast v)
-{
-    sx_z *z = ZZ(cx);
-    Z3_ast hi;
-    switch (st) {
-    case PTX_T_F64:
-        hi = sx_z_concat(z, sx_z_concat(z, sx_z_extract(z, v, 63, 63), sx_z_num(z, 0xff, 8)), sx_z_extract(z, v, 51, 45));
-        break;
-    case PTX_T_F32: hi = sx_z_extract(z, v, 31, 16); break;
-    case PTX_T_F16:   /* through C's NAN: no payload */
-        hi = sx_z_concat(z, sx_z_extract(z, v, 15, 15), sx_z_num(z, 0x7fc0, 15));
-        break;
-    default: hi = v; break;
-    }
-    return hi ? fold(cx, Z3_mk_bvor(C, hi, sx_z_num(z, 0x40, 16))) : NULL;
-}
-
 static Z3_ast ftz32(sx_cx *cx, Z3_ast x)
 {
     sx_z *z = ZZ(cx);
@@ -360,15 +323,15 @@ static Z3_ast ftz32(sx_cx *cx, Z3_ast x)
 }
 
 /* The source of a float-to-float or float-to-int cvt as a term of its own
- * sort (*bits: its bits), f32 flushed under .ftz, then rounded to an
+ * sort, f32 flushed under .ftz, then rounded to an
  * integer (.rni ...) and clamped to [0, 1] (.sat) exactly, as the sim does
  * on the double before converting. */
-static Z3_ast cvt_source(sx_cx *cx, ptx_type st, Z3_ast *bits)
+static Z3_ast cvt_source(sx_cx *cx, ptx_type st)
 {
     sx_z *z = ZZ(cx);
     const ptx_instr *ins = cx->ins;
-    *bits = sx_opd_get(cx, 1, st == PTX_T_F64 ? PTX_T_B64 : st == PTX_T_F32 ? PTX_T_B32 : PTX_T_B16);
-    Z3_ast x = is_half(st) ? to_fp(cx, *bits, is_bf(st)) : sx_z_as_fp(z, *bits, ptx_type_bits(st));
+    Z3_ast bits = sx_opd_get(cx, 1, st == PTX_T_F64 ? PTX_T_B64 : st == PTX_T_F32 ? PTX_T_B32 : PTX_T_B16);
+    Z3_ast x = is_half(st) ? to_fp(cx, bits, is_bf(st)) : sx_z_as_fp(z, bits, ptx_type_bits(st));
     if (!x)
         return NULL;
     Z3_sort s = Z3_get_sort(C, x);
@@ -404,9 +367,7 @@ static int cvt_from_float(sx_cx *cx)
     ptx_rnd rnd = int_rounding(ins->rnd) ? PTX_RND_RN : ins->rnd;
     if (is_int_type(dt) && !int_rounding(ins->rnd))
         return refuse(cx, "a conversion to an integer needs .rni, .rzi, .rmi or .rpi");
-    if (dt == PTX_T_BF16 && rnd == PTX_RND_RNA)
-        return refuse(cx, "the emulator truncates for .rna to bf16");
-    Z3_ast bits, x = cvt_source(cx, st, &bits);
+    Z3_ast x = cvt_source(cx, st);
     if (!x)
         return -1;
     if (is_int_type(dt)) {   /* every f16/bf16 value is an f32 */
@@ -414,10 +375,9 @@ static int cvt_from_float(sx_cx *cx)
         return sx_opd_set(cx, 0, sx_float_to_int(cx, f, PTX_T_F32, dt), dt) ? 1 : -1;
     }
     Z3_ast r;
-    if (dt == PTX_T_F16) {
-        r = bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, rm_index(rnd)), x, hsort(cx, false))), false);
-    } else if (dt == PTX_T_BF16) {
-        r = bf16_from_fp(cx, x, rnd, bf16_nan_of(cx, st, bits));
+    if (dt == PTX_T_F16 || dt == PTX_T_BF16) {   /* one rounding; any NaN is the canonical one */
+        bool bf = dt == PTX_T_BF16;
+        r = bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, rm_index(rnd)), x, hsort(cx, bf))), bf);
     } else {   /* f16/bf16 -> f32/f64: exact */
         r = fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, SX_RM_RNE), x, dt == PTX_T_F64 ? z->fp64 : z->fp32));
         if (dt == PTX_T_F32 && (ins->flags & PTX_F_FTZ))
@@ -426,30 +386,22 @@ static int cvt_from_float(sx_cx *cx)
     return sx_opd_set(cx, 0, r, dt == PTX_T_F16 || dt == PTX_T_BF16 ? PTX_T_B16 : dt) ? 1 : -1;
 }
 
-/* integer -> f16 (one rounding in the instruction's mode) or bf16 (to f32
- * to nearest even, then to bf16 to nearest even or toward zero, as the sim). */
+/* integer -> f16 or bf16: one rounding in the instruction's mode. */
 static int cvt_from_int(sx_cx *cx)
 {
-    sx_z *z = ZZ(cx);
     const ptx_instr *ins = cx->ins;
     ptx_type dt = ins->type, st = ins->type2;
     bool bf = dt == PTX_T_BF16, sgn = ptx_type_is_signed(st);
     if (ins->flags & (PTX_F_SAT | PTX_F_FTZ))
         return refuse(cx, "the emulator ignores .sat/.ftz here");
-    if (int_rounding(ins->rnd) || (bf && ins->rnd != PTX_RND_NONE && ins->rnd != PTX_RND_RN && ins->rnd != PTX_RND_RZ))
-        return refuse(cx, "rounding mode not modelled (the emulator rounds to nearest)");
+    if (int_rounding(ins->rnd))
+        return refuse(cx, "an integer rounding (.rni ...) into a float type");
     Z3_ast v = sx_opd_get(cx, 1, st), r;
     if (!v)
         return -1;
-    if (bf) {
-        Z3_ast rne = rm_of(cx, SX_RM_RNE);
-        Z3_ast f = fold(cx, sgn ? Z3_mk_fpa_to_fp_signed(C, rne, v, z->fp32) : Z3_mk_fpa_to_fp_unsigned(C, rne, v, z->fp32));
-        r = bf16_from_fp(cx, f, ins->rnd == PTX_RND_RZ ? PTX_RND_RZ : PTX_RND_RN, sx_z_num(z, PTX_NAN_BF16, 16));
-    } else {
-        Z3_ast rm = rm_of(cx, rm_index(ins->rnd));
-        Z3_sort s = hsort(cx, false);
-        r = bits_of(cx, fold(cx, sgn ? Z3_mk_fpa_to_fp_signed(C, rm, v, s) : Z3_mk_fpa_to_fp_unsigned(C, rm, v, s)), false);
-    }
+    Z3_ast rm = rm_of(cx, rm_index(ins->rnd));
+    Z3_sort s = hsort(cx, bf);
+    r = bits_of(cx, fold(cx, sgn ? Z3_mk_fpa_to_fp_signed(C, rm, v, s) : Z3_mk_fpa_to_fp_unsigned(C, rm, v, s)), bf);
     return sx_opd_set(cx, 0, r, PTX_T_B16) ? 1 : -1;
 }
 
@@ -464,7 +416,7 @@ static int cvt_packed(sx_cx *cx)
         return refuse(cx, "only the two-source form from .f32");
     if (ins->flags & ~PTX_F_RELU)
         return refuse(cx, "the emulator ignores modifiers other than .relu here");
-    if (int_rounding(rnd) || (bf && rnd == PTX_RND_RNA))
+    if (int_rounding(rnd))
         return refuse(cx, "rounding mode not modelled");
     Z3_ast out[2];
     for (int k = 0; k < 2; k++) {
@@ -473,8 +425,7 @@ static int cvt_packed(sx_cx *cx)
             return -1;
         if (ins->flags & PTX_F_RELU)
             x = clamp(cx, x, fold(cx, Z3_mk_fpa_lt(C, x, fzero(cx, z->fp32, false))), z->fp32);
-        out[k] = bf ? bf16_from_fp(cx, x, rnd, bf16_nan_of(cx, PTX_T_F32, bits))
-                    : bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, rm_index(rnd)), x, hsort(cx, false))), false);
+        out[k] = bits_of(cx, fold(cx, Z3_mk_fpa_to_fp_float(C, rm_of(cx, rm_index(rnd)), x, hsort(cx, bf))), bf);
     }
     return sx_opd_set(cx, 0, sx_z_concat(z, out[0], out[1]), PTX_T_B32) ? 1 : -1;
 }

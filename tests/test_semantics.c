@@ -143,6 +143,17 @@ static const form FORMS[] = {
     CV("cvt.rz.bf16.u32", 16, K_BF16, 32, K_INT), CV("cvt.rzi.s32.bf16", 32, K_INT, 16, K_BF16),
     CV("cvt.rn.f16.bf16", 16, K_F16, 16, K_BF16), CV("cvt.rn.bf16.f16", 16, K_BF16, 16, K_F16),
     CV2("cvt.rn.f16x2.f32"), CV2("cvt.rz.f16x2.f32"), CV2("cvt.rn.relu.bf16x2.f32"), CV2("cvt.rn.bf16x2.f32"),
+    /* bf16 arithmetic (one rounding of the exact result: an fma whose
+     * product is a bf16 tie, 7 x 37 = 259, plus a tiny addend must not
+     * round twice), conversions to bf16 in every mode */
+    F2("add.bf16", 16, K_BF16), F2("sub.rn.bf16", 16, K_BF16), F2("mul.rn.bf16", 16, K_BF16),
+    F3("fma.rn.bf16", 16, K_BF16), F3("fma.rn.relu.bf16", 16, K_BF16), F2("add.rn.bf16x2", 32, K_BF16X2),
+    F3("fma.rn.bf16x2", 32, K_BF16X2),
+    { "fma.rn.bf16 (a tie product)", 16, K_BF16, 1, { 16 }, { K_BF16 }, "",
+      "mov.b16 %h4, 0x40e0;\n\tmov.b16 %h5, 0x4214;\n\tfma.rn.bf16 %h0, %h4, %h5, %h1;" },
+    CV("cvt.rna.bf16.f32", 16, K_BF16, 32, K_F32), CV("cvt.rm.bf16.s32", 16, K_BF16, 32, K_INT),
+    CV("cvt.rp.bf16.u64", 16, K_BF16, 64, K_INT), CV("cvt.rz.bf16.s64", 16, K_BF16, 64, K_INT),
+    CV("cvt.rn.f16.u64", 16, K_F16, 64, K_INT),
     /* conversions */
     { "cvt.rzi.s32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
     { "cvt.rni.u32.f32", 32, K_INT, 1, { 32 }, { K_F32 }, "", NULL },
@@ -215,6 +226,19 @@ static const form FORMS[] = {
                                        "\tld.shared.u32 %r0, [diff_s+4];"),
     { "atom.shared.add.f32", 32, K_F32, 2, { 32, 32 }, { K_F32, K_F32 }, "",
       "st.shared.f32 [diff_s], %f1;\n\tatom.shared.add.f32 %f3, [diff_s], %f2;\n\tld.shared.f32 %f0, [diff_s];" },
+    /* cp.async: copied at issue, zero-filled past a src-size (from a register), read back */
+    B("cp.async.ca.shared.global", 32, 1, 32, "st.global.u32 [diff_g+8], %r1;\n\tcp.async.ca.shared.global [diff_s+8], [diff_g+8], 4;\n"
+                                              "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n\tld.shared.u32 %r0, [diff_s+8];"),
+    B("cp.async.ca.shared.global (src-size)", 64, 2, 32, "not.b32 %r10, %r1;\n\tst.shared.u32 [diff_s], %r10;\n"
+                                                         "\tst.shared.u32 [diff_s+4], %r10;\n\tst.global.u32 [diff_g], %r1;\n"
+                                                         "\tst.global.u32 [diff_g+4], %r10;\n"
+                                                         "\tcp.async.ca.shared.global [diff_s], [diff_g], 8, %r2;\n"
+                                                         "\tcp.async.wait_all;\n\tld.shared.u64 %rd0, [diff_s];"),
+    /* shfl with its lane and clamp from source registers */
+    B("shfl.sync.bfly.b32", 32, 2, 32, "shfl.sync.bfly.b32 %r0|%p5, %r1, %r2, %r1, 1;\n"
+                                       "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
+    B("shfl.sync.down.b32", 32, 2, 32, "shfl.sync.down.b32 %r0|%p5, %r1, %r2, %r2, 1;\n"
+                                       "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
 };
 
 #define NFORMS (sizeof FORMS / sizeof FORMS[0])

@@ -16,8 +16,10 @@
  * them into an FMA on a real GPU).
  *
  * f16 and bf16 arithmetic (scalar and packed .f16x2/.bf16x2, each half on
- * its own) is computed in double precision and rounded once to the narrow
- * format (exact for add, sub, mul: 53 >= 2*11+2 bits).
+ * its own) is computed in double precision rounded to odd and then rounded
+ * once to the narrow format, which gives the correctly rounded result
+ * (narrow_arith_odd); conversions into f16/bf16 round once from the exact
+ * value in every mode, and every NaN they produce is the canonical one.
  */
 #include "harness/sim/sim.h"
 
@@ -87,34 +89,58 @@ static double round_int(double v, int rnd)
     }
 }
 
-uint16_t sim_half_from_double(double x, int rnd)
+/* A 16-bit float format: f16 (10 fraction bits, exponents -14..15) or
+ * bf16 (7 fraction bits, exponents -126..127). */
+typedef struct {
+    int frac, emin, emax;
+    uint16_t nan;
+} narrow_fmt;
+
+static const narrow_fmt F16_FMT = { 10, -14, 15, PTX_NAN_F16 };
+static const narrow_fmt BF16_FMT = { 7, -126, 127, PTX_NAN_BF16 };
+
+/* x rounded once to the format in mode rnd; any NaN is the format's
+ * canonical NaN (ptx.h). */
+static uint16_t narrow_from_double(double x, int rnd, const narrow_fmt *f)
 {
     uint16_t sign = signbit(x) ? 0x8000 : 0;
+    uint16_t inf = (uint16_t)((2 * f->emax + 1) << f->frac);   /* all-ones exponent */
     if (isnan(x))
-        return PTX_NAN_F16;
+        return f->nan;
     double a = fabs(x);
     if (isinf(a))
-        return sign | 0x7c00;
+        return sign | inf;
     if (a == 0)
         return sign;
     int e = ilogb(a);
-    if (e < -14)
-        e = -14;                       /* subnormal: quantum 2^-24 */
-    double q = ldexp(a, 10 - e);       /* exact scaling */
+    if (e < f->emin)
+        e = f->emin;                    /* subnormal: one quantum for all */
+    double q = ldexp(a, f->frac - e);   /* exact scaling */
     double sq = round_int(sign ? -q : q, rnd == PTX_RND_NONE ? PTX_RND_RN : rnd);
+    double one = ldexp(1.0, f->frac);
     q = fabs(sq);
-    if (q >= 2048) {
+    if (q >= 2 * one) {
         q /= 2;
         e++;
     }
-    if (e > 15) {
+    if (e > f->emax) {
         bool to_inf = rnd == PTX_RND_NONE || rnd == PTX_RND_RN || rnd == PTX_RND_RNA ||
                       (rnd == PTX_RND_RP && !sign) || (rnd == PTX_RND_RM && sign);
-        return sign | (to_inf ? 0x7c00 : 0x7bff);
+        return sign | (to_inf ? inf : (uint16_t)(inf - 1));
     }
-    if (q < 1024)                      /* subnormal (or zero) */
+    if (q < one)                        /* subnormal (or zero) */
         return sign | (uint16_t)q;
-    return sign | (uint16_t)(((e + 15) << 10) | ((uint16_t)q - 1024));
+    return sign | (uint16_t)(((e - f->emin + 1) << f->frac) | ((uint16_t)q - (uint16_t)one));
+}
+
+uint16_t sim_half_from_double(double x, int rnd)
+{
+    return narrow_from_double(x, rnd, &F16_FMT);
+}
+
+static uint16_t bf16_from_double(double x, int rnd)
+{
+    return narrow_from_double(x, rnd, &BF16_FMT);
 }
 
 double sim_half_to_double(uint16_t h)
@@ -128,17 +154,6 @@ double sim_half_to_double(uint16_t h)
     else
         v = ldexp((double)(f | 0x400), e - 25);
     return s ? -v : v;
-}
-
-static uint16_t bf16_from_f32(float f, int rnd)
-{
-    uint32_t u = (uint32_t)of_f32(f);
-    if (isnan(f))
-        return (uint16_t)((u >> 16) | 0x40);
-    if (rnd == PTX_RND_RZ)
-        return (uint16_t)(u >> 16);
-    u += 0x7fff + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
 }
 
 static float bf16_to_f32(uint16_t b)
@@ -161,7 +176,7 @@ uint64_t sim_float_imm(double v, ptx_type t)
     switch (t) {
     case PTX_T_F64: return of_f64(v);
     case PTX_T_F16: return sim_half_from_double(v, PTX_RND_RN);
-    case PTX_T_BF16: return bf16_from_f32((float)v, PTX_RND_RN);
+    case PTX_T_BF16: return bf16_from_double(v, PTX_RND_RN);
     default: return of_f32((float)v);
     }
 }
@@ -400,19 +415,50 @@ static double f64_op(const sim_instr *in, double a, double b, double c)
     return r;
 }
 
-/* bf16 from a double: rounded to f32 in the same mode first (innocuous:
- * 24 >= 2 * 8 + 2 bits), then to bf16. */
-static uint16_t bf16_from_double(double x, int rnd)
+/* add, sub, mul or fma of narrow values in double, rounded to odd: toward
+ * zero, with the last bit set when anything was lost.  Rounding that once
+ * more to 8 or 11 bits gives the correctly rounded narrow result (53 >=
+ * p + 2), where rounding to nearest twice could land on a narrow tie (an
+ * fma whose exact product is a tie plus a far smaller addend).  An exact
+ * zero takes its sign from the instruction's own mode. */
+static double narrow_arith_odd(int op, double x, double y, double z, int rnd)
 {
-    float f = directed(rnd) ? f32_from_double(x, rnd) : (float)x;
-    if (isnan(f) || rnd == PTX_RND_NONE || rnd == PTX_RND_RN)
-        return bf16_from_f32(f, PTX_RND_RN);
-    uint32_t u = (uint32_t)of_f32(f);
-    uint16_t t = (uint16_t)(u >> 16);
-    bool exact = (u & 0xffff) == 0, neg = u >> 31;
-    if (!exact && ((rnd == PTX_RND_RP && !neg) || (rnd == PTX_RND_RM && neg)))
-        t++;   /* away from zero by one unit (carries into the exponent correctly) */
-    return t;
+    int old = fegetround();
+    fesetround(FE_TOWARDZERO);
+    feclearexcept(FE_INEXACT);
+    volatile double vx = x, vy = y, vz = z, r;
+    switch (op) {
+    case PTX_OP_ADD: r = vx + vy; break;
+    case PTX_OP_SUB: r = vx - vy; break;
+    case PTX_OP_MUL: r = vx * vy; break;
+    default: r = fma(vx, vy, vz); break;
+    }
+    bool inexact = fetestexcept(FE_INEXACT);
+    if (r == 0 && !inexact) {
+        fesetround(fe_mode(rnd));
+        switch (op) {
+        case PTX_OP_ADD: r = vx + vy; break;
+        case PTX_OP_SUB: r = vx - vy; break;
+        case PTX_OP_MUL: r = vx * vy; break;
+        default: r = fma(vx, vy, vz); break;
+        }
+    }
+    double out = r;
+    fesetround(old);
+    if (inexact && isfinite(out))
+        out = f64_of(of_f64(out) | 1);
+    return out;
+}
+
+/* .ftz on f16: subnormal inputs and results are zeros of their sign. */
+static double ftz16(double v)
+{
+    return v != 0 && fabs(v) < 0x1p-14 ? copysign(0.0, v) : v;
+}
+
+static uint16_t ftz16_bits(uint16_t h)
+{
+    return (h & 0x7c00) == 0 ? (uint16_t)(h & 0x8000) : h;
 }
 
 /* Scalar f16 (bf16 when `bf`) arithmetic on the low 16 bits. */
@@ -428,13 +474,17 @@ static uint64_t narrow_op(const sim_instr *in, bool bf, uint64_t a, uint64_t b, 
         y = sim_half_to_double((uint16_t)b);
         z = sim_half_to_double((uint16_t)c);
     }
+    bool ftz = !bf && (in->flags & PTX_F_FTZ);
+    if (ftz) {
+        x = ftz16(x);
+        y = ftz16(y);
+        z = ftz16(z);
+    }
     double r;
     bool nanp = in->flags & PTX_F_NAN;
     switch (in->op) {
-    case PTX_OP_ADD: r = x + y; break;
-    case PTX_OP_SUB: r = x - y; break;
-    case PTX_OP_MUL: r = x * y; break;
-    case PTX_OP_FMA: case PTX_OP_MAD: r = fma(x, y, z); break;
+    case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: r = narrow_arith_odd(in->op, x, y, z, in->rnd); break;
+    case PTX_OP_FMA: case PTX_OP_MAD: r = narrow_arith_odd(PTX_OP_FMA, x, y, z, in->rnd); break;
     case PTX_OP_ABS: return a & 0x7fff;
     case PTX_OP_NEG: return (a ^ 0x8000) & 0xffff;
     case PTX_OP_MIN: r = fmin_ptx(x, y, nanp); break;
@@ -448,7 +498,10 @@ static uint64_t narrow_op(const sim_instr *in, bool bf, uint64_t a, uint64_t b, 
         r = isnan(r) ? r : (r < 0 ? 0.0 : r);
     if (in->flags & PTX_F_SAT)
         r = sat64(r);
-    return bf ? bf16_from_double(r, in->rnd) : sim_half_from_double(r, in->rnd);
+    if (bf)
+        return bf16_from_double(r, in->rnd);
+    uint16_t h = sim_half_from_double(r, in->rnd);
+    return ftz ? ftz16_bits(h) : h;
 }
 
 /* Packed f16x2 / bf16x2: the operation on each 16-bit half. */
@@ -623,15 +676,29 @@ static uint64_t float_to_int(double x, int rnd, ptx_type t)
     return (uint64_t)r;
 }
 
+/* An integer as a double that rounds to any format of at most 51 bits as
+ * the integer itself does: exact below 2^53; above, the bits past 53 fold
+ * into a sticky last bit (rounding to odd), so one more rounding is not a
+ * second one. */
+static double int_exact_enough(bool neg, uint64_t mag)
+{
+    int k = 0;
+    while ((mag >> k) >= (1ull << 53))
+        k++;
+    uint64_t kept = mag >> k;
+    if (k && (mag & ((1ull << k) - 1)))
+        kept |= 1;
+    double d = ldexp((double)kept, k);
+    return neg ? -d : d;
+}
+
 static uint64_t int_to_float(uint64_t v, bool sig, int bits, ptx_type t, int rnd)
 {
     int64_t s = sext(v, bits);
     uint64_t u = zext(v, bits);
-    if (t == PTX_T_F16)
-        return sim_half_from_double(sig ? (double)s : (double)u, rnd);
-    if (t == PTX_T_BF16) {
-        float f = sig ? (float)s : (float)u;
-        return bf16_from_f32(f, rnd);
+    if (t == PTX_T_F16 || t == PTX_T_BF16) {
+        double d = int_exact_enough(sig && s < 0, sig && s < 0 ? 0 - (uint64_t)s : u);
+        return t == PTX_T_F16 ? sim_half_from_double(d, rnd) : bf16_from_double(d, rnd);
     }
     if (!directed(rnd)) {
         if (t == PTX_T_F64)
