@@ -557,6 +557,9 @@ uint64_t ptx_int_divrem(uint64_t a, uint64_t b, int bits, bool sgn, bool rem);
  * > 0) or down (< 0) from base, base itself when offset is 0 and its bit is
  * set; 0xffffffff when there is none or base > 31. */
 uint32_t ptx_fns(uint32_t mask, uint32_t base, int32_t offset);
+/* What `set` writes for true into its destination type: 1.0 of a float
+ * type (f32, f16, bf16), all ones of an integer one; false is 0. */
+uint64_t ptx_set_true(ptx_type dtype);
 
 /* The lane a `shfl` reads for lane `lane`, with b the lane operand and c the
  * packed clamp / segment mask operand; *in_range is false when the source

@@ -115,6 +115,19 @@ uint32_t ptx_fns(uint32_t mask, uint32_t base, int32_t offset)
     return 0xffffffffu;
 }
 
+uint64_t ptx_set_true(ptx_type dtype)
+{
+    switch (dtype) {
+    case PTX_T_F32: return 0x3f800000u;
+    case PTX_T_F16: return 0x3c00u;
+    case PTX_T_BF16: return 0x3f80u;
+    default: {
+        int bits = ptx_type_bits(dtype);
+        return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    }
+    }
+}
+
 ptx_space ptx_generic_space(uint64_t addr)
 {
     if (addr >= PTX_ADDR_SHARED && addr - PTX_ADDR_SHARED < PTX_ADDR_WINDOW)

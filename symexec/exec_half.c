@@ -303,9 +303,9 @@ static int exec_hcompare(sx_cx *cx)
     ptx_type st = set ? ins->type2 : ins->type;
     int first = (ins->flags & PTX_F_PAIR) ? 2 : 1;
     if (ins->flags & PTX_F_FTZ)
-        return refuse(cx, "the emulator ignores .ftz on f16/bf16 (the GPU flushes)");
-    if (set && (is_half(ins->type) || is_packed(st)))
-        return refuse(cx, "the emulator writes a set result or reads a packed source as 32-bit");
+        return refuse(cx, ".ftz on f16 compares is not modelled symbolically yet");
+    if (set && (is_packed(ins->type) || is_packed(st)))
+        return refuse(cx, "a packed set (not modelled)");
     if (odd_immediate(cx, first, 2))
         return refuse(cx, "integer or packed immediate operand");
     if (is_packed(st))

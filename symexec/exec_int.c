@@ -582,7 +582,7 @@ int sx_finish_compare(sx_cx *cx, Z3_ast r, int cop)
     if (ins->op == PTX_OP_SET) {
         ptx_type dt = ins->type;
         int w = type_bits(dt);
-        Z3_ast one = dt == PTX_T_F32 ? sx_z_num(z, 0x3f800000, 32) : ones(cx, w);
+        Z3_ast one = sx_z_num(z, ptx_set_true(dt), w);
         return sx_opd_set(cx, 0, sx_z_ite(z, r, one, sx_z_num(z, 0, w)), dt) ? 1 : -1;
     }
     if (!sx_opd_set(cx, 0, r, PTX_T_PRED))

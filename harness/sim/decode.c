@@ -319,6 +319,10 @@ static bool supported(const ptx_instr *pi)
         if (t == PTX_T_NONE || pi->type2 == PTX_T_NONE)
             return false;
         break;
+    case PTX_OP_SET:   /* per-half results of a packed compare are not emulated */
+        if (pi->type2 == PTX_T_F16X2 || pi->type2 == PTX_T_BF16X2)
+            return false;
+        break;
     case PTX_OP_CP_ASYNC:
         return pi->mode == PTX_CP_COPY || pi->mode == PTX_CP_COMMIT_GROUP || pi->mode == PTX_CP_WAIT_GROUP ||
                pi->mode == PTX_CP_WAIT_ALL;
@@ -337,7 +341,7 @@ static bool supported(const ptx_instr *pi)
         case PTX_OP_CVT: case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_LDU: case PTX_OP_SHFL:
         case PTX_OP_AND: case PTX_OP_OR: case PTX_OP_XOR: case PTX_OP_NOT:
             return true;
-        case PTX_OP_ATOM: case PTX_OP_RED:
+        case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_SET:
             return t == PTX_T_F16 || t == PTX_T_BF16;
         default:
             return false;

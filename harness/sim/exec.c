@@ -753,11 +753,8 @@ static void exec_set(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     if (in->boolop && in->nsrc > 2)
         r = bool_combine(in->boolop, r, sim_pred_operand(w, in, 2));
     uint64_t *d = sim_dst(R, w, in, 0);
-    bool fl = in->ty == PTX_T_F32;
-    SIM_LANES(m, l) {
-        bool t = (r >> l) & 1;
-        d[l] = fl ? (t ? 0x3f800000u : 0) : (t ? 0xffffffffu : 0);
-    }
+    uint64_t one = ptx_set_true((ptx_type)in->ty);
+    SIM_LANES(m, l) d[l] = (r >> l) & 1 ? one : 0;
 }
 
 static void exec_selp(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
