@@ -356,6 +356,7 @@ int sx_exec_ctrl(sx_cx *cx)
 {
     switch (cx->ins->op) {
     case PTX_OP_BRA: return exec_bra(cx);
+    case PTX_OP_BRX: return sx_exec_brx(cx);
     case PTX_OP_CALL: return exec_call(cx);
     case PTX_OP_RET: return sx_exec_return(cx) ? 1 : -1;
     case PTX_OP_EXIT: thread_exit(cx); return 1;

@@ -2,7 +2,8 @@
  * exec_mem.c — ld / ldu / st (scalars and .v2/.v4 vectors, every state
  * space), kernel parameters, and atom / red (add inc dec min max and or
  * xor exch cas, integer and float).  Under the canonical schedule an atomic
- * is a plain read-modify-write: threads run one after the other.
+ * is a plain read-modify-write: threads run one after the other.  cp.async
+ * copies global to shared memory at issue, as the emulator does.
  */
 #include "symexec/internal.h"
 
@@ -227,9 +228,91 @@ static int exec_atom(sx_cx *cx)
     return put_loaded(cx, &ins->ops[0], old, t) ? 1 : -1;
 }
 
+/* ---- cp.async ----------------------------------------------------------------- */
+
+/* `n` bytes of zeros above value v (a bit-vector of `have` bytes, or NULL). */
+static Z3_ast zero_extend_bytes(sx_cx *cx, Z3_ast v, int have, int n)
+{
+    sx_z *z = ZZ(cx);
+    if (have >= n)
+        return v;
+    Z3_ast zero = sx_z_num(z, 0, 8 * (n - have));
+    return v ? sx_z_concat(z, zero, sx_z_to_bv(z, v)) : zero;
+}
+
+/* A copy whose source size is known: one load of sz bytes, one store of cp
+ * (zero-filled past sz), as the emulator resolves the two ranges. */
+static int cp_async_fixed(sx_cx *cx, Z3_ast dst, Z3_ast src, int cp, int sz)
+{
+    Z3_ast v = NULL;
+    if (sz > 0) {
+        if (!sx_mem_load(cx, PTX_SPACE_GLOBAL, src, sz, &v))
+            return -1;
+        if (cx->dead)
+            return 1;
+    }
+    v = zero_extend_bytes(cx, v, sz, cp);
+    return v && sx_mem_store(cx, PTX_SPACE_SHARED, dst, cp, v) ? 1 : -1;
+}
+
+/* A copy whose source size is symbolic: byte i is read only when i < sz
+ * (the load runs under that guard, so its bounds are checked only then, as
+ * the emulator reads sz bytes) and is zero otherwise. */
+static int cp_async_partial(sx_cx *cx, Z3_ast dst, Z3_ast src, int cp, Z3_ast sz)
+{
+    sx_z *z = ZZ(cx);
+    Z3_ast guard = cx->guard, v = NULL;
+    for (int i = 0; i < cp; i++) {
+        Z3_ast in = fold(cx, Z3_mk_bvult(C, sx_z_num(z, (uint64_t)i, 32), sz));
+        Z3_ast b = NULL;
+        cx->guard = guard ? sx_z_and2(z, guard, in) : in;
+        bool ok = sx_mem_load(cx, PTX_SPACE_GLOBAL, addr_plus(cx, src, (uint64_t)i), 1, &b);
+        cx->guard = guard;
+        if (!ok)
+            return -1;
+        if (cx->dead)
+            return 1;
+        b = sx_z_ite(z, in, sx_z_to_bv(z, b), sx_z_num(z, 0, 8));
+        v = v ? sx_z_concat(z, b, v) : b;
+    }
+    return v && sx_mem_store(cx, PTX_SPACE_SHARED, dst, cp, v) ? 1 : -1;
+}
+
+/* cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: the
+ * emulator copies at issue (harness/sim/mem.c exec_cp_async):
+ * min(src-size, cp-size) bytes from global memory, zeros up to cp-size.
+ * commit_group and wait_group / wait_all only wait: no-ops here. */
+static int exec_cp_async(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    if (ins->mode != PTX_CP_COPY)
+        return 1;
+    if (ins->nops < 3)
+        return sx_exec_fail(cx, WH_ERR_USER, "cp.async needs [dst], [src] and a size"), -1;
+    Z3_ast cps = sx_opd_get(cx, 2, PTX_T_U32);
+    uint64_t cp, szv;
+    if (!cps)
+        return -1;
+    if (!sx_z_get_u64(z, cps, &cp))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async with a data-dependent cp-size"), -1;
+    if (cp == 0 || cp > 16)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async of %llu bytes", (unsigned long long)cp), -1;
+    Z3_ast sz = ins->nops > 3 ? sx_opd_get(cx, 3, PTX_T_U32) : cps;
+    ptx_space sp;
+    Z3_ast dst = sx_opd_addr(cx, &ins->ops[0], &sp);
+    Z3_ast src = dst ? sx_opd_addr(cx, &ins->ops[1], &sp) : NULL;
+    if (!sz || !dst || !src)
+        return -1;
+    if (sx_z_get_u64(z, sz, &szv))
+        return cp_async_fixed(cx, dst, src, (int)cp, szv < cp ? (int)szv : (int)cp);
+    return cp_async_partial(cx, dst, src, (int)cp, sz);
+}
+
 int sx_exec_mem(sx_cx *cx)
 {
     switch (cx->ins->op) {
+    case PTX_OP_CP_ASYNC: return exec_cp_async(cx);
     case PTX_OP_LD: case PTX_OP_LDU: return exec_ld(cx);
     case PTX_OP_ST: return exec_st(cx);
     case PTX_OP_ATOM: case PTX_OP_RED: return exec_atom(cx);

@@ -9,7 +9,9 @@
  * the warp that went elsewhere (another branch, exited) are inactive, as on
  * SIMT hardware where only converged lanes take part.  A shfl whose source
  * lane is inactive reads that thread's register as it is at that moment;
- * a lane no thread occupies (>= X) reads 0, as the emulator does.
+ * a lane no thread occupies (>= X) reads 0, as the emulator does.  A shfl
+ * whose lane or clamp operand is symbolic reads through an ite over the
+ * warp's lanes on the source lane's term (sx_shfl_source_term).
  */
 #include "symexec/internal.h"
 
@@ -67,12 +69,78 @@ static Z3_ast absent_lane(sx_engine *e, group *g, int i, int from)
     return v ? sx_z_as_bv(z, v, 32) : sx_z_num(z, 0, 32);
 }
 
+/* Lane field (5 bits at `lo`) of a shfl operand, as an 8-bit number. */
+static Z3_ast shfl_field(sx_z *z, Z3_ast x, int lo)
+{
+    return sx_z_resize(z, sx_z_extract(z, sx_z_as_bv(z, x, 32), lo + 4, lo), 8, false);
+}
+
+/* ptx_shfl_source (ptx/semantics.c) over terms: the same steps on 8-bit
+ * signed numbers, which hold every intermediate (lane - b down to -31,
+ * lane + b up to 62).  Kept step for step with the C function;
+ * tests/test_symexec_warp_ctrl.c checks the two agree. */
+Z3_ast sx_shfl_source_term(sx_z *z, ptx_shfl_mode mode, int lane, Z3_ast b, Z3_ast c, Z3_ast *in_range)
+{
+    Z3_context cc = z->c;
+    Z3_ast bval = shfl_field(z, b, 0), cval = shfl_field(z, c, 0), seg = shfl_field(z, c, 8);
+    Z3_ast l = sx_z_num(z, (uint64_t)lane, 8), nseg = sx_z_fold(z, sx_zk(z, Z3_mk_bvnot(cc, seg)));
+    Z3_ast lseg = sx_z_fold(z, sx_zk(z, Z3_mk_bvand(cc, l, seg)));
+    Z3_ast max_lane = sx_z_fold(z, sx_zk(z, Z3_mk_bvor(cc, lseg, sx_z_fold(z, sx_zk(z, Z3_mk_bvand(cc, cval, nseg))))));
+    Z3_ast j, ok;
+    switch (mode) {
+    case PTX_SHFL_UP:
+        j = sx_z_fold(z, sx_zk(z, Z3_mk_bvsub(cc, l, bval)));
+        ok = sx_z_fold(z, sx_zk(z, Z3_mk_bvsge(cc, j, max_lane)));
+        break;
+    case PTX_SHFL_DOWN:
+        j = sx_z_fold(z, sx_zk(z, Z3_mk_bvadd(cc, l, bval)));
+        ok = sx_z_fold(z, sx_zk(z, Z3_mk_bvsle(cc, j, max_lane)));
+        break;
+    case PTX_SHFL_BFLY:
+        j = sx_z_fold(z, sx_zk(z, Z3_mk_bvxor(cc, l, bval)));
+        ok = sx_z_fold(z, sx_zk(z, Z3_mk_bvsle(cc, j, max_lane)));
+        break;
+    default:
+        j = sx_z_fold(z, sx_zk(z, Z3_mk_bvor(cc, lseg, sx_z_fold(z, sx_zk(z, Z3_mk_bvand(cc, bval, nseg))))));
+        ok = sx_z_fold(z, sx_zk(z, Z3_mk_bvsle(cc, j, max_lane)));
+        break;
+    }
+    *in_range = ok;
+    return sx_z_ite(z, ok, j, l);
+}
+
+/* What lane `from` of the warp gives reader i: the member's value, or
+ * what an absent lane reads. */
+static Z3_ast shfl_lane_value(sx_engine *e, group *g, Z3_ast *val, int i, int from)
+{
+    for (int k = 0; k < g->n; k++)
+        if (g->t[k] == from)
+            return val[k];
+    return absent_lane(e, g, i, from);
+}
+
+/* Reader i's value for a symbolic source lane: an ite over the warp's 32
+ * lanes (runs of one value collapse, so lanes no thread occupies cost
+ * nothing past the first). */
+static Z3_ast shfl_select(sx_engine *e, group *g, Z3_ast *val, int i, Z3_ast src)
+{
+    sx_z *z = &e->z;
+    int warp0 = g->t[i] / 32 * 32;
+    Z3_ast v = shfl_lane_value(e, g, val, i, warp0 + 31);
+    for (int j = 30; j >= 0 && v; j--) {
+        Z3_ast lj = shfl_lane_value(e, g, val, i, warp0 + j);
+        if (lj != v)
+            v = sx_z_ite(z, sx_z_eq(z, src, sx_z_num(z, (uint64_t)j, 8)), lj, v);
+    }
+    return v;
+}
+
+/* The source lane of each reader (concrete lane and clamp operands take
+ * ptx_shfl_source itself; symbolic ones its term), then the values. */
 static bool run_shfl(sx_engine *e, group *g)
 {
     sx_z *z = &e->z;
-    Z3_ast val[1024];
-    int src[1024];
-    bool pv[1024];
+    Z3_ast val[1024], src[1024], pv[1024];
     for (int i = 0; i < g->n; i++) {
         sx_cx *cx = &g->cx[i];
         const ptx_instr *ins = cx->ins;
@@ -82,20 +150,25 @@ static bool run_shfl(sx_engine *e, group *g)
         uint64_t bv, cv;
         if (!val[i] || !b || !c)
             return false;
-        if (!sx_z_get_u64(z, b, &bv) || !sx_z_get_u64(z, c, &cv))
-            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "shfl with a data-dependent lane or clamp");
-        src[i] = ptx_shfl_source((ptx_shfl_mode)ins->mode, g->t[i] % 32, (uint32_t)bv, (uint32_t)cv, &pv[i]);
+        if (sx_z_get_u64(z, b, &bv) && sx_z_get_u64(z, c, &cv)) {
+            bool ok;
+            int j = ptx_shfl_source((ptx_shfl_mode)ins->mode, g->t[i] % 32, (uint32_t)bv, (uint32_t)cv, &ok);
+            src[i] = sx_z_num(z, (uint64_t)j, 8);
+            pv[i] = sx_z_bool(z, ok);
+        } else {
+            src[i] = sx_shfl_source_term(z, (ptx_shfl_mode)ins->mode, g->t[i] % 32, b, c, &pv[i]);
+        }
+        if (!src[i] || !pv[i])
+            return sx_exec_fail(cx, WH_ERR_INTERNAL, "%s", z->errmsg);
     }
     for (int i = 0; i < g->n; i++) {
-        int warp0 = g->t[i] / 32 * 32, from = warp0 + src[i];
-        Z3_ast v = absent_lane(e, g, i, from);
-        for (int k = 0; k < g->n; k++)
-            if (g->t[k] == from)
-                v = val[k];
         sx_cx *cx = &g->cx[i];
+        uint64_t j;
+        Z3_ast v = sx_z_get_u64(z, src[i], &j) ? shfl_lane_value(e, g, val, i, g->t[i] / 32 * 32 + (int)j)
+                                               : shfl_select(e, g, val, i, src[i]);
         if (!sx_opd_set(cx, 0, v, PTX_T_B32))
             return false;
-        if ((cx->ins->flags & PTX_F_PAIR) && !sx_opd_set(cx, 1, sx_z_bool(z, pv[i]), PTX_T_PRED))
+        if ((cx->ins->flags & PTX_F_PAIR) && !sx_opd_set(cx, 1, pv[i], PTX_T_PRED))
             return false;
     }
     return true;

@@ -368,11 +368,17 @@ Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt);
 int sx_exec_half(sx_cx *cx);
 int sx_exec_mem(sx_cx *cx);
 int sx_exec_ctrl(sx_cx *cx);
+/* exec_brx.c: brx.idx (forks one state per feasible target). */
+int sx_exec_brx(sx_cx *cx);
 /* exec_warp.c: 1 when the instruction is a warp collective (the thread
  * stops and waits for its warp), 0 otherwise. */
 int sx_exec_warp_stop(sx_cx *cx);
 /* Run the collectives every waiting thread stopped at. */
 bool sx_warp_collectives(sx_engine *e, sx_state *s);
+/* ptx_shfl_source over terms: the source lane (8-bit, 0..31) that lane
+ * `lane` reads for lane operand b and clamp operand c, and in *in_range
+ * whether it lies in the segment (Bool).  Temporaries (sx_zk). */
+Z3_ast sx_shfl_source_term(sx_z *z, ptx_shfl_mode mode, int lane, Z3_ast b, Z3_ast c, Z3_ast *in_range);
 
 /* exec_ctrl.c */
 void sx_enter_block(sx_engine *e, sx_state *s, int t, int block);

@@ -77,6 +77,7 @@ static const char *issue_kind(sx_issue_kind k)
     switch (k) {
     case SX_ISSUE_OOB: return "out-of-bounds";
     case SX_ISSUE_BARRIER: return "barrier-divergence";
+    case SX_ISSUE_BRANCH: return "branch-index";
     default: return "unsupported";
     }
 }

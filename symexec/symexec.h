@@ -124,8 +124,9 @@ typedef struct {
 } sx_path;
 
 /* Something wrong that a path can reach: an access that may leave its
- * buffer, threads disagreeing on a barrier. */
-typedef enum { SX_ISSUE_OOB = 1, SX_ISSUE_BARRIER, SX_ISSUE_UNSUPPORTED } sx_issue_kind;
+ * buffer, threads disagreeing on a barrier, a brx.idx index past its
+ * target list. */
+typedef enum { SX_ISSUE_OOB = 1, SX_ISSUE_BARRIER, SX_ISSUE_UNSUPPORTED, SX_ISSUE_BRANCH } sx_issue_kind;
 
 typedef struct {
     sx_issue_kind kind;

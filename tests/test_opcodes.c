@@ -179,7 +179,7 @@ Test(opcodes, warphunt_ptx_opcodes_prints_the_listing)
     bool mov = false, brx = false;
     while (fgets(line, sizeof line, f)) {
         mov = mov || !strcmp(line, "| `mov` | yes | yes |\n");
-        brx = brx || !strcmp(line, "| `brx.idx` | yes | no |\n");
+        brx = brx || !strcmp(line, "| `brx.idx` | yes | yes |\n");
     }
     fclose(f);
     unlink(out);

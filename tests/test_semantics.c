@@ -230,6 +230,14 @@ static const form FORMS[] = {
                                        "\tld.shared.u32 %r0, [diff_s+4];"),
     { "atom.shared.add.f32", 32, K_F32, 2, { 32, 32 }, { K_F32, K_F32 }, "",
       "st.shared.f32 [diff_s], %f1;\n\tatom.shared.add.f32 %f3, [diff_s], %f2;\n\tld.shared.f32 %f0, [diff_s];" },
+    /* cp.async: copied at issue, zero-filled past a src-size (from a register), read back */
+    B("cp.async.ca.shared.global", 32, 1, 32, "st.global.u32 [diff_g+8], %r1;\n\tcp.async.ca.shared.global [diff_s+8], [diff_g+8], 4;\n"
+                                              "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n\tld.shared.u32 %r0, [diff_s+8];"),
+    B("cp.async.ca.shared.global (src-size)", 64, 2, 32, "not.b32 %r10, %r1;\n\tst.shared.u32 [diff_s], %r10;\n"
+                                                         "\tst.shared.u32 [diff_s+4], %r10;\n\tst.global.u32 [diff_g], %r1;\n"
+                                                         "\tst.global.u32 [diff_g+4], %r10;\n"
+                                                         "\tcp.async.ca.shared.global [diff_s], [diff_g], 8, %r2;\n"
+                                                         "\tcp.async.wait_all;\n\tld.shared.u64 %rd0, [diff_s];"),
     /* shfl with its lane and clamp from source registers */
     B("shfl.sync.bfly.b32", 32, 2, 32, "shfl.sync.bfly.b32 %r0|%p5, %r1, %r2, %r1, 1;\n"
                                        "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
