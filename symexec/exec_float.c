@@ -343,6 +343,9 @@ static int exec_fcvt(sx_cx *cx)
             r = fold(cx, Z3_mk_fpa_round_to_integral(C, rm, a));
         else
             r = a;
+        /* .sat clamps the exact value, before the narrowing rounds it (as
+         * the sim does): a tiny negative f64 becomes +0, not -0 */
+        r = sat(cx, r, st);
         if (dt != st)
             r = fold(cx, Z3_mk_fpa_to_fp_float(C, ins->rnd >= PTX_RND_RNI ? z->rm[SX_RM_RNE] : rm, r, fsort(cx, dt)));
         return put(cx, r, dt);

@@ -154,6 +154,7 @@ static const form FORMS[] = {
     CV("cvt.rna.bf16.f32", 16, K_BF16, 32, K_F32), CV("cvt.rm.bf16.s32", 16, K_BF16, 32, K_INT),
     CV("cvt.rp.bf16.u64", 16, K_BF16, 64, K_INT), CV("cvt.rz.bf16.s64", 16, K_BF16, 64, K_INT),
     CV("cvt.rn.f16.u64", 16, K_F16, 64, K_INT),
+    CV("cvt.rn.sat.f32.f64", 32, K_F32, 64, K_F64), CV("cvt.rz.sat.f32.f64", 32, K_F32, 64, K_F64),
     /* set's true value in a 16-bit float or integer destination */
     { "set.lt.f16.f16", 16, K_INT, 2, { 16, 16 }, { K_F16, K_F16 }, "", NULL },
     { "set.geu.bf16.bf16", 16, K_INT, 2, { 16, 16 }, { K_BF16, K_BF16 }, "", NULL },
