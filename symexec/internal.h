@@ -195,6 +195,8 @@ typedef struct {
     int sym_stores;          /* stores at symbolic offsets so far (see memory.c) */
 } sx_mem;
 
+typedef struct sx_watchdog sx_watchdog;
+
 typedef struct sx_state {
     int X;
     sx_thread *th;
@@ -229,6 +231,8 @@ struct sx_engine {
     int X, max_iter;
     sx_z z;
     Z3_solver solver;
+    struct sx_watchdog *dog;             /* watchdog.c */
+    int interrupted;                     /* solver calls the watchdog cut */
     sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */
     Z3_solver msolver;                   /* for models after the search */
     wh_image *img;                       /* the X-thread image: fixed data, scalars */
@@ -326,6 +330,14 @@ bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
 /* Parameters of the engine's solver, once, after it is made. */
 void sx_solver_configure(sx_engine *e);
 int sx_solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
+
+/* watchdog.c: Z3_interrupt on a solver call that runs past its deadline
+ * (NULL watchdog: none, every call unbounded but by Z3's timeout) */
+sx_watchdog *sx_watchdog_new(Z3_context c);
+void sx_watchdog_free(sx_watchdog *w);
+void sx_watchdog_arm(sx_watchdog *w, unsigned ms);
+/* true when the deadline passed and the context was interrupted */
+bool sx_watchdog_disarm(sx_watchdog *w);
 void sx_solver_reset_sync(sx_engine *e);
 /* Release the remembered refutations (engine teardown). */
 void sx_solver_forget_refuted(sx_engine *e);

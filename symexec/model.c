@@ -95,7 +95,15 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
     }
     if (ms_left != UINT_MAX || ms->e->model_query_ms || ms->e->model_deadline > 0)
         limit_model_check(z, s, ms_left);
+    /* Z3's timeout does not always hold (watchdog.c): a hard bound too */
+    bool watched = ms_left != UINT_MAX;
+    if (watched)
+        sx_watchdog_arm(ms->e->dog, ms_left + (ms_left / 4 > 500 ? ms_left / 4 : 500));
     Z3_lbool r = Z3_solver_check(z->c, s);
+    if (watched && sx_watchdog_disarm(ms->e->dog)) {
+        ms->e->interrupted++;
+        r = Z3_L_UNDEF;
+    }
     if (r == Z3_L_TRUE && m) {
         *m = Z3_solver_get_model(z->c, s);
         Z3_model_inc_ref(z->c, *m);

@@ -125,6 +125,7 @@ json_t *sx_result_json(const sx_result *r, const ptx_module *m)
     json_object_set_new(o, "solver_calls", json_integer(r->solver_calls));
     json_object_set_new(o, "forks", json_integer(r->forks));
     json_object_set_new(o, "solver_giveups", json_integer(r->giveups));
+    json_object_set_new(o, "solver_interrupted", json_integer(r->interrupted));
     json_object_set_new(o, "accesses_pinned", json_integer(r->pinned));
     json_object_set_new(o, "legs", legs_json(r, m));
     json_object_set_new(o, "issues", issues_json(r));

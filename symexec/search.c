@@ -234,6 +234,7 @@ static void engine_free(sx_engine *e)
     if (e->z.c) {
         sx_solver_reset_sync(e);
         sx_solver_forget_refuted(e);
+        sx_watchdog_free(e->dog);
         if (e->solver)
             Z3_solver_dec_ref(e->z.c, e->solver);
         if (e->msolver)
@@ -298,6 +299,7 @@ static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const s
     e->solver = Z3_mk_simple_solver(e->z.c);
     Z3_solver_inc_ref(e->z.c, e->solver);
     sx_solver_configure(e);
+    e->dog = sx_watchdog_new(e->z.c);
     if (!sx_layout_build(e, err) || !sx_coverage_build(e, err))
         goto fail;
     Z3_solver_assert(e->z.c, e->solver, e->domains);
@@ -324,6 +326,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->solver_calls = e->checks;
     r->forks = e->forks;
     r->giveups = e->giveups;
+    r->interrupted = e->interrupted;
     r->pinned = e->pinned;
 }
 

@@ -162,7 +162,55 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -2;
 }
 
+/* The watchdog's deadline for a call: the check's own limit and a margin
+ * for what Z3's timeout does not cover (scopes, preprocessing). */
+static unsigned hard_ms(const sx_engine *e)
+{
+    unsigned ms = left_ms(e);
+    if (ms == UINT_MAX)
+        return 0;
+    unsigned margin = ms / 4 > 500 ? ms / 4 : 500;
+    return ms + margin;
+}
+
+/* After an interrupt the solver's scopes are in no known state: empty it
+ * and start again from the domains (the next check re-pushes its pc). */
+static void restart_solver(sx_engine *e)
+{
+    sx_z *z = &e->z;
+    for (int i = 0; i < e->nsync; i++)
+        sx_node_unref(z, e->sync[i]);
+    e->nsync = 0;
+    Z3_solver_reset(z->c, e->solver);
+    sx_solver_configure(e);
+    e->timeout_ms = 0;
+    Z3_solver_assert(z->c, e->solver, e->domains);
+    z->failed = false;
+    z->errmsg[0] = 0;
+    e->interrupted++;
+}
+
+static int check_bounded(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
+
 static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
+{
+    unsigned ms = hard_ms(e);
+    if (ms)
+        sx_watchdog_arm(e->dog, ms);
+    int r = check_bounded(e, s, extra, m);
+    if (ms && sx_watchdog_disarm(e->dog)) {
+        /* cut by the watchdog: a give-up, whatever the call returned */
+        if (m && *m) {
+            Z3_model_dec_ref(e->z.c, *m);
+            *m = NULL;
+        }
+        restart_solver(e);
+        return -1;
+    }
+    return r;
+}
+
+static int check_bounded(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     sx_z *z = &e->z;
     if (s->fp && (sx_state_pc_float(s) || (extra && sx_cases_has_float(e, extra)))) {

@@ -163,6 +163,9 @@ typedef struct {
      * state whose instruction needs an answer to go on ends as a cut path
      * noting why (its decisions so far are a prefix atoms replay). */
     long giveups;
+    /* Solver calls the watchdog interrupted past their hard deadline (the
+     * query limit plus a quarter, at least 0.5 s): counted in giveups too */
+    long interrupted;
     /* Loads and stores at symbolic offsets concretized (pinned to the
      * model's value, the equality added to the path) because their region
      * already had SX_SYMBOLIC_STORES_MAX symbolic stores: a longer chain

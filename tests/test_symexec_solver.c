@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "symexec/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,4 +221,51 @@ Test(symexec_solver, model_limits_stop_at_the_deadline)
     cr_expect(sx_path_model(r.res, 0, 0, img, &err), "%s", err.msg);
     wh_image_free(img);
     run_free(&r);
+}
+
+/* ---- the watchdog --------------------------------------------------------------- */
+
+/* 16 pigeons in 15 holes, as 8-bit values below 15 pairwise distinct:
+ * unsatisfiable, and exponential for the SAT core (12 pigeons took 9 s,
+ * 14 more than 20), far beyond the watchdog's 200 ms.  Interrupted, the
+ * check answers unknown; the context must then answer the next check (an
+ * interrupt that stayed set would cancel every later call). */
+Test(symexec_solver, watchdog_interrupts_a_check_and_the_context_goes_on)
+{
+    enum { PIGEONS = 16 };
+    Z3_config cfg = Z3_mk_config();
+    Z3_context c = Z3_mk_context_rc(cfg);
+    Z3_del_config(cfg);
+    Z3_sort s8 = Z3_mk_bv_sort(c, 8);
+    Z3_solver s = Z3_mk_simple_solver(c);
+    Z3_solver_inc_ref(c, s);
+    Z3_ast p[PIGEONS];
+    for (int i = 0; i < PIGEONS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "p%d", i);
+        p[i] = Z3_mk_const(c, Z3_mk_string_symbol(c, name), s8);
+        Z3_inc_ref(c, p[i]);
+        Z3_solver_assert(c, s, Z3_mk_bvult(c, p[i], Z3_mk_unsigned_int(c, PIGEONS - 1, s8)));
+        for (int j = 0; j < i; j++)
+            Z3_solver_assert(c, s, Z3_mk_not(c, Z3_mk_eq(c, p[i], p[j])));
+    }
+
+    sx_watchdog *w = sx_watchdog_new(c);
+    cr_assert(w);
+    sx_watchdog_arm(w, 200);
+    Z3_lbool r = Z3_solver_check(c, s);
+    cr_expect(sx_watchdog_disarm(w), "the watchdog fired");
+    cr_expect_eq(r, Z3_L_UNDEF, "an interrupted check answers unknown");
+
+    Z3_solver_reset(c, s);
+    Z3_solver_assert(c, s, Z3_mk_bvugt(c, p[0], p[1]));
+    sx_watchdog_arm(w, 60000);
+    cr_expect_eq(Z3_solver_check(c, s), Z3_L_TRUE, "the context answers after an interrupt");
+    cr_expect_not(sx_watchdog_disarm(w), "an easy check is not cut");
+
+    sx_watchdog_free(w);
+    Z3_solver_dec_ref(c, s);
+    for (int i = 0; i < PIGEONS; i++)
+        Z3_dec_ref(c, p[i]);
+    Z3_del_context(c);
 }

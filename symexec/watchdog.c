@@ -1,0 +1,109 @@
+/*
+ * watchdog.c — a hard bound on each solver call.
+ *
+ * Z3's "timeout" parameter only covers a check itself, and not every part
+ * of it: pushing a scope onto the incremental solver internalizes the
+ * constraints asserted since the last one, and on array-heavy paths (a
+ * binary search over symbolic sorted keys) that alone ran 20 s and more
+ * against a 5 s query limit, so `explore --time 10` took a minute.  The
+ * watchdog is a thread of the engine that calls Z3_interrupt on the
+ * context when a call it was armed for runs past its deadline; the caller
+ * then treats the call as a give-up and rebuilds the solver (solver.c).
+ */
+#include "symexec/internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct sx_watchdog {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    Z3_context c;
+    struct timespec deadline;   /* CLOCK_MONOTONIC */
+    bool armed, fired, quit;
+};
+
+static void *watch(void *arg)
+{
+    sx_watchdog *w = arg;
+    pthread_mutex_lock(&w->mu);
+    while (!w->quit) {
+        if (!w->armed) {
+            pthread_cond_wait(&w->cv, &w->mu);
+            continue;
+        }
+        if (pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline) == ETIMEDOUT && w->armed && !w->fired) {
+            w->fired = true;
+            Z3_interrupt(w->c);
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+sx_watchdog *sx_watchdog_new(Z3_context c)
+{
+    sx_watchdog *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->c = c;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    bool ok = pthread_mutex_init(&w->mu, NULL) == 0 && pthread_cond_init(&w->cv, &ca) == 0;
+    pthread_condattr_destroy(&ca);
+    if (!ok || pthread_create(&w->thread, NULL, watch, w) != 0) {
+        free(w);
+        return NULL;   /* no watchdog: Z3's own timeouts only */
+    }
+    return w;
+}
+
+void sx_watchdog_free(sx_watchdog *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->quit = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+void sx_watchdog_arm(sx_watchdog *w, unsigned ms)
+{
+    if (!w)
+        return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->deadline = t;
+    w->armed = true;
+    w->fired = false;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+bool sx_watchdog_disarm(sx_watchdog *w)
+{
+    if (!w)
+        return false;
+    pthread_mutex_lock(&w->mu);
+    bool fired = w->fired;
+    w->armed = false;
+    w->fired = false;
+    pthread_mutex_unlock(&w->mu);
+    return fired;
+}
