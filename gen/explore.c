@@ -83,6 +83,16 @@ static bool push_xstat(gen_result *r, const sx_result *sx, double t)
 }
 
 /* Run the X sequence; returns the exploration to keep (or NULL + err). */
+/* A line on stderr while one X runs, so a long exploration is not silent. */
+static void print_progress(void *ctx, const sx_progress *p)
+{
+    (void)ctx;
+    fprintf(stderr, "explore: X=%d running %.0f s: %d paths, coverage %.1f%% (%d/%d legs), %d states pending; "
+            "solver %.1f s in %ld calls (%ld given up, %ld cut by the watchdog)\n", p->threads, p->elapsed_s,
+            p->paths, p->legs ? 100.0 * p->legs_covered / p->legs : 100.0, p->legs_covered, p->legs, p->pending,
+            p->solver_s, p->solver_calls, p->giveups, p->interrupted);
+}
+
 static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, double budget,
                          wh_error *err)
 {
@@ -103,6 +113,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         so.path_budget = o->path_budget > 0 ? o->path_budget : 2000;
         so.seed = 1;
         if (o->query_ms) so.query_ms = o->query_ms;
+        if (!o->quiet) so.progress = print_progress;
         double tx = wh_clock_s();
         sx_result *sx = sx_explore(spec, mod, &so, err);
         if (!sx) {

@@ -32,6 +32,21 @@ const char *sx_path_kind_name(sx_path_kind k)
     }
 }
 
+static double progress_every(const sx_engine *e)
+{
+    return e->opt.progress_s > 0 ? e->opt.progress_s : 2.0;
+}
+
+static void report_progress(sx_engine *e)
+{
+    sx_progress p = {
+        .threads = e->X, .elapsed_s = wh_clock_s() - e->t0, .solver_s = e->solver_s,
+        .paths = e->res->npaths, .legs = e->nlegs, .legs_covered = e->res->nlegs_covered,
+        .pending = e->nwork, .solver_calls = e->checks, .giveups = e->giveups, .interrupted = e->interrupted,
+    };
+    e->opt.progress(e->opt.progress_ctx, &p);
+}
+
 double sx_result_coverage(const sx_result *r)
 {
     if (!r || r->nlegs == 0)
@@ -360,6 +375,7 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     Z3_model_dec_ref(e->z.c, m0);
     sx_work_push(e, s0);
     bool ok = true;
+    double next_report = e->t0 + progress_every(e);
     for (;;) {
         if (out_of_time(e) || out_of_paths(e)) {
             r->budget_hit = e->nwork > 0;
@@ -371,6 +387,10 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
         if (!run_state(e, s)) {
             ok = false;
             break;
+        }
+        if (e->opt.progress && wh_clock_s() >= next_report) {
+            report_progress(e);
+            next_report = wh_clock_s() + progress_every(e);
         }
     }
     if (e->abandoned)

@@ -62,6 +62,14 @@
 
 #define SX_DEFAULT_MAX_ITER 16
 
+/* A snapshot of a running exploration. */
+typedef struct sx_progress {
+    int threads;
+    double elapsed_s, solver_s;
+    int paths, legs, legs_covered, pending;
+    long solver_calls, giveups, interrupted;
+} sx_progress;
+
 typedef struct {
     int threads;                 /* X, 1..1024 */
     int max_iter;                /* 0: the spec's symbolic.max_iter, else 16 */
@@ -70,7 +78,14 @@ typedef struct {
     uint64_t seed;               /* search order tie-breaks */
     uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
     unsigned query_ms;           /* per solver check of the search; 0: only the time budget */
+    /* Called about every progress_s seconds during the search (NULL: never):
+     * how far it has got, for a progress line. */
+    void (*progress)(void *ctx, const sx_progress *p);
+    void *progress_ctx;
+    double progress_s;           /* 0: 2 s */
 } sx_options;
+
+
 
 /* Symbolic-offset stores a region of a state takes before further
  * symbolic-offset accesses to it are pinned (sx_result.pinned). */

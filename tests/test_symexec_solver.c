@@ -269,3 +269,54 @@ Test(symexec_solver, watchdog_interrupts_a_check_and_the_context_goes_on)
         Z3_dec_ref(c, p[i]);
     Z3_del_context(c);
 }
+
+/* ---- progress -------------------------------------------------------------------- */
+
+typedef struct {
+    int calls;
+    sx_progress last;
+    bool monotone;
+} progress_log;
+
+static void log_progress(void *ctx, const sx_progress *p)
+{
+    progress_log *l = ctx;
+    if (l->calls > 0 && (p->paths < l->last.paths || p->legs_covered < l->last.legs_covered ||
+                         p->solver_calls < l->last.solver_calls))
+        l->monotone = false;
+    l->last = *p;
+    l->calls++;
+}
+
+/* The search reports as it goes: snapshots that only grow and end below
+ * the final result. */
+Test(symexec_solver, progress_is_reported_during_the_search)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    wh_spec *spec = wh_spec_load("kernels/nsichneu.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    char ptx[1024];
+    cr_assert(wh_spec_ptx_path(spec, ptx, sizeof ptx, &err), "%s", err.msg);
+    ptx_module *mod = ptx_parse_file(ptx, &err);
+    cr_assert(mod, "%s", err.msg);
+    progress_log log = { .monotone = true };
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = 2;
+    o.path_budget = 3;
+    o.progress = log_progress;
+    o.progress_ctx = &log;
+    o.progress_s = 1e-6;
+    sx_result *r = sx_explore(spec, mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_expect_geq(log.calls, 2, "reported %d times", log.calls);
+    cr_expect(log.monotone, "snapshots only grow");
+    cr_expect_eq(log.last.threads, 2);
+    cr_expect_eq(log.last.legs, r->nlegs);
+    cr_expect_leq(log.last.paths, r->npaths);
+    cr_expect_leq(log.last.legs_covered, r->nlegs_covered);
+    sx_result_free(r);
+    ptx_module_free(mod);
+    wh_spec_free(spec);
+}
