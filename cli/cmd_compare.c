@@ -63,7 +63,8 @@ typedef struct {
     const variant *rows[MAX_ROWS];
     int nrows;
     hunt_summary *runs;   /* [row][seed] */
-    int nseeds, done;
+    char (*failure)[512]; /* [row][seed]: why the run failed, "" when it did not */
+    int nseeds, done, failed;
     char dir[1024];
 } comparison;
 
@@ -99,13 +100,28 @@ static double run_outcome(const hunt_summary *r)
     return r->final_reps > 0 ? r->final_mean : r->best;
 }
 
+static bool run_failed(const comparison *c, int i)
+{
+    return c->failure[i][0] != 0;
+}
+
 /* The outcomes of a row's finished runs, in seed order; their count. */
 static int row_outcomes(const comparison *c, int row, double *out)
 {
     int n = 0;
     for (int k = 0; k < c->nseeds && row * c->nseeds + k < c->done; k++)
-        out[n++] = run_outcome(&c->runs[row * c->nseeds + k]);
+        if (!run_failed(c, row * c->nseeds + k))
+            out[n++] = run_outcome(&c->runs[row * c->nseeds + k]);
     return n;
+}
+
+/* The first run that did not fail, or NULL. */
+static const hunt_summary *first_run(const comparison *c)
+{
+    for (int i = 0; i < c->done; i++)
+        if (!run_failed(c, i))
+            return &c->runs[i];
+    return NULL;
 }
 
 /* Row `row` against the first row (the reference): false when either has
@@ -141,12 +157,13 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
         wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write");
         return;
     }
-    const char *unit = c->done ? c->runs[0].unit : "";
+    const hunt_summary *r0 = first_run(c);
+    const char *unit = r0 ? r0->unit : "";
     const char *ref = c->rows[0]->name;
     fprintf(f, "# %s: strategies compared with the same budget\n\n", kernel);
     fprintf(f, "Backend: %s.  Budget: %ld evaluations per run.  %d seed(s) per strategy; figures are means over "
                "seeds (min-max in brackets).\n\n",
-            c->done ? c->runs[0].device : "?", c->done ? c->runs[0].evals : 0L, c->nseeds);
+            r0 ? r0->device : "?", r0 ? r0->evals : 0L, c->nseeds);
     fprintf(f, "Re-measured: each run's best input timed again at the end (the search's own figure is a "
                "maximum over noisy measurements, biased upward).  A12: the chance that a run of %s re-measures "
                "longer than a run of the row's strategy (ties count half; 0.5: no difference, 1: always "
@@ -163,6 +180,7 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
         for (int k = 0; k < c->nseeds; k++) {
             int i = s * c->nseeds + k;
             if (i >= c->done) break;
+            if (run_failed(c, i)) continue;
             const hunt_summary *r = &c->runs[i];
             lo = n == 0 || r->best < lo ? r->best : lo;
             hi = n == 0 || r->best > hi ? r->best : hi;
@@ -182,6 +200,13 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
         fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.6g | %.0f | %.2f | %d | %s | %s |\n", c->rows[s]->name, best / n,
                 lo, hi, again / n, ev / n, secs / n, n, a12, p);
     }
+    if (c->failed) {
+        fprintf(f, "\nRuns that failed (left out of the figures above):\n\n");
+        for (int i = 0; i < c->done; i++)
+            if (run_failed(c, i))
+                fprintf(f, "- %s seed %llu: %s\n", c->rows[i / c->nseeds]->name,
+                        (unsigned long long)c->runs[i].seed, c->failure[i]);
+    }
     fclose(f);
 }
 
@@ -193,23 +218,27 @@ static void write_plot(const comparison *c, const char *kernel)
     for (int s = 0; s < c->nrows; s++) {
         int i = s * c->nseeds;
         if (i >= c->done) break;
+        if (run_failed(c, i)) continue;
         snprintf(csv[n], sizeof csv[n], "%s/history.csv", c->runs[i].dir);
         curves[n] = (wh_plot_curve){ csv[n], c->rows[s]->name };
         n++;
     }
     snprintf(stem, sizeof stem, "%s/plot", c->dir);
+    const hunt_summary *r0 = first_run(c);
     snprintf(title, sizeof title, "%s: best-so-far by strategy (seed %llu)", kernel,
-             c->done ? (unsigned long long)c->runs[0].seed : 0ULL);
+             r0 ? (unsigned long long)r0->seed : 0ULL);
     bool rendered;
     wh_error err;
-    if (n) wh_plot_convergence(stem, title, c->runs[0].unit, curves, n, &rendered, &err);
+    if (n && r0) wh_plot_convergence(stem, title, r0->unit, curves, n, &rendered, &err);
 }
 
 static json_t *summary_json(const comparison *c)
 {
     json_t *list = json_array();
     for (int i = 0; i < c->done; i++) {
-        json_t *run = hunt_summary_json(&c->runs[i]);
+        json_t *run = run_failed(c, i) ? json_pack("{s:I, s:s}", "seed", (json_int_t)c->runs[i].seed, "failed",
+                                                   c->failure[i])
+                                       : hunt_summary_json(&c->runs[i]);
         json_object_set_new(run, "variant", json_string(c->rows[i / c->nseeds]->name));
         json_array_append_new(list, run);
     }
@@ -227,12 +256,13 @@ static json_t *summary_json(const comparison *c)
                      c->dir);
 }
 
-static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_error *err)
+/* Every strategy and seed; a run that fails is recorded and the rest go on. */
+static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
 {
     uint64_t seed0 = ho->seed;
     for (int s = 0; s < c->nrows; s++)
         for (int k = 0; k < c->nseeds; k++) {
-            if (ho->interrupted && *ho->interrupted) return true;
+            if (ho->interrupted && *ho->interrupted) return;
             char out[1200];
             hunt_options o = *ho;
             o.strategy = c->rows[s]->strategy;
@@ -246,14 +276,25 @@ static bool run_all(comparison *c, const wh_spec *spec, hunt_options *ho, wh_err
             o.seed = seed0 + (uint64_t)k;
             snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);
             o.out_dir = out;
-            if (!hunt_run(spec, &o, &c->runs[c->done], err)) return false;
+            wh_error rerr;
+            wh_error_clear(&rerr);
+            if (!hunt_run(spec, &o, &c->runs[c->done], &rerr)) {
+                /* one strategy's failure is a row of the table, not the end
+                 * of the comparison */
+                c->runs[c->done].seed = o.seed;
+                snprintf(c->failure[c->done], sizeof c->failure[c->done], "%.500s", rerr.msg[0] ? rerr.msg : "failed");
+                c->done++;
+                c->failed++;
+                fprintf(stderr, "compare: %s seed %llu failed: %s\n", c->rows[s]->name,
+                        (unsigned long long)o.seed, c->failure[c->done - 1]);
+                continue;
+            }
             c->done++;
             if (!ho->quiet)
                 fprintf(stderr, "compare: %s seed %llu: best %.6g %s at evaluation %ld\n", c->rows[s]->name,
                         (unsigned long long)o.seed, c->runs[c->done - 1].best, c->runs[c->done - 1].unit,
                         c->runs[c->done - 1].evals_to_best);
         }
-    return true;
 }
 
 typedef struct {
@@ -305,7 +346,8 @@ int cmd_compare(int argc, char **argv)
         return cli_report(&err);
     }
     cmp.runs = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.runs);
-    bool ok = cmp.runs != NULL;
+    cmp.failure = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.failure);
+    bool ok = cmp.runs != NULL && cmp.failure != NULL;
     if (ok && out) {
         snprintf(cmp.dir, sizeof cmp.dir, "%s", out);
         ok = wh_make_dirs(cmp.dir, &err);
@@ -314,7 +356,8 @@ int cmd_compare(int argc, char **argv)
         snprintf(stem, sizeof stem, "compare-e%ld-s%llu", ho.ga.max_evals, (unsigned long long)ho.seed);
         ok = wh_results_make_run_dir(ho.results_base, spec->name, stem, cmp.dir, sizeof cmp.dir, &err);
     }
-    ok = ok && run_all(&cmp, spec, &ho, &err);
+    if (ok)
+        run_all(&cmp, spec, &ho);
     int status = 0;
     if (cmp.done) {
         wh_error werr;
@@ -328,8 +371,15 @@ int cmd_compare(int argc, char **argv)
         json_decref(j);
         if (!ro.quiet) fprintf(stderr, "compare: table in %s/table.md\n", cmp.dir);
     }
-    if (!ok) status = cli_report(&err);
-    else if (*ho.interrupted) status = 130;
+    if (!ok) {
+        status = cli_report(&err);
+    } else if (*ho.interrupted) {
+        status = 130;
+    } else if (cmp.failed) {
+        fprintf(stderr, "warphunt: %d of %d runs failed (listed in %s/table.md)\n", cmp.failed, cmp.done, cmp.dir);
+        status = 2;
+    }
+    free(cmp.failure);
     free(cmp.runs);
     wh_spec_free(spec);
     return status;

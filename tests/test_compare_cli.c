@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int run_compare(int n, const char **args)
 {
@@ -99,5 +102,54 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     cr_expect_eq(run_compare(3, bad), 1, "a repeated strategy is a user error");
     const char *unknown[] = { "tests/specs/hunt_paths_small.json", "--strategies", "annealing" };
     cr_expect_eq(run_compare(3, unknown), 1);
+    ts_rmtree(dir);
+}
+
+/* One run that cannot start (its directory locked by another process, as
+ * this test holds it) is a row of the table, not the end of the
+ * comparison: the other strategy still runs, table.md and compare.json
+ * name the failure and its reason, and the exit status is 2. */
+Test(compare_cli, a_failed_run_does_not_stop_the_others, .init = cr_redirect_stderr)
+{
+    struct stat st;
+    if (stat("build/ptx/kernels/gt_paths32.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char dir[] = "/tmp/wh_compare_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char out[128], res[128], path[300];
+    snprintf(out, sizeof out, "%s/cmp", dir);
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(path, sizeof path, "%s/random-s1", out);
+    cr_assert_eq(mkdir(out, 0755), 0);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    char lock[320];
+    snprintf(lock, sizeof lock, "%s/.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT, 0644);
+    cr_assert(fd >= 0 && flock(fd, LOCK_EX) == 0);
+
+    const char *args[] = { "tests/specs/hunt_paths_small.json", "--backend", "sim", "--strategies",
+                           "random,gdivan", "--evals", "20", "--seeds", "1", "--results", res, "-o", out, "--quiet" };
+    cr_expect_eq(run_compare(14, args), 2);
+    close(fd);
+
+    snprintf(path, sizeof path, "%s/compare.json", out);
+    json_t *doc = ts_load_json(path);
+    json_t *runs = json_object_get(doc, "strategies");
+    cr_assert_eq(json_array_size(runs), 2, "both rows are listed");
+    json_t *failed = json_array_get(runs, 0), *ran = json_array_get(runs, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(failed, "variant")), "random");
+    cr_expect(strstr(json_string_value(json_object_get(failed, "failed")), "in use by another warphunt process"));
+    cr_expect_str_eq(json_string_value(json_object_get(ran, "variant")), "gdivan");
+    cr_expect_eq(json_integer_value(json_object_get(ran, "evals")), 20, "the other strategy ran its budget");
+    json_decref(doc);
+
+    snprintf(path, sizeof path, "%s/table.md", out);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    cr_expect(strstr(text, "| gdivan |"), "gdivan's row: %s", text);
+    cr_expect(strstr(text, "- random seed 1: the run directory is in use"), "the failure listed: %s", text);
     ts_rmtree(dir);
 }
