@@ -2,13 +2,15 @@
  * bench_symexec.c — the symbolic stage on every bundled kernel, next to the
  * paper's GKLEE figures (Horga et al., Table III).
  *
- * For each kernels/NAME.json: deepen X over the spec's symbolic.threads
+ * For each kernels/NAME.json and kernels/corpus/NAME.json (the corpus of
+ * kernels users bring): deepen X over the spec's symbolic.threads
  * until every branch leg is covered or the kernel's budget
  * (BENCH_SYMEXEC_BUDGET seconds, default 20) is spent, and print the
  * largest X explored (even one cut short by the budget: this measures the
  * executor, where `warphunt explore` keeps the largest X that finished)
  * with its paths, coverage, when that X reached its final coverage, solver
- * time (all X) and total time.  The executor alone: no atoms, no cache.
+ * time, give-ups and watchdog cuts (all X) and total time (within the
+ * budget: the watchdog bounds every solver call).  The executor alone: no atoms, no cache.
  * Run from the repository root (make bench).  BENCH_SYMEXEC_ONLY=NAME[,NAME]
  * benches only those kernels.
  */
@@ -67,6 +69,7 @@ static void bench_kernel(const char *path, double budget)
         return;
     }
     double t0 = wh_clock_s(), solver = 0;
+    long giveups = 0, interrupted = 0;
     sx_result *keep = NULL;
     char per_x[256] = "";
     size_t len = 0;
@@ -84,6 +87,8 @@ static void bench_kernel(const char *path, double budget)
             break;
         }
         solver += r->solver_s;
+        giveups += r->giveups;
+        interrupted += r->interrupted;
         len += (size_t)snprintf(per_x + len, sizeof per_x - len, "%sX=%d %.1f%%", len ? ", " : "",
                                 r->threads, sx_result_coverage(r));
         sx_result_free(keep);
@@ -97,8 +102,10 @@ static void bench_kernel(const char *path, double budget)
         snprintf(paths, sizeof paths, "%d (%d/%d/%d)", keep->npaths, keep->ndone, keep->ncut, keep->nerror);
         snprintf(cov, sizeof cov, "%.2f%% (%d/%d)", sx_result_coverage(keep), keep->nlegs_covered,
                  keep->nlegs);
-        printf("| %-10s | %2d | %-20s | %-17s | %9.2f | %8.2f | %7.2f | %-20s | %s |\n", spec->name,
-               keep->threads, paths, cov, keep->coverage_time_s, solver, total, gklee_of(spec->name), per_x);
+        char gu[32];
+        snprintf(gu, sizeof gu, "%ld (%ld)", giveups, interrupted);
+        printf("| %-13s | %2d | %-20s | %-17s | %9.2f | %8.2f | %-13s | %7.2f | %-20s | %s |\n", spec->name,
+               keep->threads, paths, cov, keep->coverage_time_s, solver, gu, total, gklee_of(spec->name), per_x);
         fflush(stdout);
     }
     sx_result_free(keep);
@@ -113,16 +120,16 @@ int main(void)
     if (b && atof(b) > 0)
         budget = atof(b);
     glob_t g;
-    if (glob("kernels/*.json", 0, NULL, &g) != 0) {
+    if (glob("kernels/*.json", 0, NULL, &g) != 0 || glob("kernels/corpus/*.json", GLOB_APPEND, NULL, &g) != 0) {
         fprintf(stderr, "bench_symexec: no kernels/NAME.json here (run from the repository root)\n");
         return 1;
     }
     printf("symbolic stage, bundled kernels (budget %.0f s per kernel, deepening X until 100%% coverage)\n\n",
            budget);
-    printf("| kernel     |  X | paths (done/cut/err) | coverage (legs)   | cov. at s | solver s | total s "
-           "| GKLEE (paper)        | coverage per X |\n");
-    printf("|------------|----|----------------------|-------------------|-----------|----------|---------|"
-           "----------------------|----------------|\n");
+    printf("| kernel        |  X | paths (done/cut/err) | coverage (legs)   | cov. at s | solver s "
+           "| give-ups (cut) | total s | GKLEE (paper)        | coverage per X |\n");
+    printf("|---------------|----|----------------------|-------------------|-----------|----------|"
+           "----------------|---------|----------------------|----------------|\n");
     const char *only = getenv("BENCH_SYMEXEC_ONLY");
     for (size_t i = 0; i < g.gl_pathc; i++) {
         if (only && *only) {

@@ -184,7 +184,6 @@ static bool give_up_state(sx_engine *e, sx_state *s)
  * state goes back to the worklist).  false on a fatal error. */
 static bool run_state(sx_engine *e, sx_state *s)
 {
-    unsigned steps = 0;
     for (;;) {
         if (e->fatal) {
             sx_state_free(e, s);
@@ -192,7 +191,7 @@ static bool run_state(sx_engine *e, sx_state *s)
         }
         if (s->over)
             return finish(e, s);
-        if ((++steps & 15) == 0 && (out_of_time(e) || out_of_paths(e))) {
+        if (out_of_time(e) || out_of_paths(e)) {
             sx_work_push(e, s);
             return true;
         }

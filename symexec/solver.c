@@ -192,8 +192,15 @@ static void restart_solver(sx_engine *e)
 
 static int check_bounded(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
 
+static bool budget_spent(const sx_engine *e)
+{
+    return e->opt.time_budget_s > 0 && wh_clock_s() - e->t0 >= e->opt.time_budget_s;
+}
+
 static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
+    if (budget_spent(e))
+        return -1;   /* a give-up: the search stops at its next step */
     unsigned ms = hard_ms(e);
     if (ms)
         sx_watchdog_arm(e->dog, ms);
