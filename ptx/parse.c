@@ -325,6 +325,32 @@ static void parse_loc(parser *p)
     skip_line_of(p, d.line);
 }
 
+/* .file N "path" {, timestamp, size}: the names .loc refers to. */
+static void parse_file(parser *p)
+{
+    ptx_token d = next(p); /* .file */
+    const ptx_token *n = peek(p, 0);
+    if (n->kind == TK_INT && n->line == d.line && n->u < 100000) {
+        int idx = (int)next(p).u;
+        const ptx_token *s = peek(p, 0);
+        if (s->kind == TK_STRING && s->line == d.line && s->len >= 2) {
+            const char *path = ptx_arena_strndup(p->A, s->s + 1, (size_t)s->len - 2);
+            next(p);
+            if (idx >= p->m->nsrc_files) {
+                const char **v = ptx_arena_alloc(p->A, (size_t)(idx + 1) * sizeof *v);
+                for (int i = 0; i < p->m->nsrc_files; i++)
+                    v[i] = p->m->src_files[i];
+                for (int i = p->m->nsrc_files; i <= idx; i++)
+                    v[i] = NULL;
+                p->m->src_files = v;
+                p->m->nsrc_files = idx + 1;
+            }
+            p->m->src_files[idx] = path;
+        }
+    }
+    skip_line_of(p, d.line);
+}
+
 static void skip_section(parser *p)
 {
     ptx_token d = next(p); /* .section */
@@ -1441,8 +1467,7 @@ static void parse_body(parser *p, const ptx_token *open)
             } else if (tok_is_dot(t, ".loc")) {
                 parse_loc(p);
             } else if (tok_is_dot(t, ".file")) {
-                ptx_token d = next(p);
-                skip_line_of(p, d.line);
+                parse_file(p);
             } else if (tok_is_dot(t, ".pragma")) {
                 skip_statement(p);
             } else {
@@ -1600,8 +1625,7 @@ static void parse_module(parser *p)
         } else if (tok_is_dot(t, ".address_size")) {
             parse_address_size(p);
         } else if (tok_is_dot(t, ".file")) {
-            ptx_token d = next(p);
-            skip_line_of(p, d.line);
+            parse_file(p);
         } else if (tok_is_dot(t, ".loc")) {
             parse_loc(p);
         } else if (tok_is_dot(t, ".section")) {

@@ -369,3 +369,14 @@ int ptx_print_json(FILE *out, const ptx_module *m)
     if (rc == 0 && fputc('\n', out) == EOF) rc = -1;
     return rc == 0 ? 0 : -1;
 }
+
+bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t size)
+{
+    if (size)
+        buf[0] = 0;
+    if (!ins || ins->src_line <= 0 || ins->src_file < 0 || ins->src_file >= m->nsrc_files ||
+        !m->src_files[ins->src_file])
+        return false;
+    snprintf(buf, size, "%s:%d", m->src_files[ins->src_file], ins->src_line);
+    return true;
+}

@@ -437,6 +437,8 @@ typedef struct ptx_module {
     const char *target;          /* "sm_80" (first target) */
     const char **targets; int ntargets;  /* all of .target, e.g. "sm_80", "debug" */
     int address_size;            /* 32 or 64 (64 when not given) */
+    /* `.file N "path"`: src_files[N] (NULL where no .file named N) */
+    const char **src_files; int nsrc_files;
 
     ptx_var *vars; int nvars;    /* module-level .global/.const/.shared/.local */
     ptx_function *funcs; int nfuncs;  /* .entry and .func, in source order */
@@ -448,6 +450,10 @@ typedef struct ptx_module {
 /* ------------------------------------------------------------------------ */
 /* API                                                                      */
 /* ------------------------------------------------------------------------ */
+
+/* "PATH:LINE" of the CUDA source an instruction came from (its last `.loc`,
+ * the file a `.file` names); false, buf "", when the PTX does not say. */
+bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t size);
 
 /* Parse a PTX file / text.  Returns NULL and fills `err` (file:line:col and
  * the offending token) on malformed input.  The CFG, dominators,

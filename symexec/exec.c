@@ -16,11 +16,13 @@ bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char text[256];
+    char text[256], src[600];
     ptx_format_instr(cx->e->mod, cx->f, cx->ins, text, sizeof text);
+    bool has_src = ptx_source_of(cx->e->mod, cx->ins, src, sizeof src);
     if (!wh_error_is_set(cx->e->err))
         wh_error_set(cx->e->err, kind, cx->e->mod->name, cx->ins->line, cx->ins->col,
-                     "%s: '%s' in %s", msg, text, cx->f->name);
+                     "%s: '%s' in %s%s%s%s", msg, text, cx->f->name, has_src ? " (CUDA source " : "",
+                     src, has_src ? ")" : "");
     cx->e->fatal = true;
     return false;
 }

@@ -845,3 +845,30 @@ Test(ptx_decode, tex_and_call_forms)
     cr_expect_eq(k->instrs[3].ncall_args, 1);
     ptx_module_free(m);
 }
+
+/* `.file N "path"` names what `.loc N LINE COL` refers to: each
+ * instruction's CUDA source line, for messages. */
+Test(ptx_parse, file_and_loc_give_the_cuda_source_line)
+{
+    ptx_module *m = parse_ok(".version 7.0\n.target sm_80\n.address_size 64\n"
+                             "\t.file\t1 \"/src/k.cu\"\n"
+                             "\t.file\t3 \"/src/h.cuh\", 1700000000, 42\n"
+                             ".visible .entry k()\n{\n\t.reg .b32 %r<4>;\n"
+                             "\tmov.u32 %r1, 1;\n"
+                             "\t.loc\t1 17 5\n"
+                             "\tadd.u32 %r2, %r1, 1;\n"
+                             "\t.loc\t3 4 1\n"
+                             "\tadd.u32 %r3, %r2, 1;\n"
+                             "\t.loc\t2 9 1\n"
+                             "\tret;\n}\n");
+    const ptx_function *f = &m->funcs[0];
+    char buf[256];
+    cr_expect_not(ptx_source_of(m, &f->instrs[0], buf, sizeof buf), "no .loc yet");
+    cr_expect_str_eq(buf, "");
+    cr_expect(ptx_source_of(m, &f->instrs[1], buf, sizeof buf));
+    cr_expect_str_eq(buf, "/src/k.cu:17");
+    cr_expect(ptx_source_of(m, &f->instrs[2], buf, sizeof buf));
+    cr_expect_str_eq(buf, "/src/h.cuh:4");
+    cr_expect_not(ptx_source_of(m, &f->instrs[3], buf, sizeof buf), "file 2 is not declared");
+    ptx_module_free(m);
+}

@@ -204,6 +204,24 @@ Test(sim_errors, out_of_bounds_names_thread_block_address_buffer_line)
     check_case(&kc);
 }
 
+/* With `.file`/`.loc` in the PTX (nvcc -lineinfo), a fault names the CUDA
+ * source line too. */
+Test(sim_errors, a_fault_names_the_cuda_source_line)
+{
+    static const kernel_case kc = {
+        .decls = "\t.file\t1 \"/src/k.cu\"\n",
+        .body = "\tadd.s32 %r2, %r1, 40;\n"
+                "\tmul.wide.u32 %rd5, %r2, 4;\n"
+                "\tadd.s64 %rd6, %rd2, %rd5;\n"
+                "\t.loc\t1 17 5\n"
+                "\tld.global.u32 %r3, [%rd6];\n"
+                STORE_OUT_TID("%r3"),
+        .grid = 1, .block = 64, .status = HARNESS_FAULT,
+        .expect = { "out-of-bounds global load", "CUDA source /src/k.cu:17" },
+    };
+    check_case(&kc);
+}
+
 Test(sim_errors, misaligned_access)
 {
     static const kernel_case kc = {

@@ -37,8 +37,12 @@ void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *b
     const sim_func *F = w->fn;
     char text[128];
     sim_instr_text(R->prog, F, in, text, sizeof text);
-    int line = (in->pidx >= 0 && in->pidx < F->pf->ninstrs) ? F->pf->instrs[in->pidx].line : F->pf->line;
-    snprintf(buf, size, "%s:%d ('%s' in %s)", R->prog->file, line, text, F->pf->name);
+    bool known = in->pidx >= 0 && in->pidx < F->pf->ninstrs;
+    int line = known ? F->pf->instrs[in->pidx].line : F->pf->line;
+    char src[600];
+    bool has_src = known && ptx_source_of(R->prog->m, &F->pf->instrs[in->pidx], src, sizeof src);
+    snprintf(buf, size, "%s:%d ('%s' in %s%s%s)", R->prog->file, line, text, F->pf->name,
+             has_src ? "; CUDA source " : "", has_src ? src : "");
 }
 
 /* ---- the step ------------------------------------------------------------------ */
@@ -65,14 +69,18 @@ static bool unsupported(sim_run *R, sim_warp *w, const sim_instr *in)
     sim_instr_text(R->prog, F, in, text, sizeof text);
     int line = in->pidx >= 0 ? F->pf->instrs[in->pidx].line : F->pf->line;
     const ptx_instr *pi = in->pidx >= 0 ? &F->pf->instrs[in->pidx] : NULL;
+    char loc[600], src[640] = "";
+    if (pi && ptx_source_of(R->prog->m, pi, loc, sizeof loc))
+        snprintf(src, sizeof src, " (CUDA source %s)", loc);
     if (pi && pi->op == PTX_OP_CALL && pi->callee >= 0 && !R->prog->m->funcs[pi->callee].has_body)
-        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d (a call to the external "
-                 "function '%s')", text, R->prog->file, line, R->prog->m->funcs[pi->callee].name);
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s (a call to the external "
+                 "function '%s')", text, R->prog->file, line, src, R->prog->m->funcs[pi->callee].name);
     else if (pi && pi->op == PTX_OP_CALL && pi->callee < 0)
-        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d (an indirect call)", text,
-                 R->prog->file, line);
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s (an indirect call)", text,
+                 R->prog->file, line, src);
     else
-        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d", text, R->prog->file, line);
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s", text, R->prog->file, line,
+                 src);
     return false;
 }
 
