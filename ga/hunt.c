@@ -182,6 +182,7 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     char out[1100];
     snprintf(out, sizeof out, "%s/paths.json", h->dir);
     if (!gen_result_write_paths(h->explored, out, err)) return false;
+    hunt_take_issue_findings(h);
     if (h->nalleles == 0) {
         snprintf(h->explore_failure, sizeof h->explore_failure, "%d paths, %d atoms, none valid",
                  h->explored->npaths, h->explored->atoms_invalid);

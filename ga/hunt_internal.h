@@ -46,6 +46,9 @@ int hunt_edit_genes(const hunt *h);
 bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err);
 /* Save the current image under findings/ with the harness's message. */
 void hunt_record_finding(hunt *h, long eval, const harness_result *res);
+/* Copy the symbolic stage's issue inputs that faulted or hung on the sim
+ * (gen_result.issues_dir) into findings/symbolic-issue-K-STATUS/. */
+void hunt_take_issue_findings(hunt *h);
 /* run.json; `final` adds the best input's distribution. */
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err);
 /* Re-measure the best, save best/, fill the summary, render the plot. */

@@ -4,6 +4,7 @@
  */
 #include "ga/hunt_internal.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,58 @@ void hunt_record_finding(hunt *h, long eval, const harness_result *res)
     if (!h->opt.quiet)
         fprintf(stderr, "%shunt: finding at evaluation %ld (%s): %s\n", h->tty ? "\n" : "", eval,
                 harness_status_name(res->status), res->message);
+}
+
+/* Copy the regular files of directory `from` into `to` (created). */
+static bool copy_dir_files(const char *from, const char *to, wh_error *err)
+{
+    if (!wh_make_dirs(to, err))
+        return false;
+    DIR *d = opendir(from);
+    if (!d)
+        return false;
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char src[1400], dst[1400];
+        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+        char buf[65536];
+        size_t n;
+        ok = in && out;
+        while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+            ok = fwrite(buf, 1, n, out) == n;
+        if (in)
+            fclose(in);
+        if (out && fclose(out) != 0)
+            ok = false;
+    }
+    closedir(d);
+    return ok;
+}
+
+void hunt_take_issue_findings(hunt *h)
+{
+    const char *idir = h->explored ? h->explored->issues_dir : NULL;
+    DIR *d = idir ? opendir(idir) : NULL;
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, "-fault") && !strstr(e->d_name, "-timeout"))
+            continue;
+        char from[1200], to[1300];
+        snprintf(from, sizeof from, "%s/%s", idir, e->d_name);
+        snprintf(to, sizeof to, "%s/findings/symbolic-%s", h->dir, e->d_name);
+        wh_error err;
+        if (!copy_dir_files(from, to, &err))
+            continue;
+        h->findings++;
+        if (!h->opt.quiet)
+            fprintf(stderr, "hunt: finding from the symbolic stage: %s (input and message in %s)\n", e->d_name, to);
+    }
+    closedir(d);
 }
 
 /* What the harness was told beyond the backend: how a GPU measured. */

@@ -42,7 +42,7 @@ static uint64_t fnv_file(uint64_t h, const char *path)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v7"; /* bump when the cached files change (v7: one memory map) */
+    static const char format[] = "warphunt-explore-v8"; /* bump when the cached files change (v8: issues/ inputs) */
     uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
     h = fnv_file(h, mod->name);
     h = fnv_bytes(h, spec->hash, strlen(spec->hash));
@@ -59,6 +59,22 @@ static bool file_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
+/* The issues' inputs, replayed once when the exploration runs; a cached
+ * one finds them on disk.  A failure only costs the findings. */
+static void replay_issues(gen_result *r, const sx_result *sx, const char *dir, bool quiet)
+{
+    char idir[1200];
+    snprintf(idir, sizeof idir, "%s/issues", dir);
+    wh_error ierr;
+    wh_error_clear(&ierr);
+    int n = gen_replay_issues(r->spec, sx, idir, quiet, &ierr);
+    if (n < 0 && !quiet)
+        fprintf(stderr, "explore: the issues' inputs were not replayed: %s\n", ierr.msg);
+    r->issue_findings = n > 0 ? n : 0;
+    if (file_exists(idir))
+        r->issues_dir = strdup(idir);
+}
+
 static bool load_cached(gen_result *r, const char *dir, wh_error *err)
 {
     char pj[1200], ab[1200];
@@ -67,6 +83,10 @@ static bool load_cached(gen_result *r, const char *dir, wh_error *err)
     if (!gen_paths_json_read(r, pj, err)) return false;
     if (!gen_pool_init(&r->pool, r->spec, r->x, err) || !gen_pool_load(&r->pool, ab, err)) return false;
     gen_count_families(r);
+    char idir[1200];
+    snprintf(idir, sizeof idir, "%s/issues", dir);
+    if (file_exists(idir))
+        r->issues_dir = strdup(idir);
     r->paths_json = strdup(pj);
     r->from_cache = true;
     return r->paths_json != NULL;
@@ -82,7 +102,6 @@ static bool push_xstat(gen_result *r, const sx_result *sx, double t)
     return true;
 }
 
-/* Run the X sequence; returns the exploration to keep (or NULL + err). */
 /* A line on stderr while one X runs, so a long exploration is not silent. */
 static void print_progress(void *ctx, const sx_progress *p)
 {
@@ -93,6 +112,7 @@ static void print_progress(void *ctx, const sx_progress *p)
             p->solver_s, p->solver_calls, p->giveups, p->interrupted);
 }
 
+/* Run the X sequence; returns the exploration to keep (or NULL + err). */
 static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, double budget,
                          wh_error *err)
 {
@@ -333,6 +353,8 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
     ok = ok && gen_paths_json_write(r, sx, mod, pj, err) && gen_pool_save(&r->pool, ab, 0, err);
+    if (ok)
+        replay_issues(r, sx, dir, o->quiet);
     sx_result_free(sx);
     if (ok && !(r->paths_json = strdup(pj))) ok = false;
     if (!ok) {
@@ -362,6 +384,7 @@ void gen_result_free(gen_result *r)
     for (int i = 0; i < r->nuncovered; i++) free(r->uncovered[i]);
     free(r->uncovered);
     free(r->paths_json);
+    free(r->issues_dir);
     free(r);
 }
 

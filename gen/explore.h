@@ -90,6 +90,11 @@ typedef struct {
     bool from_cache;
     char cache_key[17];
     char *paths_json;       /* path of the paths.json written, or NULL */
+    /* Inputs of the stage's issues replayed on the sim (issues.c): the
+     * directory holding issue-K-STATUS/ (NULL: no issue had an input), and
+     * how many of them faulted or hung. */
+    char *issues_dir;
+    int issue_findings;
 } gen_result;
 
 gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *opt,

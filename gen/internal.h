@@ -41,6 +41,11 @@ bool gen_validate_atom(gen_validator *v, const ptx_module *mod, const sx_path *p
 
 /* Families of siblings (family.c) for up to npaths paths of the kept
  * exploration sx, until `deadline`; v replays them (NULL: not replayed). */
+/* issues.c: replay every issue's triggering input on the sim with X
+ * threads and save it under dir/issue-K-STATUS/; how many faulted or hung
+ * (-1, err: the sim cannot run the kernel). */
+int gen_replay_issues(const wh_spec *spec, const sx_result *sx, const char *dir, bool quiet, wh_error *err);
+
 bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_validator *v, int npaths,
                        double deadline, bool quiet, wh_error *err);
 /* Recount r->families, family_atoms and family_valid from the pool. */

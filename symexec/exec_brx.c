@@ -60,10 +60,8 @@ static void brx_out_of_range(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t idx)
     char msg[256];
     snprintf(msg, sizeof msg, "brx.idx index %llu out of range (%d targets) by thread %d",
              (unsigned long long)idx, n, cx->t);
-    char *mt = m ? sx_model_inputs_text(e, m) : NULL;
     sx_issue_add(e, SX_ISSUE_BRANCH, cx->ins->line, cx->t,
-                 cond ? Z3_ast_to_string(e->z.c, cond) : NULL, mt, "%s", msg);
-    free(mt);
+                 cond ? Z3_ast_to_string(e->z.c, cond) : NULL, m, "%s", msg);
     sx_state_note(cx->s, "%s (line %d)", msg, cx->ins->line);
     cx->s->end = SX_PATH_ERROR;
     cx->dead = true;

@@ -446,7 +446,7 @@ void sx_leg_mark(sx_engine *e, sx_state *s, int leg);
 
 /* search.c: record an issue (one per kind and line) */
 void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread,
-               const char *cond, const char *model, const char *fmt, ...)
+               const char *cond, Z3_model model, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
 #endif

@@ -372,11 +372,9 @@ static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr,
     if (sat < 0)
         return -1;
     if (sat == 1) {
-        char *mt = sx_model_inputs_text(e, bm);
-        sx_issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), mt,
+        sx_issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), bm,
                   "%s access of %d bytes by thread %d may fall outside '%s' (%" PRIu64 " bytes)",
                   space_label(space), n, cx->t, r->name, r->size);
-        free(mt);
         Z3_model_dec_ref(z->c, bm);
         Z3_ast keep = cx->guard ? sx_z_or2(z, sx_z_not(z, cx->guard), in) : in;
         Z3_model gm = NULL;

@@ -399,6 +399,20 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, w
     return ok;
 }
 
+bool sx_issue_image(const sx_result *r, int issue, wh_image *out, wh_error *err)
+{
+    if (!r || !r->priv || issue < 0 || issue >= r->nissues || !r->issues[issue].values) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "issue %d has no triggering input", issue);
+        return false;
+    }
+    sx_engine *e = r->priv;
+    if (!check_image(e, out, err))
+        return false;
+    for (int i = 0; i < e->nsyms; i++)
+        write_symbol(&e->syms[i], &e->spec->params[e->syms[i].param], out, r->issues[issue].values[i]);
+    return true;
+}
+
 void sx_model_limits(sx_result *r, unsigned query_ms, double deadline)
 {
     if (!r || !r->priv)

@@ -56,8 +56,23 @@ double sx_result_coverage(const sx_result *r)
 
 /* ---- issues ------------------------------------------------------------------ */
 
+/* One triggering model's value of every input symbol (fixed ones too). */
+static uint64_t *model_values(sx_engine *e, Z3_model m)
+{
+    uint64_t *v = malloc((size_t)(e->nsyms + 1) * sizeof *v);
+    for (int i = 0; v && i < e->nsyms; i++) {
+        v[i] = e->syms[i].value;
+        Z3_ast mv = e->syms[i].ast ? sx_model_value(e, m, e->syms[i].ast) : NULL;
+        if (mv && !sx_z_get_u64(&e->z, mv, &v[i])) {
+            free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
 void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const char *cond,
-               const char *model, const char *fmt, ...)
+               Z3_model model, const char *fmt, ...)
 {
     sx_result *r = e->res;
     for (int i = 0; i < r->nissues; i++)
@@ -79,7 +94,8 @@ void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const 
     is->path = -1;
     is->message = strdup(msg);
     is->condition = cond ? strdup(cond) : NULL;
-    is->model = model ? strdup(model) : NULL;
+    is->model = model ? sx_model_inputs_text(e, model) : NULL;
+    is->values = model ? model_values(e, model) : NULL;
 }
 
 /* ---- worklist ------------------------------------------------------------------ */
@@ -424,6 +440,7 @@ void sx_result_free(sx_result *r)
         free(r->issues[i].message);
         free(r->issues[i].condition);
         free(r->issues[i].model);
+        free(r->issues[i].values);
     }
     free(r->issues);
     free(r->kernel);

@@ -151,6 +151,8 @@ typedef struct {
     char *message;          /* what and where */
     char *condition;        /* SMT-LIB2 of the triggering condition, or NULL */
     char *model;            /* input values of one triggering model, or NULL */
+    uint64_t *values;       /* the same model, one value per input symbol
+                               (sx_issue_image writes them), or NULL */
 } sx_issue;
 
 typedef struct sx_engine sx_engine;
@@ -221,6 +223,11 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out,
 typedef bool (*sx_sibling_fn)(void *ctx, wh_image *img, wh_error *err);
 int sx_path_siblings(const sx_result *r, int path, const wh_image *base, int thread, int n, sx_sibling_fn take,
                      void *ctx, wh_image *scratch, wh_error *err);
+
+/* The X-thread input of issue `issue` that triggers it (the model the
+ * search found), written into `out` (an image of the spec with X threads,
+ * like an atom's).  False (err) when the issue has no model. */
+bool sx_issue_image(const sx_result *r, int issue, wh_image *out, wh_error *err);
 
 /* Bounds on the solver checks sx_path_model makes: none runs longer than
  * query_ms milliseconds (0: no per-check limit) or past `deadline` (a

@@ -663,3 +663,31 @@ Test(hunt, gdivan_goes_on_when_the_symbolic_stage_fails)
     ts_rmtree(base);
     wh_spec_free(s);
 }
+
+/* An access the symbolic stage finds may leave its buffer becomes a
+ * finding: its triggering input, replayed on the sim, faults there, and
+ * lands in findings/symbolic-issue-K-fault/ with the sim's message and the
+ * stage's condition; a second hunt served from the explore cache gets it
+ * too. */
+Test(hunt, symbolic_issues_become_findings)
+{
+    need_ptx("build/ptx/kernels/gt_gather.ptx");
+    wh_spec *s = load("tests/specs/sym_gather_oob.json");
+    char base[64];
+    tmpdir(base);
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        wh_error err;
+        hunt_summary g;
+        hunt_options o = quiet_options(base, GA_GDIVAN, 10, seed);
+        cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
+        cr_expect_eq(g.explore_cached, seed == 2, "the second hunt reuses the exploration");
+        cr_expect_geq(g.findings, 1);
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "grep -q '^fault: out-of-bounds global load' '%s'/findings/symbolic-issue-0-fault/"
+                 "message.txt && grep -q \"may fall outside 'data'\" '%s'/findings/symbolic-issue-0-fault/message.txt"
+                 " && test -f '%s'/findings/symbolic-issue-0-fault/manifest.json", g.dir, g.dir, g.dir);
+        cr_expect_eq(system(cmd), 0, "seed %llu: the issue's input and messages in findings/", (unsigned long long)seed);
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
