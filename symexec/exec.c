@@ -9,6 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An instruction the executor cannot model ends its state, not the
+ * exploration: the path is kept as cut there (its decisions so far are a
+ * prefix atoms replay), and the issue is reported once per line. */
+static void end_state_unsupported(sx_cx *cx, const char *what)
+{
+    sx_issue_add(cx->e, SX_ISSUE_UNSUPPORTED, cx->ins->line, cx->t, NULL, NULL, "%s", what);
+    sx_state_note(cx->s, "%s; the path ends there (cut)", what);
+    cx->s->end = SX_PATH_CUT;
+    cx->s->over = true;
+    cx->dead = true;
+}
+
 bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
 {
     char msg[700];
@@ -16,13 +28,17 @@ bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    char text[256], src[600];
+    char text[256], src[600], what[1700];
     ptx_format_instr(cx->e->mod, cx->f, cx->ins, text, sizeof text);
     bool has_src = ptx_source_of(cx->e->mod, cx->ins, src, sizeof src);
+    snprintf(what, sizeof what, "%s: '%s' in %s at line %d%s%s%s", msg, text, cx->f->name, cx->ins->line,
+             has_src ? " (CUDA source " : "", src, has_src ? ")" : "");
+    if (kind == WH_ERR_UNSUPPORTED) {
+        end_state_unsupported(cx, what);
+        return false;
+    }
     if (!wh_error_is_set(cx->e->err))
-        wh_error_set(cx->e->err, kind, cx->e->mod->name, cx->ins->line, cx->ins->col,
-                     "%s: '%s' in %s%s%s%s", msg, text, cx->f->name, has_src ? " (CUDA source " : "",
-                     src, has_src ? ")" : "");
+        wh_error_set(cx->e->err, kind, cx->e->mod->name, cx->ins->line, cx->ins->col, "%s", what);
     cx->e->fatal = true;
     return false;
 }
@@ -364,6 +380,10 @@ bool sx_exec_step(sx_engine *e, sx_state *s)
     bool ok = dispatch(&cx);
     if (ok && z->failed)
         ok = sx_exec_fail(&cx, WH_ERR_INTERNAL, "%s", z->errmsg);
+    if (!ok && s->over && !e->fatal) {   /* ended by an unsupported instruction */
+        sx_z_release(z);
+        return true;
+    }
     if (ok && cx.dead) {
         s->over = true;
     } else if (ok && !cx.stop) {
