@@ -11,6 +11,8 @@
 #include "ga/internal.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,31 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
     return ok;
 }
 
+/* Counters a resumed search goes on counting from (generation++,
+ * ++evals, stale + 1) must be non-negative and far from their type's
+ * limit: a damaged or hostile file with INT_MAX generations would make the
+ * next generation overflow.  No real search comes near these bounds. */
+#define CKP_MAX_GENERATION (INT_MAX / 2)
+#define CKP_MAX_EVALS (INT64_MAX / 2)
+
+/* What is wrong with a header whose shape matched, or NULL. */
+static const char *header_problem(const ckp_header *h)
+{
+    if (h->generation < 0 || h->generation > CKP_MAX_GENERATION || h->stale < 0 || h->stale > CKP_MAX_GENERATION)
+        return "its generation counters are out of range";
+    if (h->evals < 0 || h->evals > CKP_MAX_EVALS || h->evals_to_best < 0 || h->evals_to_best > h->evals)
+        return "its evaluation counters are out of range";
+    /* PCG32's increment is always odd (pcg32_seed); with an even one the
+     * stream can stick at one value (state 0, increment 0 gives zeros for
+     * ever) and pcg32_bounded's rejection loop never ends. */
+    if (!(h->rng_inc & 1u)) return "its random-number state is damaged";
+    /* The search's clock restarts from `elapsed`: a NaN or negative one
+     * would defeat --time. */
+    if (!isfinite(h->elapsed) || h->elapsed < 0 || !isfinite(h->time_to_best) || h->time_to_best < 0)
+        return "its times are out of range";
+    return NULL;
+}
+
 /* The top list after the population; true and an empty list when the
  * file ends there.  Members beyond opt.keep are read and dropped. */
 static bool read_top(ga *g, FILE *f)
@@ -130,6 +157,7 @@ bool ga_restore(ga *g, const char *path, wh_error *err)
         ok = false;
         why = "saved with another strategy, population size or gene count";
     }
+    if (ok && (why = header_problem(&h)) != NULL) ok = false;
     ok = ok && read_indiv(f, &g->best, g->prob.ngenes);
     for (int i = 0; ok && i < h.npop_valid; i++) ok = read_indiv(f, &g->pop[i], g->prob.ngenes);
     if (ok && !read_top(g, f)) {

@@ -81,7 +81,21 @@ static bool load_cached(gen_result *r, const char *dir, wh_error *err)
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
     if (!gen_paths_json_read(r, pj, err)) return false;
+    if (r->x < 1 || r->x > 1024) {
+        wh_error_set(err, WH_ERR_USER, pj, 0, 0, "threads %d is not an X the stage can have run", r->x);
+        return false;
+    }
     if (!gen_pool_init(&r->pool, r->spec, r->x, err) || !gen_pool_load(&r->pool, ab, err)) return false;
+    /* the two files of an entry must agree, or the search reads past the pool */
+    for (int i = 0; i < r->npaths; i++) {
+        const gen_path *p = &r->paths[i];
+        if (p->first_atom < 0 || p->natoms < 0 || p->nvalid < 0 || p->nvalid > p->natoms ||
+            p->first_atom > r->pool.natoms - p->natoms) {
+            wh_error_set(err, WH_ERR_USER, pj, 0, 0, "path %d's atoms [%d, +%d) are not in atoms.bin (%d atoms)", i,
+                         p->first_atom, p->natoms, r->pool.natoms);
+            return false;
+        }
+    }
     gen_count_families(r);
     char idir[1200];
     snprintf(idir, sizeof idir, "%s/issues", dir);
