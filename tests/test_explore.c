@@ -354,3 +354,33 @@ Test(explore, families_vary_the_last_thread_only)
     gen_result_free(r);
     close_fixture(&f);
 }
+
+/* A cache entry whose atoms.bin holds fewer atoms than its paths.json
+ * names (here: another entry's, one model per path, no families) is refused and
+ * the kernel explored again; used, the search would read past the pool. */
+Test(explore, an_entry_whose_files_disagree_is_not_reused)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    o.families = 0;   /* the pool: the paths' atoms only */
+    wh_error err;
+    gen_result *a = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(a, "%s", err.msg);
+    o.models = 1;
+    gen_result *one = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(one, "%s", err.msg);
+    cr_assert_lt(one->pool.natoms, a->pool.natoms);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp '%s/%s/atoms.bin' '%s/%s/atoms.bin'", f.cache, one->cache_key, f.cache, a->cache_key);
+    cr_assert_eq(system(cmd), 0);
+    o.models = 4;
+    gen_result *b = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(b, "%s", err.msg);
+    cr_expect_not(b->from_cache, "the damaged entry is explored again");
+    cr_expect_eq(b->pool.natoms, a->pool.natoms);
+    gen_result_free(a);
+    gen_result_free(one);
+    gen_result_free(b);
+    close_fixture(&f);
+}
