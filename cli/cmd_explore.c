@@ -82,8 +82,12 @@ static void usage(FILE *out)
         "There is no --seed: the executor's search order uses a fixed seed (as in hunt),\n"
         "so that explore and hunt share cached explorations.\n"
         "\n"
-        "Exit status: 0 success, 1 user error (spec, PTX, unsupported instruction:\n"
-        "the message names the opcode and PTX line), 2 internal error.\n",
+        "An instruction the executor cannot model cuts the path that reaches it and is\n"
+        "listed as an issue (opcode, PTX and CUDA line); the exploration goes on.  Every\n"
+        "solver call is bounded (Z3 is interrupted past its limit: a give-up), and no\n"
+        "call starts once --time is spent.\n"
+        "\n"
+        "Exit status: 0 success, 1 user error (spec, PTX, options), 2 internal error.\n",
         SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, SX_DEFAULT_QUERY_MS, GEN_FAMILY_ATOMS, d.families);
 }
 

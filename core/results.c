@@ -277,3 +277,29 @@ bool wh_plot_convergence(const char *out_stem, const char *title, const char *un
         *rendered = true;
     return true;
 }
+
+bool wh_copy_file(const char *src, const char *dst, wh_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+    FILE *in = fopen(src, "rb");
+    FILE *out = in ? fopen(tmp, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    bool ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in && ferror(in))
+        ok = false;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    if (ok && rename(tmp, dst) != 0)
+        ok = false;
+    if (!ok) {
+        remove(tmp);
+        wh_error_set(err, WH_ERR_INTERNAL, dst, 0, 0, "cannot copy %s here", src);
+    }
+    return ok;
+}

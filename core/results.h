@@ -25,6 +25,8 @@ bool wh_make_dirs(const char *dir, wh_error *err);
 /* Write JSON (indented, keys in insertion order) atomically. */
 bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err);
 bool wh_write_text_atomic(const char *path, const char *text, wh_error *err);
+/* Copy file src to dst through dst.tmp and a rename (no half-written dst). */
+bool wh_copy_file(const char *src, const char *dst, wh_error *err);
 bool wh_write_file_atomic(const char *path, const void *data, size_t size, wh_error *err);
 /* Load a JSON file.  A failure is a user error at path and line, its
  * message led by "context: " where context is not NULL. */

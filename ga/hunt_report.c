@@ -42,19 +42,10 @@ static bool copy_dir_files(const char *from, const char *to, wh_error *err)
     for (struct dirent *e; ok && (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
-        char src[1400], dst[1400];
+        char src[1600], dst[1600];
         snprintf(src, sizeof src, "%s/%s", from, e->d_name);
         snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
-        FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
-        char buf[65536];
-        size_t n;
-        ok = in && out;
-        while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
-            ok = fwrite(buf, 1, n, out) == n;
-        if (in)
-            fclose(in);
-        if (out && fclose(out) != 0)
-            ok = false;
+        ok = wh_copy_file(src, dst, err);
     }
     closedir(d);
     return ok;

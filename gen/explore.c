@@ -409,22 +409,7 @@ double gen_result_coverage(const gen_result *r)
 
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err)
 {
-    FILE *in = fopen(r->paths_json, "rb");
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = in ? fopen(tmp, "wb") : NULL;
-    char buf[65536];
-    size_t n;
-    bool ok = in && out;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
-    if (in) fclose(in);
-    if (out && fclose(out) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) ok = false;
-    if (!ok) {
-        remove(tmp);
-        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot copy %s here", r->paths_json);
-    }
-    return ok;
+    return wh_copy_file(r->paths_json, path, err);
 }
 
 int gen_valid_alleles(const gen_result *r, int **out)

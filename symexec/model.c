@@ -102,6 +102,8 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
     Z3_lbool r = Z3_solver_check(z->c, s);
     if (watched && sx_watchdog_disarm(ms->e->dog)) {
         ms->e->interrupted++;
+        if (ms->e->res)   /* after the search: paths.json is written later */
+            ms->e->res->interrupted = ms->e->interrupted;
         r = Z3_L_UNDEF;
     }
     if (r == Z3_L_TRUE && m) {
