@@ -124,7 +124,7 @@ int main(void)
         fprintf(stderr, "bench_symexec: no kernels/NAME.json here (run from the repository root)\n");
         return 1;
     }
-    printf("symbolic stage, bundled kernels (budget %.0f s per kernel, deepening X until 100%% coverage)\n\n",
+    printf("symbolic stage, bundled and corpus kernels (budget %.0f s per kernel, deepening X until 100%% coverage)\n\n",
            budget);
     printf("| kernel        |  X | paths (done/cut/err) | coverage (legs)   | cov. at s | solver s "
            "| give-ups (cut) | total s | GKLEE (paper)        | coverage per X |\n");
