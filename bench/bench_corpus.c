@@ -251,6 +251,10 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     add_arg(r, "%s/results", a->out);
     add_arg(r, "-o");
     add_arg(r, "%s", r->dir);
+    /* the campaign runs --jobs hunts at once: one evaluation thread each
+     * keeps the cores from being shared twice over (the runs are the same) */
+    add_arg(r, "--jobs");
+    add_arg(r, "1");
     add_arg(r, "--json");
     add_arg(r, "--quiet");
     r->evals_to_99 = -1;

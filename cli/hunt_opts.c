@@ -53,6 +53,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--keep", arg, 1, 10000, &v, err)) return -1;
         h->ga.keep = (int)v;
         return 1;
+    case HOPT_JOBS:
+        if (!cli_parse_long("--jobs", arg, 1, 1024, &v, err)) return -1;
+        h->jobs = (int)v;
+        return 1;
     case HOPT_EXPLORE_TIME:
         if (!cli_parse_double("--explore-time", arg, 0.1, 1e7, &d, err)) return -1;
         h->explore.time_s = d;

@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -34,7 +34,8 @@ enum {
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
     { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
     { "results", required_argument, NULL, HOPT_RESULTS }, { "tiling", required_argument, NULL, HOPT_TILING }, \
-    { "segment", required_argument, NULL, HOPT_SEGMENT }, { "keep", required_argument, NULL, HOPT_KEEP }
+    { "segment", required_argument, NULL, HOPT_SEGMENT }, { "keep", required_argument, NULL, HOPT_KEEP }, \
+    { "jobs", required_argument, NULL, HOPT_JOBS }
 
 /* The search options' help; EVALS and PATIENCE are the command's defaults
  * (strings), which differ between hunt and compare. */
@@ -70,6 +71,9 @@ enum {
     "  --final-reps R    runs of the best input at the end (30)\n" \
     "  --keep N          also save the N longest-running distinct inputs measured, each\n" \
     "                    re-measured --final-reps times, under top/ (default 1: best/ only)\n" \
+    "  --jobs N          sim: inputs measured at once, on N threads (default: one per core);\n" \
+    "                    the run is the same for every N; the cuda backend and --sim-noise\n" \
+    "                    measure one at a time\n" \
     "symbolic stage (gdivan):\n" \
     "  --explore-time S  budget of the symbolic stage (60); when it is spent the paths\n" \
     "                    found depend on the machine's speed: see --explore-paths\n" \

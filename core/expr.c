@@ -230,14 +230,22 @@ const char *wh_expr_text(const wh_expr *e)
     return e->text;
 }
 
-static bool eval_node(const wh_expr *e, int i, const int64_t *vars, int64_t *out, wh_error *err)
+/* The variables' values, one of them possibly replaced (so that callers
+ * evaluating per element need not write into a shared array). */
+typedef struct {
+    const int64_t *vars;
+    int var;          /* replaced variable, -1 for none */
+    int64_t value;
+} env;
+
+static bool eval_node(const wh_expr *e, int i, const env *en, int64_t *out, wh_error *err)
 {
     const node *n = &e->nodes[i];
     int64_t a = 0, b = 0;
     if (n->kind == N_NUM) { *out = n->value; return true; }
-    if (n->kind == N_VAR) { *out = vars[n->value]; return true; }
-    if (!eval_node(e, n->a, vars, &a, err)) return false;
-    if (n->b >= 0 && !eval_node(e, n->b, vars, &b, err)) return false;
+    if (n->kind == N_VAR) { *out = n->value == en->var ? en->value : en->vars[n->value]; return true; }
+    if (!eval_node(e, n->a, en, &a, err)) return false;
+    if (n->b >= 0 && !eval_node(e, n->b, en, &b, err)) return false;
     bool overflow = false;
     switch (n->kind) {
     case N_NEG: overflow = __builtin_sub_overflow((int64_t)0, a, out); break;
@@ -269,7 +277,14 @@ static bool eval_node(const wh_expr *e, int i, const int64_t *vars, int64_t *out
 
 bool wh_expr_eval(const wh_expr *e, const int64_t *vars, int64_t *out, wh_error *err)
 {
-    return eval_node(e, e->root, vars, out, err);
+    env en = { vars, -1, 0 };
+    return eval_node(e, e->root, &en, out, err);
+}
+
+bool wh_expr_eval_with(const wh_expr *e, const int64_t *vars, int var, int64_t value, int64_t *out, wh_error *err)
+{
+    env en = { vars, var, value };
+    return eval_node(e, e->root, &en, out, err);
 }
 
 bool wh_expr_uses(const wh_expr *e, int var)

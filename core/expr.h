@@ -31,6 +31,8 @@ void wh_expr_free(wh_expr *e);
 
 /* Evaluate with vars[k] the value of names[k]. */
 bool wh_expr_eval(const wh_expr *e, const int64_t *vars, int64_t *out, wh_error *err);
+/* The same with variable `var` taking `value` instead of vars[var]. */
+bool wh_expr_eval_with(const wh_expr *e, const int64_t *vars, int var, int64_t value, int64_t *out, wh_error *err);
 /* Does the expression mention variable k? */
 bool wh_expr_uses(const wh_expr *e, int var);
 /* The source text ("42" for constants). */

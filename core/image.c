@@ -91,9 +91,9 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
     /* Called for every element of a random fill: the JSON path of the
      * range is formatted only when there is an error to report. */
     char what[300];
-    img->vars[WH_VAR_I] = (int64_t)elem;
-    bool evaluated = wh_spec_eval(img->spec, fd->lo, img->vars, NULL, &out->lo, err) &&
-                     wh_spec_eval(img->spec, fd->hi, img->vars, NULL, &out->hi, err);
+    bool evaluated = wh_expr_eval_with(fd->lo, img->vars, WH_VAR_I, (int64_t)elem, &out->lo, err) &&
+                     wh_expr_eval_with(fd->hi, img->vars, WH_VAR_I, (int64_t)elem, &out->hi, err);
+    if (!evaluated && err) snprintf(err->file, sizeof err->file, "%s", img->spec->path);
     bool in_type = evaluated && out->lo <= out->hi && out->lo >= tlo && out->hi <= thi;
     if (in_type) return true;
     snprintf(what, sizeof what, "$.params[%d]%s%s.range", p, f || par->type == WH_STRUCT ? ".fields." : "",

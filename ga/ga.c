@@ -128,46 +128,10 @@ void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src)
     if (genes && src->genes) memcpy(genes, src->genes, (size_t)g->prob.ngenes * sizeof(int));
 }
 
-/* Is there budget and permission for one more evaluation? */
-static bool may_evaluate(ga *g)
-{
-    if (g->stop) return false;
-    if (g->opt.max_evals && g->evals >= g->opt.max_evals) g->stop = GA_STOP_EVALS;
-    else if (g->opt.max_seconds && wh_clock_s() - g->t0 >= g->opt.max_seconds) g->stop = GA_STOP_TIME;
-    else if (g->prob.stop_requested && g->prob.stop_requested(g->prob.ctx)) g->stop = GA_STOP_INTERRUPTED;
-    return !g->stop;
-}
-
 /* Rank for selection: failed runs sort last. */
 double ga_rank_value(const ga_indiv *ind)
 {
     return ind->status ? -1.0 : ind->fitness;
-}
-
-bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err)
-{
-    if (!may_evaluate(g)) return true;
-    ind->fitness = -1;
-    ind->status = 0;
-    if (!g->prob.evaluate(g->prob.ctx, ind, err)) {
-        g->stop = GA_STOP_ERROR;
-        return false;
-    }
-    ind->eval_index = ++g->evals;
-    bool improved = ga_rank_value(ind) > ga_rank_value(&g->best) || g->best.fitness < 0;
-    if (!ind->status) ga_top_offer(g, ind);
-    if (improved && !ind->status) {
-        ga_copy_indiv(g, &g->best, ind);
-        g->evals_to_best = g->evals;
-        g->time_to_best = wh_clock_s() - g->t0;
-    } else {
-        improved = false;
-    }
-    if (g->prob.on_eval) {
-        ga_event ev = { g->evals, g->generation, wh_clock_s() - g->t0, ind, g->best.fitness, improved };
-        g->prob.on_eval(g->prob.ctx, &ev);
-    }
-    return true;
 }
 
 static int by_rank_desc(const void *a, const void *b)

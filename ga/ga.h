@@ -110,12 +110,25 @@ typedef struct {
      * also land on the genes after it); returns its id or -1 (err filled). */
     int (*new_random_allele)(void *ctx, pcg32 *rng, int gene, wh_error *err);
     /* Measure one individual: fill ind->fitness and ind->status.  A failed
-     * kernel is a status, not an error; false stops the search. */
-    bool (*evaluate)(void *ctx, ga_indiv *ind, wh_error *err);
-    /* Optional: called after every evaluation / every generation. */
-    void (*on_eval)(void *ctx, const ga_event *ev);
+     * kernel is a status, not an error; false stops the search.  `worker`
+     * (0 .. workers-1) names the thread calling it: with workers > 1 it is
+     * called from that many threads at once, one individual each, so it
+     * must keep per-worker state apart and touch nothing else that changes.
+     * ind->eval_index is already the evaluation number it will have. */
+    bool (*evaluate)(void *ctx, int worker, ga_indiv *ind, wh_error *err);
+    /* Threads measuring each generation's individuals at once (0 or 1: the
+     * caller's thread only).  Individuals are taken in order and their
+     * results recorded in order, so a deterministic `evaluate` gives the
+     * same run whatever the count. */
+    int workers;
+    /* Optional: called after every evaluation, in evaluation order, never
+     * from two threads at once nor while `new_random_allele` runs; false
+     * stops the search (err filled). */
+    bool (*on_eval)(void *ctx, const ga_event *ev, wh_error *err);
+    /* Optional: called after every generation. */
     bool (*on_generation)(void *ctx, int generation, wh_error *err);
-    /* Optional: polled between evaluations (Ctrl-C). */
+    /* Optional: polled before every evaluation (Ctrl-C), never from two
+     * threads at once. */
     bool (*stop_requested)(void *ctx);
 } ga_problem;
 

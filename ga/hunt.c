@@ -2,6 +2,7 @@
  * hunt.c — one complete search: setup, the GA's callbacks, resume.
  * Reports and files are in hunt_report.c.
  */
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "ga/hunt_internal.h"
 
@@ -37,14 +38,14 @@ bool hunt_tiling_from_name(const char *name, hunt_tiling *out)
     return false;
 }
 
-bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err)
+bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_error *err)
 {
     if (ind->genes)
-        return gen_scale(h->pool, &h->lay, ind->genes, h->img, err) &&
-               gen_edits_apply(ind->genes + h->lay.ngenes, hunt_edit_genes(h), h->img, err);
+        return gen_scale(h->pool, &h->lay, ind->genes, img, err) &&
+               gen_edits_apply(ind->genes + h->lay.ngenes, hunt_edit_genes(h), img, err);
     pcg32 rng;
     pcg32_seed(&rng, ind->seed, 0x72616e64);
-    return wh_image_fill_random(h->img, &rng, err);
+    return wh_image_fill_random(img, &rng, err);
 }
 
 int hunt_edit_genes(const hunt *h)
@@ -52,18 +53,28 @@ int hunt_edit_genes(const hunt *h)
     return h->opt.strategy == GA_GDIVAN ? h->opt.value_edits : 0;
 }
 
-static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+double hunt_measure_s(const hunt *h)
 {
-    hunt *h = ctx;
-    if (!wh_history_ok(&h->hist, err) || !hunt_build_image(h, ind, err)) return false;
+    double s = 0;
+    for (int k = 0; k < h->njobs; k++) s += h->workers[k].measure_s;
+    return s;
+}
+
+/* Runs on evaluation thread `worker`: only that worker's harness, image and
+ * counter change; the pool and layout are read-only while the GA measures. */
+static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
+{
+    const hunt *h = ctx;
+    hunt_worker *w = &h->workers[worker];
+    if (!hunt_build_image(h, ind, w->img, err)) return false;
     harness_result res;
     double t0 = wh_clock_s();
-    bool measured = harness_measure(h->h, h->img, h->reps, &res, err);
-    h->measure_s += wh_clock_s() - t0;
+    bool measured = harness_measure(w->h, w->img, h->reps, &res, err);
+    w->measure_s += wh_clock_s() - t0;
     if (!measured) return false;
     ind->status = (int)res.status;
     ind->fitness = res.status == HARNESS_OK ? res.mean : 0;
-    if (res.status != HARNESS_OK) hunt_record_finding(h, ga_evals(h->g) + 1, &res);
+    if (res.status != HARNESS_OK) hunt_record_finding(h, w->img, ind->eval_index, &res);
     harness_result_free(&res);
     return true;
 }
@@ -88,12 +99,14 @@ static void progress(hunt *h, const ga_event *ev, bool force)
     fflush(stderr);
 }
 
-static void on_eval(void *ctx, const ga_event *ev)
+static bool on_eval(void *ctx, const ga_event *ev, wh_error *err)
 {
     hunt *h = ctx;
+    if (ev->ind->status != HARNESS_OK) h->findings++;
     wh_history_row(&h->hist, ev->eval, ev->generation, ev->elapsed_s, ev->ind->fitness, ev->best,
                    harness_status_name((harness_status)ev->ind->status));
     if (h->tty) progress(h, ev, false);
+    return wh_history_ok(&h->hist, err);
 }
 
 static bool on_generation(void *ctx, int generation, wh_error *err)
@@ -244,6 +257,7 @@ static bool start_ga(hunt *h, wh_error *err)
     p.nspecials = h->nspecials;
     p.new_random_allele = new_random_allele;
     p.evaluate = evaluate;
+    p.workers = h->njobs;
     p.on_eval = on_eval;
     p.on_generation = on_generation;
     p.stop_requested = stop_requested;
@@ -262,6 +276,50 @@ static bool has_checkpoint(const char *dir)
     char path[1100];
     snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
     return access(path, R_OK) == 0;
+}
+
+/* Evaluation threads: one per online core unless told, never more than a
+ * generation; one on the cuda backend and with emulated noise. */
+static int effective_jobs(const hunt *h)
+{
+    int jobs = h->opt.jobs;
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)cores : 1;
+    }
+    if (jobs > h->opt.ga.population) jobs = h->opt.ga.population;
+    bool single = harness_backend_of(h->h) != HARNESS_SIM || h->opt.harness.sim_noise > 0;
+    if (single && h->opt.jobs > 1 && !h->opt.quiet)
+        fprintf(stderr, "hunt: --jobs %d ignored: %s measures one input at a time\n", h->opt.jobs,
+                harness_backend_of(h->h) != HARNESS_SIM ? "the cuda backend" : "the sim with --sim-noise");
+    return single || jobs < 1 ? 1 : jobs;
+}
+
+/* Worker 0 is the hunt's harness and image; the others get their own. */
+static bool open_workers(hunt *h, wh_error *err)
+{
+    h->njobs = effective_jobs(h);
+    h->workers = wh_xcalloc((size_t)h->njobs, sizeof *h->workers);
+    h->workers[0] = (hunt_worker){ h->h, h->img, 0 };
+    harness_options ho = h->opt.harness;
+    ho.quiet = true;
+    wh_launch full = wh_spec_launch_full(h->spec);
+    for (int k = 1; k < h->njobs; k++) {
+        hunt_worker *w = &h->workers[k];
+        if (!(w->h = harness_open(h->spec, harness_backend_of(h->h), &ho, err)) ||
+            !(w->img = wh_image_new(h->spec, &full, err)))
+            return false;
+    }
+    return true;
+}
+
+static void close_workers(hunt *h)
+{
+    for (int k = 1; k < h->njobs; k++) {
+        wh_image_free(h->workers[k].img);
+        if (h->workers[k].h) harness_close(h->workers[k].h);
+    }
+    free(h->workers);
 }
 
 static bool setup(hunt *h, wh_error *err)
@@ -288,7 +346,7 @@ static bool setup(hunt *h, wh_error *err)
     h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;
     wh_launch full = wh_spec_launch_full(h->spec);
     h->img = wh_image_new(h->spec, &full, err);
-    if (!h->img) return false;
+    if (!h->img || !open_workers(h, err)) return false;
     if (h->opt.resume_dir) {
         if (!setup_resume(h, x > 0 ? x : h->spec->sym_threads[0], err)) return false;
     } else if (h->opt.strategy == GA_GDIVAN) {
@@ -317,6 +375,7 @@ static void teardown(hunt *h)
     for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
     free(h->specials);
     free(h->alleles);
+    close_workers(h);
     wh_image_free(h->img);
     if (h->pool == &h->own_pool) gen_pool_free(&h->own_pool);
     gen_result_free(h->explored);

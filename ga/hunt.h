@@ -46,6 +46,11 @@ typedef struct {
     const char *results_base;   /* "results" */
     const char *out_dir;        /* explicit run directory, or NULL */
     const char *resume_dir;     /* continue this run, or NULL */
+    /* Evaluation threads, each with its own harness and image; the run is
+     * the same for any count.  0: one per online core.  The cuda backend
+     * and emulated sim noise always use one (concurrent launches on one GPU
+     * would disturb each other's times; the noise is one stream). */
+    int jobs;
     bool quiet;
     volatile sig_atomic_t *interrupted;  /* set by a SIGINT handler; polled */
 } hunt_options;
@@ -65,7 +70,8 @@ typedef struct {
     double best;                /* fitness (mean of `reps`) of the best individual */
     long evals, evals_to_best;
     double time_s, time_to_best_s;
-    double measure_s;           /* of time_s, spent inside the harness */
+    double measure_s;           /* inside the harness, summed over the evaluation threads */
+    int jobs;                   /* evaluation threads used */
     int generations;
     ga_stop_reason stop;
     double final_mean, final_min, final_median, final_max, final_stddev;

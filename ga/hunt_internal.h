@@ -8,6 +8,14 @@
 #include "core/results.h"
 #include "ga/hunt.h"
 
+/* What one evaluation thread owns.  Worker 0 is the hunt's own harness
+ * and image (h->h, h->img), which the final re-measurement also uses. */
+typedef struct {
+    harness *h;
+    wh_image *img;              /* the full-size image its evaluations build */
+    double measure_s;           /* wall time inside harness_measure */
+} hunt_worker;
+
 typedef struct {
     const wh_spec *spec;
     hunt_options opt;           /* effective options (resume: the saved ones) */
@@ -16,7 +24,9 @@ typedef struct {
     gen_pool own_pool;          /* random-ga, or any resumed run */
     gen_pool *pool;
     gen_layout lay;
-    wh_image *img;              /* the full-size image every evaluation reuses */
+    wh_image *img;              /* worker 0's full-size image */
+    hunt_worker *workers;       /* njobs of them */
+    int njobs;
     int *alleles;               /* valid path atoms */
     int nalleles;
     int **specials;
@@ -30,7 +40,6 @@ typedef struct {
     int reps;
     bool tty;
     double last_progress;
-    double measure_s;           /* wall time inside harness_measure */
     hunt_summary *sum;
     json_t *top;                /* --keep > 1: the saved top list, for run.json */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
@@ -42,10 +51,14 @@ typedef struct {
 
 /* Value-edit genes of an individual, after the layout's genes. */
 int hunt_edit_genes(const hunt *h);
-/* Rebuild the input of an individual into h->img: scaled atoms, then edits. */
-bool hunt_build_image(hunt *h, const ga_indiv *ind, wh_error *err);
-/* Save the current image under findings/ with the harness's message. */
-void hunt_record_finding(hunt *h, long eval, const harness_result *res);
+/* Rebuild the input of an individual into img (a full-size image of the
+ * spec): scaled atoms, then edits. */
+bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_error *err);
+/* Save img, the input of evaluation `eval`, under findings/ with the
+ * harness's message (callable from any evaluation thread). */
+void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res);
+/* Wall time inside harness_measure, over all workers. */
+double hunt_measure_s(const hunt *h);
 /* Copy the symbolic stage's issue inputs that faulted or hung on the sim
  * (gen_result.issues_dir) into findings/symbolic-issue-K-STATUS/. */
 void hunt_take_issue_findings(hunt *h);

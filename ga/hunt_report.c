@@ -14,13 +14,12 @@
 #error "WH_VERSION is set by the Makefile (VERSION)"
 #endif
 
-void hunt_record_finding(hunt *h, long eval, const harness_result *res)
+void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res)
 {
     char dir[1200], msg[1300];
     snprintf(dir, sizeof dir, "%s/findings/eval-%ld-%s", h->dir, eval, harness_status_name(res->status));
     wh_error err;
-    h->findings++;
-    if (!wh_image_save(h->img, dir, &err)) return;
+    if (!wh_image_save(img, dir, &err)) return;
     snprintf(msg, sizeof msg, "%s/message.txt", dir);
     char text[1200];
     snprintf(text, sizeof text, "%s: %s\n", harness_status_name(res->status), res->message);
@@ -175,6 +174,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         if (h->top) json_object_set(doc, "top", h->top);
         json_object_set_new(doc, "time_s", json_real(h->sum->time_s));
         json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
+        json_object_set_new(doc, "jobs", json_integer(h->njobs));
     }
     char path[1100];
     snprintf(path, sizeof path, "%s/run.json", h->dir);
@@ -206,7 +206,8 @@ static void fill_summary(hunt *h)
     s->evals_to_best = ga_evals_to_best(h->g);
     s->time_s = ga_elapsed(h->g);
     s->time_to_best_s = ga_time_to_best(h->g);
-    s->measure_s = h->measure_s;
+    s->measure_s = hunt_measure_s(h);
+    s->jobs = h->njobs;
     s->generations = ga_generation(h->g);
     s->stop = ga_get_stop_reason(h->g);
     s->findings = h->findings;
@@ -262,9 +263,9 @@ static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_err
         harness_result r;
         const harness_result *fin = best_final;
         if (k > 0) {
-            if (!hunt_build_image(h, &top[k], err) || !harness_measure(h->h, h->img, reps, &r, err)) return false;
+            if (!hunt_build_image(h, &top[k], h->img, err) || !harness_measure(h->h, h->img, reps, &r, err)) return false;
             fin = &r;
-        } else if (!hunt_build_image(h, &top[k], err)) {
+        } else if (!hunt_build_image(h, &top[k], h->img, err)) {
             return false;
         }
         json_t *e = json_pack("{s:i, s:f, s:I, s:s, s:o}", "rank", k + 1, "fitness", top[k].fitness, "eval",
@@ -282,7 +283,7 @@ bool hunt_finish(hunt *h, wh_error *err)
     fill_summary(h);
     const ga_indiv *b = ga_best(h->g);
     if (b) {
-        if (!hunt_build_image(h, b, err)) return false;
+        if (!hunt_build_image(h, b, h->img, err)) return false;
         harness_result r;
         int reps = h->opt.final_reps > 0 ? h->opt.final_reps : 30;
         if (!harness_measure(h->h, h->img, reps, &r, err)) return false;
@@ -308,6 +309,7 @@ json_t *hunt_summary_json(const hunt_summary *s)
                           "stop_reason", ga_stop_reason_name(s->stop), "seed", (json_int_t)s->seed, "dir", s->dir,
                           "findings", (json_int_t)s->findings, "x", s->x);
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
+    json_object_set_new(o, "jobs", json_integer(s->jobs));
     json_object_set_new(o, "tiling", json_string(s->strided ? "stride" : "plain"));
     json_object_set_new(o, "best_stride", json_integer((json_int_t)s->best_stride));
     json_object_set_new(o, "generations", json_integer(s->generations));

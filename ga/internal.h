@@ -28,8 +28,11 @@ struct ga {
 
 void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);
 double ga_rank_value(const ga_indiv *ind);
-/* Measures ind unless the budget is spent (then g->stop is set). */
-bool ga_evaluate(ga *g, ga_indiv *ind, wh_error *err);
+/* Measures inds[0..n) in order until the budget is spent (then g->stop is
+ * set), on prob.workers threads, and records each result in order.
+ * Returns how many were measured (a prefix), -1 on an error (g->stop =
+ * GA_STOP_ERROR, err filled; the results before the failed one are kept). */
+int ga_measure(ga *g, ga_indiv *inds, int n, wh_error *err);
 void ga_sort(ga *g, ga_indiv *pop, int n);
 /* Offer a measured individual to the top list (ga_top). */
 void ga_top_offer(ga *g, const ga_indiv *ind);

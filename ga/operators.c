@@ -105,13 +105,9 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
 /* Measure next[from..npop) and make `next` the population. */
 static bool finish_generation(ga *g, int from, wh_error *err)
 {
-    int measured = from;
-    for (int i = from; i < g->npop; i++) {
-        if (!ga_evaluate(g, &g->next[i], err)) return false;
-        if (g->stop) break;
-        if (i != measured) ga_copy_indiv(g, &g->next[measured], &g->next[i]);
-        measured++;
-    }
+    int fresh = ga_measure(g, g->next + from, g->npop - from, err);
+    if (fresh < 0) return false;
+    int measured = from + fresh;
     g->evaluated_all = measured == g->npop;
     if (measured == 0) return true; /* nothing new: keep the old population */
     ga_indiv *t = g->pop;

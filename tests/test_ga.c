@@ -52,9 +52,10 @@ static double random_vector_fitness(uint64_t seed)
     return f;
 }
 
-static bool synth_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+static bool synth_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
 {
     synth *s = ctx;
+    (void)worker;
     s->evals_seen++;
     if (ind->genes) {
         double f = 0;
@@ -70,12 +71,14 @@ static bool synth_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
     return true;
 }
 
-static void synth_on_eval(void *ctx, const ga_event *ev)
+static bool synth_on_eval(void *ctx, const ga_event *ev, wh_error *err)
 {
     synth *s = ctx;
+    (void)err;
     if (s->nhistory < 20000) s->history[s->nhistory++] = ev->ind->fitness;
     if (ev->best < s->last_best) s->best_went_down = true;
     s->last_best = ev->best;
+    return true;
 }
 
 static bool synth_stop(void *ctx)
@@ -382,18 +385,20 @@ typedef struct {
     bool genomes;
 } seen_inputs;
 
-static void record_eval(void *ctx, const ga_event *ev)
+static bool record_eval(void *ctx, const ga_event *ev, wh_error *err)
 {
     seen_inputs *seen = ((synth *)ctx)->user;
     const ga_indiv *ind = ev->ind;
-    if (ind->status || seen->n == 2000) return;
+    (void)err;
+    if (ind->status || seen->n == 2000) return true;
     for (int i = 0; i < seen->n; i++)
         if (seen->genomes ? !memcmp(seen->genes[i], ind->genes, sizeof seen->genes[i]) : seen->seed[i] == ind->seed)
-            return;   /* the same input again: the synthetic fitness is the same too */
+            return true;   /* the same input again: the synthetic fitness is the same too */
     if (ind->genes) memcpy(seen->genes[seen->n], ind->genes, sizeof seen->genes[0]);
     seen->seed[seen->n] = ind->seed;
     seen->fitness[seen->n] = ind->fitness;
     seen->eval[seen->n++] = ev->eval;
+    return true;
 }
 
 Test(ga, top_list_holds_the_best_distinct_inputs)
@@ -491,9 +496,10 @@ Test(ga, checkpoint_without_a_top_list_restores)
 
 /* Fitness = allele weights + 100 when the parameter gene is NPARAM - 1;
  * records whether a parameter ever left its range. */
-static bool param_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+static bool param_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
 {
     synth *s = ctx;
+    (void)worker;
     int param = ind->genes[NGENES];
     if (param < 0 || param >= NPARAM) s->best_went_down = true; /* reused as "out of range" */
     double f = param == NPARAM - 1 ? 100 : 0;
@@ -530,9 +536,9 @@ Test(ga, parameter_gene_stays_in_range_and_evolves)
  * random-value alleles every draw is a new allele, so crossover and
  * one-gene mutations never make two neighbours equal: only a segment
  * mutation can. */
-static bool runs_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+static bool runs_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
 {
-    (void)ctx;
+    (void)ctx, (void)worker;
     double f = 0;
     for (int k = 1; k < NGENES; k++) f += ind->genes[k] == ind->genes[k - 1];
     ind->fitness = f;
@@ -616,9 +622,9 @@ Test(ga, gdivan_starts_with_random_value_individuals)
  * code is a multiple of 8, so the GA must draw, keep and recombine them. */
 #define NEDITS 2
 
-static bool edit_evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+static bool edit_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
 {
-    if (!synth_evaluate(ctx, ind, err)) return false;
+    if (!synth_evaluate(ctx, worker, ind, err)) return false;
     for (int k = NGENES; k < NGENES + NEDITS; k++)
         if (ind->genes[k] != 0 && ind->genes[k] % 8 == 0) ind->fitness += 10;
     return true;
@@ -688,4 +694,142 @@ Test(ga, edit_genes_need_a_gene_based_strategy)
     p.ngenes = NEDITS;
     cr_expect_null(ga_new(&p, &o, GA_GDIVAN, 1, &err), "no atom gene left");
     free(s);
+}
+
+/* Worker threads (ga_problem.workers): a thread-safe evaluation whose
+ * result depends on the individual only (and on its evaluation number for
+ * failures), and that notes how many calls overlap. */
+#include <stdatomic.h>
+#include <time.h>
+
+typedef struct {
+    synth *s;
+    long fail_at;            /* this evaluation fails as a run (status 1) */
+    long error_at;           /* this evaluation's evaluate() returns false */
+    atomic_int running, most_running;
+    atomic_int by_worker[4];
+    long events[2000][2];    /* on_eval: eval, fitness */
+    int nevents;
+    bool eval_numbers_match; /* every event's eval == its individual's eval_index */
+} parallel_case;
+
+static bool parallel_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
+{
+    parallel_case *c = ((synth *)ctx)->user;
+    int now = atomic_fetch_add(&c->running, 1) + 1;
+    for (int most = atomic_load(&c->most_running); now > most && !atomic_compare_exchange_weak(&c->most_running, &most, now);)
+        ;
+    atomic_fetch_add(&c->by_worker[worker], 1);
+    nanosleep(&(struct timespec){ 0, 200000 }, NULL);   /* long enough for calls to overlap */
+    double f = 0;
+    for (int k = 0; ind->genes && k < NGENES; k++) f += c->s->weight[ind->genes[k]];
+    ind->fitness = ind->genes ? f : random_vector_fitness(ind->seed);
+    ind->status = ind->eval_index == c->fail_at;
+    atomic_fetch_sub(&c->running, 1);
+    if (ind->eval_index == c->error_at) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "evaluation %ld broke", ind->eval_index);
+        return false;
+    }
+    return true;
+}
+
+static bool parallel_on_eval(void *ctx, const ga_event *ev, wh_error *err)
+{
+    (void)err;
+    parallel_case *c = ((synth *)ctx)->user;
+    if (ev->ind->eval_index != ev->eval) c->eval_numbers_match = false;
+    if (c->nevents < 2000) {
+        c->events[c->nevents][0] = ev->eval;
+        c->events[c->nevents++][1] = (long)(ev->ind->fitness * 1000);
+    }
+    return true;
+}
+
+/* Run one strategy with `workers` threads; returns the case (caller frees
+ * it and its synth) and fills the run's outcome. */
+static parallel_case *parallel_run(ga_strategy st, int workers, long evals, long fail_at, long error_at,
+                                   bool *ran, ga_stop_reason *stop, double *best, long *nevals, char *msg)
+{
+    parallel_case *c = calloc(1, sizeof *c);
+    c->s = synth_new();
+    c->s->user = c;
+    c->fail_at = fail_at;
+    c->error_at = error_at;
+    c->eval_numbers_match = true;
+    ga_problem p = synth_problem(c->s);
+    p.evaluate = parallel_evaluate;
+    p.on_eval = parallel_on_eval;
+    p.stop_requested = NULL;
+    p.workers = workers;
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = evals;
+    o.patience = 0;
+    o.keep = 5;
+    wh_error err;
+    wh_error_clear(&err);
+    ga *g = ga_new(&p, &o, st, 11, &err);
+    cr_assert(g, "%s", err.msg);
+    *ran = ga_run(g, &err);
+    *stop = ga_get_stop_reason(g);
+    *best = ga_best(g) ? ga_best(g)->fitness : -1;
+    *nevals = ga_evals(g);
+    snprintf(msg, 200, "%.199s", err.msg);
+    ga_free(g);
+    return c;
+}
+
+static void parallel_free(parallel_case *c)
+{
+    free(c->s);
+    free(c);
+}
+
+Test(ga, worker_threads_give_the_same_run_as_one)
+{
+    for (int st = 0; st < 3; st++) {
+        bool ran1, ran3;
+        ga_stop_reason stop1, stop3;
+        double best1, best3;
+        long n1, n3;
+        char msg[200];
+        /* 250: the budget ends inside a generation */
+        parallel_case *one = parallel_run((ga_strategy)st, 1, 250, 37, 0, &ran1, &stop1, &best1, &n1, msg);
+        parallel_case *three = parallel_run((ga_strategy)st, 3, 250, 37, 0, &ran3, &stop3, &best3, &n3, msg);
+        cr_expect(ran1 && ran3, "%s", msg);
+        cr_expect_eq(stop1, GA_STOP_EVALS);
+        cr_expect_eq(stop3, GA_STOP_EVALS);
+        cr_expect_eq(n1, 250);
+        cr_expect_eq(n3, 250);
+        cr_expect_eq(best1, best3, "strategy %d: best %g with one thread, %g with three", st, best1, best3);
+        cr_expect_eq(one->nevents, three->nevents);
+        cr_expect_eq(memcmp(one->events, three->events, sizeof one->events), 0,
+                     "strategy %d: the same evaluations, in the same order, with the same results", st);
+        cr_expect(three->eval_numbers_match, "an individual's eval_index is its evaluation number");
+        cr_expect_eq(atomic_load(&one->most_running), 1);
+        cr_expect_gt(atomic_load(&three->most_running), 1, "three workers measured at once");
+        cr_expect_gt(atomic_load(&three->by_worker[2]), 0, "worker 2 took individuals");
+        cr_expect_eq(atomic_load(&three->by_worker[3]), 0, "no worker beyond the count");
+        parallel_free(one);
+        parallel_free(three);
+    }
+}
+
+/* An evaluate() that fails stops the search with its error; the
+ * evaluations before it are recorded, none after it. */
+Test(ga, a_failing_evaluation_stops_worker_threads_after_the_earlier_ones)
+{
+    bool ran;
+    ga_stop_reason stop;
+    double best;
+    long n;
+    char msg[200];
+    parallel_case *c = parallel_run(GA_GDIVAN, 3, 400, 0, 142, &ran, &stop, &best, &n, msg);
+    cr_expect_not(ran);
+    cr_expect_eq(stop, GA_STOP_ERROR);
+    cr_expect(strstr(msg, "evaluation 142 broke"), "%s", msg);
+    cr_expect_eq(n, 141, "evaluations 1..141 are recorded, got %ld", n);
+    cr_expect_eq(c->nevents, 141);
+    cr_expect_eq(c->events[c->nevents - 1][0], 141);
+    parallel_free(c);
 }

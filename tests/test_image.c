@@ -227,6 +227,8 @@ Test(image, range_outside_its_type_names_element_and_path)
     wh_bounds b;
     cr_expect(wh_image_bounds(img, 0, 0, 1, &b, &err), "%s", err.msg);
     cr_expect_eq(b.lo, 100);
+    /* the image is not written: evaluation threads read it at once */
+    cr_expect_eq(img->vars[WH_VAR_I], 0, "the element index is not left in the image's variables");
     wh_image_free(img);
     cr_expect_null(wh_image_new(s, &full, &err));
     cr_expect(strstr(err.msg, "for element 2 the range is [200, 200], which is outside i8's [-128, 127]"), "%s",

@@ -28,6 +28,23 @@ static int64_t eval_text(const char *text, int64_t threads)
     return v;
 }
 
+Test(expr, one_variable_can_be_replaced_for_one_evaluation)
+{
+    static const char *const names[] = { "threads", "k" };
+    int64_t vars[2] = { 10, 7 }, v = 0;
+    wh_error err;
+    wh_expr *e = wh_expr_parse("threads * 100 + k", names, 2, &err);
+    cr_assert(e, "%s", err.msg);
+    cr_expect(wh_expr_eval_with(e, vars, 1, 3, &v, &err), "%s", err.msg);
+    cr_expect_eq(v, 1003);
+    cr_expect(wh_expr_eval_with(e, vars, 0, 2, &v, &err), "%s", err.msg);
+    cr_expect_eq(v, 207);
+    cr_expect_eq(vars[0], 10, "the variables are not written");
+    cr_expect(wh_expr_eval(e, vars, &v, &err));
+    cr_expect_eq(v, 1007);
+    wh_expr_free(e);
+}
+
 Test(expr, arithmetic_precedence_and_functions)
 {
     cr_expect_eq(eval_text("1 + 2 * 3", 0), 7);

@@ -37,10 +37,10 @@ typedef struct {
 static const int PATH_ALLELES[] = { 0, 1, 2, 3 };
 
 /* A made-up fitness: deterministic, cheap, from any gene values. */
-static bool evaluate(void *ctx, ga_indiv *ind, wh_error *err)
+static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
 {
     fuzz_ctx *c = ctx;
-    (void)err;
+    (void)worker, (void)err;
     c->calls++;
     uint32_t h = (uint32_t)ind->seed;
     for (int k = 0; ind->genes && k < c->ngenes; k++) h = h * 31u + (uint32_t)ind->genes[k];
