@@ -188,6 +188,10 @@ typedef struct {
      * already had SX_SYMBOLIC_STORES_MAX symbolic stores: a longer chain
      * makes the solver blow up. */
     long pinned;
+    /* Atoms made in this process (sx_path_model; not kept by the explore
+     * cache): solver checks, and pins kept on a witness without one (the
+     * pin's value substituted into the formula, model.c). */
+    long model_checks, pins_screened;
     sx_engine *priv;        /* keeps the Z3 context for model queries */
 } sx_result;
 
