@@ -10,9 +10,11 @@
  * Most pins need no solver check: the values of a model of the formula and
  * the pins kept so far are screened first -- substituted into the formula
  * and simplified -- and a pin they satisfy, as they are or with the pinned
- * symbol moved to the pinned value, is kept on that witness.  Only a pin
- * the screen cannot confirm goes to the solver, so the pins kept are the
- * same as with a check each, at a fraction of the cost.
+ * symbol moved to the pinned value, is kept on that witness.  All tries
+ * of a pin (the value, then either side) are screened before any check,
+ * so a side the witness satisfies wins over an exact value that would need
+ * one; only a pin the screen cannot confirm goes to the solver.  Every pin
+ * kept is one a check would accept.
  *
  * Formulas over symbolic floats are solved from scratch with Z3's QF_BVFP
  * tactic at every check (much faster than the incremental core there);
