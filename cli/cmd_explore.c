@@ -37,8 +37,10 @@ static void usage(FILE *out)
         "\n"
         "X deepens over the spec's symbolic.threads (default 2, 3, 4) until every\n"
         "conditional branch leg is covered or the time budget is spent; the paths of the\n"
-        "largest X whose exploration finished are kept (one cut short by the budget only\n"
-        "when no X finished), with the coverage of every X tried.\n"
+        "largest X whose exploration finished are kept, or of a larger X that --paths\n"
+        "stopped when it covers as many legs (its first N paths, whole; deepening stops\n"
+        "there); one the clock cut short only when no X finished.  The coverage of every\n"
+        "X tried is reported.\n"
         "\n"
         "Up to K distinct atoms (models of the path's formula) are solved per finished or\n"
         "loop-cut path (none for an error path) and replayed on the sim backend with the\n"
@@ -268,7 +270,8 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
         snprintf(legs, sizeof legs, "%d/%d", x->legs_covered, x->legs_total);
         fprintf(stderr, "  %3d  %6d  %6d  %5d  %5d  %7.2f%%  %-9s %7.2fs%s%s\n", x->x, x->paths, x->done, x->cut,
                 x->error, x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0, legs, x->time_s,
-                x->budget_hit ? "  (budget spent)" : "", i == kept ? "  (kept)" : "");
+                x->path_cap ? "  (path budget spent)" : x->budget_hit ? "  (time budget spent)" : "",
+                i == kept ? "  (kept)" : "");
     }
     fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up, %ld of them cut by the watchdog), %ld forks, "
             "%ld accesses at symbolic offsets pinned, %ld states left pending\n", r->x, doc_int(doc, "solver_calls"),
@@ -332,6 +335,7 @@ static json_t *per_x_json(const gen_result *r)
         json_object_set_new(o, "errors", json_integer(x->error));
         json_object_set_new(o, "time_s", json_real(x->time_s));
         json_object_set_new(o, "budget_hit", json_boolean(x->budget_hit));
+        json_object_set_new(o, "path_budget_hit", json_boolean(x->path_cap));
         json_array_append_new(a, o);
     }
     return a;

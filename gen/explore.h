@@ -59,6 +59,7 @@ typedef struct {
     int paths, done, cut, error;
     int legs_total, legs_covered;
     bool budget_hit;
+    bool path_cap;          /* the path budget stopped it (its paths are whole) */
     double time_s;
 } gen_xstat;
 

@@ -394,6 +394,7 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     for (;;) {
         if (out_of_time(e) || out_of_paths(e)) {
             r->budget_hit = e->nwork > 0;
+            r->path_cap_hit = r->budget_hit && !out_of_time(e);
             break;
         }
         sx_state *s = work_pick(e);
@@ -408,8 +409,10 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
             next_report = wh_clock_s() + progress_every(e);
         }
     }
-    if (e->abandoned)
+    if (e->abandoned) {
         r->budget_hit = true;
+        r->path_cap_hit = false;
+    }
     result_fill(e, r);
     if (!ok || e->fatal) {
         if (!wh_error_is_set(err))

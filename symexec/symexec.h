@@ -165,6 +165,8 @@ typedef struct {
     int ndone, ncut, nerror;   /* paths by kind */
     int npending;           /* states left unexplored when a budget ran out */
     bool budget_hit;        /* time or path budget stopped the search */
+    bool path_cap_hit;      /* the path budget did, within the time budget: its
+                               paths are whole, only fewer than there are */
     sx_leg *legs; int nlegs;   /* all legs of the entry and its callees */
     bool *covered;          /* [nlegs] */
     int nlegs_covered;
