@@ -38,6 +38,7 @@
  * inputs and random ones only, no searches.
  */
 #include "core/clock.h"
+#include "core/hash.h"
 #include "core/image.h"
 #include "core/stats.h"
 #include "harness/harness.h"
@@ -112,20 +113,6 @@ static int usage(void)
 /* ---- the hand-built inputs ------------------------------------------------ */
 
 /* FNV-1a 64 of a file's bytes, in hex; "" when it cannot be read. */
-static void file_hash(const char *path, char out[17])
-{
-    out[0] = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (int c; (c = fgetc(f)) != EOF;)
-        h = (h ^ (uint64_t)(unsigned char)c) * 0x100000001b3ULL;
-    fclose(f);
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
-
 static double sim_time(harness *h, wh_image *img, wh_error *err)
 {
     harness_result r;
@@ -166,7 +153,7 @@ static bool measure_inputs(kernel_t *kt, wh_error *err)
     snprintf(kt->spec_hash, sizeof kt->spec_hash, "%s", s->hash);
     if (!wh_spec_ptx_path(s, kt->ptx, sizeof kt->ptx, err))
         goto out;
-    file_hash(kt->ptx, kt->ptx_hash);
+    wh_file_hash_hex(kt->ptx, kt->ptx_hash);
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;

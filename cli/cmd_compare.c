@@ -343,6 +343,7 @@ int cmd_compare(int argc, char **argv)
     cmp.nseeds = (int)nseeds;
     if (!parse_strategies(&cmp, args.strategies, &err)) {
         wh_spec_free(spec);
+        cli_search_free(&ho);
         return cli_report(&err);
     }
     cmp.runs = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.runs);
@@ -382,5 +383,6 @@ int cmd_compare(int argc, char **argv)
     free(cmp.failure);
     free(cmp.runs);
     wh_spec_free(spec);
+    cli_search_free(&ho);
     return status;
 }

@@ -367,7 +367,7 @@ static void print_json(const gen_result *r, json_t *doc, const explore_args *a, 
     json_object_set_new(o, "cache", json_string(cache));
     json_object_set_new(o, "time_s", json_real(t));
     json_object_set_new(o, "dir", json_string(dir));
-    char *s = json_dumps(o, JSON_COMPACT);
+    char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
     if (s)
         printf("%s\n", s);
     fflush(stdout);

@@ -95,6 +95,7 @@ int cmd_hunt(int argc, char **argv)
     hunt_summary sum;
     bool ok = hunt_run(spec, &ho, &sum, &err);
     wh_spec_free(spec);
+    cli_search_free(&ho);
     if (!ok) return cli_report(&err);
     if (!ro.quiet) print_summary(&sum);
     if (ro.json) {

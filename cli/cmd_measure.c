@@ -182,7 +182,7 @@ static void print_json(const wh_spec *spec, harness *h, const harness_result *r,
         json_object_set_new(c, "report", json_string(ck->report));
         json_object_set_new(o, "check", c);
     }
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     if (s) {
         printf("%s\n", s);
         free(s);

@@ -3,7 +3,11 @@
  */
 #include "cli/hunt_opts.h"
 
+#include "core/alloc.h"
+
 #include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
 
 int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
 {
@@ -87,12 +91,11 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     }
 }
 
-int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
-                     void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec)
+static int parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
+                        void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec)
 {
     wh_error err;
     wh_error_clear(&err);
-    *spec = NULL;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
@@ -119,4 +122,30 @@ int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_
     ho->interrupted = cli_catch_interrupt();
     *spec = wh_spec_load(argv[optind], &err);
     return *spec ? -1 : cli_report(&err);
+}
+
+int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
+                     void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    *spec = NULL;
+    /* the command as typed, for run.json: getopt reorders argv */
+    char **typed = wh_xmalloc((size_t)(argc + 1) * sizeof *typed);
+    memcpy(typed, argv, (size_t)(argc + 1) * sizeof *typed);
+    int status = parse_search(argc, argv, longs, own, ctx, usage, ho, ro, spec);
+    if (status >= 0) {
+        free(typed);
+        return status;
+    }
+    ho->argc = argc;
+    ho->argv = typed;
+    return status;
+}
+
+void cli_search_free(hunt_options *ho)
+{
+    free((void *)ho->argv);
+    ho->argv = NULL;
+    ho->argc = 0;
 }

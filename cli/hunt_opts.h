@@ -97,8 +97,10 @@ typedef int (*cli_own_option_fn)(void *ctx, int c, const char *arg, wh_error *er
  * options, the run options, and the command's own through `own`; then load
  * SPEC (the one operand) and install the Ctrl-C handler.  Returns -1 when
  * the command should go on with *spec, else the exit status to return
- * (0 after --help). */
+ * (0 after --help).  On -1, ho->argv holds the command as typed (for
+ * run.json): release it with cli_search_free. */
 int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
                      void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec);
+void cli_search_free(hunt_options *ho);
 
 #endif

@@ -5,6 +5,7 @@
  * ("$.params[2].range[1]") and says what was expected.  Unknown keys are
  * errors too: a misspelt "rnage" must not silently drop a value domain.
  */
+#include "core/hash.h"
 #include "core/spec.h"
 
 #include <ctype.h>
@@ -469,16 +470,6 @@ static bool parse_params(loader *ld, json_t *root)
     return true;
 }
 
-static void hash_file_bytes(const char *path, char out[17])
-{
-    uint64_t h = 1469598103934665603ULL;
-    FILE *f = fopen(path, "rb");
-    int c;
-    while (f && (c = fgetc(f)) != EOF) h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
-    if (f) fclose(f);
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
-}
-
 static bool parse_root(loader *ld, json_t *root)
 {
     static const char *const keys[] = { "name", "source", "ptx", "entry", "grid", "block",
@@ -556,7 +547,7 @@ wh_spec *wh_spec_load(const char *path, wh_error *err)
         wh_spec_free(s);
         return NULL;
     }
-    hash_file_bytes(path, s->hash);
+    wh_file_hash_hex(path, s->hash);
     return s;
 }
 

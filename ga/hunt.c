@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void hunt_options_default(hunt_options *o)
@@ -325,6 +326,9 @@ static void close_workers(hunt *h)
 static bool setup(hunt *h, wh_error *err)
 {
     int x = 0;
+    time_t now = time(NULL);
+    struct tm utc;
+    strftime(h->started, sizeof h->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
     if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
     if (h->opt.resume_dir && !has_checkpoint(h->opt.resume_dir)) {
         /* stopped (even by kill -9) before its first checkpoint: nothing is

@@ -51,6 +51,9 @@ typedef struct {
      * and emulated sim noise always use one (concurrent launches on one GPU
      * would disturb each other's times; the noise is one stream). */
     int jobs;
+    /* The command that started the run, recorded in run.json (argc 0: none). */
+    int argc;
+    char *const *argv;
     bool quiet;
     volatile sig_atomic_t *interrupted;  /* set by a SIGINT handler; polled */
 } hunt_options;

@@ -42,6 +42,7 @@ typedef struct {
     double last_progress;
     hunt_summary *sum;
     json_t *top;                /* --keep > 1: the saved top list, for run.json */
+    char started[32];           /* when this process started the run (UTC, ISO 8601) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
 } hunt;
 

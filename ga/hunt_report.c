@@ -2,13 +2,16 @@
  * hunt_report.c — what a hunt writes: run.json, best/, findings/, the
  * plot, and the summary; and reading a run's options back for --resume.
  */
+#include "core/hash.h"
 #include "ga/hunt_internal.h"
 
 #include <dirent.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef WH_VERSION
 #error "WH_VERSION is set by the Makefile (VERSION)"
@@ -73,8 +76,11 @@ void hunt_take_issue_findings(hunt *h)
 }
 
 /* What the harness was told beyond the backend: how a GPU measured. */
-static json_t *harness_json(const harness_options *o)
+static json_t *harness_json(const harness_options *given)
 {
+    harness_options r = *given;
+    harness_options_resolve(&r);
+    const harness_options *o = &r;
     return json_pack("{s:b, s:i, s:f, s:I, s:f}", "cold_l2", o->cold_l2, "warmup", o->warmup, "kernel_timeout_s",
                      o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit, "sim_noise", o->sim_noise);
 }
@@ -152,19 +158,47 @@ static json_t *best_json(const hunt *h)
     return o;
 }
 
+/* Where and how the run was made: for a result read months later. */
+static void provenance_json(const hunt *h, const char *ptx, json_t *doc)
+{
+    char host[256] = "", hash[17];
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(doc, "started_utc", json_string(h->started));
+    json_object_set_new(doc, "host", json_string(host));
+    json_t *cmd = json_array();
+    if (h->opt.argc > 0) json_array_append_new(cmd, json_string("warphunt"));
+    for (int i = 0; i < h->opt.argc; i++) json_array_append_new(cmd, json_string(h->opt.argv[i]));
+    json_object_set_new(doc, "command", cmd);
+    wh_file_hash_hex(ptx, hash);
+    json_object_set_new(doc, "ptx_hash", json_string(hash));
+    /* the binary's own bytes name the build exactly */
+    wh_file_hash_hex("/proc/self/exe", hash);
+    json_object_set_new(doc, "build_id", json_string(hash));
+}
+
+/* An absolute path without "." and ".." where the file exists. */
+static void normal_path(const char *path, char *out, size_t n)
+{
+    char real[PATH_MAX];
+    snprintf(out, n, "%s", path[0] && realpath(path, real) ? real : path);
+}
+
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
 {
-    char ptx[1024] = "";
+    char found[1024] = "", ptx[PATH_MAX + 1], spec[PATH_MAX + 1];
     wh_error perr;
-    wh_spec_ptx_path(h->spec, ptx, sizeof ptx, &perr);
+    wh_spec_ptx_path(h->spec, found, sizeof found, &perr);
+    normal_path(found, ptx, sizeof ptx);
+    normal_path(h->spec->path, spec, sizeof spec);
     json_t *doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:o, s:o}", "tool",
-                            "warphunt " WH_VERSION, "state", state, "kernel", h->spec->name, "spec", h->spec->path,
+                            "warphunt " WH_VERSION, "state", state, "kernel", h->spec->name, "spec", spec,
                             "spec_hash", h->spec->hash, "ptx", ptx, "backend",
                             h->h ? harness_backend_name(harness_backend_of(h->h)) : "", "device",
                             h->h ? harness_device(h->h) : "", "clock_mhz", h->h ? harness_clock_mhz(h->h) : 0.0,
                             "options", options_json(h), "explore", explore_json(h));
     json_object_set_new(doc, "unit", json_string(h->h ? harness_unit(h->h) : ""));
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
+    provenance_json(h, ptx, doc);
     if (h->g) {
         json_object_set_new(doc, "evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
@@ -297,7 +331,10 @@ bool hunt_finish(hunt *h, wh_error *err)
         fprintf(stderr, "hunt: no evaluation succeeded; see %s/findings/\n", h->dir);
     }
     render_plot(h);
-    return hunt_write_run_json(h, "finished", err);
+    ga_stop_reason stop = ga_get_stop_reason(h->g);
+    return hunt_write_run_json(h, stop == GA_STOP_INTERRUPTED ? "interrupted" : stop == GA_STOP_ERROR ? "failed"
+                                                                                                       : "finished",
+                               err);
 }
 
 json_t *hunt_summary_json(const hunt_summary *s)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/clock.h"
+#include "core/hash.h"
 #include "core/results.h"
 
 void gen_explore_options_default(gen_explore_options *o)
@@ -22,34 +23,17 @@ void gen_explore_options_default(gen_explore_options *o)
     o->reuse = true;
 }
 
-static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
-}
-
-static uint64_t fnv_file(uint64_t h, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char buf[65536];
-    size_t n;
-    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = fnv_bytes(h, buf, n);
-    if (f) fclose(f);
-    return h;
-}
-
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
     static const char format[] = "warphunt-explore-v9"; /* bump when the cached files change (v9: path-capped X kept) */
-    uint64_t h = fnv_bytes(1469598103934665603ULL, format, sizeof format);
-    h = fnv_file(h, mod->name);
-    h = fnv_bytes(h, spec->hash, strlen(spec->hash));
+    uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
+    h = wh_fnv1a_file(h, mod->name, NULL);
+    h = wh_fnv1a(h, spec->hash, strlen(spec->hash));
     int32_t knobs[7] = { o->threads, o->max_iter, o->path_budget, o->models, o->validate, o->families,
                          (int32_t)o->query_ms };
-    h = fnv_bytes(h, knobs, sizeof knobs);
-    h = fnv_bytes(h, &o->time_s, sizeof o->time_s);
+    h = wh_fnv1a(h, knobs, sizeof knobs);
+    h = wh_fnv1a(h, &o->time_s, sizeof o->time_s);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 

@@ -97,6 +97,14 @@ typedef struct {
 /* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */
 void harness_options_init(harness_options *o);
 
+/* What the placeholders stand for: warmup < 0, kernel_timeout_s == 0 (cuda)
+ * and step_limit == 0 (sim). */
+#define HARNESS_DEFAULT_WARMUP 2
+#define HARNESS_DEFAULT_KERNEL_TIMEOUT_S 10.0
+/* Replace every placeholder of o by the value it stands for (for records
+ * such as run.json, which say what was used). */
+void harness_options_resolve(harness_options *o);
+
 /* harness_options carries the cuda backend's settings (cuda/backend.c tests this). */
 #define HARNESS_HAVE_CUDA_OPTIONS 1
 

@@ -97,8 +97,23 @@ Test(interrupt, sigint_writes_the_results_and_exits_130)
     cr_expect_eq(exit_status(pid), 130);
 
     json_t *doc = ts_load_json(runj);
-    cr_expect_str_eq(json_string_value(json_object_get(doc, "state")), "finished");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "state")), "interrupted");
     cr_expect_str_eq(json_string_value(json_object_get(doc, "stop_reason")), "interrupted");
+    /* provenance: the command as typed, when, where, which files and build */
+    json_t *cmd = json_object_get(doc, "command");
+    cr_expect_eq(json_array_size(cmd), 15);
+    cr_expect_str_eq(json_string_value(json_array_get(cmd, 0)), "warphunt");
+    cr_expect_str_eq(json_string_value(json_array_get(cmd, 2)), "tests/specs/hunt_loop_small.json");
+    const char *started = json_string_value(json_object_get(doc, "started_utc"));
+    cr_expect(started && strlen(started) == 20 && started[10] == 'T' && started[19] == 'Z', "%s", started);
+    cr_expect_gt(strlen(json_string_value(json_object_get(doc, "host"))), 0);
+    cr_expect_eq(strlen(json_string_value(json_object_get(doc, "ptx_hash"))), 16);
+    cr_expect_eq(strlen(json_string_value(json_object_get(doc, "build_id"))), 16);
+    cr_expect_eq(json_string_value(json_object_get(doc, "spec"))[0], '/', "paths are absolute");
+    cr_expect_null(strstr(json_string_value(json_object_get(doc, "ptx")), "/../"));
+    json_t *hopt = json_object_get(json_object_get(doc, "options"), "harness");
+    cr_expect_eq(json_integer_value(json_object_get(hopt, "step_limit")), 2000000000, "the value used, not 0");
+    cr_expect_eq(json_integer_value(json_object_get(hopt, "warmup")), 2, "the value used, not -1");
     long evals = (long)json_integer_value(json_object_get(doc, "evals"));
     cr_expect_geq(evals, 20);
     cr_expect_lt(evals, 100000000);

@@ -45,8 +45,8 @@
 
 extern const harness_backend_ops harness_cuda_ops;
 
-#define HARNESS_CUDA_DEFAULT_TIMEOUT_S 10.0      /* watchdog per launch */
-#define HARNESS_CUDA_DEFAULT_WARMUP 2
+#define HARNESS_CUDA_DEFAULT_TIMEOUT_S HARNESS_DEFAULT_KERNEL_TIMEOUT_S   /* watchdog per launch */
+#define HARNESS_CUDA_DEFAULT_WARMUP HARNESS_DEFAULT_WARMUP
 #define HARNESS_CUDA_DEFAULT_START_TIMEOUT_S 120.0   /* driver init + PTX JIT */
 
 typedef struct {
