@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <limits.h>
 #include <unistd.h>
 
 bool wh_make_dirs(const char *dir, wh_error *err)
@@ -215,6 +216,14 @@ static bool have_gnuplot(void)
     return false;
 }
 
+/* The path from any directory: plot.gp can be rendered from anywhere. */
+static void absolute_path(const char *path, char *out, size_t n)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(out, n, "%s", path);
+    else snprintf(out, n, "%s/%s", cwd, path);
+}
+
 static void quote_gnuplot(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -230,7 +239,9 @@ static void plot_panel(FILE *f, const wh_plot_curve *curves, int n, int xcol)
     fprintf(f, "plot ");
     for (int i = 0; i < n; i++) {
         if (i) fprintf(f, ", \\\n     ");
-        quote_gnuplot(f, curves[i].csv);
+        char csv[PATH_MAX + 1100];
+        absolute_path(curves[i].csv, csv, sizeof csv);
+        quote_gnuplot(f, csv);
         fprintf(f, " using %d:5 with steps lw 2 title ", xcol);
         quote_gnuplot(f, curves[i].title);
     }
@@ -240,17 +251,21 @@ static void plot_panel(FILE *f, const wh_plot_curve *curves, int n, int xcol)
 bool wh_plot_convergence(const char *out_stem, const char *title, const char *unit,
                          const wh_plot_curve *curves, int ncurves, bool *rendered, wh_error *err)
 {
-    char gp[1100], svg[1100];
+    char gp[1100], stem[PATH_MAX + 1100], svg[PATH_MAX + 1200];
     snprintf(gp, sizeof gp, "%s.gp", out_stem);
-    snprintf(svg, sizeof svg, "%s.svg", out_stem);
+    absolute_path(out_stem, stem, sizeof stem);
+    snprintf(svg, sizeof svg, "%s.svg", stem);
     *rendered = false;
     FILE *f = fopen(gp, "w");
     if (!f) {
         wh_error_set(err, WH_ERR_INTERNAL, gp, 0, 0, "cannot write: %s", strerror(errno));
         return false;
     }
-    fprintf(f, "# best-so-far kernel time; render with: gnuplot %s\n", gp);
-    fprintf(f, "set terminal svg size 1100,450 dynamic font 'sans,11'\nset output ");
+    fprintf(f, "# best-so-far kernel time; render with: gnuplot %s.gp\n", stem);
+    /* a white background (a transparent one turns black when converted);
+     * names as written: in enhanced mode an underscore is a subscript */
+    fprintf(f, "set terminal svg size 1100,450 dynamic font 'sans,11' background rgb 'white'\n"
+               "set termoption noenhanced\nset output ");
     quote_gnuplot(f, svg);
     fprintf(f, "\nset datafile separator ','\nset key bottom right\nset grid\n");
     fprintf(f, "set multiplot layout 1,2 title ");

@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -662,18 +663,30 @@ bool wh_spec_ptx_path(const wh_spec *spec, char *buf, size_t size, wh_error *err
     snprintf(stem, sizeof stem, "%s", base ? base + 1 : spec->source);
     char *dot = strrchr(stem, '.');
     if (dot) *dot = '\0';
-    char tried[3][1024];
-    snprintf(tried[0], sizeof tried[0], "%s/%s.ptx", spec->dir, stem);
-    snprintf(tried[1], sizeof tried[1], "%s/../build/ptx/kernels/%s.ptx", spec->dir, stem);
-    snprintf(tried[2], sizeof tried[2], "build/ptx/%s/%s.ptx", spec->dir, stem);
-    for (int i = 0; i < 3; i++)
-        if (is_file(tried[i])) {
-            snprintf(buf, size, "%s", tried[i]);
+    char next_to[1024], found[PATH_MAX + 1300], dir[PATH_MAX];
+    snprintf(next_to, sizeof next_to, "%s/%s.ptx", spec->dir, stem);
+    if (is_file(next_to)) {
+        snprintf(buf, size, "%s", next_to);
+        return true;
+    }
+    /* `make ptx` puts DIR/NAME.cu's PTX at ROOT/build/ptx/DIR/NAME.ptx, DIR
+     * relative to the repository's ROOT: try every directory above the
+     * spec's as ROOT, so a spec is found from any working directory */
+    if (!realpath(spec->dir, dir)) snprintf(dir, sizeof dir, "%s", spec->dir);
+    for (char *cut = dir + strlen(dir); cut > dir; ) {
+        while (cut > dir && *cut != '/') cut--;
+        if (cut == dir && *cut != '/') break;
+        snprintf(found, sizeof found, "%.*s/build/ptx/%s/%s.ptx", (int)(cut - dir), dir, cut + 1, stem);
+        if (is_file(found) && strlen(found) < size) {
+            snprintf(buf, size, "%s", found);
             return true;
         }
+        if (cut > dir) cut--;
+        else break;
+    }
     wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
-                 "no PTX for %s: looked for %s, %s and %s; run `make ptx`, or "
-                 "`nvcc -ptx` the source and name the result with the spec's \"ptx\" key",
-                 spec->source, tried[0], tried[1], tried[2]);
+                 "no PTX for %s: looked for %s and for build/ptx/DIR/%s.ptx under every directory above %s; "
+                 "in the repository run `make ptx`; elsewhere `nvcc -ptx` the source and name the result with "
+                 "the spec's \"ptx\" key", spec->source, next_to, stem, dir);
     return false;
 }

@@ -237,11 +237,13 @@ static bool make_run_dir(hunt *h, wh_error *err)
     }
     if (h->opt.out_dir) {
         snprintf(h->dir, sizeof h->dir, "%s", h->opt.out_dir);
+        h->made_dir = access(h->dir, F_OK) != 0;
         return wh_make_dirs(h->dir, err);
     }
     char stem[128];
     snprintf(stem, sizeof stem, "%s-s%llu", ga_strategy_name(h->opt.strategy), (unsigned long long)h->opt.seed);
-    return wh_results_make_run_dir(h->opt.results_base, h->spec->name, stem, h->dir, sizeof h->dir, err);
+    h->made_dir = wh_results_make_run_dir(h->opt.results_base, h->spec->name, stem, h->dir, sizeof h->dir, err);
+    return h->made_dir;
 }
 
 static bool start_ga(hunt *h, wh_error *err)
@@ -405,5 +407,9 @@ bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_
         ok = ok && fin;
     }
     teardown(&h);
+    /* a run that failed before writing anything leaves no empty directory
+     * behind (the next run would land in NAME-2) */
+    if (!ok && h.made_dir && rmdir(h.dir) == 0 && !o->quiet)
+        fprintf(stderr, "hunt: removed the empty run directory %s\n", h.dir);
     return ok;
 }

@@ -34,6 +34,7 @@ typedef struct {
     ga *g;
     wh_history hist;
     char dir[1024];
+    bool made_dir;              /* this run created dir (removed if it fails empty) */
     int lock_fd;                /* the run directory's lock, -1 when not held */
     int pool_saved;             /* atoms already written to pool.bin */
     long findings;

@@ -742,3 +742,27 @@ Test(hunt, symbolic_issues_become_findings)
     ts_rmtree(base);
     wh_spec_free(s);
 }
+
+/* A run that fails before writing anything (here: no PTX) leaves no empty
+ * run directory, so the next run is not pushed to NAME-2. */
+Test(hunt, a_run_that_fails_at_once_leaves_no_directory)
+{
+    char base[64], spec_path[1200], run[1300];
+    tmpdir(base);
+    snprintf(spec_path, sizeof spec_path, "%s/k.json", base);
+    FILE *f = fopen(spec_path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":[]}\n");
+    fclose(f);
+    wh_spec *s = load(spec_path);
+    hunt_options o = quiet_options(base, GA_RANDOM, 10, 1);
+    hunt_summary sum;
+    wh_error err;
+    cr_expect_not(hunt_run(s, &o, &sum, &err));
+    cr_expect(strstr(err.msg, "no PTX"), "%s", err.msg);
+    snprintf(run, sizeof run, "%s/k/random-s1", base);
+    cr_expect_neq(access(run, F_OK), 0, "%s was left behind", run);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+

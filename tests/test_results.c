@@ -97,3 +97,45 @@ Test(results, plot_script_names_every_curve)
     }
     ts_rmtree(base);
 }
+
+/* A plot written from a relative directory renders from any directory,
+ * on white, with underscores in names as written (not subscripts). */
+Test(results, plot_script_renders_anywhere_with_names_as_written)
+{
+    char base[64], cwd[1024], cmd[1400];
+    wh_error err;
+    tmpdir(base);
+    cr_assert(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(chdir(base), 0);
+    wh_history h;
+    cr_assert(wh_history_open(&h, "history.csv", false, &err));
+    for (int i = 1; i <= 5; i++) wh_history_row(&h, i, 0, 0.1 * i, i, i, "ok");
+    wh_history_close(&h);
+    wh_plot_curve curve = { "history.csv", "gdivan_s1" };
+    bool rendered;
+    bool ok = wh_plot_convergence("plot", "spmv_scalar", "cycles", &curve, 1, &rendered, &err);
+    cr_assert_eq(chdir(cwd), 0);
+    cr_assert(ok, "%s", err.msg);
+    char gp[1200], svg[1200];
+    snprintf(gp, sizeof gp, "%s/plot.gp", base);
+    snprintf(svg, sizeof svg, "%s/plot.svg", base);
+    char *text = slurp(gp);
+    char want[1200];
+    snprintf(want, sizeof want, "\"%s/history.csv\"", base);
+    cr_expect(strstr(text, want), "the data file by its absolute path: %s", text);
+    cr_expect(strstr(text, "noenhanced"));
+    cr_expect(strstr(text, "background rgb 'white'"));
+    if (!rendered) {
+        cr_log_warn("gnuplot not installed: plot script checked, not rendered");
+        ts_rmtree(base);
+        return;
+    }
+    remove(svg);
+    snprintf(cmd, sizeof cmd, "cd / && gnuplot '%s' 2>/dev/null", gp);
+    cr_expect_eq(system(cmd), 0, "renders from another directory");
+    char *pic = slurp(svg);
+    cr_expect(strstr(pic, "fill=\"#ffffff\""), "a white background");
+    cr_expect(strstr(pic, "spmv_scalar") && strstr(pic, "gdivan_s1"), "names as written");
+    ts_rmtree(base);
+}
+

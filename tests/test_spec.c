@@ -448,3 +448,25 @@ Test(spec, every_bundled_kernel_loads_and_builds_images)
     }
     globfree(&g);
 }
+
+/* `make ptx` output is found from any working directory: a corpus spec
+ * (kernels/corpus/) named by its absolute path, from "/". */
+Test(spec, ptx_is_found_from_any_directory)
+{
+    char cwd[1024], path[1200], ptx[1300];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(ptx, sizeof ptx, "%s/build/ptx/kernels/corpus/spmv_scalar.ptx", cwd);
+    if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    snprintf(path, sizeof path, "%s/kernels/corpus/spmv_scalar.json", cwd);
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s", err.msg);
+    cr_assert_eq(chdir("/"), 0);
+    char found[1300];
+    bool ok = wh_spec_ptx_path(s, found, sizeof found, &err);
+    cr_assert_eq(chdir(cwd), 0);
+    cr_expect(ok, "%s", err.msg);
+    cr_expect_str_eq(found, ptx);
+    wh_spec_free(s);
+}
+
