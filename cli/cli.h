@@ -82,5 +82,8 @@ int cmd_replay(int argc, char **argv);
 
 /* Print "warphunt: <formatted error>" on stderr and return its exit status. */
 int cli_report(const wh_error *err);
+/* After a usage error (its message already printed): point to the help
+ * instead of printing all of it; returns exit status 1. */
+int cli_usage_hint(const char *command);
 
 #endif

@@ -385,11 +385,8 @@ int cmd_explore(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (rc > 0) {
-        if (rc == 1)
-            usage(stderr);
-        return 1;
-    }
+    if (rc > 0)
+        return rc == 1 ? cli_usage_hint("explore") : 1;
     wh_error err;
     wh_error_clear(&err);
     double t0 = wh_clock_s();

@@ -12,7 +12,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: warphunt hunt SPEC [--strategy gdivan|random|random-ga] [--evals N] [--time S]\n"
-            "                     [--seed S] [--resume DIR] [-o DIR] [options]\n"
+            "                     [--seed S] [-o DIR] [options]\n"
+            "       warphunt hunt --resume DIR [SPEC] [--evals N] [--time S] [--jobs N]\n"
             "\n"
             "Search for the input of SPEC's kernel that makes it run longest, and write\n"
             "results/<kernel>/<strategy>-s<seed>/: run.json, history.csv, paths.json (gdivan),\n"
@@ -29,7 +30,9 @@ static void usage(FILE *out)
             "  --resume DIR      continue the run in DIR from its last checkpoint with its own\n"
             "                    options and budget (a new --evals or --time replaces the\n"
             "                    budget); a run stopped before its first checkpoint starts\n"
-            "                    again; a directory another run is writing is refused\n"
+            "                    again; a directory another run is writing is refused;\n"
+            "                    SPEC defaults to the one the run recorded; other search\n"
+            "                    and measurement options given are ignored, and said so\n"
             "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");

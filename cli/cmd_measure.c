@@ -272,8 +272,7 @@ int cmd_measure(int argc, char **argv)
                     fprintf(stderr, "warphunt measure: option '%s' needs a value or is unknown\n", argv[optind - 1]);
                 else
                     fprintf(stderr, "warphunt measure: unknown option '%s'\n", argv[optind - 1]);
-                usage(stderr);
-                return 1;
+                return cli_usage_hint("measure");
             }
         }
         if (r < 0) {
@@ -284,8 +283,7 @@ int cmd_measure(int argc, char **argv)
     opterr = saved_opterr;
     if (optind != argc - 1) {
         fprintf(stderr, "warphunt measure: expected exactly one SPEC argument\n");
-        usage(stderr);
-        return 1;
+        return cli_usage_hint("measure");
     }
     if (input && random) {
         fprintf(stderr, "warphunt measure: --input and --random exclude each other\n");

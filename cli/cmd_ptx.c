@@ -86,8 +86,7 @@ int cmd_ptx(int argc, char **argv)
             opterr = saved_opterr;
             if (optopt) fprintf(stderr, "warphunt ptx: unknown option '-%c'\n", optopt);
             else fprintf(stderr, "warphunt ptx: unknown option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return 1;
+            return cli_usage_hint("ptx");
         }
     }
     opterr = saved_opterr;
@@ -102,8 +101,7 @@ int cmd_ptx(int argc, char **argv)
     if (optind != argc - 1) {
         fprintf(stderr, "warphunt ptx: %s\n",
                 optind >= argc ? "missing the PTX file" : "expected exactly one PTX file");
-        usage(stderr);
-        return 1;
+        return cli_usage_hint("ptx");
     }
     const char *path = argv[optind];
     wh_error err;

@@ -131,12 +131,12 @@ int cmd_replay(int argc, char **argv)
             break;
         case OPT_CSV: csv = optarg; break;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 1;
+        default: return cli_usage_hint("replay");
         }
     }
     if (optind != argc - 1) {
-        usage(stderr);
-        return 1;
+        fprintf(stderr, "warphunt replay: expected exactly one DIR (a saved input or a run directory)\n");
+        return cli_usage_hint("replay");
     }
     char dir[1100];
     snprintf(dir, sizeof dir, "%s", argv[optind]);

@@ -127,3 +127,9 @@ void cli_print_json(json_t *doc)
     }
     fflush(stdout);
 }
+
+int cli_usage_hint(const char *command)
+{
+    fprintf(stderr, "warphunt %s: `warphunt %s --help` lists the options\n", command, command);
+    return 1;
+}

@@ -4,8 +4,10 @@
 #include "cli/hunt_opts.h"
 
 #include "core/alloc.h"
+#include "core/results.h"
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,13 +93,51 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     }
 }
 
+/* A resumed run keeps these options of its own (run.json): given again
+ * they change nothing, and the user is told so. */
+static bool kept_by_a_resumed_run(const char *name)
+{
+    static const char *const free_on_resume[] = { "evals", "time", "jobs", "results", "no-cache", "resume",
+                                                  "backend", "device", "profile", "json", "quiet", NULL };
+    for (int i = 0; free_on_resume[i]; i++)
+        if (!strcmp(name, free_on_resume[i])) return false;
+    return true;
+}
+
+static void warn_ignored_on_resume(const struct option *longs, const int *seen, int nseen)
+{
+    char list[512] = "";
+    for (int i = 0; i < nseen; i++)
+        for (const struct option *o = longs; o->name; o++)
+            if (o->val == seen[i] && kept_by_a_resumed_run(o->name) && !strstr(list, o->name)) {
+                size_t n = strlen(list);
+                snprintf(list + n, sizeof list - n, "%s--%s", n ? ", " : "", o->name);
+            }
+    if (list[0])
+        fprintf(stderr, "hunt: ignored: %s (a resumed run keeps its own options; only --evals and --time "
+                "change its budget)\n", list);
+}
+
+/* --resume DIR without a SPEC: the spec the run recorded. */
+static bool resumed_spec(const char *dir, char *out, size_t n, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *doc = wh_read_json(path, "cannot resume", err);
+    const char *spec = doc ? json_string_value(json_object_get(doc, "spec")) : NULL;
+    if (doc && !spec) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: the run records no spec; name it");
+    if (spec) snprintf(out, n, "%s", spec);
+    json_decref(doc);
+    return spec != NULL;
+}
+
 static int parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
                         void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec)
 {
     wh_error err;
     wh_error_clear(&err);
     optind = 1;
-    int c;
+    int c, seen[256], nseen = 0;
     while ((c = getopt_long(argc, argv, "o:h", longs, NULL)) != -1) {
         if (c == 'h') {
             usage(stdout);
@@ -107,20 +147,25 @@ static int parse_search(int argc, char **argv, const struct option *longs, cli_o
         if (r == 0) r = cli_hunt_option(ho, c, optarg, &err);
         if (r == 0) r = own(ctx, c, optarg, &err);
         if (r < 0) return cli_report(&err);
-        if (r == 0) {
-            usage(stderr);
-            return 1;
-        }
+        if (r == 0) return cli_usage_hint(argv[0]);   /* getopt named the option */
+        if (nseen < 256) seen[nseen++] = c;
     }
-    if (optind != argc - 1) {
-        usage(stderr);
-        return 1;
+    char saved[1100];
+    const char *path = optind == argc - 1 ? argv[optind] : NULL;
+    if (!path && optind == argc && ho->resume_dir) {
+        if (!resumed_spec(ho->resume_dir, saved, sizeof saved, &err)) return cli_report(&err);
+        path = saved;
     }
+    if (!path) {
+        fprintf(stderr, "warphunt %s: expected %s SPEC\n", argv[0], optind == argc ? "a" : "exactly one");
+        return cli_usage_hint(argv[0]);
+    }
+    if (ho->resume_dir && !ro->quiet) warn_ignored_on_resume(longs, seen, nseen);
     ho->backend = ro->backend;
     ho->harness = ro->harness;
     ho->quiet = ro->quiet;
     ho->interrupted = cli_catch_interrupt();
-    *spec = wh_spec_load(argv[optind], &err);
+    *spec = wh_spec_load(path, &err);
     return *spec ? -1 : cli_report(&err);
 }
 

@@ -38,7 +38,9 @@ static void usage(FILE *out)
     fprintf(out,
         "\n"
         "`warphunt COMMAND --help` describes a command.  `warphunt --version`.\n"
-        "Exit status: 0 success, 1 user error, 2 internal or device failure.\n");
+        "Exit status: 0 success, 1 user error, 2 internal or device failure,\n"
+        "3 `measure --check`: the outputs differ, 130 Ctrl-C stopped a hunt or compare\n"
+        "(its results are written).\n");
 }
 
 int main(int argc, char **argv)

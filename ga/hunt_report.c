@@ -388,8 +388,10 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
     bool ok = hash && strat && ga_strategy_from_name(strat, &o->strategy);
     if (!ok) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: not a hunt's run.json");
     else if (strcmp(hash, spec->hash)) {
-        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: the run was made with another version of %s",
-                     spec->path);
+        const char *made = json_string_value(json_object_get(doc, "spec"));
+        wh_error_set(err, WH_ERR_USER, path, 0, 0,
+                     "cannot resume: the run was made with the spec %s (hash %s); %s is not that file as it was "
+                     "(hash %s)", made ? made : "(not recorded)", hash, spec->path, spec->hash);
         ok = false;
     }
     if (ok) {
