@@ -85,5 +85,8 @@ int cli_report(const wh_error *err);
 /* After a usage error (its message already printed): point to the help
  * instead of printing all of it; returns exit status 1. */
 int cli_usage_hint(const char *command);
+/* A saved input given as DIR: DIR itself when it holds a manifest.json,
+ * else DIR/best (a run directory); false (err) when neither does. */
+bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err);
 
 #endif

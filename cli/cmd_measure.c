@@ -32,7 +32,8 @@ static void usage(FILE *out)
         "options:\n"
         "  --backend B      sim (the PTX emulator with its timing model), cuda, or auto\n"
         "                   (default: cuda when a GPU is present, else sim)\n"
-        "  --input DIR      a saved input image (manifest.json + NAME.bin files)\n"
+        "  --input DIR      a saved input image (manifest.json + NAME.bin files), or a\n"
+        "                   run directory (its best/ input)\n"
         "  --random SEED    a random input within the spec's value domains, drawn with\n"
         "                   PCG32 seeded (SEED, 0); the default is --random 1\n"
         "  --reps R         repetitions (default 10); the sim is deterministic and runs\n"
@@ -55,7 +56,8 @@ static void usage(FILE *out)
         "                   the output buffers: integers bit for bit, floats within --ulps\n"
         "                   units in the last place, element by element or, as a buffer's\n"
         "                   \"check\" in the spec says, as multisets or not at all; exit\n"
-        "                   status 3 when they differ\n"
+        "                   status 3 when they differ (skipped, and said so, when the\n"
+        "                   backend is the sim itself)\n"
         "  --ulps U         float tolerance of --check (default 4: room for the GPU's\n"
         "                   .approx instructions)\n"
         "  --json           print a JSON summary on stdout: {\"spec\", \"kernel\", \"backend\",\n"
@@ -304,8 +306,12 @@ int cmd_measure(int argc, char **argv)
     memset(&res, 0, sizeof res);
     if (!spec)
         goto fail;
+    char input_dir[1100];
     if (input) {
-        img = wh_image_load(spec, input, &err);
+        /* a run directory stands for its best/, as in replay */
+        img = cli_input_dir("measure --input", input, input_dir, sizeof input_dir, &err)
+                  ? wh_image_load(spec, input_dir, &err) : NULL;
+        input = input_dir;
     } else {
         wh_launch L = wh_spec_launch_full(spec);
         img = wh_image_new(spec, &L, &err);
@@ -328,6 +334,12 @@ int cmd_measure(int argc, char **argv)
     h = harness_open(spec, backend, &opt, &err);
     if (!h)
         goto fail;
+    if (check && harness_backend_of(h) == HARNESS_SIM) {
+        /* the sim is the reference: comparing it with itself proves nothing */
+        fprintf(stderr, "warphunt measure: --check skipped: the backend is the sim, which is the reference "
+                "(--check compares a GPU's outputs with the sim's)\n");
+        check = false;
+    }
     if (!harness_measure(h, img, (int)reps, &res, &err))
         goto fail;
     if (check && !run_check(spec, &opt, img, &res, ref, &ck, &err))

@@ -29,14 +29,6 @@ static void usage(FILE *out)
 
 enum { OPT_SPEC = CLI_OPT_FIRST_FREE, OPT_REPS, OPT_CSV };
 
-static bool is_dir_with_manifest(const char *dir)
-{
-    char p[1200];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/manifest.json", dir);
-    return stat(p, &st) == 0;
-}
-
 static bool recorded_spec(const char *dir, char *out, size_t size, wh_error *err)
 {
     char p[1200];
@@ -88,10 +80,12 @@ static int replay(const char *dir, const char *spec_path, long reps, const char 
         if (r.status != HARNESS_OK) fprintf(stderr, "replay: %s\n", r.message);
         if (csv && !write_csv(csv, &r, &err)) status = cli_report(&err);
         if (ro->json) {
-            json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:s}", "backend",
+            json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:s}", "kernel",
+                                  spec->name, "spec", spec->path, "input", dir, "backend",
                                   harness_backend_name(harness_backend_of(h)), "device", harness_device(h), "unit",
                                   r.unit, "reps", r.reps, "mean", r.mean, "min", r.min, "median", r.median, "max",
                                   r.max, "stddev", r.stddev, "status", harness_status_name(r.status));
+            if (r.status != HARNESS_OK) json_object_set_new(j, "message", json_string(r.message));
             cli_print_json(j);
             json_decref(j);
         }
@@ -139,11 +133,6 @@ int cmd_replay(int argc, char **argv)
         return cli_usage_hint("replay");
     }
     char dir[1100];
-    snprintf(dir, sizeof dir, "%s", argv[optind]);
-    if (!is_dir_with_manifest(dir)) snprintf(dir, sizeof dir, "%s/best", argv[optind]);
-    if (!is_dir_with_manifest(dir)) {
-        fprintf(stderr, "warphunt replay: %s: no saved input (manifest.json) here or in its best/\n", argv[optind]);
-        return 1;
-    }
+    if (!cli_input_dir("replay", argv[optind], dir, sizeof dir, &err)) return cli_report(&err);
     return replay(dir, spec, reps, csv, &ro);
 }

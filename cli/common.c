@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool cli_parse_long(const char *opt, const char *text, long min, long max, long *out, wh_error *err)
 {
@@ -133,3 +134,21 @@ int cli_usage_hint(const char *command)
     fprintf(stderr, "warphunt %s: `warphunt %s --help` lists the options\n", command, command);
     return 1;
 }
+
+static bool has_manifest(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/manifest.json", dir);
+    return access(p, R_OK) == 0;
+}
+
+bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err)
+{
+    snprintf(out, n, "%s", dir);
+    if (has_manifest(out)) return true;
+    snprintf(out, n, "%s/best", dir);
+    if (has_manifest(out)) return true;
+    wh_error_set(err, WH_ERR_USER, dir, 0, 0, "%s: no saved input (manifest.json) here or in its best/", command);
+    return false;
+}
+

@@ -1712,6 +1712,19 @@ ptx_module *ptx_parse_string(const char *text, const char *name, wh_error *err)
     return ptx_parse_buffer(text, strlen(text), name, err);
 }
 
+/* A file that failed to parse and is named like C/C++/CUDA source or starts
+ * with a preprocessor line: the user gave the .cu, not its PTX. */
+static bool looks_like_source(const char *path, const char *buf, size_t len)
+{
+    const char *dot = strrchr(path, '.');
+    static const char *const exts[] = { ".cu", ".cuh", ".c", ".cc", ".cpp", ".h", ".hpp", NULL };
+    for (int i = 0; dot && exts[i]; i++)
+        if (!strcmp(dot, exts[i])) return true;
+    size_t i = 0;
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')) i++;
+    return i < len && buf[i] == '#';
+}
+
 ptx_module *ptx_parse_file(const char *path, wh_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -1750,6 +1763,9 @@ ptx_module *ptx_parse_file(const char *path, wh_error *err)
         return NULL;
     }
     ptx_module *m = ptx_parse_buffer(buf, len, path, err);
+    if (!m && looks_like_source(path, buf, len))
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "this is CUDA C++ source, not PTX: `nvcc -ptx %s` makes the "
+                     "PTX (in the repository, `make ptx` does for the bundled kernels)", path);
     free(buf);
     return m;
 }

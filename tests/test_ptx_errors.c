@@ -319,3 +319,23 @@ Test(ptx_cli, errors_and_help)
     free(out);
     free(err);
 }
+
+/* Given the .cu instead of its PTX, the message says so and how to make it. */
+Test(ptx_errors, cuda_source_instead_of_ptx_is_named_as_such)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    cr_assert_null(ptx_parse_file("kernels/fig1b.cu", &err));
+    cr_expect(strstr(err.msg, "CUDA C++ source, not PTX") && strstr(err.msg, "nvcc -ptx kernels/fig1b.cu"), "%s",
+              err.msg);
+    char path[] = "/tmp/wh_src_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, "#include <cstdio>\n__global__ void k() {}\n", 41), 41);
+    close(fd);
+    wh_error_clear(&err);
+    cr_assert_null(ptx_parse_file(path, &err));
+    cr_expect(strstr(err.msg, "not PTX"), "a preprocessor line gives it away: %s", err.msg);
+    unlink(path);
+}
+

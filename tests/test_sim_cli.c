@@ -74,6 +74,35 @@ Test(sim_cli, measure_json_outputs_and_replay)
     cr_assert_eq(json_integer_value(json_object_get(j, "cycles")), cycles);
     cr_assert(json_is_null(json_object_get(j, "seed")));
     json_decref(j);
+
+    /* a run directory stands for its best/ (the saved input moved there);
+     * --check on the sim is skipped, not a comparison of the sim with itself */
+    char best[420], errp[300];
+    snprintf(best, sizeof best, "%s/best", outdir);
+    snprintf(errp, sizeof errp, "%s/err.txt", dir);
+    cr_assert_eq(mkdir(best, 0755), 0);
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd, "mv '%s'/manifest.json '%s'/*.bin '%s'/", outdir, outdir, best);
+    cr_assert_eq(system(cmd), 0);
+    const char *a3[] = { "kernels/fig1b.json", "--backend", "sim", "--json", "--quiet", "--input", outdir,
+                         "--check" };
+    cr_assert_eq(ts_run_cmd(cmd_measure, "measure", a3, 8, js2, errp), 0);
+    j = ts_load_json(js2);
+    cr_expect_eq(json_integer_value(json_object_get(j, "cycles")), cycles);
+    cr_expect_null(json_object_get(j, "check"), "no check against itself");
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "grep -q 'check skipped: the backend is the sim' '%s'", errp);
+    cr_expect_eq(system(cmd), 0, "--check says it was skipped");
+
+    /* replay --json names what it replayed */
+    const char *a4[] = { outdir, "--backend", "sim", "--json", "--quiet", "--reps", "2" };
+    cr_assert_eq(ts_run_cmd(cmd_replay, "replay", a4, 7, js2, NULL), 0);
+    j = ts_load_json(js2);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "kernel")), "fig1b");
+    cr_expect(strstr(json_string_value(json_object_get(j, "spec")), "fig1b.json"));
+    cr_expect_str_eq(json_string_value(json_object_get(j, "input")), best);
+    cr_expect_eq(json_real_value(json_object_get(j, "mean")), (double)cycles);
+    json_decref(j);
     ts_rmtree(dir);
 }
 
