@@ -88,14 +88,35 @@ static int new_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
     return gen_pool_add_random(h->pool, rng, h->lay.has_shared && gene == h->lay.thread_genes, err);
 }
 
+/* "  12.3 evals/s, 40 % of 2000 evals, about 98 s left" (budget fraction and
+ * the time left at the current rate, from whichever budget ends first). */
+static void progress_rate(const hunt *h, const ga_event *ev, char *out, size_t n)
+{
+    const ga_options *g = &h->opt.ga;
+    double rate = ev->elapsed_s > 0 ? ev->eval / ev->elapsed_s : 0;
+    double left_evals = g->max_evals && rate > 0 ? (g->max_evals - ev->eval) / rate : -1;
+    double left_time = g->max_seconds ? g->max_seconds - ev->elapsed_s : -1;
+    double left = left_evals < 0 ? left_time : left_time < 0 || left_evals < left_time ? left_evals : left_time;
+    int len = snprintf(out, n, "  %.1f evals/s", rate);
+    if (g->max_evals && len > 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len, ", %.0f %% of %ld evals", 100.0 * ev->eval / g->max_evals,
+                        g->max_evals);
+    if (left >= 0 && len > 0 && (size_t)len < n)
+        snprintf(out + len, n - (size_t)len, ", about %.0f s left", left);
+}
+
 static void progress(hunt *h, const ga_event *ev, bool force)
 {
     if (h->opt.quiet) return;
     double t = wh_clock_s();
     if (!force && t - h->last_progress < 0.2) return;
+    if (force && ev->eval == h->last_progress_eval) return;   /* the final checkpoint: said already */
     h->last_progress = t;
-    fprintf(stderr, "%sgen %d  evals %ld  best %.6g %s  (at eval %ld)  %.1f s%s", h->tty ? "\r" : "",
-            ev->generation, ev->eval, ev->best, harness_unit(h->h), ga_evals_to_best(h->g), ev->elapsed_s,
+    h->last_progress_eval = ev->eval;
+    char rate[160];
+    progress_rate(h, ev, rate, sizeof rate);
+    fprintf(stderr, "%sgen %d  evals %ld  best %.6g %s  (at eval %ld)  %.1f s%s%s", h->tty ? "\r" : "",
+            ev->generation, ev->eval, ev->best, harness_unit(h->h), ga_evals_to_best(h->g), ev->elapsed_s, rate,
             h->tty ? "   " : "\n");
     fflush(stderr);
 }
@@ -183,7 +204,9 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     eo.quiet = h->opt.quiet;
     wh_error xerr;
     wh_error_clear(&xerr);
+    double t0 = wh_clock_s();
     h->explored = gen_explore_spec(h->spec, &eo, &xerr);
+    h->explore_s = wh_clock_s() - t0;
     if (!h->explored) {
         wh_error_format(&xerr, h->explore_failure, sizeof h->explore_failure);
         return setup_gdivan_fallback(h, err);

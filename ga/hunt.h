@@ -87,6 +87,8 @@ typedef struct {
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;
+    double explore_s;           /* gdivan: the symbolic stage's wall time in this run
+                                   (about 0 when it came from the cache) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom, or "" */
 } hunt_summary;
 

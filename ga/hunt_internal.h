@@ -41,8 +41,10 @@ typedef struct {
     int reps;
     bool tty;
     double last_progress;
+    long last_progress_eval;    /* evaluation the last progress line showed */
     hunt_summary *sum;
     json_t *top;                /* --keep > 1: the saved top list, for run.json */
+    double explore_s;           /* gdivan: wall time of the symbolic stage in this run */
     char started[32];           /* when this process started the run (UTC, ISO 8601) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
 } hunt;

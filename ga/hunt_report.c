@@ -241,6 +241,7 @@ static void fill_summary(hunt *h)
     s->time_s = ga_elapsed(h->g);
     s->time_to_best_s = ga_time_to_best(h->g);
     s->measure_s = hunt_measure_s(h);
+    s->explore_s = h->explore_s;
     s->jobs = h->njobs;
     s->generations = ga_generation(h->g);
     s->stop = ga_get_stop_reason(h->g);
@@ -356,6 +357,7 @@ json_t *hunt_summary_json(const hunt_summary *s)
     if (s->strategy == GA_GDIVAN) {
         json_t *x = json_pack("{s:f, s:i, s:i, s:i, s:b}", "coverage", s->coverage, "paths", s->paths, "atoms_valid",
                               s->atoms_valid, "atoms_invalid", s->atoms_invalid, "cached", s->explore_cached);
+        json_object_set_new(x, "wall_s", json_real(s->explore_s));
         if (s->explore_failure[0]) json_object_set_new(x, "failed", json_string(s->explore_failure));
         json_object_set_new(o, "explore", x);
     }

@@ -97,6 +97,21 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     char *a = strstr(text, "| gdivan-paper |"), *b = strstr(text, "| gdivan |"), *c = strstr(text, "| random |");
     cr_expect(a && b && c && a < b && b < c, "rows in order:\n%s", text);
     cr_expect(strstr(text, "| A12 (gdivan-paper) | p |"), "the rank test's columns:\n%s", text);
+    /* the symbolic stage's time is a column of its own: gdivan-paper's first
+     * run computed it, random has none */
+    cr_expect(strstr(text, "| symbolic stage (s) | reached after, stage included (s) |"), "%s", text);
+    double cells[2][10];
+    const char *rows[2] = { a, c };
+    for (int r = 0; r < 2; r++) {
+        const char *p = rows[r];
+        for (int k = 0; k < 10 && p; k++) {
+            p = strchr(p + 1, '|');
+            cells[r][k] = p ? strtod(p + 1, NULL) : -1;
+        }
+    }
+    cr_expect_gt(cells[0][4], 0, "gdivan-paper's stage took time:\n%s", text);
+    cr_expect_geq(cells[0][5], cells[0][4] + cells[0][3] - 0.011, "stage included = search + stage:\n%s", text);
+    cr_expect_eq(cells[1][4], 0, "random has no symbolic stage:\n%s", text);
 
     const char *bad[] = { "tests/specs/hunt_paths_small.json", "--strategies", "gdivan,gdivan" };
     cr_expect_eq(run_compare(3, bad), 1, "a repeated strategy is a user error");
