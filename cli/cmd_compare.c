@@ -36,11 +36,13 @@ static void usage(FILE *out)
             "                    --random-individuals 0 --tiling plain --segment 0\n"
             "                    --value-edits 0 --families 0), random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
+            "  --keep-state      keep each run's search state (checkpoint.bin, pool.bin), so a\n"
+            "                    run can be extended with hunt --resume (default: removed)\n"
             HUNT_HELP("1000", "0 here, unlike hunt") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 
-enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES };
+enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES, OPT_KEEP_STATE };
 
 /* A row of the comparison: a strategy, and for gdivan-paper the paper's
  * own scaler and mutation (plain tiling, one-gene mutations). */
@@ -305,6 +307,7 @@ typedef struct {
     long nseeds;
     const char *out;
     const char *strategies;
+    bool keep_state;
 } compare_args;
 
 static int own_option(void *ctx, int c, const char *arg, wh_error *err)
@@ -314,6 +317,7 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
     case OPT_SEEDS: return cli_parse_long("--seeds", arg, 1, 1000, &a->nseeds, err) ? 1 : -1;
     case 'o': a->out = arg; return 1;
     case OPT_STRATEGIES: a->strategies = arg; return 1;
+    case OPT_KEEP_STATE: a->keep_state = true; return 1;
     default: return 0;
     }
 }
@@ -324,6 +328,7 @@ int cmd_compare(int argc, char **argv)
         HUNT_LONG_OPTIONS, CLI_RUN_LONG_OPTIONS,
         { "seeds", required_argument, NULL, OPT_SEEDS },
         { "strategies", required_argument, NULL, OPT_STRATEGIES },
+        { "keep-state", no_argument, NULL, OPT_KEEP_STATE },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -334,11 +339,14 @@ int cmd_compare(int argc, char **argv)
     ho.ga.patience = 0;
     cli_run_options ro;
     cli_run_options_init(&ro);
-    compare_args args = { 3, NULL, "gdivan,random-ga,random" };
+    compare_args args = { 3, NULL, "gdivan,random-ga,random", false };
     wh_spec *spec;
     int pstatus = cli_parse_search(argc, argv, longs, own_option, &args, usage, &ho, &ro, &spec);
     if (pstatus >= 0) return pstatus;
     long nseeds = args.nseeds;
+    /* a comparison's runs are not resumed one by one: their search state
+     * (hundreds of MB on large launches) goes unless asked for */
+    ho.drop_state = !args.keep_state;
     const char *out = args.out;
     wh_error err;
     wh_error_clear(&err);

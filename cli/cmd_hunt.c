@@ -34,11 +34,14 @@ static void usage(FILE *out)
             "                    SPEC defaults to the one the run recorded; other search\n"
             "                    and measurement options given are ignored, and said so\n"
             "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
+            "  --drop-state      when the run finishes, remove its search state (checkpoint.bin,\n"
+            "                    pool.bin; hundreds of MB on large launches): it can then not be\n"
+            "                    resumed to extend it (default: kept)\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 
-enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME };
+enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE };
 
 static void print_summary(const hunt_summary *s)
 {
@@ -56,6 +59,9 @@ static void print_summary(const hunt_summary *s)
     else if (s->strided)
         fprintf(stderr, "hunt: best input's tiling: plain (no stride)\n");
     if (s->findings) fprintf(stderr, "hunt: %ld findings (faults or hangs) saved under %s/findings/\n", s->findings, s->dir);
+    if (s->state_mb >= 1)
+        fprintf(stderr, "hunt: %.1f MB of search state (checkpoint.bin, pool.bin) kept for --resume; "
+                "--drop-state removes it when a run finishes\n", s->state_mb);
     fprintf(stderr, "hunt: results in %s\n", s->dir);
 }
 
@@ -68,6 +74,7 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "unknown strategy '%s' (gdivan, random, random-ga)", arg);
         return -1;
     case OPT_RESUME: ho->resume_dir = arg; return 1;
+    case OPT_DROP_STATE: ho->drop_state = true; return 1;
     case 'o': ho->out_dir = arg; return 1;
     default: return 0;
     }
@@ -79,6 +86,7 @@ int cmd_hunt(int argc, char **argv)
         HUNT_LONG_OPTIONS, CLI_RUN_LONG_OPTIONS,
         { "strategy", required_argument, NULL, OPT_STRATEGY },
         { "resume", required_argument, NULL, OPT_RESUME },
+        { "drop-state", no_argument, NULL, OPT_DROP_STATE },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },

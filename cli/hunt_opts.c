@@ -98,7 +98,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
 static bool kept_by_a_resumed_run(const char *name)
 {
     static const char *const free_on_resume[] = { "evals", "time", "jobs", "results", "no-cache", "resume",
-                                                  "backend", "device", "profile", "json", "quiet", NULL };
+                                                  "backend", "device", "profile", "json", "quiet", "drop-state", NULL };
     for (int i = 0; free_on_resume[i]; i++)
         if (!strcmp(name, free_on_resume[i])) return false;
     return true;

@@ -51,6 +51,10 @@ typedef struct {
      * and emulated sim noise always use one (concurrent launches on one GPU
      * would disturb each other's times; the noise is one stream). */
     int jobs;
+    /* A run that finishes removes its search state (checkpoint.bin, pool.bin:
+     * only --resume reads them, and a long run's pool takes hundreds of MB);
+     * it can no longer be extended. */
+    bool drop_state;
     /* The command that started the run, recorded in run.json (argc 0: none). */
     int argc;
     char *const *argv;
@@ -75,6 +79,7 @@ typedef struct {
     double time_s, time_to_best_s;
     double measure_s;           /* inside the harness, summed over the evaluation threads */
     int jobs;                   /* evaluation threads used */
+    double state_mb;            /* checkpoint.bin + pool.bin left in dir (0 when dropped) */
     int generations;
     ga_stop_reason stop;
     double final_mean, final_min, final_median, final_max, final_stddev;

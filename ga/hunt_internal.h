@@ -34,7 +34,8 @@ typedef struct {
     ga *g;
     wh_history hist;
     char dir[1024];
-    bool made_dir;              /* this run created dir (removed if it fails empty) */
+    bool made_dir;
+    bool state_dropped;         /* checkpoint.bin and pool.bin removed at the end */              /* this run created dir (removed if it fails empty) */
     int lock_fd;                /* the run directory's lock, -1 when not held */
     int pool_saved;             /* atoms already written to pool.bin */
     long findings;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef WH_VERSION
@@ -209,6 +210,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "time_s", json_real(h->sum->time_s));
         json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
         json_object_set_new(doc, "jobs", json_integer(h->njobs));
+        json_object_set_new(doc, "state_dropped", json_boolean(h->state_dropped));
     }
     char path[1100];
     snprintf(path, sizeof path, "%s/run.json", h->dir);
@@ -313,6 +315,21 @@ static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_err
     return true;
 }
 
+/* Size of checkpoint.bin + pool.bin in MB, after removing them if `drop`. */
+static double search_state_mb(const hunt *h, bool drop)
+{
+    static const char *const files[] = { "checkpoint.bin", "pool.bin" };
+    double mb = 0;
+    for (int i = 0; i < 2; i++) {
+        char path[1100];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", h->dir, files[i]);
+        if (drop) remove(path);
+        else if (stat(path, &st) == 0) mb += (double)st.st_size / 1e6;
+    }
+    return mb;
+}
+
 bool hunt_finish(hunt *h, wh_error *err)
 {
     fill_summary(h);
@@ -333,6 +350,9 @@ bool hunt_finish(hunt *h, wh_error *err)
     }
     render_plot(h);
     ga_stop_reason stop = ga_get_stop_reason(h->g);
+    bool finished = stop != GA_STOP_INTERRUPTED && stop != GA_STOP_ERROR;
+    h->state_dropped = finished && h->opt.drop_state;
+    h->sum->state_mb = search_state_mb(h, h->state_dropped);
     return hunt_write_run_json(h, stop == GA_STOP_INTERRUPTED ? "interrupted" : stop == GA_STOP_ERROR ? "failed"
                                                                                                        : "finished",
                                err);
@@ -348,6 +368,7 @@ json_t *hunt_summary_json(const hunt_summary *s)
                           "findings", (json_int_t)s->findings, "x", s->x);
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
     json_object_set_new(o, "jobs", json_integer(s->jobs));
+    json_object_set_new(o, "state_mb", json_real(s->state_mb));
     json_object_set_new(o, "tiling", json_string(s->strided ? "stride" : "plain"));
     json_object_set_new(o, "best_stride", json_integer((json_int_t)s->best_stride));
     json_object_set_new(o, "generations", json_integer(s->generations));
@@ -389,6 +410,11 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
     const char *strat = json_string_value(json_object_get(opt, "strategy"));
     bool ok = hash && strat && ga_strategy_from_name(strat, &o->strategy);
     if (!ok) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: not a hunt's run.json");
+    else if (json_is_true(json_object_get(doc, "state_dropped"))) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: the run finished and its search state was "
+                     "removed (--drop-state); start a new run");
+        ok = false;
+    }
     else if (strcmp(hash, spec->hash)) {
         const char *made = json_string_value(json_object_get(doc, "spec"));
         wh_error_set(err, WH_ERR_USER, path, 0, 0,

@@ -112,6 +112,9 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     cr_expect_gt(cells[0][4], 0, "gdivan-paper's stage took time:\n%s", text);
     cr_expect_geq(cells[0][5], cells[0][4] + cells[0][3] - 0.011, "stage included = search + stage:\n%s", text);
     cr_expect_eq(cells[1][4], 0, "random has no symbolic stage:\n%s", text);
+    char find[1300];
+    snprintf(find, sizeof find, "test -z \"$(find '%s' -name checkpoint.bin -o -name pool.bin)\"", out);
+    cr_expect_eq(system(find), 0, "a comparison's runs drop their search state");
 
     const char *bad[] = { "tests/specs/hunt_paths_small.json", "--strategies", "gdivan,gdivan" };
     cr_expect_eq(run_compare(3, bad), 1, "a repeated strategy is a user error");

@@ -766,3 +766,40 @@ Test(hunt, a_run_that_fails_at_once_leaves_no_directory)
     wh_spec_free(s);
 }
 
+/* drop_state: a finished run removes checkpoint.bin and pool.bin, says so
+ * in run.json, and a resume is refused with the reason (not restarted). */
+Test(hunt, a_dropped_state_is_removed_and_refuses_a_resume)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64], dir[128], path[300];
+    tmpdir(base);
+    snprintf(dir, sizeof dir, "%s/run", base);
+    hunt_options o = quiet_options(base, GA_RANDOM_GA, 150, 2);
+    o.out_dir = dir;
+    o.drop_state = true;
+    hunt_summary sum;
+    wh_error err;
+    cr_assert(hunt_run(s, &o, &sum, &err), "%s", err.msg);
+    cr_expect_eq(sum.state_mb, 0);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+    cr_expect_neq(access(path, F_OK), 0, "checkpoint.bin removed");
+    snprintf(path, sizeof path, "%s/pool.bin", dir);
+    cr_expect_neq(access(path, F_OK), 0, "pool.bin removed");
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *doc = ts_load_json(path);
+    cr_expect(json_is_true(json_object_get(doc, "state_dropped")));
+    json_decref(doc);
+    hunt_options again = quiet_options(base, GA_RANDOM_GA, 300, 2);
+    again.resume_dir = dir;
+    cr_expect_not(hunt_run(s, &again, &sum, &err));
+    cr_expect(strstr(err.msg, "search state was removed"), "%s", err.msg);
+    /* kept by default, and its size reported */
+    o.drop_state = false;
+    snprintf(dir, sizeof dir, "%s/kept", base);
+    cr_assert(hunt_run(s, &o, &sum, &err), "%s", err.msg);
+    cr_expect_gt(sum.state_mb, 0);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
