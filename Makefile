@@ -109,8 +109,13 @@ $(BUILD)/test_runner_san: $(SOBJ) $(KSOBJ) $(patsubst %.c,$(BUILD)/san/%.o,$(TES
 # built here first, so two tests running at once never race to relink them.
 GPU_SCRIPT_BIN := $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth
 
+# Skipped tests are listed with their reasons at the end (Criterion shows
+# them only with --verbose): the TAP report has them.
+SKIPS = grep '\# SKIP' $(1) | grep -v '\# SKIP test was skipped$$' | sed 's/^ok - /skipped: /' >&2 || true
+
 test: warphunt ptx $(BUILD)/test_runner $(GPU_SCRIPT_BIN)
-	$(BUILD)/test_runner $(TEST_ARGS)
+	@$(BUILD)/test_runner $(TEST_ARGS) --tap=$(BUILD)/test.tap; status=$$?; \
+	$(call SKIPS,$(BUILD)/test.tap); exit $$status
 
 # Criterion runs each test in a child process whose sanitizer reports do
 # not change the test's verdict, so the log is scanned for them as well.
@@ -118,8 +123,9 @@ check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	@set -o pipefail 2>/dev/null || true; \
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  $(BUILD)/test_runner_san $(TEST_ARGS) 2>&1 | tee $(BUILD)/check.log; \
+	  $(BUILD)/test_runner_san $(TEST_ARGS) --tap=$(BUILD)/check.tap 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; \
+	$(call SKIPS,$(BUILD)/check.tap); \
 	if grep -q -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log; then \
 	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
 	[ $$status = 0 ] || exit $$status; \
