@@ -369,6 +369,13 @@ json_t *hunt_summary_json(const hunt_summary *s)
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
     json_object_set_new(o, "jobs", json_integer(s->jobs));
     json_object_set_new(o, "state_mb", json_real(s->state_mb));
+    /* --keep N: the top list as run.json has it (rank, fitness, eval, dir, final) */
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", s->dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    json_t *top = json_object_get(run, "top");
+    if (top) json_object_set(o, "top", top);
+    json_decref(run);
     json_object_set_new(o, "tiling", json_string(s->strided ? "stride" : "plain"));
     json_object_set_new(o, "best_stride", json_integer((json_int_t)s->best_stride));
     json_object_set_new(o, "generations", json_integer(s->generations));

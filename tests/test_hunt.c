@@ -556,6 +556,9 @@ Test(hunt, keep_saves_the_longest_running_distinct_inputs)
         json_t *doc = ts_load_json(path);
         json_t *top = json_object_get(doc, "top");
         cr_assert_eq(json_array_size(top), 4, "%s", ga_strategy_name((ga_strategy)st));
+        json_t *summary = hunt_summary_json(&r);
+        cr_expect(json_equal(json_object_get(summary, "top"), top), "--json has the same top list");
+        json_decref(summary);
         wh_image *img[4];
         for (int k = 0; k < 4; k++) {
             json_t *e = json_array_get(top, (size_t)k);
