@@ -10,6 +10,7 @@
 #include "core/image.h"
 #include "core/spec.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,5 +469,33 @@ Test(spec, ptx_is_found_from_any_directory)
     cr_expect(ok, "%s", err.msg);
     cr_expect_str_eq(found, ptx);
     wh_spec_free(s);
+}
+
+/* The README's example spec is the bundled kernels/artificial.json, so it
+ * works when copied. */
+Test(spec, the_readmes_example_is_the_bundled_spec)
+{
+    FILE *f = fopen("README.md", "r");
+    cr_assert(f, "README.md");
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    char *sec = strstr(text, "## The kernel spec");
+    cr_assert(sec);
+    char *start = strstr(sec, "```json\n");
+    cr_assert(start);
+    start += 8;
+    char *end = strstr(start, "```");
+    cr_assert(end);
+    *end = '\0';
+    json_error_t je;
+    json_t *shown = json_loads(start, 0, &je);
+    cr_assert(shown, "the README's example is not JSON: %s", je.text);
+    json_t *bundled = json_load_file("kernels/artificial.json", 0, &je);
+    cr_assert(bundled, "%s", je.text);
+    cr_expect(json_equal(shown, bundled), "the README's example differs from kernels/artificial.json");
+    json_decref(shown);
+    json_decref(bundled);
 }
 
