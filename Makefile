@@ -219,10 +219,13 @@ install: $(BUILD)/warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
 	install -m 644 kernels/*.cu kernels/*.json $(KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/
 	install -d $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus
 	install -m 644 kernels/corpus/*.cu kernels/corpus/*.json $(BENCH_KERNEL_PTX) $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus/
+	install -m 644 kernels/corpus/*.h $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/warphunt
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/warphunt/README.md
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt
-	rm -rf $(DESTDIR)$(PREFIX)/share/warphunt
+	rm -rf $(DESTDIR)$(PREFIX)/share/warphunt $(DESTDIR)$(PREFIX)/share/doc/warphunt
 
 clean:
 	rm -rf $(BUILD) $(if $(filter build,$(BUILD)),warphunt)

@@ -87,6 +87,11 @@ int cli_report(const wh_error *err);
 int cli_usage_hint(const char *command);
 /* A saved input given as DIR: DIR itself when it holds a manifest.json,
  * else DIR/best (a run directory); false (err) when neither does. */
+/* Load a spec given as a path, or as a bundled kernel's name ("artificial",
+ * "spmv_scalar"): NAME.json under kernels/ and kernels/corpus/ of the
+ * working directory, of the binary's directory and its parent (a build of
+ * the repository) and of ../share/warphunt/ beside the binary (installed). */
+wh_spec *cli_load_spec(const char *arg, wh_error *err);
 bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err);
 
 #endif

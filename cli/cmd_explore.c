@@ -390,7 +390,7 @@ int cmd_explore(int argc, char **argv)
     wh_error err;
     wh_error_clear(&err);
     double t0 = wh_clock_s();
-    wh_spec *spec = wh_spec_load(a.spec, &err);
+    wh_spec *spec = cli_load_spec(a.spec, &err);
     if (!spec)
         return cli_report(&err);
     char cache[1100], entry[1200], dir[1100], path[1200];

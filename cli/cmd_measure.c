@@ -299,7 +299,7 @@ int cmd_measure(int argc, char **argv)
     opt.want_outputs = outputs != NULL || check;
 
     int status = 0;
-    wh_spec *spec = wh_spec_load(argv[optind], &err);
+    wh_spec *spec = cli_load_spec(argv[optind], &err);
     wh_image *img = NULL, *ref = NULL;
     harness *h = NULL;
     harness_result res;

@@ -66,7 +66,7 @@ static int replay(const char *dir, const char *spec_path, long reps, const char 
         if (!recorded_spec(dir, recorded, sizeof recorded, &err)) return cli_report(&err);
         spec_path = recorded;
     }
-    wh_spec *spec = wh_spec_load(spec_path, &err);
+    wh_spec *spec = cli_load_spec(spec_path, &err);
     wh_image *img = spec ? wh_image_load(spec, dir, &err) : NULL;
     harness *h = img ? harness_open(spec, ro->backend, &ro->harness, &err) : NULL;
     harness_result r;

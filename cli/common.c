@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,5 +151,36 @@ bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh
     if (has_manifest(out)) return true;
     wh_error_set(err, WH_ERR_USER, dir, 0, 0, "%s: no saved input (manifest.json) here or in its best/", command);
     return false;
+}
+
+/* dir/kernels[/corpus]/name.json, the first that exists, into out. */
+static bool bundled_in(const char *dir, const char *name, char *out, size_t n)
+{
+    static const char *const subdirs[] = { "kernels", "kernels/corpus" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, n, "%s/%s/%s.json", dir, subdirs[i], name);
+        if (access(out, R_OK) == 0) return true;
+    }
+    return false;
+}
+
+wh_spec *cli_load_spec(const char *arg, wh_error *err)
+{
+    if (access(arg, F_OK) == 0 || strchr(arg, '/') || strstr(arg, ".json")) return wh_spec_load(arg, err);
+    char exe[PATH_MAX], bin[PATH_MAX], up[PATH_MAX + 8], share[PATH_MAX + 32], found[PATH_MAX + 300];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    snprintf(bin, sizeof bin, "%s", exe);
+    char *slash = strrchr(bin, '/');
+    if (slash) *slash = '\0';
+    snprintf(up, sizeof up, "%s/..", bin);
+    snprintf(share, sizeof share, "%s/../share/warphunt", bin);
+    const char *dirs[] = { ".", bin, up, share };
+    for (int i = 0; i < 4; i++)
+        if (dirs[i][0] && bundled_in(dirs[i], arg, found, sizeof found)) return wh_spec_load(found, err);
+    wh_error_set(err, WH_ERR_USER, arg, 0, 0, "no such spec file, and no bundled kernel of that name (looked for "
+                 "kernels/%s.json and kernels/corpus/%s.json here, in %s and its parent, and in %s)", arg, arg, bin,
+                 share);
+    return NULL;
 }
 

@@ -165,7 +165,7 @@ static int parse_search(int argc, char **argv, const struct option *longs, cli_o
     ho->harness = ro->harness;
     ho->quiet = ro->quiet;
     ho->interrupted = cli_catch_interrupt();
-    *spec = wh_spec_load(path, &err);
+    *spec = cli_load_spec(path, &err);
     return *spec ? -1 : cli_report(&err);
 }
 

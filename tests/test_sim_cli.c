@@ -162,3 +162,22 @@ Test(sim_cli, step_limit_in_the_helps_notation)
     json_decref(j);
     unlink(js);
 }
+
+/* A bundled kernel is found by its name, from any working directory, and
+ * an unknown name says where it was looked for. */
+Test(sim_cli, a_bundled_kernel_is_found_by_name)
+{
+    if (!ptx_built("fig1b")) cr_skip_test("fig1b PTX not built: run make ptx");
+    wh_error err;
+    wh_spec *s = cli_load_spec("fig1b", &err);
+    cr_assert(s, "%s", err.msg);
+    cr_expect_str_eq(s->name, "fig1b");
+    wh_spec_free(s);
+    s = cli_load_spec("spmv_scalar", &err);
+    cr_assert(s, "the corpus too: %s", err.msg);
+    wh_spec_free(s);
+    cr_expect_null(cli_load_spec("no_such_kernel", &err));
+    cr_expect(strstr(err.msg, "no bundled kernel of that name") && strstr(err.msg, "kernels/corpus/no_such_kernel.json"),
+              "%s", err.msg);
+}
+
