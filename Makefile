@@ -3,6 +3,11 @@
 # Sources are picked up by folder (wildcards), so adding a file to a stage
 # needs no edit here.  Build outputs go under build/ (never committed).
 
+# Every core unless told (`make JOBS=1`): the PTX, the objects and the two
+# test trees build in parallel (the test runner itself uses every core).
+JOBS     ?= $(shell nproc 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(JOBS)
+
 CC       ?= cc
 SHELL    := /bin/bash
 PREFIX   ?= /usr/local
