@@ -12,7 +12,6 @@
  */
 #include "symexec/internal.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,16 +25,29 @@ struct sx_watchdog {
     bool armed, fired, quit;
 };
 
+static bool past(const struct timespec *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+}
+
 static void *watch(void *arg)
 {
     sx_watchdog *w = arg;
     pthread_mutex_lock(&w->mu);
     while (!w->quit) {
-        if (!w->armed) {
+        /* fired: nothing to do until the next arm (no spinning on a past
+         * deadline) */
+        if (!w->armed || w->fired) {
             pthread_cond_wait(&w->cv, &w->mu);
             continue;
         }
-        if (pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline) == ETIMEDOUT && w->armed && !w->fired) {
+        pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline);
+        /* go by the clock, not by ETIMEDOUT: the wait may have timed out on
+         * the deadline of a call that was disarmed and re-armed meanwhile
+         * (it fired the next, 60 s call under AddressSanitizer) */
+        if (w->armed && !w->fired && past(&w->deadline)) {
             w->fired = true;
             Z3_interrupt(w->c);
         }
