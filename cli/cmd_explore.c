@@ -38,7 +38,7 @@ static void usage(FILE *out)
         "X deepens over the spec's symbolic.threads (default 2, 3, 4) until every\n"
         "conditional branch leg is covered or the time budget is spent; the paths of the\n"
         "largest X whose exploration finished are kept, or of a larger X that --paths\n"
-        "stopped when it covers as many legs (its first N paths, whole; deepening stops\n"
+        "stopped when it covers more legs (its first N paths, whole; deepening stops\n"
         "there); one the clock cut short only when no X finished.  The coverage of every\n"
         "X tried is reported.\n"
         "\n"

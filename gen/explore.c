@@ -26,7 +26,7 @@ void gen_explore_options_default(gen_explore_options *o)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    static const char format[] = "warphunt-explore-v9"; /* bump when the cached files change (v9: path-capped X kept) */
+    static const char format[] = "warphunt-explore-v10"; /* bump when the cached files change (v10: a path-capped X kept when it covers more) */
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);
     h = wh_fnv1a(h, spec->hash, strlen(spec->hash));
@@ -111,15 +111,19 @@ static void print_progress(void *ctx, const sx_progress *p)
 }
 
 /* Does the exploration sx replace the kept one?  One that finished does;
- * one the path budget stopped does when it covers as much (its paths are
- * whole paths of more threads, only not all of them: lbm's X = 4 stopped at
- * 2000 paths covers 94 % of the legs, X = 3 finished 89 %); one the clock
+ * one the path budget stopped does when it covers more branch legs (its
+ * paths are whole paths of more threads, only not all of them: lbm's X = 4
+ * stopped at 2000 paths covers 94 % of the legs, X = 3 finished 89 %).  At
+ * equal coverage the finished one stays: the capped one's paths are the
+ * search order's first ones, and can miss the longest (substring_search's
+ * all-match path, in X = 2's 1089 paths, was not among X = 3's first 2000:
+ * gdivan fell from 1.00 to 0.66 of the known worst).  One the clock
  * stopped only stands in when nothing else is there. */
 static bool keeps_over(const sx_result *sx, const sx_result *kept)
 {
     if (!kept || !sx->budget_hit)
         return true;
-    return sx->path_cap_hit && sx->nlegs_covered >= kept->nlegs_covered;
+    return sx->path_cap_hit && sx->nlegs_covered > kept->nlegs_covered;
 }
 
 /* Run the X sequence; returns the exploration to keep (or NULL + err). */

@@ -142,28 +142,37 @@ Test(explore, deepening_records_every_x)
     close_fixture(&f);
 }
 
-/* lbm: X = 2 (49 paths) and X = 3 (343) finish at 88.9 % of the legs;
- * with a 100-path budget X = 3 stops at the budget covering as many, and
- * its 100 whole paths are kept; deepening stops there. */
-Test(explore, a_larger_x_stopped_by_the_path_budget_is_kept)
+/* lbm: X = 2 (49 paths) and X = 3 (343) finish at 88.9 % of the legs.
+ * With a 400-path budget X = 4 stops at the budget covering 94.4 %: its
+ * 400 whole paths are kept.  With 100, X = 3 stops at the budget covering
+ * no more than X = 2: the finished X = 2 stays. */
+Test(explore, a_larger_x_stopped_by_the_path_budget_is_kept_when_it_covers_more)
 {
     fixture f;
     open_fixture(&f, "kernels/lbm.json");
     gen_explore_options o = quiet(&f);
-    o.path_budget = 100;
+    o.path_budget = 400;
     o.models = 1;
     wh_error err;
     gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
     cr_assert(r, "%s", err.msg);
-    cr_assert_eq(r->nxs, 2, "deepening stops at the capped X");
-    cr_expect_not(r->xs[0].budget_hit);
-    cr_expect(r->xs[1].path_cap && r->xs[1].budget_hit);
-    cr_expect_geq(r->xs[1].legs_covered, r->xs[0].legs_covered);
-    cr_expect_eq(r->x, 3);
-    cr_expect_eq(r->npaths, 100);
+    cr_assert_eq(r->nxs, 3, "deepening stops at the capped X");
+    cr_expect(!r->xs[1].budget_hit && r->xs[2].path_cap && r->xs[2].budget_hit);
+    cr_expect_gt(r->xs[2].legs_covered, r->xs[1].legs_covered);
+    cr_expect_eq(r->x, 4);
+    cr_expect_eq(r->npaths, 400);
     char cmd[1300];
     snprintf(cmd, sizeof cmd, "grep -q '\"path_budget_hit\": true' '%s'", r->paths_json);
     cr_expect_eq(system(cmd), 0, "paths.json says which X the path budget stopped");
+    gen_result_free(r);
+    o.path_budget = 100;
+    r = gen_explore(f.spec, f.mod, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    cr_assert_eq(r->nxs, 2);
+    cr_expect(r->xs[1].path_cap);
+    cr_expect_eq(r->xs[1].legs_covered, r->xs[0].legs_covered);
+    cr_expect_eq(r->x, 2, "equal coverage: the finished X stays");
+    cr_expect_eq(r->npaths, 49);
     gen_result_free(r);
     close_fixture(&f);
 }
