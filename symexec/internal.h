@@ -235,6 +235,8 @@ struct sx_engine {
     int interrupted;                     /* solver calls the watchdog cut */
     sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */
     Z3_solver msolver;                   /* for models after the search */
+    Z3_model *first_model;               /* per path: its seed-0 model, the first
+                                            witness of its other seeds (model.c) */
     wh_image *img;                       /* the X-thread image: fixed data, scalars */
     sx_region *regions; int nregions;
     sx_symbol *syms; int nsyms;

@@ -448,12 +448,17 @@ static bool pin_symbols(msolve *ms, screen *sc, uint64_t seed, int path, uint64_
     bool ok = order && used && formula_symbols(e, e->forms[path], used) && screen_open(sc, e, used);
     int checks = 0, max = ms->fp ? PIN_CHECKS_FP : PIN_CHECKS;
     if (ok) {
-        /* the first witness: a model of the formula alone */
-        Z3_model m = NULL;
-        checks++;
-        if (ms_check(ms, &m) == Z3_L_TRUE) {
+        /* the first witness: the path's seed-0 model, else a model of the
+         * formula alone */
+        Z3_model m = e->first_model ? e->first_model[path] : NULL;
+        if (m) {
             screen_load(sc, e, m);
-            Z3_model_dec_ref(e->z.c, m);
+        } else {
+            checks++;
+            if (ms_check(ms, &m) == Z3_L_TRUE) {
+                screen_load(sc, e, m);
+                Z3_model_dec_ref(e->z.c, m);
+            }
         }
         shuffle(&rng, order, e->nsyms);
     }
@@ -527,6 +532,20 @@ static bool write_model(sx_engine *e, Z3_model m, const screen *sc, wh_image *ou
     return true;
 }
 
+/* Keep the seed-0 model of a path: the first witness of its other seeds
+ * (one solver check fewer per atom). */
+static void keep_first_model(sx_engine *e, int path, uint64_t seed, Z3_model m)
+{
+    if (seed != 0 || !e->res)
+        return;
+    if (!e->first_model)
+        e->first_model = calloc((size_t)e->res->npaths + 1, sizeof *e->first_model);
+    if (!e->first_model || e->first_model[path])
+        return;
+    Z3_model_inc_ref(e->z.c, m);
+    e->first_model[path] = m;
+}
+
 bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, wh_error *err)
 {
     if (!r || !r->priv || path < 0 || path >= r->npaths) {
@@ -556,6 +575,7 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, w
         ok = write_model(e, NULL, &sc, out, path, forced, is_forced, err);
     } else if (ok && screen_flush(&sc, &ms) && ms_check(&ms, &m) == Z3_L_TRUE) {
         ok = write_model(e, m, NULL, out, path, forced, is_forced, err);
+        keep_first_model(e, path, seed, m);
         Z3_model_dec_ref(z->c, m);
     } else {
         ok = false;

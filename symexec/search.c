@@ -269,6 +269,10 @@ static void engine_free(sx_engine *e)
             Z3_solver_dec_ref(e->z.c, e->solver);
         if (e->msolver)
             Z3_solver_dec_ref(e->z.c, e->msolver);
+        for (int i = 0; e->first_model && e->res && i < e->res->npaths; i++)
+            if (e->first_model[i])
+                Z3_model_dec_ref(e->z.c, e->first_model[i]);
+        free(e->first_model);
         if (e->forms && e->res)
             for (int i = 0; i < e->res->npaths; i++)
                 sx_z_dec(&e->z, e->forms[i]);
