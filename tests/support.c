@@ -24,6 +24,17 @@ json_t *ts_load_json(const char *path)
     return doc;
 }
 
+const char *ts_read_text(const char *path)
+{
+    static char buf[1 << 20];
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "cannot open %s", path);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
 int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
                const char *err_path)
 {

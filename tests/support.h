@@ -17,6 +17,9 @@ void ts_rmtree(const char *dir);
 
 /* The JSON document at path, asserted (json_decref it). */
 json_t *ts_load_json(const char *path);
+/* A text file's contents (up to 1 MiB), in a buffer the next call reuses;
+ * asserts that it opens. */
+const char *ts_read_text(const char *path);
 
 /* cmd with argv = { name, args[0..nargs-1], NULL }; its stdout goes to
  * out_path and its stderr to err_path where these are not NULL (Criterion's

@@ -172,17 +172,6 @@ Test(compare_cli, a_failed_run_does_not_stop_the_others, .init = cr_redirect_std
     ts_rmtree(dir);
 }
 
-static char *slurp_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "%s", path);
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Usage errors of the search commands: one line pointing to --help, not
  * the whole help; `hunt --resume DIR` finds its spec in the run and says
  * which given options the run ignores. */
@@ -193,12 +182,12 @@ Test(search_cli, usage_errors_point_to_the_help_and_resume_needs_no_spec)
     snprintf(errp, sizeof errp, "%s/stderr", base);
     const char *bogus[] = { "--bogus" };
     cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", bogus, 1, NULL, errp), 1);
-    char *text = slurp_file(errp);
+    const char *text = ts_read_text(errp);
     cr_expect(strstr(text, "--help` lists the options"), "%s", text);
     cr_expect_null(strstr(text, "strategies:"), "the whole help was printed: %s", text);
     const char *none[] = { "--evals", "5" };
     cr_expect_eq(ts_run_cmd(cmd_compare, "compare", none, 2, NULL, errp), 1);
-    cr_expect(strstr(slurp_file(errp), "expected a SPEC"), "%s", slurp_file(errp));
+    cr_expect(strstr(ts_read_text(errp), "expected a SPEC"), "%s", ts_read_text(errp));
 
     if (access("build/ptx/kernels/fig1b.ptx", R_OK) != 0) cr_skip_test("PTX not built: run `make ptx`");
     snprintf(run, sizeof run, "%s/run", base);
@@ -206,8 +195,8 @@ Test(search_cli, usage_errors_point_to_the_help_and_resume_needs_no_spec)
                             "--final-reps", "1", "-o", run, "--quiet" };
     cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", first, 12, NULL, errp), 0);
     const char *again[] = { "--resume", run, "--evals", "40", "--population", "7", "--backend", "sim" };
-    cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", again, 8, NULL, errp), 0, "%s", slurp_file(errp));
-    text = slurp_file(errp);
+    cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", again, 8, NULL, errp), 0, "%s", ts_read_text(errp));
+    text = ts_read_text(errp);
     cr_expect(strstr(text, "ignored: --population"), "%s", text);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "grep -q '\"evals\": 40' '%s/run.json'", run);

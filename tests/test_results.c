@@ -17,17 +17,6 @@ static void tmpdir(char *dir)
     cr_assert(mkdtemp(dir));
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "open %s", path);
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 Test(results, run_dirs_never_collide)
 {
     char base[64], a[1024], b[1024];
@@ -49,7 +38,7 @@ Test(results, json_and_history_are_complete_files)
     json_t *doc = json_pack("{s:s, s:f}", "strategy", "gdivan", "best", 1.5);
     cr_assert(wh_write_json_atomic(path, doc, &err), "%s", err.msg);
     json_decref(doc);
-    cr_expect(strstr(slurp(path), "\"strategy\": \"gdivan\""));
+    cr_expect(strstr(ts_read_text(path), "\"strategy\": \"gdivan\""));
     snprintf(path, sizeof path, "%s/run.json.tmp", base);
     cr_expect_neq(access(path, F_OK), 0, "no temporary left behind");
 
@@ -62,10 +51,10 @@ Test(results, json_and_history_are_complete_files)
     cr_assert(wh_history_open(&h, path, true, &err), "append for --resume");
     wh_history_row(&h, 3, 1, 1.0, 11, 12, "fault");
     wh_history_close(&h);
-    cr_expect_str_eq(slurp(path), "eval,generation,wall_s,fitness,best,status\n"
+    cr_expect_str_eq(ts_read_text(path), "eval,generation,wall_s,fitness,best,status\n"
                                   "1,0,0.500000,10,10,ok\n2,0,0.750000,12,12,ok\n3,1,1.000000,11,12,fault\n");
     cr_assert(wh_history_truncate(path, 2, &err), "%s", err.msg);
-    cr_expect_str_eq(slurp(path), "eval,generation,wall_s,fitness,best,status\n"
+    cr_expect_str_eq(ts_read_text(path), "eval,generation,wall_s,fitness,best,status\n"
                                   "1,0,0.500000,10,10,ok\n2,0,0.750000,12,12,ok\n");
     ts_rmtree(base);
 }
@@ -86,12 +75,12 @@ Test(results, plot_script_names_every_curve)
     cr_assert(wh_plot_convergence(stem, "artificial", "cycles", curves, 2, &rendered, &err), "%s", err.msg);
     char gp[1200];
     snprintf(gp, sizeof gp, "%s.gp", stem);
-    char *text = slurp(gp);
+    const char *text = ts_read_text(gp);
     cr_expect(strstr(text, "title \"gdivan\""));
     cr_expect(strstr(text, "random \\\"quoted\\\""));
     if (rendered) {
         snprintf(gp, sizeof gp, "%s.svg", stem);
-        cr_expect(strstr(slurp(gp), "<svg"), "gnuplot rendered an SVG");
+        cr_expect(strstr(ts_read_text(gp), "<svg"), "gnuplot rendered an SVG");
     } else {
         cr_log_warn("gnuplot not installed: plot script written, SVG not rendered");
     }
@@ -119,7 +108,7 @@ Test(results, plot_script_renders_anywhere_with_names_as_written)
     char gp[1200], svg[1200];
     snprintf(gp, sizeof gp, "%s/plot.gp", base);
     snprintf(svg, sizeof svg, "%s/plot.svg", base);
-    char *text = slurp(gp);
+    const char *text = ts_read_text(gp);
     char want[1200];
     snprintf(want, sizeof want, "\"%s/history.csv\"", base);
     cr_expect(strstr(text, want), "the data file by its absolute path: %s", text);
@@ -133,7 +122,7 @@ Test(results, plot_script_renders_anywhere_with_names_as_written)
     remove(svg);
     snprintf(cmd, sizeof cmd, "cd / && gnuplot '%s' 2>/dev/null", gp);
     cr_expect_eq(system(cmd), 0, "renders from another directory");
-    char *pic = slurp(svg);
+    const char *pic = ts_read_text(svg);
     cr_expect(strstr(pic, "fill=\"#ffffff\""), "a white background");
     cr_expect(strstr(pic, "spmv_scalar") && strstr(pic, "gdivan_s1"), "names as written");
     ts_rmtree(base);

@@ -9,6 +9,7 @@
 #include "core/expr.h"
 #include "core/image.h"
 #include "core/spec.h"
+#include "tests/support.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -475,12 +476,8 @@ Test(spec, ptx_is_found_from_any_directory)
  * works when copied. */
 Test(spec, the_readmes_example_is_the_bundled_spec)
 {
-    FILE *f = fopen("README.md", "r");
-    cr_assert(f, "README.md");
     static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    snprintf(text, sizeof text, "%s", ts_read_text("README.md"));
     char *sec = strstr(text, "## The kernel spec");
     cr_assert(sec);
     char *start = strstr(sec, "```json\n");
