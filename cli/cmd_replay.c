@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/results.h"
 
