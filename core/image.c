@@ -50,22 +50,6 @@ void wh_value_set_float(wh_type t, void *p, double v)
     wh_value_set_int(t, p, (int64_t)v);
 }
 
-/* The representable range of an integer type, as int64 (u64 stops at 2^63-1). */
-static void type_limits(wh_type t, int64_t *lo, int64_t *hi)
-{
-    size_t bits = 8 * wh_type_size(t);
-    if (bits == 64) {
-        *lo = wh_type_is_signed(t) ? INT64_MIN : 0;
-        *hi = INT64_MAX;
-    } else if (wh_type_is_signed(t)) {
-        *hi = ((int64_t)1 << (bits - 1)) - 1;
-        *lo = -*hi - 1;
-    } else {
-        *lo = 0;
-        *hi = ((int64_t)1 << bits) - 1;
-    }
-}
-
 /* Floats without a range draw from this interval (documented in README). */
 #define WH_DEFAULT_FLOAT_LO (-1000.0)
 #define WH_DEFAULT_FLOAT_HI 1000.0
@@ -82,7 +66,7 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
         return true;
     }
     int64_t tlo, thi;
-    type_limits(fd->type, &tlo, &thi);
+    wh_type_limits(fd->type, &tlo, &thi);
     if (!fd->has_range) {
         out->lo = tlo;
         out->hi = thi;
@@ -191,12 +175,7 @@ static bool size_buffer(wh_image *img, int i, uint64_t *total, wh_error *err)
 /* A scalar's value must fit its type: no silent truncation or wrap. */
 static bool fits_type(const wh_image *img, wh_type t, int64_t v, const char *what, wh_error *err)
 {
-    int bits = (int)wh_type_size(t) * 8;
-    bool ok;
-    if (wh_type_is_signed(t))
-        ok = bits >= 64 || (v >= -((int64_t)1 << (bits - 1)) && v < ((int64_t)1 << (bits - 1)));
-    else
-        ok = v >= 0 && (bits >= 64 || (uint64_t)v < ((uint64_t)1 << bits));
+    bool ok = wh_type_holds(t, v);
     if (!ok) {
         wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "value %lld does not fit a %s", (long long)v,
                      wh_type_name(t));

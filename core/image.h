@@ -62,8 +62,20 @@ int wh_image_find(const wh_image *img, const char *name);
 /* A directory with one NAME.bin per buffer and manifest.json (types,
  * counts, launch, spec hash).  Files are written atomically. */
 bool wh_image_save(const wh_image *img, const char *dir, wh_error *err);
+/* A buffer's file name: its name with characters other than letters,
+ * digits, '_', '-' and '.' replaced by '_', then ext (".bin"). */
+void wh_buffer_file_name(const wh_param *p, const char *ext, char *out, size_t size);
 /* Loads a saved image for `spec`; the layout must match exactly. */
 wh_image *wh_image_load(const wh_spec *spec, const char *dir, wh_error *err);
+
+/* One buffer as a table (image_table.c): CSV with a header of field names
+ * and one row per element, or NumPy .npy (a 1-D array, structured for
+ * struct elements).  Import reads either (told apart by the .npy magic);
+ * the element count must be the buffer's and every value must fit its
+ * type; domains are left to wh_image_check_domains. */
+typedef enum { WH_TABLE_CSV, WH_TABLE_NPY } wh_table_format;
+bool wh_buffer_export(const wh_image *img, int p, wh_table_format fmt, const char *path, wh_error *err);
+bool wh_buffer_import(wh_image *img, int p, const char *path, wh_error *err);
 
 /* The input buffers' values as JSON: {"name": [v, ...]} with struct
  * elements as objects of their fields (for paths.json and reports).

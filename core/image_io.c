@@ -17,15 +17,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void file_name(const wh_param *p, char *out, size_t size)
+void wh_buffer_file_name(const wh_param *p, const char *ext, char *out, size_t size)
 {
-    size_t n = 0;
-    for (const char *c = p->name; *c && n + 5 < size; c++) {
+    size_t n = 0, room = strlen(ext) + 1;
+    for (const char *c = p->name; *c && n + room < size; c++) {
         bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
                   *c == '_' || *c == '-' || *c == '.';
         out[n++] = ok ? *c : '_';
     }
-    snprintf(out + n, size - n, ".bin");
+    snprintf(out + n, size - n, "%s", ext);
 }
 
 static json_t *dims_json(const unsigned d[3])
@@ -40,7 +40,7 @@ static json_t *manifest_json(const wh_image *img)
         const wh_buffer *b = &img->bufs[i];
         const wh_param *p = b->param;
         char fname[300];
-        file_name(p, fname, sizeof fname);
+        wh_buffer_file_name(p, ".bin", fname, sizeof fname);
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "name", p->name, "kind",
                               p->kind == WH_BUFFER ? "buffer" : "scalar", "role", wh_role_name(p->role),
                               "type", wh_type_name(p->type), "elem_size", (json_int_t)p->elem_size,
@@ -61,7 +61,7 @@ bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)
     for (int i = 0; i < img->nbufs; i++) {
         const wh_buffer *b = &img->bufs[i];
         if (b->param->role == WH_ROLE_OUTPUT) continue;
-        file_name(b->param, fname, sizeof fname);
+        wh_buffer_file_name(b->param, ".bin", fname, sizeof fname);
         snprintf(path, sizeof path, "%s/%s", dir, fname);
         if (!wh_write_file_atomic(path, b->data, b->bytes, err)) return false;
     }

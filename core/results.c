@@ -318,3 +318,17 @@ bool wh_copy_file(const char *src, const char *dst, wh_error *err)
     }
     return ok;
 }
+
+void wh_csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

@@ -28,6 +28,9 @@ bool wh_write_text_atomic(const char *path, const char *text, wh_error *err);
 /* Copy file src to dst through dst.tmp and a rename (no half-written dst). */
 bool wh_copy_file(const char *src, const char *dst, wh_error *err);
 bool wh_write_file_atomic(const char *path, const void *data, size_t size, wh_error *err);
+/* One CSV field: quoted (RFC 4180) only when it holds a comma, a quote or
+ * a line break, so that plain fields read as they are. */
+void wh_csv_text(FILE *f, const char *s);
 /* Load a JSON file.  A failure is a user error at path and line, its
  * message led by "context: " where context is not NULL. */
 json_t *wh_read_json(const char *path, const char *context, wh_error *err);

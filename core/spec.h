@@ -124,6 +124,10 @@ const char *wh_type_name(wh_type t);
 size_t wh_type_size(wh_type t);
 bool wh_type_is_float(wh_type t);
 bool wh_type_is_signed(wh_type t);
+/* Does integer type t represent v (u64: up to INT64_MAX here)? */
+bool wh_type_holds(wh_type t, int64_t v);
+/* The representable range of an integer type, as int64 (u64 stops at 2^63-1). */
+void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi);
 const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 

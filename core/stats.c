@@ -127,3 +127,27 @@ bool wh_rank_test_run(const double *x, int nx, const double *y, int ny, wh_rank_
         out->p_value = 1;
     return true;
 }
+
+static int ascending(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+bool wh_summarize(const double *x, int n, wh_summary *out)
+{
+    double *sorted = n > 0 ? malloc((size_t)n * sizeof *sorted) : NULL;
+    if (!sorted) return false;
+    memcpy(sorted, x, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, ascending);
+    double sum = 0, var = 0;
+    for (int i = 0; i < n; i++) sum += sorted[i];
+    out->mean = sum / n;
+    for (int i = 0; i < n; i++) var += (sorted[i] - out->mean) * (sorted[i] - out->mean);
+    out->stddev = n > 1 ? sqrt(var / (n - 1)) : 0;
+    out->min = sorted[0];
+    out->max = sorted[n - 1];
+    out->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    free(sorted);
+    return true;
+}

@@ -23,6 +23,15 @@ typedef struct {
     bool exact;     /* p_value from the exact permutation distribution */
 } wh_rank_test;
 
+/* The distribution of repeated measurements. */
+typedef struct {
+    double mean, median, min, max;
+    double stddev;  /* sample standard deviation (n - 1); 0 for one value */
+} wh_summary;
+
+/* Summarize x[0..n); false when n < 1 or memory runs out. */
+bool wh_summarize(const double *x, int n, wh_summary *out);
+
 /* Compare samples x (nx values) and y (ny); false when either is empty or
  * memory runs out.  NaNs are not allowed. */
 bool wh_rank_test_run(const double *x, int nx, const double *y, int ny, wh_rank_test *out);

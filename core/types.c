@@ -23,6 +23,28 @@ size_t wh_type_size(wh_type t) { return types[t].size; }
 bool wh_type_is_float(wh_type t) { return types[t].is_float; }
 bool wh_type_is_signed(wh_type t) { return types[t].is_signed; }
 
+void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi)
+{
+    size_t bits = 8 * types[t].size;
+    if (bits == 64) {
+        *lo = types[t].is_signed ? INT64_MIN : 0;
+        *hi = INT64_MAX;
+    } else if (types[t].is_signed) {
+        *hi = ((int64_t)1 << (bits - 1)) - 1;
+        *lo = -*hi - 1;
+    } else {
+        *lo = 0;
+        *hi = ((int64_t)1 << bits) - 1;
+    }
+}
+
+bool wh_type_holds(wh_type t, int64_t v)
+{
+    int64_t lo, hi;
+    wh_type_limits(t, &lo, &hi);
+    return v >= lo && v <= hi;
+}
+
 const char *wh_role_name(wh_role r)
 {
     static const char *const names[] = { "none", "input", "output", "fixed" };

@@ -7,6 +7,7 @@
 #include "harness/cuda/cuda.h"
 #include "core/clock.h"
 #include "core/pcg32.h"
+#include "core/stats.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -242,34 +243,15 @@ json_t *harness_device_json(const harness *h)
 
 /* ---- measuring ------------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void stats(harness_result *r)
 {
-    int n = r->reps;
-    if (n <= 0)
-        return;
-    double *s = malloc((size_t)n * sizeof *s);
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += r->times[i];
-    r->mean = sum / n;
-    double var = 0;
-    for (int i = 0; i < n; i++)
-        var += (r->times[i] - r->mean) * (r->times[i] - r->mean);
-    r->stddev = n > 1 ? sqrt(var / (n - 1)) : 0;
-    if (s) {
-        memcpy(s, r->times, (size_t)n * sizeof *s);
-        qsort(s, (size_t)n, sizeof *s, cmp_double);
-        r->min = s[0];
-        r->max = s[n - 1];
-        r->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-        free(s);
-    }
+    wh_summary sm;
+    if (r->reps < 1 || !wh_summarize(r->times, r->reps, &sm)) return;
+    r->mean = sm.mean;
+    r->median = sm.median;
+    r->min = sm.min;
+    r->max = sm.max;
+    r->stddev = sm.stddev;
 }
 
 /* t x (1 + sigma z), z standard normal (Box-Muller), never below 0. */
