@@ -62,6 +62,8 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
     else if (p->nedit_genes < 0 || (p->nedit_genes > 0 && s == GA_RANDOM) ||
              (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0) + p->nedit_genes))
         bad = "edit genes need a gene-based strategy and at least one atom gene";
+    else if (p->nseeds < 0 || p->nseeds > o->population || (p->nseeds > 0 && s == GA_RANDOM))
+        bad = "seed individuals need a gene-based strategy and at most a population of them";
     else if (s == GA_GDIVAN && p->npath_alleles < 1) bad = "gdivan needs at least one valid path atom";
     if (bad) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s", bad);
     return !bad;

@@ -106,6 +106,12 @@ typedef struct {
     int npath_alleles;
     const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */
     int nspecials;
+    /* Optional: the caller's own individuals (a user's seed inputs taken
+     * apart into genes; ngenes each, edit genes excluded: none), the first
+     * nseeds of the first population, once each, before the specials.
+     * Gene-based strategies only; at most a population of them. */
+    const int *const *seeds;
+    int nseeds;
     /* A new random-value allele for gene `gene` (a mutation's allele may
      * also land on the genes after it); returns its id or -1 (err filled). */
     int (*new_random_allele)(void *ctx, pcg32 *rng, int gene, wh_error *err);

@@ -244,7 +244,9 @@ static bool setup_resume(hunt *h, int x, wh_error *err)
         return false;
     }
     for (int a = 0; a < h->pool->natoms; a++)
-        if (h->pool->atoms[a].origin != GEN_ATOM_RANDOM && h->pool->atoms[a].valid) h->alleles[h->nalleles++] = a;
+        if ((h->pool->atoms[a].origin == GEN_ATOM_PATH || h->pool->atoms[a].origin == GEN_ATOM_FAMILY) &&
+            h->pool->atoms[a].valid)
+            h->alleles[h->nalleles++] = a;
     /* a gdivan run without path atoms searched with the fallback's random
      * atoms, the first of its pool */
     for (int a = 0; h->opt.strategy == GA_GDIVAN && !h->nalleles && a < h->pool->natoms; a++)
@@ -281,6 +283,8 @@ static bool start_ga(hunt *h, wh_error *err)
     p.npath_alleles = h->nalleles;
     p.specials = (const int *const *)h->specials;
     p.nspecials = h->nspecials;
+    p.seeds = (const int *const *)h->seeds;
+    p.nseeds = h->nseeds;
     p.new_random_allele = new_random_allele;
     p.evaluate = evaluate;
     p.workers = h->njobs;
@@ -386,6 +390,13 @@ static bool setup(hunt *h, wh_error *err)
     }
     /* random atoms span the full launch's domains, not the X-thread ones */
     if (h->pool) gen_pool_set_full(h->pool, h->img);
+    if (h->opt.nseed_inputs && !h->opt.resume_dir && h->opt.strategy == GA_RANDOM) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--seed-inputs: random testing draws every input at random; "
+                     "seeds go into gdivan or random-ga");
+        return false;
+    }
+    if (h->opt.resume_dir) hunt_recall_seeds(h);
+    else if (h->opt.nseed_inputs && !hunt_take_seeds(h, err)) return false;
     if (!h->opt.resume_dir && !h->opt.quiet)
         fprintf(stderr, "hunt: %s on %s, seed %llu, %s, results in %s\n", ga_strategy_name(h->opt.strategy),
                 h->spec->name, (unsigned long long)h->opt.seed, harness_device(h->h), h->dir);
@@ -401,6 +412,7 @@ static void teardown(hunt *h)
     wh_run_dir_unlock(h->lock_fd, h->dir);
     ga_free(h->g);
     json_decref(h->top);
+    hunt_free_seeds(h);
     for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
     free(h->specials);
     free(h->alleles);

@@ -31,6 +31,9 @@
  * stride tiling adds an evolved tiling gene (tile index x 2^k). */
 typedef enum { HUNT_TILING_AUTO = 0, HUNT_TILING_PLAIN, HUNT_TILING_STRIDE } hunt_tiling;
 
+/* --seed-inputs options one hunt takes (each may name many inputs). */
+#define HUNT_MAX_SEED_OPTIONS 64
+
 typedef struct {
     ga_strategy strategy;
     hunt_tiling tiling;         /* AUTO: stride for gdivan, plain for random-ga (the paper's baseline) */
@@ -55,6 +58,11 @@ typedef struct {
      * only --resume reads them, and a long run's pool takes hundreds of MB);
      * it can no longer be extended. */
     bool drop_state;
+    /* Saved inputs (or run directories, or directories of them) that are
+     * the first individuals of the first population (hunt_seeds.c);
+     * gene-based strategies only; a resumed run ignores them. */
+    const char *seed_inputs[HUNT_MAX_SEED_OPTIONS];
+    int nseed_inputs;
     /* The command that started the run, recorded in run.json (argc 0: none). */
     int argc;
     char *const *argv;

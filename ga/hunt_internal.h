@@ -31,6 +31,9 @@ typedef struct {
     int nalleles;
     int **specials;
     int nspecials;
+    int **seeds;                /* --seed-inputs taken apart into genes */
+    int nseeds;
+    json_t *seeds_json;         /* run.json's record of them, or NULL */
     ga *g;
     wh_history hist;
     char dir[1024];
@@ -67,6 +70,12 @@ double hunt_measure_s(const hunt *h);
 /* Copy the symbolic stage's issue inputs that faulted or hung on the sim
  * (gen_result.issues_dir) into findings/symbolic-issue-K-STATUS/. */
 void hunt_take_issue_findings(hunt *h);
+/* --seed-inputs: load each input, take it apart into genes (h->seeds)
+ * and record in h->seeds_json whether the genes state it exactly. */
+bool hunt_take_seeds(hunt *h, wh_error *err);
+/* A resumed run keeps the record of the seeds it started from. */
+void hunt_recall_seeds(hunt *h);
+void hunt_free_seeds(hunt *h);
 /* run.json; `final` adds the best input's distribution. */
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err);
 /* Re-measure the best, save best/, fill the summary, render the plot. */

@@ -200,6 +200,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
     json_object_set_new(doc, "unit", json_string(h->h ? harness_unit(h->h) : ""));
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     provenance_json(h, ptx, doc);
+    if (h->seeds_json) json_object_set(doc, "seed_inputs", h->seeds_json);
     if (h->g) {
         json_object_set_new(doc, "evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));

@@ -54,11 +54,17 @@ static int draw_param(ga *g)
     return (int)pcg32_bounded(&g->rng, (uint32_t)g->prob.nparam_values);
 }
 
+/* Individuals of the first population after the caller's seeds. */
+static int unseeded(const ga *g)
+{
+    return g->npop - g->prob.nseeds;
+}
+
 static int special_count(const ga *g)
 {
     if (g->strategy != GA_GDIVAN || g->prob.nspecials == 0) return 0;
     int n = (int)(g->opt.special_frac * g->npop + 0.5);
-    return n > g->npop ? g->npop : n;
+    return n > unseeded(g) ? unseeded(g) : n;
 }
 
 /* gdivan's random-value individuals follow the specials. */
@@ -66,7 +72,7 @@ static int random_count(const ga *g)
 {
     if (g->strategy != GA_GDIVAN) return 0;
     int n = (int)(g->opt.random_frac * g->npop + 0.5);
-    return n > g->npop - special_count(g) ? g->npop - special_count(g) : n;
+    return n > unseeded(g) - special_count(g) ? unseeded(g) - special_count(g) : n;
 }
 
 static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
@@ -75,7 +81,13 @@ static bool initial_individual(ga *g, int i, ga_indiv *ind, wh_error *err)
         ind->seed = pcg32_next64(&g->rng);
         return true;
     }
-    /* specials hold every gene but the edit genes */
+    /* seeds and specials hold every gene but the edit genes */
+    if (i < g->prob.nseeds) {
+        initial_edits(g, ind, true);
+        for (int k = 0; k < first_edit_gene(g); k++) ind->genes[k] = g->prob.seeds[i][k];
+        return true;
+    }
+    i -= g->prob.nseeds;
     initial_edits(g, ind, i < special_count(g));
     if (i < special_count(g)) {
         const int *sp = g->prob.specials[i % g->prob.nspecials];

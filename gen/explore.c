@@ -421,6 +421,7 @@ int gen_valid_alleles(const gen_result *r, int **out)
     *out = malloc((size_t)(r->pool.natoms ? r->pool.natoms : 1) * sizeof **out);
     if (!*out) return -1;
     for (int a = 0; a < r->pool.natoms; a++)
-        if (r->pool.atoms[a].valid && r->pool.atoms[a].origin != GEN_ATOM_RANDOM) (*out)[n++] = a;
+        if (r->pool.atoms[a].valid && (r->pool.atoms[a].origin == GEN_ATOM_PATH || r->pool.atoms[a].origin == GEN_ATOM_FAMILY))
+            (*out)[n++] = a;
     return n;
 }

@@ -39,7 +39,8 @@
 typedef enum {
     GEN_ATOM_RANDOM = 0,   /* drawn uniformly within the domains */
     GEN_ATOM_PATH,         /* a model of a symbolic path's formula */
-    GEN_ATOM_FAMILY        /* a sibling of a path's atom: one thread's inputs varied (explore.h) */
+    GEN_ATOM_FAMILY,       /* a sibling of a path's atom: one thread's inputs varied (explore.h) */
+    GEN_ATOM_SEED          /* a thread group's slice of a user's input (gen_unscale) */
 } gen_atom_origin;
 
 /* Atoms are stored compactly (the pool may hold millions: random-value
@@ -136,6 +137,17 @@ bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
  * mutation carried there). */
 bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes, wh_image *full,
                wh_error *err);
+
+/* The reverse of gen_scale, for an input the user gives (hunt
+ * --seed-inputs): genes[0..lay->ngenes) receive new GEN_ATOM_SEED atoms,
+ * one per thread group holding its slice of `full`, one for the shared
+ * gene holding the first X-thread elements of each shared input, and
+ * plain tiling.  Values travel as offsets from the low end of each
+ * element's domain, as in gen_scale, and keep offsets beyond the X-thread
+ * domain, so gen_scale gives `full` back exactly unless a shared input is
+ * not a repetition of its first elements (gen_scale repeats them) or an
+ * offset does not fit the field's type: the caller compares. */
+bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, int *genes, wh_error *err);
 
 /* Value edits (edit.c): an operator applied to the full-size image after
  * scaling, stating a relation the atoms cannot: every element of a run set

@@ -87,19 +87,38 @@ static void move_value(wh_type t, const void *src, const wh_bounds *sb, void *ds
     wh_value_set_int(t, dst, out);
 }
 
-/* Copies element es of an atom's buffer p into element ed of the full one;
- * `atom` is the pool's reference image (domains), `src` the atom's bytes. */
+/* The reverse of move_value, for an input taken apart into atoms: the
+ * offset from the low end of the full domain fb becomes the same offset
+ * in the atom domain ab, kept even outside ab (gen_scale moves it back)
+ * and clamped only to the type. */
+static void unmove_value(wh_type t, const void *src, const wh_bounds *fb, void *dst, const wh_bounds *ab)
+{
+    if (fb->is_float) {
+        wh_value_set_float(t, dst, wh_value_get_float(t, src));
+        return;
+    }
+    int64_t tlo, thi;
+    wh_type_limits(t, &tlo, &thi);
+    __int128 v = (__int128)ab->lo + ((__int128)wh_value_get_int(t, src) - fb->lo);
+    wh_value_set_int(t, dst, v < tlo ? tlo : v > thi ? thi : (int64_t)v);
+}
+
+/* Copies element es of an atom's buffer p into element ed of the full one
+ * (or, with atom_out, element ed of the full one into element es of the
+ * atom); `atom` is the pool's reference image (domains), `src` the atom's
+ * bytes. */
 typedef struct {
     const wh_image *atom;
     const unsigned char *src;
-    wh_image *full;
+    unsigned char *atom_out;
+    const wh_image *full;
     int p;
     uint64_t tile, stride;     /* the shift of stride tiling: tile * stride */
     wh_bounds sb[64], db[64];  /* per-field bounds when they do not depend on i */
     bool by_index[64];
 } mover;
 
-static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh_error *err)
+static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int p, wh_error *err)
 {
     const wh_image *atom = pool->ref;
     const wh_param *par = &full->spec->params[p];
@@ -112,6 +131,7 @@ static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh
     m->full = full;
     m->p = p;
     m->tile = m->stride = 0;
+    m->atom_out = NULL;
     for (int f = 0; f < par->nfields; f++) {
         m->by_index[f] = wh_field_varies_by_index(&par->fields[f]);
         if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err))
@@ -123,15 +143,16 @@ static bool mover_init(mover *m, const gen_pool *pool, wh_image *full, int p, wh
 static bool mover_copy(mover *m, uint64_t es, uint64_t ed, wh_error *err)
 {
     const wh_param *par = &m->full->spec->params[m->p];
-    const unsigned char *src = m->src + es * par->elem_size;
-    unsigned char *dst = m->full->bufs[m->p].data + ed * par->elem_size;
+    unsigned char *in_full = m->full->bufs[m->p].data + ed * par->elem_size;
     for (int f = 0; f < par->nfields; f++) {
         const wh_field *fd = &par->fields[f];
         wh_bounds sb = m->sb[f], db = m->db[f];
         if (m->by_index[f] && (!wh_image_bounds(m->atom, m->p, f, es, &sb, err) ||
                                !wh_image_bounds(m->full, m->p, f, ed, &db, err)))
             return false;
-        move_value(fd->type, src + fd->offset, &sb, dst + fd->offset, &db, m->tile, m->stride);
+        size_t at = es * par->elem_size + fd->offset;
+        if (m->atom_out) unmove_value(fd->type, in_full + fd->offset, &db, m->atom_out + at, &sb);
+        else move_value(fd->type, m->src + at, &sb, in_full + fd->offset, &db, m->tile, m->stride);
     }
     return true;
 }
@@ -197,6 +218,71 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
         if (par->role != WH_ROLE_INPUT) continue;
         bool ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, err)
                                   : scale_shared(pool, lay, genes, full, p, err);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* A new seed atom holding the reference image's inputs (the low end of
+ * every X-thread domain) for the caller to overwrite. */
+static int reserve_seed_atom(gen_pool *pool, bool with_shared, wh_error *err)
+{
+    int a = gen_pool_reserve(pool, GEN_ATOM_SEED, -1, true, with_shared, err);
+    for (int p = 0; a >= 0 && p < pool->ref->nbufs; p++) {
+        unsigned char *at = (unsigned char *)gen_pool_atom_data(pool, a, p);
+        if (at) memcpy(at, pool->ref->bufs[p].data, pool->ref->bufs[p].bytes);
+    }
+    return a;
+}
+
+static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, const int *genes,
+                           wh_error *err)
+{
+    const wh_param *par = &full->spec->params[p];
+    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
+    mover m;
+    if (!mover_init(&m, pool, full, p, err)) return false;
+    for (int g = 0; g < lay->thread_genes; g++) {
+        m.atom_out = (unsigned char *)gen_pool_atom_data(pool, genes[g], p);
+        for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
+            uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
+            for (uint64_t j = 0; thread < lay->threads && j < k; j++) {
+                uint64_t es = t * k + j, ed = thread * k + j;
+                if (es >= natom || ed >= nfull) break;
+                if (!mover_copy(&m, es, ed, err)) return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool unscale_shared(gen_pool *pool, const wh_image *full, int p, int atom, wh_error *err)
+{
+    uint64_t natom = pool->ref->bufs[p].count, nfull = full->bufs[p].count;
+    mover m;
+    if (!mover_init(&m, pool, full, p, err)) return false;
+    m.atom_out = (unsigned char *)gen_pool_atom_data(pool, atom, p);
+    for (uint64_t e = 0; e < natom && e < nfull; e++)
+        if (!mover_copy(&m, e, e, err)) return false;
+    return true;
+}
+
+bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, int *genes, wh_error *err)
+{
+    if (pool->x != lay->x || wh_launch_threads_total(&full->launch) != lay->threads) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "unscale: pool X = %d, layout X = %d for %llu threads",
+                     pool->x, lay->x, (unsigned long long)lay->threads);
+        return false;
+    }
+    for (int g = 0; g < lay->thread_genes; g++)
+        if ((genes[g] = reserve_seed_atom(pool, false, err)) < 0) return false;
+    if (lay->has_shared && (genes[lay->thread_genes] = reserve_seed_atom(pool, true, err)) < 0) return false;
+    if (lay->tiling_gene >= 0) genes[lay->tiling_gene] = 0;
+    for (int p = 0; p < full->nbufs; p++) {
+        const wh_param *par = &full->spec->params[p];
+        if (par->role != WH_ROLE_INPUT) continue;
+        bool ok = par->per_thread ? unscale_sliced(pool, lay, full, p, genes, err)
+                                  : unscale_shared(pool, full, p, genes[lay->thread_genes], err);
         if (!ok) return false;
     }
     return true;

@@ -409,3 +409,82 @@ Test(scale, an_atom_without_shared_inputs_leaves_them_low)
     gen_pool_free(&pool);
     wh_spec_free(s);
 }
+
+/* Elements of input buffer p that differ between two images. */
+static uint64_t elements_differing(const wh_image *a, const wh_image *b, int p)
+{
+    size_t es = a->bufs[p].param->elem_size;
+    uint64_t n = 0;
+    for (uint64_t e = 0; e < a->bufs[p].count; e++)
+        n += memcmp(a->bufs[p].data + e * es, b->bufs[p].data + e * es, es) != 0;
+    return n;
+}
+
+/* A random full-size input taken apart into genes (gen_unscale) and tiled
+ * back (gen_scale); returns the two images' differing elements per input
+ * buffer in diff[] (which must hold nparams). */
+static void unscale_round_trip(const char *spec_path, bool tiling, uint64_t seed, uint64_t *diff)
+{
+    wh_spec *s = load(spec_path);
+    wh_error err;
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, s, s->sym_threads[0], &err), "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *given = wh_image_new(s, &full, &err), *back = wh_image_new(s, &full, &err);
+    cr_assert(given && back, "%s", err.msg);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, pool.x, &lay, &err), "%s", err.msg);
+    if (tiling) cr_assert_geq(gen_layout_add_tiling(&lay, given, &err), 1, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, seed, 9);
+    cr_assert(wh_image_fill_random(given, &rng, &err), "%s", err.msg);
+    int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+    int before = pool.natoms;
+    cr_assert(gen_unscale(&pool, &lay, given, genes, &err), "%s", err.msg);
+    cr_expect_eq(pool.natoms - before, lay.thread_genes + (lay.has_shared ? 1 : 0), "one atom per gene");
+    for (int a = before; a < pool.natoms; a++) cr_expect_eq(pool.atoms[a].origin, GEN_ATOM_SEED);
+    if (lay.tiling_gene >= 0) cr_expect_eq(genes[lay.tiling_gene], 0, "plain tiling");
+    cr_assert(gen_scale(&pool, &lay, genes, back, &err), "%s", err.msg);
+    for (int p = 0; p < s->nparams; p++)
+        diff[p] = s->params[p].role == WH_ROLE_INPUT ? elements_differing(given, back, p) : 0;
+    free(genes);
+    wh_image_free(given);
+    wh_image_free(back);
+    gen_pool_free(&pool);
+    wh_spec_free(s);
+}
+
+/* Inputs whose domains depend on the element (bfs1's start = i*degree),
+ * on the launch (edges in [0, threads-1], wider than any X-thread
+ * domain), with a tiling gene, and with a shared input of fixed size. */
+Test(scale, unscale_then_scale_gives_back_any_input_the_layout_states)
+{
+    static const char *const specs[] = { "kernels/bfs1.json", "tests/specs/full.json", "kernels/artificial.json",
+                                         "kernels/corpus/cdf_search.json" };
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            uint64_t diff[64] = { 0 };
+            unscale_round_trip(specs[k], seed == 2, seed, diff);
+            for (int p = 0; p < 64; p++) cr_expect_eq(diff[p], 0, "%s seed %llu: parameter %d differs in %llu elements",
+                                                     specs[k], (unsigned long long)seed, p, (unsigned long long)diff[p]);
+        }
+}
+
+/* md_cutoff's neighList is shared and sized by the launch: the layout
+ * repeats its first X-thread elements, so a random one cannot be stated,
+ * and the round trip says so, while the per-thread inputs stay exact. */
+Test(scale, unscale_cannot_state_a_shared_input_that_does_not_repeat)
+{
+    wh_spec *s = load("kernels/corpus/md_cutoff.json");
+    int neigh = -1;
+    for (int p = 0; p < s->nparams; p++)
+        if (!strcmp(s->params[p].name, "neighList")) neigh = p;
+    cr_assert_geq(neigh, 0);
+    cr_assert_eq(s->params[neigh].per_thread, 0, "neighList is shared");
+    wh_spec_free(s);
+    uint64_t diff[64] = { 0 };
+    unscale_round_trip("kernels/corpus/md_cutoff.json", false, 5, diff);
+    cr_expect_gt(diff[neigh], 0, "a random neighList is not a repetition of its first elements");
+    for (int p = 0; p < 64; p++)
+        if (p != neigh) cr_expect_eq(diff[p], 0, "parameter %d", p);
+}
