@@ -227,9 +227,11 @@ install: $(BUILD)/warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
 	install -m 644 kernels/corpus/*.h $(DESTDIR)$(PREFIX)/share/warphunt/kernels/corpus/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/warphunt
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/warphunt/README.md
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 cli/warphunt.1 $(DESTDIR)$(PREFIX)/share/man/man1/warphunt.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt
+	rm -f $(DESTDIR)$(PREFIX)/bin/warphunt $(DESTDIR)$(PREFIX)/share/man/man1/warphunt.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/warphunt $(DESTDIR)$(PREFIX)/share/doc/warphunt
 
 clean:

@@ -6,7 +6,8 @@
  *
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
  *                [--explore-time S] [--timeout S] [--jobs J] [--inputs-only]
- *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--warphunt PATH]
+ *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--csv FILE]
+ *                [--warphunt PATH]
  *
  * Per kernel, on the sim: every candidate worst input of the kernel's
  * header and its best input, measured (the longest candidate is the
@@ -26,8 +27,8 @@
  * reaches >= 95 % of the known worst (mean over seeds) and on which it
  * beats random (p <= 0.05, A12 > 0.5), ties, or loses (p <= 0.05, A12 <
  * 0.5).  Writes a markdown table (--md, default bench/corpus.md) and JSON
- * (--json, default bench/corpus.json); the runs go under --out (default
- * build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
+ * (--json, default bench/corpus.json), and with --csv FILE the main table
+ * as CSV; the runs go under --out (default build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
  * seeds, a 10 s symbolic stage: a CI-sized run, whose table goes to
  * build/corpus/quick.{md,json} unless --md/--json say otherwise.
  * --reuse: a run under --out with the same kernel, budget, symbolic
@@ -40,6 +41,7 @@
 #include "core/clock.h"
 #include "core/hash.h"
 #include "core/image.h"
+#include "core/results.h"
 #include "core/stats.h"
 #include "harness/harness.h"
 #include "kernels/corpus/corpus.h"
@@ -68,7 +70,7 @@ typedef struct {
     long evals;
     int seeds, jobs;
     double explore_time, timeout;
-    const char *out, *md, *json, *warphunt;
+    const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
 } args_t;
 
 /* One `warphunt hunt`: what it was asked, and what it reported. */
@@ -106,7 +108,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--inputs-only] [--reuse] [--out DIR]\n"
-                    "                    [--retry-failed] [--md FILE] [--json FILE] [--warphunt PATH]\n");
+                    "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
+                    "                    [--warphunt PATH]\n");
     return 2;
 }
 
@@ -576,13 +579,53 @@ typedef struct {
     int kernels, reach95, win, tie, loss, failed, faster;
 } summary_t;
 
-/* One kernel's row of the main table; its strategies' stats in s. */
-static void md_row(FILE *f, const args_t *a, const kernel_t *kt, strat_stats *s, summary_t *sum)
+/* One kernel's figures for the main table, computed once and written as
+ * markdown (one row per kernel) or CSV (one row per kernel and strategy). */
+typedef struct {
+    strat_stats s[NSTRATS];
+    verdict v[NSTRATS];         /* gdivan against strategy st; V_NONE for gdivan itself */
+    wh_rank_test t[NSTRATS];
+} kernel_row;
+
+static void kernel_row_of(const args_t *a, const kernel_t *kt, kernel_row *row)
 {
+    memset(row, 0, sizeof *row);
+    for (int st = 0; st < NSTRATS; st++)
+        stats_of(kt, st, a->seeds, &row->s[st]);
+    for (int st = 1; st < NSTRATS; st++)
+        row->v[st] = against(&row->s[0], &row->s[st], &row->t[st]);
+}
+
+/* Every kernel's row (computed for the kernels that were measured) and the summary. */
+static void rows_of(const args_t *a, const kernel_t *ks, int n, kernel_row *rows, summary_t *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (int i = 0; i < n; i++) {
+        sum->kernels++;
+        if (!ks[i].ok) {
+            sum->failed++;
+            continue;
+        }
+        kernel_row_of(a, &ks[i], &rows[i]);
+        if (a->inputs_only)
+            continue;
+        const strat_stats *s = rows[i].s;
+        verdict vr = rows[i].v[2];
+        sum->failed += !s[0].nok;
+        sum->reach95 += s[0].nok && s[0].mean >= 0.95;
+        sum->win += vr == V_WIN;
+        sum->tie += vr == V_TIE;
+        sum->loss += vr == V_LOSS;
+        sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
+    }
+}
+
+static void md_row(FILE *f, const args_t *a, const kernel_t *kt, const kernel_row *row)
+{
+    const strat_stats *s = row->s;
     fprintf(f, "| %s | %.0f (%s) | %.0f | %.0f |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name, kt->best,
             kt->random);
     for (int st = 0; st < NSTRATS; st++) {
-        stats_of(kt, st, a->seeds, &s[st]);
         if (a->inputs_only)
             fprintf(f, " |");
         else if (!s[st].nok)
@@ -596,29 +639,16 @@ static void md_row(FILE *f, const args_t *a, const kernel_t *kt, strat_stats *s,
             fprintf(f, " |");
         }
     }
-    verdict vr = V_NONE;
-    for (int st = 1; st < NSTRATS; st++) {
-        wh_rank_test t;
-        verdict v = against(&s[0], &s[st], &t);
-        if (v == V_NONE)
+    for (int st = 1; st < NSTRATS; st++)
+        if (row->v[st] == V_NONE)
             fprintf(f, " - |");
         else
-            fprintf(f, " %s (A12 %.2f, p %.3f) |", verdict_name(v), t.a12, t.p_value);
-        if (st == 2)
-            vr = v;
-    }
+            fprintf(f, " %s (A12 %.2f, p %.3f) |", verdict_name(row->v[st]), row->t[st].a12, row->t[st].p_value);
     fprintf(f, "\n");
-    if (a->inputs_only)
-        return;
-    sum->failed += !s[0].nok;
-    sum->reach95 += s[0].nok && s[0].mean >= 0.95;
-    sum->win += vr == V_WIN;
-    sum->tie += vr == V_TIE;
-    sum->loss += vr == V_LOSS;
-    sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
 }
 
-static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *sum, const char *when)
+static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_row *rows, int n,
+                     const summary_t *sum, const char *when)
 {
     const char *unit = n ? ks[0].unit : "cycles";
     fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
@@ -631,18 +661,13 @@ static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *s
                "re-measured times.\n\n", unit);
     fprintf(f, "| kernel | known worst (input) | best | random x%d | gdivan | random-ga | random | "
                "gdivan vs random-ga | gdivan vs random |\n|---|---|---|---|---|---|---|---|---|\n", NRANDOM);
-    memset(sum, 0, sizeof *sum);
-    strat_stats (*stats)[NSTRATS] = calloc((size_t)(n ? n : 1), sizeof *stats);
-    for (int i = 0; i < n && stats; i++) {
-        sum->kernels++;
+    for (int i = 0; i < n; i++) {
         if (ks[i].ok)
-            md_row(f, a, &ks[i], stats[i], sum);
-        else {
+            md_row(f, a, &ks[i], &rows[i]);
+        else
             fprintf(f, "| %s | failed: %s | | | | | | | |\n", ks[i].k->name, ks[i].why);
-            sum->failed++;
-        }
     }
-    if (!a->inputs_only && stats) {
+    if (!a->inputs_only) {
         fprintf(f, "\n**Summary**: of %d kernels, gdivan reaches >= 95 %% of the known worst on %d; against random "
                    "it wins (p <= 0.05) on %d, ties on %d, loses on %d; gdivan failed on %d; gdivan's median "
                    "wall time to 99 %% of its own best is no more than random's on %d.\n",
@@ -654,14 +679,13 @@ static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *s
                 continue;
             fprintf(f, "| %s |", ks[i].k->name);
             for (int st = 0; st < NSTRATS; st++)
-                if (stats[i][st].nok)
-                    fprintf(f, " %.1f |", stats[i][st].med_own);
+                if (rows[i].s[st].nok)
+                    fprintf(f, " %.1f |", rows[i].s[st].med_own);
                 else
                     fprintf(f, " - |");
             fprintf(f, "\n");
         }
     }
-    free(stats);
     bool any = false;
     for (int i = 0; i < n && !a->inputs_only; i++) {
         const run_t *r = &ks[i].runs[0][0];
@@ -680,6 +704,59 @@ static void write_md(FILE *f, const args_t *a, kernel_t *ks, int n, summary_t *s
         for (int c = 0; c < ks[i].ncand; c++)
             fprintf(f, " %s %.0f%s", ks[i].k->worst[c].name, ks[i].cand[c], c + 1 < ks[i].ncand ? ";" : "");
         fprintf(f, "; best (%s) %.0f\n", ks[i].k->best.name, ks[i].best);
+    }
+}
+
+/* The main table's cells of one strategy of a measured kernel, from
+ * "strategy" on (the kernel's own cells come first). */
+static void csv_strategy(FILE *f, const args_t *a, const kernel_t *kt, const kernel_row *row, int st)
+{
+    const strat_stats *s = &row->s[st];
+    fprintf(f, ",%s", strategies[st]);
+    if (!s->nok) {
+        fprintf(f, ",,,,,%d,,,%d,", a->seeds, a->seeds);
+        wh_csv_text(f, kt->runs[st][0].why);
+    } else {
+        fprintf(f, ",%.9g,%.9g,%.9g,%d,%d,", s->mean, s->lo, s->hi, s->reached, a->seeds);
+        if (s->reached)
+            fprintf(f, "%.9g,%.9g", s->med_evals, s->med_wall);
+        else
+            fprintf(f, ",");
+        fprintf(f, ",%d,", a->seeds - s->nok);
+    }
+    if (row->v[st] == V_NONE)
+        fprintf(f, ",,,\n");
+    else
+        fprintf(f, ",%s,%.9g,%.9g\n", verdict_name(row->v[st]), row->t[st].a12, row->t[st].p_value);
+}
+
+/* The main table as CSV: one row per kernel and strategy (one per kernel
+ * with --inputs-only), numbers unrounded, a strategy's cell split into its
+ * figures, "gdivan vs X" on X's row. */
+static void write_csv(FILE *f, const args_t *a, const kernel_t *ks, const kernel_row *rows, int n)
+{
+    fprintf(f, "kernel,known worst,known worst input,best,random x%d,strategy,fraction of known worst,"
+               "fraction min,fraction max,seeds reached,seeds,median evaluations to reach,median wall s to reach,"
+               "seeds failed,failed,gdivan vs strategy,A12,p\n", NRANDOM);
+    for (int i = 0; i < n; i++) {
+        const kernel_t *kt = &ks[i];
+        int nrows = a->inputs_only ? 1 : NSTRATS;
+        for (int st = 0; st < nrows; st++) {
+            wh_csv_text(f, kt->k->name);
+            if (!kt->ok) {
+                fprintf(f, ",,,,,%s,,,,,,,,,", a->inputs_only ? "" : strategies[st]);
+                wh_csv_text(f, kt->why);
+                fprintf(f, ",,,\n");
+                continue;
+            }
+            fprintf(f, ",%.9g,", kt->worst);
+            wh_csv_text(f, kt->k->worst[kt->ref].name);
+            fprintf(f, ",%.9g,%.9g", kt->best, kt->random);
+            if (a->inputs_only)
+                fprintf(f, ",,,,,,,,,,,,,\n");
+            else
+                csv_strategy(f, a, kt, &rows[i], st);
+        }
     }
 }
 
@@ -799,6 +876,8 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->md = v, md = true;
         else if (!strcmp(o, "--json"))
             a->json = v, json = true;
+        else if (!strcmp(o, "--csv"))
+            a->csv = v;
         else if (!strcmp(o, "--warphunt"))
             a->warphunt = v;
         else
@@ -862,16 +941,32 @@ int main(int argc, char **argv)
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     summary_t sum;
+    kernel_row *rows = calloc((size_t)n, sizeof *rows);
+    if (!rows) {
+        free(ks);
+        return 2;
+    }
+    rows_of(&a, ks, n, rows, &sum);
     char mkdir_cmd[1100];
-    snprintf(mkdir_cmd, sizeof mkdir_cmd, "mkdir -p \"$(dirname '%s')\" \"$(dirname '%s')\"", a.md, a.json);
+    snprintf(mkdir_cmd, sizeof mkdir_cmd, "mkdir -p \"$(dirname '%s')\" \"$(dirname '%s')\" \"$(dirname '%s')\"", a.md,
+             a.json, a.csv ? a.csv : a.md);
     FILE *f = system(mkdir_cmd) == 0 ? fopen(a.md, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "bench_corpus: cannot write %s: %s\n", a.md, strerror(errno));
+    FILE *csv = f && a.csv ? fopen(a.csv, "w") : NULL;
+    if (!f || (a.csv && !csv)) {
+        fprintf(stderr, "bench_corpus: cannot write %s: %s\n", f ? a.csv : a.md, strerror(errno));
+        if (f)
+            fclose(f);
+        free(rows);
         free(ks);
         return 1;
     }
-    write_md(f, &a, ks, n, &sum, when);
+    write_md(f, &a, ks, rows, n, &sum, when);
     fclose(f);
+    if (csv) {
+        write_csv(csv, &a, ks, rows, n);
+        fclose(csv);
+    }
+    free(rows);
     write_json(a.json, &a, ks, n, &sum, when);
     f = fopen(a.md, "r");
     for (int c; f && (c = fgetc(f)) != EOF;)

@@ -73,25 +73,39 @@ void cli_print_json(json_t *doc);
 
 typedef int (*wh_command_fn)(int argc, char **argv);
 
+typedef struct {
+    const char *name;
+    wh_command_fn fn;
+    const char *summary;    /* one line for the top-level help */
+} cli_command;
+
+/* Every subcommand, in the order the help lists them. */
+const cli_command *cli_commands(int *n);
+
 int cmd_ptx(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_hunt(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_input(int argc, char **argv);
 
 /* Print "warphunt: <formatted error>" on stderr and return its exit status. */
 int cli_report(const wh_error *err);
 /* After a usage error (its message already printed): point to the help
  * instead of printing all of it; returns exit status 1. */
 int cli_usage_hint(const char *command);
-/* A saved input given as DIR: DIR itself when it holds a manifest.json,
- * else DIR/best (a run directory); false (err) when neither does. */
 /* Load a spec given as a path, or as a bundled kernel's name ("artificial",
  * "spmv_scalar"): NAME.json under kernels/ and kernels/corpus/ of the
  * working directory, of the binary's directory and its parent (a build of
  * the repository) and of ../share/warphunt/ beside the binary (installed). */
 wh_spec *cli_load_spec(const char *arg, wh_error *err);
+/* A saved input given as DIR: DIR itself when it holds a manifest.json,
+ * else DIR/best (a run directory); false (err) when neither does. */
 bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err);
+/* The spec path recorded in a saved input's manifest.json (its spec_path),
+ * for cli_load_spec; false (err: give --spec) when it records none. */
+bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err);
 
 #endif

@@ -24,9 +24,10 @@ static void usage(FILE *out)
             "strategy and seed, table.md (best time, evaluations and seconds to reach it,\n"
             "the best input re-measured, mean over seeds; each strategy against the first:\n"
             "the effect size A12 and the two-sided Mann-Whitney U test's p of the re-measured\n"
-            "times over seeds), compare.json and plot.svg (one curve per strategy, first\n"
-            "seed) to results/<kernel>/compare-e<N>-s<S>/.  Early stopping is off unless\n"
-            "--patience is given, so every run spends the whole budget.\n"
+            "times over seeds), table.csv (the same rows, numbers unrounded), compare.json\n"
+            "and plot.svg (one curve per strategy, first seed) to\n"
+            "results/<kernel>/compare-e<N>-s<S>/.  Early stopping is off unless --patience\n"
+            "is given, so every run spends the whole budget.\n"
             "\n"
             "  --seeds K         seeds per strategy (default 3; 3 against 3 gives p >= 0.1,\n"
             "                    5 against 5 p >= 0.008)\n"
@@ -150,15 +151,61 @@ static double smallest_p(int k)
     return 2.0 / comb;
 }
 
-static void write_table(const comparison *c, const char *kernel, wh_error *err)
+/* One row of the table: a strategy's figures over its finished runs,
+ * computed once and written as markdown and as CSV. */
+typedef struct {
+    const char *name;
+    int runs;
+    double best, lo, hi;       /* WCET found: mean, min and max over the runs */
+    double again;              /* re-measured, mean */
+    double evals, secs, stage; /* means: evaluations and search seconds to the best, symbolic stage seconds */
+    bool tested;               /* t: the rank test against the first row */
+    wh_rank_test t;
+} table_row;
+
+/* Row s's figures; false when it has no finished run. */
+static bool table_row_of(const comparison *c, int s, table_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->name = c->rows[s]->name;
+    for (int k = 0; k < c->nseeds; k++) {
+        int i = s * c->nseeds + k;
+        if (i >= c->done) break;
+        if (run_failed(c, i)) continue;
+        const hunt_summary *r = &c->runs[i];
+        row->lo = row->runs == 0 || r->best < row->lo ? r->best : row->lo;
+        row->hi = row->runs == 0 || r->best > row->hi ? r->best : row->hi;
+        row->best += r->best;
+        row->again += run_outcome(r);
+        row->evals += (double)r->evals_to_best;
+        row->secs += r->time_to_best_s;
+        row->stage += r->explore_s;
+        row->runs++;
+    }
+    if (!row->runs) return false;
+    row->best /= row->runs;
+    row->again /= row->runs;
+    row->evals /= row->runs;
+    row->secs /= row->runs;
+    row->stage /= row->runs;
+    row->tested = s > 0 && rank_test_row(c, s, &row->t);
+    return true;
+}
+
+/* c->dir/name opened for writing, or NULL (err filled). */
+static FILE *open_table(const comparison *c, const char *name, wh_error *err)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s/table.md", c->dir);
+    snprintf(path, sizeof path, "%s/%s", c->dir, name);
     FILE *f = fopen(path, "w");
-    if (!f) {
-        wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write");
-        return;
-    }
+    if (!f) wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot write");
+    return f;
+}
+
+static void write_table_md(const comparison *c, const char *kernel, const table_row *rows, int n, wh_error *err)
+{
+    FILE *f = open_table(c, "table.md", err);
+    if (!f) return;
     const hunt_summary *r0 = first_run(c);
     const char *unit = r0 ? r0->unit : "";
     const char *ref = c->rows[0]->name;
@@ -179,32 +226,15 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
                "| symbolic stage (s) | reached after, stage included (s) | runs | A12 (%s) | p |\n",
             unit, unit, ref);
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int s = 0; s < c->nrows; s++) {
-        double best = 0, lo = 0, hi = 0, ev = 0, secs = 0, again = 0, stage = 0;
-        int n = 0;
-        for (int k = 0; k < c->nseeds; k++) {
-            int i = s * c->nseeds + k;
-            if (i >= c->done) break;
-            if (run_failed(c, i)) continue;
-            const hunt_summary *r = &c->runs[i];
-            lo = n == 0 || r->best < lo ? r->best : lo;
-            hi = n == 0 || r->best > hi ? r->best : hi;
-            best += r->best;
-            again += run_outcome(r);
-            ev += (double)r->evals_to_best;
-            secs += r->time_to_best_s;
-            stage += r->explore_s;
-            n++;
-        }
-        if (!n) continue;
-        wh_rank_test t;
+    for (int k = 0; k < n; k++) {
+        const table_row *r = &rows[k];
         char a12[32] = "-", p[32] = "-";
-        if (s > 0 && rank_test_row(c, s, &t)) {
-            snprintf(a12, sizeof a12, "%.2f", t.a12);
-            snprintf(p, sizeof p, "%.3g%s", t.p_value, t.exact ? "" : " (normal approx.)");
+        if (r->tested) {
+            snprintf(a12, sizeof a12, "%.2f", r->t.a12);
+            snprintf(p, sizeof p, "%.3g%s", r->t.p_value, r->t.exact ? "" : " (normal approx.)");
         }
-        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.6g | %.0f | %.2f | %.2f | %.2f | %d | %s | %s |\n", c->rows[s]->name,
-                best / n, lo, hi, again / n, ev / n, secs / n, stage / n, (secs + stage) / n, n, a12, p);
+        fprintf(f, "| %s | %.6g [%.6g-%.6g] | %.6g | %.0f | %.2f | %.2f | %.2f | %d | %s | %s |\n", r->name,
+                r->best, r->lo, r->hi, r->again, r->evals, r->secs, r->stage, r->secs + r->stage, r->runs, a12, p);
     }
     if (c->failed) {
         fprintf(f, "\nRuns that failed (left out of the figures above):\n\n");
@@ -214,6 +244,50 @@ static void write_table(const comparison *c, const char *kernel, wh_error *err)
                         (unsigned long long)c->runs[i].seed, c->failure[i]);
     }
     fclose(f);
+}
+
+/* table.md's rows and columns, for a spreadsheet or a script: numbers
+ * unrounded, a range in three columns (mean, min, max), the p-value's
+ * approximation note as a column of its own. */
+static void write_table_csv(const comparison *c, const table_row *rows, int n, wh_error *err)
+{
+    FILE *f = open_table(c, "table.csv", err);
+    if (!f) return;
+    const hunt_summary *r0 = first_run(c);
+    const char *unit = r0 ? r0->unit : "";
+    char found[64], lo[64], hi[64], again[64], a12[96];
+    snprintf(found, sizeof found, "WCET found (%s)", unit);
+    snprintf(lo, sizeof lo, "WCET found min (%s)", unit);
+    snprintf(hi, sizeof hi, "WCET found max (%s)", unit);
+    snprintf(again, sizeof again, "re-measured (%s)", unit);
+    snprintf(a12, sizeof a12, "A12 (%s)", c->rows[0]->name);
+    const char *cols[] = { "strategy", found, lo, hi, again, "reached after (evaluations)", "reached after (s)",
+                           "symbolic stage (s)", "reached after, stage included (s)", "runs", a12, "p", "p exact" };
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        if (i) fputc(',', f);
+        wh_csv_text(f, cols[i]);
+    }
+    fputc('\n', f);
+    for (int k = 0; k < n; k++) {
+        const table_row *r = &rows[k];
+        wh_csv_text(f, r->name);
+        fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d", r->best, r->lo, r->hi, r->again, r->evals,
+                r->secs, r->stage, r->secs + r->stage, r->runs);
+        if (r->tested) fprintf(f, ",%.9g,%.9g,%s\n", r->t.a12, r->t.p_value, r->t.exact ? "true" : "false");
+        else fprintf(f, ",,,\n");
+    }
+    if (fclose(f) != 0) wh_error_set(err, WH_ERR_INTERNAL, c->dir, 0, 0, "cannot write table.csv");
+}
+
+/* table.md and table.csv, from the same rows. */
+static void write_table(const comparison *c, const char *kernel, wh_error *err)
+{
+    table_row rows[MAX_ROWS];
+    int n = 0;
+    for (int s = 0; s < c->nrows; s++)
+        if (table_row_of(c, s, &rows[n])) n++;
+    write_table_md(c, kernel, rows, n, err);
+    write_table_csv(c, rows, n, err);
 }
 
 static void write_plot(const comparison *c, const char *kernel)
@@ -256,10 +330,11 @@ static json_t *summary_json(const comparison *c)
                                                "against", c->rows[0]->name, "a12", t.a12, "u", t.u,
                                                "p_value", t.p_value, "exact", t.exact));
     }
-    char table[1100];
+    char table[1100], csv[1100];
     snprintf(table, sizeof table, "%s/table.md", c->dir);
-    return json_pack("{s:o, s:o, s:s, s:s}", "strategies", list, "rank_tests", tests, "table", table, "dir",
-                     c->dir);
+    snprintf(csv, sizeof csv, "%s/table.csv", c->dir);
+    return json_pack("{s:o, s:o, s:s, s:s, s:s}", "strategies", list, "rank_tests", tests, "table", table,
+                     "table_csv", csv, "dir", c->dir);
 }
 
 /* Every strategy and seed; a run that fails is recorded and the rest go on. */
@@ -382,7 +457,7 @@ int cmd_compare(int argc, char **argv)
         wh_write_json_atomic(path, j, &werr);
         if (ro.json) cli_print_json(j);
         json_decref(j);
-        if (!ro.quiet) fprintf(stderr, "compare: table in %s/table.md\n", cmp.dir);
+        if (!ro.quiet) fprintf(stderr, "compare: table in %s/table.md (and table.csv)\n", cmp.dir);
     }
     if (!ok) {
         status = cli_report(&err);

@@ -34,6 +34,15 @@ static void usage(FILE *out)
             "                    SPEC defaults to the one the run recorded; other search\n"
             "                    and measurement options given are ignored, and said so\n"
             "  -o, --out DIR     write the run here instead of results/<kernel>/...\n"
+            "  --seed-inputs DIR your own inputs start the search (gdivan, random-ga), as a\n"
+            "                    fuzzer's seed corpus: DIR is a saved input (`warphunt input\n"
+            "                    import` makes one from CSV/.npy/expressions), a run directory\n"
+            "                    (its best/), or a directory of them; repeatable.  Each is\n"
+            "                    taken apart into genes and is one individual of the first\n"
+            "                    population (so at most --population of them); run.json\n"
+            "                    records them, and a seed the genes cannot state exactly (a\n"
+            "                    shared input that is not a repetition of its first X-thread\n"
+            "                    elements) is said, with the elements that differ\n"
             "  --drop-state      when the run finishes, remove its search state (checkpoint.bin,\n"
             "                    pool.bin; hundreds of MB on large launches): it can then not be\n"
             "                    resumed to extend it (default: kept)\n"
@@ -41,7 +50,7 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE };
+enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE, OPT_SEED_INPUTS };
 
 static void print_summary(const hunt_summary *s)
 {
@@ -75,6 +84,14 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
         return -1;
     case OPT_RESUME: ho->resume_dir = arg; return 1;
     case OPT_DROP_STATE: ho->drop_state = true; return 1;
+    case OPT_SEED_INPUTS:
+        if (ho->nseed_inputs < HUNT_MAX_SEED_OPTIONS) {
+            ho->seed_inputs[ho->nseed_inputs++] = arg;
+            return 1;
+        }
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--seed-inputs: at most %d of them (each may be a directory of "
+                     "inputs)", HUNT_MAX_SEED_OPTIONS);
+        return -1;
     case 'o': ho->out_dir = arg; return 1;
     default: return 0;
     }
@@ -87,6 +104,7 @@ int cmd_hunt(int argc, char **argv)
         { "strategy", required_argument, NULL, OPT_STRATEGY },
         { "resume", required_argument, NULL, OPT_RESUME },
         { "drop-state", no_argument, NULL, OPT_DROP_STATE },
+        { "seed-inputs", required_argument, NULL, OPT_SEED_INPUTS },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },

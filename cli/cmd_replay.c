@@ -28,19 +28,6 @@ static void usage(FILE *out)
 
 enum { OPT_SPEC = CLI_OPT_FIRST_FREE, OPT_REPS, OPT_CSV };
 
-static bool recorded_spec(const char *dir, char *out, size_t size, wh_error *err)
-{
-    char p[1200];
-    snprintf(p, sizeof p, "%s/manifest.json", dir);
-    json_error_t jerr;
-    json_t *m = json_load_file(p, 0, &jerr);
-    const char *s = m ? json_string_value(json_object_get(m, "spec_path")) : NULL;
-    if (s) snprintf(out, size, "%s", s);
-    else wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
-    json_decref(m);
-    return s != NULL;
-}
-
 static bool write_csv(const char *path, const harness_result *r, wh_error *err)
 {
     FILE *f = fopen(path, "w");
@@ -62,7 +49,7 @@ static int replay(const char *dir, const char *spec_path, long reps, const char 
     wh_error_clear(&err);
     char recorded[1024];
     if (!spec_path) {
-        if (!recorded_spec(dir, recorded, sizeof recorded, &err)) return cli_report(&err);
+        if (!cli_recorded_spec(dir, recorded, sizeof recorded, &err)) return cli_report(&err);
         spec_path = recorded;
     }
     wh_spec *spec = cli_load_spec(spec_path, &err);

@@ -1,6 +1,6 @@
 /*
- * common.c — options shared by the subcommands that run kernels, and the
- * Ctrl-C flag.
+ * common.c — options shared by the subcommands that run kernels, the
+ * Ctrl-C flag, and finding a spec and a saved input from the command line.
  */
 #include "cli/cli.h"
 
@@ -153,6 +153,19 @@ bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh
     return false;
 }
 
+bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/manifest.json", input_dir);
+    json_error_t jerr;
+    json_t *m = json_load_file(p, 0, &jerr);
+    const char *s = m ? json_string_value(json_object_get(m, "spec_path")) : NULL;
+    if (s) snprintf(out, n, "%s", s);
+    else wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
+    json_decref(m);
+    return s != NULL;
+}
+
 /* dir/kernels[/corpus]/name.json, the first that exists, into out. */
 static bool bundled_in(const char *dir, const char *name, char *out, size_t n)
 {
@@ -176,8 +189,10 @@ wh_spec *cli_load_spec(const char *arg, wh_error *err)
     snprintf(up, sizeof up, "%s/..", bin);
     snprintf(share, sizeof share, "%s/../share/warphunt", bin);
     const char *dirs[] = { ".", bin, up, share };
+    char real[PATH_MAX];
     for (int i = 0; i < 4; i++)
-        if (dirs[i][0] && bundled_in(dirs[i], arg, found, sizeof found)) return wh_spec_load(found, err);
+        if (dirs[i][0] && bundled_in(dirs[i], arg, found, sizeof found))
+            return wh_spec_load(realpath(found, real) ? real : found, err);
     wh_error_set(err, WH_ERR_USER, arg, 0, 0, "no such spec file, and no bundled kernel of that name (looked for "
                  "kernels/%s.json and kernels/corpus/%s.json here, in %s and its parent, and in %s)", arg, arg, bin,
                  share);

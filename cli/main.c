@@ -10,21 +10,6 @@
 #error "WH_VERSION is set by the Makefile (VERSION)"
 #endif
 
-typedef struct {
-    const char *name;
-    wh_command_fn fn;
-    const char *summary;
-} command;
-
-static const command commands[] = {
-    { "ptx",     cmd_ptx,     "parse PTX; print kernels, blocks, CFG (text, DOT or JSON)" },
-    { "explore", cmd_explore, "symbolic stage only: paths and atoms -> paths.json" },
-    { "measure", cmd_measure, "time one input of a kernel on a backend" },
-    { "hunt",    cmd_hunt,    "search for the input with the longest kernel time" },
-    { "compare", cmd_compare, "run all strategies with the same budget" },
-    { "replay",  cmd_replay,  "re-run a saved input many times" },
-};
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -33,7 +18,9 @@ static void usage(FILE *out)
         "Find the inputs that make a CUDA kernel run longest.\n"
         "\n"
         "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    int n;
+    const cli_command *commands = cli_commands(&n);
+    for (int i = 0; i < n; i++)
         fprintf(out, "  %-8s  %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
         "\n"
@@ -57,7 +44,9 @@ int main(int argc, char **argv)
         printf("warphunt %s\n", WH_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    int n;
+    const cli_command *commands = cli_commands(&n);
+    for (int i = 0; i < n; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "warphunt: unknown command '%s'\n\n", argv[1]);

@@ -67,3 +67,16 @@ int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int
         }
     return rc;
 }
+
+wh_image *ts_pattern_image(const wh_spec *s, int64_t (*value)(uint64_t i))
+{
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    const wh_param *p = &s->params[0];
+    for (uint64_t i = 0; i < img->bufs[0].count; i++)
+        wh_value_set_int(p->fields[0].type, img->bufs[0].data + p->elem_size * i, value(i));
+    cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
+    return img;
+}

@@ -9,6 +9,7 @@
 #define WH_TESTS_SUPPORT_H
 
 #include "cli/cli.h"
+#include "core/image.h"
 
 #include <jansson.h>
 
@@ -20,6 +21,11 @@ json_t *ts_load_json(const char *path);
 /* A text file's contents (up to 1 MiB), in a buffer the next call reuses;
  * asserts that it opens. */
 const char *ts_read_text(const char *path);
+
+/* The full-size input of s whose first buffer holds value(i) at element i
+ * (the other inputs at the low end of their domains), asserted to lie in
+ * every domain (wh_image_free it). */
+wh_image *ts_pattern_image(const wh_spec *s, int64_t (*value)(uint64_t i));
 
 /* cmd with argv = { name, args[0..nargs-1], NULL }; its stdout goes to
  * out_path and its stderr to err_path where these are not NULL (Criterion's

@@ -51,6 +51,8 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     }
     /* rank_tests: each later row against the first, A12 from the runs' best
      * inputs re-measured */
+    snprintf(path, sizeof path, "%s/table.csv", out);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "table_csv")), path);
     json_t *tests = json_object_get(doc, "rank_tests");
     cr_assert_eq(json_array_size(tests), 2, "gdivan and random against gdivan-paper");
     for (size_t t = 0; t < 2; t++) {
@@ -112,6 +114,27 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     cr_expect_gt(cells[0][4], 0, "gdivan-paper's stage took time:\n%s", text);
     cr_expect_geq(cells[0][5], cells[0][4] + cells[0][3] - 0.011, "stage included = search + stage:\n%s", text);
     cr_expect_eq(cells[1][4], 0, "random has no symbolic stage:\n%s", text);
+
+    /* table.csv: the same rows, in the same order, under a header; the
+     * column whose name holds a comma is quoted */
+    snprintf(path, sizeof path, "%s/table.csv", out);
+    const char *csv = ts_read_text(path);
+    cr_expect(!strncmp(csv, "strategy,WCET found (cycles),", 29), "the header first:\n%s", csv);
+    cr_expect(strstr(csv, ",\"reached after, stage included (s)\","), "%s", csv);
+    static const char *const csv_rows[3] = { "\ngdivan-paper,", "\ngdivan,", "\nrandom," };
+    const char *at = csv;
+    for (int r = 0; r < 3; r++) {
+        const char *row = strstr(at, csv_rows[r]);
+        cr_expect(row, "row %d (%s) in order:\n%s", r, csv_rows[r] + 1, csv);
+        at = row ? row + 1 : at;
+    }
+    int lines = 0;
+    for (const char *q = csv; *q; q++) lines += *q == '\n';
+    cr_expect_eq(lines, 4, "a header and one line per row of table.md:\n%s", csv);
+    /* random's symbolic stage (column 8) is 0, as in table.md */
+    const char *rnd = strstr(csv, "\nrandom,");
+    for (int k = 0; rnd && k < 7; k++) rnd = strchr(rnd + 1, ',');
+    cr_expect(rnd && strtod(rnd + 1, NULL) == 0, "%s", csv);
     char find[1300];
     snprintf(find, sizeof find, "test -z \"$(find '%s' -name checkpoint.bin -o -name pool.bin)\"", out);
     cr_expect_eq(system(find), 0, "a comparison's runs drop their search state");

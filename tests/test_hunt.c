@@ -78,13 +78,7 @@ static double sim_time(const wh_spec *s, wh_image *img)
 /* The sim time of the input whose first buffer holds value(i) at element i. */
 static double pattern_time(const wh_spec *s, int64_t (*value)(uint64_t i))
 {
-    wh_error err;
-    wh_launch full = wh_spec_launch_full(s);
-    wh_image *img = wh_image_new(s, &full, &err);
-    const wh_param *p = &s->params[0];
-    for (uint64_t i = 0; i < img->bufs[0].count; i++)
-        wh_value_set_int(p->fields[0].type, img->bufs[0].data + p->elem_size * i, value(i));
-    cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
+    wh_image *img = ts_pattern_image(s, value);
     double t = sim_time(s, img);
     wh_image_free(img);
     return t;
@@ -806,3 +800,85 @@ Test(hunt, a_dropped_state_is_removed_and_refuses_a_resume)
     wh_spec_free(s);
 }
 
+
+/* Save a full-size input of s filled by value(i) (first buffer) under dir. */
+static void save_pattern(const wh_spec *s, int64_t (*value)(uint64_t i), const char *dir)
+{
+    wh_error err;
+    wh_image *img = ts_pattern_image(s, value);
+    cr_assert(wh_image_save(img, dir, &err), "%s", err.msg);
+    wh_image_free(img);
+}
+
+static int64_t spread(uint64_t i) { return (int64_t)((i * 37) % 1001); }
+
+/* The seeds are the first evaluations, as given (their measured times are
+ * those of the saved inputs), in directory-name order; run.json records
+ * them; the known worst given as a seed is the best at evaluation 2. */
+Test(hunt, seed_inputs_are_the_first_evaluations_as_given)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    wh_spec *s = load("kernels/artificial.json");
+    char base[64], a[128], b[128], seeds[128], path[1200];
+    tmpdir(base);
+    snprintf(seeds, sizeof seeds, "%s/seeds", base);
+    snprintf(a, sizeof a, "%s/seeds/1-spread", base);
+    snprintf(b, sizeof b, "%s/seeds/2-sevens", base);
+    save_pattern(s, spread, a);
+    save_pattern(s, seven, b);
+    hunt_options o = quiet_options(base, GA_GDIVAN, 60, 1);
+    o.seed_inputs[o.nseed_inputs++] = seeds;
+    wh_error err;
+    hunt_summary sum;
+    cr_assert(hunt_run(s, &o, &sum, &err), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/history.csv", sum.dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    char line[256];
+    double fit[2] = { 0, 0 };
+    cr_assert(fgets(line, sizeof line, f));
+    for (int k = 0; k < 2 && fgets(line, sizeof line, f); k++)
+        cr_assert_eq(sscanf(line, "%*d,%*d,%*f,%lf", &fit[k]), 1, "%s", line);
+    fclose(f);
+    cr_expect_eq(fit[0], pattern_time(s, spread), "evaluation 1 is the first seed");
+    cr_expect_eq(fit[1], sevens_time(s), "evaluation 2 is the second seed");
+    cr_expect_geq(sum.best, sevens_time(s));
+    cr_expect_eq(sum.evals_to_best, 2, "the known worst, given, is the best from evaluation 2");
+    snprintf(path, sizeof path, "%s/run.json", sum.dir);
+    json_t *doc = ts_load_json(path);
+    json_t *rec = json_object_get(doc, "seed_inputs");
+    cr_assert_eq(json_array_size(rec), 2);
+    cr_expect(strstr(json_string_value(json_object_get(json_array_get(rec, 1), "dir")), "2-sevens"));
+    cr_expect(json_is_true(json_object_get(json_array_get(rec, 1), "exact")));
+    json_decref(doc);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(hunt, seed_inputs_are_refused_where_they_cannot_go)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    wh_spec *s = load("kernels/artificial.json");
+    char base[64], a[128];
+    tmpdir(base);
+    snprintf(a, sizeof a, "%s/seed", base);
+    save_pattern(s, seven, a);
+    wh_error err;
+    hunt_summary sum;
+    hunt_options o = quiet_options(base, GA_RANDOM, 20, 1);
+    o.seed_inputs[o.nseed_inputs++] = a;
+    cr_expect_not(hunt_run(s, &o, &sum, &err), "random testing takes no seeds");
+    cr_expect(strstr(err.msg, "random testing"), "%s", err.msg);
+    o = quiet_options(base, GA_RANDOM_GA, 20, 1);
+    o.ga.population = 2;
+    for (int k = 0; k < 3; k++) o.seed_inputs[o.nseed_inputs++] = a;
+    cr_expect_not(hunt_run(s, &o, &sum, &err), "3 seeds, a population of 2");
+    cr_expect(strstr(err.msg, "more than a population"), "%s", err.msg);
+    o = quiet_options(base, GA_RANDOM_GA, 20, 1);
+    o.seed_inputs[o.nseed_inputs++] = base; /* holds seed/, which is one */
+    o.seed_inputs[o.nseed_inputs++] = "/nonexistent/seeds";
+    cr_expect_not(hunt_run(s, &o, &sum, &err));
+    cr_expect(strstr(err.file, "/nonexistent/seeds") && strstr(err.msg, "no saved input"), "%s: %s", err.file, err.msg);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}

@@ -1,0 +1,22 @@
+/*
+ * commands.c — the table of subcommands: main.c dispatches on it and
+ * prints it, and the tests check that the manual describes every entry.
+ */
+#include "cli/cli.h"
+
+static const cli_command commands[] = {
+    { "ptx",     cmd_ptx,     "parse PTX; print kernels, blocks, CFG (text, DOT or JSON)" },
+    { "explore", cmd_explore, "symbolic stage only: paths and atoms -> paths.json" },
+    { "measure", cmd_measure, "time one input of a kernel on a backend" },
+    { "hunt",    cmd_hunt,    "search for the input with the longest kernel time" },
+    { "compare", cmd_compare, "run all strategies with the same budget" },
+    { "replay",  cmd_replay,  "re-run a saved input many times" },
+    { "diff",    cmd_diff,    "re-measure two runs' best inputs, interleaved, with a rank test" },
+    { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },
+};
+
+const cli_command *cli_commands(int *n)
+{
+    *n = (int)(sizeof commands / sizeof commands[0]);
+    return commands;
+}
