@@ -319,6 +319,18 @@ bool wh_copy_file(const char *src, const char *dst, wh_error *err)
     return ok;
 }
 
+bool wh_link_or_copy_file(const char *src, const char *dst, wh_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+    remove(tmp);
+    if (link(src, tmp) == 0) {
+        if (rename(tmp, dst) == 0) return true;
+        remove(tmp);
+    }
+    return wh_copy_file(src, dst, err);
+}
+
 void wh_csv_text(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {

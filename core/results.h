@@ -27,6 +27,11 @@ bool wh_write_json_atomic(const char *path, json_t *doc, wh_error *err);
 bool wh_write_text_atomic(const char *path, const char *text, wh_error *err);
 /* Copy file src to dst through dst.tmp and a rename (no half-written dst). */
 bool wh_copy_file(const char *src, const char *dst, wh_error *err);
+/* dst as a second name of src's file (a hard link, through dst.tmp and a
+ * rename) where both are on one file system and it allows links, else a
+ * copy (wh_copy_file).  Only for a src that is replaced by renames, never
+ * rewritten in place: dst keeps the contents it had. */
+bool wh_link_or_copy_file(const char *src, const char *dst, wh_error *err);
 bool wh_write_file_atomic(const char *path, const void *data, size_t size, wh_error *err);
 /* One CSV field: quoted (RFC 4180) only when it holds a comma, a quote or
  * a line break, so that plain fields read as they are. */

@@ -410,9 +410,12 @@ double gen_result_coverage(const gen_result *r)
     return r->legs_total ? 100.0 * r->legs_covered / r->legs_total : 100.0;
 }
 
+/* A hunt's paths.json is the cache entry's file under a second name: a
+ * large kernel's is megabytes, and every run of it had its own copy.  The
+ * cache replaces its files by renames, so the run's name keeps its text. */
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err)
 {
-    return wh_copy_file(r->paths_json, path, err);
+    return wh_link_or_copy_file(r->paths_json, path, err);
 }
 
 int gen_valid_alleles(const gen_result *r, int **out)

@@ -105,7 +105,8 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
 gen_result *gen_explore_spec(const wh_spec *spec, const gen_explore_options *opt, wh_error *err);
 void gen_result_free(gen_result *r);
 double gen_result_coverage(const gen_result *r);
-/* Copy paths.json of the result to `path`. */
+/* paths.json of the result at `path`: a hard link to the cache entry's
+ * file where the file system allows, else a copy. */
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err);
 
 /* Families (family.c): for the `families` (default GEN_FAMILY_PATHS)
