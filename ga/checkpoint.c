@@ -18,7 +18,8 @@
 #include <string.h>
 
 #define CKP_MAGIC "WHGACKP1"
-#define TOP_MAGIC "WHGATOP1"
+#define TOP_MAGIC "WHGATOP2"     /* members carry their input hash */
+#define TOP_MAGIC_V1 "WHGATOP1"  /* read: members without one */
 
 typedef struct {
     char magic[8];
@@ -84,7 +85,9 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
     for (int i = 0; ok && i < g->npop_valid; i++) ok = write_indiv(f, &g->pop[i], g->prob.ngenes);
     int32_t ntop = g->ntop;
     ok = ok && fwrite(TOP_MAGIC, 1, 8, f) == 8 && fwrite(&ntop, sizeof ntop, 1, f) == 1;
-    for (int i = 0; ok && i < g->ntop; i++) ok = write_indiv(f, &g->top[i], g->prob.ngenes);
+    for (int i = 0; ok && i < g->ntop; i++)
+        ok = write_indiv(f, &g->top[i], g->prob.ngenes) &&
+             fwrite(&g->top[i].input_hash, sizeof g->top[i].input_hash, 1, f) == 1;
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -128,7 +131,9 @@ static bool read_top(ga *g, FILE *f)
     size_t n = fread(magic, 1, sizeof magic, f);
     if (n == 0 && feof(f)) return true;
     int32_t ntop;
-    if (n != sizeof magic || memcmp(magic, TOP_MAGIC, 8) || fread(&ntop, sizeof ntop, 1, f) != 1 || ntop < 0)
+    bool hashed = n == sizeof magic && !memcmp(magic, TOP_MAGIC, 8);
+    if (n != sizeof magic || (!hashed && memcmp(magic, TOP_MAGIC_V1, 8)) || fread(&ntop, sizeof ntop, 1, f) != 1 ||
+        ntop < 0)
         return false;
     ga_indiv spare = { 0 };
     if (g->strategy != GA_RANDOM && !(spare.genes = calloc((size_t)g->prob.ngenes, sizeof(int)))) return false;
@@ -136,6 +141,8 @@ static bool read_top(ga *g, FILE *f)
     for (int i = 0; ok && i < ntop; i++) {
         ga_indiv *dst = i < g->opt.keep ? &g->top[i] : &spare;
         ok = read_indiv(f, dst, g->prob.ngenes);
+        dst->input_hash = 0;
+        if (ok && hashed) ok = fread(&dst->input_hash, sizeof dst->input_hash, 1, f) == 1;
         if (ok && i < g->opt.keep) g->ntop++;
     }
     free(spare.genes);

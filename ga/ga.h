@@ -76,6 +76,10 @@ typedef struct {
     double fitness;       /* measured time; < 0 when not measured */
     int status;           /* 0 ok; otherwise a failed run, ranked last */
     long eval_index;      /* which evaluation measured it (1-based) */
+    /* Set by `evaluate` (0: not given): a hash of the input it built, by
+     * which the top list tells inputs apart (different genes can build one
+     * input: an edit that fills a whole buffer, say). */
+    uint64_t input_hash;
 } ga_indiv;
 
 typedef struct {
@@ -113,8 +117,9 @@ typedef struct {
     const int *const *seeds;
     int nseeds;
     /* A new random-value allele for gene `gene` (a mutation's allele may
-     * also land on the genes after it); returns its id or -1 (err filled). */
-    int (*new_random_allele)(void *ctx, pcg32 *rng, int gene, wh_error *err);
+     * also land on the genes after it) into *allele: any int, negative ones
+     * included (the GA only copies alleles); false on failure (err filled). */
+    bool (*new_random_allele)(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err);
     /* Measure one individual: fill ind->fitness and ind->status.  A failed
      * kernel is a status, not an error; false stops the search.  `worker`
      * (0 .. workers-1) names the thread calling it: with workers > 1 it is

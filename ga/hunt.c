@@ -4,6 +4,7 @@
  */
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/hash.h"
 #include "ga/hunt_internal.h"
 
 #include <stdio.h>
@@ -49,6 +50,14 @@ bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_erro
     return wh_image_fill_random(img, &rng, err);
 }
 
+uint64_t hunt_input_hash(const wh_image *img)
+{
+    uint64_t x = WH_FNV_OFFSET;
+    for (int p = 0; p < img->nbufs; p++)
+        if (img->bufs[p].param->role == WH_ROLE_INPUT) x = wh_fnv1a(x, img->bufs[p].data, img->bufs[p].bytes);
+    return x ? x : 1; /* 0 means "no hash" */
+}
+
 int hunt_edit_genes(const hunt *h)
 {
     return h->opt.strategy == GA_GDIVAN ? h->opt.value_edits : 0;
@@ -68,6 +77,8 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     const hunt *h = ctx;
     hunt_worker *w = &h->workers[worker];
     if (!hunt_build_image(h, ind, w->img, err)) return false;
+    /* only a top list of several tells inputs apart */
+    ind->input_hash = h->opt.ga.keep > 1 ? hunt_input_hash(w->img) : 0;
     harness_result res;
     double t0 = wh_clock_s();
     bool measured = harness_measure(w->h, w->img, h->reps, &res, err);
@@ -80,12 +91,13 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     return true;
 }
 
-/* Only the shared gene reads an atom's shared inputs: random atoms for
- * the other genes are drawn and stored without them. */
-static int new_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
+/* A seeded allele (gen.h): nothing is stored, the scaler draws its values
+ * from the seed when it builds an input. */
+static bool new_random_allele(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err)
 {
-    hunt *h = ctx;
-    return gen_pool_add_random(h->pool, rng, h->lay.has_shared && gene == h->lay.thread_genes, err);
+    (void)ctx, (void)gene, (void)err;
+    *allele = gen_seeded_allele(pcg32_next(rng));
+    return true;
 }
 
 /* "  12.3 evals/s, 40 % of 2000 evals, about 98 s left" (budget fraction and

@@ -62,6 +62,8 @@ int hunt_edit_genes(const hunt *h);
 /* Rebuild the input of an individual into img (a full-size image of the
  * spec): scaled atoms, then edits. */
 bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_error *err);
+/* The hash of img's input buffers, never 0 (ga_indiv.input_hash). */
+uint64_t hunt_input_hash(const wh_image *img);
 /* Save img, the input of evaluation `eval`, under findings/ with the
  * harness's message (callable from any evaluation thread). */
 void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res);

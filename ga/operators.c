@@ -9,8 +9,7 @@
 static bool draw_allele(ga *g, bool random_values, int gene, int *out, wh_error *err)
 {
     if (random_values) {
-        *out = g->prob.new_random_allele(g->prob.ctx, &g->rng, gene, err);
-        return *out >= 0;
+        return g->prob.new_random_allele(g->prob.ctx, &g->rng, gene, out, err);
     }
     *out = g->prob.path_alleles[pcg32_bounded(&g->rng, (uint32_t)g->prob.npath_alleles)];
     return true;

@@ -12,6 +12,7 @@
 
 static bool same_input(const ga *g, const ga_indiv *a, const ga_indiv *b)
 {
+    if (a->input_hash && b->input_hash) return a->input_hash == b->input_hash;
     if (!a->genes || !b->genes) return a->seed == b->seed;
     return !memcmp(a->genes, b->genes, (size_t)g->prob.ngenes * sizeof(int));
 }

@@ -70,6 +70,13 @@ typedef struct {
     unsigned char *sdata;  /* nshared blobs of shared_bytes */
     int natoms, cap, nshared, scap;
     const wh_image *full;  /* the full launch, for random atoms' domains, or NULL */
+    /* Random draws' domains of each input field whose domain does not
+     * depend on the element: atom (ref) and source (full, else ref) bounds,
+     * two per field from field_base[p].  Evaluating them per drawn gene
+     * cost a fifth of a random-ga hunt at 2^18 threads. */
+    wh_bounds *draw_bounds;
+    int *field_base;
+    bool *draw_cached;     /* per field: the bounds above hold */
 } gen_pool;
 
 /* Gene layout of a full launch for atoms of X threads: genes
@@ -108,6 +115,17 @@ int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, in
  * values outside its X-thread domain, as offsets gen_scale moves.) */
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *err);
 void gen_pool_set_full(gen_pool *pool, const wh_image *full);
+/* Seeded random alleles.  A random-value gene need not be stored: an
+ * allele id below 0 names the random atom drawn from a 31-bit seed, as
+ * gen_pool_add_random draws one (across the full launch's domains), and
+ * the scaler draws its values when it needs them.  A population of
+ * random-value genes then costs 4 bytes a gene, not an atom a gene (at
+ * 2^18 threads random-ga's pool grew to gigabytes).  Each input parameter
+ * has a stream of its own, so one can be drawn without the others. */
+int gen_seeded_allele(uint32_t seed);
+/* Draw input parameter p of seeded allele `allele` (< 0) into dst, laid
+ * out as the X-thread reference image's buffer p. */
+bool gen_pool_draw_seeded(const gen_pool *pool, int allele, int p, unsigned char *dst, wh_error *err);
 /* The bytes of input parameter p in atom a (NULL for non-inputs, and for
  * shared inputs of an atom without a shared blob). */
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p);
@@ -131,7 +149,7 @@ bool gen_pool_save(const gen_pool *pool, const char *path, int from, wh_error *e
 bool gen_pool_load(gen_pool *pool, const char *path, wh_error *err);
 
 /* Fill the input buffers of `full` from the genes[0..ngenes) of `layout`
- * (atom ids, then the tiling).  Non-input buffers are left as they are;
+ * (atom ids or seeded alleles, then the tiling).  Non-input buffers are left as they are;
  * shared inputs take the low end of their domains when the shared gene's
  * atom has no shared blob (a random atom drawn for a thread gene that a
  * mutation carried there). */

@@ -7,6 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Fill pool->draw_bounds for the current domain source (see gen.h). */
+static void cache_draw_bounds(gen_pool *pool)
+{
+    const wh_image *full = pool->full ? pool->full : pool->ref;
+    for (int p = 0; p < pool->spec->nparams; p++) {
+        const wh_param *par = &pool->spec->params[p];
+        for (int f = 0; par->role == WH_ROLE_INPUT && f < par->nfields; f++) {
+            int k = pool->field_base[p] + f;
+            wh_error err;
+            pool->draw_cached[k] = !wh_field_varies_by_index(&par->fields[f]) && pool->ref->bufs[p].count > 0 &&
+                                   full->bufs[p].count > 0 &&
+                                   wh_image_bounds(pool->ref, p, f, 0, &pool->draw_bounds[2 * k], &err) &&
+                                   wh_image_bounds(full, p, f, 0, &pool->draw_bounds[2 * k + 1], &err);
+        }
+    }
+}
+
 bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err)
 {
     memset(pool, 0, sizeof *pool);
@@ -15,7 +32,12 @@ bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err)
     wh_launch l = wh_launch_threads((unsigned)x);
     pool->ref = wh_image_new(spec, &l, err);
     pool->offset = calloc(spec->nparams ? (size_t)spec->nparams : 1, sizeof *pool->offset);
-    if (!pool->ref || !pool->offset) {
+    pool->field_base = calloc(spec->nparams ? (size_t)spec->nparams : 1, sizeof *pool->field_base);
+    int nfields = 0;
+    for (int p = 0; p < spec->nparams; p++) nfields += spec->params[p].nfields;
+    pool->draw_bounds = calloc(2 * (size_t)nfields + 2, sizeof *pool->draw_bounds);
+    pool->draw_cached = calloc((size_t)nfields + 1, sizeof *pool->draw_cached);
+    if (!pool->ref || !pool->offset || !pool->field_base || !pool->draw_bounds || !pool->draw_cached) {
         if (pool->ref) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         gen_pool_free(pool);
         return false;
@@ -26,6 +48,8 @@ bool gen_pool_init(gen_pool *pool, const wh_spec *spec, int x, wh_error *err)
         pool->offset[p] = *part;
         *part += pool->ref->bufs[p].bytes;
     }
+    for (int p = 1; p < spec->nparams; p++) pool->field_base[p] = pool->field_base[p - 1] + spec->params[p - 1].nfields;
+    cache_draw_bounds(pool);
     return true;
 }
 
@@ -33,6 +57,9 @@ void gen_pool_free(gen_pool *pool)
 {
     wh_image_free(pool->ref);
     free(pool->offset);
+    free(pool->field_base);
+    free(pool->draw_bounds);
+    free(pool->draw_cached);
     free(pool->atoms);
     free(pool->data);
     free(pool->sdata);
@@ -108,24 +135,28 @@ int gen_pool_add(gen_pool *pool, const wh_image *img, gen_atom_origin origin, in
 void gen_pool_set_full(gen_pool *pool, const wh_image *full)
 {
     pool->full = full;
+    cache_draw_bounds(pool);
 }
 
 /* Field f of every element of the reference image's input buffer p, drawn
  * across the full launch's domain of that element (floats: the value;
  * integers: an offset from the atom's own low end, which is how gen_scale
  * moves values, so the scaled value is uniform over the full domain). */
-static bool fill_field_full(gen_pool *pool, int p, int f, pcg32 *rng, wh_error *err)
+static bool fill_field_full(const gen_pool *pool, int p, int f, pcg32 *rng, unsigned char *dst, wh_error *err)
 {
-    wh_buffer *b = &pool->ref->bufs[p];
+    const wh_buffer *b = &pool->ref->bufs[p];
     const wh_field *fd = &b->param->fields[f];
-    uint64_t nfull = pool->full->bufs[p].count;
+    const wh_image *full = pool->full ? pool->full : pool->ref;
+    uint64_t nfull = full->bufs[p].count;
     bool by_index = wh_field_varies_by_index(fd);
-    wh_bounds sb, db;
+    int k = pool->field_base[p] + f;
+    bool cached = pool->draw_cached[k];
+    wh_bounds sb = pool->draw_bounds[2 * k], db = pool->draw_bounds[2 * k + 1];
     for (uint64_t e = 0; e < b->count; e++) {
-        if ((e == 0 || by_index) && (!wh_image_bounds(pool->ref, p, f, e, &sb, err) ||
-                                     !wh_image_bounds(pool->full, p, f, e < nfull ? e : nfull - 1, &db, err)))
+        if (!cached && (e == 0 || by_index) && (!wh_image_bounds(pool->ref, p, f, e, &sb, err) ||
+                                     !wh_image_bounds(full, p, f, e < nfull ? e : nfull - 1, &db, err)))
             return false;
-        void *at = b->data + e * b->param->elem_size + fd->offset;
+        void *at = dst + e * b->param->elem_size + fd->offset;
         if (db.is_float) {
             double v = db.flo + (db.fhi - db.flo) * pcg32_double(rng);
             wh_value_set_float(fd->type, at, fd->type == WH_F32 && (float)v > (float)db.fhi ? db.fhi : v);
@@ -147,10 +178,24 @@ int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *
             const wh_param *par = &pool->spec->params[p];
             if (par->role != WH_ROLE_INPUT || (!par->per_thread && !with_shared)) continue;
             for (int f = 0; f < par->nfields; f++)
-                if (!fill_field_full(pool, p, f, rng, err)) return -1;
+                if (!fill_field_full(pool, p, f, rng, pool->ref->bufs[p].data, err)) return -1;
         }
     }
     return add_parts(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, with_shared, err);
+}
+
+int gen_seeded_allele(uint32_t seed)
+{
+    return -1 - (int)(seed & 0x7fffffff);
+}
+
+bool gen_pool_draw_seeded(const gen_pool *pool, int allele, int p, unsigned char *dst, wh_error *err)
+{
+    pcg32 rng;
+    pcg32_seed(&rng, (uint64_t)(-1 - (int64_t)allele), 0x7365656400000000ull + (uint64_t)p);
+    for (int f = 0; f < pool->spec->params[p].nfields; f++)
+        if (!fill_field_full(pool, p, f, &rng, dst, err)) return false;
+    return true;
 }
 
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p)

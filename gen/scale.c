@@ -6,6 +6,7 @@
  */
 #include "gen/gen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool gen_layout_make(const wh_spec *spec, const wh_launch *full, int x, gen_layout *out, wh_error *err)
@@ -157,8 +158,16 @@ static bool mover_copy(mover *m, uint64_t es, uint64_t ed, wh_error *err)
     return true;
 }
 
+/* The bytes of parameter p of allele a: a stored atom's, or a seeded
+ * allele's drawn into scratch (NULL: none, or a failed draw in err). */
+static const unsigned char *allele_data(const gen_pool *pool, int a, int p, unsigned char *scratch, wh_error *err)
+{
+    if (a >= 0) return gen_pool_atom_data(pool, a, p);
+    return gen_pool_draw_seeded(pool, a, p, scratch, err) ? scratch : NULL;
+}
+
 static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
-                         int p, wh_error *err)
+                         int p, unsigned char *scratch, wh_error *err)
 {
     const wh_param *par = &full->spec->params[p];
     uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count;
@@ -167,7 +176,7 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
     uint64_t natom = pool->ref->bufs[p].count;
     m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
     for (int g = 0; g < lay->thread_genes; g++) {
-        m.src = gen_pool_atom_data(pool, genes[g], p);
+        if (!(m.src = allele_data(pool, genes[g], p, scratch, err))) return false;
         m.tile = (uint64_t)g;
         for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
@@ -183,13 +192,15 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
 }
 
 static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
-                         int p, wh_error *err)
+                         int p, unsigned char *scratch, wh_error *err)
 {
     uint64_t natom = pool->ref->bufs[p].count, nfull = full->bufs[p].count;
     if (natom == 0) return true;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    m.src = gen_pool_atom_data(pool, genes[lay->thread_genes], p);
+    int a = genes[lay->thread_genes];
+    if (a < 0 && !(m.src = allele_data(pool, a, p, scratch, err))) return false;
+    if (a >= 0) m.src = gen_pool_atom_data(pool, a, p);
     if (!m.src) return wh_image_fill_low(full, p, err);
     /* An atom's shared buffer is sized for X threads; repeat it cyclically. */
     for (uint64_t e = 0; e < nfull; e++)
@@ -207,20 +218,30 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
     }
     for (int g = 0; g < lay->ngenes; g++) {
         int n = g == lay->tiling_gene ? lay->ntilings : pool->natoms;
-        if (genes[g] < 0 || genes[g] >= n) {
+        if ((g == lay->tiling_gene && genes[g] < 0) || genes[g] >= n) {
             wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "gene %d chooses %s %d of %d", g,
                          g == lay->tiling_gene ? "tiling" : "atom", genes[g], n);
             return false;
         }
     }
-    for (int p = 0; p < full->nbufs; p++) {
+    /* one X-thread parameter's values of a seeded allele at a time */
+    size_t biggest = 0;
+    for (int p = 0; p < pool->ref->nbufs; p++)
+        if (pool->ref->bufs[p].bytes > biggest) biggest = pool->ref->bufs[p].bytes;
+    unsigned char *scratch = malloc(biggest ? biggest : 1);
+    if (!scratch) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int p = 0; ok && p < full->nbufs; p++) {
         const wh_param *par = &full->spec->params[p];
         if (par->role != WH_ROLE_INPUT) continue;
-        bool ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, err)
-                                  : scale_shared(pool, lay, genes, full, p, err);
-        if (!ok) return false;
+        ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, scratch, err)
+                             : scale_shared(pool, lay, genes, full, p, scratch, err);
     }
-    return true;
+    free(scratch);
+    return ok;
 }
 
 /* A new seed atom holding the reference image's inputs (the low end of

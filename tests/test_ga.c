@@ -30,16 +30,17 @@ typedef struct {
     void *user;              /* extra state of a test's callbacks */
 } synth;
 
-static int synth_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
+static bool synth_random_allele(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err)
 {
     (void)gene;
     synth *s = ctx;
     if (s->nalleles == MAX_ALLELES) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "synthetic pool full");
-        return -1;
+        return false;
     }
     s->weight[s->nalleles] = 3.5 * pcg32_double(rng); /* random values: mediocre on average */
-    return s->nalleles++;
+    *allele = s->nalleles++;
+    return true;
 }
 
 /* Fitness of a GA_RANDOM individual: a random vector named by its seed. */
@@ -470,7 +471,7 @@ Test(ga, checkpoint_without_a_top_list_restores)
     fclose(f);
     long at = -1;
     for (size_t i = 0; i + 8 <= size && at < 0; i++)
-        if (!memcmp(buf + i, "WHGATOP1", 8)) at = (long)i;
+        if (!memcmp(buf + i, "WHGATOP2", 8)) at = (long)i;
     cr_assert_geq(at, 0, "the top list is in the checkpoint");
 
     cr_assert_eq(truncate(path, at + 20), 0);   /* inside the first member */

@@ -110,6 +110,10 @@ Test(hunt, gdivan_reaches_listing1_worst_random_does_not)
     cr_assert(hunt_run(s, &o, &g, &err), "%s", err.msg);
     cr_expect_geq(g.best, worst * 0.999, "gdivan best %g, known worst %g", g.best, worst);
     cr_expect_leq(g.evals_to_best, 1000);
+    char paths[1200];
+    struct stat st;
+    snprintf(paths, sizeof paths, "%s/paths.json", g.dir);
+    cr_expect(stat(paths, &st) == 0 && st.st_nlink >= 2, "paths.json is the cache entry's file, not a copy");
     o = quiet_options(base, GA_RANDOM, 1000, 1);
     cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
     cr_expect_lt(r.best, worst * 0.9, "random best %g, known worst %g", r.best, worst);

@@ -488,3 +488,72 @@ Test(scale, unscale_cannot_state_a_shared_input_that_does_not_repeat)
     for (int p = 0; p < 64; p++)
         if (p != neigh) cr_expect_eq(diff[p], 0, "parameter %d", p);
 }
+
+/* Seeded alleles (negative ids) store nothing: the scaler draws their
+ * values from the seed, the same every time, across the full launch's
+ * domains, shared inputs included, and never outside a domain. */
+Test(scale, seeded_alleles_draw_the_same_values_every_time_within_the_domains)
+{
+    static const char *const specs[] = { "tests/specs/hunt_gather_small.json", "tests/specs/full.json",
+                                         "kernels/bfs1.json" };
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        wh_spec *s = load(specs[k]);
+        wh_error err;
+        wh_launch full = wh_spec_launch_full(s);
+        wh_image *a = wh_image_new(s, &full, &err), *b = wh_image_new(s, &full, &err), *c = wh_image_new(s, &full, &err);
+        cr_assert(a && b && c, "%s", err.msg);
+        gen_pool pool;
+        cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
+        gen_pool_set_full(&pool, a);
+        gen_layout lay;
+        cr_assert(gen_layout_make(s, &full, 2, &lay, &err), "%s", err.msg);
+        int *genes = malloc((size_t)lay.ngenes * sizeof *genes), *other = malloc((size_t)lay.ngenes * sizeof *other);
+        for (int g = 0; g < lay.ngenes; g++) {
+            genes[g] = gen_seeded_allele(1000u + (uint32_t)g * 7919u);
+            other[g] = gen_seeded_allele(5u + (uint32_t)g);
+            cr_assert_lt(genes[g], 0);
+        }
+        cr_assert(gen_scale(&pool, &lay, genes, a, &err), "%s", err.msg);
+        cr_assert(gen_scale(&pool, &lay, genes, b, &err), "%s", err.msg);
+        cr_assert(gen_scale(&pool, &lay, other, c, &err), "%s", err.msg);
+        cr_expect_eq(pool.natoms, 0, "%s: nothing stored", specs[k]);
+        cr_expect(wh_image_check_domains(a, &err), "%s: %s", specs[k], err.msg);
+        cr_expect(wh_image_check_domains(c, &err), "%s: %s", specs[k], err.msg);
+        for (int p = 0; p < s->nparams; p++) {
+            if (s->params[p].role != WH_ROLE_INPUT) continue;
+            cr_expect_eq(elements_differing(a, b, p), 0, "%s parameter %d: the same seeds, the same values", specs[k], p);
+            cr_expect_gt(elements_differing(a, c, p), 0, "%s parameter %d: other seeds, other values", specs[k], p);
+        }
+        free(genes);
+        free(other);
+        gen_pool_free(&pool);
+        wh_image_free(a);
+        wh_image_free(b);
+        wh_image_free(c);
+        wh_spec_free(s);
+    }
+}
+
+Test(scale, seeded_alleles_span_the_full_launch_domain)
+{
+    wh_spec *s = load("tests/specs/hunt_gather_small.json");
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
+    gen_pool_set_full(&pool, img);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &full, 2, &lay, &err), "%s", err.msg);
+    int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
+    for (int g = 0; g < lay.ngenes; g++) genes[g] = gen_seeded_allele((uint32_t)g * 2654435761u);
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    int64_t hi = 0, words = 8 * (int64_t)lay.threads;
+    for (uint64_t i = 0; i < lay.threads; i++)
+        if (value_at(img, i) > hi) hi = value_at(img, i);
+    cr_expect_gt(hi, words / 2, "seeded alleles reach %lld of %lld", (long long)hi, (long long)words - 1);
+    free(genes);
+    gen_pool_free(&pool);
+    wh_image_free(img);
+    wh_spec_free(s);
+}

@@ -49,10 +49,11 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     return true;
 }
 
-static int new_random_allele(void *ctx, pcg32 *rng, int gene, wh_error *err)
+static bool new_random_allele(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err)
 {
     (void)ctx, (void)gene, (void)err;
-    return 4 + (int)(pcg32_next(rng) % 4u);
+    *allele = 4 + (int)(pcg32_next(rng) % 4u);
+    return true;
 }
 
 /* Bounds the continuation whatever counters the file restored. */
