@@ -135,31 +135,67 @@ bool wh_history_ok(const wh_history *h, wh_error *err)
     return false;
 }
 
+/* A lock file holds its owner's pid: the messages of those who find it
+ * taken name the process. */
+static void lock_owner(int fd, char owner[32])
+{
+    ssize_t n = pread(fd, owner, 31, 0);
+    owner[n > 0 ? n : 0] = '\0';
+    owner[strcspn(owner, "\n")] = '\0';
+}
+
+static void lock_claim(int fd)
+{
+    char pid[32];
+    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+        /* the lock holds without the pid; only the message would lack it */
+    }
+}
+
+static int lock_open(const char *path, wh_error *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot create the lock: %s", strerror(errno));
+    return fd;
+}
+
 int wh_run_dir_lock(const char *dir, wh_error *err)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/.lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot create the run's lock: %s", strerror(errno));
-        return -1;
-    }
+    int fd = lock_open(path, err);
+    if (fd < 0) return -1;
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        char owner[32] = "";
-        ssize_t n = read(fd, owner, sizeof owner - 1);
-        owner[n > 0 ? n : 0] = '\0';
-        owner[strcspn(owner, "\n")] = '\0';
+        char owner[32];
+        lock_owner(fd, owner);
         wh_error_set(err, WH_ERR_USER, dir, 0, 0, "the run directory is in use by another warphunt process%s%s%s; "
                      "wait for it to end or give another directory", owner[0] ? " (pid " : "", owner,
                      owner[0] ? ")" : "");
         close(fd);
         return -1;
     }
-    char pid[32];
-    int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
-        /* the lock holds without the pid; only the message would lack it */
+    lock_claim(fd);
+    return fd;
+}
+
+int wh_file_lock_wait(const char *path, const char *waiting_for, bool quiet, wh_error *err)
+{
+    int fd = lock_open(path, err);
+    if (fd < 0) return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char owner[32];
+        lock_owner(fd, owner);
+        if (!quiet)
+            fprintf(stderr, "warphunt: waiting for another warphunt process%s%s%s %s\n", owner[0] ? " (pid " : "",
+                    owner, owner[0] ? ")" : "", waiting_for);
+        if (flock(fd, LOCK_EX) != 0) { /* EINTR: Ctrl-C while waiting */
+            wh_error_set(err, WH_ERR_USER, path, 0, 0, "stopped while waiting for the lock: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
     }
+    lock_claim(fd);
     return fd;
 }
 

@@ -60,6 +60,13 @@ bool wh_history_ok(const wh_history *h, wh_error *err);
  * owner) when another process holds it. */
 int wh_run_dir_lock(const char *dir, wh_error *err);
 void wh_run_dir_unlock(int fd, const char *dir);
+/* An exclusive lock on the file at path (created, holding the owner's
+ * pid), waiting for another process that holds it: on stderr, unless
+ * quiet, "waiting for another warphunt process (pid N) <waiting_for>".
+ * The file stays (a waiter may hold it open); close the descriptor to
+ * release.  -1 (err) when it cannot be created or the wait is
+ * interrupted (Ctrl-C). */
+int wh_file_lock_wait(const char *path, const char *waiting_for, bool quiet, wh_error *err);
 /* Keep the header and the rows whose evaluation is <= max_eval (a resumed
  * run measures again what its checkpoint did not include). */
 bool wh_history_truncate(const char *path, long max_eval, wh_error *err);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/hash.h"
@@ -330,7 +331,29 @@ static bool fill_paths(gen_result *r, const sx_result *sx)
     return true;
 }
 
+static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o,
+                                 wh_error *err);
+
+/* One process computes a cache entry at a time: a second run of the same
+ * exploration waits for the first and reuses its entry, rather than
+ * computing it again and racing it for the entry's two files (paths.json
+ * from one run and atoms.bin from the other would not belong together). */
 gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, wh_error *err)
+{
+    char key[17], lock[1200];
+    cache_key(spec, mod, o, key);
+    snprintf(lock, sizeof lock, "%s/%s.lock", o->cache_dir, key);
+    int fd = wh_make_dirs(o->cache_dir, err)
+                 ? wh_file_lock_wait(lock, "to finish this exploration; it will be reused", o->quiet, err)
+                 : -1;
+    if (fd < 0) return NULL;
+    gen_result *r = explore_entry(spec, mod, o, err);
+    close(fd);
+    return r;
+}
+
+static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o,
+                                 wh_error *err)
 {
     gen_result *r = calloc(1, sizeof *r);
     if (!r) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct {
@@ -420,5 +421,36 @@ Test(explore, an_entry_whose_files_disagree_is_not_reused)
     gen_result_free(a);
     gen_result_free(one);
     gen_result_free(b);
+    close_fixture(&f);
+}
+
+/* Three processes start the same exploration at once: one computes the
+ * cache entry, the others wait for it and reuse it (without the entry's
+ * lock each computed it and they raced to write its two files). */
+Test(explore, concurrent_runs_compute_an_entry_once)
+{
+    fixture f;
+    open_fixture(&f, "kernels/artificial.json");
+    gen_explore_options o = quiet(&f);
+    pid_t kids[3];
+    for (int k = 0; k < 3; k++) {
+        kids[k] = fork();
+        cr_assert_geq(kids[k], 0);
+        if (kids[k] == 0) {
+            wh_error err;
+            gen_result *r = gen_explore(f.spec, f.mod, &o, &err);
+            _exit(!r ? 1 : r->from_cache ? 10 : 20);
+        }
+    }
+    int computed = 0, reused = 0;
+    for (int k = 0; k < 3; k++) {
+        int st;
+        cr_assert_eq(waitpid(kids[k], &st, 0), kids[k]);
+        cr_assert(WIFEXITED(st));
+        computed += WEXITSTATUS(st) == 20;
+        reused += WEXITSTATUS(st) == 10;
+    }
+    cr_expect_eq(computed, 1, "one process computed the entry (%d did)", computed);
+    cr_expect_eq(reused, 2, "the others reused it (%d did)", reused);
     close_fixture(&f);
 }
