@@ -90,6 +90,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_input(int argc, char **argv);
+int cmd_init(int argc, char **argv);
 
 /* Print "warphunt: <formatted error>" on stderr and return its exit status. */
 int cli_report(const wh_error *err);

@@ -13,6 +13,7 @@ static const cli_command commands[] = {
     { "replay",  cmd_replay,  "re-run a saved input many times" },
     { "diff",    cmd_diff,    "re-measure two runs' best inputs, interleaved, with a rank test" },
     { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },
+    { "init",    cmd_init,    "draft a kernel spec from its PTX or CUDA source" },
 };
 
 const cli_command *cli_commands(int *n)

@@ -1,0 +1,418 @@
+/*
+ * cmd_init.c — `warphunt init`: draft a kernel spec from the kernel's PTX
+ * (or its CUDA source, through nvcc), so a user starts from a spec that
+ * loads and runs instead of a blank page.
+ *
+ * The draft states every parameter in order with a guessed kind, type,
+ * role, count and domain (init_infer.c guesses from the mangled name and
+ * the code); each guess a user must check is listed on stderr and in the
+ * spec's "description".  It is loaded back before it is written, so a
+ * draft that would not load is a bug, not the user's problem.
+ */
+#include "cli/cli.h"
+#include "cli/init.h"
+
+#include "core/results.h"
+#include "core/spec.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warphunt init FILE.ptx|FILE.cu [--entry NAME] [-o SPEC.json]\n"
+            "\n"
+            "Draft a kernel spec for an entry of FILE: every parameter in order, a pointer\n"
+            "as a buffer, anything else as a scalar, with guessed types, roles, counts and\n"
+            "value domains, and a launch shape to adjust.  The guesses come from the\n"
+            "entry's mangled C++ name (pointer, const, element type) and from its code: the\n"
+            "loads, stores and atomics each pointer reaches (element type, a struct's\n"
+            "fields from their offsets, the element size from the index stride; read-only:\n"
+            "input, written only or by atomics only: output).  Every guess to check is\n"
+            "listed on stderr and in the spec's description; the draft is loaded back\n"
+            "before it is written, so it loads and runs as it is.  A .cu file is compiled\n"
+            "to PTX with nvcc (-ptx -lineinfo) beside the spec.\n"
+            "\n"
+            "  --entry NAME      the kernel (default: the only one; its PTX or C++ name)\n"
+            "  -o FILE           write the spec there (default: standard output)\n"
+            "  --quiet           no notes on stderr\n"
+            "  -h, --help        this text\n");
+}
+
+/* ---- notes: what the user must check ------------------------------------- */
+
+typedef struct {
+    char text[4096];
+    size_t len;
+} notes;
+
+static void note(notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(notes *n, const char *fmt, ...)
+{
+    if (n->len + 4 >= sizeof n->text) return;
+    if (n->len) n->len += (size_t)snprintf(n->text + n->len, sizeof n->text - n->len, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(n->text + n->len, sizeof n->text - n->len, fmt, ap);
+    va_end(ap);
+    if (w > 0) n->len = n->len + (size_t)w < sizeof n->text ? n->len + (size_t)w : sizeof n->text - 1;
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+/* A C++ builtin (possibly const) as a spec type, or NULL. */
+static const char *cpp_spec_type(const char *cpp)
+{
+    static const struct { const char *cpp, *spec; } map[] = {
+        { "bool", "u8" }, { "char", "i8" }, { "signed char", "i8" }, { "unsigned char", "u8" },
+        { "short", "i16" }, { "unsigned short", "u16" }, { "int", "i32" }, { "unsigned int", "u32" },
+        { "long", "i64" }, { "unsigned long", "u64" }, { "long long", "i64" },
+        { "unsigned long long", "u64" }, { "float", "f32" }, { "double", "f64" },
+    };
+    if (!strncmp(cpp, "const ", 6)) cpp += 6;
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+        if (!strcmp(cpp, map[k].cpp)) return map[k].spec;
+    return NULL;
+}
+
+/* A PTX access or parameter type as a spec type: nvcc loads an int as
+ * .u32 and a bool as .u8, so untyped and unsigned words read as signed
+ * ints except bytes. */
+static const char *ptx_spec_type(ptx_type t)
+{
+    switch (t) {
+    case PTX_T_S8: return "i8";
+    case PTX_T_U8: case PTX_T_B8: case PTX_T_PRED: return "u8";
+    case PTX_T_S16: return "i16";
+    case PTX_T_U16: case PTX_T_B16: return "u16";
+    case PTX_T_F32: return "f32";
+    case PTX_T_F64: return "f64";
+    case PTX_T_U64: case PTX_T_B64: case PTX_T_S64: return "i64";
+    default: return "i32";
+    }
+}
+
+static bool spec_type_is_float(const char *t)
+{
+    return t[0] == 'f';
+}
+
+static int spec_type_size(const char *t)
+{
+    int bits = atoi(t + 1);
+    return bits / 8;
+}
+
+/* A draft's integer domain: [0, threads-1], valid as an index into any
+ * buffer of one element per thread; a byte: [0, 1] for a bool, else
+ * [0, 127] (within both i8 and u8). */
+static json_t *int_range(const char *type, bool boolean)
+{
+    if (spec_type_size(type) == 1) return json_pack("[ii]", 0, boolean ? 1 : 127);
+    if (spec_type_size(type) == 2) return json_pack("[ii]", 0, 32767);
+    return json_pack("[is]", 0, "threads-1");
+}
+
+/* ---- parameters ---------------------------------------------------------- */
+
+static json_t *scalar_json(const init_param *p, notes *n)
+{
+    const ptx_param *pp = p->ptx;
+    if (pp->is_array) { /* a struct passed by value: its bytes as words */
+        json_t *fields = json_array();
+        bool words = pp->size % 4 == 0;
+        for (uint64_t k = 0; k < pp->size / (words ? 4 : 1); k++) {
+            char name[32];
+            snprintf(name, sizeof name, "b%llu", (unsigned long long)(k * (words ? 4 : 1)));
+            json_array_append_new(fields, json_pack("{s:s, s:s, s:i}", "name", name, "type", words ? "u32" : "u8",
+                                                    "value", 0));
+        }
+        note(n, "%s is a struct passed by value (%llu bytes): name its fields and values", p->name,
+             (unsigned long long)pp->size);
+        return json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", "scalar", "type", "struct", "fields",
+                         fields);
+    }
+    const char *type = p->cpp_type[0] && cpp_spec_type(p->cpp_type) ? cpp_spec_type(p->cpp_type)
+                                                                       : ptx_spec_type(pp->type);
+    if (spec_type_is_float(type)) {
+        note(n, "%s = 1.0", p->name);
+        return json_pack("{s:s, s:s, s:s, s:f}", "name", p->name, "kind", "scalar", "type", type, "value", 1.0);
+    }
+    note(n, "%s = threads (a size?)", p->name);
+    return json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "scalar", "type", type, "value", "threads");
+}
+
+/* The element of a pointer seen accessed at several offsets (or with an
+ * index stride wider than its access): a struct of the accessed fields in
+ * offset order, u8 padding where the C layout would not put them. */
+static json_t *struct_fields(const init_param *p, int64_t size)
+{
+    int order[INIT_MAX_FIELDS];
+    for (int k = 0; k < p->naccesses; k++) order[k] = k;
+    for (int a = 1; a < p->naccesses; a++)
+        for (int b = a; b > 0 && p->access_off[order[b]] < p->access_off[order[b - 1]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    json_t *fields = json_array();
+    int64_t at = 0;
+    for (int k = 0; k < p->naccesses; k++) {
+        int64_t off = p->access_off[order[k]];
+        const char *type = ptx_spec_type(p->access_type[order[k]]);
+        int sz = spec_type_size(type);
+        if (off < at || off % sz) continue; /* overlapping or misaligned: not a field of its own */
+        for (; at < off; at++) {
+            char pad[32];
+            snprintf(pad, sizeof pad, "pad%lld", (long long)at);
+            json_array_append_new(fields, json_pack("{s:s, s:s}", "name", pad, "type", "u8"));
+        }
+        char name[32];
+        snprintf(name, sizeof name, "f%lld", (long long)off);
+        json_t *f = json_pack("{s:s, s:s}", "name", name, "type", type);
+        if (!spec_type_is_float(type)) json_object_set_new(f, "range", int_range(type, false));
+        json_array_append_new(fields, f);
+        at = off + sz;
+    }
+    for (; at < size; at++) {
+        char pad[32];
+        snprintf(pad, sizeof pad, "pad%lld", (long long)at);
+        json_array_append_new(fields, json_pack("{s:s, s:s}", "name", pad, "type", "u8"));
+    }
+    return fields;
+}
+
+static const char *role_of(const init_param *p, notes *n)
+{
+    if (!p->read && !p->written) {
+        note(n, "%s is not accessed by the entry itself (maybe through a called function): role input", p->name);
+        return "input";
+    }
+    if (p->written && !p->read) return "output";
+    if (p->written) note(n, "%s is read and written: an input here (an output if its first values do not matter)",
+                         p->name);
+    return "input";
+}
+
+static json_t *buffer_json(const init_param *p, notes *n)
+{
+    const char *role = role_of(p, n);
+    json_t *b = json_pack("{s:s, s:s}", "name", p->name, "kind", "buffer");
+    const char *pointee = NULL;
+    if (p->cpp_type[0]) {
+        char base[64];
+        snprintf(base, sizeof base, "%s", p->cpp_type);
+        char *star = strrchr(base, '*');
+        if (star) *star = '\0';
+        pointee = cpp_spec_type(base);
+    }
+    int64_t size = p->stride;
+    bool one_field = p->naccesses >= 1 && size <= ptx_type_size(p->access_type[0]);
+    for (int k = 0; one_field && k < p->naccesses; k++) /* one type, whole elements apart: an array */
+        one_field = p->access_type[k] == p->access_type[0] && p->access_off[k] % ptx_type_size(p->access_type[0]) == 0;
+    if (pointee || p->naccesses == 0 || one_field) {
+        const char *type = pointee ? pointee : p->naccesses ? ptx_spec_type(p->access_type[0]) : "u8";
+        if (!pointee && p->naccesses == 0) note(n, "%s: element type unknown (u8 here)", p->name);
+        json_object_set_new(b, "type", json_string(type));
+        json_object_set_new(b, "count", json_string("threads"));
+        json_object_set_new(b, "role", json_string(role));
+        if (strcmp(role, "output")) {
+            json_object_set_new(b, "per_thread", json_integer(1));
+            if (!spec_type_is_float(type)) json_object_set_new(b, "range", int_range(type, strstr(p->cpp_type, "bool")));
+        }
+    } else {
+        json_object_set_new(b, "type", json_string("struct"));
+        json_object_set_new(b, "fields", struct_fields(p, size));
+        json_object_set_new(b, "count", json_string("threads"));
+        json_object_set_new(b, "role", json_string(role));
+        if (strcmp(role, "output")) json_object_set_new(b, "per_thread", json_integer(1));
+        note(n, "%s%s%s%s: a struct of %lld bytes guessed from its accesses (fields named by offset)", p->name,
+             p->cpp_type[0] ? " (" : "", p->cpp_type, p->cpp_type[0] ? ")" : "", (long long)(size ? size : 0));
+    }
+    return b;
+}
+
+/* ---- the draft ------------------------------------------------------------ */
+
+/* The entry named `want` (PTX name, or the identifier inside a mangled
+ * one), or the only one; -1 with an error listing them. */
+static int pick_entry(const ptx_module *m, const char *want, const char *file, wh_error *err)
+{
+    int found = -1;
+    char names[800] = "";
+    size_t len = 0;
+    for (int k = 0; k < m->nkernels; k++) {
+        const char *name = m->funcs[m->kernels[k]].name;
+        if (len < sizeof names) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", name);
+        bool match = want && (!strcmp(name, want) || (strstr(name, want) && !strncmp(name, "_Z", 2)));
+        if (match || (!want && m->nkernels == 1)) found = m->kernels[k];
+    }
+    if (found < 0)
+        wh_error_set(err, WH_ERR_USER, file, 0, 0, "%s: %s (entries: %s)",
+                     want ? "no entry of that name" : "several entries: give --entry NAME", want ? want : "",
+                     m->nkernels ? names : "none");
+    return found;
+}
+
+/* A spec name from an entry: the identifier of a mangled name, else the name. */
+static void spec_name(const char *entry, char *out, size_t n)
+{
+    const char *at = entry;
+    int len = (int)strlen(entry);
+    if (!strncmp(entry, "_Z", 2)) {
+        char *end;
+        long l = strtol(entry + 2, &end, 10);
+        if (l > 0 && (long)strlen(end) >= l) at = end, len = (int)l;
+    }
+    snprintf(out, n, "%.*s", len, at);
+}
+
+static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx_abs, const char *source,
+                     notes *n, wh_error *err)
+{
+    init_param params[INIT_MAX_PARAMS];
+    if (init_infer(f, params, INIT_MAX_PARAMS) < 0) {
+        wh_error_set(err, WH_ERR_UNSUPPORTED, m->name, f->line, 0, "%s has more than %d parameters", f->name,
+                     INIT_MAX_PARAMS);
+        return NULL;
+    }
+    json_t *list = json_array();
+    for (int p = 0; p < f->nparams; p++)
+        json_array_append_new(list, params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
+    int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
+    note(n, "every buffer: count threads, inputs one element per thread (per_thread 1), integer domains "
+            "[0, threads-1]");
+    note(n, "launch: grid 64 x block %d (%s)", block, f->reqntid[0] || f->maxntid[0] ? "the PTX's ntid" : "a guess");
+    char name[128];
+    spec_name(f->name, name, sizeof name);
+    json_t *spec = json_pack("{s:s, s:s}", "name", name, "description", "");
+    /* the CUDA source: given, else the first the PTX's .file names, else the PTX */
+    for (int k = 0; !source && k < m->nsrc_files; k++) source = m->src_files[k];
+    json_object_set_new(spec, "source", json_string(source ? source : ptx_abs));
+    json_object_set_new(spec, "ptx", json_string(ptx_abs));
+    json_object_set_new(spec, "entry", json_string(f->name));
+    json_object_set_new(spec, "grid", json_pack("[iii]", 64, 1, 1));
+    json_object_set_new(spec, "block", json_pack("[iii]", block, 1, 1));
+    json_object_set_new(spec, "symbolic", json_pack("{s:[iii]}", "threads", 2, 3, 4));
+    json_object_set_new(spec, "params", list);
+    return spec;
+}
+
+/* nvcc -ptx -lineinfo FILE.cu -o PTX; false (err) when it cannot run or fails. */
+static bool compile_cu(const char *cu, const char *ptx, wh_error *err)
+{
+    const char *cuda = getenv("CUDA_HOME");
+    char nvcc[1100];
+    snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cuda ? cuda : "/usr/local/cuda");
+    if (access(nvcc, X_OK) != 0) snprintf(nvcc, sizeof nvcc, "nvcc");
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp(nvcc, nvcc, "-ptx", "-lineinfo", "-arch=sm_80", "-o", ptx, cu, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    bool ok = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok)
+        wh_error_set(err, WH_ERR_USER, cu, 0, 0, "nvcc %s (give the PTX instead: nvcc -ptx -lineinfo %s)",
+                     pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "was not found" : "failed", cu);
+    return ok;
+}
+
+/* Where a .cu's PTX goes: beside the spec (or the working directory). */
+static void ptx_beside(const char *cu, const char *spec_out, char *out, size_t n)
+{
+    const char *base = strrchr(cu, '/');
+    base = base ? base + 1 : cu;
+    char dir[1024] = ".";
+    if (spec_out && strrchr(spec_out, '/'))
+        snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(spec_out, '/') - spec_out), spec_out);
+    snprintf(out, n, "%s/%.*s.ptx", dir, (int)(strrchr(base, '.') ? strrchr(base, '.') - base : (long)strlen(base)),
+             base);
+}
+
+/* Load the draft back: it must be a spec this tool accepts. */
+static bool loads(const char *text, wh_error *err)
+{
+    char tmp[] = "/tmp/wh_init_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) return true; /* no temporary file: the check is skipped, not the draft */
+    bool wrote = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    close(fd);
+    wh_spec *s = wrote ? wh_spec_load(tmp, err) : NULL;
+    unlink(tmp);
+    if (s) wh_spec_free(s);
+    else if (wrote) err->kind = WH_ERR_INTERNAL; /* our draft, our bug */
+    return s != NULL || !wrote;
+}
+
+static int init_spec(const char *file, const char *entry, const char *out, bool quiet)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    size_t len = strlen(file);
+    bool cu = len > 3 && !strcmp(file + len - 3, ".cu");
+    char ptx[1200], ptx_abs[4096];
+    if (cu) ptx_beside(file, out, ptx, sizeof ptx);
+    else snprintf(ptx, sizeof ptx, "%s", file);
+    if (cu && !compile_cu(file, ptx, &err)) return cli_report(&err);
+    ptx_module *m = ptx_parse_file(ptx, &err);
+    if (!m) return cli_report(&err);
+    int fi = pick_entry(m, entry, ptx, &err);
+    notes n = { .len = 0 };
+    char src_abs[4096];
+    json_t *spec = fi < 0 ? NULL
+                          : draft(m, &m->funcs[fi], realpath(ptx, ptx_abs) ? ptx_abs : ptx,
+                                  cu ? (realpath(file, src_abs) ? src_abs : file) : NULL, &n, &err);
+    int status = spec ? 0 : cli_report(&err);
+    if (spec) {
+        char desc[4400];
+        snprintf(desc, sizeof desc, "Drafted by warphunt init from %s: check %s.", file, n.text);
+        json_object_set_new(spec, "description", json_string(desc));
+        char *text = json_dumps(spec, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (!text || !loads(text, &err)) status = cli_report(&err);
+        else if (out && !wh_write_text_atomic(out, text, &err)) status = cli_report(&err);
+        else if (!out) fputs(text, stdout), fputc('\n', stdout);
+        if (!status && !quiet)
+            fprintf(stderr, "init: drafted a spec of %s%s%s; check: %s\n", m->funcs[fi].name, out ? " in " : "",
+                    out ? out : "", n.text);
+        free(text);
+        json_decref(spec);
+    }
+    ptx_module_free(m);
+    return status;
+}
+
+int cmd_init(int argc, char **argv)
+{
+    static const struct option longs[] = {
+        { "entry", required_argument, NULL, 'e' },
+        { "out", required_argument, NULL, 'o' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *entry = NULL, *out = NULL;
+    bool quiet = false;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
+        switch (c) {
+        case 'e': entry = optarg; break;
+        case 'o': out = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': usage(stdout); return 0;
+        default: return cli_usage_hint("init");
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "warphunt init: expected exactly one FILE.ptx or FILE.cu\n");
+        return cli_usage_hint("init");
+    }
+    return init_spec(argv[optind], entry, out, quiet);
+}

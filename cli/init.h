@@ -1,0 +1,32 @@
+/*
+ * init.h — `warphunt init`'s guesses about a kernel's parameters (the
+ * files cli/cmd_init.c and cli/init_infer.c only).
+ */
+#ifndef WH_CLI_INIT_H
+#define WH_CLI_INIT_H
+
+#include "ptx/ptx.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INIT_MAX_PARAMS 128
+#define INIT_MAX_FIELDS 16
+
+typedef struct {
+    const char *name;
+    const ptx_param *ptx;
+    char cpp_type[64];          /* from the mangled name ("const float*"), or "" */
+    bool pointer;               /* addresses memory (or is a C++ pointer) */
+    bool read, written, atomic; /* through it, in the entry's own code */
+    int64_t stride;             /* the largest index factor seen (element size), 0: none */
+    int naccesses;              /* distinct offsets accessed from an element's start */
+    int64_t access_off[INIT_MAX_FIELDS];
+    ptx_type access_type[INIT_MAX_FIELDS];
+} init_param;
+
+/* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more
+ * than max or memory runs out. */
+int init_infer(const ptx_function *f, init_param *out, int max);
+
+#endif

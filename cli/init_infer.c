@@ -1,0 +1,258 @@
+/*
+ * init_infer.c — what a kernel's parameters are, guessed from its PTX, for
+ * `warphunt init`'s draft spec.
+ *
+ * Two sources, the second filling what the first leaves open:
+ *   - the mangled entry name (C++ kernels: `_Z10bfs_kernelP4NodePiPbS2_...`)
+ *     gives each parameter's C++ type: pointer or not, const or not, the
+ *     pointee's builtin type or struct name;
+ *   - the code: a flow-insensitive pass over the entry's instructions
+ *     follows each 64-bit parameter through moves, cvta and address
+ *     arithmetic to the loads, stores and atomics it addresses.  Their
+ *     widths and offsets give the element's type or a struct's fields,
+ *     the index stride (`mul.wide x, 8` added to the base) the element's
+ *     size, and reads versus writes the role.
+ * Both are guesses, and the draft says which fields a user must check.
+ */
+#include "cli/init.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the mangled name ----------------------------------------------------- */
+
+typedef struct {
+    const char *at;
+    char subs[16][64];      /* substitution candidates (S_, S0_, ...) */
+    int nsubs;
+} demangler;
+
+static void add_sub(demangler *d, const char *text)
+{
+    if (d->nsubs < 16) snprintf(d->subs[d->nsubs++], sizeof d->subs[0], "%s", text);
+}
+
+static const char *builtin_name(char c)
+{
+    switch (c) {
+    case 'v': return "void";
+    case 'b': return "bool";
+    case 'c': return "char";
+    case 'a': return "signed char";
+    case 'h': return "unsigned char";
+    case 's': return "short";
+    case 't': return "unsigned short";
+    case 'i': return "int";
+    case 'j': return "unsigned int";
+    case 'l': return "long";
+    case 'm': return "unsigned long";
+    case 'x': return "long long";
+    case 'y': return "unsigned long long";
+    case 'f': return "float";
+    case 'd': return "double";
+    default: return NULL;
+    }
+}
+
+/* One <type> into out ("const float*", "Node*"); false when it is a form
+ * this small demangler does not read (templates, namespaces, arrays). */
+static bool demangle_type(demangler *d, char *out, size_t n)
+{
+    char c = *d->at;
+    if (!c) return false;
+    const char *b = builtin_name(c);
+    if (b) {
+        d->at++;
+        snprintf(out, n, "%s", b);
+        return true;
+    }
+    if (c == 'P' || c == 'K') {
+        d->at++;
+        char inner[64];
+        if (!demangle_type(d, inner, sizeof inner)) return false;
+        if (c == 'P') snprintf(out, n, "%.62s*", inner);
+        else snprintf(out, n, "const %.57s", inner);
+        add_sub(d, out);
+        return true;
+    }
+    if (c == 'S') {
+        int k = 0;
+        d->at++;
+        if (*d->at != '_') {
+            if (*d->at < '0' || *d->at > '9') return false;
+            k = (*d->at - '0') + 1;
+            d->at++;
+        }
+        if (*d->at != '_' || k >= d->nsubs) return false;
+        d->at++;
+        snprintf(out, n, "%s", d->subs[k]);
+        return true;
+    }
+    if (c >= '1' && c <= '9') {
+        char *end;
+        long len = strtol(d->at, &end, 10);
+        if (len <= 0 || len > 60 || (long)strlen(end) < len) return false;
+        snprintf(out, n, "struct %.*s", (int)len, end);
+        d->at = end + len;
+        add_sub(d, out);
+        return true;
+    }
+    return false;
+}
+
+/* The C++ parameter types of a mangled entry name; -1 when it is not one
+ * this reads (the caller then goes by the code alone). */
+static int demangle_params(const char *mangled, char types[][64], int max)
+{
+    if (strncmp(mangled, "_Z", 2)) return -1;
+    char *end;
+    long len = strtol(mangled + 2, &end, 10);
+    if (len <= 0 || (long)strlen(end) < len) return -1;
+    demangler d = { .at = end + len };
+    int n = 0;
+    while (*d.at && n < max)
+        if (!demangle_type(&d, types[n++], 64)) return -1;
+    return *d.at ? -1 : n;
+}
+
+/* ---- the code ------------------------------------------------------------- */
+
+/* What a register holds, as far as the pass knows. */
+typedef struct {
+    int param;              /* a pointer derived from this parameter, or -1 */
+    int64_t stride;         /* ... indexed by a product with this factor (0: none seen) */
+    int64_t product;        /* the register is index * product (0: not a product) */
+} reg_info;
+
+static int param_named(const ptx_function *f, const ptx_operand *o)
+{
+    if (o->kind != PTX_OPD_ADDR && o->kind != PTX_OPD_SYMBOL) return -1;
+    for (int p = 0; p < f->nparams; p++)
+        if (o->sym.name && !strcmp(o->sym.name, f->params[p].name)) return p;
+    return -1;
+}
+
+static bool is_reg(const ptx_operand *o)
+{
+    return o->kind == PTX_OPD_REG && o->reg >= 0;
+}
+
+/* Apply one instruction to the registers; true when something changed. */
+static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
+{
+    if (in->nops < 2 || !is_reg(&in->ops[0])) return false;
+    reg_info *d = &regs[in->ops[0].reg], before = *d;
+    const ptx_operand *a = &in->ops[1], *b = in->nops > 2 ? &in->ops[2] : NULL;
+    const reg_info *ra = is_reg(a) ? &regs[a->reg] : NULL, *rb = b && is_reg(b) ? &regs[b->reg] : NULL;
+    switch (in->op) {
+    case PTX_OP_LD:
+        if (in->space == PTX_SPACE_PARAM && ptx_type_size(in->type) == 8 && param_named(f, a) >= 0)
+            d->param = param_named(f, a);
+        break;
+    case PTX_OP_MOV:
+    case PTX_OP_CVTA:
+    case PTX_OP_CVT:
+        if (ra) {
+            if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride;
+            if (ra->product) d->product = ra->product;
+        }
+        break;
+    case PTX_OP_MUL:
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival > 0) d->product = b->ival;
+        break;
+    case PTX_OP_SHL:
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival >= 0 && b->ival < 31) d->product = (int64_t)1 << b->ival;
+        break;
+    case PTX_OP_MAD: /* mad.wide d, x, C, base */
+        if (in->nops >= 4 && is_reg(&in->ops[3]) && regs[in->ops[3].reg].param >= 0 && b &&
+            b->kind == PTX_OPD_IMM_INT && b->ival > 0)
+            d->param = regs[in->ops[3].reg].param, d->stride = b->ival;
+        break;
+    case PTX_OP_ADD:
+    case PTX_OP_SUB: {
+        const reg_info *base = ra && ra->param >= 0 ? ra : rb && rb->param >= 0 ? rb : NULL;
+        const reg_info *index = base == ra ? rb : ra;
+        if (!base) break;
+        d->param = base->param;
+        d->stride = index && index->product ? index->product : base->stride;
+        break;
+    }
+    default: break;
+    }
+    return memcmp(d, &before, sizeof before) != 0;
+}
+
+static void note_access(init_param *p, const ptx_instr *in, const reg_info *base, int64_t off)
+{
+    bool atomic = in->op == PTX_OP_ATOM || in->op == PTX_OP_RED;
+    p->read |= in->op == PTX_OP_LD || in->op == PTX_OP_LDU; /* an atomic's old value is not an input's */
+    p->written |= in->op == PTX_OP_ST || atomic;
+    p->atomic |= atomic;
+    if (base->stride > 0 && (p->stride == 0 || base->stride > p->stride)) p->stride = base->stride;
+    int size = ptx_type_size(in->type), vec = in->vec > 0 ? in->vec : 1;
+    for (int k = 0; k < vec && size > 0; k++) {
+        /* offsets past the index stride are later elements (an unrolled
+         * loop), not fields */
+        int64_t at = off + (int64_t)k * size;
+        if (base->stride > 0) at = ((at % base->stride) + base->stride) % base->stride;
+        bool seen = false;
+        for (int i = 0; i < p->naccesses; i++)
+            if (p->access_off[i] == at) seen = true;
+        if (!seen && p->naccesses < INIT_MAX_FIELDS) {
+            p->access_off[p->naccesses] = at;
+            p->access_type[p->naccesses++] = in->type;
+        }
+    }
+}
+
+static void accesses(const ptx_function *f, const reg_info *regs, init_param *params)
+{
+    for (int i = 0; i < f->ninstrs; i++) {
+        const ptx_instr *in = &f->instrs[i];
+        bool mem = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST || in->op == PTX_OP_ATOM ||
+                   in->op == PTX_OP_RED;
+        if (!mem || in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_SHARED || in->space == PTX_SPACE_LOCAL)
+            continue;
+        for (int k = 0; k < in->nops; k++) {
+            const ptx_operand *o = &in->ops[k];
+            if (o->kind == PTX_OPD_ADDR && o->reg >= 0 && regs[o->reg].param >= 0) {
+                note_access(&params[regs[o->reg].param], in, &regs[o->reg], o->ival);
+                break;
+            }
+        }
+    }
+}
+
+int init_infer(const ptx_function *f, init_param *out, int max)
+{
+    if (f->nparams > max) return -1;
+    char cpp[INIT_MAX_PARAMS][64];
+    int ncpp = demangle_params(f->name, cpp, INIT_MAX_PARAMS);
+    reg_info *regs = calloc((size_t)(f->nregs ? f->nregs : 1), sizeof *regs);
+    if (!regs) return -1;
+    for (int r = 0; r < f->nregs; r++) regs[r].param = -1;
+    for (int pass = 0, changed = 1; changed && pass < 16; pass++) {
+        changed = 0;
+        for (int i = 0; i < f->ninstrs; i++) changed |= flow(f, &f->instrs[i], regs);
+    }
+    memset(out, 0, (size_t)f->nparams * sizeof *out);
+    for (int p = 0; p < f->nparams; p++) {
+        out[p].name = f->params[p].name;
+        out[p].ptx = &f->params[p];
+        if (ncpp == f->nparams) snprintf(out[p].cpp_type, sizeof out[p].cpp_type, "%s", cpp[p]);
+    }
+    accesses(f, regs, out);
+    /* a pointer is what addresses memory, or what cvta converts (a 64-bit
+     * integer scalar is loaded from the parameters just the same) */
+    for (int i = 0; i < f->ninstrs; i++) {
+        const ptx_instr *in = &f->instrs[i];
+        if (in->op == PTX_OP_CVTA && in->nops >= 2 && is_reg(&in->ops[1]) && regs[in->ops[1].reg].param >= 0)
+            out[regs[in->ops[1].reg].param].pointer = true;
+    }
+    for (int p = 0; p < f->nparams; p++) out[p].pointer |= out[p].naccesses > 0;
+    free(regs);
+    for (int p = 0; p < f->nparams; p++)
+        if (out[p].cpp_type[0]) out[p].pointer = strchr(out[p].cpp_type, '*') != NULL;
+    return f->nparams;
+}

@@ -1,0 +1,153 @@
+/*
+ * test_init_cli.c — `warphunt init`: a draft spec states what the code
+ * shows (pointers as buffers, roles from reads and writes, a struct's
+ * fields from its accesses, C++ types from a mangled name), and every
+ * bundled and corpus kernel's draft loads and runs once on the sim with no
+ * unsupported instruction.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "tests/support.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void need_ptx(const char *ptx)
+{
+    if (access(ptx, R_OK) != 0) cr_skip_test("%s not built: run `make ptx`", ptx);
+}
+
+/* init FILE [--entry E] -o dir/spec.json; the draft, loaded (json_decref it). */
+static json_t *draft(const char *dir, const char *ptx, const char *entry)
+{
+    char out[300];
+    snprintf(out, sizeof out, "%s/spec.json", dir);
+    const char *args[] = { ptx, "-o", out, "--quiet", "--entry", entry };
+    cr_assert_eq(ts_run_cmd(cmd_init, "init", args, entry ? 6 : 4, NULL, NULL), 0, "init %s", ptx);
+    return ts_load_json(out);
+}
+
+static json_t *param(json_t *spec, int k)
+{
+    return json_array_get(json_object_get(spec, "params"), (size_t)k);
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* bfs_kernel1 against its hand-written spec (kernels/bfs1.json): nodes a
+ * struct of two i32 at offsets 0 and 4, edges i32 input, the masks u8,
+ * updating written only (an output), no_of_nodes a scalar. */
+Test(init_cli, bfs_draft_states_what_its_code_shows)
+{
+    need_ptx("build/ptx/kernels/bfs.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/kernels/bfs.ptx", "bfs_kernel1");
+    cr_assert_eq(json_array_size(json_object_get(spec, "params")), 7);
+    json_t *nodes = param(spec, 0), *fields = json_object_get(nodes, "fields");
+    cr_expect_str_eq(str(nodes, "type"), "struct");
+    cr_assert_eq(json_array_size(fields), 2, "start and n_edges");
+    cr_expect_str_eq(str(json_array_get(fields, 0), "name"), "f0");
+    cr_expect_str_eq(str(json_array_get(fields, 1), "name"), "f4");
+    cr_expect_str_eq(str(json_array_get(fields, 1), "type"), "i32");
+    static const char *const type[] = { "struct", "i32", "u8", "u8", "u8", "i32", "i32" };
+    static const char *const role[] = { "input", "input", "input", "output", "input", "input", "" };
+    for (int k = 0; k < 7; k++) {
+        cr_expect_str_eq(str(param(spec, k), "type"), type[k], "param %d", k);
+        cr_expect_str_eq(str(param(spec, k), "role"), role[k], "param %d", k);
+        cr_expect_str_eq(str(param(spec, k), "kind"), k < 6 ? "buffer" : "scalar", "param %d", k);
+    }
+    cr_expect_str_eq(str(spec, "entry"), "bfs_kernel1");
+    cr_expect(strstr(str(spec, "description"), "check"), "the guesses to check are in the description");
+    json_decref(spec);
+    ts_rmtree(dir);
+}
+
+/* A mangled C++ name gives the types: const pair* (a struct: its fields
+ * from the accesses), const float*, float* (written only: output), bool*
+ * (a byte whose domain is [0, 1]) and int. */
+Test(init_cli, a_mangled_name_gives_the_cpp_types)
+{
+    need_ptx("build/ptx/tests/ptx/init_cpp.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/tests/ptx/init_cpp.ptx", "weigh_pairs");
+    cr_expect_str_eq(str(spec, "name"), "weigh_pairs");
+    json_t *pairs = param(spec, 0), *fields = json_object_get(pairs, "fields");
+    cr_expect_str_eq(str(pairs, "type"), "struct");
+    cr_expect_eq(json_array_size(fields), 2);
+    cr_expect_str_eq(str(json_array_get(fields, 1), "type"), "f32", "weight");
+    cr_expect_str_eq(str(param(spec, 1), "type"), "f32");
+    cr_expect_str_eq(str(param(spec, 2), "role"), "output");
+    cr_expect_str_eq(str(param(spec, 3), "type"), "u8");
+    cr_expect_eq(json_integer_value(json_array_get(json_object_get(param(spec, 3), "range"), 1)), 1, "a bool");
+    cr_expect_str_eq(str(param(spec, 4), "kind"), "scalar");
+    cr_expect(strstr(str(spec, "description"), "const struct pair*"), "%s", str(spec, "description"));
+    json_decref(spec);
+    ts_rmtree(dir);
+}
+
+/* Every entry of every bundled and corpus kernel: the draft loads (init
+ * checks that itself) and one sim run ends ok, or faults or hangs as a
+ * finding: never an unsupported instruction or a tool error. */
+Test(init_cli, every_bundled_drafts_loads_and_runs, .timeout = 300)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    static const char *const dirs[] = { "build/ptx/kernels", "build/ptx/kernels/corpus" };
+    char tmp[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    int drafted = 0;
+    for (int d = 0; d < 2; d++) {
+        DIR *dh = opendir(dirs[d]);
+        cr_assert(dh);
+        struct dirent *e;
+        while ((e = readdir(dh))) {
+            size_t len = strlen(e->d_name);
+            if (len < 5 || strcmp(e->d_name + len - 4, ".ptx")) continue;
+            char ptx[600], spec[300], out[300];
+            snprintf(ptx, sizeof ptx, "%s/%s", dirs[d], e->d_name);
+            snprintf(spec, sizeof spec, "%s/spec.json", tmp);
+            snprintf(out, sizeof out, "%s/measure.json", tmp);
+            /* bfs.ptx has two entries: the first is enough here */
+            const char *args[] = { ptx, "-o", spec, "--quiet", "--entry", "bfs_kernel1" };
+            bool two = !strcmp(e->d_name, "bfs.ptx");
+            cr_assert_eq(ts_run_cmd(cmd_init, "init", args, two ? 6 : 4, NULL, NULL), 0, "init %s", ptx);
+            const char *run[] = { spec, "--backend", "sim", "--random", "1", "--reps", "1", "--json", "--quiet" };
+            cr_expect_eq(ts_run_cmd(cmd_measure, "measure", run, 9, out, NULL), 0, "measure the draft of %s", ptx);
+            json_t *m = ts_load_json(out);
+            const char *status = str(m, "status");
+            cr_expect(!strcmp(status, "ok") || !strcmp(status, "fault") || !strcmp(status, "timeout"),
+                      "%s: status %s", ptx, status);
+            json_decref(m);
+            drafted++;
+        }
+        closedir(dh);
+    }
+    cr_expect_geq(drafted, 25, "bundled and corpus kernels");
+    ts_rmtree(tmp);
+}
+
+Test(init_cli, several_entries_need_entry_and_a_missing_one_is_named)
+{
+    need_ptx("build/ptx/kernels/bfs.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX", err[300];
+    cr_assert(mkdtemp(dir));
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *none[] = { "build/ptx/kernels/bfs.ptx" };
+    cr_expect_eq(ts_run_cmd(cmd_init, "init", none, 1, NULL, err), 1);
+    cr_expect(strstr(ts_read_text(err), "bfs_kernel1, bfs_kernel2"), "%s", ts_read_text(err));
+    const char *wrong[] = { "build/ptx/kernels/bfs.ptx", "--entry", "bfs_kernel9" };
+    cr_expect_eq(ts_run_cmd(cmd_init, "init", wrong, 3, NULL, err), 1);
+    cr_expect(strstr(ts_read_text(err), "bfs_kernel9"), "%s", ts_read_text(err));
+    const char *missing[] = { "/nonexistent/k.ptx" };
+    cr_expect_eq(ts_run_cmd(cmd_init, "init", missing, 1, NULL, err), 1);
+    ts_rmtree(dir);
+}
