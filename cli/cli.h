@@ -23,7 +23,7 @@
  *   --kernel-timeout S  --warmup N  --cold-l2  --sim-noise F  --json  --quiet */
 enum {
     CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
-    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE,
+    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE, CLI_OPT_SET,
     CLI_OPT_FIRST_FREE = 1100
 };
 
@@ -37,7 +37,8 @@ enum {
     { "cold-l2", no_argument, NULL, CLI_OPT_COLD_L2 }, \
     { "sim-noise", required_argument, NULL, CLI_OPT_SIM_NOISE }, \
     { "json", no_argument, NULL, CLI_OPT_JSON }, \
-    { "quiet", no_argument, NULL, CLI_OPT_QUIET }
+    { "quiet", no_argument, NULL, CLI_OPT_QUIET }, \
+    { "set", required_argument, NULL, CLI_OPT_SET }
 
 #define CLI_RUN_HELP \
     "  --backend B       auto (default: cuda when a GPU is present, else sim), cuda or sim\n" \
@@ -50,13 +51,21 @@ enum {
     "  --cold-l2         cuda: flush the L2 before every repetition (outside the timing)\n" \
     "  --sim-noise F     sim: multiply each repetition's time by 1 + F x a standard normal\n" \
     "                    draw, to study a search under GPU-like noise (default 0: exact)\n" \
+    "  --set NAME=EXPR   give the spec's constant NAME another value or expression, so\n" \
+    "                    one spec serves several problem sizes (repeatable; recorded\n" \
+    "                    with saved inputs and runs, which re-apply it)\n" \
     "  --json            print a machine-readable summary on stdout\n" \
     "  --quiet           no progress or notes on stderr\n"
+
+/* --set options one command takes. */
+#define CLI_MAX_SETS 64
 
 typedef struct {
     harness_backend backend;
     harness_options harness;
     bool json, quiet;
+    const char *sets[CLI_MAX_SETS];  /* --set NAME=EXPR, in order */
+    int nsets;
 } cli_run_options;
 
 void cli_run_options_init(cli_run_options *r);
@@ -105,6 +114,11 @@ wh_spec *cli_load_spec(const char *arg, wh_error *err);
 /* A saved input given as DIR: DIR itself when it holds a manifest.json,
  * else DIR/best (a run directory); false (err) when neither does. */
 bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err);
+/* Apply --set NAME=EXPR texts to a loaded spec (wh_spec_set_const). */
+bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err);
+/* The spec of a saved input: spec_arg, else the one its manifest records,
+ * with the constants the manifest records it was made with (spec_sets). */
+wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_error *err);
 /* The spec path recorded in a saved input's manifest.json (its spec_path),
  * for cli_load_spec; false (err: give --spec) when it records none. */
 bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err);

@@ -67,19 +67,15 @@ static const char *verdict_key(verdict v)
  * be recorded under two paths (relative and absolute). */
 static wh_spec *diff_spec(const char *given, const side *a, const side *b, wh_error *err)
 {
-    if (given) return cli_load_spec(given, err);
-    char pa[1024], pb[1024];
-    if (!cli_recorded_spec(a->dir, pa, sizeof pa, err) || !cli_recorded_spec(b->dir, pb, sizeof pb, err))
-        return NULL;
-    wh_spec *spec = cli_load_spec(pa, err);
-    if (!spec || !strcmp(pa, pb)) return spec;
-    wh_spec *other = cli_load_spec(pb, err);
+    wh_spec *spec = cli_load_input_spec(a->dir, given, err);
+    if (!spec || given) return spec;
+    wh_spec *other = cli_load_input_spec(b->dir, NULL, err);
     bool same = other && !strcmp(spec->name, other->name);
     if (other && !same)
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0,
                      "diff: A (%s) records spec '%s' (%s) and B (%s) records '%s' (%s): give --spec SPEC to "
                      "measure both with one",
-                     a->dir, spec->name, pa, b->dir, other->name, pb);
+                     a->dir, spec->name, spec->path, b->dir, other->name, other->path);
     wh_spec_free(other);
     if (same) return spec;
     wh_spec_free(spec);
@@ -236,7 +232,8 @@ static int run_diff(const diff_args *args, side *a, side *b)
     int rounds = (int)args->reps;
     wh_spec *spec = diff_spec(args->spec, a, b, &err);
     harness *h = NULL;
-    bool ok = spec && load_side(spec, a, rounds, &err) && load_side(spec, b, rounds, &err);
+    bool ok = spec && cli_apply_sets(spec, args->ro.sets, args->ro.nsets, &err) && load_side(spec, a, rounds, &err) &&
+              load_side(spec, b, rounds, &err);
     if (ok) h = harness_open(spec, args->ro.backend, &args->ro.harness, &err);
     ok = ok && h && measure_interleaved(h, a, b, rounds, &err) && summarize(a, rounds, &err) &&
          summarize(b, rounds, &err);

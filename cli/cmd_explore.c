@@ -70,6 +70,8 @@ static void usage(FILE *out)
         "  --no-validate  do not replay the atoms on the sim (they count as unvalidated)\n"
         "  --no-cache     explore again even if a cached result exists (and replace it)\n"
         "  --results DIR  base directory of results (default: results), as in hunt\n"
+        "  --set NAME=EXPR  give the spec's constant NAME another value (repeatable); the\n"
+        "                 cache keeps each variant apart\n"
         "  -o DIR         output directory (default RESULTS/<kernel>/explore-<X>)\n"
         "  --json         print a summary as JSON on stdout:\n"
         "                 {\"kernel\", \"threads\", \"paths\", \"coverage\", \"legs_total\",\n"
@@ -97,10 +99,12 @@ typedef struct {
     gen_explore_options eo;
     const char *results, *out, *spec;
     bool json, quiet;
+    const char *sets[CLI_MAX_SETS];
+    int nsets;
 } explore_args;
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
-       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED };
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -131,6 +135,13 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
     case OPT_FAMILIES:
         if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
         a->eo.families = (int)v;
+        return 1;
+    case OPT_SET:
+        if (a->nsets == CLI_MAX_SETS) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set: at most %d of them", CLI_MAX_SETS);
+            return -1;
+        }
+        a->sets[a->nsets++] = arg;
         return 1;
     default: return 0;
     }
@@ -172,6 +183,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "json", no_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "seed", optional_argument, NULL, OPT_SEED }, /* gone; says why */
+        { "set", required_argument, NULL, OPT_SET },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -391,6 +403,10 @@ int cmd_explore(int argc, char **argv)
     wh_error_clear(&err);
     double t0 = wh_clock_s();
     wh_spec *spec = cli_load_spec(a.spec, &err);
+    if (spec && !cli_apply_sets(spec, a.sets, a.nsets, &err)) {
+        wh_spec_free(spec);
+        spec = NULL;
+    }
     if (!spec)
         return cli_report(&err);
     char cache[1100], entry[1200], dir[1100], path[1200];

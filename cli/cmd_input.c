@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "         i (the element index), threads, blocks, the spec's constants, + - * / %%,\n"
             "         min(), max().  Every value must lie in its domain: the error names the\n"
             "         element.  Fixed buffers come from the spec; outputs are not saved.\n"
+            "         --set NAME=EXPR naming one of the spec's constants gives it that value\n"
+            "         before anything else (the input's sizes follow; its manifest records it).\n"
             "\n"
             "  --spec SPEC       the kernel spec (default: the one recorded in the manifest)\n"
             "  --json            show: the same as a JSON object on stdout\n"
@@ -64,13 +66,8 @@ typedef struct {
 static bool load_input(const char *arg, const char *spec_arg, loaded_input *in, wh_error *err)
 {
     memset(in, 0, sizeof *in);
-    char recorded[1024];
     if (!cli_input_dir("input", arg, in->dir, sizeof in->dir, err)) return false;
-    if (!spec_arg) {
-        if (!cli_recorded_spec(in->dir, recorded, sizeof recorded, err)) return false;
-        spec_arg = recorded;
-    }
-    in->spec = cli_load_spec(spec_arg, err);
+    in->spec = cli_load_input_spec(in->dir, spec_arg, err);
     in->img = in->spec ? wh_image_load(in->spec, in->dir, err) : NULL;
     return in->img != NULL;
 }
@@ -333,12 +330,27 @@ typedef struct {
     const char *arg;
 } import_step;
 
+/* Does a --set NAME=... name one of the spec's constants (not a buffer)? */
+static bool names_constant(const wh_spec *spec, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    for (int k = 0; k < spec->nconsts; k++)
+        if (strlen(spec->const_names[k]) == n && !strncmp(spec->const_names[k], arg, n)) return true;
+    return false;
+}
+
 static int import_input(const char *spec_arg, const char *out_dir, const import_step *steps, int nsteps,
                         const uint64_t *random_seed, bool quiet)
 {
     wh_error err;
     wh_error_clear(&err);
     wh_spec *spec = cli_load_spec(spec_arg, &err);
+    /* a --set naming a constant sizes the launch: before the image is made */
+    for (int k = 0; spec && k < nsteps; k++)
+        if (steps[k].is_set && names_constant(spec, steps[k].arg) && !cli_apply_sets(spec, &steps[k].arg, 1, &err)) {
+            wh_spec_free(spec);
+            spec = NULL;
+        }
     wh_launch full = spec ? wh_spec_launch_full(spec) : (wh_launch){ { 0 }, { 0 } };
     wh_image *img = spec ? wh_image_new(spec, &full, &err) : NULL;
     bool ok = img != NULL;
@@ -348,7 +360,8 @@ static int import_input(const char *spec_arg, const char *out_dir, const import_
         ok = wh_image_fill_random(img, &rng, &err);
     }
     for (int k = 0; ok && k < nsteps; k++)
-        ok = steps[k].is_set ? apply_set(img, steps[k].arg, &err) : apply_from(img, steps[k].arg, &err);
+        if (!steps[k].is_set || !names_constant(spec, steps[k].arg))
+            ok = steps[k].is_set ? apply_set(img, steps[k].arg, &err) : apply_from(img, steps[k].arg, &err);
     ok = ok && wh_image_check_domains(img, &err) && wh_image_save(img, out_dir, &err);
     if (ok && !quiet)
         fprintf(stderr, "input: saved an input of %s (%u x %u threads) in %s\n", spec->name,

@@ -304,7 +304,7 @@ int cmd_measure(int argc, char **argv)
     harness *h = NULL;
     harness_result res;
     memset(&res, 0, sizeof res);
-    if (!spec)
+    if (!spec || !cli_apply_sets(spec, ro.sets, ro.nsets, &err))
         goto fail;
     char input_dir[1100];
     if (input) {

@@ -47,12 +47,11 @@ static int replay(const char *dir, const char *spec_path, long reps, const char 
 {
     wh_error err;
     wh_error_clear(&err);
-    char recorded[1024];
-    if (!spec_path) {
-        if (!cli_recorded_spec(dir, recorded, sizeof recorded, &err)) return cli_report(&err);
-        spec_path = recorded;
+    wh_spec *spec = cli_load_input_spec(dir, spec_path, &err);
+    if (spec && !cli_apply_sets(spec, ro->sets, ro->nsets, &err)) {
+        wh_spec_free(spec);
+        spec = NULL;
     }
-    wh_spec *spec = cli_load_spec(spec_path, &err);
     wh_image *img = spec ? wh_image_load(spec, dir, &err) : NULL;
     harness *h = img ? harness_open(spec, ro->backend, &ro->harness, &err) : NULL;
     harness_result r;

@@ -93,6 +93,13 @@ int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
     case CLI_OPT_SIM_NOISE: return cli_parse_double("--sim-noise", arg, 0, 10, &r->harness.sim_noise, err) ? 1 : -1;
     case CLI_OPT_JSON: r->json = true; return 1;
     case CLI_OPT_QUIET: r->quiet = r->harness.quiet = true; return 1;
+    case CLI_OPT_SET:
+        if (r->nsets < CLI_MAX_SETS) {
+            r->sets[r->nsets++] = arg;
+            return 1;
+        }
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set: at most %d of them", CLI_MAX_SETS);
+        return -1;
     default: return 0;
     }
 }
@@ -164,6 +171,42 @@ bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err
     else wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
     json_decref(m);
     return s != NULL;
+}
+
+bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err)
+{
+    for (int k = 0; k < n; k++) {
+        const char *eq = strchr(sets[k], '=');
+        char name[128];
+        if (!eq || eq == sets[k] || (size_t)(eq - sets[k]) >= sizeof name) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set %s: expected NAME=EXPR (a constant of the spec)", sets[k]);
+            return false;
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(eq - sets[k]), sets[k]);
+        if (!wh_spec_set_const(spec, name, eq + 1, err)) return false;
+    }
+    return true;
+}
+
+wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_error *err)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/manifest.json", input_dir);
+    json_t *m = json_load_file(p, 0, NULL);
+    const char *recorded = json_string_value(json_object_get(m, "spec_path"));
+    wh_spec *spec = NULL;
+    if (!spec_arg && !recorded) wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
+    else spec = cli_load_spec(spec_arg ? spec_arg : recorded, err);
+    json_t *sets = json_object_get(m, "spec_sets");
+    for (size_t k = 0; spec && k < json_array_size(sets); k++) {
+        const char *set = json_string_value(json_array_get(sets, k));
+        if (set && !cli_apply_sets(spec, &set, 1, err)) {
+            wh_spec_free(spec);
+            spec = NULL;
+        }
+    }
+    json_decref(m);
+    return spec;
 }
 
 /* dir/kernels[/corpus]/name.json, the first that exists, into out. */

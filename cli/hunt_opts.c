@@ -118,6 +118,22 @@ static void warn_ignored_on_resume(const struct option *longs, const int *seen, 
                 "change its budget)\n", list);
 }
 
+/* A resumed run's spec takes the constants the run recorded (run.json's
+ * spec_sets), whatever --set says now. */
+static bool resumed_sets(const char *dir, wh_spec *spec, wh_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *doc = json_load_file(path, 0, NULL), *sets = json_object_get(doc, "spec_sets");
+    bool ok = true;
+    for (size_t k = 0; ok && k < json_array_size(sets); k++) {
+        const char *set = json_string_value(json_array_get(sets, k));
+        ok = !set || cli_apply_sets(spec, &set, 1, err);
+    }
+    json_decref(doc);
+    return ok;
+}
+
 /* --resume DIR without a SPEC: the spec the run recorded. */
 static bool resumed_spec(const char *dir, char *out, size_t n, wh_error *err)
 {
@@ -166,7 +182,12 @@ static int parse_search(int argc, char **argv, const struct option *longs, cli_o
     ho->quiet = ro->quiet;
     ho->interrupted = cli_catch_interrupt();
     *spec = cli_load_spec(path, &err);
-    return *spec ? -1 : cli_report(&err);
+    bool set = *spec && (ho->resume_dir ? resumed_sets(ho->resume_dir, *spec, &err)
+                                        : cli_apply_sets(*spec, ro->sets, ro->nsets, &err));
+    if (set) return -1;
+    wh_spec_free(*spec);
+    *spec = NULL;
+    return cli_report(&err);
 }
 
 int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,

@@ -48,10 +48,16 @@ static json_t *manifest_json(const wh_image *img)
         if (p->role != WH_ROLE_OUTPUT) json_object_set_new(o, "file", json_string(fname));
         json_array_append_new(bufs, o);
     }
-    return json_pack("{s:i, s:s, s:s, s:s, s:{s:o, s:o}, s:I, s:o}", "format", 1, "spec", img->spec->name,
-                     "spec_path", img->spec->path, "spec_hash", img->spec->hash, "launch", "grid", dims_json(img->launch.grid),
-                     "block", dims_json(img->launch.block), "shared_bytes",
-                     (json_int_t)img->shared_bytes, "buffers", bufs);
+    json_t *m = json_pack("{s:i, s:s, s:s, s:s, s:{s:o, s:o}, s:I, s:o}", "format", 1, "spec", img->spec->name,
+                          "spec_path", img->spec->path, "spec_hash", img->spec->hash, "launch", "grid",
+                          dims_json(img->launch.grid), "block", dims_json(img->launch.block), "shared_bytes",
+                          (json_int_t)img->shared_bytes, "buffers", bufs);
+    if (m && img->spec->nsets) { /* the constants it was made with, for whoever loads it */
+        json_t *sets = json_array();
+        for (int k = 0; k < img->spec->nsets; k++) json_array_append_new(sets, json_string(img->spec->sets[k]));
+        json_object_set_new(m, "spec_sets", sets);
+    }
+    return m;
 }
 
 bool wh_image_save(const wh_image *img, const char *dir, wh_error *err)

@@ -552,6 +552,44 @@ wh_spec *wh_spec_load(const char *path, wh_error *err)
     return s;
 }
 
+bool wh_spec_set_const(wh_spec *s, const char *name, const char *text, wh_error *err)
+{
+    int k = -1;
+    for (int i = 0; i < s->nconsts; i++)
+        if (!strcmp(s->const_names[i], name)) k = i;
+    if (k < 0) {
+        char list[512] = "";
+        size_t len = 0;
+        for (int i = 0; i < s->nconsts && len < sizeof list; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", s->const_names[i]);
+        wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "--set %s: the spec has no constant of that name (constants: %s)",
+                     name, s->nconsts ? list : "none");
+        return false;
+    }
+    wh_expr *e = wh_expr_parse(text, s->var_names, WH_VAR_CONST0 + k, err);
+    if (!e) {
+        if (err) snprintf(err->file, sizeof err->file, "--set %s", name);
+        return false;
+    }
+    size_t n = strlen(name) + strlen(text) + 2;
+    char *set = malloc(n), **grown = realloc(s->sets, (size_t)(s->nsets + 1) * sizeof *grown);
+    if (grown) s->sets = grown;
+    if (!set || !grown) {
+        free(set);
+        wh_expr_free(e);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    snprintf(set, n, "%s=%s", name, text);
+    s->sets[s->nsets++] = set;
+    wh_expr_free(s->const_exprs[k]);
+    s->const_exprs[k] = e;
+    uint64_t h = wh_fnv1a(WH_FNV_OFFSET, s->hash, strlen(s->hash));
+    h = wh_fnv1a(h, "\n--set ", 7);
+    wh_hash_hex(wh_fnv1a(h, set, strlen(set)), s->hash);
+    return true;
+}
+
 static void free_param(wh_param *p)
 {
     for (int f = 0; p->fields && f < p->nfields; f++) {
@@ -577,6 +615,8 @@ void wh_spec_free(wh_spec *s)
         free(s->const_names[i]);
         wh_expr_free(s->const_exprs[i]);
     }
+    for (int i = 0; i < s->nsets; i++) free(s->sets[i]);
+    free(s->sets);
     free(s->const_names);
     free(s->const_exprs);
     free((void *)s->var_names);

@@ -89,6 +89,8 @@ typedef struct {
     int max_iter;           /* loop bound of the symbolic stage (0: default) */
     wh_param *params;
     int nparams;
+    char **sets;            /* constants given on the command line: "NAME=EXPR", in order */
+    int nsets;
 } wh_spec;
 
 /* Resource limits of a spec (README, "Limits"): threads of a launch, and
@@ -99,6 +101,12 @@ typedef struct {
 wh_spec *wh_spec_load(const char *path, wh_error *err);
 void wh_spec_free(wh_spec *spec);
 
+/* Give constant `name` the expression `text` (the command line's --set), as
+ * if the spec said so: an expression of the names before it, seen by later
+ * constants and every count, value and range.  The spec's hash then covers
+ * the change (the explore cache, run.json and --resume tell the variants
+ * apart) and `sets` records it.  Sizes are checked where images are made. */
+bool wh_spec_set_const(wh_spec *spec, const char *name, const char *text, wh_error *err);
 /* The full launch, and the symbolic one: one block of X threads. */
 wh_launch wh_spec_launch_full(const wh_spec *spec);
 wh_launch wh_launch_threads(unsigned x);

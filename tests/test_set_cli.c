@@ -1,0 +1,83 @@
+/*
+ * test_set_cli.c — `--set NAME=EXPR`: one spec, several problem sizes.  The
+ * constant's new value sizes the launch's buffers and domains, changes the
+ * spec's hash (so caches and resumes tell the variants apart), and travels
+ * with saved inputs and runs, which re-apply it; a name that is no
+ * constant, or a bad expression, is refused with what is wrong.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "core/image.h"
+#include "tests/support.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static wh_spec *bfs1(void)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load("kernels/bfs1.json", &err);
+    cr_assert(s, "%s", err.msg);
+    return s;
+}
+
+static uint64_t count_of(const wh_spec *s, const char *name)
+{
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    uint64_t n = img->bufs[wh_image_find(img, name)].count;
+    wh_image_free(img);
+    return n;
+}
+
+Test(set_cli, a_constant_sizes_buffers_and_changes_the_hash)
+{
+    wh_spec *s = bfs1();
+    char before[17];
+    memcpy(before, s->hash, sizeof before);
+    cr_expect_eq(count_of(s, "edges"), 1024 * 8, "threads*degree, degree 8");
+    wh_error err;
+    cr_assert(wh_spec_set_const(s, "degree", "2*2", &err), "%s", err.msg);
+    cr_expect_eq(count_of(s, "edges"), 1024 * 4);
+    cr_expect_str_neq(s->hash, before, "another variant, another hash");
+    cr_assert_eq(s->nsets, 1);
+    cr_expect_str_eq(s->sets[0], "degree=2*2");
+    cr_expect_not(wh_spec_set_const(s, "deg", "4", &err));
+    cr_expect(strstr(err.msg, "no constant of that name (constants: degree)"), "%s", err.msg);
+    cr_expect_not(wh_spec_set_const(s, "degree", "threads+", &err));
+    cr_expect(strstr(err.file, "--set degree"), "%s", err.file);
+    wh_spec_free(s);
+}
+
+/* hunt --set records it; the best input replays and resumes without it. */
+Test(set_cli, runs_and_saved_inputs_reapply_their_constants)
+{
+    if (access("build/ptx/kernels/bfs.ptx", R_OK) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char dir[] = "/tmp/wh_set_XXXXXX", run[128], res[128], path[300], out[300];
+    cr_assert(mkdtemp(dir));
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    const char *hunt[] = { "bfs1", "--backend", "sim", "--strategy", "random-ga", "--evals", "30", "--population",
+                           "10", "--set", "degree=4", "-o", run, "--results", res, "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", hunt, 15, NULL, NULL), 0);
+    snprintf(path, sizeof path, "%s/run.json", run);
+    json_t *doc = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_array_get(json_object_get(doc, "spec_sets"), 0)), "degree=4");
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/best/manifest.json", run);
+    doc = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_array_get(json_object_get(doc, "spec_sets"), 0)), "degree=4");
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "buffers"), 1), "count")),
+                 1024 * 4, "edges of the degree-4 variant");
+    json_decref(doc);
+    const char *replay[] = { run, "--backend", "sim", "--reps", "1", "--json", "--quiet" };
+    cr_expect_eq(ts_run_cmd(cmd_replay, "replay", replay, 7, out, NULL), 0, "the input's own constants");
+    const char *resume[] = { "--resume", run, "--evals", "50", "--quiet" };
+    cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", resume, 5, NULL, NULL), 0, "the run's own constants");
+    ts_rmtree(dir);
+}
