@@ -98,6 +98,7 @@ int cmd_hunt(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_input(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 
@@ -119,8 +120,5 @@ bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err
 /* The spec of a saved input: spec_arg, else the one its manifest records,
  * with the constants the manifest records it was made with (spec_sets). */
 wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_error *err);
-/* The spec path recorded in a saved input's manifest.json (its spec_path),
- * for cli_load_spec; false (err: give --spec) when it records none. */
-bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err);
 
 #endif

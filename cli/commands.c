@@ -12,6 +12,7 @@ static const cli_command commands[] = {
     { "compare", cmd_compare, "run all strategies with the same budget" },
     { "replay",  cmd_replay,  "re-run a saved input many times" },
     { "diff",    cmd_diff,    "re-measure two runs' best inputs, interleaved, with a rank test" },
+    { "explain", cmd_explain, "why an input is slow: lines ranked by the cycles it adds (sim)" },
     { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },
     { "init",    cmd_init,    "draft a kernel spec from its PTX or CUDA source" },
 };

@@ -160,19 +160,6 @@ bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh
     return false;
 }
 
-bool cli_recorded_spec(const char *input_dir, char *out, size_t n, wh_error *err)
-{
-    char p[1200];
-    snprintf(p, sizeof p, "%s/manifest.json", input_dir);
-    json_error_t jerr;
-    json_t *m = json_load_file(p, 0, &jerr);
-    const char *s = m ? json_string_value(json_object_get(m, "spec_path")) : NULL;
-    if (s) snprintf(out, n, "%s", s);
-    else wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
-    json_decref(m);
-    return s != NULL;
-}
-
 bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err)
 {
     for (int k = 0; k < n; k++) {

@@ -323,3 +323,43 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
     stats(res);
     return true;
 }
+
+/* ---- explaining ----------------------------------------------------------------- */
+
+const char *harness_stall_name(harness_stall s)
+{
+    static const char *const names[HARNESS_NSTALLS] = { "memory", "dependency", "pipe", "control", "barrier" };
+    return s >= 0 && s < HARNESS_NSTALLS ? names[s] : "?";
+}
+
+bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->critical = -1;
+    if (!h->ops->explain) {
+        wh_error_set(err, WH_ERR_UNSUPPORTED, NULL, 0, 0,
+                     "explain needs the sim backend (this harness runs on %s): give --backend sim", h->device);
+        return false;
+    }
+    if (img->nbufs != h->spec->nparams) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the image does not belong to the spec of this harness");
+        return false;
+    }
+    return h->ops->explain(h->impl, img, out, err);
+}
+
+void harness_explain_report_free(harness_explain_report *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->nfiles; i++)
+        free(r->files[i]);
+    for (int i = 0; i < r->nrows; i++)
+        free((char *)r->rows[i].function);
+    free(r->files);
+    free(r->rows);
+    free(r->warps);
+    free(r->sm_finish);
+    memset(r, 0, sizeof *r);
+    r->critical = -1;
+}

@@ -158,6 +158,106 @@ const struct harness_cuda_info *harness_cuda_info_of(const harness *h);
 struct json_t;
 struct json_t *harness_device_json(const harness *h);
 
+/* ---- explain: where one run's time goes (sim only) -------------------------
+ *
+ *   harness_explain_report x;
+ *   harness_explain(h, image, &x, &err);   x.rows (per PTX instruction),
+ *   harness_explain_report_free(&x);       x.warps, x.sm_finish, x.critical
+ *
+ * One instrumented run of the kernel.  Every cycle of a warp's life, from
+ * its block's start to its finish, is charged to exactly one instruction
+ * and one cause, so each warp's issue and stall cycles sum to its
+ * finish - start:
+ *   issue       the dispatch cycle of each warp instruction (1 per issue);
+ *   memory      waiting for a load's or an atomic's data (charged to that
+ *               memory instruction), and at the warp's end for its
+ *               outstanding memory operations (charged to the one that
+ *               completed last);
+ *   dependency  waiting for the result of an arithmetic or other
+ *               non-memory instruction (charged to the producer);
+ *   pipe        ready to issue, but the scheduler dispatched another warp's
+ *               instruction or the instruction's pipe was busy (charged to
+ *               the waiting instruction);
+ *   control     a branch's, call's or return's latency, the divergence
+ *               penalty, nanosleep (charged to that instruction);
+ *   barrier     waiting at a barrier for the block's other warps (charged
+ *               to the barrier).
+ * The cuda backend cannot explain: harness_explain fails there with
+ * WH_ERR_UNSUPPORTED. */
+typedef enum {
+    HARNESS_STALL_MEMORY = 0,
+    HARNESS_STALL_DEPENDENCY,
+    HARNESS_STALL_PIPE,
+    HARNESS_STALL_CONTROL,
+    HARNESS_STALL_BARRIER,
+    HARNESS_NSTALLS
+} harness_stall;
+
+/* "memory", "dependency", "pipe", "control", "barrier" */
+const char *harness_stall_name(harness_stall s);
+
+/* What one PTX instruction (or a set of them) did over a run. */
+typedef struct {
+    uint64_t issued;            /* warp instructions issued */
+    uint64_t lanes;             /* active lanes summed over the issues */
+    uint64_t branches;          /* conditional branches executed by a warp */
+    uint64_t divergent;         /* ...of which split the warp's active lanes */
+    uint64_t global_requests;   /* global/generic-to-global loads, stores, atomics */
+    uint64_t sectors;           /* 32-byte sectors those requests touched (atomics:
+                                   distinct addresses, one L2 transaction each) */
+    uint64_t shared_requests;   /* shared loads, stores, atomics */
+    uint64_t wavefronts;        /* their wavefronts (conflict degree per request) */
+    uint64_t atomics;           /* atomic lane operations */
+    double atomic_wait;         /* lane-cycles spent behind other operations on
+                                   the same address (in the warp and across warps) */
+    double issue_cycles;
+    double stall[HARNESS_NSTALLS];
+} harness_explain_counts;
+
+/* One PTX instruction of the report. */
+typedef struct {
+    const char *function;       /* PTX function (owned by the report) */
+    int ptx_line;               /* line in the PTX file (a function's implicit end: its header's) */
+    char opcode[64];            /* "atom.global.add.u32" */
+    int source_file;            /* index in report.files, -1 when the PTX has no .loc for it */
+    int source_line;
+    harness_explain_counts n;
+} harness_explain_row;
+
+/* One warp of the launch. */
+typedef struct {
+    int sm;
+    unsigned ctaid[3];
+    uint64_t block;             /* linear block index */
+    int warp;                   /* warp index in its block */
+    double start, finish;       /* cycles; finish includes its outstanding memory operations */
+    uint64_t issued;
+    double issue_cycles;
+    double stall[HARNESS_NSTALLS];
+} harness_explain_warp;
+
+typedef struct {
+    harness_status status;      /* a fault or step limit stops the run: counters up to there */
+    char message[1024];
+    uint64_t cycles;            /* kernel time, as harness_measure reports it */
+    uint64_t warp_instructions, lane_instructions;
+    harness_explain_row *rows;  /* every instruction issued at least once, in PTX order */
+    int nrows;
+    char **files;               /* CUDA source files the rows name */
+    int nfiles;
+    harness_explain_warp *warps;   /* every warp that started, by block then warp */
+    uint64_t nwarps;
+    double *sm_finish;          /* per SM: when its last block ended (0: never used) */
+    int nsms;
+    int64_t critical;           /* the warp that finished last (it set the kernel's time), -1 none */
+} harness_explain_report;
+
+/* One instrumented run of `img` (the sim backend only).  false when the
+ * tool fails or the backend cannot explain (err); a kernel fault is a
+ * status, as for harness_measure. */
+bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_error *err);
+void harness_explain_report_free(harness_explain_report *r);
+
 /* Float tolerance of harness_compare_outputs for --check: correctly
  * rounded operations (add, mul, fma, div.rn, sqrt.rn) agree bit for bit
  * between the GPU and the sim; the bound leaves room for the .approx

@@ -1,6 +1,6 @@
 /*
  * backend.c — the sim backend's entry points for harness.c: open (profile,
- * pre-decoding), run (one launch), close.
+ * pre-decoding), run (one launch), explain (one instrumented launch), close.
  */
 #include "harness/backend.h"
 #include "harness/sim/sim.h"
@@ -43,7 +43,24 @@ static bool sim_run_once(void *impl, wh_image *img, bool want_outputs, harness_r
 {
     const sim_prog *P = impl;
     int copy = !want_outputs ? 0 : P->all_buffers ? 2 : 1;
-    return sim_execute(P, img, copy, out, err);
+    return sim_execute(P, img, copy, NULL, out, err);
+}
+
+static bool sim_explain_once(void *impl, wh_image *img, harness_explain_report *out, wh_error *err)
+{
+    const sim_prog *P = impl;
+    sim_explain *ex = sim_explain_new(P);
+    harness_run run;
+    bool ok = sim_execute(P, img, 0, ex, &run, err) && sim_explain_report(ex, out, err);
+    sim_explain_free(ex);
+    if (!ok)
+        return false;
+    out->status = run.status;
+    snprintf(out->message, sizeof out->message, "%s", run.message);
+    out->cycles = run.cycles;
+    out->warp_instructions = run.warp_instructions;
+    out->lane_instructions = run.lane_instructions;
+    return true;
 }
 
 static void sim_close(void *impl)
@@ -69,6 +86,7 @@ const harness_backend_ops harness_sim_ops = {
     .deterministic = true,
     .open = sim_open,
     .run = sim_run_once,
+    .explain = sim_explain_once,
     .close = sim_close,
     .device = sim_device,
     .clock_mhz = sim_clock,

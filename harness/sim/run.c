@@ -505,7 +505,7 @@ static bool simulate(sim_run *R)
     return true;
 }
 
-bool sim_execute(const sim_prog *P, wh_image *img, int copy, harness_run *out, wh_error *err)
+bool sim_execute(const sim_prog *P, wh_image *img, int copy, struct sim_explain *ex, harness_run *out, wh_error *err)
 {
     sim_run *R = wh_xcalloc(1, sizeof *R);
     R->prog = P;
@@ -527,6 +527,10 @@ bool sim_execute(const sim_prog *P, wh_image *img, int copy, harness_run *out, w
         return false;
     }
     memset(out, 0, sizeof *out);
+    if (ex) {
+        R->ex = ex;
+        sim_explain_begin(ex, R);
+    }
     if (launch_check(R) && !simulate(R) && R->sms) {
         /* stopped (fault, step limit): report how far simulated time got */
         for (int i = 0; i < P->prof.sms; i++)
@@ -544,6 +548,8 @@ bool sim_execute(const sim_prog *P, wh_image *img, int copy, harness_run *out, w
     out->lane_instructions = R->lane_instr;
     if (copy)
         copy_back(R, img, copy);
+    if (ex)
+        sim_explain_end(ex, R);
     free_run(R);
     return true;
 }

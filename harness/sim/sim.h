@@ -12,6 +12,8 @@
  *     created per harness_measure call: global memory regions, SMs,
  *     resident blocks, warps with their register files, SIMT stacks and
  *     call frames, and the timing state.  No global mutable state.
+ *   - the instrumentation (explain.c), off unless harness_explain asks:
+ *     per instruction and per warp, what issued and where cycles went.
  *
  * Registers: one 64-bit value per lane, laid out [slot][lane], so a warp
  * instruction loops over 32 consecutive words.  A register holds its
@@ -305,6 +307,9 @@ typedef struct sim_warp {
     uint8_t *local;            /* 32 * local_size bytes: lane-major */
     uint32_t cc;               /* carry flags (add.cc ...), one bit per lane */
     double now;                /* issue time of the instruction executing */
+    double resume;             /* earliest issue of the next instruction that its own
+                                  predecessor allows (branch latency, barrier release),
+                                  before its operands: explain.c splits stalls with it */
     double next_issue;         /* earliest issue of the next instruction */
     double mem_done;           /* completion of its outstanding memory operations */
     double async_done;         /* completion of its cp.async copies */
@@ -388,6 +393,17 @@ typedef struct {
 
 
 
+/* What the memory cost functions (timing.c) found for the access they
+ * priced last: explain.c reads it after each instruction.  Plain stores,
+ * so that an uninstrumented run pays nothing to keep it. */
+typedef struct {
+    int sectors;                     /* global: distinct 32-byte sectors */
+    int wavefronts;                  /* shared: wavefronts (bank-conflict degree) */
+    double atomic_wait;              /* atomics: lane-cycles behind same-address operations */
+} sim_access;
+
+typedef struct sim_explain sim_explain;
+
 typedef struct sim_run {
     const sim_prog *prog;
     const sim_profile *prof;
@@ -409,6 +425,8 @@ typedef struct sim_run {
     int npool, poolcap;
     uint64_t warp_instr, lane_instr;
     uint64_t step_limit;
+    struct sim_explain *ex;          /* instrumentation (explain.c); NULL: none, no cost */
+    sim_access acc;
     harness_status status;
     char message[1024];
     uint64_t scratch[4][SIM_WARP];   /* special-register operands */
@@ -418,11 +436,27 @@ typedef struct sim_run {
 
 /* run.c */
 void sim_block_free(struct sim_block *b);
-/* copy_back: 0 nothing, 1 role-output buffers, 2 every buffer */
-bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, harness_run *out, wh_error *err);
+/* copy_back: 0 nothing, 1 role-output buffers, 2 every buffer; ex: the
+ * instrumentation to fill (explain.c), NULL for none */
+bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, struct sim_explain *ex, harness_run *out,
+                 wh_error *err);
 
-/* step.c: one warp instruction (functional + timing); false on a stop */
+/* step.c: one warp instruction (functional + timing); false on a stop.
+ * sim_step_exec is the step itself; sim_step also feeds the
+ * instrumentation when the run has one. */
 bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w);
+bool sim_step_exec(sim_run *R, sim_sm *sm, sim_warp *w);
+
+/* explain.c: the instrumentation behind harness_explain */
+struct sim_explain *sim_explain_new(const sim_prog *P);
+void sim_explain_free(struct sim_explain *ex);
+/* at the run's start (launch shape known) and end (before it is freed) */
+void sim_explain_begin(struct sim_explain *ex, const sim_run *R);
+void sim_explain_end(struct sim_explain *ex, const sim_run *R);
+/* one warp instruction, instrumented: sim_step_exec with the counting around it */
+bool sim_explain_step(sim_run *R, sim_sm *sm, sim_warp *w);
+/* the report of the run (out->status ... filled by the caller) */
+bool sim_explain_report(const struct sim_explain *ex, harness_explain_report *out, wh_error *err);
 void sim_warp_ready_next(sim_run *R, sim_warp *w, double t);
 void sim_stop(sim_run *R, harness_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

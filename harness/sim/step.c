@@ -2,6 +2,7 @@
  * step.c — executing one warp instruction: the dispatcher that sends it to
  * its semantics (exec.c, float.c, mem.c, collective.c, simt.c), books its
  * issue and result times (timing.c), and the messages that stop a run.
+ * A run with instrumentation (R->ex) steps through explain.c instead.
  */
 #include "harness/sim/sim.h"
 
@@ -50,6 +51,7 @@ void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *b
 void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
 {
     (void)R;
+    w->resume = tmin;
     if (w->state != SIM_W_READY || w->simt.n == 0) {
         if (w->state != SIM_W_READY)
             w->next_issue = SIM_INF;
@@ -94,7 +96,10 @@ static bool step_limit(sim_run *R, sim_warp *w, const sim_instr *in)
     return false;
 }
 
-bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
+/* Inlined into both entry points, so that an uninstrumented step pays one
+ * test of R->ex (besides the plain stores of w->resume and R->acc that the
+ * instrumentation reads). */
+static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, sim_warp *w)
 {
     ptx_simt_entry *top = &w->simt.e[w->simt.n - 1];
     int pc = top->pc;
@@ -282,4 +287,16 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
     if (w->state == SIM_W_READY && !waits)
         sim_warp_ready_next(R, w, tmin);
     return R->status == HARNESS_OK;
+}
+
+bool sim_step_exec(sim_run *R, sim_sm *sm, sim_warp *w)
+{
+    return step(R, sm, w);
+}
+
+bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
+{
+    if (__builtin_expect(R->ex != NULL, 0))
+        return sim_explain_step(R, sm, w);
+    return step(R, sm, w);
 }

@@ -212,6 +212,7 @@ double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
     for (int i = 0; i < ns; i++)
         if (first_touch(R, sec[i], (int)sb))
             nd++;
+    R->acc.sectors = ns;
     double t0 = sim_dmax(t, sm->lsu_free);
     double occ = sim_dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
@@ -288,6 +289,7 @@ double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
 {
     const sim_profile *P = R->prof;
     int wf = wavefronts(P, addr, bytes, n);
+    R->acc.wavefronts = wf;
     double t0 = sim_dmax(t, sm->mio_free);
     double occ = sim_dmax(1, wf) * P->shared_cycles_per_wavefront;
     sm->mio_free = t0 + occ;
@@ -311,6 +313,14 @@ static double *atomic_slot(sim_run *R, uint64_t addr)
     return &g->afree[(addr - R->prog->regions[r].base) / 4];
 }
 
+/* Lane-cycles that c lanes on one address wait behind other operations
+ * on it: each waits `queued` cycles for earlier warps' operations, and the
+ * k-th of the warp's own (from 0) for the k before it. */
+static double same_address_wait(int c, double queued, double per_op)
+{
+    return c * queued + per_op * c * (c - 1) / 2.0;
+}
+
 double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n, bool shared)
 {
     const sim_profile *P = R->prof;
@@ -320,18 +330,22 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
     sort_u64(a, k);
     if (shared) {
         int kmax = 0;
+        double wait = 0;
         for (int i = 0; i < k;) {
             int j = i;
             while (j < k && a[j] == a[i])
                 j++;
             if (j - i > kmax)
                 kmax = j - i;
+            wait += same_address_wait(j - i, 0, P->shared_atomic_cycles_per_op);
             i = j;
         }
         uint32_t four[SIM_WARP];
         for (int i = 0; i < k; i++)
             four[i] = 4;
         int wf = wavefronts(P, a, four, k);
+        R->acc.wavefronts = wf;
+        R->acc.atomic_wait = wait;
         double t0 = sim_dmax(t, sm->mio_free);
         double occ = wf * P->shared_cycles_per_wavefront + kmax * P->shared_atomic_cycles_per_op;
         sm->mio_free = t0 + occ;
@@ -342,6 +356,7 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
     double t0 = sim_dmax(t, sm->lsu_free);
     uint64_t sb = (uint64_t)P->sector_bytes;
     int ndram = 0;
+    double wait = 0;
     for (int i = 0; i < k;) {
         int j = i;
         while (j < k && a[j] == a[i])
@@ -352,10 +367,13 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
         double *free_at = atomic_slot(R, a[i]);
         double start = sim_dmax(t0, *free_at);
         double end = start + (j - i) * P->atomic_cycles_per_op;
+        wait += same_address_wait(j - i, start - t0, P->atomic_cycles_per_op);
         *free_at = end;
         done = sim_dmax(done, end);
         i = j;
     }
+    R->acc.sectors = nd;   /* one L2 transaction per distinct address */
+    R->acc.atomic_wait = wait;
     double occ = sim_dmax(1.0, nd * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
     done = sim_dmax(done, sim_bw_take(&R->l2, t0, nd));

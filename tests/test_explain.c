@@ -1,0 +1,328 @@
+/*
+ * test_explain.c — `warphunt explain` and harness_explain on the sim: on
+ * ground-truth kernels the report names the cause their headers give
+ * (same-address atomics, divergence, uncoalesced sectors, bank conflicts,
+ * loop trip count); an input against itself adds nothing; --by ptx ranks
+ * PTX lines; the JSON has its keys and its counts add up (issued warp
+ * instructions to the run's total, every warp's cycles to its life); the
+ * cuda backend is refused with a message.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "core/image.h"
+#include "harness/harness.h"
+#include "tests/support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A temporary directory with the input and the reference saved in it. */
+typedef struct {
+    char base[64];
+    char input[128], reference[128];
+    char out[128], err[128], outdir[128];
+} explain_dirs;
+
+static void need_ptx(const char *ptx)
+{
+    if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built (%s): run `make ptx`", ptx);
+}
+
+/* The spec's input (first buffer = input(i)) and reference (reference(i)),
+ * saved under a fresh temporary directory; the test skips when the PTX is
+ * not built. */
+static void make_dirs(explain_dirs *d, const char *spec_path, const char *ptx, int64_t (*input)(uint64_t),
+                      int64_t (*reference)(uint64_t))
+{
+    need_ptx(ptx);
+    snprintf(d->base, sizeof d->base, "/tmp/wh_explain_XXXXXX");
+    cr_assert(mkdtemp(d->base));
+    static const char *const names[] = { "input", "reference", "stdout", "stderr", "report" };
+    char *paths[] = { d->input, d->reference, d->out, d->err, d->outdir };
+    for (int k = 0; k < 5; k++)
+        snprintf(paths[k], sizeof d->input, "%s/%s", d->base, names[k]);
+    wh_error err;
+    wh_spec *s = wh_spec_load(spec_path, &err);
+    cr_assert(s, "%s", err.msg);
+    int64_t (*values[2])(uint64_t) = { input, reference };
+    for (int k = 0; k < 2; k++) {
+        wh_image *img = ts_pattern_image(s, values[k]);
+        cr_assert(wh_image_save(img, paths[k], &err), "%s", err.msg);
+        wh_image_free(img);
+    }
+    wh_spec_free(s);
+}
+
+/* explain DIR with args; its exit status (stdout, stderr in d->out, d->err). */
+static int run_explain(const explain_dirs *d, const char *const *args, int n)
+{
+    return ts_run_cmd(cmd_explain, "explain", args, n, d->out, d->err);
+}
+
+/* explain input(i) against reference(i) of the spec --by BY; the JSON,
+ * asserted (done() frees it and the directory). */
+static json_t *explain_pair(explain_dirs *d, const char *spec_path, const char *ptx, int64_t (*input)(uint64_t),
+                            int64_t (*reference)(uint64_t), const char *by)
+{
+    make_dirs(d, spec_path, ptx, input, reference);
+    const char *args[] = { d->input, "--against", d->reference, "--by", by, "-o", d->outdir, "--json" };
+    cr_assert_eq(run_explain(d, args, 8), 0, "%s", ts_read_text(d->err));
+    return ts_load_json(d->out);
+}
+
+static void done(explain_dirs *d, json_t *doc)
+{
+    json_decref(doc);
+    ts_rmtree(d->base);
+}
+
+static double num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "\"%s\" is not a number", key);
+    return json_number_value(v);
+}
+
+/* rows[i].side.key */
+static double row_num(json_t *doc, size_t i, const char *side, const char *key)
+{
+    return num(json_object_get(json_array_get(json_object_get(doc, "rows"), i), side), key);
+}
+
+/* rows[0].key: want in the input, ref_want in the reference */
+static void expect_top(json_t *doc, const char *key, double want, double ref_want)
+{
+    cr_expect_float_eq(row_num(doc, 0, "input", key), want, 1e-9, "%s", key);
+    cr_expect_float_eq(row_num(doc, 0, "reference", key), ref_want, 1e-9, "%s in the reference", key);
+}
+
+static int64_t all_7(uint64_t i) { (void)i; return 7; }
+static int64_t zero(uint64_t i) { (void)i; return 0; }
+static int64_t tid(uint64_t i) { return (int64_t)i; }
+static int64_t tid_mod32(uint64_t i) { return (int64_t)(i % 32); }
+static int64_t stride8(uint64_t i) { return (int64_t)(8 * i); }
+static int64_t trips_64(uint64_t i) { (void)i; return 64; }
+
+Test(explain, same_address_atomics_rank_first_on_artificial)
+{
+    explain_dirs d;
+    make_dirs(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero);
+    /* the default reference: a random input (seed 1) */
+    const char *args[] = { d.input, "-o", d.outdir, "--json" };
+    cr_assert_eq(run_explain(&d, args, 4), 0, "%s", ts_read_text(d.err));
+    json_t *doc = ts_load_json(d.out);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "reference"), "source")),
+                     "random (seed 1)");
+    cr_expect_gt(num(json_object_get(doc, "input"), "cycles"), num(json_object_get(doc, "reference"), "cycles"));
+    /* the atomics' line first: every lane of a block on one address */
+    cr_expect_gt(row_num(doc, 0, "input", "atomics"), 0);
+    double wait = row_num(doc, 0, "input", "atomic_wait"), ref_wait = row_num(doc, 0, "reference", "atomic_wait");
+    cr_expect_gt(wait, 0);
+    cr_expect_gt(wait, 100 * ref_wait + 1, "atomic wait %g against the reference's %g", wait, ref_wait);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(json_object_get(doc, "rows"), 0),
+                                                                       "input"), "dominant_stall")), "memory");
+    done(&d, doc);
+}
+
+Test(explain, divergence_splits_every_warp_of_gt_paths32)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", tid_mod32,
+                               zero, "line");
+    json_t *rows = json_object_get(doc, "rows");
+    double div = 0, ref_div = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        div += row_num(doc, i, "input", "divergent");
+        ref_div += row_num(doc, i, "reference", "divergent");
+    }
+    /* 4 warps, each split at every one of the tree's 31 branches; all
+     * lanes on one leaf split none */
+    cr_expect_eq(div, 31 * 4, "divergent executions %g", div);
+    cr_expect_eq(ref_div, 0);
+    cr_expect_gt(row_num(doc, 0, "input", "issued"), row_num(doc, 0, "reference", "issued"));
+    done(&d, doc);
+}
+
+Test(explain, a_gather_touches_a_sector_per_lane_on_gt_gather)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "tests/specs/hunt_gather_small.json", "build/ptx/kernels/gt_gather.ptx", stride8,
+                               tid, "ptx");
+    /* the first PTX line is the load of data[idx]: 32 sectors per request
+     * against 4 for consecutive indices */
+    expect_top(doc, "sectors_per_request", 32, 4);
+    cr_expect_gt(num(json_array_get(json_object_get(doc, "rows"), 0), "extra_cycles"), 0);
+    done(&d, doc);
+}
+
+Test(explain, bank_conflicts_rank_first_on_gt_bank)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "kernels/gt_bank.json", "build/ptx/kernels/gt_bank.ptx", zero, tid_mod32, "line");
+    /* every lane of a warp in one bank, against 32 distinct banks */
+    expect_top(doc, "conflict_degree", 32, 1);
+    done(&d, doc);
+}
+
+Test(explain, a_longer_loop_issues_more_on_gt_loop)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "tests/specs/hunt_loop_small.json", "build/ptx/kernels/gt_loop.ptx", trips_64,
+                               zero, "ptx");
+    /* the top line is in the loop body: issued 64 times per warp, never
+     * with no trips */
+    double issued = row_num(doc, 0, "input", "issued");
+    cr_expect_eq(issued, 64 * 8, "issued %g: 8 warps x 64 iterations", issued);
+    cr_expect_eq(row_num(doc, 0, "reference", "issued"), 0);
+    done(&d, doc);
+}
+
+Test(explain, an_input_against_itself_adds_nothing)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, all_7, "line");
+    json_t *rows = json_object_get(doc, "rows");
+    cr_assert_gt(json_array_size(rows), 0);
+    for (size_t i = 0; i < json_array_size(rows); i++)
+        cr_expect_eq(num(json_array_get(rows, i), "extra_cycles"), 0, "row %zu", i);
+    const char *text = ts_read_text(d.err);
+    cr_expect(strstr(text, "1x the reference's time (+0 cycles)"), "%s", text);
+    done(&d, doc);
+}
+
+Test(explain, by_ptx_lists_ptx_lines)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero, "ptx");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "by")), "ptx");
+    json_t *rows = json_object_get(doc, "rows");
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *r = json_array_get(rows, i);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "file")), "artificial.ptx");
+        cr_expect(json_is_string(json_object_get(r, "what")), "row %zu names no instruction", i);
+    }
+    /* the first: one of the eight atomics on the block's address */
+    cr_expect(strstr(json_string_value(json_object_get(json_array_get(rows, 0), "what")), "atom.global.add"));
+    const char *text = ts_read_text(d.err);
+    cr_expect(strstr(text, "PTX lines by warp-cycles"), "%s", text);
+    cr_expect(strstr(text, "artificial.ptx:"), "%s", text);
+    done(&d, doc);
+}
+
+Test(explain, the_cuda_backend_is_refused)
+{
+    explain_dirs d;
+    make_dirs(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero);
+    const char *args[] = { d.input, "--backend", "cuda" };
+    cr_expect_eq(run_explain(&d, args, 3), 1);
+    const char *text = ts_read_text(d.err);
+    cr_expect(strstr(text, "explain needs the sim backend"), "%s", text);
+    cr_expect_eq(access(d.outdir, F_OK), -1, "nothing written");
+    ts_rmtree(d.base);
+}
+
+static void expect_keys(json_t *o, const char *const *keys, size_t n, const char *what)
+{
+    for (size_t k = 0; k < n; k++)
+        cr_expect(json_object_get(o, keys[k]), "no \"%s\" in %s", keys[k], what);
+}
+
+/* The run's JSON: keys, issued rows summing to its warp instructions,
+ * every warp's cycles to its life, the critical warp the last to finish. */
+static void expect_run_adds_up(json_t *doc, const char *side)
+{
+    static const char *const run_keys[] = { "source", "status", "cycles", "warp_instructions", "lane_instructions",
+                                            "critical", "warps", "sm_finish" };
+    static const char *const warp_keys[] = { "sm", "block", "ctaid", "warp", "start", "finish", "issued",
+                                             "issue_cycles", "stall" };
+    json_t *run = json_object_get(doc, side);
+    expect_keys(run, run_keys, sizeof run_keys / sizeof *run_keys, side);
+    json_t *rows = json_object_get(doc, "rows"), *warps = json_object_get(run, "warps");
+    double issued = 0, cycles = 0, life = 0, last = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        issued += row_num(doc, i, side, "issued");
+        cycles += row_num(doc, i, side, "cycles");
+    }
+    for (size_t i = 0; i < json_array_size(warps); i++) {
+        json_t *w = json_array_get(warps, i);
+        expect_keys(w, warp_keys, sizeof warp_keys / sizeof *warp_keys, "a warp");
+        life += num(w, "finish") - num(w, "start");
+        last = fmax(last, num(w, "finish"));
+    }
+    cr_expect_eq(issued, num(run, "warp_instructions"), "%s: rows issue %g", side, issued);
+    cr_expect_float_eq(cycles, life, 1e-9 * life, "%s: rows charge %g cycles, warps live %g", side, cycles, life);
+    cr_expect_eq(num(json_object_get(run, "critical"), "finish"), last);
+    cr_expect_eq(json_array_size(json_object_get(run, "sm_finish")), 108, "one finish per SM of the profile");
+}
+
+Test(explain, the_json_has_its_keys_and_adds_up)
+{
+    explain_dirs d;
+    make_dirs(&d, "tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", tid_mod32, zero);
+    /* no -o: the report goes to DIR/explain */
+    const char *args[] = { d.input, "--top", "3" };
+    cr_assert_eq(run_explain(&d, args, 3), 0, "%s", ts_read_text(d.err));
+    char json_path[200], md_path[200];
+    snprintf(json_path, sizeof json_path, "%s/explain/explain.json", d.input);
+    snprintf(md_path, sizeof md_path, "%s/explain/explain.md", d.input);
+    json_t *doc = ts_load_json(json_path);
+    static const char *const keys[] = { "kernel", "spec", "device", "unit", "by", "top", "input", "reference", "rows" };
+    expect_keys(doc, keys, sizeof keys / sizeof *keys, "explain.json");
+    static const char *const count_keys[] = { "issued", "lanes", "avg_lanes", "branches", "divergent",
+                                              "global_requests", "sectors", "sectors_per_request", "shared_requests",
+                                              "wavefronts", "conflict_degree", "atomics", "atomic_wait",
+                                              "issue_cycles", "stall", "cycles", "dominant_stall" };
+    json_t *row = json_array_get(json_object_get(doc, "rows"), 0);
+    expect_keys(json_object_get(row, "input"), count_keys, sizeof count_keys / sizeof *count_keys, "a row");
+    expect_keys(json_object_get(row, "reference"), count_keys, sizeof count_keys / sizeof *count_keys, "a row");
+    for (int s = 0; s < HARNESS_NSTALLS; s++)
+        cr_expect(json_object_get(json_object_get(json_object_get(row, "input"), "stall"),
+                                  harness_stall_name((harness_stall)s)));
+    expect_run_adds_up(doc, "input");
+    expect_run_adds_up(doc, "reference");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "top")), 3);
+    const char *md = ts_read_text(md_path);
+    cr_expect(strstr(md, "| rank | line | +cycles |"), "%s", md);
+    cr_expect(strstr(md, "critical warp of the input"), "%s", md);
+    done(&d, doc);
+}
+
+Test(explain, harness_explain_charges_every_cycle_of_every_warp_once)
+{
+    need_ptx("build/ptx/kernels/gt_bank.ptx");
+    wh_error err;
+    wh_spec *s = wh_spec_load("kernels/gt_bank.json", &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *img = ts_pattern_image(s, zero);
+    harness *h = harness_open(s, HARNESS_SIM, NULL, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_explain_report r;
+    cr_assert(harness_explain(h, img, &r, &err), "%s", err.msg);
+    harness_result m;
+    cr_assert(harness_measure(h, img, 1, &m, &err), "%s", err.msg);
+    cr_expect_eq(r.cycles, m.cycles, "an instrumented run takes the time of a plain one");
+    cr_expect_eq(r.warp_instructions, m.warp_instructions);
+    cr_expect_eq(r.nwarps, 128 * 8);
+    for (uint64_t i = 0; i < r.nwarps; i++) {
+        const harness_explain_warp *w = &r.warps[i];
+        double charged = w->issue_cycles;
+        for (int c = 0; c < HARNESS_NSTALLS; c++)
+            charged += w->stall[c];
+        cr_assert_float_eq(charged, w->finish - w->start, 1e-6, "warp %llu", (unsigned long long)i);
+    }
+    /* the block's warps wait for each other at its barrier */
+    double barrier = 0;
+    for (int i = 0; i < r.nrows; i++)
+        barrier += r.rows[i].n.stall[HARNESS_STALL_BARRIER];
+    cr_expect_gt(barrier, 0);
+    harness_result_free(&m);
+    harness_explain_report_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
