@@ -245,6 +245,7 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
      * keeps the cores from being shared twice over (the runs are the same) */
     add_arg(r, "--jobs");
     add_arg(r, "1");
+    add_arg(r, "--no-explain"); /* a campaign compares searches; explain one best input afterwards */
     add_arg(r, "--json");
     add_arg(r, "--quiet");
     r->evals_to_99 = -1;

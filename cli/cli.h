@@ -115,6 +115,10 @@ wh_spec *cli_load_spec(const char *arg, wh_error *err);
 /* A saved input given as DIR: DIR itself when it holds a manifest.json,
  * else DIR/best (a run directory); false (err) when neither does. */
 bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh_error *err);
+/* `warphunt explain` of a run directory's best/ against a random input,
+ * quiet, into RUN/explain (what hunt does after a search on the sim);
+ * returns the exit status explain would. */
+int cli_explain_best(const char *run_dir, const cli_run_options *ro);
 /* Apply --set NAME=EXPR texts to a loaded spec (wh_spec_set_const). */
 bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err);
 /* The spec of a saved input: spec_arg, else the one its manifest records,

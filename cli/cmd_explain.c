@@ -38,8 +38,9 @@ static void usage(FILE *out)
             "explain.md (the same) and explain.json (every line, both runs, every warp's\n"
             "start and finish, every SM's finish).  The sim backend only: --backend cuda\n"
             "is refused (exit status 1).\n"
+            "`hunt` on the sim writes this report for its best input (RUN/explain).\n"
             "Not yet: an SVG timeline and heat strip, the GPU's time beside the sim's, and\n"
-            "explain run by hunt and compare on their best inputs.\n"
+            "explain run by compare on its best inputs.\n"
             "\n"
             "  --against DIR     the reference: another saved input (default: a random one)\n"
             "  --random SEED     the reference: a random input drawn with PCG32 seeded (SEED, 0),\n"
@@ -218,6 +219,26 @@ static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
     case OPT_SPEC: a->spec = arg; return 1;
     default: return 0;
     }
+}
+
+int cli_explain_best(const char *run_dir, const cli_run_options *ro)
+{
+    explain_args a;
+    memset(&a, 0, sizeof a);
+    a.seed = 1;
+    a.top = 10;
+    a.ro = *ro;
+    a.ro.backend = HARNESS_SIM;
+    a.ro.harness.sim_noise = 0; /* the model's own cycles, not a noisy draw of them */
+    a.ro.json = false;
+    a.ro.quiet = a.ro.harness.quiet = true;
+    a.ro.nsets = 0;             /* the manifest's constants are the run's */
+    char out[1200];
+    snprintf(out, sizeof out, "%s/explain", run_dir);
+    a.outdir = out;
+    wh_error err;
+    if (!cli_input_dir("explain", run_dir, a.input, sizeof a.input, &err)) return cli_report(&err);
+    return run_explain(&a);
 }
 
 int cmd_explain(int argc, char **argv)

@@ -43,6 +43,9 @@ static void usage(FILE *out)
             "                    records them, and a seed the genes cannot state exactly (a\n"
             "                    shared input that is not a repetition of its first X-thread\n"
             "                    elements) is said, with the elements that differ\n"
+            "  --no-explain      on the sim, a finished hunt explains its best input against a\n"
+            "                    random one (`warphunt explain`: RUN/explain/explain.md and\n"
+            "                    .json); this skips it\n"
             "  --drop-state      when the run finishes, remove its search state (checkpoint.bin,\n"
             "                    pool.bin; hundreds of MB on large launches): it can then not be\n"
             "                    resumed to extend it (default: kept)\n"
@@ -50,7 +53,7 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE, OPT_SEED_INPUTS };
+enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE, OPT_SEED_INPUTS, OPT_NO_EXPLAIN };
 
 static void print_summary(const hunt_summary *s)
 {
@@ -74,9 +77,16 @@ static void print_summary(const hunt_summary *s)
     fprintf(stderr, "hunt: results in %s\n", s->dir);
 }
 
+/* What the command adds to a hunt's own options. */
+typedef struct {
+    hunt_options *ho;
+    bool explain;               /* explain the best input afterwards (sim) */
+} hunt_command;
+
 static int own_option(void *ctx, int c, const char *arg, wh_error *err)
 {
-    hunt_options *ho = ctx;
+    hunt_command *cmd = ctx;
+    hunt_options *ho = cmd->ho;
     switch (c) {
     case OPT_STRATEGY:
         if (ga_strategy_from_name(arg, &ho->strategy)) return 1;
@@ -84,6 +94,7 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
         return -1;
     case OPT_RESUME: ho->resume_dir = arg; return 1;
     case OPT_DROP_STATE: ho->drop_state = true; return 1;
+    case OPT_NO_EXPLAIN: cmd->explain = false; return 1;
     case OPT_SEED_INPUTS:
         if (ho->nseed_inputs < HUNT_MAX_SEED_OPTIONS) {
             ho->seed_inputs[ho->nseed_inputs++] = arg;
@@ -105,6 +116,7 @@ int cmd_hunt(int argc, char **argv)
         { "resume", required_argument, NULL, OPT_RESUME },
         { "drop-state", no_argument, NULL, OPT_DROP_STATE },
         { "seed-inputs", required_argument, NULL, OPT_SEED_INPUTS },
+        { "no-explain", no_argument, NULL, OPT_NO_EXPLAIN },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -114,7 +126,8 @@ int cmd_hunt(int argc, char **argv)
     cli_run_options ro;
     cli_run_options_init(&ro);
     wh_spec *spec;
-    int status = cli_parse_search(argc, argv, longs, own_option, &ho, usage, &ho, &ro, &spec);
+    hunt_command cmd = { &ho, true };
+    int status = cli_parse_search(argc, argv, longs, own_option, &cmd, usage, &ho, &ro, &spec);
     if (status >= 0) return status;
     /* a resumed run keeps its own budget unless --evals is given again */
     if (!ho.resume_dir && ho.ga.max_evals == 0)
@@ -127,6 +140,11 @@ int cmd_hunt(int argc, char **argv)
     cli_search_free(&ho);
     if (!ok) return cli_report(&err);
     if (!ro.quiet) print_summary(&sum);
+    if (cmd.explain && !strcmp(sum.backend, "sim") && sum.stop != GA_STOP_INTERRUPTED) {
+        /* why the best input is slow, beside it; a failure there leaves the run as it is */
+        if (cli_explain_best(sum.dir, &ro) != 0) fprintf(stderr, "hunt: the explain of the best input failed\n");
+        else if (!ro.quiet) fprintf(stderr, "hunt: why the best input is slow: %s/explain/explain.md\n", sum.dir);
+    }
     if (ro.json) {
         json_t *j = hunt_summary_json(&sum);
         cli_print_json(j);

@@ -3,7 +3,8 @@
  * constant's new value sizes the launch's buffers and domains, changes the
  * spec's hash (so caches and resumes tell the variants apart), and travels
  * with saved inputs and runs, which re-apply it; a name that is no
- * constant, or a bad expression, is refused with what is wrong.
+ * constant, or a bad expression, is refused with what is wrong.  (And a
+ * hunt on the sim explains its best input, unless --no-explain.)
  */
 #include <criterion/criterion.h>
 
@@ -75,9 +76,17 @@ Test(set_cli, runs_and_saved_inputs_reapply_their_constants)
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "buffers"), 1), "count")),
                  1024 * 4, "edges of the degree-4 variant");
     json_decref(doc);
+    /* a hunt on the sim explains its best input (with the run's constants) */
+    snprintf(path, sizeof path, "%s/explain/explain.json", run);
+    doc = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "kernel")), "bfs1");
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/explain", run);
+    ts_rmtree(path);
     const char *replay[] = { run, "--backend", "sim", "--reps", "1", "--json", "--quiet" };
     cr_expect_eq(ts_run_cmd(cmd_replay, "replay", replay, 7, out, NULL), 0, "the input's own constants");
-    const char *resume[] = { "--resume", run, "--evals", "50", "--quiet" };
-    cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", resume, 5, NULL, NULL), 0, "the run's own constants");
+    const char *resume[] = { "--resume", run, "--evals", "50", "--quiet", "--no-explain" };
+    cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", resume, 6, NULL, NULL), 0, "the run's own constants");
+    cr_expect_neq(access(path, F_OK), 0, "--no-explain: no explain/");
     ts_rmtree(dir);
 }
