@@ -378,6 +378,7 @@ static bool setup(hunt *h, wh_error *err)
             fprintf(stderr, "hunt: %s has no checkpoint yet (stopped before its first generation ended); "
                     "starting it again with its saved options\n", h->opt.resume_dir);
         h->opt.out_dir = h->opt.resume_dir;
+        hunt_recall_seed_dirs(h, h->opt.resume_dir);
         h->opt.resume_dir = NULL;
     }
     if (!make_run_dir(h, err)) return false;

@@ -34,6 +34,9 @@ typedef struct {
     int **seeds;                /* --seed-inputs taken apart into genes */
     int nseeds;
     json_t *seeds_json;         /* run.json's record of them, or NULL */
+    json_t *seeds_given;        /* the --seed-inputs as given (absolute), or NULL */
+    char **seed_dirs;           /* a restarted run's recorded seeds (opt.seed_inputs points here) */
+    int nseed_dirs;
     ga *g;
     wh_history hist;
     char dir[1024];
@@ -75,6 +78,9 @@ void hunt_take_issue_findings(hunt *h);
 /* --seed-inputs: load each input, take it apart into genes (h->seeds)
  * and record in h->seeds_json whether the genes state it exactly. */
 bool hunt_take_seeds(hunt *h, wh_error *err);
+/* A run restarted from scratch (no checkpoint yet) starts from the seeds
+ * its run.json records, whatever --seed-inputs says now. */
+void hunt_recall_seed_dirs(hunt *h, const char *dir);
 /* A resumed run keeps the record of the seeds it started from. */
 void hunt_recall_seeds(hunt *h);
 void hunt_free_seeds(hunt *h);

@@ -201,6 +201,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     provenance_json(h, ptx, doc);
     if (h->seeds_json) json_object_set(doc, "seed_inputs", h->seeds_json);
+    if (h->seeds_given) json_object_set(doc, "seed_inputs_given", h->seeds_given);
     if (h->spec->nsets) { /* the constants given with --set: a resume re-applies them */
         json_t *sets = json_array();
         for (int k = 0; k < h->spec->nsets; k++) json_array_append_new(sets, json_string(h->spec->sets[k]));

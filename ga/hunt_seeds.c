@@ -143,6 +143,12 @@ bool hunt_take_seeds(hunt *h, wh_error *err)
         ok = false;
     }
     h->seeds_json = json_array();
+    h->seeds_given = json_array();
+    for (int i = 0; i < h->opt.nseed_inputs; i++) { /* as given, for a restart from scratch */
+        char full_path[4096];
+        const char *g = h->opt.seed_inputs[i];
+        json_array_append_new(h->seeds_given, json_string(realpath(g, full_path) ? full_path : g));
+    }
     h->seeds = wh_xcalloc((size_t)(l.n ? l.n : 1), sizeof *h->seeds);
     int exact = 0;
     for (int i = 0; ok && i < l.n; i++) {
@@ -168,14 +174,35 @@ void hunt_recall_seeds(hunt *h)
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", h->dir);
     json_t *doc = json_load_file(path, 0, NULL);
-    json_t *seeds = json_object_get(doc, "seed_inputs");
+    json_t *seeds = json_object_get(doc, "seed_inputs"), *given = json_object_get(doc, "seed_inputs_given");
     if (seeds) h->seeds_json = json_incref(seeds);
+    if (given) h->seeds_given = json_incref(given);
+    json_decref(doc);
+}
+
+void hunt_recall_seed_dirs(hunt *h, const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *doc = json_load_file(path, 0, NULL), *given = json_object_get(doc, "seed_inputs_given");
+    size_t n = json_array_size(given);
+    h->opt.nseed_inputs = 0;
+    h->seed_dirs = wh_xcalloc(n ? n : 1, sizeof *h->seed_dirs);
+    for (size_t k = 0; k < n && h->opt.nseed_inputs < HUNT_MAX_SEED_OPTIONS; k++) {
+        const char *d = json_string_value(json_array_get(given, k));
+        if (!d) continue;
+        h->seed_dirs[h->nseed_dirs] = wh_xstrdup(d);
+        h->opt.seed_inputs[h->opt.nseed_inputs++] = h->seed_dirs[h->nseed_dirs++];
+    }
     json_decref(doc);
 }
 
 void hunt_free_seeds(hunt *h)
 {
+    for (int i = 0; i < h->nseed_dirs; i++) free(h->seed_dirs[i]);
+    free(h->seed_dirs);
     for (int i = 0; i < h->nseeds; i++) free(h->seeds[i]);
     free(h->seeds);
     json_decref(h->seeds_json);
+    json_decref(h->seeds_given);
 }

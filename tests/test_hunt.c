@@ -861,6 +861,38 @@ Test(hunt, seed_inputs_are_the_first_evaluations_as_given)
     wh_spec_free(s);
 }
 
+/* A run stopped before its first checkpoint starts again with the seeds
+ * it was given (run.json's seed_inputs_given), not without them. */
+Test(hunt, a_run_restarted_from_scratch_keeps_its_seed_inputs)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    wh_spec *s = load("kernels/artificial.json");
+    char base[64], seed[128], path[1200];
+    tmpdir(base);
+    snprintf(seed, sizeof seed, "%s/sevens", base);
+    save_pattern(s, seven, seed);
+    hunt_options o = quiet_options(base, GA_RANDOM_GA, 20, 1);
+    o.ga.population = 10;
+    o.seed_inputs[o.nseed_inputs++] = seed;
+    wh_error err;
+    hunt_summary sum;
+    cr_assert(hunt_run(s, &o, &sum, &err), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", sum.dir);
+    cr_assert_eq(unlink(path), 0);
+    hunt_options r = quiet_options(base, GA_RANDOM_GA, 20, 1);
+    r.resume_dir = sum.dir;
+    hunt_summary again;
+    cr_assert(hunt_run(s, &r, &again, &err), "%s", err.msg);
+    cr_expect_eq(again.evals_to_best, 1, "the seed (the known worst) is evaluation 1 again");
+    cr_expect_geq(again.best, sevens_time(s));
+    snprintf(path, sizeof path, "%s/run.json", sum.dir);
+    json_t *doc = ts_load_json(path);
+    cr_expect_eq(json_array_size(json_object_get(doc, "seed_inputs")), 1);
+    json_decref(doc);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
 Test(hunt, seed_inputs_are_refused_where_they_cannot_go)
 {
     need_ptx("build/ptx/kernels/artificial.ptx");
