@@ -341,7 +341,9 @@ Test(scale, random_atoms_span_the_full_launch_domain)
     gen_layout lay;
     cr_assert(gen_layout_make(s, &full, 2, &lay, &err), "%s", err.msg);
     int64_t words = 8 * (int64_t)lay.threads;
-    for (int pass = 0; pass < 2; pass++) {
+    /* pass 0: stored atoms in the X-thread domain; 1: stored atoms across the
+     * full launch; 2: seeded alleles (nothing stored), across it too */
+    for (int pass = 0; pass < 3; pass++) {
         gen_pool pool;
         cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
         if (pass) gen_pool_set_full(&pool, img);
@@ -349,9 +351,10 @@ Test(scale, random_atoms_span_the_full_launch_domain)
         pcg32_seed(&rng, 9, 9);
         int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
         for (int g = 0; g < lay.ngenes; g++) {
-            genes[g] = gen_pool_add_random(&pool, &rng, true, &err);
-            cr_assert_geq(genes[g], 0, "%s", err.msg);
+            genes[g] = pass == 2 ? gen_seeded_allele(pcg32_next(&rng)) : gen_pool_add_random(&pool, &rng, true, &err);
+            cr_assert(pass == 2 || genes[g] >= 0, "%s", err.msg);
         }
+        if (pass == 2) cr_expect_eq(pool.natoms, 0, "seeded alleles store nothing");
         cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
         cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
         int64_t hi = 0;
@@ -532,28 +535,4 @@ Test(scale, seeded_alleles_draw_the_same_values_every_time_within_the_domains)
         wh_image_free(c);
         wh_spec_free(s);
     }
-}
-
-Test(scale, seeded_alleles_span_the_full_launch_domain)
-{
-    wh_spec *s = load("tests/specs/hunt_gather_small.json");
-    wh_error err;
-    wh_launch full = wh_spec_launch_full(s);
-    wh_image *img = wh_image_new(s, &full, &err);
-    gen_pool pool;
-    cr_assert(gen_pool_init(&pool, s, 2, &err), "%s", err.msg);
-    gen_pool_set_full(&pool, img);
-    gen_layout lay;
-    cr_assert(gen_layout_make(s, &full, 2, &lay, &err), "%s", err.msg);
-    int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
-    for (int g = 0; g < lay.ngenes; g++) genes[g] = gen_seeded_allele((uint32_t)g * 2654435761u);
-    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
-    int64_t hi = 0, words = 8 * (int64_t)lay.threads;
-    for (uint64_t i = 0; i < lay.threads; i++)
-        if (value_at(img, i) > hi) hi = value_at(img, i);
-    cr_expect_gt(hi, words / 2, "seeded alleles reach %lld of %lld", (long long)hi, (long long)words - 1);
-    free(genes);
-    gen_pool_free(&pool);
-    wh_image_free(img);
-    wh_spec_free(s);
 }
