@@ -30,7 +30,7 @@ OPT      ?= -O2 -g
 # The one version string (warphunt --version, run.json's tool version).
 VERSION  := 0.1.0
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DWH_VERSION='"$(VERSION)"' $(CFLAGS)
-LIBS     := -lz3 -ljansson -ldl -lm -lpthread
+LIBS     := -lz3 -ljansson -lgsl -lgslcblas -ldl -lm -lpthread
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -143,7 +143,7 @@ check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 # dlopen()ed by the plain and the sanitized test runners alike.  The _old
 # variant is a 12.4 driver without the _v2 entry points of later drivers.
 FAKECUDA_SRC := tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda.h
-FAKECUDA_LIBS := $(BUILD)/libfakecuda.so $(BUILD)/libfakecuda_old.so
+FAKECUDA_LIBS := $(BUILD)/libfakecuda.so $(BUILD)/libfakecuda_old.so $(BUILD)/libfakenvml.so
 
 $(BUILD)/libfakecuda.so: $(FAKECUDA_SRC)
 	@mkdir -p $(dir $@)
@@ -156,6 +156,12 @@ $(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
 	@if [ -z "$(CUDA_INC)" ]; then \
 	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
 	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DFAKECUDA_OLD_DRIVER -fPIC -shared -o $@ $< $(CFLAGS)
+
+# The fake NVML (clocks and throttle reasons) answers for the fake driver's
+# devices; tests load it through $WARPHUNT_LIBNVML.
+$(BUILD)/libfakenvml.so: tests/fakecuda/fakenvml.c tests/fakecuda/fakecuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. -fPIC -shared -o $@ $< $(CFLAGS)
 
 # The scripts that tests run (bench/gpu.sh) find everything built, so
 # concurrent tests never run make on the same files.

@@ -134,12 +134,19 @@ static int ascending(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double *wh_sorted_copy(const double *x, size_t n)
+{
+    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) return NULL;
+    if (n) memcpy(sorted, x, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, ascending);
+    return sorted;
+}
+
 bool wh_summarize(const double *x, int n, wh_summary *out)
 {
-    double *sorted = n > 0 ? malloc((size_t)n * sizeof *sorted) : NULL;
+    double *sorted = n > 0 ? wh_sorted_copy(x, (size_t)n) : NULL;
     if (!sorted) return false;
-    memcpy(sorted, x, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, ascending);
     double sum = 0, var = 0;
     for (int i = 0; i < n; i++) sum += sorted[i];
     out->mean = sum / n;

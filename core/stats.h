@@ -12,6 +12,7 @@
 #define WH_CORE_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Above this many observations in all the p-value is approximated. */
 #define WH_RANK_EXACT_MAX 100
@@ -28,6 +29,9 @@ typedef struct {
     double mean, median, min, max;
     double stddev;  /* sample standard deviation (n - 1); 0 for one value */
 } wh_summary;
+
+/* A copy of x[0..n) in ascending order (free it); NULL when memory runs out. */
+double *wh_sorted_copy(const double *x, size_t n);
 
 /* Summarize x[0..n); false when n < 1 or memory runs out. */
 bool wh_summarize(const double *x, int n, wh_summary *out);
