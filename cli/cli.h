@@ -97,6 +97,8 @@ int cmd_measure(int argc, char **argv);
 int cmd_hunt(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
+int cmd_pwcet(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_input(int argc, char **argv);

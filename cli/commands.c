@@ -11,6 +11,8 @@ static const cli_command commands[] = {
     { "hunt",    cmd_hunt,    "search for the input with the longest kernel time" },
     { "compare", cmd_compare, "run all strategies with the same budget" },
     { "replay",  cmd_replay,  "re-run a saved input many times" },
+    { "campaign", cmd_campaign, "replay the hardest inputs N times, interleaved, with clocks (MBPTA)" },
+    { "pwcet",   cmd_pwcet,   "i.i.d. checks and extreme value fits of a campaign: pWCET curves" },
     { "diff",    cmd_diff,    "re-measure two runs' best inputs, interleaved, with a rank test" },
     { "explain", cmd_explain, "why an input is slow: lines ranked by the cycles it adds (sim)" },
     { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },

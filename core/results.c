@@ -253,14 +253,14 @@ static bool have_gnuplot(void)
 }
 
 /* The path from any directory: plot.gp can be rendered from anywhere. */
-static void absolute_path(const char *path, char *out, size_t n)
+void wh_absolute_path(const char *path, char *out, size_t n)
 {
     char cwd[PATH_MAX];
     if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(out, n, "%s", path);
     else snprintf(out, n, "%s/%s", cwd, path);
 }
 
-static void quote_gnuplot(FILE *f, const char *s)
+void wh_gnuplot_quote(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -276,10 +276,10 @@ static void plot_panel(FILE *f, const wh_plot_curve *curves, int n, int xcol)
     for (int i = 0; i < n; i++) {
         if (i) fprintf(f, ", \\\n     ");
         char csv[PATH_MAX + 1100];
-        absolute_path(curves[i].csv, csv, sizeof csv);
-        quote_gnuplot(f, csv);
+        wh_absolute_path(curves[i].csv, csv, sizeof csv);
+        wh_gnuplot_quote(f, csv);
         fprintf(f, " using %d:5 with steps lw 2 title ", xcol);
-        quote_gnuplot(f, curves[i].title);
+        wh_gnuplot_quote(f, curves[i].title);
     }
     fprintf(f, "\n");
 }
@@ -289,7 +289,7 @@ bool wh_plot_convergence(const char *out_stem, const char *title, const char *un
 {
     char gp[1100], stem[PATH_MAX + 1100], svg[PATH_MAX + 1200];
     snprintf(gp, sizeof gp, "%s.gp", out_stem);
-    absolute_path(out_stem, stem, sizeof stem);
+    wh_absolute_path(out_stem, stem, sizeof stem);
     snprintf(svg, sizeof svg, "%s.svg", stem);
     *rendered = false;
     FILE *f = fopen(gp, "w");
@@ -302,10 +302,10 @@ bool wh_plot_convergence(const char *out_stem, const char *title, const char *un
      * names as written: in enhanced mode an underscore is a subscript */
     fprintf(f, "set terminal svg size 1100,450 dynamic font 'sans,11' background rgb 'white'\n"
                "set termoption noenhanced\nset output ");
-    quote_gnuplot(f, svg);
+    wh_gnuplot_quote(f, svg);
     fprintf(f, "\nset datafile separator ','\nset key bottom right\nset grid\n");
     fprintf(f, "set multiplot layout 1,2 title ");
-    quote_gnuplot(f, title);
+    wh_gnuplot_quote(f, title);
     fprintf(f, "\nset xlabel 'evaluations'\nset ylabel 'best kernel time (%s)'\n", unit);
     plot_panel(f, curves, ncurves, 1);
     fprintf(f, "set xlabel 'seconds'\n");
@@ -315,7 +315,13 @@ bool wh_plot_convergence(const char *out_stem, const char *title, const char *un
         wh_error_set(err, WH_ERR_INTERNAL, gp, 0, 0, "cannot write");
         return false;
     }
-    if (!have_gnuplot()) return true;
+    *rendered = wh_plot_render(gp);
+    return true;
+}
+
+bool wh_plot_render(const char *gp)
+{
+    if (!have_gnuplot()) return false;
     pid_t pid = fork();
     if (pid == 0) {
         FILE *devnull = freopen("/dev/null", "w", stderr);
@@ -324,9 +330,7 @@ bool wh_plot_convergence(const char *out_stem, const char *title, const char *un
         _exit(127);
     }
     int status = 0;
-    if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        *rendered = true;
-    return true;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 bool wh_copy_file(const char *src, const char *dst, wh_error *err)

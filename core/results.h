@@ -84,5 +84,11 @@ typedef struct {
  * reported in *rendered = false. */
 bool wh_plot_convergence(const char *out_stem, const char *title, const char *unit,
                          const wh_plot_curve *curves, int ncurves, bool *rendered, wh_error *err);
+/* Run gnuplot on a script; false when gnuplot is missing or failed. */
+bool wh_plot_render(const char *gp_path);
+/* A string as a gnuplot literal ("..." with \ and " escaped). */
+void wh_gnuplot_quote(FILE *f, const char *s);
+/* path made absolute against the working directory (plots rendered from anywhere). */
+void wh_absolute_path(const char *path, char *out, size_t n);
 
 #endif

@@ -43,6 +43,8 @@ typedef struct {
     void (*close)(void *impl);
     const char *(*device)(const void *impl);
     double (*clock_mhz)(const void *impl);
+    /* Optional: the clocks now (harness_read_clocks); NULL: unknown. */
+    void (*clocks)(void *impl, harness_clocks *out);
 } harness_backend_ops;
 
 extern const harness_backend_ops harness_sim_ops;

@@ -230,6 +230,40 @@ double harness_clock_mhz(const harness *h)
     return h->ops->clock_mhz ? h->ops->clock_mhz(h->impl) : 0;
 }
 
+void harness_clocks_judge(harness_clocks *c)
+{
+    c->throttled = false;
+    if (!c->known)
+        return;
+    if (c->default_sm_mhz > 0 && c->sm_mhz < HARNESS_THROTTLE_CLOCK_FRACTION * c->default_sm_mhz) {
+        c->throttled = true;
+        snprintf(c->why, sizeof c->why, "SM clock %.0f MHz below %.0f %% of its default %.0f MHz", c->sm_mhz,
+                 100 * HARNESS_THROTTLE_CLOCK_FRACTION, c->default_sm_mhz);
+    } else if (c->reasons & HARNESS_REASONS_THROTTLING) {
+        c->throttled = true;
+        snprintf(c->why, sizeof c->why, "%s%s%s%s slowdown (NVML reasons 0x%llx)",
+                 c->reasons & HARNESS_REASON_HW_SLOWDOWN ? " hardware" : "",
+                 c->reasons & HARNESS_REASON_SW_THERMAL ? " software-thermal" : "",
+                 c->reasons & HARNESS_REASON_HW_THERMAL ? " hardware-thermal" : "",
+                 c->reasons & HARNESS_REASON_HW_POWER_BRAKE ? " power-brake" : "",
+                 (unsigned long long)c->reasons);
+        memmove(c->why, c->why + 1, strlen(c->why));   /* the leading blank */
+    }
+}
+
+void harness_read_clocks(harness *h, harness_clocks *out)
+{
+    memset(out, 0, sizeof *out);
+    out->temperature_c = -1;
+    if (h->ops->clocks) {
+        h->ops->clocks(h->impl, out);
+    } else {
+        snprintf(out->why, sizeof out->why, "the %s backend cannot read its clocks",
+                 harness_backend_name(h->ops->kind));
+    }
+    harness_clocks_judge(out);
+}
+
 const struct harness_cuda_info *harness_cuda_info_of(const harness *h)
 {
     return h->ops == &harness_cuda_ops ? harness_cuda_impl_info(h->impl) : NULL;

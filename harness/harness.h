@@ -148,6 +148,43 @@ const char *harness_device(const harness *h);
 const char *harness_unit(const harness *h);
 /* Clock used to convert cycles to microseconds (sim), 0 when unknown. */
 double harness_clock_mhz(const harness *h);
+/* ---- clocks: was the device running at its speed? --------------------------
+ *
+ * For measurement campaigns and for ranking only trustworthy samples.  The
+ * sim always runs at its profile's clock.  The cuda backend reads the
+ * GPU's current and default SM clocks, its clocks event ("throttle")
+ * reasons and temperature through NVML, loaded at run time like libcuda
+ * ($WARPHUNT_LIBNVML, else libnvidia-ml.so.1); where NVML is missing,
+ * `known` is false and `why` says so.  A sample is *throttled* when the SM
+ * clock is below 75 % of the default (nvbench's criterion) or a thermal,
+ * hardware or power-brake slowdown is active.  Reading never changes a
+ * clock or setting of the card. */
+#define HARNESS_THROTTLE_CLOCK_FRACTION 0.75
+/* NVML's clocks event reason bits that make a sample throttled. */
+#define HARNESS_REASON_HW_SLOWDOWN 0x8ULL
+#define HARNESS_REASON_SW_THERMAL 0x20ULL
+#define HARNESS_REASON_HW_THERMAL 0x40ULL
+#define HARNESS_REASON_HW_POWER_BRAKE 0x80ULL
+#define HARNESS_REASONS_THROTTLING \
+    (HARNESS_REASON_HW_SLOWDOWN | HARNESS_REASON_SW_THERMAL | HARNESS_REASON_HW_THERMAL | HARNESS_REASON_HW_POWER_BRAKE)
+
+typedef struct {
+    bool known;                 /* the clocks below were read */
+    double sm_mhz;              /* current SM clock */
+    double default_sm_mhz;      /* the clock it runs at undisturbed (0: unknown) */
+    uint64_t reasons;           /* NVML clocks event reasons (0 on the sim) */
+    int temperature_c;          /* -1: unknown */
+    bool throttled;
+    char why[256];              /* !known: why; throttled: what */
+} harness_clocks;
+
+/* Read the clocks now (cheap: no kernel runs).  Never fails: what cannot
+ * be read is left unknown. */
+void harness_read_clocks(harness *h, harness_clocks *out);
+/* The verdict from sm_mhz, default_sm_mhz and reasons (sets throttled and
+ * why); backends share it. */
+void harness_clocks_judge(harness_clocks *c);
+
 /* cuda: the device's description (name, SMs, clocks, L2, driver; for
  * run.json with harness_cuda_info_json); NULL for another backend. */
 struct harness_cuda_info;

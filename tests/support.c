@@ -4,6 +4,10 @@
 #include "tests/support.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,4 +83,41 @@ wh_image *ts_pattern_image(const wh_spec *s, int64_t (*value)(uint64_t i))
         wh_value_set_int(p->fields[0].type, img->bufs[0].data + p->elem_size * i, value(i));
     cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
     return img;
+}
+
+void ts_save_pattern_input(const char *spec_path, const char *dir, int64_t (*value)(uint64_t i))
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(spec_path, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *img = ts_pattern_image(s, value);
+    cr_assert(wh_image_save(img, dir, &err), "%s", err.msg);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+void ts_need_ptx(const char *ptx)
+{
+    if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built (%s): run `make ptx`", ptx);
+}
+
+void ts_beside_runner(const char *name, char *buf, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert(k > 0, "readlink /proc/self/exe: %s", strerror(errno));
+    exe[k] = 0;
+    snprintf(buf, n, "%s/%s", dirname(exe), name);
+    if (access(buf, R_OK) != 0) cr_skip_test("%s is missing: the fakes are built by make test / make check", buf);
+}
+
+int64_t ts_value_zero(uint64_t i)
+{
+    (void)i;
+    return 0;
+}
+
+int64_t ts_value_lane(uint64_t i)
+{
+    return (int64_t)(i % 32);
 }

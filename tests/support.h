@@ -27,6 +27,23 @@ const char *ts_read_text(const char *path);
  * every domain (wh_image_free it). */
 wh_image *ts_pattern_image(const wh_spec *s, int64_t (*value)(uint64_t i));
 
+/* Patterns for ts_pattern_image: 0 at every element; the lane (i % 32).
+ * On gt_paths32 (hunt_paths_small.json) every lane of a warp then takes
+ * the same leaf (5 legs per warp), or a leaf of its own (all 62 legs:
+ * the known worst). */
+int64_t ts_value_zero(uint64_t i);
+int64_t ts_value_lane(uint64_t i);
+
+/* ts_pattern_image of the spec at spec_path, saved as an input in dir. */
+void ts_save_pattern_input(const char *spec_path, const char *dir, int64_t (*value)(uint64_t i));
+
+/* Skips the test, saying so, when the PTX file is not built. */
+void ts_need_ptx(const char *ptx);
+
+/* The path of NAME beside the test runner (the fake libraries the build
+ * puts there), in buf; skips the test, saying so, when it is missing. */
+void ts_beside_runner(const char *name, char *buf, size_t n);
+
 /* cmd with argv = { name, args[0..nargs-1], NULL }; its stdout goes to
  * out_path and its stderr to err_path where these are not NULL (Criterion's
  * own redirection, if any, is left alone where they are). */

@@ -19,37 +19,6 @@
 
 #define PATHS_SPEC "tests/specs/hunt_paths_small.json"
 
-static void need_ptx(const char *ptx)
-{
-    if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built (%s): run `make ptx`", ptx);
-}
-
-/* Save to dir an input of the spec whose first buffer holds value(i) at
- * element i. */
-static void save_input(const char *spec_path, const char *dir, int64_t (*value)(uint64_t i))
-{
-    wh_error err;
-    wh_spec *s = wh_spec_load(spec_path, &err);
-    cr_assert(s, "%s", err.msg);
-    wh_image *img = ts_pattern_image(s, value);
-    cr_assert(wh_image_save(img, dir, &err), "%s", err.msg);
-    wh_image_free(img);
-    wh_spec_free(s);
-}
-
-/* gt_paths32: every lane of a warp on the same leaf, 5 tree legs per warp... */
-static int64_t same_leaf(uint64_t i)
-{
-    (void)i;
-    return 0;
-}
-
-/* ...or every lane on a leaf of its own: all 62 legs, the known worst */
-static int64_t all_leaves(uint64_t i)
-{
-    return (int64_t)(i % 32);
-}
-
 /* fake_inc: 1000000 is an increment, 1000001 stores through a null pointer */
 static int64_t no_fault(uint64_t i)
 {
@@ -80,8 +49,8 @@ static void make_inputs(inputs *in)
     snprintf(in->out, sizeof in->out, "%s/stdout", in->base);
     snprintf(in->err, sizeof in->err, "%s/stderr", in->base);
     snprintf(in->csv, sizeof in->csv, "%s/times.csv", in->base);
-    save_input(PATHS_SPEC, in->fast, same_leaf);
-    save_input(PATHS_SPEC, in->slow, all_leaves);
+    ts_save_pattern_input(PATHS_SPEC, in->fast, ts_value_zero);
+    ts_save_pattern_input(PATHS_SPEC, in->slow, ts_value_lane);
 }
 
 static int run_diff(const inputs *in, const char *const *args, int n)
@@ -138,7 +107,7 @@ static void expect_side_matches_csv(json_t *side, const char *csv, int col, int 
 
 Test(diff_cli, the_slower_input_is_named_and_the_json_matches_the_csv)
 {
-    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    ts_need_ptx("build/ptx/kernels/gt_paths32.ptx");
     inputs in;
     make_inputs(&in);
     const char *args[] = { in.fast, in.slow_run, "--backend", "sim", "--reps", "7", "--json", "--csv", in.csv };
@@ -185,7 +154,7 @@ Test(diff_cli, the_slower_input_is_named_and_the_json_matches_the_csv)
 
 Test(diff_cli, an_input_against_itself_shows_no_difference)
 {
-    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    ts_need_ptx("build/ptx/kernels/gt_paths32.ptx");
     inputs in;
     make_inputs(&in);
     const char *args[] = { in.slow_run, in.slow, "--backend", "sim", "--reps", "5", "--json" };
@@ -210,7 +179,7 @@ Test(diff_cli, inputs_of_two_kernels_need_spec)
     make_inputs(&in);
     char other[128];
     snprintf(other, sizeof other, "%s/loop", in.base);
-    save_input("tests/specs/hunt_loop_small.json", other, same_leaf);
+    ts_save_pattern_input("tests/specs/hunt_loop_small.json", other, ts_value_zero);
     const char *args[] = { in.fast, other, "--backend", "sim" };
     cr_expect_eq(run_diff(&in, args, 4), 1);
     const char *text = ts_read_text(in.err);
@@ -245,14 +214,14 @@ Test(diff_cli, a_missing_input_and_usage_errors)
  * naming the input and the round, exit status 2. */
 Test(diff_cli, a_faulting_input_ends_the_diff)
 {
-    need_ptx("build/ptx/tests/ptx/fake_inc.ptx");
+    ts_need_ptx("build/ptx/tests/ptx/fake_inc.ptx");
     inputs in;
     make_inputs(&in);
     char ok[128], bad[128];
     snprintf(ok, sizeof ok, "%s/ok", in.base);
     snprintf(bad, sizeof bad, "%s/bad", in.base);
-    save_input("tests/specs/fault_small.json", ok, no_fault);
-    save_input("tests/specs/fault_small.json", bad, fault_at_0);
+    ts_save_pattern_input("tests/specs/fault_small.json", ok, no_fault);
+    ts_save_pattern_input("tests/specs/fault_small.json", bad, fault_at_0);
     const char *args[] = { ok, bad, "--backend", "sim", "--reps", "3", "--json" };
     cr_expect_eq(run_diff(&in, args, 7), 2);
     const char *text = ts_read_text(in.err);

@@ -9,6 +9,7 @@
 #include "harness/cuda/api.h"
 #include "harness/cuda/cuda.h"
 #include "harness/cuda/worker.h"
+#include "harness/cuda/nvml.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,9 @@ typedef struct {
     unsigned char **dest;
     uint64_t *dest_bytes;
     char device[640];
+    wh_nvml *nvml;              /* opened at the first clocks read */
+    bool nvml_tried;
+    char nvml_why[256];
 } cuda_impl;
 
 static void impl_free(cuda_impl *c)
@@ -78,6 +82,7 @@ static void impl_free(cuda_impl *c)
     if (!c)
         return;
     wh_cuda_worker_fini(&c->w);
+    wh_nvml_close(c->nvml);
     for (int i = 0; c->sent && i < c->np; i++)
         free(c->sent[i]);
     free(c->sent);
@@ -367,6 +372,21 @@ static double cuda_clock_mhz(const void *impl)
     return ((const cuda_impl *)impl)->w.info.clock_khz / 1000.0;
 }
 
+/* NVML is opened once, after the worker has said where the device sits. */
+static void cuda_clocks(void *impl, harness_clocks *out)
+{
+    cuda_impl *c = impl;
+    const harness_cuda_info *i = &c->w.info;
+    if (!c->nvml && !c->nvml_tried && i->name[0]) {
+        c->nvml_tried = true;
+        c->nvml = wh_nvml_open(i->pci_domain, i->pci_bus, i->pci_device, c->nvml_why, sizeof c->nvml_why);
+    }
+    if (c->nvml)
+        wh_nvml_read(c->nvml, out);
+    else
+        snprintf(out->why, sizeof out->why, "%s", c->nvml_tried ? c->nvml_why : "no launch yet: device unknown");
+}
+
 const harness_cuda_info *harness_cuda_impl_info(const void *impl)
 {
     return &((const cuda_impl *)impl)->w.info;
@@ -452,6 +472,7 @@ const harness_backend_ops harness_cuda_ops = {
     .close = cuda_close,
     .device = cuda_device,
     .clock_mhz = cuda_clock_mhz,
+    .clocks = cuda_clocks,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -576,6 +597,10 @@ json_t *harness_cuda_info_json(const harness_cuda_info *i)
     json_object_set_new(o, "total_memory_bytes", json_integer((json_int_t)i->total_mem));
     json_object_set_new(o, "max_threads_per_block", json_integer(i->max_threads_per_block));
     json_object_set_new(o, "max_shared_optin_bytes", json_integer(i->max_shared_optin));
+    char bus[32];
+    snprintf(bus, sizeof bus, "%08x:%02x:%02x.0", (unsigned)i->pci_domain, (unsigned)i->pci_bus,
+             (unsigned)i->pci_device);
+    json_object_set_new(o, "pci_bus_id", json_string(bus));
     json_object_set_new(o, "driver_version", json_string(drv));
     json_object_set_new(o, "registers_per_thread", json_integer(i->num_regs));
     json_object_set_new(o, "libcuda", json_string(i->libcuda));

@@ -76,6 +76,7 @@ typedef struct harness_cuda_info {
     int l2_bytes;
     uint64_t total_mem;         /* bytes */
     int driver_version;         /* 12040 = 12.4 */
+    int pci_domain, pci_bus, pci_device;   /* where NVML finds the same device */
     int max_threads_per_block;
     int max_shared_optin;       /* bytes of shared memory a block may opt into */
     int num_regs;               /* registers per thread of the entry (JIT result) */

@@ -223,6 +223,9 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
     d->info.l2_bytes = attr(d, WH_CU_ATTR_L2_CACHE_SIZE);
     d->info.max_threads_per_block = attr(d, WH_CU_ATTR_MAX_THREADS_PER_BLOCK);
     d->info.max_shared_optin = attr(d, WH_CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    d->info.pci_domain = attr(d, WH_CU_ATTR_PCI_DOMAIN_ID);
+    d->info.pci_bus = attr(d, WH_CU_ATTR_PCI_BUS_ID);
+    d->info.pci_device = attr(d, WH_CU_ATTR_PCI_DEVICE_ID);
     size_t total = 0;
     if ((int)d->api.DeviceTotalMem(&total, d->dev) == WH_CU_SUCCESS)
         d->info.total_mem = total;

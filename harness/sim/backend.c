@@ -80,6 +80,13 @@ static double sim_clock(const void *impl)
     return ((const sim_prog *)impl)->prof.clock_mhz;
 }
 
+/* The sim's clock never moves: its profile's, never throttled. */
+static void sim_clocks(void *impl, harness_clocks *out)
+{
+    out->known = true;
+    out->sm_mhz = out->default_sm_mhz = sim_clock(impl);
+}
+
 const harness_backend_ops harness_sim_ops = {
     .kind = HARNESS_SIM,
     .unit = "cycles",
@@ -90,4 +97,5 @@ const harness_backend_ops harness_sim_ops = {
     .close = sim_close,
     .device = sim_device,
     .clock_mhz = sim_clock,
+    .clocks = sim_clocks,
 };

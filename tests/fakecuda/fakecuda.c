@@ -416,6 +416,7 @@ EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = FAKECUDA_CC_MINOR; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: v = FAKECUDA_SHARED_OPTIN; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = FAKECUDA_PCI_BUS + (int)dev; break;
     default: v = 0; break;
     }
     *pi = v;

@@ -62,6 +62,7 @@
 #define FAKECUDA_CC_MAJOR 8
 #define FAKECUDA_CC_MINOR 6
 #define FAKECUDA_SM_COUNT 7
+#define FAKECUDA_PCI_BUS 0x42        /* device d sits on bus 0x42 + d (fakenvml finds it there) */
 #define FAKECUDA_CLOCK_KHZ 1234000
 #define FAKECUDA_MEM_CLOCK_KHZ 5001000
 #define FAKECUDA_BUS_BITS 384
