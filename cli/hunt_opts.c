@@ -51,6 +51,11 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--reps", arg, 1, 100000, &v, err)) return -1;
         h->reps = (int)v;
         return 1;
+    case HOPT_NOISE_RSD: return cli_parse_double("--noise-rsd", arg, 0, 10, &h->noise_rsd, err) ? 1 : -1;
+    case HOPT_MAX_REPS:
+        if (!cli_parse_long("--max-reps", arg, 1, 1000000, &v, err)) return -1;
+        h->max_reps = (int)v;
+        return 1;
     case HOPT_FINAL_REPS:
         if (!cli_parse_long("--final-reps", arg, 1, 1000000, &v, err)) return -1;
         h->final_reps = (int)v;

@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -29,6 +29,7 @@ enum {
     { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
+    { "noise-rsd", required_argument, NULL, HOPT_NOISE_RSD }, { "max-reps", required_argument, NULL, HOPT_MAX_REPS }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
     { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
@@ -68,6 +69,12 @@ enum {
     "                    (default: stride for gdivan, plain for random-ga)\n" \
     "measurement:\n" \
     "  --reps R          timed runs per evaluation, fitness = their mean (1 on sim, 10 on cuda)\n" \
+    "  --noise-rsd F     while the fitness's relative standard error (stddev / (mean x\n" \
+    "                    sqrt(runs))) is above F (0.005: 0.5 %%), take --reps more runs,\n" \
+    "                    up to --max-reps (default 0: off);\n" \
+    "                    a measurement on a throttled GPU is always taken again (3 tries)\n" \
+    "                    and, still throttled, ranked last\n" \
+    "  --max-reps R      the noise criterion's cap on runs per evaluation (10 x --reps)\n" \
     "  --final-reps R    runs of the best input at the end (30)\n" \
     "  --keep N          also save the N longest-running distinct inputs measured, each\n" \
     "                    re-measured --final-reps times, under top/ (default 1: best/ only)\n" \

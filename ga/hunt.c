@@ -80,12 +80,8 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     /* only a top list of several tells inputs apart */
     ind->input_hash = h->opt.ga.keep > 1 ? hunt_input_hash(w->img) : 0;
     harness_result res;
-    double t0 = wh_clock_s();
-    bool measured = harness_measure(w->h, w->img, h->reps, &res, err);
-    w->measure_s += wh_clock_s() - t0;
-    if (!measured) return false;
+    if (!hunt_measure_fitness(h, w, &res, &ind->fitness, err)) return false;
     ind->status = (int)res.status;
-    ind->fitness = res.status == HARNESS_OK ? res.mean : 0;
     if (res.status != HARNESS_OK) hunt_record_finding(h, w->img, ind->eval_index, &res);
     harness_result_free(&res);
     return true;
@@ -342,7 +338,7 @@ static bool open_workers(hunt *h, wh_error *err)
 {
     h->njobs = effective_jobs(h);
     h->workers = wh_xcalloc((size_t)h->njobs, sizeof *h->workers);
-    h->workers[0] = (hunt_worker){ h->h, h->img, 0 };
+    h->workers[0] = (hunt_worker){ .h = h->h, .img = h->img };
     harness_options ho = h->opt.harness;
     ho.quiet = true;
     wh_launch full = wh_spec_launch_full(h->spec);

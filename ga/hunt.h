@@ -41,6 +41,12 @@ typedef struct {
     uint64_t seed;
     int reps;                   /* timed runs per evaluation; 0: 1 on sim, 10 otherwise */
     int final_reps;             /* runs of the best input at the end; 0: 30 */
+    /* Fitness hygiene on a noisy device (after nvbench's noise criterion):
+     * while the relative standard error of the mean of an evaluation's runs
+     * is above noise_rsd, `reps` more are taken, up to max_reps in all.
+     * 0: off. */
+    double noise_rsd;
+    int max_reps;               /* 0: 10 x reps */
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
     harness_backend backend;

@@ -14,6 +14,11 @@ typedef struct {
     harness *h;
     wh_image *img;              /* the full-size image its evaluations build */
     double measure_s;           /* wall time inside harness_measure */
+    long reps;                  /* timed runs taken (with the noise criterion's extra ones) */
+    long noisy;                 /* evaluations that took extra runs for the noise criterion */
+    long noisy_capped;          /* ...and still ended above the bound at max_reps */
+    long throttle_retries;      /* measurements taken again because the device was throttled */
+    long throttled;             /* evaluations still throttled after the retries: fitness 0 */
 } hunt_worker;
 
 typedef struct {
@@ -72,6 +77,12 @@ uint64_t hunt_input_hash(const wh_image *img);
 void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res);
 /* Wall time inside harness_measure, over all workers. */
 double hunt_measure_s(const hunt *h);
+/* A measurement on a throttled device is taken again this many times. */
+#define HUNT_THROTTLE_RETRIES 3
+/* One evaluation of worker w's image (hunt_measure.c): res as measured
+ * (its status; a finding's message) and the fitness the search ranks by,
+ * under the throttling and noise rules. */
+bool hunt_measure_fitness(const hunt *h, hunt_worker *w, harness_result *res, double *fitness, wh_error *err);
 /* Copy the symbolic stage's issue inputs that faulted or hung on the sim
  * (gen_result.issues_dir) into findings/symbolic-issue-K-STATUS/. */
 void hunt_take_issue_findings(hunt *h);

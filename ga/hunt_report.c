@@ -86,6 +86,20 @@ static json_t *harness_json(const harness_options *given)
                      o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit, "sim_noise", o->sim_noise);
 }
 
+/* What the throttling and noise rules did (hunt_measure.c). */
+static json_t *measurement_json(const hunt *h)
+{
+    long reps = 0, noisy = 0, capped = 0, retries = 0, throttled = 0;
+    for (int k = 0; k < h->njobs; k++) {
+        const hunt_worker *w = &h->workers[k];
+        reps += w->reps, noisy += w->noisy, capped += w->noisy_capped;
+        retries += w->throttle_retries, throttled += w->throttled;
+    }
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "runs", (json_int_t)reps, "noisy_evals", (json_int_t)noisy,
+                     "noisy_evals_at_max_reps", (json_int_t)capped, "throttle_retries", (json_int_t)retries,
+                     "throttled_evals", (json_int_t)throttled);
+}
+
 static json_t *options_json(const hunt *h)
 {
     const ga_options *g = &h->opt.ga;
@@ -105,6 +119,8 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
+    if (o) json_object_set_new(o, "noise_rsd", json_real(h->opt.noise_rsd));
+    if (o) json_object_set_new(o, "max_reps", json_integer(h->opt.max_reps));
     return o;
 }
 
@@ -217,6 +233,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "time_s", json_real(h->sum->time_s));
         json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
         json_object_set_new(doc, "jobs", json_integer(h->njobs));
+        json_object_set_new(doc, "measurement", measurement_json(h));
         json_object_set_new(doc, "state_dropped", json_boolean(h->state_dropped));
     }
     char path[1100];
@@ -355,6 +372,12 @@ bool hunt_finish(hunt *h, wh_error *err)
     } else if (!h->opt.quiet) {
         fprintf(stderr, "hunt: no evaluation succeeded; see %s/findings/\n", h->dir);
     }
+    long throttled = 0;
+    for (int k = 0; k < h->njobs; k++) throttled += h->workers[k].throttled;
+    if (throttled && !h->opt.quiet)
+        fprintf(stderr, "hunt: %ld evaluation%s stayed throttled after %d tries (the GPU's clocks were down) and "
+                        "ranked last with fitness 0; run.json's measurement says more\n",
+                throttled, throttled == 1 ? "" : "s", HUNT_THROTTLE_RETRIES + 1);
     render_plot(h);
     ga_stop_reason stop = ga_get_stop_reason(h->g);
     bool finished = stop != GA_STOP_INTERRUPTED && stop != GA_STOP_ERROR;
@@ -458,6 +481,9 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.patience = (int)json_integer_value(json_object_get(opt, "patience"));
         o->reps = (int)json_integer_value(json_object_get(opt, "reps"));
         o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
+        /* runs made before the noise criterion had none */
+        o->noise_rsd = json_number_value(json_object_get(opt, "noise_rsd"));
+        o->max_reps = (int)json_integer_value(json_object_get(opt, "max_reps"));
         json_t *keep = json_object_get(opt, "keep");   /* runs made before --keep: best/ only */
         o->ga.keep = keep ? (int)json_integer_value(keep) : 1;
         read_saved_harness(json_object_get(opt, "harness"), &o->harness);
