@@ -77,7 +77,7 @@ static void usage(FILE *out)
             "                    or a saved input or run directory (repeatable, in order)\n"
             "  --runs N          samples per input (default 1000; MBPTA-CV needs >= 100)\n"
             "  --no-interleave   all of one input's runs, then the next's\n"
-            "  --seed S          the shuffle's seed (default 1)\n"
+            "  --seed S          seed of the shuffle and of --sim-noise's draws (default 1)\n"
             "  -o, --output OUT  output directory (default DIR/campaign)\n"
             "  --spec SPEC       the kernel spec (default: the one the inputs record)\n"
             CLI_RUN_HELP
@@ -453,5 +453,6 @@ int cmd_campaign(int argc, char **argv)
         return cli_usage_hint("campaign");
     }
     o.run_dir = argv[optind];
+    ro.harness.noise_seed = o.seed;   /* --sim-noise draws, as a hunt seeds them */
     return campaign_run(&o, &ro);
 }
