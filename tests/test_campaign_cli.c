@@ -236,48 +236,62 @@ static void fake_gpu(fx *f, const char *nvml)
     ts_save_pattern_input(FAKE_SPEC, dir, increment);
 }
 
-Test(campaign_cli, fake_gpu_throttled_samples_are_flagged_and_left_out)
+/* The fake's launches vary by up to 2 us (WH_FAKECUDA_JITTER_NS) and every
+ * fifth clock read is throttled: 125 runs keep 100, enough for pwcet, whose
+ * report and exported samples hold the kept ones only. */
+Test(campaign_cli, fake_gpu_throttled_samples_are_flagged_and_left_out_of_the_pwcet)
 {
     fx f;
     fake_gpu(&f, "libfakenvml.so");
     setenv("WH_FAKENVML_THROTTLE_EVERY", "5", 1);
-    const char *args[] = { f.run, "--backend", "cuda", "--runs", "100", "--warmup", "0", "--json" };
+    setenv(FAKECUDA_JITTER_ENV, "2000", 1);
+    const char *args[] = { f.run, "--backend", "cuda", "--runs", "125", "--warmup", "0", "--json" };
     int rc = ts_run_cmd(cmd_campaign, "campaign", args, 8, f.out, f.err);
     unsetenv("WH_FAKENVML_THROTTLE_EVERY");
+    unsetenv(FAKECUDA_JITTER_ENV);
     cr_assert_eq(rc, 0, "%s", ts_read_text(f.err));
-    static row rows[128];
+    static row rows[160];
     char csv[256];
     snprintf(csv, sizeof csv, "%s/campaign.csv", f.campaign);
-    cr_assert_eq(read_rows(csv, rows, 128), 100);
+    cr_assert_eq(read_rows(csv, rows, 160), 125);
     int throttled = 0;
-    for (int i = 0; i < 100; i++) {
+    double lo = 1e300, hi = 0;
+    for (int i = 0; i < 125; i++) {
         bool want = (i + 1) % 5 == 0;
         throttled += want;
         cr_expect_str_eq(rows[i].flags, want ? "throttled" : "", "sample %d", i + 1);
         cr_expect_float_eq(rows[i].default_mhz, FAKECUDA_CLOCK_KHZ / 1000, 1e-9);
         cr_expect(want ? rows[i].sm_mhz < 0.75 * rows[i].default_mhz : rows[i].sm_mhz == rows[i].default_mhz);
         cr_expect_str_eq(rows[i].unit, "us");
+        if (rows[i].time < lo) lo = rows[i].time;
+        if (rows[i].time > hi) hi = rows[i].time;
     }
+    cr_expect(hi - lo > 0.5 && hi - lo <= 2.0 + 1e-3, "the fake's jitter spreads the times: %g..%g us", lo, hi);
     json_t *doc = ts_load_json(f.out);
     json_t *in = input_named(doc, "best");
     cr_expect_eq(num(in, "throttled"), throttled);
-    cr_expect_eq(num(in, "samples"), 100 - throttled, "throttled samples are not in the statistics");
+    cr_expect_eq(num(in, "samples"), 125 - throttled, "throttled samples are not in the statistics");
     cr_expect(json_is_true(json_object_get(doc, "clocks_known")));
     json_decref(doc);
 
-    /* 80 kept samples are too few for pwcet; with the throttled ones, the
-     * fake's constant time has no tail to fit: said per fit, not a crash */
-    const char *p1[] = { f.campaign };
-    cr_expect_eq(ts_run_cmd(cmd_pwcet, "pwcet", p1, 1, f.out, f.err), 1);
-    cr_expect(strstr(ts_read_text(f.err), "100 samples"), "%s", ts_read_text(f.err));
-    const char *p2[] = { f.campaign, "--keep-throttled", "--json", "--bootstrap", "0" };
-    cr_expect_eq(ts_run_cmd(cmd_pwcet, "pwcet", p2, 5, f.out, f.err), 0, "%s", ts_read_text(f.err));
+    const char *pargs[] = { f.campaign, "--json", "--bootstrap", "20" };
+    cr_assert_eq(ts_run_cmd(cmd_pwcet, "pwcet", pargs, 4, f.out, f.err), 0, "%s", ts_read_text(f.err));
     doc = ts_load_json(f.out);
-    json_t *rep = json_object_get(json_array_get(json_object_get(doc, "inputs"), 0), "report");
+    json_t *one = json_array_get(json_object_get(doc, "inputs"), 0);
+    cr_expect_eq(num(one, "throttled_left_out"), 25);
+    json_t *rep = json_object_get(one, "report");
     cr_expect_eq(num(rep, "n"), 100);
-    json_t *fit = json_array_get(json_object_get(rep, "fits"), 0);
-    cr_expect(json_is_false(json_object_get(fit, "ok")), "a constant sample has no tail");
+    cr_expect_leq(num(rep, "max"), hi);
+    json_t *gumbel = json_array_get(json_object_get(rep, "fits"), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(gumbel, "name")), "gumbel-mle");
+    cr_expect(json_is_true(json_object_get(gumbel, "ok")));
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "unit")), "us");
     json_decref(doc);
+    char path[300];
+    snprintf(path, sizeof path, "%s/best.samples.txt", f.campaign);
+    int lines = 0;
+    for (const char *t = ts_read_text(path); *t; t++) lines += *t == '\n';
+    cr_expect_eq(lines, 100, "the kept samples only");
     ts_rmtree(f.base);
 }
 

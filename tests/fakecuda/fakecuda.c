@@ -132,6 +132,8 @@ static struct {
     CUdeviceptr next_addr;
     size_t used_bytes;
     int live_events, live_modules, event_ids;
+    double jitter_ns;               /* FAKECUDA_JITTER_ENV */
+    uint64_t jitter_state;
 } g = { .logfd = -1 };
 
 static __thread CUcontext current;
@@ -218,6 +220,17 @@ static CUresult synchronize(CUcontext c, const char *what)
         return c->sticky;
     }
     return CUDA_SUCCESS;
+}
+
+/* Up to g.jitter_ns more for one launch (xorshift64). */
+static double jitter(void)
+{
+    if (g.jitter_ns <= 0)
+        return 0;
+    g.jitter_state ^= g.jitter_state << 13;
+    g.jitter_state ^= g.jitter_state >> 7;
+    g.jitter_state ^= g.jitter_state << 17;
+    return g.jitter_ns * (double)(g.jitter_state >> 11) / 9007199254740992.0;
 }
 
 static void advance(CUcontext c, double ns)
@@ -331,6 +344,9 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
     if (g.ndev == 0)
         return CUDA_ERROR_NO_DEVICE;
     g.wrong = getenv(FAKECUDA_WRONG_ENV) != NULL;
+    const char *jit = getenv(FAKECUDA_JITTER_ENV);
+    g.jitter_ns = jit ? atof(jit) : 0;
+    g.jitter_state = 0x9e3779b97f4a7c15ULL;
     g.jit_fail = getenv(FAKECUDA_JIT_FAIL_ENV) != NULL;
     g.next_addr = FAKECUDA_DEVICE_BASE;
     for (int i = 0; i < MAX_DEVICES; i++)
@@ -1144,7 +1160,7 @@ EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsi
     double ns = 0;
     switch (f->impl->run(c, grid, block, kernelParams, &code, &ns)) {
     case RUN_OK:
-        advance(c, ns);
+        advance(c, ns + jitter());
         break;
     case RUN_FAULT:
         c->pending = code;

@@ -55,6 +55,10 @@
 /* Any value: cuMemHostAlloc fails with CUDA_ERROR_OUT_OF_MEMORY (no pinned
  * memory to be had). */
 #define FAKECUDA_NO_PINNED_ENV "WH_FAKECUDA_NO_PINNED"
+/* A number of nanoseconds J: every kernel launch lasts up to J ns longer,
+ * uniformly (a fixed-seed xorshift stream per process), so that repeated
+ * measurements vary as a GPU's do (campaigns, pWCET, noise criteria). */
+#define FAKECUDA_JITTER_ENV "WH_FAKECUDA_JITTER_NS"
 
 /* --- the device ------------------------------------------------------------ */
 
