@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/explain_lines.h"
+#include "cli/explain_svg.h"
 
 #include "core/pcg32.h"
 #include "core/results.h"
@@ -36,26 +37,31 @@ static void usage(FILE *out)
             "(memory, dependency, pipe, control, barrier); then the warp that finished last\n"
             "(it set the kernel's time), its SM, block and top causes.  Written to OUTDIR:\n"
             "explain.md (the same) and explain.json (every line, both runs, every warp's\n"
-            "start and finish, every SM's finish).  The sim backend only: --backend cuda\n"
-            "is refused (exit status 1).\n"
+            "start and finish, every SM's finish), and two pictures: timeline.svg (SMs x\n"
+            "cycles, a bar per warp coloured by the cause that took most of its cycles, the\n"
+            "critical warp outlined) and heat.svg (each line's cycles, and the input minus\n"
+            "the reference); --png adds timeline.png and heat.png.  The sim backend only:\n"
+            "--backend cuda is refused (exit status 1).\n"
             "`hunt` on the sim writes this report for its best input (RUN/explain).\n"
-            "Not yet: an SVG timeline and heat strip, the GPU's time beside the sim's, and\n"
-            "explain run by compare on its best inputs.\n"
+            "Not yet: the GPU's time beside the sim's, and explain run by compare on its\n"
+            "best inputs.\n"
             "\n"
             "  --against DIR     the reference: another saved input (default: a random one)\n"
             "  --random SEED     the reference: a random input drawn with PCG32 seeded (SEED, 0),\n"
             "                    as `measure --random SEED` draws it (default 1)\n"
             "  --top N           lines in the table (default 10; explain.json has them all)\n"
             "  --by line|ptx     rank CUDA source lines (from .loc; default) or PTX lines\n"
-            "  -o OUTDIR         where explain.md and explain.json go (default: DIR/explain\n"
+            "  -o OUTDIR         where the report and the pictures go (default: DIR/explain\n"
             "                    when DIR is writable, else none)\n"
             "  --spec SPEC       the kernel spec (default: recorded in DIR's manifest)\n"
             "  --json            print explain.json on stdout\n"
+            "  --png             also timeline.png and heat.png, through rsvg-convert or else\n"
+            "                    ImageMagick's convert where one is on PATH (a failure is said)\n"
             CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 
-enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC };
+enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG };
 
 typedef struct {
     char input[1100];
@@ -65,6 +71,7 @@ typedef struct {
     explain_by by;
     const char *outdir;         /* NULL: DIR/explain when writable */
     const char *spec;           /* NULL: the recorded one */
+    bool png;                   /* PNGs of the pictures too */
     cli_run_options ro;
 } explain_args;
 
@@ -133,7 +140,7 @@ static bool write_files(const explain_args *a, const explain_view *v, json_t *do
     free(md);
     if (ok && !a->ro.quiet)
         fprintf(stderr, "explain: wrote %s and %s\n", md_path, json_path);
-    return ok;
+    return ok && cli_explain_svg_write(dir, v, a->png, a->ro.quiet ? NULL : stderr, err);
 }
 
 static int report(const explain_args *a, const wh_spec *spec, const harness *h, const harness_explain_report *in,
@@ -217,6 +224,7 @@ static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
         return -1;
     case 'o': a->outdir = arg; return 1;
     case OPT_SPEC: a->spec = arg; return 1;
+    case OPT_PNG: a->png = true; return 1;
     default: return 0;
     }
 }
@@ -250,6 +258,7 @@ int cmd_explain(int argc, char **argv)
         { "top", required_argument, NULL, OPT_TOP },
         { "by", required_argument, NULL, OPT_BY },
         { "spec", required_argument, NULL, OPT_SPEC },
+        { "png", no_argument, NULL, OPT_PNG },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

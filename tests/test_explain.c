@@ -5,11 +5,14 @@
  * loop trip count); an input against itself adds nothing; --by ptx ranks
  * PTX lines; the JSON has its keys and its counts add up (issued warp
  * instructions to the run's total, every warp's cycles to its life); the
- * cuda backend is refused with a message.
+ * cuda backend is refused with a message; the pictures draw every warp
+ * (or, for a large launch, buckets that keep every warp-cycle), outline the
+ * critical warp and give each line a row, and --png makes PNGs of them.
  */
 #include <criterion/criterion.h>
 
 #include "cli/cli.h"
+#include "cli/explain_svg.h"
 #include "core/image.h"
 #include "harness/harness.h"
 #include "tests/support.h"
@@ -325,4 +328,179 @@ Test(explain, harness_explain_charges_every_cycle_of_every_warp_once)
     harness_close(h);
     wh_image_free(img);
     wh_spec_free(s);
+}
+
+/* ---- the pictures (explain_svg*.c) ---------------------------------------------- */
+
+/* How many times needle occurs in text. */
+static size_t occurrences(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The number in attribute `name="…"` of the first element of class cls. */
+static double attr_of_first(const char *svg, const char *cls, const char *name)
+{
+    char key[64], attr[64];
+    snprintf(key, sizeof key, "class=\"%s\"", cls);
+    snprintf(attr, sizeof attr, " %s=\"", name);
+    const char *el = strstr(svg, key);
+    cr_assert(el, "no element of class %s", cls);
+    const char *a = strstr(el, attr), *end = strchr(el, '>');
+    cr_assert(a && a < end, "the %s element has no %s", cls, name);
+    return strtod(a + strlen(attr), NULL);
+}
+
+/* gt_bank's 1024 warps explained against themselves: the report and view
+ * the pictures are drawn from (free with svg_case_free). */
+typedef struct {
+    wh_spec *spec;
+    harness_explain_report r;
+    explain_lines lines;
+    explain_view v;
+    char dir[64];
+} svg_case;
+
+static void svg_case_open(svg_case *c)
+{
+    need_ptx("build/ptx/kernels/gt_bank.ptx");
+    wh_error err;
+    c->spec = wh_spec_load("kernels/gt_bank.json", &err);
+    cr_assert(c->spec, "%s", err.msg);
+    wh_image *img = ts_pattern_image(c->spec, zero);
+    harness *h = harness_open(c->spec, HARNESS_SIM, NULL, &err);
+    cr_assert(h, "%s", err.msg);
+    cr_assert(harness_explain(h, img, &c->r, &err), "%s", err.msg);
+    harness_close(h);
+    wh_image_free(img);
+    cli_explain_lines(&c->r, &c->r, EXPLAIN_BY_PTX, "gt_bank.ptx", &c->lines);
+    c->v = (explain_view){ .spec = c->spec, .device = "sim", .input = "in", .reference = "in", .in = &c->r,
+                           .ref = &c->r, .lines = &c->lines, .by = EXPLAIN_BY_PTX, .top = 10 };
+    snprintf(c->dir, sizeof c->dir, "/tmp/wh_svg_XXXXXX");
+    cr_assert(mkdtemp(c->dir));
+}
+
+static void svg_case_free(svg_case *c)
+{
+    cli_explain_lines_free(&c->lines);
+    harness_explain_report_free(&c->r);
+    wh_spec_free(c->spec);
+    ts_rmtree(c->dir);
+}
+
+/* path's picture with lim; its text (ts_read_text's buffer) */
+static const char *draw(svg_case *c, bool timeline, const explain_svg_limits *lim)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s.svg", c->dir, timeline ? "timeline" : "heat");
+    wh_error err;
+    bool ok = timeline ? cli_explain_svg_timeline(path, &c->v, lim, &err) : cli_explain_svg_heat(path, &c->v, lim, &err);
+    cr_assert(ok, "%s", err.msg);
+    const char *svg = ts_read_text(path);
+    cr_assert(strstr(svg, "<svg ") && strstr(svg, "</svg>"), "%s is not a whole SVG", path);
+    return svg;
+}
+
+Test(explain, the_timeline_draws_every_warp_and_outlines_the_critical_one)
+{
+    svg_case c;
+    svg_case_open(&c);
+    explain_svg_limits lim = cli_explain_svg_default_limits();
+    const char *svg = draw(&c, true, &lim);
+    cr_expect_eq(occurrences(svg, "class=\"warp\""), c.r.nwarps, "a bar per warp");
+    cr_expect_eq(occurrences(svg, "data-critical=\"1\""), 1);
+    cr_expect_eq(occurrences(svg, "class=\"critical-mark\""), 1);
+    cr_assert_geq(c.r.critical, 0);
+    const harness_explain_warp *w = &c.r.warps[c.r.critical];
+    cr_expect_eq(attr_of_first(svg, "critical-mark", "data-sm"), w->sm);
+    cr_expect_float_eq(attr_of_first(svg, "critical-mark", "data-finish"), w->finish, 1e-6 * w->finish);
+    /* a legend entry for each cause a bar is coloured by, and no other */
+    int causes = 0;
+    bool seen[SVG_NCAUSES] = { false };
+    for (uint64_t i = 0; i < c.r.nwarps; i++)
+        if (!seen[svg_warp_cause(&c.r.warps[i])]) {
+            seen[svg_warp_cause(&c.r.warps[i])] = true;
+            causes++;
+        }
+    cr_expect_eq(occurrences(svg, "class=\"legend\""), (size_t)causes);
+    svg_case_free(&c);
+}
+
+Test(explain, a_large_launch_is_drawn_as_buckets_that_keep_every_warp_cycle)
+{
+    svg_case c;
+    svg_case_open(&c);
+    explain_svg_limits lim = { .max_warps = 100, .buckets = 20, .max_rows = 60 };
+    const char *svg = draw(&c, true, &lim);
+    cr_expect_eq(occurrences(svg, "class=\"warp\""), 0, "above max_warps no bar per warp");
+    cr_expect_eq(occurrences(svg, "class=\"critical\""), 1, "the critical warp is still drawn");
+    /* every bucket's mean resident warps times its width, summed: the warps' lives */
+    double drawn = 0, lives = 0;
+    size_t nb = 0;
+    for (const char *p = strstr(svg, "class=\"bucket\""); p; p = strstr(p + 1, "class=\"bucket\""), nb++) {
+        double start = strtod(strstr(p, "data-start=\"") + 12, NULL);
+        double finish = strtod(strstr(p, "data-finish=\"") + 13, NULL);
+        drawn += strtod(strstr(p, "data-warps=\"") + 12, NULL) * (finish - start);
+    }
+    for (uint64_t i = 0; i < c.r.nwarps; i++)
+        lives += c.r.warps[i].finish - c.r.warps[i].start;
+    cr_expect_gt(nb, 0);
+    cr_expect_leq(nb, 108u * 20u, "at most SMs x buckets cells");
+    cr_expect_float_eq(drawn, lives, 1e-3 * lives, "buckets hold %g warp-cycles, warps live %g", drawn, lives);
+    svg_case_free(&c);
+}
+
+Test(explain, the_heat_strip_has_a_row_per_line_up_to_its_limit)
+{
+    svg_case c;
+    svg_case_open(&c);
+    explain_svg_limits lim = cli_explain_svg_default_limits();
+    cr_assert_gt(c.lines.n, 3u);
+    const char *svg = draw(&c, false, &lim);
+    size_t rows = c.lines.n < (size_t)lim.max_rows ? c.lines.n : (size_t)lim.max_rows;
+    cr_expect_eq(occurrences(svg, "class=\"line\""), rows);
+    cr_expect_eq(occurrences(svg, "class=\"diff\""), rows);
+    /* against itself the input adds nothing anywhere */
+    cr_expect_eq(occurrences(svg, "data-extra=\"0\""), 2 * rows);
+    lim.max_rows = 3;
+    svg = draw(&c, false, &lim);
+    cr_expect_eq(occurrences(svg, "class=\"line\""), 3);
+    svg_case_free(&c);
+}
+
+Test(explain, svg_text_escapes_markup_and_bytes_that_are_not_utf8)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert(f);
+    svg_text(f, "a<b>&\"c'\x01\xff\xc3\xa9");
+    fclose(f);
+    cr_expect_str_eq(buf, "a&lt;b&gt;&amp;&quot;c&apos;??\xc3\xa9");
+    free(buf);
+}
+
+Test(explain, png_asks_a_converter_for_both_pictures)
+{
+    if (system("command -v rsvg-convert >/dev/null 2>&1") != 0)
+        cr_skip_test("rsvg-convert not installed (make deps installs librsvg2-bin)");
+    explain_dirs d;
+    make_dirs(&d, "tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", tid_mod32, zero);
+    const char *args[] = { d.input, "-o", d.outdir, "--png" };
+    cr_assert_eq(run_explain(&d, args, 4), 0, "%s", ts_read_text(d.err));
+    static const char *const names[] = { "timeline.svg", "heat.svg", "timeline.png", "heat.png" };
+    for (int i = 0; i < 4; i++) {
+        char path[200];
+        snprintf(path, sizeof path, "%s/%s", d.outdir, names[i]);
+        FILE *f = fopen(path, "rb");
+        cr_assert(f, "no %s: %s", names[i], ts_read_text(d.err));
+        unsigned char head[8] = { 0 };
+        cr_expect_eq(fread(head, 1, 8, f), 8u);
+        fclose(f);
+        if (i >= 2) cr_expect(!memcmp(head, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG", names[i]);
+    }
+    done(&d, NULL);
 }
