@@ -80,6 +80,9 @@ typedef struct {
     bool want_all_buffers;      /* copy every buffer back, inputs and fixed ones too (in-place
                                    kernels, multi-launch programs); implies want_outputs */
     int device;                 /* cuda: device index */
+    int device_rotate;          /* cuda: added to device modulo the devices visible, once device
+                                   is found to exist (islands: the node-local rank, so that the
+                                   ranks of a node spread over its GPUs); 0: none */
     bool quiet;                 /* no notes on stderr (e.g. which backend auto picked) */
     harness_branch_fn on_branch;   /* sim: NULL = no trace (no cost) */
     void *branch_ctx;

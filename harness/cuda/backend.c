@@ -37,6 +37,7 @@ void harness_cuda_config_from_options(const harness_options *o, harness_cuda_con
     if (!o)
         return;
     c->device = o->device;
+    c->device_rotate = o->device_rotate;
     c->all_buffers = o->want_all_buffers;
 #ifdef HARNESS_HAVE_CUDA_OPTIONS
     /* kernel_timeout_s: 0 = the default, < 0 = no watchdog;
@@ -163,6 +164,7 @@ void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len,
     wh_cuda_setup setup = {
         .libcuda = cfg->libcuda ? cfg->libcuda : wh_cuda_lib_path(lib, sizeof lib),
         .device = cfg->device,
+        .device_rotate = cfg->device_rotate,
         .cold_l2 = cfg->cold_l2,
         .entry = entry,
         .ptx = ptx,

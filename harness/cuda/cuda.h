@@ -51,6 +51,7 @@ extern const harness_backend_ops harness_cuda_ops;
 
 typedef struct {
     int device;                 /* ordinal */
+    int device_rotate;          /* harness_options.device_rotate */
     double kernel_timeout_s;    /* watchdog per launch; <= 0: none */
     int warmup;                 /* untimed launches (see above); >= 0 */
     bool cold_l2;               /* flush L2 before every launch */

@@ -206,14 +206,17 @@ static void *drv_open(const wh_cuda_setup *s, harness_cuda_info *info, char *msg
             count == 1 ? "" : "s", count - 1, vis ? ", CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
         goto fail;
     }
-    r = d->api.DeviceGet(&d->dev, s->device);
+    /* islands: the ranks of a node take its devices in turn */
+    int ordinal = s->device_rotate > 0 ? (int)(((long)s->device + s->device_rotate) % count) : s->device;
+    d->info.ordinal = ordinal;
+    r = d->api.DeviceGet(&d->dev, ordinal);
     if ((int)r != WH_CU_SUCCESS) {
         wh_cuda_describe(&d->api, r, desc, sizeof desc);
-        fmt(msg, n, "cuDeviceGet(%d): %s", s->device, desc);
+        fmt(msg, n, "cuDeviceGet(%d): %s", ordinal, desc);
         goto fail;
     }
     if ((int)d->api.DeviceGetName(d->info.name, (int)sizeof d->info.name - 1, d->dev) != WH_CU_SUCCESS)
-        snprintf(d->info.name, sizeof d->info.name, "CUDA device %d", s->device);
+        snprintf(d->info.name, sizeof d->info.name, "CUDA device %d", ordinal);
     d->info.cc_major = attr(d, WH_CU_ATTR_COMPUTE_CAPABILITY_MAJOR);
     d->info.cc_minor = attr(d, WH_CU_ATTR_COMPUTE_CAPABILITY_MINOR);
     d->info.sm_count = attr(d, WH_CU_ATTR_MULTIPROCESSOR_COUNT);

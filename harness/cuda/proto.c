@@ -253,6 +253,7 @@ void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
 {
     wh_cuda_put_str(b, s->libcuda);
     wh_cuda_put_u32(b, (uint32_t)s->device);
+    wh_cuda_put_u32(b, (uint32_t)s->device_rotate);
     wh_cuda_put_u32(b, s->cold_l2 ? 1u : 0u);
     wh_cuda_put_str(b, s->entry);
     /* PTX: u64 length, bytes, NUL */
@@ -278,6 +279,7 @@ bool wh_cuda_setup_decode(const unsigned char *p, size_t len, wh_cuda_setup *s,
     wh_cuda_rbuf_init(&r, p, len);
     s->libcuda = wh_cuda_get_str(&r);
     s->device = (int)wh_cuda_get_u32(&r);
+    s->device_rotate = (int)wh_cuda_get_u32(&r);
     s->cold_l2 = wh_cuda_get_u32(&r) != 0;
     s->entry = wh_cuda_get_str(&r);
     uint64_t ptx_len = wh_cuda_get_u64(&r);

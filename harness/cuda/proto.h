@@ -122,6 +122,7 @@ typedef struct {
 typedef struct {
     const char *libcuda;        /* path for dlopen; "" = the default */
     int device;
+    int device_rotate;          /* the ordinal used: (device + device_rotate) mod the count */
     bool cold_l2;
     const char *entry;
     const char *ptx;            /* NUL-terminated PTX text */
