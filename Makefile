@@ -31,6 +31,15 @@ OPT      ?= -O2 -g
 VERSION  := 0.1.0
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DWH_VERSION='"$(VERSION)"' $(CFLAGS)
 LIBS     := -lz3 -ljansson -lgsl -lgslcblas -ldl -lm -lpthread
+# Open MPI for the GA's islands (ga/islands_mpi.c), when its mpicc is
+# installed (make deps installs it; another MPI's mpicc, without
+# --showme, is not used); a build without it runs one island and says so
+# when started by mpirun.  Only islands_mpi.c sees mpi.h.
+MPICC       := $(shell command -v mpicc 2>/dev/null)
+MPI_COMPILE := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null))
+MPI_CFLAGS  := $(if $(MPI_COMPILE),$(MPI_COMPILE) -DWH_HAVE_MPI=1)
+MPI_LIBS    := $(if $(MPI_COMPILE),$(shell $(MPICC) --showme:link 2>/dev/null))
+LIBS        += $(MPI_LIBS)
 
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -85,6 +94,8 @@ else
 .PHONY: warphunt
 warphunt: $(BUILD)/warphunt
 endif
+
+$(BUILD)/obj/ga/islands_mpi.o $(BUILD)/san/ga/islands_mpi.o: CFLAGS_ALL += $(MPI_CFLAGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -6,6 +6,7 @@
 #include "cli/hunt_opts.h"
 
 #include "core/results.h"
+#include "ga/islands.h"
 #include "core/stats.h"
 
 #include <getopt.h>
@@ -27,8 +28,12 @@ static void usage(FILE *out)
             "times over seeds), table.csv (the same rows, numbers unrounded), compare.json\n"
             "and plot.svg (one curve per strategy, first seed) to\n"
             "results/<kernel>/compare-e<N>-s<S>/.  Early stopping is off unless --patience\n"
-            "is given, so every run spends the whole budget.\n"
+            "is given, so every run spends the whole budget.  Under `mpirun -np K` every run\n"
+            "is a run of K islands (see hunt: --migrate-every G, --migrants M, default 5 and\n"
+            "2), its directory holding island-NN/; the table gives each run's best island\n"
+            "(its evaluations to the best are that island's; --evals is per island).\n"
             "\n"
+            "  --migrate-every G, --migrants M   islands: as hunt's (under mpirun only)\n"
             "  --seeds K         seeds per strategy (default 3; 3 against 3 gives p >= 0.1,\n"
             "                    5 against 5 p >= 0.008)\n"
             "  --strategies LIST comma-separated, in table order: gdivan, gdivan-paper (gdivan\n"
@@ -210,9 +215,10 @@ static void write_table_md(const comparison *c, const char *kernel, const table_
     const char *unit = r0 ? r0->unit : "";
     const char *ref = c->rows[0]->name;
     fprintf(f, "# %s: strategies compared with the same budget\n\n", kernel);
-    fprintf(f, "Backend: %s.  Budget: %ld evaluations per run.  %d seed(s) per strategy; figures are means over "
-               "seeds (min-max in brackets).\n\n",
-            r0 ? r0->device : "?", r0 ? r0->evals : 0L, c->nseeds);
+    fprintf(f, "Backend: %s.  Budget: %ld evaluations per run", r0 ? r0->device : "?", r0 ? r0->evals : 0L);
+    if (r0 && r0->islands > 1)
+        fprintf(f, " (%d islands; evaluations to the best are the best island's)", r0->islands);
+    fprintf(f, ".  %d seed(s) per strategy; figures are means over seeds (min-max in brackets).\n\n", c->nseeds);
     fprintf(f, "Re-measured: each run's best input timed again at the end (the search's own figure is a "
                "maximum over noisy measurements, biased upward).  A12: the chance that a run of %s re-measures "
                "longer than a run of the row's strategy (ties count half; 0.5: no difference, 1: always "
@@ -299,7 +305,10 @@ static void write_plot(const comparison *c, const char *kernel)
         int i = s * c->nseeds;
         if (i >= c->done) break;
         if (run_failed(c, i)) continue;
-        snprintf(csv[n], sizeof csv[n], "%s/history.csv", c->runs[i].dir);
+        if (c->runs[i].islands > 1)
+            snprintf(csv[n], sizeof csv[n], "%s/island-%02d/history.csv", c->runs[i].dir, c->runs[i].best_island);
+        else
+            snprintf(csv[n], sizeof csv[n], "%s/history.csv", c->runs[i].dir);
         curves[n] = (wh_plot_curve){ csv[n], c->rows[s]->name };
         n++;
     }
@@ -359,7 +368,10 @@ static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
             o.out_dir = out;
             wh_error rerr;
             wh_error_clear(&rerr);
-            if (!hunt_run(spec, &o, &c->runs[c->done], &rerr)) {
+            bool ran = hunt_run(spec, &o, &c->runs[c->done], &rerr);
+            /* islands cannot go on without one of them */
+            if (!ran && ho->islands) cli_abort_islands(ho->islands, &rerr);
+            if (!ran) {
                 /* one strategy's failure is a row of the table, not the end
                  * of the comparison */
                 c->runs[c->done].seed = o.seed;
@@ -376,6 +388,29 @@ static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
                         (unsigned long long)o.seed, c->runs[c->done - 1].best, c->runs[c->done - 1].unit,
                         c->runs[c->done - 1].evals_to_best);
         }
+}
+
+/* The comparison's directory: -o, else a new one under the results. */
+static bool make_dir(comparison *c, const char *out, const hunt_options *ho, const wh_spec *spec, wh_error *err)
+{
+    if (out) {
+        snprintf(c->dir, sizeof c->dir, "%s", out);
+        return wh_make_dirs(c->dir, err);
+    }
+    char stem[128];
+    snprintf(stem, sizeof stem, "compare-e%ld-s%llu", ho->ga.max_evals, (unsigned long long)ho->seed);
+    return wh_results_make_run_dir(ho->results_base, spec->name, stem, c->dir, sizeof c->dir, err);
+}
+
+/* Every island takes island 0's directory ("" when it could not make one). */
+static bool share_dir(wh_islands *islands, comparison *c, bool made, wh_error *err)
+{
+    if (!made) c->dir[0] = '\0';
+    wh_islands_share_text(islands, c->dir, sizeof c->dir);
+    if (c->dir[0]) return true;
+    if (wh_islands_rank(islands) > 0)
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "island 0 could not make the comparison's directory");
+    return false;
 }
 
 typedef struct {
@@ -428,26 +463,25 @@ int cmd_compare(int argc, char **argv)
     comparison cmp;
     memset(&cmp, 0, sizeof cmp);
     cmp.nseeds = (int)nseeds;
-    if (!parse_strategies(&cmp, args.strategies, &err)) {
+    wh_islands *islands = NULL;
+    if (!parse_strategies(&cmp, args.strategies, &err) || !cli_join_islands(&ho, &ro, &islands, &err)) {
         wh_spec_free(spec);
         cli_search_free(&ho);
         return cli_report(&err);
     }
+    /* under mpirun every run of the comparison is a run of islands; island 0 writes the table */
+    bool lead = !islands || wh_islands_rank(islands) == 0;
     cmp.runs = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.runs);
     cmp.failure = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.failure);
     bool ok = cmp.runs != NULL && cmp.failure != NULL;
-    if (ok && out) {
-        snprintf(cmp.dir, sizeof cmp.dir, "%s", out);
-        ok = wh_make_dirs(cmp.dir, &err);
-    } else if (ok) {
-        char stem[128];
-        snprintf(stem, sizeof stem, "compare-e%ld-s%llu", ho.ga.max_evals, (unsigned long long)ho.seed);
-        ok = wh_results_make_run_dir(ho.results_base, spec->name, stem, cmp.dir, sizeof cmp.dir, &err);
-    }
+    if (ok && lead)
+        ok = make_dir(&cmp, out, &ho, spec, &err);
+    if (islands && !share_dir(islands, &cmp, ok, &err))
+        ok = false;
     if (ok)
         run_all(&cmp, spec, &ho);
     int status = 0;
-    if (cmp.done) {
+    if (cmp.done && lead) {
         wh_error werr;
         write_table(&cmp, spec->name, &werr);
         write_plot(&cmp, spec->name);
@@ -471,5 +505,6 @@ int cmd_compare(int argc, char **argv)
     free(cmp.runs);
     wh_spec_free(spec);
     cli_search_free(&ho);
+    wh_islands_leave(islands);
     return status;
 }

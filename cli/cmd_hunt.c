@@ -3,6 +3,7 @@
  * kernel time.
  */
 #include "cli/hunt_opts.h"
+#include "ga/islands.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -49,6 +50,12 @@ static void usage(FILE *out)
             "  --drop-state      when the run finishes, remove its search state (checkpoint.bin,\n"
             "                    pool.bin; hundreds of MB on large launches): it can then not be\n"
             "                    resumed to extend it (default: kept)\n"
+            "islands (under mpirun: `mpirun -np K warphunt hunt ...`, one island per process,\n"
+            "each with its own seed and harness; the run's directory holds island-NN/ and\n"
+            "island 0's merged run.json, best/ and plot.svg; without mpirun, one island):\n"
+            "  --migrate-every G every G generations each island sends its best to the next\n"
+            "                    island of the ring and takes the previous one's (default 5)\n"
+            "  --migrants M      individuals sent each time (default 2)\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
@@ -134,10 +141,19 @@ int cmd_hunt(int argc, char **argv)
         ho.ga.max_evals = 2000;
     wh_error err;
     wh_error_clear(&err);
+    /* under mpirun: one island of the run; the others speak through island 0 */
+    wh_islands *islands;
+    if (!cli_join_islands(&ho, &ro, &islands, &err)) {
+        wh_spec_free(spec);
+        cli_search_free(&ho);
+        return cli_report(&err);
+    }
+    if (islands && wh_islands_rank(islands) > 0) cmd.explain = false;
     hunt_summary sum;
     bool ok = hunt_run(spec, &ho, &sum, &err);
     wh_spec_free(spec);
     cli_search_free(&ho);
+    if (!ok && islands) cli_abort_islands(islands, &err);
     if (!ok) return cli_report(&err);
     if (!ro.quiet) print_summary(&sum);
     if (cmd.explain && !strcmp(sum.backend, "sim") && sum.stop != GA_STOP_INTERRUPTED) {
@@ -150,5 +166,6 @@ int cmd_hunt(int argc, char **argv)
         cli_print_json(j);
         json_decref(j);
     }
+    wh_islands_leave(islands);
     return sum.stop == GA_STOP_INTERRUPTED ? 130 : 0;
 }

@@ -5,11 +5,13 @@
 
 #include "core/alloc.h"
 #include "core/results.h"
+#include "ga/islands.h"
 
 #include <getopt.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
 {
@@ -52,6 +54,14 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         h->reps = (int)v;
         return 1;
     case HOPT_NOISE_RSD: return cli_parse_double("--noise-rsd", arg, 0, 10, &h->noise_rsd, err) ? 1 : -1;
+    case HOPT_MIGRATE_EVERY:
+        if (!cli_parse_long("--migrate-every", arg, 1, 1000000, &v, err)) return -1;
+        h->migrate_every = (int)v;
+        return 1;
+    case HOPT_MIGRANTS:
+        if (!cli_parse_long("--migrants", arg, 1, 10000, &v, err)) return -1;
+        h->migrants = (int)v;
+        return 1;
     case HOPT_MAX_REPS:
         if (!cli_parse_long("--max-reps", arg, 1, 1000000, &v, err)) return -1;
         h->max_reps = (int)v;
@@ -123,12 +133,23 @@ static void warn_ignored_on_resume(const struct option *longs, const int *seen, 
                 "change its budget)\n", list);
 }
 
+/* The run.json that records a run's spec: DIR's own, or, for a run of
+ * islands stopped before island 0 merged the results, its first island's. */
+static void recorded_run_json(const char *dir, char *path, size_t n)
+{
+    snprintf(path, n, "%s/run.json", dir);
+    if (access(path, R_OK) == 0) return;
+    char island[1100];
+    snprintf(island, sizeof island, "%s/island-00/run.json", dir);
+    if (access(island, R_OK) == 0) snprintf(path, n, "%s", island);
+}
+
 /* A resumed run's spec takes the constants the run recorded (run.json's
  * spec_sets), whatever --set says now. */
 static bool resumed_sets(const char *dir, wh_spec *spec, wh_error *err)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s/run.json", dir);
+    recorded_run_json(dir, path, sizeof path);
     json_t *doc = json_load_file(path, 0, NULL), *sets = json_object_get(doc, "spec_sets");
     bool ok = true;
     for (size_t k = 0; ok && k < json_array_size(sets); k++) {
@@ -143,7 +164,7 @@ static bool resumed_sets(const char *dir, wh_spec *spec, wh_error *err)
 static bool resumed_spec(const char *dir, char *out, size_t n, wh_error *err)
 {
     char path[1100];
-    snprintf(path, sizeof path, "%s/run.json", dir);
+    recorded_run_json(dir, path, sizeof path);
     json_t *doc = wh_read_json(path, "cannot resume", err);
     const char *spec = doc ? json_string_value(json_object_get(doc, "spec")) : NULL;
     if (doc && !spec) wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: the run records no spec; name it");
@@ -212,6 +233,23 @@ int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_
     ho->argc = argc;
     ho->argv = typed;
     return status;
+}
+
+bool cli_join_islands(hunt_options *ho, cli_run_options *ro, wh_islands **islands, wh_error *err)
+{
+    *islands = NULL;
+    if (!wh_islands_launched()) return true;
+    if (!(*islands = wh_islands_join(err))) return false;
+    ho->islands = *islands;
+    if (wh_islands_rank(*islands) > 0) ho->quiet = ro->quiet = true, ro->json = false;
+    return true;
+}
+
+_Noreturn void cli_abort_islands(wh_islands *islands, wh_error *err)
+{
+    fprintf(stderr, "warphunt: island %d of %d failed; ending every island (their last checkpoints stay for "
+                    "--resume)\n", wh_islands_rank(islands), wh_islands_size(islands));
+    wh_islands_abort(islands, cli_report(err));
 }
 
 void cli_search_free(hunt_options *ho)

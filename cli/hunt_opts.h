@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -30,6 +30,7 @@ enum {
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
     { "noise-rsd", required_argument, NULL, HOPT_NOISE_RSD }, { "max-reps", required_argument, NULL, HOPT_MAX_REPS }, \
+    { "migrate-every", required_argument, NULL, HOPT_MIGRATE_EVERY }, { "migrants", required_argument, NULL, HOPT_MIGRANTS }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
     { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
@@ -109,5 +110,16 @@ typedef int (*cli_own_option_fn)(void *ctx, int c, const char *arg, wh_error *er
 int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_option_fn own, void *ctx,
                      void (*usage)(FILE *out), hunt_options *ho, cli_run_options *ro, wh_spec **spec);
 void cli_search_free(hunt_options *ho);
+
+/* Under mpirun (ga/islands.h): join the run's islands, point ho at them,
+ * and make every island but 0 quiet (it neither prints nor writes the
+ * command's own summaries).  *islands is NULL without mpirun; false (err
+ * filled) when the job cannot be joined. */
+struct wh_islands;
+bool cli_join_islands(hunt_options *ho, cli_run_options *ro, struct wh_islands **islands, wh_error *err);
+/* The islands' end after a failed run: say so and end every island
+ * (MPI_Abort), since the others would wait for this one at their next
+ * exchange. */
+_Noreturn void cli_abort_islands(struct wh_islands *islands, wh_error *err);
 
 #endif

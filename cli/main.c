@@ -2,6 +2,7 @@
  * main.c — the `warphunt` program: dispatch to a subcommand.
  */
 #include "cli/cli.h"
+#include "ga/islands.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("warphunt %s\n", WH_VERSION);
+        printf("warphunt %s (MPI islands: %s)\n", WH_VERSION, wh_islands_built() ? "yes" : "no, built without MPI");
         return 0;
     }
     int n;

@@ -161,11 +161,18 @@ static void check_convergence(ga *g, double prev_best)
     if (g->opt.patience && g->stale >= g->opt.patience) g->stop = GA_STOP_CONVERGED;
 }
 
+/* Islands stop together: the run's reason replaces the island's own. */
+static void agree_stop(ga *g)
+{
+    if (g->prob.agree_stop) g->stop = g->prob.agree_stop(g->prob.ctx, g->stop);
+}
+
 bool ga_run(ga *g, wh_error *err)
 {
     g->t0 = wh_clock_s() - g->elapsed_before;
     if (!g->resumed && !ga_first_generation(g, err)) return false;
     g->resumed = false;
+    agree_stop(g);
     while (!g->stop) {
         if (g->prob.on_generation && !g->prob.on_generation(g->prob.ctx, g->generation, err)) {
             g->stop = GA_STOP_ERROR;
@@ -175,6 +182,7 @@ bool ga_run(ga *g, wh_error *err)
         g->generation++;
         if (!ga_next_generation(g, err)) return false;
         if (g->evaluated_all) check_convergence(g, prev);
+        agree_stop(g);
     }
     /* An interrupted generation is not checkpointed: the checkpoint stays at
      * the last generation's end, so a resume redoes the cut generation with

@@ -141,6 +141,10 @@ typedef struct {
     /* Optional: polled before every evaluation (Ctrl-C), never from two
      * threads at once. */
     bool (*stop_requested)(void *ctx);
+    /* Optional (islands): after every generation, the island's own stop
+     * reason (GA_STOP_NONE: go on) in, the one the whole run agrees on
+     * out, so that islands stop together. */
+    ga_stop_reason (*agree_stop)(void *ctx, ga_stop_reason own);
 } ga_problem;
 
 typedef struct ga ga;
@@ -152,6 +156,16 @@ void ga_free(ga *g);
 bool ga_run(ga *g, wh_error *err);
 
 const ga_indiv *ga_best(const ga *g);
+
+/* Migration between islands (migrate.c).  The population's n best
+ * measured individuals, best first, into out[0..n) whose genes arrays the
+ * caller gives (ngenes each; NULL for GA_RANDOM); returns how many. */
+int ga_emigrants(const ga *g, ga_indiv *out, int n);
+/* Individuals from another island take the places of the population's
+ * worst (fitness as measured there; they are not measured again and do
+ * not count as this island's evaluations or best), then the population is
+ * ranked again.  Call between generations (from on_generation). */
+void ga_immigrate(ga *g, const ga_indiv *in, int n);
 ga_stop_reason ga_get_stop_reason(const ga *g);
 const char *ga_stop_reason_name(ga_stop_reason r);
 const char *ga_strategy_name(ga_strategy s);

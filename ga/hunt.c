@@ -142,6 +142,8 @@ static bool on_eval(void *ctx, const ga_event *ev, wh_error *err)
 static bool on_generation(void *ctx, int generation, wh_error *err)
 {
     hunt *h = ctx;
+    /* before the checkpoint, so that it holds the immigrants */
+    if (!hunt_islands_migrate(h, generation, err)) return false;
     char path[1100];
     snprintf(path, sizeof path, "%s/pool.bin", h->dir);
     if (h->pool->natoms > h->pool_saved || h->pool_saved == 0) {
@@ -299,11 +301,13 @@ static bool start_ga(hunt *h, wh_error *err)
     p.on_eval = on_eval;
     p.on_generation = on_generation;
     p.stop_requested = stop_requested;
-    h->g = ga_new(&p, &h->opt.ga, h->opt.strategy, h->opt.seed, err);
+    if (h->root[0]) p.agree_stop = hunt_islands_agree_stop;
+    h->g = ga_new(&p, &h->opt.ga, h->opt.strategy, hunt_island_seed(h), err);
     if (!h->g) return false;
     char path[1100];
     snprintf(path, sizeof path, "%s/checkpoint.bin", h->dir);
     if (h->opt.resume_dir && !ga_restore(h->g, path, err)) return false;
+    h->restored_generation = h->opt.resume_dir ? ga_generation(h->g) : -1;
     snprintf(path, sizeof path, "%s/history.csv", h->dir);
     if (h->opt.resume_dir && !wh_history_truncate(path, ga_evals(h->g), err)) return false;
     return wh_history_open(&h->hist, path, h->opt.resume_dir != NULL, err);
@@ -366,6 +370,7 @@ static bool setup(hunt *h, wh_error *err)
     time_t now = time(NULL);
     struct tm utc;
     strftime(h->started, sizeof h->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
+    if (!hunt_islands_prepare(h, err)) return false;
     if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
     if (h->opt.resume_dir && !has_checkpoint(h->opt.resume_dir)) {
         /* stopped (even by kill -9) before its first checkpoint: nothing is
@@ -382,7 +387,7 @@ static bool setup(hunt *h, wh_error *err)
     /* emulated noise (sim_noise) follows the run's seed, so a seed is still
      * a run; a resumed run restarts the noise stream, so with noise it does
      * not end where the uninterrupted run would */
-    h->opt.harness.noise_seed = h->opt.seed;
+    h->opt.harness.noise_seed = hunt_island_seed(h);
     h->h = harness_open(h->spec, h->opt.backend, &h->opt.harness, err);
     if (!h->h) return false;
     h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;
@@ -449,6 +454,9 @@ bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_
         wh_error ferr;
         bool fin = hunt_finish(&h, ok ? err : &ferr);
         ok = ok && fin;
+        /* every island reaches this point once, failed or not */
+        bool merged = hunt_islands_merge(&h, ok ? err : &ferr);
+        ok = ok && merged;
     }
     teardown(&h);
     /* a run that failed before writing anything leaves no empty directory

@@ -74,7 +74,15 @@ typedef struct {
     char *const *argv;
     bool quiet;
     volatile sig_atomic_t *interrupted;  /* set by a SIGINT handler; polled */
+    /* MPI islands (ga/islands.h): this process is one island of the run;
+     * NULL: a single island, as without mpirun. */
+    struct wh_islands *islands;
+    int migrate_every;          /* generations between migrations; 0: 5 */
+    int migrants;               /* best individuals each island sends; 0: 2 */
 } hunt_options;
+
+#define HUNT_DEFAULT_MIGRATE_EVERY 5
+#define HUNT_DEFAULT_MIGRANTS 2
 
 /* gdivan's value-edit genes unless --value-edits says otherwise. */
 #define HUNT_DEFAULT_VALUE_EDITS 3
@@ -109,6 +117,10 @@ typedef struct {
     double explore_s;           /* gdivan: the symbolic stage's wall time in this run
                                    (about 0 when it came from the cache) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom, or "" */
+    /* islands: how many (0 or 1: one, as without mpirun) and which found
+     * the best; on island 0 the summary is the run's (dir the run's
+     * directory, evals all islands', the rest the best island's) */
+    int islands, best_island;
 } hunt_summary;
 
 /* false only when the tool fails (err filled); a run stopped by Ctrl-C

@@ -59,6 +59,13 @@ typedef struct {
     double explore_s;           /* gdivan: wall time of the symbolic stage in this run */
     char started[32];           /* when this process started the run (UTC, ISO 8601) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
+    /* islands (hunt_islands.c): the run's directory, of which h->dir is
+     * this island's island-NN/; "" for a single island */
+    char root[1024];
+    char island_dir[1100];      /* what opt.out_dir / opt.resume_dir point to */
+    int restored_generation;    /* the checkpoint's generation on resume, else -1 */
+    long migrations, immigrants;
+    double comm_s;              /* wall time in the islands' exchanges and stop agreements */
 } hunt;
 
 /* gdivan without atoms from the symbolic stage searches with this many
@@ -95,6 +102,21 @@ void hunt_recall_seed_dirs(hunt *h, const char *dir);
 /* A resumed run keeps the record of the seeds it started from. */
 void hunt_recall_seeds(hunt *h);
 void hunt_free_seeds(hunt *h);
+/* Islands (hunt_islands.c); each is a no-op for a single island. */
+/* Before anything else: this island's directory under the run's (island
+ * 0 makes the run's and tells the others), its own seed. */
+bool hunt_islands_prepare(hunt *h, wh_error *err);
+/* The seed of this island's GA and noise: the run's seed on island 0. */
+uint64_t hunt_island_seed(const hunt *h);
+/* At a generation's end: every --migrate-every generations, the ring
+ * exchange of --migrants best individuals. */
+bool hunt_islands_migrate(hunt *h, int generation, wh_error *err);
+/* ga_problem.agree_stop of an island. */
+ga_stop_reason hunt_islands_agree_stop(void *ctx, ga_stop_reason own);
+/* After every island finished: island 0 writes the run's run.json,
+ * best/ (the best island's) and plot, and points the summary at them. */
+bool hunt_islands_merge(hunt *h, wh_error *err);
+
 /* run.json; `final` adds the best input's distribution. */
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err);
 /* Re-measure the best, save best/, fill the summary, render the plot. */

@@ -4,6 +4,7 @@
  */
 #include "core/hash.h"
 #include "ga/hunt_internal.h"
+#include "ga/islands.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -119,6 +120,8 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
+    if (o) json_object_set_new(o, "migrate_every", json_integer(h->opt.migrate_every));
+    if (o) json_object_set_new(o, "migrants", json_integer(h->opt.migrants));
     if (o) json_object_set_new(o, "noise_rsd", json_real(h->opt.noise_rsd));
     if (o) json_object_set_new(o, "max_reps", json_integer(h->opt.max_reps));
     return o;
@@ -234,6 +237,13 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "measure_s", json_real(h->sum->measure_s));
         json_object_set_new(doc, "jobs", json_integer(h->njobs));
         json_object_set_new(doc, "measurement", measurement_json(h));
+        if (h->root[0])
+            json_object_set_new(doc, "island", json_pack("{s:i, s:i, s:s, s:I, s:I, s:I, s:f}", "rank",
+                                                         wh_islands_rank(h->opt.islands), "of",
+                                                         wh_islands_size(h->opt.islands), "run", h->root,
+                                                         "ga_seed", (json_int_t)hunt_island_seed(h), "migrations",
+                                                         (json_int_t)h->migrations, "immigrants",
+                                                         (json_int_t)h->immigrants, "comm_s", h->comm_s));
         json_object_set_new(doc, "state_dropped", json_boolean(h->state_dropped));
     }
     char path[1100];
@@ -399,6 +409,10 @@ json_t *hunt_summary_json(const hunt_summary *s)
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
     json_object_set_new(o, "jobs", json_integer(s->jobs));
     json_object_set_new(o, "state_mb", json_real(s->state_mb));
+    if (s->islands > 1) {
+        json_object_set_new(o, "islands", json_integer(s->islands));
+        json_object_set_new(o, "best_island", json_integer(s->best_island));
+    }
     /* --keep N: the top list as run.json has it (rank, fitness, eval, dir, final) */
     char path[1100];
     snprintf(path, sizeof path, "%s/run.json", s->dir);
@@ -481,6 +495,9 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.patience = (int)json_integer_value(json_object_get(opt, "patience"));
         o->reps = (int)json_integer_value(json_object_get(opt, "reps"));
         o->final_reps = (int)json_integer_value(json_object_get(opt, "final_reps"));
+        /* runs made before islands: the defaults */
+        o->migrate_every = (int)json_integer_value(json_object_get(opt, "migrate_every"));
+        o->migrants = (int)json_integer_value(json_object_get(opt, "migrants"));
         /* runs made before the noise criterion had none */
         o->noise_rsd = json_number_value(json_object_get(opt, "noise_rsd"));
         o->max_reps = (int)json_integer_value(json_object_get(opt, "max_reps"));

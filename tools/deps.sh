@@ -2,7 +2,7 @@
 # Install the Debian packages warphunt builds and tests with.  Idempotent:
 # packages already present are not reinstalled.  Uses sudo when not root.
 set -e
-PKGS="build-essential clang libz3-dev libjansson-dev libcriterion-dev libgsl-dev gnuplot-nox librsvg2-bin"
+PKGS="build-essential clang libz3-dev libjansson-dev libcriterion-dev libgsl-dev libopenmpi-dev openmpi-bin gnuplot-nox librsvg2-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,61 @@
+/*
+ * islands.h — the GA's island model over MPI: one hunt per process,
+ * exchanging their best individuals around a ring.
+ *
+ * `mpirun -np K warphunt hunt ...` starts K processes; each is an island
+ * with its own seed, harness and population, searching the same gene
+ * space (the symbolic stage's atoms come from the shared explore cache,
+ * so an individual's genes mean the same input on every island).  Every
+ * G generations each island sends its M best individuals to the next
+ * island of the ring and puts the previous island's in place of its M
+ * worst.  The islands stop together (a collective exchange must never
+ * wait for an island that left): each generation they agree on the stop
+ * reason, converging only when all have converged.
+ *
+ * Only this file's transport (islands_mpi.c) knows MPI; it is compiled
+ * with MPI when the build finds mpicc (WH_HAVE_MPI), else it says that
+ * the binary has none.  A warphunt started without mpirun never calls
+ * MPI at all, whether or not it was built with it.
+ */
+#ifndef WH_GA_ISLANDS_H
+#define WH_GA_ISLANDS_H
+
+#include "core/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct wh_islands wh_islands;
+
+/* Was this binary built with MPI? */
+bool wh_islands_built(void);
+/* Was this process started by mpirun (or srun) with more than one rank?
+ * (From the launcher's environment; MPI is not called.) */
+bool wh_islands_launched(void);
+/* Join the MPI job: NULL with err set when the binary has no MPI or the
+ * job cannot be joined.  Call once, before any thread starts. */
+wh_islands *wh_islands_join(wh_error *err);
+/* MPI_Finalize and free. */
+void wh_islands_leave(wh_islands *is);
+/* End every island of the run (MPI_Abort) after this one failed. */
+_Noreturn void wh_islands_abort(wh_islands *is, int status);
+
+int wh_islands_rank(const wh_islands *is);
+int wh_islands_size(const wh_islands *is);
+/* This island's rank among the islands of its node (shared memory), so
+ * that a node's islands take its GPUs in turn. */
+int wh_islands_local_rank(const wh_islands *is);
+/* Send out[0..n) to the next island of the ring and receive the previous
+ * island's message into a malloc'ed *in (*in_n bytes).  Blocking; every
+ * island calls it at the same point. */
+bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err);
+/* The maximum of every island's value (a collective). */
+int wh_islands_max(wh_islands *is, int value);
+/* Every island gets island 0's text (a collective; n bytes at most). */
+void wh_islands_share_text(wh_islands *is, char *text, size_t n);
+void wh_islands_barrier(wh_islands *is);
+/* Island 0 receives every island's n bytes, by rank, into all (size x n
+ * bytes; ignored elsewhere).  A collective. */
+void wh_islands_gather(wh_islands *is, const void *mine, size_t n, void *all);
+
+#endif

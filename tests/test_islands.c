@@ -1,0 +1,351 @@
+/*
+ * test_islands.c — `mpirun -np 2 warphunt hunt` on the sim: two islands
+ * that exchange individuals, the same run for the same seed, a run
+ * directory with each island's results and island 0's merged ones,
+ * --resume of every island (and its refusal with another island count),
+ * the islands of a node on its GPUs in turn (the fake CUDA driver with
+ * two devices), and compare on islands.  Skipped, with the reason, where
+ * mpirun or an MPI build is missing.  The GA's side (ga_emigrants,
+ * ga_immigrate, agree_stop) is tested in-process below it.
+ */
+#include <criterion/criterion.h>
+
+#include "ga/ga.h"
+#include "harness/cuda/api.h"
+#include "tests/fakecuda/fakecuda.h"
+#include "tests/support.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SPEC "tests/specs/hunt_paths_small.json"
+
+/* The warphunt beside the test runner, built with MPI, and mpirun. */
+static void need_mpi(char *tool, size_t n)
+{
+    ts_beside_runner("warphunt", tool, n);
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) cr_skip_test("mpirun not installed (make deps installs Open MPI)");
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "'%s' --version | grep -q 'MPI islands: yes'", tool);
+    if (system(cmd) != 0) cr_skip_test("%s was built without MPI (mpicc missing at build time)", tool);
+    ts_need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    /* CI machines run as root, which Open MPI refuses unless told */
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+}
+
+/* What every mpirun test starts with: the tool (skipping without MPI), a
+ * fresh temporary directory, and a log file in it. */
+typedef struct {
+    char tool[PATH_MAX];
+    char base[32];
+    char log[64];
+} mpi_case;
+
+static void mpi_case_open(mpi_case *c)
+{
+    need_mpi(c->tool, sizeof c->tool);
+    snprintf(c->base, sizeof c->base, "/tmp/wh_islands_XXXXXX");
+    cr_assert(mkdtemp(c->base));
+    snprintf(c->log, sizeof c->log, "%s/log", c->base);
+}
+
+/* mpirun -np 2 TOOL COMMAND ARGS; its exit status. */
+static int islands_of(const char *tool, const char *command, const char *args, const char *log)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "mpirun --oversubscribe -np 2 '%s' %s %s >'%s' 2>&1", tool, command, args, log);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int islands(const char *tool, const char *args, const char *log)
+{
+    return islands_of(tool, "hunt", args, log);
+}
+
+/* history.csv without its wall-time column: what a deterministic run repeats. */
+static char *history_sans_time(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/history.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap), line[512];
+    cr_assert(out);
+    while (fgets(line, sizeof line, f)) {
+        char *a = strchr(line, ','), *b = a ? strchr(a + 1, ',') : NULL, *c = b ? strchr(b + 1, ',') : NULL;
+        if (!c) continue;
+        size_t k = (size_t)(b - line) + strlen(c);
+        if (len + k + 1 > cap) cr_assert((out = realloc(out, cap *= 2)));
+        memcpy(out + len, line, (size_t)(b - line));
+        memcpy(out + len + (size_t)(b - line), c, strlen(c));
+        len += k;
+    }
+    out[len] = '\0';
+    fclose(f);
+    return out;
+}
+
+static json_t *island_run(const char *root, int r)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/island-%02d/run.json", root, r);
+    return ts_load_json(path);
+}
+
+static long island_field(json_t *run, const char *key)
+{
+    return (long)json_integer_value(json_object_get(json_object_get(run, "island"), key));
+}
+
+#define ARGS SPEC " --backend sim --evals 120 --population 20 --migrate-every 2 --patience 0 --jobs 1 --no-explain --quiet -o "
+
+Test(islands, two_islands_exchange_individuals_and_repeat_for_one_seed, .timeout = 120)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    const char *tool = c.tool, *base = c.base, *log = c.log;
+    char a[600], b[600], args[1200];
+    snprintf(a, sizeof a, "%s/a", base);
+    snprintf(b, sizeof b, "%s/b", base);
+    snprintf(args, sizeof args, ARGS "%s", a);
+    cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+    snprintf(args, sizeof args, ARGS "%s", b);
+    cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+
+    char path[700];
+    snprintf(path, sizeof path, "%s/run.json", a);
+    json_t *root = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_object_get(root, "kind")), "islands");
+    cr_expect_eq(json_integer_value(json_object_get(root, "islands")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(root, "evals")), 240, "120 evaluations per island");
+    json_t *runs = json_object_get(root, "island_runs");
+    cr_assert_eq(json_array_size(runs), 2);
+    double best = json_number_value(json_object_get(json_object_get(root, "best"), "fitness"));
+    double b0 = json_number_value(json_object_get(json_array_get(runs, 0), "best"));
+    double b1 = json_number_value(json_object_get(json_array_get(runs, 1), "best"));
+    cr_expect_float_eq(best, b0 > b1 ? b0 : b1, 1e-9, "the run's best is its best island's");
+    snprintf(path, sizeof path, "%s/best/manifest.json", a);
+    cr_expect(access(path, R_OK) == 0, "the best island's input is the run's best/");
+    snprintf(path, sizeof path, "%s/plot.gp", a);
+    cr_expect(access(path, R_OK) == 0, "a plot of every island");
+    json_decref(root);
+
+    for (int r = 0; r < 2; r++) {
+        json_t *run = island_run(a, r);
+        cr_expect_eq(island_field(run, "rank"), r);
+        cr_expect_eq(island_field(run, "of"), 2);
+        /* generations 2, 4 (6 ends the budget, where islands do not migrate) */
+        cr_expect_geq(island_field(run, "migrations"), 2);
+        cr_expect_geq(island_field(run, "immigrants"), 2, "each migration brings the previous island's best");
+        json_decref(run);
+        char da[700], db[700];
+        snprintf(da, sizeof da, "%s/island-%02d", a, r);
+        snprintf(db, sizeof db, "%s/island-%02d", b, r);
+        char *ha = history_sans_time(da), *hb = history_sans_time(db);
+        cr_expect_str_eq(ha, hb, "island %d: the same seed, the same run", r);
+        free(ha);
+        free(hb);
+    }
+    json_t *r0 = island_run(a, 0), *r1 = island_run(a, 1);
+    cr_expect_neq(island_field(r0, "ga_seed"), island_field(r1, "ga_seed"), "each island has its own seed");
+    json_decref(r0);
+    json_decref(r1);
+    ts_rmtree(base);
+}
+
+/* The CUDA ordinal each island's run.json records. */
+static long island_ordinal(const char *root, int r)
+{
+    json_t *run = island_run(root, r);
+    long o = (long)json_integer_value(json_object_get(json_object_get(run, "device_info"), "ordinal"));
+    json_decref(run);
+    return o;
+}
+
+Test(islands, the_islands_of_a_node_take_its_gpus_in_turn, .timeout = 120)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    const char *tool = c.tool, *base = c.base, *log = c.log;
+    char lib[PATH_MAX];
+    ts_beside_runner("libfakecuda.so", lib, sizeof lib);
+    if (access(lib, R_OK) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    setenv(WH_CUDA_LIB_ENV, lib, 1);
+    setenv(FAKECUDA_DEVICES_ENV, "2", 1);
+    setenv(FAKECUDA_ANY_KERNEL_ENV, "1", 1);
+    char dir[600], args[1200];
+    /* from --device on, modulo the devices: 0 then 1, or 1 then 0 */
+    for (int first = 0; first < 2; first++) {
+        snprintf(dir, sizeof dir, "%s/d%d", base, first);
+        snprintf(args, sizeof args, SPEC " --backend cuda --device %d --evals 40 --population 20 --no-explain "
+                 "--quiet -o %s", first, dir);
+        cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+        for (int r = 0; r < 2; r++)
+            cr_expect_eq(island_ordinal(dir, r), (first + r) % 2, "--device %d: island %d", first, r);
+    }
+    /* one device: both islands on it */
+    setenv(FAKECUDA_DEVICES_ENV, "1", 1);
+    snprintf(dir, sizeof dir, "%s/one", base);
+    snprintf(args, sizeof args, SPEC " --backend cuda --evals 40 --population 20 --no-explain --quiet -o %s", dir);
+    cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+    for (int r = 0; r < 2; r++) cr_expect_eq(island_ordinal(dir, r), 0);
+    ts_rmtree(base);
+}
+
+Test(islands, resume_continues_every_island, .timeout = 120)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    const char *tool = c.tool, *base = c.base, *log = c.log;
+    char dir[600], args[1200];
+    snprintf(dir, sizeof dir, "%s/run", base);
+    snprintf(args, sizeof args, SPEC " --backend sim --evals 40 --population 20 --migrate-every 1 --patience 0 "
+             "--jobs 1 --no-explain --quiet -o %s", dir);
+    cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+    snprintf(args, sizeof args, "--resume %s --evals 80 --no-explain --quiet", dir);
+    cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+    for (int r = 0; r < 2; r++) {
+        json_t *run = island_run(dir, r);
+        cr_expect_eq(json_integer_value(json_object_get(run, "evals")), 80, "island %d extended to 80", r);
+        cr_expect_geq(island_field(run, "migrations"), 1, "the resumed islands still migrate");
+        json_decref(run);
+    }
+    char path[700];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *root = ts_load_json(path);
+    cr_expect_eq(json_integer_value(json_object_get(root, "evals")), 160);
+    json_decref(root);
+    /* not as one island: it is refused, saying how */
+    char cmd[PATH_MAX + 1400];
+    snprintf(cmd, sizeof cmd, "'%s' hunt --resume %s --evals 100 --no-explain --quiet >'%s' 2>&1", tool, dir, log);
+    int rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s", ts_read_text(log));
+    cr_expect(strstr(ts_read_text(log), "a run of 2 islands, resumed by 1 process; resume it with mpirun -np 2"),
+              "%s", ts_read_text(log));
+    ts_rmtree(base);
+}
+
+Test(islands, compare_runs_every_strategy_on_the_islands, .timeout = 120)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    const char *tool = c.tool, *base = c.base, *log = c.log;
+    char dir[600], args[1200], path[800];
+    snprintf(dir, sizeof dir, "%s/cmp", base);
+    snprintf(args, sizeof args, SPEC " --backend sim --evals 40 --population 20 --migrate-every 1 --seeds 1 "
+             "--strategies gdivan,random --jobs 1 --quiet -o %s", dir);
+    cr_assert_eq(islands_of(tool, "compare", args, log), 0, "%s", ts_read_text(log));
+    static const char *const runs[] = { "gdivan-s1", "random-s1" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s/run.json", dir, runs[k]);
+        json_t *root = ts_load_json(path);
+        cr_expect_str_eq(json_string_value(json_object_get(root, "kind")), "islands", "%s", runs[k]);
+        cr_expect_eq(json_integer_value(json_object_get(root, "evals")), 80, "%s: 40 per island", runs[k]);
+        json_decref(root);
+        for (int r = 0; r < 2; r++) {
+            snprintf(path, sizeof path, "%s/%s/island-%02d/history.csv", dir, runs[k], r);
+            cr_expect(access(path, R_OK) == 0, "no %s", path);
+        }
+    }
+    /* one table, by island 0, with a row per strategy */
+    snprintf(path, sizeof path, "%s/table.md", dir);
+    const char *table = ts_read_text(path);
+    cr_expect(strstr(table, "gdivan") && strstr(table, "random"), "%s", table);
+    snprintf(path, sizeof path, "%s/compare.json", dir);
+    json_t *cmp = ts_load_json(path);
+    cr_expect_eq(json_array_size(json_object_get(cmp, "strategies")), 2);
+    json_decref(cmp);
+    ts_rmtree(base);
+}
+
+/* ---- the GA's side, in-process ------------------------------------------- */
+
+typedef struct {
+    int calls;
+} counter;
+
+/* fitness = the sum of the genes: the best individuals are easy to know */
+static bool eval_sum(void *ctx, int worker, ga_indiv *ind, wh_error *err)
+{
+    (void)ctx, (void)worker, (void)err;
+    double s = 0;
+    for (int i = 0; i < 4; i++) s += ind->genes[i];
+    ind->fitness = s;
+    ind->status = 0;
+    return true;
+}
+
+static const int alleles[] = { 1, 2, 3, 4, 5 };
+
+static bool new_allele(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err)
+{
+    (void)ctx, (void)gene, (void)err;
+    *allele = 1 + (int)pcg32_bounded(rng, 5);
+    return true;
+}
+
+static ga_stop_reason never_agree(void *ctx, ga_stop_reason own)
+{
+    counter *c = ctx;
+    c->calls++;
+    /* the run goes on while this island alone converged, until the budget */
+    return own == GA_STOP_CONVERGED ? GA_STOP_NONE : own;
+}
+
+static ga *small_ga(counter *c, long evals)
+{
+    ga_problem p;
+    memset(&p, 0, sizeof p);
+    p.ctx = c;
+    p.ngenes = 4;
+    p.path_alleles = alleles;
+    p.npath_alleles = 5;
+    p.new_random_allele = new_allele;
+    p.evaluate = eval_sum;
+    p.agree_stop = never_agree;
+    ga_options o;
+    ga_options_default(&o);
+    o.population = 10;
+    o.max_evals = evals;
+    o.patience = 1;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_RANDOM_GA, 3, &err);
+    cr_assert(g, "%s", err.msg);
+    return g;
+}
+
+Test(islands, immigrants_replace_the_worst_and_agreement_overrides_convergence)
+{
+    counter c = { 0 };
+    ga *g = small_ga(&c, 190);   /* 10 + 20 generations of 9: the last one whole */
+    wh_error err;
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_expect_eq(ga_get_stop_reason(g), GA_STOP_EVALS, "converging alone does not stop an island");
+    cr_expect_eq(ga_evals(g), 190);
+    cr_expect_gt(c.calls, 2, "asked after every generation");
+
+    int genes[2][4] = { { 9, 9, 9, 9 }, { 8, 8, 8, 8 } };
+    ga_indiv in[2] = { { .genes = genes[0], .fitness = 36 }, { .genes = genes[1], .fitness = 32 } };
+    ga_immigrate(g, in, 2);
+    int out_genes[3][4];
+    ga_indiv out[3] = { { .genes = out_genes[0] }, { .genes = out_genes[1] }, { .genes = out_genes[2] } };
+    int valid;
+    ga_population(g, &valid);
+    cr_assert_geq(valid, 2);
+    int k = ga_emigrants(g, out, 3);
+    cr_assert_eq(k, valid < 3 ? valid : 3);
+    cr_expect_float_eq(out[0].fitness, 36, 1e-12, "the immigrant ranks first");
+    cr_expect_eq(out[0].genes[0], 9);
+    cr_expect_float_eq(out[1].fitness, 32, 1e-12);
+    if (k > 2) cr_expect_leq(out[2].fitness, 32);
+    cr_expect_lt(ga_best(g)->fitness, 36, "an immigrant is not this island's own best");
+    ga_free(g);
+}
