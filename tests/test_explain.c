@@ -2,12 +2,13 @@
  * test_explain.c — `warphunt explain` and harness_explain on the sim: on
  * ground-truth kernels the report names the cause their headers give
  * (same-address atomics, divergence, uncoalesced sectors, bank conflicts,
- * loop trip count); an input against itself adds nothing; --by ptx ranks
- * PTX lines; the JSON has its keys and its counts add up (issued warp
- * instructions to the run's total, every warp's cycles to its life); the
- * cuda backend is refused with a message; the pictures draw every warp
- * (or, for a large launch, buckets that keep every warp-cycle), outline the
- * critical warp and give each line a row, and --png makes PNGs of them.
+ * loop trip count, probe length); an input against itself adds nothing;
+ * --by ptx ranks PTX lines; the JSON has its keys and its counts add up
+ * (issued warp instructions to the run's total, every warp's cycles to its
+ * life); the cuda backend is refused with a message; the pictures draw
+ * every warp (or, for a large launch, buckets that keep every
+ * warp-cycle), outline the critical warp and give each line a row, and
+ * --png makes PNGs of them.
  */
 #include <criterion/criterion.h>
 
@@ -182,6 +183,33 @@ Test(explain, a_longer_loop_issues_more_on_gt_loop)
     double issued = row_num(doc, 0, "input", "issued");
     cr_expect_eq(issued, 64 * 8, "issued %g: 8 warps x 64 iterations", issued);
     cr_expect_eq(row_num(doc, 0, "reference", "issued"), 0);
+    done(&d, doc);
+}
+
+static int64_t one_home(uint64_t i) { return (int64_t)(5 + 4096 * (i + 1)); }
+static int64_t distinct_home(uint64_t i) { return (int64_t)(i + 1); }
+
+Test(explain, long_probe_chains_rank_first_on_gt_hash)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "kernels/gt_hash.json", "build/ptx/kernels/gt_hash.ptx", one_home, distinct_home,
+                               "line");
+    cr_expect_gt(num(json_object_get(doc, "input"), "cycles"), 100 * num(json_object_get(doc, "reference"), "cycles"));
+    /* first the CAS (inlined from the header), waiting behind the other
+     * keys' CASes on the same slots, which distinct homes never do */
+    cr_expect_gt(row_num(doc, 0, "input", "atomics"), 0);
+    cr_expect_gt(row_num(doc, 0, "input", "atomic_wait"), 0);
+    cr_expect_eq(row_num(doc, 0, "reference", "atomic_wait"), 0);
+    /* then the probe loop's lines: chains of about 1000 slots against 1 */
+    json_t *rows = json_object_get(doc, "rows");
+    size_t loop_lines = 0;
+    for (size_t i = 1; i < json_array_size(rows); i++) {
+        json_t *row = json_array_get(rows, i);
+        const char *file = json_string_value(json_object_get(row, "file"));
+        double in = row_num(doc, i, "input", "issued"), ref = row_num(doc, i, "reference", "issued");
+        if (file && strstr(file, "gt_hash.cu") && ref > 0 && in > 500 * ref) loop_lines++;
+    }
+    cr_expect_geq(loop_lines, 3, "the loop's lines issue hundreds of times more");
     done(&d, doc);
 }
 
