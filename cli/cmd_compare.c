@@ -44,11 +44,14 @@ static void usage(FILE *out)
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
             "  --keep-state      keep each run's search state (checkpoint.bin, pool.bin), so a\n"
             "                    run can be extended with hunt --resume (default: removed)\n"
+            "  --no-explain      on the sim, each strategy's best run (over seeds) explains its\n"
+            "                    best input against a random one into RUN/explain, as hunt does\n"
+            "                    (see explain); this skips it\n"
             HUNT_HELP("1000", "0 here, unlike hunt") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 
-enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES, OPT_KEEP_STATE };
+enum { OPT_SEEDS = HOPT_FIRST_FREE, OPT_STRATEGIES, OPT_KEEP_STATE, OPT_NO_EXPLAIN };
 
 /* A row of the comparison: a strategy, and for gdivan-paper the paper's
  * own scaler and mutation (plain tiling, one-gene mutations). */
@@ -418,7 +421,29 @@ typedef struct {
     const char *out;
     const char *strategies;
     bool keep_state;
+    bool explain;               /* each strategy's best run explains its best input */
 } compare_args;
+
+/* On the sim: why each strategy's best input (its best run over seeds) is
+ * slow, into that run's explain/; a failure is said and changes nothing. */
+static void explain_bests(const comparison *c, const cli_run_options *ro)
+{
+    for (int s = 0; s < c->nrows; s++) {
+        int best = -1;
+        for (int k = 0; k < c->nseeds; k++) {
+            int i = s * c->nseeds + k;
+            if (i < c->done && !run_failed(c, i) && !strcmp(c->runs[i].backend, "sim") &&
+                (best < 0 || c->runs[i].best > c->runs[best].best))
+                best = i;
+        }
+        if (best < 0) continue;
+        if (cli_explain_best(c->runs[best].dir, ro) != 0)
+            fprintf(stderr, "compare: the explain of %s's best input failed\n", c->rows[s]->name);
+        else if (!ro->quiet)
+            fprintf(stderr, "compare: why %s's best input is slow: %s/explain/explain.md\n", c->rows[s]->name,
+                    c->runs[best].dir);
+    }
+}
 
 static int own_option(void *ctx, int c, const char *arg, wh_error *err)
 {
@@ -428,6 +453,7 @@ static int own_option(void *ctx, int c, const char *arg, wh_error *err)
     case 'o': a->out = arg; return 1;
     case OPT_STRATEGIES: a->strategies = arg; return 1;
     case OPT_KEEP_STATE: a->keep_state = true; return 1;
+    case OPT_NO_EXPLAIN: a->explain = false; return 1;
     default: return 0;
     }
 }
@@ -439,6 +465,7 @@ int cmd_compare(int argc, char **argv)
         { "seeds", required_argument, NULL, OPT_SEEDS },
         { "strategies", required_argument, NULL, OPT_STRATEGIES },
         { "keep-state", no_argument, NULL, OPT_KEEP_STATE },
+        { "no-explain", no_argument, NULL, OPT_NO_EXPLAIN },
         { "out", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -449,7 +476,7 @@ int cmd_compare(int argc, char **argv)
     ho.ga.patience = 0;
     cli_run_options ro;
     cli_run_options_init(&ro);
-    compare_args args = { 3, NULL, "gdivan,random-ga,random", false };
+    compare_args args = { 3, NULL, "gdivan,random-ga,random", false, true };
     wh_spec *spec;
     int pstatus = cli_parse_search(argc, argv, longs, own_option, &args, usage, &ho, &ro, &spec);
     if (pstatus >= 0) return pstatus;
@@ -481,6 +508,8 @@ int cmd_compare(int argc, char **argv)
     if (ok)
         run_all(&cmp, spec, &ho);
     int status = 0;
+    if (cmp.done && lead && args.explain && !*ho.interrupted)
+        explain_bests(&cmp, &ro);
     if (cmp.done && lead) {
         wh_error werr;
         write_table(&cmp, spec->name, &werr);

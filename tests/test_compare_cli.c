@@ -49,6 +49,16 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
         cr_expect_eq(json_integer_value(json_object_get(r, "evals")), 40, "run %zu: the same budget", i);
         cr_expect_eq(json_integer_value(json_object_get(r, "seed")), 1 + (long)(i % 2), "run %zu", i);
     }
+    /* each strategy's better run of its two explains its best input */
+    for (size_t i = 0; i < 6; i += 2) {
+        json_t *a = json_array_get(runs, i), *b = json_array_get(runs, i + 1);
+        bool second = json_number_value(json_object_get(b, "best")) > json_number_value(json_object_get(a, "best"));
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/explain/explain.md",
+                     json_string_value(json_object_get(k ? b : a, "dir")));
+            cr_expect_eq(access(path, R_OK) == 0, k == (int)second, "%s: only the best run of %s", path, want[i]);
+        }
+    }
     /* rank_tests: each later row against the first, A12 from the runs' best
      * inputs re-measured */
     snprintf(path, sizeof path, "%s/table.csv", out);
@@ -168,8 +178,9 @@ Test(compare_cli, a_failed_run_does_not_stop_the_others, .init = cr_redirect_std
     cr_assert(fd >= 0 && flock(fd, LOCK_EX) == 0);
 
     const char *args[] = { "tests/specs/hunt_paths_small.json", "--backend", "sim", "--strategies",
-                           "random,gdivan", "--evals", "20", "--seeds", "1", "--results", res, "-o", out, "--quiet" };
-    cr_expect_eq(run_compare(14, args), 2);
+                           "random,gdivan", "--evals", "20", "--seeds", "1", "--results", res, "-o", out, "--quiet",
+                           "--no-explain" };
+    cr_expect_eq(run_compare(15, args), 2);
     close(fd);
 
     snprintf(path, sizeof path, "%s/compare.json", out);
@@ -181,6 +192,8 @@ Test(compare_cli, a_failed_run_does_not_stop_the_others, .init = cr_redirect_std
     cr_expect(strstr(json_string_value(json_object_get(failed, "failed")), "in use by another warphunt process"));
     cr_expect_str_eq(json_string_value(json_object_get(ran, "variant")), "gdivan");
     cr_expect_eq(json_integer_value(json_object_get(ran, "evals")), 20, "the other strategy ran its budget");
+    snprintf(path, sizeof path, "%s/explain", json_string_value(json_object_get(ran, "dir")));
+    cr_expect(access(path, F_OK) != 0, "--no-explain: no %s", path);
     json_decref(doc);
 
     snprintf(path, sizeof path, "%s/table.md", out);
