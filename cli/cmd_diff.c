@@ -4,8 +4,7 @@
  * compared by ranks.
  */
 #include "cli/cli.h"
-
-#include "core/stats.h"
+#include "cli/paired.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -46,26 +45,10 @@ typedef struct {
     cli_run_options ro;
 } diff_args;
 
-/* One of the two inputs: where it is, its image, its times and their summary. */
-typedef struct {
-    char dir[1100];
-    wh_image *img;
-    double *times; /* one per round */
-    wh_summary st;
-} side;
-
-typedef enum { NO_DIFFERENCE, A_SLOWER, B_SLOWER } verdict;
-
-static const char *verdict_key(verdict v)
-{
-    static const char *const keys[] = { "no_difference", "a_slower", "b_slower" };
-    return keys[v];
-}
-
 /* The spec both inputs are measured with: --spec, else the one the two
  * manifests record.  They are compared by kernel name, since one spec may
  * be recorded under two paths (relative and absolute). */
-static wh_spec *diff_spec(const char *given, const side *a, const side *b, wh_error *err)
+static wh_spec *diff_spec(const char *given, const paired_side *a, const paired_side *b, wh_error *err)
 {
     wh_spec *spec = cli_load_input_spec(a->dir, given, err);
     if (!spec || given) return spec;
@@ -82,67 +65,20 @@ static wh_spec *diff_spec(const char *given, const side *a, const side *b, wh_er
     return NULL;
 }
 
-static bool load_side(const wh_spec *spec, side *s, int rounds, wh_error *err)
-{
-    s->img = wh_image_load(spec, s->dir, err);
-    if (!s->img) return false;
-    s->times = calloc((size_t)rounds, sizeof *s->times);
-    if (!s->times) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d times", rounds);
-    return s->times != NULL;
-}
-
-static void free_side(side *s)
+static void free_side(paired_side *s)
 {
     wh_image_free(s->img);
-    free(s->times);
+    cli_paired_free(s);
 }
 
-/* One run of s's input in round `round`.  A fault, hang or unsupported
- * instruction ends the diff: a time that is missing cannot be ranked. */
-static bool measure_once(harness *h, const char *label, side *s, int round, wh_error *err)
-{
-    harness_result r;
-    if (!harness_measure(h, s->img, 1, &r, err)) return false;
-    bool ok = r.status == HARNESS_OK && r.reps == 1;
-    if (ok)
-        s->times[round] = r.times[0];
-    else /* the kernel failed where it ran: exit 2, as for a device failure */
-        wh_error_set(err, WH_ERR_DEVICE, s->dir, 0, 0, "diff: %s, round %d: %s: %s", label, round + 1,
-                     harness_status_name(r.status), r.message);
-    harness_result_free(&r);
-    return ok;
-}
-
-static bool measure_interleaved(harness *h, side *a, side *b, int rounds, wh_error *err)
-{
-    /* A then B in every round, not all of A then all of B: drift of the
-     * machine (clocks, temperature, other load) then hits both alike */
-    for (int k = 0; k < rounds; k++)
-        if (!measure_once(h, "A", a, k, err) || !measure_once(h, "B", b, k, err)) return false;
-    return true;
-}
-
-static bool summarize(side *s, int n, wh_error *err)
-{
-    if (wh_summarize(s->times, n, &s->st)) return true;
-    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d times", n);
-    return false;
-}
-
-static verdict verdict_of(const wh_rank_test *t, double alpha)
-{
-    if (!(t->p_value < alpha) || t->a12 == 0.5) return NO_DIFFERENCE;
-    return t->a12 > 0.5 ? A_SLOWER : B_SLOWER;
-}
-
-static void print_side(const char *label, const side *s)
+static void print_side(const char *label, const paired_side *s)
 {
     fprintf(stderr, "  %s  %12.6g %12.6g %12.6g %12.6g %12.4g\n", label, s->st.mean, s->st.median, s->st.min, s->st.max,
             s->st.stddev);
 }
 
-static void print_human(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const side *a,
-                        const side *b, const wh_rank_test *t)
+static void print_human(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const paired_side *a,
+                        const paired_side *b, const wh_rank_test *t)
 {
     fprintf(stderr, "diff: %s on %s, %d rounds (A, then B, in each), times in %s\n", spec->name, harness_device(h),
             rounds, harness_unit(h));
@@ -154,11 +90,11 @@ static void print_human(const wh_spec *spec, const harness *h, int rounds, const
     else fprintf(stderr, "  median B/A -;");
     fprintf(stderr, " A12 (A against B) %.3f; Mann-Whitney p %.3g%s\n", t->a12, t->p_value,
             t->exact ? " (exact)" : " (normal approx.)");
-    verdict v = verdict_of(t, args->alpha);
-    if (v == NO_DIFFERENCE)
+    paired_verdict v = cli_paired_verdict(t, args->alpha);
+    if (v == PAIRED_NO_DIFFERENCE)
         fprintf(stderr, "  no significant difference at alpha %g (p = %.3g)", args->alpha, t->p_value);
     else
-        fprintf(stderr, "  %s is slower (p = %.3g < alpha %g)", v == A_SLOWER ? "A" : "B", t->p_value, args->alpha);
+        fprintf(stderr, "  %s is slower (p = %.3g < alpha %g)", v == PAIRED_A_SLOWER ? "A" : "B", t->p_value, args->alpha);
     if (a->st.min == a->st.max && b->st.min == b->st.max)
         fputs(harness_backend_of(h) == HARNESS_SIM && args->ro.harness.sim_noise == 0
                   ? "; neither sample varies (the sim is deterministic: one rep each would do)\n"
@@ -168,7 +104,7 @@ static void print_human(const wh_spec *spec, const harness *h, int rounds, const
         fputc('\n', stderr);
 }
 
-static bool write_csv(const char *path, const side *a, const side *b, int rounds, wh_error *err)
+static bool write_csv(const char *path, const paired_side *a, const paired_side *b, int rounds, wh_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -184,14 +120,14 @@ static bool write_csv(const char *path, const side *a, const side *b, int rounds
     return true;
 }
 
-static json_t *side_json(const side *s)
+static json_t *side_json(const paired_side *s)
 {
     return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "input", s->dir, "mean", s->st.mean, "median", s->st.median, "min",
                      s->st.min, "max", s->st.max, "stddev", s->st.stddev);
 }
 
-static void print_json(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const side *a,
-                       const side *b, const wh_rank_test *t)
+static void print_json(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const paired_side *a,
+                       const paired_side *b, const wh_rank_test *t)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o}", "kernel", spec->name, "spec", spec->path,
                           "backend", harness_backend_name(harness_backend_of(h)), "device", harness_device(h), "unit",
@@ -202,42 +138,37 @@ static void print_json(const wh_spec *spec, const harness *h, int rounds, const 
     json_object_set_new(j, "p_value", json_real(t->p_value));
     json_object_set_new(j, "exact", json_boolean(t->exact));
     json_object_set_new(j, "alpha", json_real(args->alpha));
-    json_object_set_new(j, "verdict", json_string(verdict_key(verdict_of(t, args->alpha))));
+    json_object_set_new(j, "verdict", json_string(cli_paired_verdict_key(cli_paired_verdict(t, args->alpha))));
     cli_print_json(j);
     json_decref(j);
 }
 
-/* The rank test and everything written from the measured times. */
-static int report(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const side *a,
-                  const side *b)
+/* Everything written from the measured times. */
+static int report(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const paired_side *a,
+                  const paired_side *b, const wh_rank_test *t)
 {
     wh_error err;
     wh_error_clear(&err);
-    wh_rank_test t;
-    if (!wh_rank_test_run(a->times, rounds, b->times, rounds, &t)) {
-        wh_error_set(&err, WH_ERR_INTERNAL, NULL, 0, 0, "diff: out of memory for the rank test");
-        return cli_report(&err);
-    }
-    if (!args->ro.quiet) print_human(spec, h, rounds, args, a, b, &t);
+    if (!args->ro.quiet) print_human(spec, h, rounds, args, a, b, t);
     int status = 0;
     if (args->csv && !write_csv(args->csv, a, b, rounds, &err)) status = cli_report(&err);
-    if (args->ro.json) print_json(spec, h, rounds, args, a, b, &t);
+    if (args->ro.json) print_json(spec, h, rounds, args, a, b, t);
     return status;
 }
 
-static int run_diff(const diff_args *args, side *a, side *b)
+static int run_diff(const diff_args *args, paired_side *a, paired_side *b)
 {
     wh_error err;
     wh_error_clear(&err);
     int rounds = (int)args->reps;
     wh_spec *spec = diff_spec(args->spec, a, b, &err);
     harness *h = NULL;
-    bool ok = spec && cli_apply_sets(spec, args->ro.sets, args->ro.nsets, &err) && load_side(spec, a, rounds, &err) &&
-              load_side(spec, b, rounds, &err);
+    bool ok = spec && cli_apply_sets(spec, args->ro.sets, args->ro.nsets, &err) &&
+              (a->img = wh_image_load(spec, a->dir, &err)) && (b->img = wh_image_load(spec, b->dir, &err));
     if (ok) h = harness_open(spec, args->ro.backend, &args->ro.harness, &err);
-    ok = ok && h && measure_interleaved(h, a, b, rounds, &err) && summarize(a, rounds, &err) &&
-         summarize(b, rounds, &err);
-    int status = ok ? report(spec, h, rounds, args, a, b) : cli_report(&err);
+    wh_rank_test t;
+    ok = ok && h && cli_paired_measure(h, a, b, rounds, "diff", &t, &err);
+    int status = ok ? report(spec, h, rounds, args, a, b, &t) : cli_report(&err);
     harness_close(h);
     free_side(a);
     free_side(b);
@@ -282,9 +213,7 @@ int cmd_diff(int argc, char **argv)
         fprintf(stderr, "warphunt diff: expected two inputs, RUN_A and RUN_B (saved inputs or run directories)\n");
         return cli_usage_hint("diff");
     }
-    side a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
+    paired_side a = { .label = "A" }, b = { .label = "B" };
     if (!cli_input_dir("diff", argv[optind], a.dir, sizeof a.dir, &err) ||
         !cli_input_dir("diff", argv[optind + 1], b.dir, sizeof b.dir, &err))
         return cli_report(&err);

@@ -7,6 +7,7 @@
  * (explain_view.c).
  */
 #include "cli/cli.h"
+#include "cli/explain_gpu.h"
 #include "cli/explain_lines.h"
 #include "cli/explain_svg.h"
 
@@ -23,7 +24,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: warphunt explain DIR [--against DIR | --random SEED] [--top N] [--by line|ptx]\n"
-            "                        [-o OUTDIR] [--spec SPEC] [--json] [options]\n"
+            "                        [-o OUTDIR] [--spec SPEC] [--json] [--backend cuda [--reps R]]\n"
+            "                        [options]\n"
             "\n"
             "Why is this input slow?  Run the saved input DIR (an input directory, or a run\n"
             "directory whose best/ is used) and a reference input once each on the sim,\n"
@@ -40,11 +42,12 @@ static void usage(FILE *out)
             "start and finish, every SM's finish), and two pictures: timeline.svg (SMs x\n"
             "cycles, a bar per warp coloured by the cause that took most of its cycles, the\n"
             "critical warp outlined) and heat.svg (each line's cycles, and the input minus\n"
-            "the reference); --png adds timeline.png and heat.png.  The sim backend only:\n"
-            "--backend cuda is refused (exit status 1).\n"
-            "`hunt` on the sim writes this report for its best input (RUN/explain).\n"
-            "Not yet: the GPU's time beside the sim's, and explain run by compare on its\n"
-            "best inputs.\n"
+            "the reference); --png adds timeline.png and heat.png.  The report is the sim's\n"
+            "model; --backend cuda also measures both inputs on the GPU, interleaved, --reps\n"
+            "times each, and puts the GPU's times beside the sim's with a rank test, saying\n"
+            "when the two disagree on which input is slower (explain.json \"gpu\").\n"
+            "`hunt` on the sim writes this report for its best input (RUN/explain), and\n"
+            "`compare` for each strategy's best.\n"
             "\n"
             "  --against DIR     the reference: another saved input (default: a random one)\n"
             "  --random SEED     the reference: a random input drawn with PCG32 seeded (SEED, 0),\n"
@@ -56,12 +59,12 @@ static void usage(FILE *out)
             "  --spec SPEC       the kernel spec (default: recorded in DIR's manifest)\n"
             "  --json            print explain.json on stdout\n"
             "  --png             also timeline.png and heat.png, through rsvg-convert or else\n"
-            "                    ImageMagick's convert where one is on PATH (a failure is said)\n"
+            "                    ImageMagick's convert where one is on PATH (a failure is said)\n"            "  --reps R          with --backend cuda: GPU runs of each input (default 30)\n"
             CLI_RUN_HELP
             "  -h, --help        this text\n");
 }
 
-enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG };
+enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG, OPT_REPS };
 
 typedef struct {
     char input[1100];
@@ -72,6 +75,8 @@ typedef struct {
     const char *outdir;         /* NULL: DIR/explain when writable */
     const char *spec;           /* NULL: the recorded one */
     bool png;                   /* PNGs of the pictures too */
+    bool gpu;                   /* --backend cuda: both inputs measured on the GPU as well */
+    long rounds;                /* ... this many times each */
     cli_run_options ro;
 } explain_args;
 
@@ -110,7 +115,8 @@ static void ptx_name(const wh_spec *spec, char *out, size_t n)
 }
 
 /* explain.md and explain.json under OUTDIR (or DIR/explain when it can be written). */
-static bool write_files(const explain_args *a, const explain_view *v, json_t *doc, wh_error *err)
+static bool write_files(const explain_args *a, const explain_view *v, const explain_gpu *gpu, json_t *doc,
+                        wh_error *err)
 {
     char dir[1200];
     if (a->outdir) {
@@ -134,6 +140,10 @@ static bool write_files(const explain_args *a, const explain_view *v, json_t *do
         return false;
     }
     cli_explain_print_markdown(mf, v);
+    if (gpu) {
+        fputs("\n## The GPU beside the sim\n\n", mf);
+        cli_explain_gpu_print(mf, gpu, "- ");
+    }
     fclose(mf);
     bool ok = wh_make_dirs(dir, err) && wh_write_text_atomic(md_path, md, err) &&
               wh_write_json_atomic(json_path, doc, err);
@@ -144,7 +154,7 @@ static bool write_files(const explain_args *a, const explain_view *v, json_t *do
 }
 
 static int report(const explain_args *a, const wh_spec *spec, const harness *h, const harness_explain_report *in,
-                  const harness_explain_report *ref, const char *ref_label)
+                  const harness_explain_report *ref, const char *ref_label, const explain_gpu *gpu)
 {
     char ptx[512];
     ptx_name(spec, ptx, sizeof ptx);
@@ -153,10 +163,14 @@ static int report(const explain_args *a, const wh_spec *spec, const harness *h, 
     explain_view v = { spec, harness_device(h), a->input, ref_label, in, ref, &lines, a->by, (int)a->top };
     if (!a->ro.quiet)
         cli_explain_print_text(stderr, &v);
+    if (!a->ro.quiet && gpu)
+        cli_explain_gpu_print(stderr, gpu, "");
     json_t *doc = cli_explain_json(&v);
+    if (gpu)
+        json_object_set_new(doc, "gpu", cli_explain_gpu_json(gpu));
     wh_error err;
     wh_error_clear(&err);
-    int status = write_files(a, &v, doc, &err) ? 0 : cli_report(&err);
+    int status = write_files(a, &v, gpu, doc, &err) ? 0 : cli_report(&err);
     if (a->ro.json)
         cli_print_json(doc);
     json_decref(doc);
@@ -181,7 +195,13 @@ static int run_explain(explain_args *a)
     memset(&in, 0, sizeof in);
     memset(&ref, 0, sizeof ref);
     bool ok = h && harness_explain(h, in_img, &in, &err) && harness_explain(h, ref_img, &ref, &err);
-    int status = ok ? report(a, spec, h, &in, &ref, ref_label) : cli_report(&err);
+    explain_gpu gpu;
+    memset(&gpu, 0, sizeof gpu);
+    if (ok && a->gpu)
+        ok = cli_explain_gpu_measure(spec, in_img, ref_img, &a->ro.harness, (int)a->rounds, (double)in.cycles,
+                                     (double)ref.cycles, &gpu, &err);
+    int status = ok ? report(a, spec, h, &in, &ref, ref_label, a->gpu ? &gpu : NULL) : cli_report(&err);
+    cli_explain_gpu_free(&gpu);
     harness_explain_report_free(&in);
     harness_explain_report_free(&ref);
     harness_close(h);
@@ -191,18 +211,12 @@ static int run_explain(explain_args *a)
     return status;
 }
 
-/* explain runs on the sim: auto means sim here, and cuda is refused before
- * anything is opened (no GPU is needed to be told so). */
-static bool sim_backend(cli_run_options *ro, wh_error *err)
+/* The report is the sim's (auto means sim here); --backend cuda adds the
+ * GPU's times of the same two inputs beside it. */
+static void sim_backend(explain_args *a)
 {
-    if (ro->backend == HARNESS_CUDA) {
-        wh_error_set(err, WH_ERR_UNSUPPORTED, NULL, 0, 0, "explain needs the sim backend: it instruments the "
-                     "emulator's timing model, which a GPU run does not have (not yet: the GPU's time beside the "
-                     "sim's); leave out --backend cuda");
-        return false;
-    }
-    ro->backend = HARNESS_SIM;
-    return true;
+    a->gpu = a->ro.backend == HARNESS_CUDA;
+    a->ro.backend = HARNESS_SIM;
 }
 
 static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
@@ -225,6 +239,7 @@ static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
     case 'o': a->outdir = arg; return 1;
     case OPT_SPEC: a->spec = arg; return 1;
     case OPT_PNG: a->png = true; return 1;
+    case OPT_REPS: return cli_parse_long("--reps", arg, 2, 1000000, &a->rounds, err) ? 1 : -1;
     default: return 0;
     }
 }
@@ -259,6 +274,7 @@ int cmd_explain(int argc, char **argv)
         { "by", required_argument, NULL, OPT_BY },
         { "spec", required_argument, NULL, OPT_SPEC },
         { "png", no_argument, NULL, OPT_PNG },
+        { "reps", required_argument, NULL, OPT_REPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -266,6 +282,7 @@ int cmd_explain(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.seed = 1;
     a.top = 10;
+    a.rounds = EXPLAIN_GPU_DEFAULT_ROUNDS;
     cli_run_options_init(&a.ro);
     wh_error err;
     optind = 1;
@@ -286,7 +303,8 @@ int cmd_explain(int argc, char **argv)
         fprintf(stderr, "warphunt explain: expected exactly one DIR (a saved input or a run directory)\n");
         return cli_usage_hint("explain");
     }
-    if (!sim_backend(&a.ro, &err) || !cli_input_dir("explain", argv[optind], a.input, sizeof a.input, &err))
+    sim_backend(&a);
+    if (!cli_input_dir("explain", argv[optind], a.input, sizeof a.input, &err))
         return cli_report(&err);
     return run_explain(&a);
 }

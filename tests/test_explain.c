@@ -5,7 +5,9 @@
  * loop trip count, probe length); an input against itself adds nothing;
  * --by ptx ranks PTX lines; the JSON has its keys and its counts add up
  * (issued warp instructions to the run's total, every warp's cycles to its
- * life); the cuda backend is refused with a message; the pictures draw
+ * life); --backend cuda puts the GPU's times (the fake driver's) beside
+ * the sim's and says whether they rank the two inputs alike, or why it
+ * cannot; the pictures draw
  * every warp (or, for a large launch, buckets that keep every
  * warp-cycle), outline the critical warp and give each line a row, and
  * --png makes PNGs of them.
@@ -13,12 +15,15 @@
 #include <criterion/criterion.h>
 
 #include "cli/cli.h"
+#include "cli/explain_gpu.h"
 #include "cli/explain_svg.h"
+#include "harness/cuda/api.h"
 #include "core/image.h"
 #include "harness/harness.h"
 #include "tests/support.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,16 +250,71 @@ Test(explain, by_ptx_lists_ptx_lines)
     done(&d, doc);
 }
 
-Test(explain, the_cuda_backend_is_refused)
+static int64_t one(uint64_t i) { (void)i; return 1; }
+
+/* --backend cuda on the fake driver, whose fake_inc takes the same time
+ * for any data, as the sim does: both say neither input is slower. */
+Test(explain, the_gpu_is_measured_beside_the_sim)
 {
+    char lib[PATH_MAX];
+    ts_beside_runner("libfakecuda.so", lib, sizeof lib);
+    if (access(lib, R_OK) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    setenv(WH_CUDA_LIB_ENV, lib, 1);
+    explain_dirs d;
+    make_dirs(&d, "tests/specs/cuda_fake_inc.json", "build/ptx/tests/ptx/fake_inc.ptx", zero, one);
+    const char *args[] = { d.input, "--against", d.reference, "--backend", "cuda", "--reps", "5", "-o", d.outdir,
+                           "--json" };
+    cr_assert_eq(run_explain(&d, args, 10), 0, "%s", ts_read_text(d.err));
+    json_t *doc = ts_load_json(d.out);
+    json_t *gpu = json_object_get(doc, "gpu");
+    cr_assert(gpu, "no \"gpu\" in explain.json");
+    cr_expect(strstr(json_string_value(json_object_get(gpu, "device")), "fake"));
+    cr_expect_str_eq(json_string_value(json_object_get(gpu, "unit")), "us");
+    cr_expect_eq(json_integer_value(json_object_get(gpu, "rounds")), 5);
+    double in = num(json_object_get(gpu, "input"), "median"), ref = num(json_object_get(gpu, "reference"), "median");
+    cr_expect_gt(in, 0);
+    cr_expect_eq(in, ref, "the fake's time does not depend on the data");
+    cr_expect_str_eq(json_string_value(json_object_get(gpu, "gpu_order")), "tie");
+    cr_expect_str_eq(json_string_value(json_object_get(gpu, "sim_order")), "tie");
+    cr_expect(json_is_true(json_object_get(gpu, "agree")));
+    /* the report is still the sim's */
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "unit")), "cycles");
+    cr_expect(strstr(ts_read_text(d.err), "the GPU and the sim rank the two alike"), "%s", ts_read_text(d.err));
+    char md[200];
+    snprintf(md, sizeof md, "%s/explain.md", d.outdir);
+    cr_expect(strstr(ts_read_text(md), "## The GPU beside the sim"));
+    done(&d, doc);
+}
+
+Test(explain, without_a_gpu_cuda_says_why_and_writes_nothing)
+{
+    setenv(WH_CUDA_LIB_ENV, "/nonexistent/libcuda.so.1", 1);
     explain_dirs d;
     make_dirs(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero);
-    const char *args[] = { d.input, "--backend", "cuda" };
-    cr_expect_eq(run_explain(&d, args, 3), 1);
+    const char *args[] = { d.input, "--backend", "cuda", "-o", d.outdir };
+    cr_expect_eq(run_explain(&d, args, 5), 2);
     const char *text = ts_read_text(d.err);
-    cr_expect(strstr(text, "explain needs the sim backend"), "%s", text);
+    cr_expect(strstr(text, "/nonexistent/libcuda.so.1"), "the driver library that failed is named: %s", text);
     cr_expect_eq(access(d.outdir, F_OK), -1, "nothing written");
     ts_rmtree(d.base);
+}
+
+/* Which input each backend has slower, and when they agree. */
+Test(explain, the_sim_and_the_gpu_orders)
+{
+    cr_expect_eq(cli_explain_sim_order(1000, 1005), EXPLAIN_ORDER_TIE, "within 1 %");
+    cr_expect_eq(cli_explain_sim_order(2000, 1000), EXPLAIN_ORDER_INPUT_SLOWER);
+    cr_expect_eq(cli_explain_sim_order(1000, 2000), EXPLAIN_ORDER_REFERENCE_SLOWER);
+    cr_expect_eq(cli_explain_sim_order(0, 0), EXPLAIN_ORDER_TIE);
+    double slow[8] = { 10, 11, 12, 10, 11, 12, 10, 11 }, fast[8] = { 5, 6, 5, 6, 5, 6, 5, 6 };
+    double mixed[8] = { 9, 12, 10, 11, 13, 10, 12, 11 };
+    wh_rank_test t;
+    cr_assert(wh_rank_test_run(slow, 8, fast, 8, &t));
+    cr_expect_eq(cli_explain_gpu_order(&t), EXPLAIN_ORDER_INPUT_SLOWER);
+    cr_assert(wh_rank_test_run(fast, 8, slow, 8, &t));
+    cr_expect_eq(cli_explain_gpu_order(&t), EXPLAIN_ORDER_REFERENCE_SLOWER);
+    cr_assert(wh_rank_test_run(slow, 8, mixed, 8, &t));
+    cr_expect_eq(cli_explain_gpu_order(&t), EXPLAIN_ORDER_TIE, "p %g", t.p_value);
 }
 
 static void expect_keys(json_t *o, const char *const *keys, size_t n, const char *what)
