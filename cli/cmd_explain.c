@@ -23,9 +23,9 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: warphunt explain DIR [--against DIR | --random SEED] [--top N] [--by line|ptx]\n"
-            "                        [-o OUTDIR] [--spec SPEC] [--json] [--backend cuda [--reps R]]\n"
-            "                        [options]\n"
+            "usage: warphunt explain DIR|--input DIR [--against DIR | --random SEED] [--top N]\n"
+            "                        [--by line|ptx] [-o OUTDIR] [--spec SPEC] [--json]\n"
+            "                        [--backend cuda [--reps R]] [options]\n"
             "\n"
             "Why is this input slow?  Run the saved input DIR (an input directory, or a run\n"
             "directory whose best/ is used) and a reference input once each on the sim,\n"
@@ -49,6 +49,7 @@ static void usage(FILE *out)
             "`hunt` on the sim writes this report for its best input (RUN/explain), and\n"
             "`compare` for each strategy's best.\n"
             "\n"
+            "  --input DIR       the input to explain, instead of the operand\n"
             "  --against DIR     the reference: another saved input (default: a random one)\n"
             "  --random SEED     the reference: a random input drawn with PCG32 seeded (SEED, 0),\n"
             "                    as `measure --random SEED` draws it (default 1)\n"
@@ -64,9 +65,10 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG, OPT_REPS };
+enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG, OPT_REPS, OPT_INPUT };
 
 typedef struct {
+    const char *input_arg;      /* --input DIR, else the operand */
     char input[1100];
     char against[1100];         /* "" : a random reference */
     uint64_t seed;
@@ -239,6 +241,7 @@ static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
     case 'o': a->outdir = arg; return 1;
     case OPT_SPEC: a->spec = arg; return 1;
     case OPT_PNG: a->png = true; return 1;
+    case OPT_INPUT: a->input_arg = arg; return 1;
     case OPT_REPS: return cli_parse_long("--reps", arg, 2, 1000000, &a->rounds, err) ? 1 : -1;
     default: return 0;
     }
@@ -275,6 +278,7 @@ int cmd_explain(int argc, char **argv)
         { "spec", required_argument, NULL, OPT_SPEC },
         { "png", no_argument, NULL, OPT_PNG },
         { "reps", required_argument, NULL, OPT_REPS },
+        { "input", required_argument, NULL, OPT_INPUT },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -299,12 +303,13 @@ int cmd_explain(int argc, char **argv)
         }
         return cli_usage_hint("explain");
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "warphunt explain: expected exactly one DIR (a saved input or a run directory)\n");
+    if (optind != argc - (a.input_arg ? 0 : 1)) {
+        fprintf(stderr, "warphunt explain: expected exactly one DIR (a saved input or a run directory), as the "
+                        "operand or --input DIR\n");
         return cli_usage_hint("explain");
     }
     sim_backend(&a);
-    if (!cli_input_dir("explain", argv[optind], a.input, sizeof a.input, &err))
+    if (!cli_input_dir("explain", a.input_arg ? a.input_arg : argv[optind], a.input, sizeof a.input, &err))
         return cli_report(&err);
     return run_explain(&a);
 }

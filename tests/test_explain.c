@@ -355,9 +355,9 @@ Test(explain, the_json_has_its_keys_and_adds_up)
 {
     explain_dirs d;
     make_dirs(&d, "tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", tid_mod32, zero);
-    /* no -o: the report goes to DIR/explain */
-    const char *args[] = { d.input, "--top", "3" };
-    cr_assert_eq(run_explain(&d, args, 3), 0, "%s", ts_read_text(d.err));
+    /* no -o: the report goes to DIR/explain; DIR given as --input DIR */
+    const char *args[] = { "--input", d.input, "--top", "3" };
+    cr_assert_eq(run_explain(&d, args, 4), 0, "%s", ts_read_text(d.err));
     char json_path[200], md_path[200];
     snprintf(json_path, sizeof json_path, "%s/explain/explain.json", d.input);
     snprintf(md_path, sizeof md_path, "%s/explain/explain.md", d.input);
