@@ -53,9 +53,11 @@ static void usage(FILE *out)
             "islands (under mpirun: `mpirun -np K warphunt hunt ...`, one island per process,\n"
             "each with its own seed and harness; the run's directory holds island-NN/ and\n"
             "island 0's merged run.json, best/ and plot.svg; without mpirun, one island):\n"
-            "  --migrate-every G every G generations each island sends its best to the next\n"
-            "                    island of the ring and takes the previous one's (default 5)\n"
+            "  --migrate-every G every G generations each island sends its best and takes\n"
+            "                    others' in place of its worst (default 5; migrations.csv)\n"
             "  --migrants M      individuals sent each time (default 2)\n"
+            "  --topology T      ring: to the next island (default); all: to every island, each\n"
+            "                    taking the M best of the others' migrants\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }

@@ -62,6 +62,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--migrants", arg, 1, 10000, &v, err)) return -1;
         h->migrants = (int)v;
         return 1;
+    case HOPT_TOPOLOGY:
+        if (hunt_topology_from_name(arg, &h->topology)) return 1;
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--topology: expected ring or all, got '%s'", arg);
+        return -1;
     case HOPT_MAX_REPS:
         if (!cli_parse_long("--max-reps", arg, 1, 1000000, &v, err)) return -1;
         h->max_reps = (int)v;

@@ -308,6 +308,7 @@ static bool start_ga(hunt *h, wh_error *err)
     snprintf(path, sizeof path, "%s/checkpoint.bin", h->dir);
     if (h->opt.resume_dir && !ga_restore(h->g, path, err)) return false;
     h->restored_generation = h->opt.resume_dir ? ga_generation(h->g) : -1;
+    if (h->opt.resume_dir) hunt_migrations_truncate(h, h->restored_generation);
     snprintf(path, sizeof path, "%s/history.csv", h->dir);
     if (h->opt.resume_dir && !wh_history_truncate(path, ga_evals(h->g), err)) return false;
     return wh_history_open(&h->hist, path, h->opt.resume_dir != NULL, err);

@@ -34,6 +34,12 @@ typedef enum { HUNT_TILING_AUTO = 0, HUNT_TILING_PLAIN, HUNT_TILING_STRIDE } hun
 /* --seed-inputs options one hunt takes (each may name many inputs). */
 #define HUNT_MAX_SEED_OPTIONS 64
 
+/* Islands: where migrants go.  ring: to the next island, which takes all
+ * of them; all: to every island, each taking the M best of the others'. */
+typedef enum { HUNT_TOPOLOGY_RING, HUNT_TOPOLOGY_ALL } hunt_topology;
+const char *hunt_topology_name(hunt_topology t);
+bool hunt_topology_from_name(const char *name, hunt_topology *out);
+
 typedef struct {
     ga_strategy strategy;
     hunt_tiling tiling;         /* AUTO: stride for gdivan, plain for random-ga (the paper's baseline) */
@@ -79,6 +85,7 @@ typedef struct {
     struct wh_islands *islands;
     int migrate_every;          /* generations between migrations; 0: 5 */
     int migrants;               /* best individuals each island sends; 0: 2 */
+    hunt_topology topology;     /* who receives them */
 } hunt_options;
 
 #define HUNT_DEFAULT_MIGRATE_EVERY 5

@@ -102,7 +102,13 @@ void hunt_recall_seed_dirs(hunt *h, const char *dir);
 /* A resumed run keeps the record of the seeds it started from. */
 void hunt_recall_seeds(hunt *h);
 void hunt_free_seeds(hunt *h);
-/* Islands (hunt_islands.c); each is a no-op for a single island. */
+/* Islands (hunt_islands.c, migration in hunt_migrate.c); each is a no-op
+ * for a single island. */
+/* More than one island?  This one's rank (0 for a single island). */
+bool hunt_islands_many(const hunt *h);
+int hunt_island_rank(const hunt *h);
+/* On resume: migrations.csv cut back to the checkpoint's generation. */
+void hunt_migrations_truncate(const hunt *h, int generation);
 /* Before anything else: this island's directory under the run's (island
  * 0 makes the run's and tells the others), its own seed. */
 bool hunt_islands_prepare(hunt *h, wh_error *err);

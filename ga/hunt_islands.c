@@ -1,7 +1,7 @@
 /*
  * hunt_islands.c — a hunt as one island of an MPI run (ga/islands.h):
- * where its results go, its seed, migration at generation ends, stopping
- * together, and the merged results of the run.
+ * where its results go, its seed, stopping together, and the merged
+ * results of the run (migration itself: hunt_migrate.c).
  *
  * Layout: the run's directory RUN holds island-00/, island-01/, ... (each
  * a complete run directory: run.json, history.csv, best/, checkpoints, so
@@ -28,28 +28,37 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One migrant on the wire: fitness, status, evaluation, input hash, genes. */
-typedef struct {
-    double fitness;
-    int32_t status;
-    int64_t eval_index;
-    uint64_t input_hash;
-} migrant_head;
-
-static bool multi(const hunt *h)
+bool hunt_islands_many(const hunt *h)
 {
     return h->opt.islands && wh_islands_size(h->opt.islands) > 1;
 }
 
-static int rank_of(const hunt *h)
+int hunt_island_rank(const hunt *h)
 {
     return h->opt.islands ? wh_islands_rank(h->opt.islands) : 0;
 }
 
+static const char *const topology_names[] = { "ring", "all" };
+
+const char *hunt_topology_name(hunt_topology t)
+{
+    return topology_names[t];
+}
+
+bool hunt_topology_from_name(const char *name, hunt_topology *out)
+{
+    for (int t = 0; t < 2; t++)
+        if (!strcmp(name, topology_names[t])) {
+            *out = (hunt_topology)t;
+            return true;
+        }
+    return false;
+}
+
 uint64_t hunt_island_seed(const hunt *h)
 {
-    int r = rank_of(h);
-    if (!multi(h) || r == 0) return h->opt.seed;
+    int r = hunt_island_rank(h);
+    if (!hunt_islands_many(h) || r == 0) return h->opt.seed;
     /* splitmix64 of (seed, island): streams far apart for nearby seeds */
     uint64_t z = h->opt.seed + 0x9e3779b97f4a7c15ULL * (uint64_t)r;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -83,7 +92,7 @@ static int islands_in(const char *dir)
 /* A resumed run of K islands goes on as K islands, no more, no fewer. */
 static bool same_islands(const hunt *h, wh_error *err)
 {
-    int had = islands_in(h->opt.resume_dir), now = multi(h) ? wh_islands_size(h->opt.islands) : 1;
+    int had = islands_in(h->opt.resume_dir), now = hunt_islands_many(h) ? wh_islands_size(h->opt.islands) : 1;
     if (had == 0 && now == 1) return true;
     if (had == now) return true;
     if (had == 0)
@@ -98,8 +107,8 @@ static bool same_islands(const hunt *h, wh_error *err)
 bool hunt_islands_prepare(hunt *h, wh_error *err)
 {
     if (h->opt.resume_dir && !same_islands(h, err)) return false;
-    if (!multi(h)) return true;
-    int r = rank_of(h);
+    if (!hunt_islands_many(h)) return true;
+    int r = hunt_island_rank(h);
     char root[1024] = "";
     if (h->opt.resume_dir)
         snprintf(root, sizeof root, "%s", h->opt.resume_dir);
@@ -118,99 +127,6 @@ bool hunt_islands_prepare(hunt *h, wh_error *err)
     if (h->opt.resume_dir) h->opt.resume_dir = h->island_dir;
     else h->opt.out_dir = h->island_dir;
     return true;
-}
-
-static size_t migrant_bytes(int ngenes)
-{
-    return sizeof(migrant_head) + (size_t)ngenes * sizeof(int32_t);
-}
-
-static void pack(const ga_indiv *m, int k, int ngenes, unsigned char *buf)
-{
-    int32_t count = k;
-    memcpy(buf, &count, sizeof count);
-    unsigned char *p = buf + sizeof count;
-    for (int i = 0; i < k; i++, p += migrant_bytes(ngenes)) {
-        migrant_head head = { m[i].fitness, m[i].status, m[i].eval_index, m[i].input_hash };
-        memcpy(p, &head, sizeof head);
-        for (int j = 0; j < ngenes; j++) {
-            int32_t v = m[i].genes[j];
-            memcpy(p + sizeof head + (size_t)j * sizeof v, &v, sizeof v);
-        }
-    }
-}
-
-/* The received message into m[0..k); -1 when it is not a migration of
- * this gene layout (a fault of the run, not of the input). */
-static int unpack(const unsigned char *buf, size_t n, ga_indiv *m, int max, int ngenes)
-{
-    int32_t count;
-    if (n < sizeof count) return -1;
-    memcpy(&count, buf, sizeof count);
-    if (count < 0 || count > max || n != sizeof count + (size_t)count * migrant_bytes(ngenes)) return -1;
-    const unsigned char *p = buf + sizeof count;
-    for (int i = 0; i < count; i++, p += migrant_bytes(ngenes)) {
-        migrant_head head;
-        memcpy(&head, p, sizeof head);
-        m[i].fitness = head.fitness;
-        m[i].status = head.status;
-        m[i].eval_index = head.eval_index;
-        m[i].input_hash = head.input_hash;
-        m[i].seed = 0;
-        for (int j = 0; j < ngenes; j++) {
-            int32_t v;
-            memcpy(&v, p + sizeof head + (size_t)j * sizeof v, sizeof v);
-            m[i].genes[j] = v;
-        }
-    }
-    return count;
-}
-
-static bool exchange(hunt *h, int m, int ngenes, ga_indiv *out, ga_indiv *in, wh_error *err)
-{
-    int k = ga_emigrants(h->g, out, m);
-    unsigned char *buf = wh_xmalloc(sizeof(int32_t) + (size_t)m * migrant_bytes(ngenes));
-    pack(out, k, ngenes, buf);
-    void *got = NULL;
-    size_t got_n = 0;
-    bool ok = wh_islands_ring(h->opt.islands, buf, sizeof(int32_t) + (size_t)k * migrant_bytes(ngenes), &got,
-                              &got_n, err);
-    free(buf);
-    int kin = ok ? unpack(got, got_n, in, m, ngenes) : 0;
-    free(got);
-    if (ok && kin < 0) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "island %d received a migration it cannot read "
-                     "(islands with different gene layouts?)", rank_of(h));
-        return false;
-    }
-    if (ok) {
-        ga_immigrate(h->g, in, kin);
-        h->migrations++;
-        h->immigrants += kin;
-    }
-    return ok;
-}
-
-bool hunt_islands_migrate(hunt *h, int generation, wh_error *err)
-{
-    int every = h->opt.migrate_every > 0 ? h->opt.migrate_every : HUNT_DEFAULT_MIGRATE_EVERY;
-    /* islands stop together, so all of them skip the last call alike; a
-     * resumed island's first call repeats the generation its checkpoint
-     * ended, whose migration is in the checkpoint already */
-    if (!multi(h) || h->opt.strategy == GA_RANDOM || ga_get_stop_reason(h->g) != GA_STOP_NONE ||
-        generation == 0 || generation % every || generation == h->restored_generation)
-        return true;
-    int m = h->opt.migrants > 0 ? h->opt.migrants : HUNT_DEFAULT_MIGRANTS;
-    int ngenes = h->lay.ngenes + hunt_edit_genes(h);
-    ga_indiv *out = wh_xcalloc((size_t)m * 2, sizeof *out);
-    int *genes = wh_xcalloc((size_t)m * 2 * (size_t)ngenes, sizeof *genes);
-    for (int i = 0; i < 2 * m; i++) out[i].genes = genes + (size_t)i * (size_t)ngenes;
-    double t0 = wh_clock_s();
-    bool ok = exchange(h, m, ngenes, out, out + m, err);
-    h->comm_s += wh_clock_s() - t0;
-    free(genes);
-    free(out);
-    return ok;
 }
 
 ga_stop_reason hunt_islands_agree_stop(void *ctx, ga_stop_reason own)
@@ -248,7 +164,8 @@ static bool write_root_json(const hunt *h, const hunt_summary *all, int n, int b
     json_t *doc = json_pack(
         "{s:s, s:s, s:s, s:s, s:I, s:i, s:s, s:i, s:i, s:I, s:{s:i, s:f, s:I, s:f, s:f, s:f, s:f, s:i}, s:s, s:o}",
         "tool", "warphunt " WH_VERSION, "kind", "islands", "kernel", h->spec->name, "strategy",
-        ga_strategy_name(h->opt.strategy), "seed", (json_int_t)h->opt.seed, "islands", n, "topology", "ring",
+        ga_strategy_name(h->opt.strategy), "seed", (json_int_t)h->opt.seed, "islands", n, "topology",
+        hunt_topology_name(h->opt.topology),
         "migrate_every", h->opt.migrate_every > 0 ? h->opt.migrate_every : HUNT_DEFAULT_MIGRATE_EVERY, "migrants",
         h->opt.migrants > 0 ? h->opt.migrants : HUNT_DEFAULT_MIGRANTS, "evals", (json_int_t)evals, "best", "island",
         best, "fitness", b->best, "eval", (json_int_t)b->evals_to_best, "final_mean", b->final_mean, "final_min",
@@ -304,9 +221,9 @@ static void plot_islands(const hunt *h, const hunt_summary *all, int n)
 
 bool hunt_islands_merge(hunt *h, wh_error *err)
 {
-    if (!multi(h)) return true;
+    if (!hunt_islands_many(h)) return true;
     int n = wh_islands_size(h->opt.islands);
-    hunt_summary *all = rank_of(h) == 0 ? wh_xcalloc((size_t)n, sizeof *all) : NULL;
+    hunt_summary *all = hunt_island_rank(h) == 0 ? wh_xcalloc((size_t)n, sizeof *all) : NULL;
     wh_islands_gather(h->opt.islands, h->sum, sizeof *h->sum, all);
     if (!all) return true;
     int best = 0;

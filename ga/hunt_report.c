@@ -122,6 +122,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
     if (o) json_object_set_new(o, "migrate_every", json_integer(h->opt.migrate_every));
     if (o) json_object_set_new(o, "migrants", json_integer(h->opt.migrants));
+    if (o) json_object_set_new(o, "topology", json_string(hunt_topology_name(h->opt.topology)));
     if (o) json_object_set_new(o, "noise_rsd", json_real(h->opt.noise_rsd));
     if (o) json_object_set_new(o, "max_reps", json_integer(h->opt.max_reps));
     return o;
@@ -498,6 +499,12 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         /* runs made before islands: the defaults */
         o->migrate_every = (int)json_integer_value(json_object_get(opt, "migrate_every"));
         o->migrants = (int)json_integer_value(json_object_get(opt, "migrants"));
+        const char *topology = json_string_value(json_object_get(opt, "topology"));
+        o->topology = HUNT_TOPOLOGY_RING; /* runs made before topologies */
+        if (topology && !hunt_topology_from_name(topology, &o->topology)) {
+            wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot resume: unknown topology \"%s\"", topology);
+            ok = false;
+        }
         /* runs made before the noise criterion had none */
         o->noise_rsd = json_number_value(json_object_get(opt, "noise_rsd"));
         o->max_reps = (int)json_integer_value(json_object_get(opt, "max_reps"));

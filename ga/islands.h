@@ -49,6 +49,10 @@ int wh_islands_local_rank(const wh_islands *is);
  * island's message into a malloc'ed *in (*in_n bytes).  Blocking; every
  * island calls it at the same point. */
 bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err);
+/* Every island's out (n bytes, n may differ between islands) to every
+ * island: *in (malloc'ed) receives them one after another by rank, their
+ * sizes in sizes[0..size) (the caller's array).  A collective. */
+bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err);
 /* The maximum of every island's value (a collective). */
 int wh_islands_max(wh_islands *is, int value);
 /* Every island gets island 0's text (a collective; n bytes at most). */

@@ -97,6 +97,30 @@ bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_
     return true;
 }
 
+bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err)
+{
+    *in = NULL;
+    if (n > (size_t)0x7fffffff / (size_t)is->size) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "a migration of more than 2 GiB in all");
+        return false;
+    }
+    int mine = (int)n, *counts = calloc((size_t)is->size, sizeof *counts), *at = calloc((size_t)is->size, sizeof *at);
+    bool ok = counts && at;
+    if (ok) MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    long total = 0;
+    for (int r = 0; ok && r < is->size; r++) {
+        at[r] = (int)total;
+        total += counts[r];
+        sizes[r] = (size_t)counts[r];
+    }
+    ok = ok && total <= 0x7fffffffL && (*in = malloc(total ? (size_t)total : 1)) != NULL;
+    if (ok) MPI_Allgatherv(out, mine, MPI_BYTE, *in, counts, at, MPI_BYTE, MPI_COMM_WORLD);
+    else wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %ld bytes of migrants", total);
+    free(counts);
+    free(at);
+    return ok;
+}
+
 int wh_islands_max(wh_islands *is, int value)
 {
     (void)is;
@@ -152,6 +176,12 @@ int wh_islands_local_rank(const wh_islands *is) { (void)is; return 0; }
 bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err)
 {
     (void)is, (void)out, (void)n, (void)in, (void)in_n;
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "no MPI in this build");
+    return false;
+}
+bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err)
+{
+    (void)is, (void)out, (void)n, (void)in, (void)sizes;
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "no MPI in this build");
     return false;
 }

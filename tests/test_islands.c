@@ -4,7 +4,7 @@
  * directory with each island's results and island 0's merged ones,
  * --resume of every island (and its refusal with another island count),
  * the islands of a node on its GPUs in turn (the fake CUDA driver with
- * two devices), and compare on islands.  Skipped, with the reason, where
+ * two devices), the all-to-all topology, and compare on islands.  Skipped, with the reason, where
  * mpirun or an MPI build is missing.  The GA's side (ga_emigrants,
  * ga_immigrate, agree_stop) is tested in-process below it.
  */
@@ -55,13 +55,18 @@ static void mpi_case_open(mpi_case *c)
     snprintf(c->log, sizeof c->log, "%s/log", c->base);
 }
 
-/* mpirun -np 2 TOOL COMMAND ARGS; its exit status. */
-static int islands_of(const char *tool, const char *command, const char *args, const char *log)
+/* mpirun -np K TOOL COMMAND ARGS; its exit status. */
+static int islands_k(int k, const char *tool, const char *command, const char *args, const char *log)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "mpirun --oversubscribe -np 2 '%s' %s %s >'%s' 2>&1", tool, command, args, log);
+    snprintf(cmd, sizeof cmd, "mpirun --oversubscribe -np %d '%s' %s %s >'%s' 2>&1", k, tool, command, args, log);
     int rc = system(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int islands_of(const char *tool, const char *command, const char *args, const char *log)
+{
+    return islands_k(2, tool, command, args, log);
 }
 
 static int islands(const char *tool, const char *args, const char *log)
@@ -103,6 +108,88 @@ static json_t *island_run(const char *root, int r)
 static long island_field(json_t *run, const char *key)
 {
     return (long)json_integer_value(json_object_get(json_object_get(run, "island"), key));
+}
+
+/* A row of an island's migrations.csv. */
+typedef struct {
+    int generation;
+    bool received;
+    int island;
+    double fitness;
+    long eval;
+} migration_row;
+
+/* island r's migrations.csv under root into rows[0..max); how many. */
+static int migrations_of(const char *root, int r, migration_row *rows, int max)
+{
+    char path[700], line[256], dir[16];
+    snprintf(path, sizeof path, "%s/island-%02d/migrations.csv", root, r);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no %s", path);
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "generation,direction,island,fitness,eval\n");
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        migration_row *m = &rows[n];
+        cr_assert_eq(sscanf(line, "%d,%15[a-z],%d,%lf,%ld", &m->generation, dir, &m->island, &m->fitness, &m->eval),
+                     5, "%s: %s", path, line);
+        m->received = !strcmp(dir, "received");
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The rows of one generation and direction, in file order. */
+static int rows_at(const migration_row *rows, int n, int generation, bool received, migration_row *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].generation == generation && rows[i].received == received) out[k++] = rows[i];
+    return k;
+}
+
+#define MAX_ROWS 400
+
+/* Every migration of a run of k islands as the topology says: ring, island
+ * r receives what island r - 1 sent; all, the m best (ties by rank) of
+ * what the others sent.  Returns the migrations seen. */
+static int expect_migrations(const char *root, int k, int m, bool all)
+{
+    static migration_row rows[8][MAX_ROWS];
+    int n[8];
+    for (int r = 0; r < k; r++) n[r] = migrations_of(root, r, rows[r], MAX_ROWS);
+    int seen = 0;
+    for (int g = 1; g < 1000; g++) {
+        migration_row sent[8][64], got[64], pool[512];
+        int ns[8], total = 0;
+        for (int r = 0; r < k; r++) total += ns[r] = rows_at(rows[r], n[r], g, false, sent[r]);
+        if (!total) continue;
+        seen++;
+        for (int r = 0; r < k; r++) {
+            cr_expect_leq(ns[r], m, "generation %d: island %d sent at most M", g, r);
+            int np = 0;
+            for (int q = 0; q < k; q++)
+                if (all ? q != r : q == (r + k - 1) % k)
+                    for (int i = 0; i < ns[q]; i++) pool[np++] = sent[q][i];
+            /* best first, ties in rank order (insertion sort is stable) */
+            for (int i = 1; i < np; i++)
+                for (int j = i; j > 0 && pool[j - 1].fitness < pool[j].fitness; j--) {
+                    migration_row t = pool[j];
+                    pool[j] = pool[j - 1];
+                    pool[j - 1] = t;
+                }
+            int want = np < m ? np : m;
+            int ng = rows_at(rows[r], n[r], g, true, got);
+            cr_expect_eq(ng, want, "generation %d: island %d received %d, expected %d", g, r, ng, want);
+            for (int i = 0; i < ng && i < want; i++) {
+                cr_expect_eq(got[i].island, pool[i].island, "generation %d, island %d, migrant %d: from", g, r, i);
+                cr_expect_eq(got[i].fitness, pool[i].fitness, "generation %d, island %d, migrant %d", g, r, i);
+                cr_expect_eq(got[i].eval, pool[i].eval, "generation %d, island %d, migrant %d", g, r, i);
+            }
+        }
+    }
+    return seen;
 }
 
 #define ARGS SPEC " --backend sim --evals 120 --population 20 --migrate-every 2 --patience 0 --jobs 1 --no-explain --quiet -o "
@@ -154,6 +241,7 @@ Test(islands, two_islands_exchange_individuals_and_repeat_for_one_seed, .timeout
         free(ha);
         free(hb);
     }
+    cr_expect_geq(expect_migrations(a, 2, 2, false), 2, "migrations.csv: the ring's exchanges");
     json_t *r0 = island_run(a, 0), *r1 = island_run(a, 1);
     cr_expect_neq(island_field(r0, "ga_seed"), island_field(r1, "ga_seed"), "each island has its own seed");
     json_decref(r0);
@@ -212,6 +300,8 @@ Test(islands, resume_continues_every_island, .timeout = 120)
     cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
     snprintf(args, sizeof args, "--resume %s --evals 80 --no-explain --quiet", dir);
     cr_assert_eq(islands(tool, args, log), 0, "%s", ts_read_text(log));
+    /* the log continues where the checkpoint was: each generation's exchange once */
+    cr_expect_geq(expect_migrations(dir, 2, 2, false), 3);
     for (int r = 0; r < 2; r++) {
         json_t *run = island_run(dir, r);
         cr_expect_eq(json_integer_value(json_object_get(run, "evals")), 80, "island %d extended to 80", r);
@@ -231,6 +321,40 @@ Test(islands, resume_continues_every_island, .timeout = 120)
     cr_expect(strstr(ts_read_text(log), "a run of 2 islands, resumed by 1 process; resume it with mpirun -np 2"),
               "%s", ts_read_text(log));
     ts_rmtree(base);
+}
+
+/* --topology all on three islands: each takes the M best of the other
+ * two's 2 M migrants, so it gets M per migration, as on the ring; and a
+ * run of three is refused when resumed by two. */
+Test(islands, all_to_all_gives_each_island_the_best_of_the_others, .timeout = 120)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    char dir[600], args[1200];
+    snprintf(dir, sizeof dir, "%s/all", c.base);
+    snprintf(args, sizeof args, SPEC " --backend sim --evals 80 --population 20 --migrate-every 1 --migrants 3 "
+             "--topology all --patience 0 --jobs 1 --no-explain --quiet -o %s", dir);
+    cr_assert_eq(islands_k(3, c.tool, "hunt", args, c.log), 0, "%s", ts_read_text(c.log));
+    char path[700];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *root = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_object_get(root, "topology")), "all");
+    cr_expect_eq(json_integer_value(json_object_get(root, "islands")), 3);
+    json_decref(root);
+    for (int r = 0; r < 3; r++) {
+        json_t *run = island_run(dir, r);
+        long m = island_field(run, "migrations");
+        cr_expect_geq(m, 2, "island %d", r);
+        cr_expect_eq(island_field(run, "immigrants"), 3 * m, "island %d: 3 of the other two's 6 each time", r);
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(run, "options"), "topology")), "all");
+        json_decref(run);
+    }
+    cr_expect_geq(expect_migrations(dir, 3, 3, true), 2, "migrations.csv: the best of the others");
+    snprintf(args, sizeof args, "--resume %s --evals 100 --no-explain --quiet", dir);
+    cr_expect_neq(islands_k(2, c.tool, "hunt", args, c.log), 0);
+    cr_expect(strstr(ts_read_text(c.log), "a run of 3 islands, resumed by 2 processes; resume it with mpirun -np 3"),
+              "%s", ts_read_text(c.log));
+    ts_rmtree(c.base);
 }
 
 Test(islands, compare_runs_every_strategy_on_the_islands, .timeout = 120)

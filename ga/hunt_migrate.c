@@ -1,0 +1,231 @@
+/*
+ * hunt_migrate.c — migration between the islands of a run: every
+ * --migrate-every G generations each island sends its --migrants M best
+ * measured individuals, and takes, by --topology, the previous island's
+ * (ring) or the M best of every other island's (all) in place of its
+ * worst.  Each migration is logged in the island's migrations.csv.
+ *
+ * On the wire a message is a count, then per migrant a fixed head
+ * (fitness, status, evaluation, input hash, the island it left) and its
+ * genes as 32-bit integers.  Genes mean the same input on every island
+ * (hunt_islands.c says why), so they travel as they are.
+ */
+#include "core/alloc.h"
+#include "core/clock.h"
+#include "ga/hunt_internal.h"
+#include "ga/islands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One migrant's head on the wire; its genes follow. */
+typedef struct {
+    double fitness;
+    int64_t eval_index;
+    uint64_t input_hash;
+    int32_t status;
+    int32_t island;             /* where it left from */
+} migrant_head;
+
+/* Migrants being received: the individuals and the island each left. */
+typedef struct {
+    ga_indiv *ind;
+    int *from;
+    int n, cap;
+} arrivals;
+
+static size_t migrant_bytes(int ngenes)
+{
+    return sizeof(migrant_head) + (size_t)ngenes * sizeof(int32_t);
+}
+
+static size_t message_bytes(int k, int ngenes)
+{
+    return sizeof(int32_t) + (size_t)k * migrant_bytes(ngenes);
+}
+
+static void pack(const ga_indiv *m, int k, int island, int ngenes, unsigned char *buf)
+{
+    int32_t count = k;
+    memcpy(buf, &count, sizeof count);
+    unsigned char *p = buf + sizeof count;
+    for (int i = 0; i < k; i++, p += migrant_bytes(ngenes)) {
+        migrant_head head = { m[i].fitness, m[i].eval_index, m[i].input_hash, m[i].status, island };
+        memcpy(p, &head, sizeof head);
+        for (int j = 0; j < ngenes; j++) {
+            int32_t v = m[i].genes[j];
+            memcpy(p + sizeof head + (size_t)j * sizeof v, &v, sizeof v);
+        }
+    }
+}
+
+/* One island's message appended to a; false when it is not a migration
+ * of this gene layout (a fault of the run, not of the input). */
+static bool unpack(const unsigned char *buf, size_t n, arrivals *a, int ngenes)
+{
+    int32_t count;
+    if (n < sizeof count) return false;
+    memcpy(&count, buf, sizeof count);
+    if (count < 0 || count > a->cap - a->n || n != message_bytes(count, ngenes)) return false;
+    const unsigned char *p = buf + sizeof count;
+    for (int i = 0; i < count; i++, p += migrant_bytes(ngenes)) {
+        migrant_head head;
+        memcpy(&head, p, sizeof head);
+        ga_indiv *m = &a->ind[a->n];
+        m->fitness = head.fitness;
+        m->status = head.status;
+        m->eval_index = head.eval_index;
+        m->input_hash = head.input_hash;
+        m->seed = 0;
+        for (int j = 0; j < ngenes; j++) {
+            int32_t v;
+            memcpy(&v, p + sizeof head + (size_t)j * sizeof v, sizeof v);
+            m->genes[j] = v;
+        }
+        a->from[a->n++] = head.island;
+    }
+    return true;
+}
+
+/* a's migrants best first; ties keep their order (by rank), so that every
+ * island of a run picks alike */
+static void rank_arrivals(arrivals *a)
+{
+    for (int i = 1; i < a->n; i++) {
+        ga_indiv x = a->ind[i];
+        int xf = a->from[i], j = i;
+        for (; j > 0 && a->ind[j - 1].fitness < x.fitness; j--) {
+            a->ind[j] = a->ind[j - 1];
+            a->from[j] = a->from[j - 1];
+        }
+        a->ind[j] = x;
+        a->from[j] = xf;
+    }
+}
+
+/* all: every other island's message, then the m best of them. */
+static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, arrivals *a, bool *readable,
+                        wh_error *err)
+{
+    int size = wh_islands_size(h->opt.islands), self = hunt_island_rank(h);
+    size_t *sizes = wh_xcalloc((size_t)size, sizeof *sizes);
+    void *got = NULL;
+    bool ok = wh_islands_all(h->opt.islands, buf, n, &got, sizes, err);
+    size_t off = 0;
+    for (int r = 0; ok && *readable && r < size; off += sizes[r], r++)
+        if (r != self) *readable = unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
+    free(got);
+    free(sizes);
+    if (ok && *readable && a->n > m) {
+        rank_arrivals(a);
+        a->n = m;
+    }
+    return ok;
+}
+
+/* What this island takes, as the topology delivers it. */
+static bool receive(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, arrivals *a, wh_error *err)
+{
+    bool readable = true, ok;
+    if (h->opt.topology == HUNT_TOPOLOGY_ALL) {
+        ok = receive_all(h, buf, n, m, ngenes, a, &readable, err);
+    } else {
+        void *got = NULL;
+        size_t got_n = 0;
+        ok = wh_islands_ring(h->opt.islands, buf, n, &got, &got_n, err);
+        if (ok) readable = unpack(got, got_n, a, ngenes);
+        free(got);
+    }
+    if (ok && !readable)
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "island %d received a migration it cannot read "
+                     "(islands with different gene layouts?)", hunt_island_rank(h));
+    return ok && readable;
+}
+
+/* ---- migrations.csv --------------------------------------------------------- */
+
+#define MIGRATIONS_HEADER "generation,direction,island,fitness,eval\n"
+
+static void log_row(FILE *f, int generation, const char *direction, int island, const ga_indiv *m)
+{
+    fprintf(f, "%d,%s,%d,%.17g,%lld\n", generation, direction, island, m->fitness, (long long)m->eval_index);
+}
+
+/* Appends the migration's rows; a log that cannot be written is said once
+ * and does not stop the search. */
+static void log_migration(hunt *h, int generation, const ga_indiv *out, int k, const arrivals *a)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/migrations.csv", h->dir);
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        if (!h->opt.quiet && h->migrations == 0) fprintf(stderr, "hunt: cannot write %s\n", path);
+        return;
+    }
+    if (ftell(f) == 0) fputs(MIGRATIONS_HEADER, f);
+    for (int i = 0; i < k; i++) log_row(f, generation, "sent", hunt_island_rank(h), &out[i]);
+    for (int i = 0; i < a->n; i++) log_row(f, generation, "received", a->from[i], &a->ind[i]);
+    fclose(f);
+}
+
+void hunt_migrations_truncate(const hunt *h, int generation)
+{
+    char path[1100], tmp[1200], line[512];
+    snprintf(path, sizeof path, "%s/migrations.csv", h->dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *in = fopen(path, "r");
+    if (!in) return;
+    FILE *out = fopen(tmp, "w");
+    while (out && fgets(line, sizeof line, in)) {
+        int g;
+        /* the header, and the rows up to the checkpoint's generation */
+        if (sscanf(line, "%d,", &g) != 1 || g <= generation) fputs(line, out);
+    }
+    fclose(in);
+    if (out && fclose(out) == 0) rename(tmp, path);
+}
+
+/* ---- a migration -------------------------------------------------------------- */
+
+static bool exchange(hunt *h, int generation, int m, int ngenes, ga_indiv *out, arrivals *a, wh_error *err)
+{
+    int k = ga_emigrants(h->g, out, m);
+    unsigned char *buf = wh_xmalloc(message_bytes(k, ngenes));
+    pack(out, k, hunt_island_rank(h), ngenes, buf);
+    bool ok = receive(h, buf, message_bytes(k, ngenes), m, ngenes, a, err);
+    free(buf);
+    if (!ok) return false;
+    ga_immigrate(h->g, a->ind, a->n);
+    log_migration(h, generation, out, k, a);
+    h->migrations++;
+    h->immigrants += a->n;
+    return true;
+}
+
+bool hunt_islands_migrate(hunt *h, int generation, wh_error *err)
+{
+    int every = h->opt.migrate_every > 0 ? h->opt.migrate_every : HUNT_DEFAULT_MIGRATE_EVERY;
+    /* islands stop together, so all of them skip the last call alike; a
+     * resumed island's first call repeats the generation its checkpoint
+     * ended, whose migration is in the checkpoint already */
+    if (!hunt_islands_many(h) || h->opt.strategy == GA_RANDOM || ga_get_stop_reason(h->g) != GA_STOP_NONE ||
+        generation == 0 || generation % every || generation == h->restored_generation)
+        return true;
+    int m = h->opt.migrants > 0 ? h->opt.migrants : HUNT_DEFAULT_MIGRANTS;
+    int ngenes = h->lay.ngenes + hunt_edit_genes(h);
+    /* all: up to m from each other island before the m best are kept */
+    int cap = h->opt.topology == HUNT_TOPOLOGY_ALL ? m * (wh_islands_size(h->opt.islands) - 1) : m;
+    size_t slots = (size_t)m + (size_t)cap;
+    ga_indiv *ind = wh_xcalloc(slots, sizeof *ind);
+    int *genes = wh_xcalloc(slots * (size_t)ngenes, sizeof *genes);
+    for (size_t i = 0; i < slots; i++) ind[i].genes = genes + i * (size_t)ngenes;
+    arrivals a = { ind + m, wh_xcalloc((size_t)cap, sizeof(int)), 0, cap };
+    double t0 = wh_clock_s();
+    bool ok = exchange(h, generation, m, ngenes, ind, &a, err);
+    h->comm_s += wh_clock_s() - t0;
+    free(a.from);
+    free(genes);
+    free(ind);
+    return ok;
+}
