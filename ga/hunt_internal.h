@@ -109,6 +109,25 @@ bool hunt_islands_many(const hunt *h);
 int hunt_island_rank(const hunt *h);
 /* On resume: migrations.csv cut back to the checkpoint's generation. */
 void hunt_migrations_truncate(const hunt *h, int generation);
+
+/* Migrants being received: the individuals (genes the caller's) and the
+ * island each left, at most cap. */
+typedef struct {
+    ga_indiv *ind;
+    int *from;
+    int n, cap;
+} hunt_arrivals;
+/* Migrants as bytes (migrants.c): the size of a message of k, k of them
+ * packed into buf, one message appended to a (false when it is not one of
+ * this gene layout or would pass a->cap), a ranked best first (ties keep
+ * their order). */
+size_t hunt_migrants_bytes(int k, int ngenes);
+void hunt_migrants_pack(const ga_indiv *m, int k, int island, int ngenes, unsigned char *buf);
+bool hunt_migrants_unpack(const unsigned char *buf, size_t n, hunt_arrivals *a, int ngenes);
+void hunt_migrants_rank(hunt_arrivals *a);
+/* migrations.csv: what this island sent (k) and received at generation;
+ * a log that cannot be written is said once and does not stop the search. */
+void hunt_log_migration(hunt *h, int generation, const ga_indiv *out, int k, const hunt_arrivals *a);
 /* Before anything else: this island's directory under the run's (island
  * 0 makes the run's and tells the others), its own seed. */
 bool hunt_islands_prepare(hunt *h, wh_error *err);

@@ -5,10 +5,7 @@
  * (ring) or the M best of every other island's (all) in place of its
  * worst.  Each migration is logged in the island's migrations.csv.
  *
- * On the wire a message is a count, then per migrant a fixed head
- * (fitness, status, evaluation, input hash, the island it left) and its
- * genes as 32-bit integers.  Genes mean the same input on every island
- * (hunt_islands.c says why), so they travel as they are.
+ * The messages' format is migrants.c's.
  */
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -19,94 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One migrant's head on the wire; its genes follow. */
-typedef struct {
-    double fitness;
-    int64_t eval_index;
-    uint64_t input_hash;
-    int32_t status;
-    int32_t island;             /* where it left from */
-} migrant_head;
-
-/* Migrants being received: the individuals and the island each left. */
-typedef struct {
-    ga_indiv *ind;
-    int *from;
-    int n, cap;
-} arrivals;
-
-static size_t migrant_bytes(int ngenes)
-{
-    return sizeof(migrant_head) + (size_t)ngenes * sizeof(int32_t);
-}
-
-static size_t message_bytes(int k, int ngenes)
-{
-    return sizeof(int32_t) + (size_t)k * migrant_bytes(ngenes);
-}
-
-static void pack(const ga_indiv *m, int k, int island, int ngenes, unsigned char *buf)
-{
-    int32_t count = k;
-    memcpy(buf, &count, sizeof count);
-    unsigned char *p = buf + sizeof count;
-    for (int i = 0; i < k; i++, p += migrant_bytes(ngenes)) {
-        migrant_head head = { m[i].fitness, m[i].eval_index, m[i].input_hash, m[i].status, island };
-        memcpy(p, &head, sizeof head);
-        for (int j = 0; j < ngenes; j++) {
-            int32_t v = m[i].genes[j];
-            memcpy(p + sizeof head + (size_t)j * sizeof v, &v, sizeof v);
-        }
-    }
-}
-
-/* One island's message appended to a; false when it is not a migration
- * of this gene layout (a fault of the run, not of the input). */
-static bool unpack(const unsigned char *buf, size_t n, arrivals *a, int ngenes)
-{
-    int32_t count;
-    if (n < sizeof count) return false;
-    memcpy(&count, buf, sizeof count);
-    if (count < 0 || count > a->cap - a->n || n != message_bytes(count, ngenes)) return false;
-    const unsigned char *p = buf + sizeof count;
-    for (int i = 0; i < count; i++, p += migrant_bytes(ngenes)) {
-        migrant_head head;
-        memcpy(&head, p, sizeof head);
-        ga_indiv *m = &a->ind[a->n];
-        m->fitness = head.fitness;
-        m->status = head.status;
-        m->eval_index = head.eval_index;
-        m->input_hash = head.input_hash;
-        m->seed = 0;
-        for (int j = 0; j < ngenes; j++) {
-            int32_t v;
-            memcpy(&v, p + sizeof head + (size_t)j * sizeof v, sizeof v);
-            m->genes[j] = v;
-        }
-        a->from[a->n++] = head.island;
-    }
-    return true;
-}
-
-/* a's migrants best first; ties keep their order (by rank), so that every
- * island of a run picks alike */
-static void rank_arrivals(arrivals *a)
-{
-    for (int i = 1; i < a->n; i++) {
-        ga_indiv x = a->ind[i];
-        int xf = a->from[i], j = i;
-        for (; j > 0 && a->ind[j - 1].fitness < x.fitness; j--) {
-            a->ind[j] = a->ind[j - 1];
-            a->from[j] = a->from[j - 1];
-        }
-        a->ind[j] = x;
-        a->from[j] = xf;
-    }
-}
-
 /* all: every other island's message, then the m best of them. */
-static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, arrivals *a, bool *readable,
-                        wh_error *err)
+static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, hunt_arrivals *a,
+                        bool *readable, wh_error *err)
 {
     int size = wh_islands_size(h->opt.islands), self = hunt_island_rank(h);
     size_t *sizes = wh_xcalloc((size_t)size, sizeof *sizes);
@@ -114,18 +26,18 @@ static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int 
     bool ok = wh_islands_all(h->opt.islands, buf, n, &got, sizes, err);
     size_t off = 0;
     for (int r = 0; ok && *readable && r < size; off += sizes[r], r++)
-        if (r != self) *readable = unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
+        if (r != self) *readable = hunt_migrants_unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
     free(got);
     free(sizes);
     if (ok && *readable && a->n > m) {
-        rank_arrivals(a);
+        hunt_migrants_rank(a);
         a->n = m;
     }
     return ok;
 }
 
 /* What this island takes, as the topology delivers it. */
-static bool receive(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, arrivals *a, wh_error *err)
+static bool receive(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, hunt_arrivals *a, wh_error *err)
 {
     bool readable = true, ok;
     if (h->opt.topology == HUNT_TOPOLOGY_ALL) {
@@ -134,7 +46,7 @@ static bool receive(hunt *h, const unsigned char *buf, size_t n, int m, int ngen
         void *got = NULL;
         size_t got_n = 0;
         ok = wh_islands_ring(h->opt.islands, buf, n, &got, &got_n, err);
-        if (ok) readable = unpack(got, got_n, a, ngenes);
+        if (ok) readable = hunt_migrants_unpack(got, got_n, a, ngenes);
         free(got);
     }
     if (ok && !readable)
@@ -152,9 +64,7 @@ static void log_row(FILE *f, int generation, const char *direction, int island, 
     fprintf(f, "%d,%s,%d,%.17g,%lld\n", generation, direction, island, m->fitness, (long long)m->eval_index);
 }
 
-/* Appends the migration's rows; a log that cannot be written is said once
- * and does not stop the search. */
-static void log_migration(hunt *h, int generation, const ga_indiv *out, int k, const arrivals *a)
+void hunt_log_migration(hunt *h, int generation, const ga_indiv *out, int k, const hunt_arrivals *a)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/migrations.csv", h->dir);
@@ -188,16 +98,17 @@ void hunt_migrations_truncate(const hunt *h, int generation)
 
 /* ---- a migration -------------------------------------------------------------- */
 
-static bool exchange(hunt *h, int generation, int m, int ngenes, ga_indiv *out, arrivals *a, wh_error *err)
+static bool exchange(hunt *h, int generation, int m, int ngenes, ga_indiv *out, hunt_arrivals *a, wh_error *err)
 {
     int k = ga_emigrants(h->g, out, m);
-    unsigned char *buf = wh_xmalloc(message_bytes(k, ngenes));
-    pack(out, k, hunt_island_rank(h), ngenes, buf);
-    bool ok = receive(h, buf, message_bytes(k, ngenes), m, ngenes, a, err);
+    size_t n = hunt_migrants_bytes(k, ngenes);
+    unsigned char *buf = wh_xmalloc(n);
+    hunt_migrants_pack(out, k, hunt_island_rank(h), ngenes, buf);
+    bool ok = receive(h, buf, n, m, ngenes, a, err);
     free(buf);
     if (!ok) return false;
     ga_immigrate(h->g, a->ind, a->n);
-    log_migration(h, generation, out, k, a);
+    hunt_log_migration(h, generation, out, k, a);
     h->migrations++;
     h->immigrants += a->n;
     return true;
@@ -220,7 +131,7 @@ bool hunt_islands_migrate(hunt *h, int generation, wh_error *err)
     ga_indiv *ind = wh_xcalloc(slots, sizeof *ind);
     int *genes = wh_xcalloc(slots * (size_t)ngenes, sizeof *genes);
     for (size_t i = 0; i < slots; i++) ind[i].genes = genes + i * (size_t)ngenes;
-    arrivals a = { ind + m, wh_xcalloc((size_t)cap, sizeof(int)), 0, cap };
+    hunt_arrivals a = { ind + m, wh_xcalloc((size_t)cap, sizeof(int)), 0, cap };
     double t0 = wh_clock_s();
     bool ok = exchange(h, generation, m, ngenes, ind, &a, err);
     h->comm_s += wh_clock_s() - t0;
