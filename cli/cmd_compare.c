@@ -496,6 +496,13 @@ int cmd_compare(int argc, char **argv)
         cli_search_free(&ho);
         return cli_report(&err);
     }
+    if (ho.sync_dir) {
+        wh_error_set(&err, WH_ERR_USER, NULL, 0, 0, "--sync-dir is hunt's: the runs of a comparison are not "
+                     "meant to share their individuals");
+        wh_spec_free(spec);
+        cli_search_free(&ho);
+        return cli_report(&err);
+    }
     /* under mpirun every run of the comparison is a run of islands; island 0 writes the table */
     bool lead = !islands || wh_islands_rank(islands) == 0;
     cmp.runs = calloc((size_t)(cmp.nrows * nseeds), sizeof *cmp.runs);

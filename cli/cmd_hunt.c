@@ -58,6 +58,11 @@ static void usage(FILE *out)
             "  --migrants M      individuals sent each time (default 2)\n"
             "  --topology T      ring: to the next island (default); all: to every island, each\n"
             "                    taking the M best of the others' migrants\n"
+            "  --sync-dir DIR    without mpirun: hunts started on their own share their best\n"
+            "                    through files in DIR (each writes DIR/ID.mig every G\n"
+            "                    generations and takes the M best of the others' new ones);\n"
+            "                    asynchronous, so not repeatable for a seed\n"
+            "  --sync-id ID      this hunt's name in DIR (default: host-pid)\n"
             HUNT_HELP("2000", "2, the paper's") CLI_RUN_HELP
             "  -h, --help        this text\n");
 }

@@ -62,6 +62,8 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--migrants", arg, 1, 10000, &v, err)) return -1;
         h->migrants = (int)v;
         return 1;
+    case HOPT_SYNC_DIR: h->sync_dir = arg; return 1;
+    case HOPT_SYNC_ID: h->sync_id = arg; return 1;
     case HOPT_TOPOLOGY:
         if (hunt_topology_from_name(arg, &h->topology)) return 1;
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--topology: expected ring or all, got '%s'", arg);

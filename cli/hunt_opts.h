@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -32,6 +32,7 @@ enum {
     { "noise-rsd", required_argument, NULL, HOPT_NOISE_RSD }, { "max-reps", required_argument, NULL, HOPT_MAX_REPS }, \
     { "migrate-every", required_argument, NULL, HOPT_MIGRATE_EVERY }, { "migrants", required_argument, NULL, HOPT_MIGRANTS }, \
     { "topology", required_argument, NULL, HOPT_TOPOLOGY }, \
+    { "sync-dir", required_argument, NULL, HOPT_SYNC_DIR }, { "sync-id", required_argument, NULL, HOPT_SYNC_ID }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
     { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \

@@ -143,7 +143,7 @@ static bool on_generation(void *ctx, int generation, wh_error *err)
 {
     hunt *h = ctx;
     /* before the checkpoint, so that it holds the immigrants */
-    if (!hunt_islands_migrate(h, generation, err)) return false;
+    if (!hunt_islands_migrate(h, generation, err) || !hunt_sync_migrate(h, generation, err)) return false;
     char path[1100];
     snprintf(path, sizeof path, "%s/pool.bin", h->dir);
     if (h->pool->natoms > h->pool_saved || h->pool_saved == 0) {
@@ -373,6 +373,7 @@ static bool setup(hunt *h, wh_error *err)
     strftime(h->started, sizeof h->started, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &utc));
     if (!hunt_islands_prepare(h, err)) return false;
     if (h->opt.resume_dir && !hunt_read_saved_options(h->opt.resume_dir, h->spec, &h->opt, &x, err)) return false;
+    if (!hunt_sync_prepare(h, err)) return false;
     if (h->opt.resume_dir && !has_checkpoint(h->opt.resume_dir)) {
         /* stopped (even by kill -9) before its first checkpoint: nothing is
          * lost by starting it again, in the same directory, with its options */
@@ -436,6 +437,7 @@ static void teardown(hunt *h)
     if (h->pool == &h->own_pool) gen_pool_free(&h->own_pool);
     gen_result_free(h->explored);
     if (h->h) harness_close(h->h);
+    hunt_sync_free(h);
 }
 
 bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_error *err)

@@ -86,6 +86,10 @@ typedef struct {
     int migrate_every;          /* generations between migrations; 0: 5 */
     int migrants;               /* best individuals each island sends; 0: 2 */
     hunt_topology topology;     /* who receives them */
+    /* Islands without MPI (hunt_sync.c): a directory shared with other
+     * hunts, and this hunt's name there (NULL: host-pid) */
+    const char *sync_dir;
+    const char *sync_id;
 } hunt_options;
 
 #define HUNT_DEFAULT_MIGRATE_EVERY 5

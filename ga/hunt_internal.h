@@ -66,6 +66,10 @@ typedef struct {
     int restored_generation;    /* the checkpoint's generation on resume, else -1 */
     long migrations, immigrants;
     double comm_s;              /* wall time in the islands' exchanges and stop agreements */
+    char sync_dir[1024];        /* --sync-dir, as used (a resumed run's own) */
+    char sync_id[64];           /* --sync-dir: this hunt's name there */
+    struct hunt_sync_peer *sync_peers;   /* what was taken from whom (hunt_sync.c) */
+    int nsync_peers;
 } hunt;
 
 /* gdivan without atoms from the symbolic stage searches with this many
@@ -109,6 +113,20 @@ bool hunt_islands_many(const hunt *h);
 int hunt_island_rank(const hunt *h);
 /* On resume: migrations.csv cut back to the checkpoint's generation. */
 void hunt_migrations_truncate(const hunt *h, int generation);
+
+/* --sync-dir (hunt_sync.c): names of at most this many characters, from
+ * [A-Za-z0-9._-], not starting with a dot; peers read at most. */
+#define HUNT_SYNC_ID_MAX 63
+#define HUNT_SYNC_PEERS_MAX 256
+bool hunt_sync_id_ok(const char *id);
+/* After the saved options are read: --sync-dir (a resumed run's own
+ * unless given again) made, the name checked or made (host-pid); refused
+ * under mpirun. */
+bool hunt_sync_prepare(hunt *h, wh_error *err);
+/* At a generation's end, every --migrate-every: write this hunt's best,
+ * take the others' new ones. */
+bool hunt_sync_migrate(hunt *h, int generation, wh_error *err);
+void hunt_sync_free(hunt *h);
 
 /* Migrants being received: the individuals (genes the caller's) and the
  * island each left, at most cap. */

@@ -123,6 +123,8 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "migrate_every", json_integer(h->opt.migrate_every));
     if (o) json_object_set_new(o, "migrants", json_integer(h->opt.migrants));
     if (o) json_object_set_new(o, "topology", json_string(hunt_topology_name(h->opt.topology)));
+    if (o) json_object_set_new(o, "sync_dir", h->opt.sync_dir ? json_string(h->opt.sync_dir) : json_null());
+    if (o) json_object_set_new(o, "sync_id", h->opt.sync_dir ? json_string(h->opt.sync_id) : json_null());
     if (o) json_object_set_new(o, "noise_rsd", json_real(h->opt.noise_rsd));
     if (o) json_object_set_new(o, "max_reps", json_integer(h->opt.max_reps));
     return o;

@@ -4,7 +4,8 @@
  * directory with each island's results and island 0's merged ones,
  * --resume of every island (and its refusal with another island count),
  * the islands of a node on its GPUs in turn (the fake CUDA driver with
- * two devices), the all-to-all topology, and compare on islands.  Skipped, with the reason, where
+ * two devices), the all-to-all topology, compare on islands, and hunts
+ * started on their own sharing a --sync-dir.  Skipped, with the reason, where
  * mpirun or an MPI build is missing.  The GA's side (ga_emigrants,
  * ga_immigrate, agree_stop) is tested in-process below it.
  */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -387,6 +389,97 @@ Test(islands, compare_runs_every_strategy_on_the_islands, .timeout = 120)
     json_t *cmp = ts_load_json(path);
     cr_expect_eq(json_array_size(json_object_get(cmp, "strategies")), 2);
     json_decref(cmp);
+    ts_rmtree(base);
+}
+
+/* ---- islands without MPI: --sync-dir ------------------------------------ */
+
+/* TOOL hunt SPEC ARGS, alone; its exit status. */
+static int hunt_alone(const char *tool, const char *args, const char *log)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' hunt " SPEC " --backend sim --population 20 --migrate-every 1 --jobs 1 "
+             "--no-explain %s >'%s' 2>&1", tool, args, log);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A hunt alone takes nothing; one started after it takes the first one's
+ * last migrants, once; a hunt of another gene layout takes nothing and
+ * says so; a name that could leave the directory is refused. */
+Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
+{
+    char tool[PATH_MAX], base[] = "/tmp/wh_sync_XXXXXX", args[2000], log[600], sync[600], a[600], b[600], c[600];
+    ts_beside_runner("warphunt", tool, sizeof tool);
+    ts_need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    cr_assert(mkdtemp(base));
+    snprintf(log, sizeof log, "%s/log", base);
+    snprintf(sync, sizeof sync, "%s/sync", base);
+    snprintf(a, sizeof a, "%s/a", base);
+    snprintf(b, sizeof b, "%s/b", base);
+    snprintf(c, sizeof c, "%s/c", base);
+    snprintf(args, sizeof args, "--evals 100 --patience 0 --sync-dir %s --sync-id a -o %s", sync, a);
+    cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
+    static migration_row ra[MAX_ROWS], rb[MAX_ROWS], rc[MAX_ROWS], last[64], got[64];
+    char root[700];
+    /* migrations_of reads ROOT/island-00/: point it at the run directories */
+    snprintf(root, sizeof root, "%s/ra", base);
+    cr_assert_eq(mkdir(root, 0755), 0);
+    char link[800];
+    snprintf(link, sizeof link, "%s/island-00", root);
+    cr_assert_eq(symlink(a, link), 0);
+    int na = migrations_of(root, 0, ra, MAX_ROWS);
+    int last_gen = 0;
+    for (int i = 0; i < na; i++) {
+        cr_expect(!ra[i].received, "alone, it takes nothing");
+        if (ra[i].generation > last_gen) last_gen = ra[i].generation;
+    }
+    cr_assert_geq(last_gen, 2);
+    int nlast = rows_at(ra, na, last_gen, false, last);
+
+    snprintf(args, sizeof args, "--seed 2 --evals 100 --patience 0 --sync-dir %s --sync-id b -o %s", sync, b);
+    cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
+    snprintf(root, sizeof root, "%s/rb", base);
+    cr_assert_eq(mkdir(root, 0755), 0);
+    snprintf(link, sizeof link, "%s/island-00", root);
+    cr_assert_eq(symlink(b, link), 0);
+    int nb = migrations_of(root, 0, rb, MAX_ROWS), taken = 0;
+    for (int i = 0; i < nb; i++) taken += rb[i].received;
+    cr_expect_eq(taken, nlast, "b takes a's last migrants once: %d rows, a's last had %d", taken, nlast);
+    int ng = rows_at(rb, nb, 1, true, got);
+    cr_expect_eq(ng, nlast, "at b's first migration");
+    for (int i = 0; i < ng && i < nlast; i++) {
+        cr_expect_eq(got[i].fitness, last[i].fitness, "migrant %d", i);
+        cr_expect_eq(got[i].eval, last[i].eval, "migrant %d", i);
+        cr_expect_eq(got[i].island, -1, "from another hunt");
+    }
+
+    /* random-ga's genes are not gdivan's: nothing taken, and said */
+    snprintf(args, sizeof args, "--strategy random-ga --evals 60 --sync-dir %s --sync-id c -o %s", sync, c);
+    cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
+    cr_expect(strstr(ts_read_text(log), "is not of this hunt's gene layout"), "%s", ts_read_text(log));
+    snprintf(root, sizeof root, "%s/rc", base);
+    cr_assert_eq(mkdir(root, 0755), 0);
+    snprintf(link, sizeof link, "%s/island-00", root);
+    cr_assert_eq(symlink(c, link), 0);
+    int nc = migrations_of(root, 0, rc, MAX_ROWS);
+    for (int i = 0; i < nc; i++) cr_expect(!rc[i].received, "another layout is not taken");
+
+    /* a resumed hunt keeps its directory and name */
+    char cmd[PATH_MAX + 1400];
+    snprintf(cmd, sizeof cmd, "'%s' hunt --resume %s --evals 160 --quiet >'%s' 2>&1", tool, a, log);
+    cr_assert_eq(system(cmd), 0, "%s", ts_read_text(log));
+    snprintf(root, sizeof root, "%s/run.json", a);
+    json_t *run = ts_load_json(root);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(run, "options"), "sync_id")), "a");
+    json_decref(run);
+    snprintf(root, sizeof root, "%s/ra", base);
+    na = migrations_of(root, 0, ra, MAX_ROWS);
+    cr_expect_gt(ra[na - 1].generation, last_gen, "the resumed hunt goes on migrating");
+
+    snprintf(args, sizeof args, "--evals 20 --sync-dir %s --sync-id ../x -o %s/d", sync, base);
+    cr_expect_eq(hunt_alone(tool, args, log), 1);
+    cr_expect(strstr(ts_read_text(log), "--sync-id '../x'"), "%s", ts_read_text(log));
     ts_rmtree(base);
 }
 
