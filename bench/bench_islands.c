@@ -3,8 +3,8 @@
  * island and as K islands under mpirun, on the sim, over several seeds.
  *
  *   bench_islands [--spec SPEC] [--target T] [--ranks 1,2] [--seeds S]
- *                 [--evals N] [--jobs J] [--migrate-every G] [--out DIR]
- *                 [--md FILE] [--reuse] [--warphunt PATH]
+ *                 [--evals N] [--patience P] [--jobs J] [--migrate-every G]
+ *                 [--out DIR] [--md FILE] [--reuse] [--warphunt PATH]
  *
  * Per island count K and seed: the evaluations per island until the run's
  * best reached the target and the search's seconds to get there (the
@@ -16,7 +16,8 @@
  * slower island counts there too).  The target defaults to the spec's
  * known worst input (kernels/groundtruth.h) measured on the sim.  Every
  * island gets --jobs evaluation threads (default 1: K islands on K
- * cores).  The runs go under --out (default build/islands), each with its
+ * cores); --patience P is passed to the hunts (default: hunt's own, 2;
+ * 0 spends the whole budget).  The runs go under --out (default build/islands), each with its
  * wall time in DIR.wall; --reuse reads a finished run from there instead
  * of running it again.  --md FILE writes the table, and a row per run, as
  * markdown.  Without mpirun (or an MPI build) the K > 1 rows are skipped,
@@ -43,6 +44,7 @@ typedef struct {
     double target;              /* <= 0: the known worst */
     int ranks[MAX_RANKS], nranks;
     int seeds, evals, jobs, migrate_every;
+    int patience;               /* < 0: hunt's default */
     bool reuse;
 } args_t;
 
@@ -58,7 +60,8 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_islands [--spec SPEC] [--target T] [--ranks 1,2] [--seeds S] [--evals N] "
-                    "[--jobs J] [--migrate-every G] [--out DIR] [--md FILE] [--reuse] [--warphunt PATH]\n");
+                    "[--patience P] [--jobs J] [--migrate-every G] [--out DIR] [--md FILE] [--reuse]\n"
+                    "                     [--warphunt PATH]\n");
     return 2;
 }
 
@@ -77,7 +80,8 @@ static bool parse_ranks(const char *s, args_t *a)
 static bool parse_args(int argc, char **argv, args_t *a)
 {
     *a = (args_t){ .spec = "kernels/gt_hash.json", .out = "build/islands", .warphunt = "build/warphunt",
-                   .ranks = { 1, 2 }, .nranks = 2, .seeds = 3, .evals = 300, .jobs = 1, .migrate_every = 5 };
+                   .ranks = { 1, 2 }, .nranks = 2, .seeds = 3, .evals = 300, .jobs = 1, .migrate_every = 5,
+                   .patience = -1 };
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--reuse")) {
@@ -92,6 +96,7 @@ static bool parse_args(int argc, char **argv, args_t *a)
         else if (!strcmp(o, "--seeds")) a->seeds = atoi(v);
         else if (!strcmp(o, "--evals")) a->evals = atoi(v);
         else if (!strcmp(o, "--jobs")) a->jobs = atoi(v);
+        else if (!strcmp(o, "--patience")) a->patience = atoi(v);
         else if (!strcmp(o, "--migrate-every")) a->migrate_every = atoi(v);
         else if (!strcmp(o, "--out")) a->out = v;
         else if (!strcmp(o, "--md")) a->md = v;
@@ -211,7 +216,7 @@ static void record_wall(const char *dir, double wall_s)
 
 static void run_one(const args_t *a, int k, int seed, double target, run_t *r)
 {
-    char dir[1024], cmd[4096], mpi[64] = "";
+    char dir[1024], cmd[4096], mpi[64] = "", patience[32] = "";
     snprintf(dir, sizeof dir, "%s/k%d-s%d", a->out, k, seed);
     if (a->reuse && reused(dir, r)) {
         r->ok = true;
@@ -219,9 +224,10 @@ static void run_one(const args_t *a, int k, int seed, double target, run_t *r)
         return;
     }
     if (k > 1) snprintf(mpi, sizeof mpi, "mpirun --oversubscribe -np %d ", k);
+    if (a->patience >= 0) snprintf(patience, sizeof patience, " --patience %d", a->patience);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && %s'%s' hunt '%s' --backend sim --seed %d --evals %d --jobs %d "
-             "--migrate-every %d --no-explain --quiet -o '%s' >'%s.log' 2>&1", dir, mpi, a->warphunt, a->spec, seed,
-             a->evals, a->jobs, a->migrate_every, dir, dir);
+             "--migrate-every %d%s --no-explain --quiet -o '%s' >'%s.log' 2>&1", dir, mpi, a->warphunt, a->spec,
+             seed, a->evals, a->jobs, a->migrate_every, patience, dir, dir);
     double t0 = wh_clock_s();
     int rc = system(cmd);
     r->wall_s = wh_clock_s() - t0;
@@ -311,8 +317,11 @@ int main(int argc, char **argv)
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     mkdir(a.out, 0777);
     bool mpi = have_mpi(&a);
+    char patience[32] = "hunt's default";
+    if (a.patience >= 0) snprintf(patience, sizeof patience, "%d", a.patience);
     printf("%s on the sim, target %.0f, %d evaluations per island, %d seed(s), --jobs %d per island, "
-           "migration every %d generations\n", a.spec, target, a.evals, a.seeds, a.jobs, a.migrate_every);
+           "migration every %d generations, patience %s\n", a.spec, target, a.evals, a.seeds, a.jobs,
+           a.migrate_every, patience);
     static run_t runs[MAX_RANKS][MAX_SEEDS];
     for (int i = 0; i < a.nranks; i++)
         for (int s = 0; s < a.seeds && (a.ranks[i] == 1 || mpi); s++)
