@@ -1,14 +1,15 @@
 /*
- * islands.h — the GA's island model over MPI: one hunt per process,
- * exchanging their best individuals around a ring.
+ * islands.h — the transport of the GA's island model over MPI: one hunt
+ * per process, exchanging their best individuals (ga/hunt_migrate.c says
+ * which go where).
  *
  * `mpirun -np K warphunt hunt ...` starts K processes; each is an island
  * with its own seed, harness and population, searching the same gene
  * space (the symbolic stage's atoms come from the shared explore cache,
  * so an individual's genes mean the same input on every island).  Every
- * G generations each island sends its M best individuals to the next
- * island of the ring and puts the previous island's in place of its M
- * worst.  The islands stop together (a collective exchange must never
+ * G generations each island sends its M best individuals around a ring
+ * (wh_islands_ring) or to every island (wh_islands_all) and puts what it
+ * takes in place of its worst.  The islands stop together (a collective exchange must never
  * wait for an island that left): each generation they agree on the stop
  * reason, converging only when all have converged.
  *
