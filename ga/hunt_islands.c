@@ -108,6 +108,13 @@ bool hunt_islands_prepare(hunt *h, wh_error *err)
 {
     if (h->opt.resume_dir && !same_islands(h, err)) return false;
     if (!hunt_islands_many(h)) return true;
+    if (h->opt.strategy == GA_GDIVAN && !h->opt.explore.reuse) {
+        /* each island's own stage, cut by its own clock, could give other
+         * atoms: the genes would not mean one input everywhere */
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--no-cache under mpirun: the islands share the symbolic "
+                     "stage's atoms through the explore cache; leave it out");
+        return false;
+    }
     int r = hunt_island_rank(h);
     char root[1024] = "";
     if (h->opt.resume_dir)

@@ -326,8 +326,8 @@ Test(islands, resume_continues_every_island, .timeout = 120)
 }
 
 /* --topology all on three islands: each takes the M best of the other
- * two's 2 M migrants, so it gets M per migration, as on the ring; and a
- * run of three is refused when resumed by two. */
+ * two's 2 M migrants (checked against their migrations.csv); --no-cache
+ * is refused; a run of three is refused when resumed by two. */
 Test(islands, all_to_all_gives_each_island_the_best_of_the_others, .timeout = 120)
 {
     mpi_case c;
@@ -352,6 +352,10 @@ Test(islands, all_to_all_gives_each_island_the_best_of_the_others, .timeout = 12
         json_decref(run);
     }
     cr_expect_geq(expect_migrations(dir, 3, 3, true), 2, "migrations.csv: the best of the others");
+    /* islands share the symbolic stage through the cache: --no-cache is refused */
+    snprintf(args, sizeof args, SPEC " --backend sim --evals 20 --no-cache --quiet -o %s/nc", c.base);
+    cr_expect_neq(islands_k(2, c.tool, "hunt", args, c.log), 0);
+    cr_expect(strstr(ts_read_text(c.log), "--no-cache under mpirun"), "%s", ts_read_text(c.log));
     snprintf(args, sizeof args, "--resume %s --evals 100 --no-explain --quiet", dir);
     cr_expect_neq(islands_k(2, c.tool, "hunt", args, c.log), 0);
     cr_expect(strstr(ts_read_text(c.log), "a run of 3 islands, resumed by 2 processes; resume it with mpirun -np 3"),
