@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* all: every other island's message, then the m best of them. */
+/* all: every other island's message, the m best kept as they come (a has
+ * room for 2 m: memory does not grow with the islands). */
 static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int ngenes, hunt_arrivals *a,
                         bool *readable, wh_error *err)
 {
@@ -25,14 +26,16 @@ static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int 
     void *got = NULL;
     bool ok = wh_islands_all(h->opt.islands, buf, n, &got, sizes, err);
     size_t off = 0;
-    for (int r = 0; ok && *readable && r < size; off += sizes[r], r++)
-        if (r != self) *readable = hunt_migrants_unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
+    for (int r = 0; ok && *readable && r < size; off += sizes[r], r++) {
+        if (r == self) continue;
+        *readable = hunt_migrants_unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
+        if (a->n > m) {
+            hunt_migrants_rank(a);
+            a->n = m;
+        }
+    }
     free(got);
     free(sizes);
-    if (ok && *readable && a->n > m) {
-        hunt_migrants_rank(a);
-        a->n = m;
-    }
     return ok;
 }
 
@@ -125,8 +128,8 @@ bool hunt_islands_migrate(hunt *h, int generation, wh_error *err)
         return true;
     int m = h->opt.migrants > 0 ? h->opt.migrants : HUNT_DEFAULT_MIGRANTS;
     int ngenes = h->lay.ngenes + hunt_edit_genes(h);
-    /* all: up to m from each other island before the m best are kept */
-    int cap = h->opt.topology == HUNT_TOPOLOGY_ALL ? m * (wh_islands_size(h->opt.islands) - 1) : m;
+    /* all: room for the m best so far and the next island's m */
+    int cap = h->opt.topology == HUNT_TOPOLOGY_ALL ? 2 * m : m;
     size_t slots = (size_t)m + (size_t)cap;
     ga_indiv *ind = wh_xcalloc(slots, sizeof *ind);
     int *genes = wh_xcalloc(slots * (size_t)ngenes, sizeof *genes);

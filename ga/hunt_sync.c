@@ -132,25 +132,28 @@ static void take_peer(hunt *h, const char *id, uint64_t key, int m, int ngenes, 
     free(buf);
 }
 
-/* Every other *.mig of the directory, new since last read: the m best. */
+/* Every other *.mig of the directory, new since last read: the m best,
+ * kept as they come in a (room for 2 m), so that memory does not grow
+ * with the number of peers. */
 static void take_peers(hunt *h, uint64_t key, int m, int ngenes, hunt_arrivals *a)
 {
     DIR *d = opendir(h->opt.sync_dir);
     struct dirent *e;
     size_t suffix = strlen(SYNC_SUFFIX);
-    while (d && (e = readdir(d)) && a->cap - a->n >= m) {
+    while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (e->d_name[0] == '.' || len <= suffix || strcmp(e->d_name + len - suffix, SYNC_SUFFIX)) continue;
         char id[HUNT_SYNC_ID_MAX + 1];
         if (len - suffix > HUNT_SYNC_ID_MAX) continue;
         snprintf(id, sizeof id, "%.*s", (int)(len - suffix), e->d_name);
-        if (strcmp(id, h->opt.sync_id)) take_peer(h, id, key, m, ngenes, a);
+        if (!strcmp(id, h->opt.sync_id)) continue;
+        take_peer(h, id, key, m, ngenes, a);
+        if (a->n > m) {
+            hunt_migrants_rank(a);
+            a->n = m;
+        }
     }
     if (d) closedir(d);
-    if (a->n > m) {
-        hunt_migrants_rank(a);
-        a->n = m;
-    }
 }
 
 /* A resumed run's own --sync-dir and name, unless given again. */
@@ -206,7 +209,7 @@ bool hunt_sync_migrate(hunt *h, int generation, wh_error *err)
         return true;
     int m = h->opt.migrants > 0 ? h->opt.migrants : HUNT_DEFAULT_MIGRANTS;
     int ngenes = h->lay.ngenes + hunt_edit_genes(h);
-    int cap = m * HUNT_SYNC_PEERS_MAX;
+    int cap = 2 * m;
     size_t slots = (size_t)m + (size_t)cap;
     ga_indiv *ind = wh_xcalloc(slots, sizeof *ind);
     int *genes = wh_xcalloc(slots * (size_t)ngenes, sizeof *genes);
