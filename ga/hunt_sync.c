@@ -75,6 +75,11 @@ static bool write_own(const hunt *h, int generation, const unsigned char *msg, s
     snprintf(path, sizeof path, "%s/%s" SYNC_SUFFIX, h->opt.sync_dir, h->opt.sync_id);
     snprintf(tmp, sizeof tmp, "%s/.%s" SYNC_SUFFIX ".tmp", h->opt.sync_dir, h->opt.sync_id);
     sync_head head = { SYNC_MAGIC, key, generation, ga_evals(h->g) };
+    /* a file of this name before this hunt's first write: another hunt's */
+    struct stat st;
+    if (h->migrations == 0 && !h->opt.resume_dir && stat(path, &st) == 0 && !h->opt.quiet)
+        fprintf(stderr, "hunt: --sync-dir: %s exists before this hunt wrote it: does another hunt use "
+                "--sync-id %s? (they would overwrite each other's file)\n", path, h->opt.sync_id);
     FILE *f = fopen(tmp, "wb");
     bool ok = f && fwrite(&head, sizeof head, 1, f) == 1 && fwrite(msg, 1, n, f) == n;
     ok = (f && fclose(f) == 0) && ok && rename(tmp, path) == 0;

@@ -410,7 +410,8 @@ static int hunt_alone(const char *tool, const char *args, const char *log)
 
 /* A hunt alone takes nothing; one started after it takes the first one's
  * last migrants, once; a hunt of another gene layout takes nothing and
- * says so; a name that could leave the directory is refused. */
+ * says so; a resumed hunt goes on; a name in use is warned, and one that
+ * could leave the directory refused. */
 Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
 {
     char tool[PATH_MAX], base[] = "/tmp/wh_sync_XXXXXX", args[2000], log[600], sync[600], a[600], b[600], c[600];
@@ -480,6 +481,11 @@ Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
     snprintf(root, sizeof root, "%s/ra", base);
     na = migrations_of(root, 0, ra, MAX_ROWS);
     cr_expect_gt(ra[na - 1].generation, last_gen, "the resumed hunt goes on migrating");
+
+    /* a second hunt under a name in use is warned */
+    snprintf(args, sizeof args, "--evals 40 --sync-dir %s --sync-id b -o %s/e", sync, base);
+    cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
+    cr_expect(strstr(ts_read_text(log), "does another hunt use --sync-id b?"), "%s", ts_read_text(log));
 
     snprintf(args, sizeof args, "--evals 20 --sync-dir %s --sync-id ../x -o %s/d", sync, base);
     cr_expect_eq(hunt_alone(tool, args, log), 1);
