@@ -120,18 +120,13 @@ static bool write_csv(const char *path, const paired_side *a, const paired_side 
     return true;
 }
 
-static json_t *side_json(const paired_side *s)
-{
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "input", s->dir, "mean", s->st.mean, "median", s->st.median, "min",
-                     s->st.min, "max", s->st.max, "stddev", s->st.stddev);
-}
-
 static void print_json(const wh_spec *spec, const harness *h, int rounds, const diff_args *args, const paired_side *a,
                        const paired_side *b, const wh_rank_test *t)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o}", "kernel", spec->name, "spec", spec->path,
                           "backend", harness_backend_name(harness_backend_of(h)), "device", harness_device(h), "unit",
-                          harness_unit(h), "reps", rounds, "a", side_json(a), "b", side_json(b));
+                          harness_unit(h), "reps", rounds, "a", cli_paired_side_json(a, true), "b",
+                          cli_paired_side_json(b, true));
     /* JSON has no infinity: no ratio when A's median is 0 */
     json_object_set_new(j, "ratio_median", a->st.median > 0 ? json_real(b->st.median / a->st.median) : json_null());
     json_object_set_new(j, "a12", json_real(t->a12));

@@ -78,7 +78,7 @@ typedef struct {
     const char *spec;           /* NULL: the recorded one */
     bool png;                   /* PNGs of the pictures too */
     bool gpu;                   /* --backend cuda: both inputs measured on the GPU as well */
-    long rounds;                /* ... this many times each */
+    long rounds;                /* ... this many times each (0: not given) */
     cli_run_options ro;
 } explain_args;
 
@@ -286,7 +286,6 @@ int cmd_explain(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.seed = 1;
     a.top = 10;
-    a.rounds = EXPLAIN_GPU_DEFAULT_ROUNDS;
     cli_run_options_init(&a.ro);
     wh_error err;
     optind = 1;
@@ -309,6 +308,12 @@ int cmd_explain(int argc, char **argv)
         return cli_usage_hint("explain");
     }
     sim_backend(&a);
+    if (a.rounds && !a.gpu) {
+        wh_error_set(&err, WH_ERR_USER, NULL, 0, 0, "--reps is the GPU's runs of each input: give --backend cuda "
+                     "with it (the sim's report runs each input once: it is exact)");
+        return cli_report(&err);
+    }
+    if (!a.rounds) a.rounds = EXPLAIN_GPU_DEFAULT_ROUNDS;
     if (!cli_input_dir("explain", a.input_arg ? a.input_arg : argv[optind], a.input, sizeof a.input, &err))
         return cli_report(&err);
     return run_explain(&a);

@@ -78,16 +78,11 @@ void cli_explain_gpu_print(FILE *f, const explain_gpu *g, const char *bullet)
                 bullet, order_words(g->gpu), order_words(g->sim));
 }
 
-static json_t *side_json(const paired_side *s)
-{
-    return json_pack("{s:f, s:f, s:f, s:f, s:f}", "mean", s->st.mean, "median", s->st.median, "min", s->st.min, "max",
-                     s->st.max, "stddev", s->st.stddev);
-}
-
 json_t *cli_explain_gpu_json(const explain_gpu *g)
 {
     return json_pack("{s:s, s:s, s:i, s:o, s:o, s:f, s:f, s:s, s:s, s:f, s:f, s:b}", "device", g->device, "unit",
-                     g->unit, "rounds", g->rounds, "input", side_json(&g->in), "reference", side_json(&g->ref), "a12",
+                     g->unit, "rounds", g->rounds, "input", cli_paired_side_json(&g->in, false),
+                     "reference", cli_paired_side_json(&g->ref, false), "a12",
                      g->test.a12, "p_value", g->test.p_value, "gpu_order", cli_explain_order_key(g->gpu),
                      "sim_order", cli_explain_order_key(g->sim), "sim_input_cycles", g->sim_in,
                      "sim_reference_cycles", g->sim_ref, "agree", g->gpu == g->sim);

@@ -43,6 +43,14 @@ bool cli_paired_measure(harness *h, paired_side *a, paired_side *b, int rounds, 
     return true;
 }
 
+json_t *cli_paired_side_json(const paired_side *s, bool with_dir)
+{
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f}", "mean", s->st.mean, "median", s->st.median, "min", s->st.min,
+                          "max", s->st.max, "stddev", s->st.stddev);
+    if (with_dir) json_object_set_new(o, "input", json_string(s->dir));
+    return o;
+}
+
 void cli_paired_free(paired_side *s)
 {
     free(s->times);

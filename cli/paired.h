@@ -12,6 +12,7 @@
 #include "core/stats.h"
 #include "harness/harness.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 
 /* One of the two: what to call it in messages, where it is, its image
@@ -32,6 +33,9 @@ typedef enum { PAIRED_NO_DIFFERENCE, PAIRED_A_SLOWER, PAIRED_B_SLOWER } paired_v
  * the round. */
 bool cli_paired_measure(harness *h, paired_side *a, paired_side *b, int rounds, const char *who, wh_rank_test *t,
                         wh_error *err);
+/* A side's summary as JSON: mean, median, min, max, stddev (and
+ * "input": its dir when with_dir). */
+json_t *cli_paired_side_json(const paired_side *s, bool with_dir);
 /* The times (not the image). */
 void cli_paired_free(paired_side *s);
 

@@ -288,6 +288,14 @@ Test(explain, the_gpu_is_measured_beside_the_sim)
 
 Test(explain, without_a_gpu_cuda_says_why_and_writes_nothing)
 {
+    /* --reps means GPU runs: alone it is a user error, not ignored */
+    explain_dirs r;
+    make_dirs(&r, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero);
+    const char *reps[] = { r.input, "--reps", "5" };
+    cr_expect_eq(run_explain(&r, reps, 3), 1);
+    cr_expect(strstr(ts_read_text(r.err), "--reps is the GPU's runs"), "%s", ts_read_text(r.err));
+    ts_rmtree(r.base);
+
     setenv(WH_CUDA_LIB_ENV, "/nonexistent/libcuda.so.1", 1);
     explain_dirs d;
     make_dirs(&d, "kernels/artificial.json", "build/ptx/kernels/artificial.ptx", all_7, zero);

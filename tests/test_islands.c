@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,11 +120,11 @@ typedef struct {
     long eval;
 } migration_row;
 
-/* island r's migrations.csv under root into rows[0..max); how many. */
-static int migrations_of(const char *root, int r, migration_row *rows, int max)
+/* A run directory's migrations.csv into rows[0..max); how many. */
+static int migrations_in(const char *run, migration_row *rows, int max)
 {
-    char path[700], line[256], dir[16];
-    snprintf(path, sizeof path, "%s/island-%02d/migrations.csv", root, r);
+    char path[800], line[256], dir[16];
+    snprintf(path, sizeof path, "%s/migrations.csv", run);
     FILE *f = fopen(path, "r");
     cr_assert(f, "no %s", path);
     cr_assert(fgets(line, sizeof line, f));
@@ -140,6 +139,14 @@ static int migrations_of(const char *root, int r, migration_row *rows, int max)
     }
     fclose(f);
     return n;
+}
+
+/* island r's, under the run's directory root */
+static int migrations_of(const char *root, int r, migration_row *rows, int max)
+{
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/island-%02d", root, r);
+    return migrations_in(dir, rows, max);
 }
 
 /* The rows of one generation and direction, in file order. */
@@ -426,14 +433,8 @@ Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
     snprintf(args, sizeof args, "--evals 100 --patience 0 --sync-dir %s --sync-id a -o %s", sync, a);
     cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
     static migration_row ra[MAX_ROWS], rb[MAX_ROWS], rc[MAX_ROWS], last[64], got[64];
-    char root[700];
-    /* migrations_of reads ROOT/island-00/: point it at the run directories */
-    snprintf(root, sizeof root, "%s/ra", base);
-    cr_assert_eq(mkdir(root, 0755), 0);
-    char link[800];
-    snprintf(link, sizeof link, "%s/island-00", root);
-    cr_assert_eq(symlink(a, link), 0);
-    int na = migrations_of(root, 0, ra, MAX_ROWS);
+    char path[700];
+    int na = migrations_in(a, ra, MAX_ROWS);
     int last_gen = 0;
     for (int i = 0; i < na; i++) {
         cr_expect(!ra[i].received, "alone, it takes nothing");
@@ -444,11 +445,7 @@ Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
 
     snprintf(args, sizeof args, "--seed 2 --evals 100 --patience 0 --sync-dir %s --sync-id b -o %s", sync, b);
     cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
-    snprintf(root, sizeof root, "%s/rb", base);
-    cr_assert_eq(mkdir(root, 0755), 0);
-    snprintf(link, sizeof link, "%s/island-00", root);
-    cr_assert_eq(symlink(b, link), 0);
-    int nb = migrations_of(root, 0, rb, MAX_ROWS), taken = 0;
+    int nb = migrations_in(b, rb, MAX_ROWS), taken = 0;
     for (int i = 0; i < nb; i++) taken += rb[i].received;
     cr_expect_eq(taken, nlast, "b takes a's last migrants once: %d rows, a's last had %d", taken, nlast);
     int ng = rows_at(rb, nb, 1, true, got);
@@ -463,23 +460,18 @@ Test(sync_dir, hunts_started_on_their_own_share_their_best, .timeout = 120)
     snprintf(args, sizeof args, "--strategy random-ga --evals 60 --sync-dir %s --sync-id c -o %s", sync, c);
     cr_assert_eq(hunt_alone(tool, args, log), 0, "%s", ts_read_text(log));
     cr_expect(strstr(ts_read_text(log), "is not of this hunt's gene layout"), "%s", ts_read_text(log));
-    snprintf(root, sizeof root, "%s/rc", base);
-    cr_assert_eq(mkdir(root, 0755), 0);
-    snprintf(link, sizeof link, "%s/island-00", root);
-    cr_assert_eq(symlink(c, link), 0);
-    int nc = migrations_of(root, 0, rc, MAX_ROWS);
+    int nc = migrations_in(c, rc, MAX_ROWS);
     for (int i = 0; i < nc; i++) cr_expect(!rc[i].received, "another layout is not taken");
 
     /* a resumed hunt keeps its directory and name */
     char cmd[PATH_MAX + 1400];
     snprintf(cmd, sizeof cmd, "'%s' hunt --resume %s --evals 160 --quiet >'%s' 2>&1", tool, a, log);
     cr_assert_eq(system(cmd), 0, "%s", ts_read_text(log));
-    snprintf(root, sizeof root, "%s/run.json", a);
-    json_t *run = ts_load_json(root);
+    snprintf(path, sizeof path, "%s/run.json", a);
+    json_t *run = ts_load_json(path);
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(run, "options"), "sync_id")), "a");
     json_decref(run);
-    snprintf(root, sizeof root, "%s/ra", base);
-    na = migrations_of(root, 0, ra, MAX_ROWS);
+    na = migrations_in(a, ra, MAX_ROWS);
     cr_expect_gt(ra[na - 1].generation, last_gen, "the resumed hunt goes on migrating");
 
     /* a second hunt under a name in use is warned */
