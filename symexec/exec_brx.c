@@ -112,6 +112,10 @@ static bool brx_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
         }
         if (!possible)
             continue;
+        if (cx->s->concolic) {
+            *open = true;   /* a concolic state follows its model (fork.c) */
+            continue;
+        }
         int r = sx_solver_check(e, cx->s, cs[k].cond, &cs[k].model);
         if (r < 0 && z->failed)
             return false;
@@ -120,6 +124,7 @@ static bool brx_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
             *open = true;
             sx_state_note(cx->s, "solver gave up on a brx.idx target at line %d; not explored",
                           cx->ins->line);
+            cx->s->concolic = true;
         }
         cs[k].feasible = r == 1;
     }

@@ -12,6 +12,14 @@
  * random generator), and a copy takes the other side.  A side that would
  * keep a thread in a loop it has already iterated max_iter times is not
  * explored: its copy is recorded as a cut path (with its formula).
+ *
+ * A state the solver has given up on once turns concolic: from then on it
+ * follows its model's side of every branch, adding the side's condition
+ * to its path without asking the solver (DART's fallback).  Its formula
+ * stays satisfied by its model, so its atoms replay; what it gives up is
+ * the other sides below that point.  Without it, one float-heavy or
+ * array-heavy state spent the whole budget giving up check after check
+ * (escape_time, md_cutoff: 0 paths in 10 s).
  */
 #include "symexec/internal.h"
 
@@ -56,6 +64,14 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     int mside = mv ? sx_z_bool_value(z, mv) : -1;
     if (mside < 0)
         mside = 1;
+    if (s->concolic) {
+        sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
+        if (fk->cut[mside]) {
+            end_cut(s, fk, mside);
+            cx->dead = true;
+        }
+        return mside;
+    }
     Z3_ast other = mside ? sx_z_not(z, cond) : cond;
     Z3_model om = NULL;
     int r = sx_solver_check(e, s, other, &om);
@@ -65,9 +81,10 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
         /* no answer: follow the model's side, and say so in the path
          * condition, so that the path's atoms take that side too */
         e->giveups++;
-        sx_state_note(s, "solver gave up on a branch at line %d; followed the model's side only",
+        sx_state_note(s, "solver gave up on a branch at line %d; the path follows its model from there",
                    cx->ins->line);
         sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
+        s->concolic = true;
         return mside;
     }
     if (r == 0)

@@ -193,6 +193,10 @@ typedef struct {
     Z3_ast arr;              /* array (bv64 -> bv8) of the content, or NULL */
     bool array_mode;         /* content lives in arr only */
     int sym_stores;          /* stores at symbolic offsets so far (see memory.c) */
+    /* offsets of a large region this state wrote, the first
+     * SX_ALIAS_CANDIDATES of them (memory.c) */
+    uint64_t written[SX_ALIAS_CANDIDATES];
+    int nwritten;
 } sx_mem;
 
 typedef struct sx_watchdog sx_watchdog;
@@ -216,6 +220,7 @@ typedef struct sx_state {
     bool fp;                 /* its terms involve symbolic floating point */
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
     int array_ops;           /* loads and stores at symbolic offsets (memory.c) */
+    bool concolic;           /* since a give-up: follows its model (fork.c) */
 } sx_state;
 
 /* ------------------------------------------------------------------ */

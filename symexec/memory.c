@@ -20,7 +20,10 @@
  * symbolic offsets are concretized, as KLEE does: the offset is pinned to
  * the state's model's value and that equality joins the path condition
  * (sound: the path's atoms access that place; paths with other offsets
- * are not explored).  sx_result.pinned counts them.
+ * are not explored).  sx_result.pinned counts them.  A region larger than
+ * SX_ARRAY_REGION_MAX is pinned from its first symbolic access, and as long
+ * as it has never become an array the pinned access takes the concrete
+ * fast path: the array alone would outweigh every other constraint.
  */
 #include "symexec/internal.h"
 
@@ -139,6 +142,10 @@ static sx_mem *own(sx_engine *e, sx_state *s, int ri, bool need_bytes)
     }
     n->arr = m ? m->arr : NULL;
     n->sym_stores = m ? m->sym_stores : 0;
+    if (m) {
+        memcpy(n->written, m->written, sizeof n->written);
+        n->nwritten = m->nwritten;
+    }
     sx_z_inc(&e->z, n->arr);
     mem_drop(e, r, m);
     s->mem[ri] = n;
@@ -258,6 +265,19 @@ static Z3_ast read_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n)
     return bytes_value(z, b, n);
 }
 
+/* Remember where a large region was written: the places a later access
+ * at a symbolic offset may alias (resolve_large). */
+static void note_written(const sx_engine *e, int ri, sx_mem *m, uint64_t off)
+{
+    if (e->regions[ri].size <= SX_ARRAY_REGION_MAX)
+        return;
+    for (int i = 0; i < m->nwritten; i++)
+        if (m->written[i] == off)
+            return;
+    if (m->nwritten < SX_ALIAS_CANDIDATES)
+        m->written[m->nwritten++] = off;
+}
+
 static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z3_ast val)
 {
     sx_z *z = &e->z;
@@ -275,6 +295,7 @@ static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z
     }
     sx_z_dec(z, m->arr);
     m->arr = NULL;
+    note_written(e, ri, m, off);
     uint64_t cv = 0;
     bool conc = sx_z_is_bv(z, val) && sx_z_get_u64(z, val, &cv);
     bool fp = sx_z_is_fp(z, val);
@@ -413,6 +434,13 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
                 addr = sx_z_fold(z, sx_zk(z, Z3_mk_bvsub(z->c, addr, sx_z_num(z, wbase, 64))));
         }
     }
+    if (!conc && cx->s->concolic) {
+        /* a concolic state asks no more questions (fork.c): its model's
+         * address, pinned */
+        sx_state_add_pc(e, cx->s, sx_z_eq(z, addr, sx_z_num(z, v, 64)));
+        e->pinned++;
+        conc = true;
+    }
     /* an address that may take several values on this path is symbolic;
      * ask the solver only when its bounds cannot tell */
     uint64_t lo, hi;
@@ -473,7 +501,16 @@ static bool count_array_op(sx_cx *cx)
     return false;
 }
 
-/* Concretize a symbolic access's offset (see the head of this file). */
+/* Must an access at a symbolic offset into this region be pinned? */
+static bool must_pin(const sx_cx *cx, int ri)
+{
+    const sx_mem *cur = cx->s->mem[ri];
+    return (cur && cur->sym_stores >= SX_SYMBOLIC_STORES_MAX) || cx->e->regions[ri].size > SX_ARRAY_REGION_MAX;
+}
+
+/* Concretize a symbolic access's offset (see the head of this file); the
+ * access becomes a concrete one unless the region already lives in an
+ * array. */
 static bool pin_offset(sx_cx *cx, sx_loc *loc)
 {
     sx_engine *e = cx->e;
@@ -486,7 +523,49 @@ static bool pin_offset(sx_cx *cx, sx_loc *loc)
     sx_state_add_pc(e, cx->s, sx_z_eq(z, loc->soff, c));
     loc->soff = c;
     e->pinned++;
+    const sx_mem *cur = cx->s->mem[loc->region];
+    if (!cur || !cur->array_mode) {
+        loc->conc = true;
+        loc->off = v;
+    }
     return true;
+}
+
+/* The copy that takes the other side of an alias fork runs the whole
+ * instruction again (its program counter has not moved), now with the
+ * offset decided: undo this run's count. */
+static void rerun_apply(sx_cx *cx, bool side, void *arg)
+{
+    (void)side;
+    (void)arg;
+    cx->th->instrs--;
+    cx->th->vis_count--;
+}
+
+/* An access at a symbolic offset that must be pinned: where its region is
+ * large, the places this state wrote there are the ones whose content
+ * differs from the initial one, so each feasible one gets a state of its
+ * own (KLEE resolves an address over the objects it may point to; here
+ * over the written places: two keys hashing to one slot, a probe meeting
+ * an earlier insert); the access is then pinned to the model's value. */
+static bool resolve_pinned(sx_cx *cx, sx_loc *loc)
+{
+    sx_z *z = &cx->e->z;
+    const sx_mem *m = cx->s->mem[loc->region];
+    int nw = m && !m->array_mode ? m->nwritten : 0;
+    for (int i = 0; i < nw && !cx->s->concolic; i++) {
+        uint64_t c = cx->s->mem[loc->region]->written[i];
+        sx_fork fk = { .apply = rerun_apply, .prefer = 1, .leg = { -1, -1 } };
+        int side = sx_fork_on(cx, sx_z_eq(z, loc->soff, sx_z_num(z, c, 64)), &fk);
+        if (side < 0)
+            return false;
+        if (side == 1) {
+            loc->conc = true;
+            loc->off = c;
+            return true;
+        }
+    }
+    return pin_offset(cx, loc);
 }
 
 bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
@@ -502,16 +581,17 @@ bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
         *out = sx_z_num(z, 0, 8 * n);   /* the path ended, or the access never runs */
         return true;
     }
-    if (loc.conc) {
-        *out = read_conc(e, cx->s, loc.region, loc.off, n);
-    } else {
+    if (!loc.conc) {
         if (!count_array_op(cx)) {
             *out = sx_z_num(z, 0, 8 * n);
             return true;
         }
-        const sx_mem *cur = cx->s->mem[loc.region];
-        if (cur && cur->sym_stores >= SX_SYMBOLIC_STORES_MAX && !pin_offset(cx, &loc))
+        if (must_pin(cx, loc.region) && !resolve_pinned(cx, &loc))
             return false;
+    }
+    if (loc.conc) {
+        *out = read_conc(e, cx->s, loc.region, loc.off, n);
+    } else {
         Z3_ast arr = region_array(e, cx->s, loc.region);
         *out = arr ? array_read(z, arr, loc.soff, n) : NULL;
     }
@@ -530,6 +610,14 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
         return true;
     if (sx_z_width(z, val) != 8 * n)
         val = sx_z_as_bv(z, val, 8 * n);
+    bool pin = false;
+    if (!loc.conc) {
+        if (!count_array_op(cx))
+            return true;
+        pin = must_pin(cx, loc.region);
+        if (pin && !resolve_pinned(cx, &loc))
+            return false;
+    }
     if (loc.conc) {
         if (cx->guard) {
             Z3_ast old = read_conc(e, cx->s, loc.region, loc.off, n);
@@ -537,12 +625,6 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
         }
         return val && write_conc(e, cx->s, loc.region, loc.off, n, val) && !z->failed;
     }
-    if (!count_array_op(cx))
-        return true;
-    const sx_mem *cur = cx->s->mem[loc.region];
-    bool pin = cur && cur->sym_stores >= SX_SYMBOLIC_STORES_MAX;
-    if (pin && !pin_offset(cx, &loc))
-        return false;
     Z3_ast arr = region_array(e, cx->s, loc.region);
     if (!arr)
         return false;

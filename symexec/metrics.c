@@ -353,6 +353,25 @@ void sx_path_free(sx_path *p)
     free(p->note);
 }
 
+/* The state's model when it satisfies the path's formula (it should, see
+ * sx_state.model; checked, as it is cheap): the path's seed-0 atom
+ * without a solver check, and the only one of a concolic path whose
+ * formula the solver gives up on (model.c).  A reference is taken. */
+static Z3_model model_of_formula(sx_engine *e, Z3_model m, Z3_ast f)
+{
+    Z3_context c = e->z.c;
+    Z3_ast v = NULL;
+    if (!m || !Z3_model_eval(c, m, f, true, &v) || !v)
+        return NULL;
+    Z3_inc_ref(c, v);
+    bool holds = Z3_get_bool_value(c, v) == Z3_L_TRUE;
+    Z3_dec_ref(c, v);
+    if (!holds)
+        return NULL;
+    Z3_model_inc_ref(c, m);
+    return m;
+}
+
 bool sx_metrics_record(sx_engine *e, sx_state *s)
 {
     sx_result *r = e->res;
@@ -364,7 +383,10 @@ bool sx_metrics_record(sx_engine *e, sx_state *s)
     bool *nfp = realloc(e->form_fp, (size_t)(r->npaths + 1) * sizeof *nfp);
     if (nfp)
         e->form_fp = nfp;
-    if (!np || !nf || !nfp) {
+    Z3_model *nfm = realloc(e->first_model, (size_t)(r->npaths + 1) * sizeof *nfm);
+    if (nfm)
+        e->first_model = nfm;
+    if (!np || !nf || !nfp || !nfm) {
         if (np)
             r->paths = np;
         return false;
@@ -394,6 +416,7 @@ bool sx_metrics_record(sx_engine *e, sx_state *s)
     }
     e->forms[r->npaths] = f;
     e->form_fp[r->npaths] = sx_state_pc_float(s);
+    e->first_model[r->npaths] = model_of_formula(e, s->model, f);
     r->npaths++;
     if (p->kind == SX_PATH_DONE)
         r->ndone++;

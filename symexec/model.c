@@ -533,7 +533,9 @@ static bool write_model(sx_engine *e, Z3_model m, const screen *sc, wh_image *ou
 }
 
 /* Keep the seed-0 model of a path: the first witness of its other seeds
- * (one solver check fewer per atom). */
+ * (one solver check fewer per atom).  A path recorded by this engine
+ * already has its final state's model (metrics.c); one read back from the
+ * cache has none. */
 static void keep_first_model(sx_engine *e, int path, uint64_t seed, Z3_model m)
 {
     if (seed != 0 || !e->res)
@@ -564,13 +566,17 @@ bool sx_path_model(const sx_result *r, int path, uint64_t seed, wh_image *out, w
     msolve ms = { .e = e, .fp = e->form_fp[path] };
     uint64_t *forced = calloc((size_t)(e->nsyms + 1), sizeof *forced);
     uint8_t *is_forced = calloc((size_t)(e->nsyms + 1), 1);
-    bool ok = forced && is_forced && ms_assert(&ms, e->forms[path]);
+    /* seed 0: the path's final state's model when there is one */
+    Z3_model known = seed == 0 && e->first_model ? e->first_model[path] : NULL;
+    bool ok = forced && is_forced && (known || ms_assert(&ms, e->forms[path]));
     screen sc;
     memset(&sc, 0, sizeof sc);
     if (ok && seed != 0)
         ok = pin_symbols(&ms, &sc, seed, path, forced, is_forced, err);
     Z3_model m = NULL;
-    if (ok && sc.ok) {
+    if (ok && known) {
+        ok = write_model(e, known, NULL, out, path, forced, is_forced, err);
+    } else if (ok && sc.ok) {
         /* every pin was kept on a witness of the formula: it is the atom */
         ok = write_model(e, NULL, &sc, out, path, forced, is_forced, err);
     } else if (ok && screen_flush(&sc, &ms) && ms_check(&ms, &m) == Z3_L_TRUE) {

@@ -91,6 +91,17 @@ typedef struct {
  * symbolic-offset accesses to it are pinned (sx_result.pinned). */
 #define SX_SYMBOLIC_STORES_MAX 4
 
+/* A region larger than this (bytes) is never turned into a Z3 array: an
+ * access at a symbolic offset into it is pinned at once.  The array of a
+ * 64 K-key table is a chain of 2^18 stores that Z3 spends the whole budget
+ * internalizing (a binary search over fixed keys, a hash table's probe:
+ * 0 paths in 10 s before this bound). */
+#define SX_ARRAY_REGION_MAX 4096
+
+/* Places of such a region written by a state that a later access at a
+ * symbolic offset forks over before it is pinned (see memory.c). */
+#define SX_ALIAS_CANDIDATES 16
+
 /* Loads and stores at symbolic offsets one path may make: past this the
  * path ends as cut (its formula would grow past what the solver answers
  * in bounded time: Z3 does not always heed its timeout on long chains of
@@ -187,8 +198,8 @@ typedef struct {
     long interrupted;
     /* Loads and stores at symbolic offsets concretized (pinned to the
      * model's value, the equality added to the path) because their region
-     * already had SX_SYMBOLIC_STORES_MAX symbolic stores: a longer chain
-     * makes the solver blow up. */
+     * already had SX_SYMBOLIC_STORES_MAX symbolic stores or is larger than
+     * SX_ARRAY_REGION_MAX: a longer chain makes the solver blow up. */
     long pinned;
     /* Atoms made in this process (sx_path_model; not kept by the explore
      * cache): solver checks, and pins kept on a witness without one (the

@@ -678,8 +678,9 @@ Test(hunt, resume_keeps_the_runs_harness_options)
     wh_spec_free(s);
 }
 
-/* A symbolic stage that gives no atom (binary_search in half a second:
- * its first solver scope alone takes seconds, so no path ends) does not
+/* A symbolic stage that gives no atom (binary_search in a millisecond:
+ * the budget is spent before any atom is solved, or before any path ends
+ * on a slow machine) does not
  * end a gdivan hunt: it searches with random atoms, says why in its
  * summary and run.json, and a resumed run picks the same alleles up
  * again.  (An instruction the executor cannot model no longer fails the
@@ -700,12 +701,14 @@ Test(hunt, gdivan_goes_on_when_the_symbolic_stage_gives_nothing)
     cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
     cr_expect_eq(r.evals, 120);
     cr_expect_gt(r.best, 0);
-    cr_expect(strstr(r.explore_failure, "0 paths"), "the summary names the cause: '%s'", r.explore_failure);
+    cr_expect(strstr(r.explore_failure, "0 paths") || strstr(r.explore_failure, "0 atoms"),
+              "the summary names the cause: '%s'", r.explore_failure);
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", r.dir);
     json_t *run = ts_load_json(path);
     json_t *x = json_object_get(run, "explore");
-    cr_expect(strstr(json_string_value(json_object_get(x, "failed")), "0 paths"));
+    const char *why = json_string_value(json_object_get(x, "failed"));
+    cr_expect(why && (strstr(why, "0 paths") || strstr(why, "0 atoms")), "%s", why ? why : "(none)");
     cr_expect_eq(json_integer_value(json_object_get(x, "fallback_atoms")), 64);
     json_decref(run);
     hunt_options ro = quiet_options(base, GA_GDIVAN, 220, 1);

@@ -529,3 +529,77 @@ Test(symexec, long_symbolic_store_chains_are_pinned_then_cut)
     cr_expect(said, "a cut path says why");
     run_free(&r);
 }
+
+/* The slot of a key in the 2048-slot table of sym_alias_slot (its hash). */
+static uint32_t alias_slot_of(uint32_t key)
+{
+    return (uint32_t)(key * 2654435761u) >> 21;
+}
+
+/* The table is larger than SX_ARRAY_REGION_MAX, so its symbolic offsets are
+ * pinned, never made a Z3 array; before thread 1's probe is pinned the
+ * executor forks over the slot thread 0 wrote, so both the probe that meets
+ * thread 0's key and the one that does not are explored, each with an atom
+ * whose keys do (do not) share a slot. */
+Test(symexec, large_table_probes_fork_over_written_slots)
+{
+    run r = explore("tests/specs/sym_alias_slot.json", 2, 0, 20, 0);
+    cr_expect_gt(r.res->pinned, 0, "the table's offsets are pinned");
+    cr_assert_eq(r.res->npaths, 2, "one path per probe outcome: %d", r.res->npaths);
+    int meet = 0, miss = 0;
+    for (int i = 0; i < r.res->npaths; i++) {
+        wh_image *img = atom(&r, i, 0);
+        uint32_t k0 = (uint32_t)wh_value_get_int(WH_U32, img->bufs[0].data);
+        uint32_t k1 = (uint32_t)wh_value_get_int(WH_U32, img->bufs[0].data + 4);
+        if (alias_slot_of(k0) == alias_slot_of(k1))
+            meet++;
+        else
+            miss++;
+        wh_image_free(img);
+    }
+    cr_expect_eq(meet, 1, "a path whose keys share a slot");
+    cr_expect_eq(miss, 1, "a path whose keys do not");
+    run_free(&r);
+}
+
+/* A binary search over 65535 fixed keys: the loop's bounds go through
+ * selp, so every probe after the first is at a symbolic offset into a
+ * 256 KB table.  As a Z3 array that table took the whole budget (0 paths
+ * in 10 s); pinned, the paths come within the budget. */
+Test(symexec, binary_search_over_a_large_table_finds_paths)
+{
+    run r = explore("kernels/corpus/binary_search.json", 2, 0, 10, 20);
+    cr_expect_eq(r.res->npaths, 20, "%d paths", r.res->npaths);
+    cr_expect_gt(r.res->pinned, 0);
+    cr_expect_eq(r.res->giveups, 0, "%ld give-ups", (long)r.res->giveups);
+    run_free(&r);
+}
+
+/* After the solver gives up on a state (here every check of escape_time's
+ * float iteration past 100 ms) the state turns concolic: it follows its
+ * model to the end instead of giving up check after check, and its final
+ * model is its atom. */
+Test(symexec, a_state_the_solver_gave_up_on_follows_its_model)
+{
+    run r;
+    load(&r, "kernels/corpus/escape_time.json");
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = 2;
+    o.time_budget_s = 20;
+    o.path_budget = 2;
+    o.query_ms = 100;
+    wh_error err;
+    wh_error_clear(&err);
+    r.res = sx_explore(r.spec, r.mod, &o, &err);
+    cr_assert(r.res, "%s", err.msg);
+    cr_assert_gt(r.res->giveups, 0, "no check gave up");
+    int concolic = -1;
+    for (int i = 0; i < r.res->npaths; i++)
+        if (r.res->paths[i].note && strstr(r.res->paths[i].note, "follows its model"))
+            concolic = i;
+    cr_assert_geq(concolic, 0, "no path went on after a give-up (%d paths)", r.res->npaths);
+    wh_image *img = atom(&r, concolic, 0);
+    wh_image_free(img);
+    run_free(&r);
+}

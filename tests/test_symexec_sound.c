@@ -274,3 +274,18 @@ Test(symexec_sound, pinned_store_offsets_keep_atoms_on_their_paths, .timeout = 1
     cr_expect_eq(t.unsupported, 0, "the exploration failed");
     cr_expect_gt(t.pinned, 0, "no store was pinned");
 }
+
+/* Tables larger than SX_ARRAY_REGION_MAX read at symbolic offsets (a
+ * binary search's fixed keys, a hash table's probes) are pinned, not made
+ * Z3 arrays: paths come within the budget (none in 10 s before) and their
+ * atoms replay. */
+Test(symexec_sound, large_tables_are_pinned_and_replay, .timeout = 120)
+{
+    tally t = { 0 };
+    check_spec("kernels/corpus/binary_search.json", &t, 2);
+    check_spec("kernels/corpus/hash_lookup.json", &t, 2);
+    report("large tables", &t);
+    cr_expect_eq(t.unsupported, 0, "an exploration failed");
+    cr_expect_gt(t.pinned, 0, "no access was pinned");
+    cr_expect_geq(t.checked, 8, "%d atoms replayed", t.checked);
+}
