@@ -8,9 +8,10 @@
  * the inputs that follow the path.
  *
  * Most pins need no solver check: the values of a model of the formula and
- * the pins kept so far are screened first -- substituted into the formula
- * and simplified -- and a pin they satisfy, as they are or with the pinned
- * symbol moved to the pinned value, is kept on that witness.  All tries
+ * the pins kept so far are screened first -- the formula's conjuncts that
+ * mention the pinned symbol evaluated at them -- and a pin they satisfy,
+ * as they are or with the pinned symbol moved to the pinned value, is kept
+ * on that witness.  All tries
  * of a pin (the value, then either side) are screened before any check,
  * so a side the witness satisfies wins over an exact value that would need
  * one; only a pin the screen cannot confirm goes to the solver.  Every pin
@@ -184,6 +185,12 @@ typedef struct {
     bool ok;              /* the values are a model of formula, domains and pins */
     Z3_ast *pending;      /* pins kept on the screen's witness, not yet asserted */
     int npending;
+    /* The formula's top-level conjuncts and, per symbol (its place k), the
+     * ones that mention it: con[con_of[at[k] .. at[k+1]-1]].  Moving one
+     * symbol can only falsify those, so only they are screened. */
+    Z3_ast *con;
+    int ncon;
+    int *at, *con_of;
 } screen;
 
 static bool screen_open(screen *sc, const sx_engine *e, const uint8_t *used)
@@ -207,11 +214,15 @@ static bool screen_open(screen *sc, const sx_engine *e, const uint8_t *used)
 
 static void screen_close(screen *sc)
 {
+    free(sc->con);
+    free(sc->at);
+    free(sc->con_of);
     free(sc->pos);
     free(sc->from);
     free(sc->to);
     free(sc->pending);
 }
+
 
 /* Take the values of model m as the screen's witness. */
 static void screen_load(screen *sc, sx_engine *e, Z3_model m)
@@ -224,23 +235,31 @@ static void screen_load(screen *sc, sx_engine *e, Z3_model m)
     }
 }
 
-/* Is the Bool `f` true with the substitution from[i] -> to[i] (i < n)?
- * The substituted terms are released at once: a pin may screen
- * thousands of times over a large formula. */
-static bool true_under(Z3_context c, Z3_ast f, unsigned n, Z3_ast *from, Z3_ast *to)
+/* The screen's values as a model.  A fresh one per question: a model
+ * whose constants are given new values keeps answering from its
+ * evaluator's cache (tried: 60 % of the atoms then left their path). */
+static Z3_model witness_model(Z3_context c, const screen *sc)
 {
-    Z3_ast g = Z3_substitute(c, f, n, from, to);
-    if (!g)
+    Z3_model wm = Z3_mk_model(c);
+    Z3_model_inc_ref(c, wm);
+    for (int i = 0; i < sc->n; i++)
+        Z3_add_const_interp(c, wm, Z3_get_app_decl(c, Z3_to_app(c, sc->from[i])), sc->to[i]);
+    return wm;
+}
+
+/* Is the Bool `f` true in wm?  Evaluated without model completion, so a
+ * formula the values do not make ground (one with uninterpreted
+ * functions) never screens true.  (Substituting the values and
+ * simplifying answered the same at a higher cost: a simplifier is built
+ * per call, and a pin may screen thousands of times.) */
+static bool true_at(Z3_context c, Z3_model wm, Z3_ast f)
+{
+    Z3_ast v = NULL;
+    if (!Z3_model_eval(c, wm, f, false, &v) || !v)
         return false;
-    Z3_inc_ref(c, g);
-    Z3_ast v = Z3_simplify(c, g);
-    bool holds = false;
-    if (v) {
-        Z3_inc_ref(c, v);
-        holds = Z3_get_bool_value(c, v) == Z3_L_TRUE;
-        Z3_dec_ref(c, v);
-    }
-    Z3_dec_ref(c, g);
+    Z3_inc_ref(c, v);
+    bool holds = Z3_get_bool_value(c, v) == Z3_L_TRUE;
+    Z3_dec_ref(c, v);
     return holds;
 }
 
@@ -250,12 +269,19 @@ static bool true_under(Z3_context c, Z3_ast f, unsigned n, Z3_ast *from, Z3_ast 
  * does, num becomes s's witness value. */
 static bool screen_holds(screen *sc, sx_engine *e, int path, const sx_symbol *s, Z3_ast num)
 {
+    Z3_context c = e->z.c;
     int k = sc->pos[s - e->syms];
     Z3_ast old = sc->to[k];
-    Z3_ast sym = s->ast;
     sc->to[k] = num;
-    bool holds = (!s->domain || true_under(e->z.c, s->domain, 1, &sym, &num)) &&
-                 true_under(e->z.c, e->forms[path], (unsigned)sc->n, sc->from, sc->to);
+    Z3_model wm = witness_model(c, sc);
+    bool holds = !s->domain || true_at(c, wm, s->domain);
+    if (sc->at) {
+        for (int j = sc->at[k]; holds && j < sc->at[k + 1]; j++)
+            holds = true_at(c, wm, sc->con[sc->con_of[j]]);
+    } else {
+        holds = holds && true_at(c, wm, e->forms[path]);
+    }
+    Z3_model_dec_ref(c, wm);
     if (!holds)
         sc->to[k] = old;
     return holds;
@@ -391,8 +417,9 @@ static int idset_add(idset *h, unsigned id)
     return 1;
 }
 
-/* mark[i] = 1 when symbol i occurs in f (walks the DAG once). */
-static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
+/* mark[i] = 1 when symbol i occurs in f (walks the DAG once); with list,
+ * each symbol marked here that was not before is appended to it. */
+static bool symbols_of(sx_engine *e, Z3_ast f, uint8_t *mark, int *list, int *nlist)
 {
     Z3_context c = e->z.c;
     int n = 0, capst = 256;
@@ -413,8 +440,11 @@ static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
         unsigned na = Z3_get_app_num_args(c, app);
         if (na == 0) {
             int si = sx_layout_symbol_of(e, a);
-            if (si >= 0)
+            if (si >= 0 && !mark[si]) {
                 mark[si] = 1;
+                if (list)
+                    list[(*nlist)++] = si;
+            }
             continue;
         }
         for (unsigned i = 0; i < na && ok; i++) {
@@ -435,6 +465,76 @@ static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
     return ok;
 }
 
+static bool formula_symbols(sx_engine *e, Z3_ast f, uint8_t *mark)
+{
+    return symbols_of(e, f, mark, NULL, NULL);
+}
+
+/* The formula's top-level conjuncts (f itself when it is no conjunction). */
+static int conjuncts(Z3_context c, Z3_ast f, Z3_ast **out)
+{
+    bool and = Z3_get_ast_kind(c, f) == Z3_APP_AST &&
+               Z3_get_decl_kind(c, Z3_get_app_decl(c, Z3_to_app(c, f))) == Z3_OP_AND;
+    int n = and ? (int)Z3_get_app_num_args(c, Z3_to_app(c, f)) : 1;
+    *out = malloc((size_t)(n + 1) * sizeof **out);
+    if (!*out)
+        return -1;
+    for (int i = 0; i < n; i++)
+        (*out)[i] = and ? Z3_get_app_arg(c, Z3_to_app(c, f), (unsigned)i) : f;
+    return n;
+}
+
+/* Index which conjuncts of f mention each of the screen's symbols (see
+ * screen).  Without the index (out of memory) the whole formula is
+ * screened. */
+static void screen_index(screen *sc, sx_engine *e, Z3_ast f)
+{
+    int ncon = conjuncts(e->z.c, f, &sc->con);
+    uint8_t *mark = calloc((size_t)(e->nsyms + 1), 1);
+    int *list = malloc((size_t)(e->nsyms + 1) * sizeof *list);
+    int *start = calloc((size_t)(ncon > 0 ? ncon : 0) + 1, sizeof *start);
+    int *syms = NULL, nsyms = 0;
+    bool ok = ncon >= 0 && mark && list && start;
+    /* each conjunct's symbols, one after the other: syms[start[i] ..] */
+    for (int i = 0; ok && i < ncon; i++) {
+        int nl = 0;
+        ok = symbols_of(e, sc->con[i], mark, list, &nl);
+        int *v = ok ? realloc(syms, (size_t)(nsyms + nl + 1) * sizeof *v) : NULL;
+        ok = v != NULL;
+        if (ok) {
+            syms = v;
+            for (int j = 0; j < nl; j++) {
+                mark[list[j]] = 0;
+                syms[nsyms++] = list[j];
+            }
+        }
+        start[i + 1] = nsyms;
+    }
+    /* turned around: per symbol place, its conjuncts */
+    sc->at = ok ? calloc((size_t)sc->n + 2, sizeof *sc->at) : NULL;
+    sc->con_of = ok ? malloc((size_t)(nsyms + 1) * sizeof *sc->con_of) : NULL;
+    ok = ok && sc->at && sc->con_of;
+    for (int j = 0; ok && j < nsyms; j++)
+        if (sc->pos[syms[j]] >= 0)
+            sc->at[sc->pos[syms[j]] + 2]++;
+    for (int k = 0; ok && k < sc->n; k++)
+        sc->at[k + 2] += sc->at[k + 1];
+    for (int i = 0; ok && i < ncon; i++)
+        for (int j = start[i]; j < start[i + 1]; j++)
+            if (sc->pos[syms[j]] >= 0)
+                sc->con_of[sc->at[sc->pos[syms[j]] + 1]++] = i;
+    sc->ncon = ok ? ncon : 0;
+    if (!ok) {
+        free(sc->at);
+        free(sc->con_of);
+        sc->at = sc->con_of = NULL;
+    }
+    free(mark);
+    free(list);
+    free(start);
+    free(syms);
+}
+
 /* Pin the formula's symbols in a random order (sc: the screen, opened
  * here, closed by the caller); false when out of memory. */
 static bool pin_symbols(msolve *ms, screen *sc, uint64_t seed, int path, uint64_t *forced, uint8_t *is_forced,
@@ -448,6 +548,7 @@ static bool pin_symbols(msolve *ms, screen *sc, uint64_t seed, int path, uint64_
     bool ok = order && used && formula_symbols(e, e->forms[path], used) && screen_open(sc, e, used);
     int checks = 0, max = ms->fp ? PIN_CHECKS_FP : PIN_CHECKS;
     if (ok) {
+        screen_index(sc, e, e->forms[path]);
         /* the first witness: the path's seed-0 model, else a model of the
          * formula alone */
         Z3_model m = e->first_model ? e->first_model[path] : NULL;

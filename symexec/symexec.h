@@ -203,7 +203,7 @@ typedef struct {
     long pinned;
     /* Atoms made in this process (sx_path_model; not kept by the explore
      * cache): solver checks, and pins kept on a witness without one (the
-     * pin's value substituted into the formula, model.c). */
+     * formula evaluated at the pin's value, model.c). */
     long model_checks, pins_screened;
     sx_engine *priv;        /* keeps the Z3 context for model queries */
 } sx_result;
