@@ -24,6 +24,7 @@ void hunt_options_default(hunt_options *o)
     gen_explore_options_default(&o->explore);
     o->results_base = "results";
     o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
+    o->warp_first = GEN_WARP_CANDIDATES;
 }
 
 static const char *const tiling_names[] = { "auto", "plain", "stride" };
@@ -241,6 +242,45 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     return h->nspecials >= 0;
 }
 
+/* Random-value alleles the warp-first composition tries beside the path
+ * atoms (values no path constrains: a long loop, a far index). */
+#define WARP_RANDOM_CANDIDATES 16
+
+/* gdivan: the warp-first individual (gen/warp.c), the first special. */
+static bool add_warp_special(hunt *h, wh_error *err)
+{
+    if (h->opt.warp_first <= 0 || h->nalleles <= 0) return true;
+    int ncand = h->nalleles + WARP_RANDOM_CANDIDATES;
+    int *cand = malloc((size_t)ncand * sizeof *cand);
+    int **sp = realloc(h->specials, (size_t)(h->nspecials + 1) * sizeof *sp);
+    if (sp) h->specials = sp;
+    if (!cand || !sp) {
+        free(cand);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    memcpy(cand, h->alleles, (size_t)h->nalleles * sizeof *cand);
+    pcg32 rng;
+    pcg32_seed(&rng, hunt_island_seed(h), 0x77726e64);
+    for (int i = h->nalleles; i < ncand; i++) cand[i] = gen_seeded_allele(pcg32_next(&rng));
+    gen_warp_options wo;
+    gen_warp_options_default(&wo);
+    wo.candidates = h->opt.warp_first;
+    wo.seed = hunt_island_seed(h);
+    int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, err);
+    free(cand);
+    if (!genes) return !wh_error_is_set(err);
+    /* first: the first population takes only special_frac of it in specials */
+    memmove(h->specials + 1, h->specials, (size_t)h->nspecials * sizeof *h->specials);
+    h->specials[0] = genes;
+    h->nspecials++;
+    if (!h->opt.quiet)
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): %llu cycles, "
+                "%llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
+                (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
+    return true;
+}
+
 /* Resume: the pool and the path alleles come from the run directory. */
 static bool setup_resume(hunt *h, int x, wh_error *err)
 {
@@ -399,7 +439,7 @@ static bool setup(hunt *h, wh_error *err)
     if (h->opt.resume_dir) {
         if (!setup_resume(h, x > 0 ? x : h->spec->sym_threads[0], err)) return false;
     } else if (h->opt.strategy == GA_GDIVAN) {
-        if (!setup_gdivan(h, err)) return false;
+        if (!setup_gdivan(h, err) || !add_warp_special(h, err)) return false;
     } else {
         int gx = h->opt.genes_x > 0 ? h->opt.genes_x : h->spec->sym_threads[0];
         if (!setup_own_pool(h, gx, err)) return false;

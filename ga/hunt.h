@@ -55,6 +55,8 @@ typedef struct {
     int max_reps;               /* 0: 10 x reps */
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
+    int warp_first;             /* gdivan: candidates per gene of the warp-first
+                                   individual (gen/warp.c); 0: none */
     harness_backend backend;
     harness_options harness;
     gen_explore_options explore;

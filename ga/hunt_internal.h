@@ -36,6 +36,7 @@ typedef struct {
     int nalleles;
     int **specials;
     int nspecials;
+    gen_warp_report warp;       /* gdivan: the warp-first individual (the first special) */
     int **seeds;                /* --seed-inputs taken apart into genes */
     int nseeds;
     json_t *seeds_json;         /* run.json's record of them, or NULL */

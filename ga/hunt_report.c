@@ -117,6 +117,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "keep", json_integer(g->keep));
     if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
+    if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
@@ -222,6 +223,13 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
     json_object_set_new(doc, "unit", json_string(h->h ? harness_unit(h->h) : ""));
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     provenance_json(h, ptx, doc);
+    if (h->warp.unit_threads)
+        json_object_set_new(doc, "warp_first", json_pack("{s:i, s:I, s:f, s:I, s:I, s:b}", "unit_threads",
+                                                         h->warp.unit_threads, "sim_launches",
+                                                         (json_int_t)h->warp.evaluations, "seconds", h->warp.seconds,
+                                                         "uniform_cycles", (json_int_t)h->warp.uniform_cycles,
+                                                         "cycles", (json_int_t)h->warp.cycles, "budget_hit",
+                                                         h->warp.budget_hit));
     if (h->seeds_json) json_object_set(doc, "seed_inputs", h->seeds_json);
     if (h->seeds_given) json_object_set(doc, "seed_inputs_given", h->seeds_given);
     if (h->spec->nsets) { /* the constants given with --set: a resume re-applies them */
@@ -492,6 +500,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->ga.random_frac = json_number_value(json_object_get(opt, "random_individuals"));
         /* runs made before value edits existed had none */
         o->value_edits = (int)json_integer_value(json_object_get(opt, "value_edits"));
+        /* ...nor a warp-first individual (only the first population has one) */
+        o->warp_first = (int)json_integer_value(json_object_get(opt, "warp_first"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

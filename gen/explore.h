@@ -144,4 +144,32 @@ int gen_valid_alleles(const gen_result *r, int **out);
 #define GEN_MAX_UNIFORM_PATHS 64
 int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, wh_error *err);
 
+/* Warp-first composition (warp.c): the genes of one unit of lcm(32, X)
+ * threads chosen greedily on a launch of that unit on the sim, repeated
+ * over `full`: one individual for the first population. */
+#define GEN_WARP_CANDIDATES 48
+typedef struct {
+    int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
+    int passes;              /* over the genes (1) */
+    double time_s;           /* bound on the whole composition (10); 0: none */
+    uint64_t seed;           /* which candidates are drawn when there are more */
+} gen_warp_options;
+
+typedef struct {
+    int unit_threads;        /* 0: not composed */
+    long evaluations;        /* unit launches on the sim */
+    double seconds;
+    uint64_t uniform_cycles; /* the unit with one allele in every gene */
+    uint64_t cycles;         /* the composed unit */
+    bool budget_hit;
+} gen_warp_report;
+
+void gen_warp_options_default(gen_warp_options *o);
+/* The full layout's genes (malloc'd), or NULL: with err set on an error,
+ * else when there was nothing to compose (no candidate, a launch smaller
+ * than the unit, every candidate faulting).  cand[0..ncand): allele ids
+ * (pool atoms, or gen_seeded_allele values). */
+int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
+                      const gen_warp_options *o, gen_warp_report *rep, wh_error *err);
+
 #endif

@@ -1,0 +1,219 @@
+/*
+ * warp.c — warp-first composition: one unit of threads built greedily on
+ * the sim, then repeated over the launch.
+ *
+ * A kernel's time is waves x (slowest warp + start delay) (wavefront
+ * splitting, ../shared/papers/): what the launch needs is a slow warp in
+ * every slot.  The stride tiling repeats an X-thread atom, which cannot
+ * state a warp whose lanes disagree (a staircase of loop exits, 32 lanes
+ * in 32 states of an automaton).  So before the GA, the thread genes of
+ * one unit of U = lcm(32, X) threads (one warp; three for X = 3) are
+ * chosen by coordinate ascent on a U-thread launch of the sim: first the
+ * allele that makes the unit longest when every gene holds it, then, gene
+ * after gene, the candidate that lengthens the unit most given the others
+ * (the shared gene last).  One unit costs one small launch, so a gene can
+ * try dozens of candidates where the GA would spend a whole grid each.
+ * The unit's genes, repeated over the full layout, are one individual of
+ * the first population; the GA breeds from it.
+ *
+ * What it cannot see: anything between warps (atomics on one address,
+ * hash collisions across the grid, SM balance); a unit measured alone may
+ * also rank inputs differently from the full launch.  It only adds an
+ * individual, so the GA decides.
+ */
+#include "core/clock.h"
+#include "core/pcg32.h"
+#include "gen/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WARP_LANES 32
+
+void gen_warp_options_default(gen_warp_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->candidates = GEN_WARP_CANDIDATES;
+    o->passes = 2;
+    o->time_s = 10;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+typedef struct {
+    const gen_pool *pool;
+    gen_layout lay;          /* of the unit */
+    wh_image *img;           /* the unit's launch */
+    harness *sim;
+    int *genes;              /* the unit's genes (lay.ngenes) */
+    const int *cand;         /* alleles to try */
+    int ncand;
+    pcg32 rng;
+    double deadline;         /* 0: none */
+    gen_warp_report *rep;
+} unit;
+
+/* The unit's sim cycles with its current genes; 0 when it faults, hangs
+ * or cannot be built (such a candidate is never kept). */
+static uint64_t unit_cycles(unit *u)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    harness_result res;
+    memset(&res, 0, sizeof res);
+    uint64_t c = 0;
+    if (gen_scale(u->pool, &u->lay, u->genes, u->img, &err) && harness_measure(u->sim, u->img, 1, &res, &err) &&
+        res.status == HARNESS_OK)
+        c = res.cycles;
+    harness_result_free(&res);
+    u->rep->evaluations++;
+    return c;
+}
+
+static bool out_of_time(const unit *u)
+{
+    return u->deadline > 0 && wh_clock_s() >= u->deadline;
+}
+
+/* Up to `k` distinct candidates drawn from the list (all of it when it is
+ * no longer), into pick. */
+static int draw(unit *u, int k, int *pick)
+{
+    if (u->ncand <= k) {
+        memcpy(pick, u->cand, (size_t)u->ncand * sizeof *pick);
+        return u->ncand;
+    }
+    for (int i = 0; i < k; i++) {
+        /* a partial Fisher-Yates shuffle over an index list would need the
+         * list; redrawing on a repeat is as good for k << ncand */
+        int c, tries = 0;
+        bool again;
+        do {
+            c = u->cand[pcg32_bounded(&u->rng, (uint32_t)u->ncand)];
+            again = false;
+            for (int j = 0; j < i; j++) again |= pick[j] == c;
+        } while (again && ++tries < 8);
+        pick[i] = c;
+    }
+    return k;
+}
+
+/* Every gene (but a tiling gene) set to the candidate that makes the unit
+ * longest that way. */
+static uint64_t best_uniform(unit *u, int *pick, int k)
+{
+    int n = draw(u, k, pick), best = u->cand[0];
+    uint64_t best_c = 0;
+    for (int i = 0; i < n && !out_of_time(u); i++) {
+        for (int g = 0; g < u->lay.ngenes; g++) u->genes[g] = g == u->lay.tiling_gene ? 0 : pick[i];
+        uint64_t c = unit_cycles(u);
+        if (c > best_c) {
+            best_c = c;
+            best = pick[i];
+        }
+    }
+    for (int g = 0; g < u->lay.ngenes; g++) u->genes[g] = g == u->lay.tiling_gene ? 0 : best;
+    return best_c;
+}
+
+/* Gene g set to the candidate that lengthens the unit most (kept as is
+ * when none does). */
+static uint64_t ascend_gene(unit *u, int g, uint64_t cur, int *pick, int k)
+{
+    int n = draw(u, k, pick), keep = u->genes[g];
+    for (int i = 0; i < n && !out_of_time(u); i++) {
+        if (pick[i] == u->genes[g]) continue;
+        int was = u->genes[g];
+        u->genes[g] = pick[i];
+        uint64_t c = unit_cycles(u);
+        if (c > cur) {
+            cur = c;
+            keep = pick[i];
+        }
+        u->genes[g] = was;
+    }
+    u->genes[g] = keep;
+    return cur;
+}
+
+/* The unit's thread genes repeated over the full layout; its shared gene;
+ * plain tiling. */
+static int *repeat_unit(const unit *u, const gen_layout *full)
+{
+    int *out = malloc((size_t)full->ngenes * sizeof *out);
+    if (!out) return NULL;
+    for (int g = 0; g < full->ngenes; g++) {
+        if (g < full->thread_genes)
+            out[g] = u->genes[g % u->lay.thread_genes];
+        else if (g == full->tiling_gene)
+            out[g] = 0;
+        else
+            out[g] = u->lay.has_shared ? u->genes[u->lay.thread_genes] : u->genes[0];
+    }
+    return out;
+}
+
+static bool open_unit(unit *u, const wh_spec *spec, int threads, wh_error *err)
+{
+    wh_launch l = wh_launch_threads((unsigned)threads);
+    if (!gen_layout_make(spec, &l, u->pool->x, &u->lay, err)) return false;
+    u->img = wh_image_new(spec, &l, err);
+    u->genes = calloc((size_t)u->lay.ngenes + 1, sizeof *u->genes);
+    if (!u->img || !u->genes) {
+        if (u->img && !u->genes) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.step_limit = GEN_VALIDATE_STEP_LIMIT;
+    u->sim = harness_open(spec, HARNESS_SIM, &o, err);
+    return u->sim != NULL;
+}
+
+static void close_unit(unit *u)
+{
+    if (u->sim) harness_close(u->sim);
+    wh_image_free(u->img);
+    free(u->genes);
+}
+
+int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
+                      const gen_warp_options *o, gen_warp_report *rep, wh_error *err)
+{
+    double t0 = wh_clock_s();
+    memset(rep, 0, sizeof *rep);
+    int x = pool->x, threads = WARP_LANES / gcd(WARP_LANES, x) * x;
+    if (ncand <= 0 || o->candidates <= 0 || (uint64_t)threads > full->threads) return NULL;   /* nothing to do */
+    unit u = { .pool = pool, .cand = cand, .ncand = ncand, .rep = rep };
+    u.deadline = o->time_s > 0 ? t0 + o->time_s : 0;
+    pcg32_seed(&u.rng, o->seed, 0x77617270);
+    rep->unit_threads = threads;
+    int *pick = malloc((size_t)o->candidates * sizeof *pick), *out = NULL;
+    if (!pick) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    if (open_unit(&u, spec, threads, err)) {
+        uint64_t cur = rep->uniform_cycles = best_uniform(&u, pick, o->candidates);
+        int ngenes = u.lay.thread_genes + (u.lay.has_shared ? 1 : 0);
+        for (int p = 0; p < o->passes && !out_of_time(&u); p++)
+            for (int g = 0; g < ngenes && !out_of_time(&u); g++) cur = ascend_gene(&u, g, cur, pick, o->candidates);
+        rep->cycles = cur;
+        rep->budget_hit = out_of_time(&u);
+        out = cur > 0 ? repeat_unit(&u, full) : NULL;
+        if (cur > 0 && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    }
+    close_unit(&u);
+    free(pick);
+    rep->seconds = wh_clock_s() - t0;
+    return out;
+}
