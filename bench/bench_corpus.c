@@ -26,7 +26,8 @@
  * Mann-Whitney p).  The summary line counts the kernels on which gdivan
  * reaches >= 95 % of the known worst (mean over seeds) and on which it
  * beats random (p <= 0.05, A12 > 0.5), ties, or loses (p <= 0.05, A12 <
- * 0.5).  Writes a markdown table (--md, default bench/corpus.md) and JSON
+ * 0.5); then when each strategy's runs reach 99 % of their own best and
+ * random's final best (the median of its seeds' bests).  Writes a markdown table (--md, default bench/corpus.md) and JSON
  * (--json, default bench/corpus.json), and with --csv FILE the main table
  * as CSV; the runs go under --out (default build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
  * seeds, a 10 s symbolic stage: a CI-sized run, whose table goes to
@@ -514,6 +515,11 @@ typedef struct {
     double mean, lo, hi;        /* re-measured best / known worst */
     double med_evals, med_wall; /* over the seeds that reached 99 % */
     double med_own;             /* median wall seconds to 99 % of a run's own best */
+    /* wall seconds until the run's best reaches random's final best (the
+     * median over random's seeds): median over the seeds that did, and
+     * how many did */
+    double med_to_random;
+    int reached_random;
     double x[MAX_SEEDS];        /* re-measured bests, for the rank tests */
 } strat_stats;
 
@@ -559,6 +565,48 @@ static void stats_of(const kernel_t *kt, int st, int seeds, strat_stats *s)
     }
 }
 
+/* Wall seconds (its symbolic stage included) until run r's best reached
+ * `level`; -1 if it never did. */
+static double wall_to_level(const run_t *r, double level)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/history.csv", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long ev;
+    int gen;
+    double wall, fit, best, at = -1;
+    while (at < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best >= level)
+            at = wall + r->explore_s;
+    fclose(f);
+    return at;
+}
+
+/* How soon each strategy's runs reach the level random testing ends at
+ * (the median of its seeds' bests). */
+static void time_to_random(const kernel_t *kt, int seeds, strat_stats *s)
+{
+    double bests[MAX_SEEDS], t[MAX_SEEDS];
+    int n = 0;
+    for (int i = 0; i < seeds; i++)
+        if (kt->runs[NSTRATS - 1][i].ok) bests[n++] = kt->runs[NSTRATS - 1][i].best;
+    if (!n)
+        return;
+    double level = median(bests, n);
+    for (int st = 0; st < NSTRATS; st++) {
+        int k = 0;
+        for (int i = 0; i < seeds; i++) {
+            double w = kt->runs[st][i].ok ? wall_to_level(&kt->runs[st][i], level) : -1;
+            if (w >= 0) t[k++] = w;
+        }
+        s[st].reached_random = k;
+        s[st].med_to_random = k ? median(t, k) : 0;
+    }
+}
+
 typedef enum { V_NONE, V_WIN, V_TIE, V_LOSS } verdict;
 
 static verdict against(const strat_stats *g, const strat_stats *b, wh_rank_test *t)
@@ -578,6 +626,7 @@ static const char *verdict_name(verdict v)
 
 typedef struct {
     int kernels, reach95, win, tie, loss, failed, faster;
+    int as_soon;                /* gdivan reaches random's best no later than random its own */
 } summary_t;
 
 /* One kernel's figures for the main table, computed once and written as
@@ -593,6 +642,8 @@ static void kernel_row_of(const args_t *a, const kernel_t *kt, kernel_row *row)
     memset(row, 0, sizeof *row);
     for (int st = 0; st < NSTRATS; st++)
         stats_of(kt, st, a->seeds, &row->s[st]);
+    if (!a->inputs_only)
+        time_to_random(kt, a->seeds, row->s);
     for (int st = 1; st < NSTRATS; st++)
         row->v[st] = against(&row->s[0], &row->s[st], &row->t[st]);
 }
@@ -618,6 +669,7 @@ static void rows_of(const args_t *a, const kernel_t *ks, int n, kernel_row *rows
         sum->tie += vr == V_TIE;
         sum->loss += vr == V_LOSS;
         sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
+        sum->as_soon += s[0].reached_random * 2 > s[0].nok && s[2].nok && s[0].med_to_random <= s[2].med_own;
     }
 }
 
@@ -673,8 +725,12 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                    "it wins (p <= 0.05) on %d, ties on %d, loses on %d; gdivan failed on %d; gdivan's median "
                    "wall time to 99 %% of its own best is no more than random's on %d.\n",
                 sum->kernels, sum->reach95, sum->win, sum->tie, sum->loss, sum->failed, sum->faster);
-        fprintf(f, "\nWall seconds to 99 %% of each run's own best (median over seeds; gdivan's symbolic stage "
-                   "included):\n\n| kernel | gdivan | random-ga | random |\n|---|---|---|---|\n");
+        fprintf(f, "Its median wall time to random's final best (the median of random's seeds) is no more than "
+                   "random's to 99 %% of its own on %d.\n", sum->as_soon);
+        fprintf(f, "\nWall seconds (median over seeds; gdivan's symbolic stage included) to 99 %% of each run's "
+                   "own best, and to random's final best (the median of random's seeds' bests; in brackets the "
+                   "seeds that reached it):\n\n| kernel | gdivan | random-ga | random | gdivan to random's best "
+                   "| random-ga to random's best |\n|---|---|---|---|---|---|\n");
         for (int i = 0; i < n; i++) {
             if (!ks[i].ok)
                 continue;
@@ -684,6 +740,12 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                     fprintf(f, " %.1f |", rows[i].s[st].med_own);
                 else
                     fprintf(f, " - |");
+            for (int st = 0; st < NSTRATS - 1; st++)
+                if (rows[i].s[st].reached_random)
+                    fprintf(f, " %.1f (%d/%d) |", rows[i].s[st].med_to_random, rows[i].s[st].reached_random,
+                            rows[i].s[st].nok);
+                else
+                    fprintf(f, " never |");
             fprintf(f, "\n");
         }
     }
@@ -815,6 +877,9 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                                       sum->reach95, "wins_vs_random", sum->win, "ties_vs_random", sum->tie,
                                       "losses_vs_random", sum->loss, "gdivan_failed", sum->failed,
                                       "gdivan_no_slower_than_random", sum->faster));
+    json_t *summary = json_object_get(doc, "summary");
+    if (summary)
+        json_object_set_new(summary, "gdivan_at_random_best_as_soon", json_integer(sum->as_soon));
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "bench_corpus: cannot write %s\n", path);
     json_decref(doc);
