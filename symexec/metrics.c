@@ -418,6 +418,7 @@ bool sx_metrics_record(sx_engine *e, sx_state *s)
     e->form_fp[r->npaths] = sx_state_pc_float(s);
     e->first_model[r->npaths] = model_of_formula(e, s->model, f);
     r->npaths++;
+    r->concolic += s->concolic;
     if (p->kind == SX_PATH_DONE)
         r->ndone++;
     else if (p->kind == SX_PATH_CUT)

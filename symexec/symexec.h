@@ -201,6 +201,9 @@ typedef struct {
      * already had SX_SYMBOLIC_STORES_MAX symbolic stores or is larger than
      * SX_ARRAY_REGION_MAX: a longer chain makes the solver blow up. */
     long pinned;
+    /* Paths whose state turned concolic after a give-up (fork.c): from
+     * there on they followed their model, exploring no other side. */
+    long concolic;
     /* Atoms made in this process (sx_path_model; not kept by the explore
      * cache): solver checks, and pins kept on a witness without one (the
      * formula evaluated at the pin's value, model.c). */

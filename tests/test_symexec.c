@@ -599,6 +599,7 @@ Test(symexec, a_state_the_solver_gave_up_on_follows_its_model)
         if (r.res->paths[i].note && strstr(r.res->paths[i].note, "follows its model"))
             concolic = i;
     cr_assert_geq(concolic, 0, "no path went on after a give-up (%d paths)", r.res->npaths);
+    cr_expect_gt(r.res->concolic, 0, "counted in sx_result.concolic");
     wh_image *img = atom(&r, concolic, 0);
     wh_image_free(img);
     run_free(&r);
