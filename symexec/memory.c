@@ -266,7 +266,7 @@ static Z3_ast read_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n)
 }
 
 /* Remember where a large region was written: the places a later access
- * at a symbolic offset may alias (resolve_large). */
+ * at a symbolic offset may alias (resolve_pinned). */
 static void note_written(const sx_engine *e, int ri, sx_mem *m, uint64_t off)
 {
     if (e->regions[ri].size <= SX_ARRAY_REGION_MAX)
