@@ -181,6 +181,8 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     cr_expect_gt(json_number_value(json_object_get(json_array_get(runs_of(doc, "gdivan"), 1), "explore_s")), 0,
                  "the later seeds carry the symbolic stage's time");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "summary"), "kernels")), 1);
+    json_t *soon = json_object_get(json_object_get(doc, "summary"), "gdivan_at_random_best_as_soon");
+    cr_expect(json_is_integer(soon) && json_integer_value(soon) <= 1, "the summary counts gdivan at random's best");
     json_decref(doc);
     snprintf(path, sizeof path, "%s/c.md", tmp);
     FILE *f = fopen(path, "r");
@@ -191,6 +193,7 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     fclose(f);
     cr_expect(strstr(text, "| spmv_scalar |"), "%s", text);
     cr_expect(strstr(text, "**Summary**: of 1 kernels"), "%s", text);
+    cr_expect(strstr(text, "| gdivan to random's best |"), "%s", text);
     ts_rmtree(tmp);
 }
 
