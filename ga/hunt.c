@@ -269,6 +269,10 @@ static bool add_warp_special(hunt *h, wh_error *err)
     wo.seed = hunt_island_seed(h);
     int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, err);
     free(cand);
+    if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (%llu "
+                "cycles, %llu composed): no individual\n", h->warp.unit_threads,
+                (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
     if (!genes) return !wh_error_is_set(err);
     /* first: the first population takes only special_frac of it in specials */
     memmove(h->specials + 1, h->specials, (size_t)h->nspecials * sizeof *h->specials);

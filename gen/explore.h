@@ -148,6 +148,9 @@ int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, 
  * threads chosen greedily on a launch of that unit on the sim, repeated
  * over `full`: one individual for the first population. */
 #define GEN_WARP_CANDIDATES 48
+/* The composed unit is kept when at least this much longer than the
+ * uniform one (see warp.c). */
+#define GEN_WARP_GAIN 1.02
 typedef struct {
     int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
     int passes;              /* over the genes (1) */
@@ -162,12 +165,14 @@ typedef struct {
     uint64_t uniform_cycles; /* the unit with one allele in every gene */
     uint64_t cycles;         /* the composed unit */
     bool budget_hit;
+    bool kept;               /* it beat the uniform unit by GEN_WARP_GAIN */
 } gen_warp_report;
 
 void gen_warp_options_default(gen_warp_options *o);
 /* The full layout's genes (malloc'd), or NULL: with err set on an error,
  * else when there was nothing to compose (no candidate, a launch smaller
- * than the unit, every candidate faulting).  cand[0..ncand): allele ids
+ * than the unit, every candidate faulting) or the composed unit was not
+ * kept (rep->kept).  cand[0..ncand): allele ids
  * (pool atoms, or gen_seeded_allele values). */
 int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
                       const gen_warp_options *o, gen_warp_report *rep, wh_error *err);

@@ -507,6 +507,7 @@ Test(hunt, warp_first_builds_the_divergent_warp)
     cr_expect_eq(json_integer_value(json_object_get(w, "unit_threads")), 32);
     cr_expect_lt((double)json_integer_value(json_object_get(w, "uniform_cycles")),
                  0.5 * (double)json_integer_value(json_object_get(w, "cycles")));
+    cr_expect(json_is_true(json_object_get(w, "individual")));
     json_decref(run);
     o.warp_first = 0;
     o.seed = 2;   /* a run directory of its own */
@@ -516,6 +517,46 @@ Test(hunt, warp_first_builds_the_divergent_warp)
     run = ts_load_json(path);
     cr_expect_null(json_object_get(run, "warp_first"));
     json_decref(run);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* A loop whose trip count is each thread's own input: the longest trip in
+ * every lane is already the slowest warp, so the composed unit gains
+ * nothing over one allele everywhere and adds no individual (the first
+ * population is the one --warp-first 0 gives: the same history). */
+Test(hunt, warp_first_adds_nothing_where_lanes_need_not_disagree)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_spec *s = load("tests/specs/hunt_loop_small.json");
+    char base[64];
+    tmpdir(base);
+    wh_error err;
+    hunt_summary on, off;
+    hunt_options o = quiet_options(base, GA_GDIVAN, 40, 1);
+    cr_assert(hunt_run(s, &o, &on, &err), "%s", err.msg);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", on.dir);
+    json_t *run = ts_load_json(path);
+    json_t *w = json_object_get(run, "warp_first");
+    cr_assert(w, "run.json has warp_first");
+    cr_expect(json_is_false(json_object_get(w, "individual")));
+    cr_expect_eq(json_integer_value(json_object_get(w, "cycles")),
+                 json_integer_value(json_object_get(w, "uniform_cycles")));
+    json_decref(run);
+    o.warp_first = 0;
+    o.seed = 1;
+    char out[300];
+    snprintf(out, sizeof out, "%s/off", base);
+    o.out_dir = out;
+    cr_assert(hunt_run(s, &o, &off, &err), "%s", err.msg);
+    char a[1300], b[1300];
+    snprintf(a, sizeof a, "%s/history.csv", on.dir);
+    snprintf(b, sizeof b, "%s/history.csv", off.dir);
+    char *ha = read_column_file(a), *hb = read_column_file(b);
+    cr_expect_str_eq(ha, hb, "the same search with and without it");
+    free(ha);
+    free(hb);
     ts_rmtree(base);
     wh_spec_free(s);
 }
