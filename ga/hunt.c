@@ -267,13 +267,16 @@ static bool add_warp_special(hunt *h, wh_error *err)
     gen_warp_options_default(&wo);
     wo.candidates = h->opt.warp_first;
     wo.seed = hunt_island_seed(h);
-    int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, err);
+    wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
+    wh_error_clear(&werr);
+    int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, &werr);
     free(cand);
     if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (%llu "
                 "cycles, %llu composed): no individual\n", h->warp.unit_threads,
                 (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
-    if (!genes) return !wh_error_is_set(err);
+    if (!genes && wh_error_is_set(&werr)) *err = werr;
+    if (!genes) return !wh_error_is_set(&werr);
     /* first: the first population takes only special_frac of it in specials */
     memmove(h->specials + 1, h->specials, (size_t)h->nspecials * sizeof *h->specials);
     h->specials[0] = genes;
