@@ -70,7 +70,8 @@ enum {
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \
     "                    the sim, gene by gene, trying N alleles at each for the one that\n" \
     "                    makes it longest, and start from it repeated over the launch\n" \
-    "                    (default 48; 0: none, the paper's; at most 10 s)\n" \
+    "                    when it beats one allele everywhere by 2 %% (default 48; 0:\n" \
+    "                    none, the paper's; at most 10 s)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \
