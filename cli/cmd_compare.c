@@ -406,6 +406,18 @@ static bool make_dir(comparison *c, const char *out, const hunt_options *ho, con
     return wh_results_make_run_dir(ho->results_base, spec->name, stem, c->dir, sizeof c->dir, err);
 }
 
+/* Runs that lost an island had a smaller budget than the others: the
+ * table is then no fair comparison, and the user is told so. */
+static void warn_lost_islands(const comparison *c)
+{
+    int runs = 0;
+    for (int i = 0; i < c->nrows * c->nseeds; i++) runs += c->runs[i].islands_lost > 0;
+    if (runs > 0)
+        fprintf(stderr, "compare: %d run%s lost an island (their run.json's islands_lost say which): their budgets "
+                        "were smaller, so the table compares unequal searches; rerun it for a fair one\n", runs,
+                runs == 1 ? "" : "s");
+}
+
 /* Every island takes island 0's directory ("" when it could not make one). */
 static bool share_dir(wh_islands *islands, comparison *c, bool made, wh_error *err)
 {
@@ -530,6 +542,7 @@ int cmd_compare(int argc, char **argv)
         json_decref(j);
         if (!ro.quiet) fprintf(stderr, "compare: table in %s/table.md (and table.csv)\n", cmp.dir);
     }
+    if (cmp.done && lead) warn_lost_islands(&cmp);
     if (!ok) {
         status = cli_report(&err);
     } else if (*ho.interrupted) {

@@ -52,7 +52,8 @@ static void usage(FILE *out)
             "                    resumed to extend it (default: kept)\n"
             "islands (under mpirun: `mpirun -np K warphunt hunt ...`, one island per process,\n"
             "each with its own seed and harness; the run's directory holds island-NN/ and\n"
-            "island 0's merged run.json, best/ and plot.svg; without mpirun, one island):\n"
+            "island 0's merged run.json, best/ and plot.svg; an island that dies is reported\n"
+            "and the others finish (run.json's islands_lost); without mpirun, one island):\n"
             "  --migrate-every G every G generations each island sends its best and takes\n"
             "                    others' in place of its worst (default 5; migrations.csv)\n"
             "  --migrants M      individuals sent each time (default 2)\n"
@@ -88,6 +89,9 @@ static void print_summary(const hunt_summary *s)
     if (s->state_mb >= 1)
         fprintf(stderr, "hunt: %.1f MB of search state (checkpoint.bin, pool.bin) kept for --resume; "
                 "--drop-state removes it when a run finishes\n", s->state_mb);
+    if (s->islands_lost > 0)
+        fprintf(stderr, "hunt: %d of %d islands died during the run (run.json's island_runs say how); the figures "
+                        "are the others'\n", s->islands_lost, s->islands);
     fprintf(stderr, "hunt: results in %s\n", s->dir);
 }
 

@@ -130,10 +130,12 @@ typedef struct {
     double explore_s;           /* gdivan: the symbolic stage's wall time in this run
                                    (about 0 when it came from the cache) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom, or "" */
-    /* islands: how many (0 or 1: one, as without mpirun) and which found
-     * the best; on island 0 the summary is the run's (dir the run's
-     * directory, evals all islands', the rest the best island's) */
-    int islands, best_island;
+    /* islands: how many (0 or 1: one, as without mpirun), which found the
+     * best, and how many died during the run; on the island that merged
+     * the results (island 0 unless it died) the summary is the run's (dir
+     * the run's directory, evals the living islands', the rest the best
+     * island's) */
+    int islands, best_island, islands_lost;
 } hunt_summary;
 
 /* false only when the tool fails (err filled); a run stopped by Ctrl-C

@@ -124,7 +124,8 @@ bool hunt_islands_prepare(hunt *h, wh_error *err)
     /* every island takes island 0's word, "" when it failed */
     wh_islands_share_text(h->opt.islands, root, sizeof root);
     if (!root[0]) {
-        if (r != 0) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "island 0 could not make the run directory");
+        if (r != 0) wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "island 0 did not make the run directory "
+                                           "(it failed or is lost)");
         return false;
     }
     snprintf(h->root, sizeof h->root, "%s", root);
@@ -158,12 +159,27 @@ static json_t *island_json(int r, const hunt_summary *s)
                      "final_mean", s->final_mean);
 }
 
-/* RUN/run.json: the islands' figures and which found the best. */
-static bool write_root_json(const hunt *h, const hunt_summary *all, int n, int best, wh_error *err)
+/* An island that died: what is known of it is its fate and its
+ * directory (history.csv and the last checkpoint, for --resume). */
+static json_t *lost_island_json(int r, const hunt_summary *s, int fate)
 {
-    json_t *islands = json_array();
+    char what[160];
+    wh_islands_fate_text(fate, what, sizeof what);
+    return json_pack("{s:i, s:s, s:s}", "island", r, "dir", s->dir, "lost", what);
+}
+
+/* RUN/run.json: the islands' figures and which found the best. */
+static bool write_root_json(const hunt *h, const hunt_summary *all, const int *fate, int n, int best,
+                            wh_error *err)
+{
+    json_t *islands = json_array(), *lost = json_array();
     long evals = 0;
     for (int r = 0; r < n; r++) {
+        if (fate[r] >= 0) {
+            json_array_append_new(islands, lost_island_json(r, &all[r], fate[r]));
+            json_array_append_new(lost, json_integer(r));
+            continue;
+        }
         json_array_append_new(islands, island_json(r, &all[r]));
         evals += all[r].evals;
     }
@@ -178,6 +194,7 @@ static bool write_root_json(const hunt *h, const hunt_summary *all, int n, int b
         best, "fitness", b->best, "eval", (json_int_t)b->evals_to_best, "final_mean", b->final_mean, "final_min",
         b->final_min, "final_median", b->final_median, "final_max", b->final_max, "final_reps", b->final_reps, "unit",
         b->unit, "island_runs", islands);
+    json_object_set_new(doc, "islands_lost", lost);
     /* what `--resume RUN` reads before it finds the islands */
     char spec[PATH_MAX];
     json_object_set_new(doc, "spec", json_string(realpath(h->spec->path, spec) ? spec : h->spec->path));
@@ -205,7 +222,7 @@ static bool copy_best(const hunt *h, const hunt_summary *b, wh_error *err)
     return ok;
 }
 
-static void plot_islands(const hunt *h, const hunt_summary *all, int n)
+static void plot_islands(const hunt *h, const hunt_summary *all, int n, const char *unit)
 {
     wh_plot_curve *curves = wh_xcalloc((size_t)n, sizeof *curves);
     char (*csv)[1100] = wh_xcalloc((size_t)n, sizeof *csv);
@@ -220,32 +237,59 @@ static void plot_islands(const hunt *h, const hunt_summary *all, int n)
     snprintf(heading, sizeof heading, "%s: %s on %d islands", h->spec->name, ga_strategy_name(h->opt.strategy), n);
     bool rendered;
     wh_error ignored;
-    wh_plot_convergence(stem, heading, all[0].unit, curves, n, &rendered, &ignored);
+    wh_plot_convergence(stem, heading, unit, curves, n, &rendered, &ignored);
     free(title);
     free(csv);
     free(curves);
 }
 
+/* Every island's summary, at the island that merges them (the first
+ * living one); a lost island's is zero but for its directory. */
+static bool gather_summaries(hunt *h, hunt_summary *all, int *fate, int n)
+{
+    bool merger = wh_islands_gather(h->opt.islands, h->sum, sizeof *h->sum, all);
+    for (int r = 0; r < n; r++) {
+        fate[r] = wh_islands_fate(h->opt.islands, r);
+        if (fate[r] >= 0) snprintf(all[r].dir, sizeof all[r].dir, "%.1000s/island-%02d", h->root, r);
+    }
+    return merger;
+}
+
 bool hunt_islands_merge(hunt *h, wh_error *err)
 {
     if (!hunt_islands_many(h)) return true;
-    int n = wh_islands_size(h->opt.islands);
-    hunt_summary *all = hunt_island_rank(h) == 0 ? wh_xcalloc((size_t)n, sizeof *all) : NULL;
-    wh_islands_gather(h->opt.islands, h->sum, sizeof *h->sum, all);
-    if (!all) return true;
-    int best = 0;
+    int n = wh_islands_size(h->opt.islands), r0 = hunt_island_rank(h);
+    hunt_summary *all = wh_xcalloc((size_t)n, sizeof *all);
+    int *fate = wh_xcalloc((size_t)n, sizeof *fate);
+    if (!gather_summaries(h, all, fate, n)) {
+        if (wh_islands_fate(h->opt.islands, (r0 + 1) % n) == WH_ISLAND_UNREACHABLE)
+            fprintf(stderr, "warphunt: island %d finished without its MPI rank: its results are in %s; the run's "
+                            "were not merged\n", r0, h->dir);
+        free(fate);
+        free(all);
+        return true;
+    }
+    int best = r0, lost = 0;
     long evals = 0;
     for (int r = 0; r < n; r++) {
+        if (fate[r] >= 0) {
+            lost++;
+            continue;
+        }
         evals += all[r].evals;
         if (all[r].best > all[best].best) best = r;
     }
-    bool ok = write_root_json(h, all, n, best, err) && (all[best].best <= 0 || copy_best(h, &all[best], err));
-    if (ok) plot_islands(h, all, n);
+    bool ok = write_root_json(h, all, fate, n, best, err) && (all[best].best <= 0 || copy_best(h, &all[best], err));
+    if (ok) plot_islands(h, all, n, all[best].unit);
+    if (r0 != 0)
+        fprintf(stderr, "warphunt: island 0 was lost; island %d merged the run's results into %s\n", r0, h->root);
     *h->sum = all[best];
     snprintf(h->sum->dir, sizeof h->sum->dir, "%s", h->root);
     h->sum->islands = n;
     h->sum->best_island = best;
+    h->sum->islands_lost = lost;
     h->sum->evals = evals;
+    free(fate);
     free(all);
     return ok;
 }

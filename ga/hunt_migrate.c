@@ -27,7 +27,7 @@ static bool receive_all(hunt *h, const unsigned char *buf, size_t n, int m, int 
     bool ok = wh_islands_all(h->opt.islands, buf, n, &got, sizes, err);
     size_t off = 0;
     for (int r = 0; ok && *readable && r < size; off += sizes[r], r++) {
-        if (r == self) continue;
+        if (r == self || sizes[r] == 0) continue;   /* 0: a lost island's */
         *readable = hunt_migrants_unpack((const unsigned char *)got + off, sizes[r], a, ngenes);
         if (a->n > m) {
             hunt_migrants_rank(a);
@@ -49,7 +49,8 @@ static bool receive(hunt *h, const unsigned char *buf, size_t n, int m, int ngen
         void *got = NULL;
         size_t got_n = 0;
         ok = wh_islands_ring(h->opt.islands, buf, n, &got, &got_n, err);
-        if (ok) readable = hunt_migrants_unpack(got, got_n, a, ngenes);
+        /* nothing when the previous island is lost */
+        if (ok && got_n > 0) readable = hunt_migrants_unpack(got, got_n, a, ngenes);
         free(got);
     }
     if (ok && !readable)

@@ -423,6 +423,7 @@ json_t *hunt_summary_json(const hunt_summary *s)
     if (s->islands > 1) {
         json_object_set_new(o, "islands", json_integer(s->islands));
         json_object_set_new(o, "best_island", json_integer(s->best_island));
+        json_object_set_new(o, "islands_lost", json_integer(s->islands_lost));
     }
     /* --keep N: the top list as run.json has it (rank, fitness, eval, dir, final) */
     char path[1100];

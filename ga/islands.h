@@ -13,10 +13,18 @@
  * wait for an island that left): each generation they agree on the stop
  * reason, converging only when all have converged.
  *
- * Only this file's transport (islands_mpi.c) knows MPI; it is compiled
- * with MPI when the build finds mpicc (WH_HAVE_MPI), else it says that
- * the binary has none.  A warphunt started without mpirun never calls
- * MPI at all, whether or not it was built with it.
+ * An island that dies does not end the run.  MPI cannot go on when one of
+ * its processes dies (Open MPI 4 has no ULFM), so the process mpirun
+ * started keeps the rank and makes every MPI call, while the island
+ * searches in a child process and asks it over a socket (islands.c, the
+ * island's side; islands_mpi.c, the rank's).  When the child dies, its
+ * rank says so and stands in for it in every later exchange with nothing
+ * to give; the other islands learn its fate (wh_islands_fate) and finish.
+ *
+ * Only islands_mpi.c knows MPI; it is compiled with MPI when the build
+ * finds mpicc (WH_HAVE_MPI), else joining says that the binary has none.
+ * A warphunt started without mpirun never calls MPI at all, whether or
+ * not it was built with it.
  */
 #ifndef WH_GA_ISLANDS_H
 #define WH_GA_ISLANDS_H
@@ -34,9 +42,11 @@ bool wh_islands_built(void);
  * (From the launcher's environment; MPI is not called.) */
 bool wh_islands_launched(void);
 /* Join the MPI job: NULL with err set when the binary has no MPI or the
- * job cannot be joined.  Call once, before any thread starts. */
+ * job cannot be joined.  Call once, before any thread starts: it forks,
+ * and only the child returns (the parent keeps the rank until every
+ * island has left, then exits with the child's status). */
 wh_islands *wh_islands_join(wh_error *err);
-/* MPI_Finalize and free. */
+/* This island is done: its rank waits for the others, then ends. */
 void wh_islands_leave(wh_islands *is);
 /* End every island of the run (MPI_Abort) after this one failed. */
 _Noreturn void wh_islands_abort(wh_islands *is, int status);
@@ -48,19 +58,33 @@ int wh_islands_size(const wh_islands *is);
 int wh_islands_local_rank(const wh_islands *is);
 /* Send out[0..n) to the next island of the ring and receive the previous
  * island's message into a malloc'ed *in (*in_n bytes).  Blocking; every
- * island calls it at the same point. */
+ * island calls it at the same point.  A lost island's message is empty. */
 bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err);
 /* Every island's out (n bytes, n may differ between islands) to every
  * island: *in (malloc'ed) receives them one after another by rank, their
- * sizes in sizes[0..size) (the caller's array).  A collective. */
+ * sizes in sizes[0..size) (the caller's array; 0 for a lost island).  A
+ * collective. */
 bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err);
-/* The maximum of every island's value (a collective). */
+/* The maximum of every living island's value (a collective). */
 int wh_islands_max(wh_islands *is, int value);
-/* Every island gets island 0's text (a collective; n bytes at most). */
+/* Every island gets the first living island's text (island 0's while it lives; a
+ * collective; n bytes at most). */
 void wh_islands_share_text(wh_islands *is, char *text, size_t n);
 void wh_islands_barrier(wh_islands *is);
-/* Island 0 receives every island's n bytes, by rank, into all (size x n
- * bytes; ignored elsewhere).  A collective. */
-void wh_islands_gather(wh_islands *is, const void *mine, size_t n, void *all);
+/* The first living island receives every island's n bytes, by rank, into
+ * all (size x n bytes, which every caller provides; a lost island's are
+ * zero).  Returns whether this island received them (never when its
+ * rank is gone: then nobody merges).  A collective. */
+bool wh_islands_gather(wh_islands *is, const void *mine, size_t n, void *all);
+
+/* How island r ended, as this island heard at its latest exchange. */
+#define WH_ISLAND_ALIVE (-1)
+#define WH_ISLAND_LEFT (-2)          /* finished and left */
+#define WH_ISLAND_UNREACHABLE (-3)   /* no word: this island's own rank is gone */
+/* ALIVE, LEFT, UNREACHABLE, or, when it died, its exit status (256 + N
+ * when killed by signal N). */
+int wh_islands_fate(const wh_islands *is, int r);
+/* A fate in words ("killed by signal 9 (Killed)"). */
+void wh_islands_fate_text(int fate, char *out, size_t n);
 
 #endif

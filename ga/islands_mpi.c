@@ -1,197 +1,312 @@
 /*
- * islands_mpi.c — the island model's transport (islands.h) on MPI, or,
- * in a build without MPI, the functions that say so.
+ * islands_mpi.c — the rank's side of the island model (islands.h): the
+ * process mpirun started, which makes every MPI call for its island (a
+ * child process) and outlives it.
  *
- * Only MPI_COMM_WORLD is used, with blocking calls at points every island
- * reaches together (generation ends), so a run is deterministic on the
- * sim for a given seed, island count and migration schedule.
+ * Every exchange is a round: each rank first tells every other what its
+ * island asked (islands_word, one allgather), then they make that
+ * exchange.  A rank whose island died or left says "nothing" (OP_NONE)
+ * and takes its part in the exchange with an empty message, so the living
+ * islands never wait for a dead one; when every rank says nothing, all
+ * are done.  Waits poll with short sleeps: Open MPI's blocking waits spin
+ * a core, and a rank whose island is gone may wait for the others for
+ * hours.  Only MPI_COMM_WORLD is used, at points every island reaches
+ * together, so a run is deterministic on the sim for a given seed,
+ * island count and migration schedule.
+ *
+ * In a build without MPI this file only says so.
  */
 #include "ga/islands.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-bool wh_islands_launched(void)
-{
-    /* Open MPI's mpirun, then PMIx/PMI launchers (srun --mpi, MPICH's
-     * hydra); not SLURM_NTASKS, which a batch script sees without srun */
-    static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE" };
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && atoi(v) > 1) return true;
-    }
-    return false;
-}
+#include "ga/islands_wire.h"
 
 #ifdef WH_HAVE_MPI
 
 #include <mpi.h>
 
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 bool wh_islands_built(void) { return true; }
 
-struct wh_islands {
+typedef struct {
+    int fd;                 /* to the island; -1 once it died or left */
+    pid_t island;
+    bool reaped;
+    int status;             /* waitpid's, once reaped */
+    int fate;               /* islands.h's */
     int rank, size;
-    int local_rank;             /* among the ranks of this node */
-};
+    islands_word *words;    /* every rank's word in this round */
+} rank_state;
 
-wh_islands *wh_islands_join(wh_error *err)
+/* The island's pid, for the one thing a signal handler here does:
+ * forward mpirun's signals (Ctrl-C, SIGTERM) to the island. */
+static volatile sig_atomic_t island_pid;
+
+static void forward_signal(int sig)
 {
-    int provided = 0;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "MPI_Init failed: cannot join the islands of this mpirun");
-        return NULL;
-    }
-    wh_islands *is = calloc(1, sizeof *is);
-    if (!is) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-        MPI_Finalize();
-        return NULL;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &is->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &is->size);
-    MPI_Comm node;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, is->rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_rank(node, &is->local_rank);
-        MPI_Comm_free(&node);
-    }
-    return is;
+    if (island_pid > 0) kill((pid_t)island_pid, sig);
 }
 
-void wh_islands_leave(wh_islands *is)
+static void forward_signals(pid_t island)
 {
-    if (!is) return;
-    MPI_Finalize();
-    free(is);
+    island_pid = island;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1, SIGUSR2 };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
 }
 
-_Noreturn void wh_islands_abort(wh_islands *is, int status)
+static void reap(rank_state *s, bool block)
 {
-    (void)is;
-    MPI_Abort(MPI_COMM_WORLD, status);
-    exit(status);   /* MPI_Abort does not return; the compiler cannot know */
+    if (s->reaped) return;
+    int status = 0;
+    pid_t r;
+    do r = waitpid(s->island, &status, block ? 0 : WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == s->island || (r < 0 && errno == ECHILD)) {
+        s->reaped = true;
+        s->status = r == s->island ? status : 1 << 8;   /* reaped elsewhere: exit 1 */
+    }
 }
 
-int wh_islands_rank(const wh_islands *is) { return is->rank; }
-int wh_islands_size(const wh_islands *is) { return is->size; }
-int wh_islands_local_rank(const wh_islands *is) { return is->local_rank; }
-
-bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err)
+static int fate_of(int status)
 {
-    int next = (is->rank + 1) % is->size, prev = (is->rank + is->size - 1) % is->size;
-    unsigned long long len = n, got = 0;
-    MPI_Sendrecv(&len, 1, MPI_UNSIGNED_LONG_LONG, next, 1, &got, 1, MPI_UNSIGNED_LONG_LONG, prev, 1,
-                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (n > (size_t)0x7fffffff || got > 0x7fffffffULL) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "a migration of more than 2 GiB");
-        return false;
-    }
-    *in = malloc(got ? (size_t)got : 1);
-    if (!*in) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %llu bytes of migrants", got);
-        return false;
-    }
-    MPI_Sendrecv(out, (int)n, MPI_BYTE, next, 2, *in, (int)got, MPI_BYTE, prev, 2, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-    *in_n = (size_t)got;
-    return true;
+    return WIFSIGNALED(status) ? 256 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err)
+/* The island died (or closed its socket without leaving): say so once. */
+static void lose_island(rank_state *s)
 {
-    *in = NULL;
-    if (n > (size_t)0x7fffffff / (size_t)is->size) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "a migration of more than 2 GiB in all");
-        return false;
+    close(s->fd);
+    s->fd = -1;
+    reap(s, true);
+    s->fate = fate_of(s->status);
+    char what[160];
+    wh_islands_fate_text(s->fate, what, sizeof what);
+    fprintf(stderr, "warphunt: island %d of %d (pid %d) %s; the other islands go on without it (its last "
+                    "checkpoint stays in its directory)\n", s->rank, s->size, (int)s->island, what);
+}
+
+/* The island's next request, or false when it died.  poll, not a plain
+ * read: a process the island forked (the CUDA worker) holds a copy of its
+ * socket, so its death need not close the socket. */
+static bool next_request(rank_state *s, islands_request *rq, void **bytes)
+{
+    for (;;) {
+        struct pollfd p = { s->fd, POLLIN, 0 };
+        int k = poll(&p, 1, 200);
+        if (k > 0) break;
+        if (k < 0 && errno != EINTR) return false;
+        reap(s, false);
+        if (s->reaped) return false;
     }
-    int mine = (int)n, *counts = calloc((size_t)is->size, sizeof *counts), *at = calloc((size_t)is->size, sizeof *at);
-    bool ok = counts && at;
-    if (ok) MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    if (!islands_recv(s->fd, rq, sizeof *rq) || rq->n > (uint64_t)INT_MAX) return false;
+    *bytes = malloc(rq->n ? (size_t)rq->n : 1);
+    return *bytes && islands_recv(s->fd, *bytes, (size_t)rq->n);
+}
+
+static void wait_all(MPI_Request *reqs, int n)
+{
+    long pause_ns = 20000;
+    for (;;) {
+        int done = 0;
+        MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (done) return;
+        struct timespec ts = { 0, pause_ns };
+        nanosleep(&ts, NULL);
+        if (pause_ns < 2000000) pause_ns *= 2;
+    }
+}
+
+_Noreturn static void out_of_step(const char *why, int a, int b)
+{
+    fprintf(stderr, "warphunt: the islands are out of step (%s: %d and %d); ending the run\n", why, a, b);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    _exit(2);
+}
+
+/* What the living islands asked this round (NONE: every island is gone). */
+static int agreed_op(const rank_state *s)
+{
+    int op = ISLANDS_OP_NONE;
+    for (int r = 0; r < s->size; r++) {
+        int o = s->words[r].op;
+        if (o == ISLANDS_OP_NONE) continue;
+        if (op != ISLANDS_OP_NONE && o != op) out_of_step("two islands asked different exchanges", op, o);
+        op = o;
+    }
+    return op;
+}
+
+static int first_living(const rank_state *s)
+{
+    for (int r = 0; r < s->size; r++)
+        if (s->words[r].op != ISLANDS_OP_NONE) return r;
+    return 0;
+}
+
+/* Every rank's message size as MPI counts and displacements; the total. */
+static int counts_of(const rank_state *s, int *counts, int *at)
+{
     long total = 0;
-    for (int r = 0; ok && r < is->size; r++) {
+    for (int r = 0; r < s->size; r++) {
+        if (s->words[r].n < 0 || s->words[r].n > INT_MAX - total) out_of_step("over 2 GiB in one exchange", r, 0);
+        counts[r] = (int)s->words[r].n;
         at[r] = (int)total;
         total += counts[r];
-        sizes[r] = (size_t)counts[r];
     }
-    ok = ok && total <= 0x7fffffffL && (*in = malloc(total ? (size_t)total : 1)) != NULL;
-    if (ok) MPI_Allgatherv(out, mine, MPI_BYTE, *in, counts, at, MPI_BYTE, MPI_COMM_WORLD);
-    else wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %ld bytes of migrants", total);
+    return (int)total;
+}
+
+/* The exchange itself, with this rank's message (n bytes, 0 for a lost
+ * island); *got is what this rank's island is to receive. */
+static void exchange(rank_state *s, int op, const void *mine, int n, char **got, int *got_n)
+{
+    int *counts = calloc((size_t)s->size, sizeof *counts), *at = calloc((size_t)s->size, sizeof *at);
+    if (!counts || !at) out_of_step("out of memory", s->rank, 0);
+    int total = counts_of(s, counts, at), root = first_living(s);
+    int prev = (s->rank + s->size - 1) % s->size, next = (s->rank + 1) % s->size;
+    *got_n = op == ISLANDS_OP_RING ? counts[prev]
+           : op == ISLANDS_OP_ALL ? total
+           : op == ISLANDS_OP_TEXT ? counts[root]
+           : op == ISLANDS_OP_GATHER && s->rank == root ? total : 0;
+    *got = malloc(*got_n ? (size_t)*got_n : 1);
+    if (!*got) out_of_step("out of memory", s->rank, *got_n);
+    MPI_Request reqs[2];
+    int nreqs = 0;
+    if (op == ISLANDS_OP_RING) {
+        MPI_Irecv(*got, *got_n, MPI_BYTE, prev, 2, MPI_COMM_WORLD, &reqs[nreqs++]);
+        MPI_Isend(mine, n, MPI_BYTE, next, 2, MPI_COMM_WORLD, &reqs[nreqs++]);
+    } else if (op == ISLANDS_OP_ALL) {
+        MPI_Iallgatherv(mine, n, MPI_BYTE, *got, counts, at, MPI_BYTE, MPI_COMM_WORLD, &reqs[nreqs++]);
+    } else if (op == ISLANDS_OP_TEXT) {
+        if (s->rank == root) memcpy(*got, mine, (size_t)n);
+        MPI_Ibcast(*got, *got_n, MPI_BYTE, root, MPI_COMM_WORLD, &reqs[nreqs++]);
+    } else if (op == ISLANDS_OP_GATHER) {
+        MPI_Igatherv(mine, n, MPI_BYTE, *got, counts, at, MPI_BYTE, root, MPI_COMM_WORLD, &reqs[nreqs++]);
+    }
+    wait_all(reqs, nreqs);
     free(counts);
     free(at);
-    return ok;
 }
 
-int wh_islands_max(wh_islands *is, int value)
+static void answer(rank_state *s, const char *got, int got_n)
 {
-    (void)is;
-    int out = value;
-    MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return out;
+    islands_reply rp = { 1, 0, (uint64_t)got_n };
+    /* a failed answer is the island dying: its next request says so */
+    (void)(islands_send(s->fd, &rp, sizeof rp) && islands_send(s->fd, got, (size_t)got_n) &&
+           islands_send(s->fd, s->words, (size_t)s->size * sizeof *s->words));
 }
 
-void wh_islands_share_text(wh_islands *is, char *text, size_t n)
+/* This rank's word for the round: its island's request, or nothing. */
+static islands_request take_request(rank_state *s, void **bytes)
 {
-    (void)is;
-    MPI_Bcast(text, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    text[n - 1] = '\0';
+    islands_request rq = { ISLANDS_OP_NONE, 0, 0 };
+    *bytes = NULL;
+    if (s->fd < 0) return rq;
+    if (!next_request(s, &rq, bytes)) {
+        free(*bytes);
+        *bytes = NULL;
+        lose_island(s);
+        return (islands_request){ ISLANDS_OP_NONE, 0, 0 };
+    }
+    if (rq.op == ISLANDS_OP_ABORT) {
+        MPI_Abort(MPI_COMM_WORLD, rq.value);
+        _exit(rq.value);
+    }
+    if (rq.op == ISLANDS_OP_LEAVE) {
+        close(s->fd);
+        s->fd = -1;
+        s->fate = WH_ISLAND_LEFT;
+        free(*bytes);
+        *bytes = NULL;
+        return (islands_request){ ISLANDS_OP_NONE, 0, 0 };
+    }
+    return rq;
 }
 
-void wh_islands_barrier(wh_islands *is)
+/* Rounds until every island has left or died. */
+static void serve(rank_state *s)
 {
-    (void)is;
-    MPI_Barrier(MPI_COMM_WORLD);
+    for (;;) {
+        void *bytes;
+        islands_request rq = take_request(s, &bytes);
+        islands_word mine = { rq.op, rq.value, (int64_t)rq.n, s->fate, 0 };
+        MPI_Request req;
+        MPI_Iallgather(&mine, (int)sizeof mine, MPI_BYTE, s->words, (int)sizeof mine, MPI_BYTE, MPI_COMM_WORLD,
+                       &req);
+        wait_all(&req, 1);
+        int op = agreed_op(s);
+        if (op == ISLANDS_OP_NONE) {
+            free(bytes);
+            return;
+        }
+        char *got;
+        int got_n;
+        exchange(s, op, bytes ? bytes : "", (int)mine.n, &got, &got_n);
+        if (s->fd >= 0) answer(s, got, got_n);
+        free(got);
+        free(bytes);
+    }
 }
 
-void wh_islands_gather(wh_islands *is, const void *mine, size_t n, void *all)
+/* This rank among the ranks of its node. */
+static int local_rank_of(int rank)
 {
-    (void)is;
-    MPI_Gather(mine, (int)n, MPI_BYTE, all, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int local = 0;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    return local;
+}
+
+_Noreturn void islands_keep_rank(int fd, pid_t island)
+{
+    rank_state s = { .fd = fd, .island = island, .fate = WH_ISLAND_ALIVE };
+    forward_signals(island);
+    islands_hello hello = { 0, 0, 1, 0 };
+    if (MPI_Init(NULL, NULL) == MPI_SUCCESS) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+        s.words = calloc((size_t)s.size, sizeof *s.words);
+        hello = (islands_hello){ s.words != NULL, s.rank, s.size, local_rank_of(s.rank) };
+    }
+    islands_send(fd, &hello, sizeof hello);
+    if (hello.ok) {
+        serve(&s);
+        MPI_Finalize();
+    }
+    if (s.fd >= 0) close(s.fd);
+    free(s.words);
+    reap(&s, true);
+    /* the island's status, as a shell gives it */
+    _exit(WIFSIGNALED(s.status) ? 128 + WTERMSIG(s.status) : WEXITSTATUS(s.status));
 }
 
 #else /* no MPI in this build */
 
-struct wh_islands {
-    int unused;
-};
+#include <unistd.h>
 
 bool wh_islands_built(void) { return false; }
 
-wh_islands *wh_islands_join(wh_error *err)
+/* Never reached: wh_islands_join refuses first in a build without MPI. */
+_Noreturn void islands_keep_rank(int fd, pid_t island)
 {
-    wh_error_set(err, WH_ERR_USER, NULL, 0, 0,
-                 "started by mpirun, but this warphunt was built without MPI: install Open MPI "
-                 "(make deps: libopenmpi-dev) and rebuild, or run it without mpirun (one island)");
-    return NULL;
-}
-
-void wh_islands_leave(wh_islands *is) { (void)is; }
-_Noreturn void wh_islands_abort(wh_islands *is, int status)
-{
-    (void)is;
-    exit(status);
-}
-int wh_islands_rank(const wh_islands *is) { (void)is; return 0; }
-int wh_islands_size(const wh_islands *is) { (void)is; return 1; }
-int wh_islands_local_rank(const wh_islands *is) { (void)is; return 0; }
-bool wh_islands_ring(wh_islands *is, const void *out, size_t n, void **in, size_t *in_n, wh_error *err)
-{
-    (void)is, (void)out, (void)n, (void)in, (void)in_n;
-    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "no MPI in this build");
-    return false;
-}
-bool wh_islands_all(wh_islands *is, const void *out, size_t n, void **in, size_t *sizes, wh_error *err)
-{
-    (void)is, (void)out, (void)n, (void)in, (void)sizes;
-    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "no MPI in this build");
-    return false;
-}
-int wh_islands_max(wh_islands *is, int value) { (void)is; return value; }
-void wh_islands_share_text(wh_islands *is, char *text, size_t n) { (void)is, (void)text, (void)n; }
-void wh_islands_barrier(wh_islands *is) { (void)is; }
-void wh_islands_gather(wh_islands *is, const void *mine, size_t n, void *all)
-{
-    (void)is;
-    memcpy(all, mine, n);
+    (void)fd, (void)island;
+    _exit(2);
 }
 
 #endif

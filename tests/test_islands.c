@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,104 @@ Test(islands, compare_runs_every_strategy_on_the_islands, .timeout = 120)
     cr_expect_eq(json_array_size(json_object_get(cmp, "strategies")), 2);
     json_decref(cmp);
     ts_rmtree(base);
+}
+
+/* ---- an island that dies ------------------------------------------------- */
+
+/* Lines in a file (0 when it is not there yet). */
+static long lines_in(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long n = 0;
+    for (int ch; (ch = fgetc(f)) != EOF;) n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* The pid in an island's run-directory lock (its hunt process), 0 when
+ * not there yet. */
+static pid_t island_pid(const char *root, int r)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/island-%02d/.lock", root, r);
+    FILE *f = fopen(path, "r");
+    long pid = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
+    }
+    return (pid_t)pid;
+}
+
+/* mpirun -np 2 on a search bounded by --time; island `victim` is killed
+ * (SIGKILL) once its history.csv has 30 rows.  mpirun's exit status. */
+static int islands_with_a_death(const char *tool, const char *root, int victim, const char *log)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "exec mpirun --oversubscribe -np 2 '%s' hunt " SPEC " --backend sim --evals 1000000 "
+             "--time 10 --population 20 --migrate-every 2 --patience 0 --jobs 1 --no-explain -o %s >'%s' 2>&1",
+             tool, root, log);
+    pid_t job = fork();
+    cr_assert_geq(job, 0);
+    if (job == 0) {
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    char history[700];
+    snprintf(history, sizeof history, "%s/island-%02d/history.csv", root, victim);
+    pid_t pid = 0;
+    for (int i = 0; i < 600 && (lines_in(history) < 30 || !(pid = island_pid(root, victim))); i++) usleep(50000);
+    cr_assert_gt(pid, 0, "island %d never got going: %s", victim, ts_read_text(log));
+    cr_assert_eq(kill(pid, SIGKILL), 0);
+    int status;
+    cr_assert_eq(waitpid(job, &status, 0), job);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* An island killed mid-run: its rank says so, the other island goes on to
+ * the end of its budget and merges the results (island 1 when island 0
+ * died), run.json names the lost island and its fate, and mpirun's status
+ * is the dead island's. */
+static void an_island_dies(int victim)
+{
+    mpi_case c;
+    mpi_case_open(&c);
+    char root[600], path[700], said[200];
+    snprintf(root, sizeof root, "%s/run", c.base);
+    int rc = islands_with_a_death(c.tool, root, victim, c.log);
+    const char *log = ts_read_text(c.log);
+    cr_expect_eq(rc, 128 + SIGKILL, "mpirun's status is the killed island's: %s", log);
+    snprintf(said, sizeof said, "island %d of 2 (pid", victim);
+    cr_expect(strstr(log, said) && strstr(log, "killed by signal 9"), "its rank says it died: %s", log);
+    if (victim == 0) cr_expect(strstr(log, "island 0 was lost; island 1 merged"), "%s", log);
+
+    snprintf(path, sizeof path, "%s/run.json", root);
+    json_t *run = ts_load_json(path);
+    json_t *lost = json_object_get(run, "islands_lost"), *runs = json_object_get(run, "island_runs");
+    cr_assert_eq(json_array_size(lost), 1, "%s", log);
+    cr_expect_eq(json_integer_value(json_array_get(lost, 0)), victim);
+    json_t *dead = json_array_get(runs, (size_t)victim), *alive = json_array_get(runs, (size_t)(1 - victim));
+    cr_expect(strstr(json_string_value(json_object_get(dead, "lost")), "killed by signal 9"));
+    cr_expect_str_eq(json_string_value(json_object_get(alive, "stop_reason")), "time", "the other island finished");
+    long evals = (long)json_integer_value(json_object_get(alive, "evals"));
+    cr_expect_gt(evals, 30);
+    cr_expect_eq(json_integer_value(json_object_get(run, "evals")), evals, "the run's figures are the living's");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(run, "best"), "island")), 1 - victim);
+    json_decref(run);
+    snprintf(path, sizeof path, "%s/best/manifest.json", root);
+    cr_expect(access(path, R_OK) == 0, "the living island's best is the run's best/");
+    ts_rmtree(c.base);
+}
+
+Test(islands, an_island_that_dies_is_reported_and_the_other_finishes, .timeout = 120)
+{
+    an_island_dies(1);
+}
+
+Test(islands, when_island_0_dies_island_1_merges_the_results, .timeout = 120)
+{
+    an_island_dies(0);
 }
 
 /* ---- islands without MPI: --sync-dir ------------------------------------ */
