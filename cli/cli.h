@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 /* getopt_long codes of the options every kernel-running command takes:
- *   --backend auto|cuda|sim  --device N  --profile FILE  --step-limit N
+ *   --backend auto|cuda|sim  --device N  --profile FILE  --step-limit N  --sim-local-mb M
  *   --kernel-timeout S  --warmup N  --cold-l2  --sim-noise F  --json  --quiet */
 enum {
     CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
-    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE, CLI_OPT_SET,
+    CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE, CLI_OPT_SET, CLI_OPT_SIM_LOCAL_MB,
     CLI_OPT_FIRST_FREE = 1100
 };
 
@@ -36,6 +36,7 @@ enum {
     { "warmup", required_argument, NULL, CLI_OPT_WARMUP }, \
     { "cold-l2", no_argument, NULL, CLI_OPT_COLD_L2 }, \
     { "sim-noise", required_argument, NULL, CLI_OPT_SIM_NOISE }, \
+    { "sim-local-mb", required_argument, NULL, CLI_OPT_SIM_LOCAL_MB }, \
     { "json", no_argument, NULL, CLI_OPT_JSON }, \
     { "quiet", no_argument, NULL, CLI_OPT_QUIET }, \
     { "set", required_argument, NULL, CLI_OPT_SET }
@@ -45,6 +46,9 @@ enum {
     "  --device N        GPU index for the cuda backend (default 0)\n" \
     "  --profile FILE    sim machine profile (default: harness/profiles/default.json, built in)\n" \
     "  --step-limit N    sim: stop a run after N warp instructions (default 2e9)\n" \
+    "  --sim-local-mb M  sim: refuse a launch whose resident warps' local memory would\n" \
+    "                    take more than M MiB of host memory (a finding, unsupported;\n" \
+    "                    default 2048)\n" \
     "  --kernel-timeout S  cuda: kill a launch still running after S seconds with its\n" \
     "                    worker (a finding with status timeout; default 10, 0 = never)\n" \
     "  --warmup N        cuda: untimed launches before the timed ones (default 2)\n" \

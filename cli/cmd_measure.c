@@ -21,6 +21,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: warphunt measure SPEC [--backend auto|sim|cuda] [--input DIR | --random SEED]\n"
         "                        [--reps R] [--outputs DIR] [--profile FILE] [--step-limit N]\n"
+        "                        [--sim-local-mb M]\n"
         "                        [--device N] [--kernel-timeout S] [--warmup N] [--cold-l2]\n"
         "                        [--check [--ulps U]] [--json] [--quiet]\n"
         "\n"
@@ -44,6 +45,9 @@ static void usage(FILE *out)
         "  --profile FILE   sim: a machine profile (JSON; default: the built-in A100-like\n"
         "                   profile, harness/profiles/default.json)\n"
         "  --step-limit N   sim: stop a run after N warp instructions (default 2e9)\n"
+        "  --sim-local-mb M sim: refuse a launch whose resident warps' local memory would\n"
+        "                   take more than M MiB of host memory (status unsupported;\n"
+        "                   default 2048)\n"
         "  --device N       cuda: device index (default 0)\n"
         "  --kernel-timeout S\n"
         "                   cuda: a launch still running after S seconds is killed with\n"

@@ -79,6 +79,10 @@ int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
         return 1;
     case CLI_OPT_PROFILE: r->harness.profile_path = arg; return 1;
     case CLI_OPT_STEP_LIMIT: return cli_parse_u64("--step-limit", arg, &r->harness.step_limit, err) ? 1 : -1;
+    case CLI_OPT_SIM_LOCAL_MB:
+        if (!cli_parse_long("--sim-local-mb", arg, 1, 1L << 30, &v, err)) return -1;
+        r->harness.sim_local_mb = (uint64_t)v;
+        return 1;
     case CLI_OPT_KERNEL_TIMEOUT: {
         double s;
         if (!cli_parse_double("--kernel-timeout", arg, 0, 1e6, &s, err)) return -1;

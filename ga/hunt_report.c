@@ -83,8 +83,9 @@ static json_t *harness_json(const harness_options *given)
     harness_options r = *given;
     harness_options_resolve(&r);
     const harness_options *o = &r;
-    return json_pack("{s:b, s:i, s:f, s:I, s:f}", "cold_l2", o->cold_l2, "warmup", o->warmup, "kernel_timeout_s",
-                     o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit, "sim_noise", o->sim_noise);
+    return json_pack("{s:b, s:i, s:f, s:I, s:I, s:f}", "cold_l2", o->cold_l2, "warmup", o->warmup,
+                     "kernel_timeout_s", o->kernel_timeout_s, "step_limit", (json_int_t)o->step_limit,
+                     "sim_local_mb", (json_int_t)o->sim_local_mb, "sim_noise", o->sim_noise);
 }
 
 /* What the throttling and noise rules did (hunt_measure.c). */
@@ -458,6 +459,7 @@ static void read_saved_harness(json_t *j, harness_options *h)
     if ((v = json_object_get(j, "warmup"))) h->warmup = (int)json_integer_value(v);
     if ((v = json_object_get(j, "kernel_timeout_s"))) h->kernel_timeout_s = json_number_value(v);
     if ((v = json_object_get(j, "step_limit"))) h->step_limit = (uint64_t)json_integer_value(v);
+    if ((v = json_object_get(j, "sim_local_mb"))) h->sim_local_mb = (uint64_t)json_integer_value(v);
     if ((v = json_object_get(j, "sim_noise"))) h->sim_noise = json_number_value(v);
 }
 

@@ -72,6 +72,7 @@ void harness_options_resolve(harness_options *o)
     if (o->warmup < 0) o->warmup = HARNESS_DEFAULT_WARMUP;
     if (o->kernel_timeout_s == 0) o->kernel_timeout_s = HARNESS_DEFAULT_KERNEL_TIMEOUT_S;
     if (o->step_limit == 0) o->step_limit = HARNESS_DEFAULT_STEP_LIMIT;
+    if (o->sim_local_mb == 0) o->sim_local_mb = HARNESS_DEFAULT_SIM_LOCAL_MB;
 }
 
 void harness_result_free(harness_result *r)

@@ -65,6 +65,8 @@ const char *harness_status_name(harness_status s);   /* "ok", "fault", "timeout"
 
 /* Default step limit of the sim: warp instructions issued in one run. */
 #define HARNESS_DEFAULT_STEP_LIMIT 2000000000ULL
+/* Default cap on the sim's local memory for one run's resident warps. */
+#define HARNESS_DEFAULT_SIM_LOCAL_MB 2048ULL
 
 /* Optional branch trace (sim only): called once per thread for every
  * conditional branch (`@p bra`) it executes, in execution order.
@@ -76,6 +78,9 @@ typedef void (*harness_branch_fn)(void *ctx, uint64_t thread, int func, int bloc
 typedef struct {
     const char *profile_path;   /* sim: machine profile JSON; NULL = built-in default */
     uint64_t step_limit;        /* sim: warp instructions per run; 0 = HARNESS_DEFAULT_STEP_LIMIT */
+    uint64_t sim_local_mb;      /* sim: MiB of host memory the resident warps' local memory may
+                                   take (per-thread bytes x 32 x resident warps); a launch past
+                                   it is a finding (unsupported); 0 = HARNESS_DEFAULT_SIM_LOCAL_MB */
     bool want_outputs;          /* copy the output buffers (role output) back into the image */
     bool want_all_buffers;      /* copy every buffer back, inputs and fixed ones too (in-place
                                    kernels, multi-launch programs); implies want_outputs */
@@ -101,7 +106,7 @@ typedef struct {
 void harness_options_init(harness_options *o);
 
 /* What the placeholders stand for: warmup < 0, kernel_timeout_s == 0 (cuda)
- * and step_limit == 0 (sim). */
+ * and step_limit == 0, sim_local_mb == 0 (sim). */
 #define HARNESS_DEFAULT_WARMUP 2
 #define HARNESS_DEFAULT_KERNEL_TIMEOUT_S 10.0
 /* Replace every placeholder of o by the value it stands for (for records

@@ -341,6 +341,72 @@ Test(sim_errors, trap)
     check_case(&kc);
 }
 
+/* ---- local memory ----------------------------------------------------------------- */
+
+/* 64 KiB of local memory per thread, written so that the frame is used. */
+static const char *BIG_LOCAL_DECLS = "";
+static const char *BIG_LOCAL_BODY =
+    "\t.local .align 4 .b8 depot[65536];\n"
+    "\tmov.u64 %rd5, depot;\n"
+    "\tst.local.u32 [%rd5+65532], %r1;\n"
+    "\tld.local.u32 %r2, [%rd5+65532];\n"
+    STORE_OUT_TID("%r2");
+
+/* A launch whose resident warps would hold 13.5 GiB of local memory at
+ * once (864 resident blocks of 8 warps x 32 x 64 KiB) is refused before
+ * it runs, saying how much and how to raise the cap; the same kernel on
+ * one warp runs. */
+Test(sim_errors, local_memory_past_the_cap_is_refused_before_the_run)
+{
+    static const kernel_case big = {
+        .decls = NULL, .body = NULL, .grid = 2048, .block = 256, .status = HARNESS_UNSUPPORTED,
+        .expect = { "13824 MiB of local memory", "65536 bytes per thread", "6912 resident warps",
+                    "cap of 2048 MiB", "--sim-local-mb" },
+    };
+    kernel_case kc = big;
+    kc.decls = BIG_LOCAL_DECLS;
+    kc.body = BIG_LOCAL_BODY;
+    simcase r;
+    run_case(&r, &kc);
+    cr_expect_eq(r.res.reps, 0, "nothing ran");
+    end_case(&r);
+
+    kernel_case small = kc;
+    small.grid = 1;
+    small.block = 32;
+    small.status = HARNESS_OK;
+    small.expect[0] = NULL;
+    run_case(&r, &small);
+    cr_expect_eq(((const int *)sc_buf(&r, "out"))[31], 31, "the frame was written and read back");
+    end_case(&r);
+}
+
+/* --sim-local-mb: a cap of 1 MiB refuses two warps of 64 KiB per thread
+ * (4 MiB), a cap of 8 MiB lets them run. */
+Test(sim_errors, the_local_memory_cap_is_an_option)
+{
+    make_tmp();
+    write_kernel(BIG_LOCAL_DECLS, BIG_LOCAL_BODY);
+    write_spec(1, 64, NULL);
+    char path[512];
+    snprintf(path, sizeof path, "%s/k.json", tmpdir);
+    const uint64_t caps[2] = { 1, 8 };
+    const harness_status want[2] = { HARNESS_UNSUPPORTED, HARNESS_OK };
+    for (int i = 0; i < 2; i++) {
+        simcase r;
+        sc_load(&r, path, false);
+        sc_fill(&r, 1, 1);
+        harness_options o = sc_options(true);
+        o.sim_local_mb = caps[i];
+        cr_assert(sc_attach(&r, &o), "%s", r.err.msg);
+        sc_measure(&r, 1);
+        cr_expect_eq(r.res.status, want[i], "cap %llu MiB: %s", (unsigned long long)caps[i], r.res.message);
+        if (i == 0) expect_in(r.res.message, "cap of 1 MiB");
+        sc_close(&r);
+    }
+    ts_rmtree(tmpdir);
+}
+
 /* ---- calls ------------------------------------------------------------------------ */
 
 /* Unbounded recursion through a function without locals: each call takes

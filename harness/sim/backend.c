@@ -26,6 +26,7 @@ static void *sim_open(const wh_spec *spec, const ptx_module *m, int entry, const
         sim_profile_default(&P->prof);
     }
     P->step_limit = opt->step_limit ? opt->step_limit : HARNESS_DEFAULT_STEP_LIMIT;
+    P->local_limit = (opt->sim_local_mb ? opt->sim_local_mb : HARNESS_DEFAULT_SIM_LOCAL_MB) << 20;
     P->on_branch = opt->on_branch;
     P->all_buffers = opt->want_all_buffers;
     P->branch_ctx = opt->branch_ctx;

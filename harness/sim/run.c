@@ -443,6 +443,24 @@ static void copy_back(sim_run *R, wh_image *img, int what)
     }
 }
 
+/* The resident warps' local memory is host memory the sim holds at once
+ * (a GPU reserves it the same way, for every thread an SM can hold): past
+ * the cap the run is refused before it starts, not left to the OOM killer. */
+static bool local_fits(sim_run *R)
+{
+    uint64_t slots = (uint64_t)R->prof->sms * (uint64_t)R->residency;
+    uint64_t blocks = R->nblocks_total < slots ? R->nblocks_total : slots;
+    uint64_t warps = blocks * (uint64_t)R->bwarps;
+    long double need = (long double)warps * SIM_WARP * (long double)R->local_size;
+    if (need <= (long double)R->prog->local_limit)
+        return true;
+    sim_stop(R, HARNESS_UNSUPPORTED, "the sim would hold %.0Lf MiB of local memory at once (%llu bytes per thread "
+             "x 32 lanes x %llu resident warps), past its cap of %llu MiB (--sim-local-mb raises it)",
+             need / (1024.0L * 1024.0L), (unsigned long long)R->local_size, (unsigned long long)warps,
+             (unsigned long long)(R->prog->local_limit >> 20));
+    return false;
+}
+
 static bool launch_check(sim_run *R)
 {
     const sim_profile *P = R->prof;
@@ -462,7 +480,7 @@ static bool launch_check(sim_run *R)
         sim_stop(R, HARNESS_FAULT, "launch failed: a block of %u threads does not fit on an SM", R->bthreads);
         return false;
     }
-    return true;
+    return local_fits(R);
 }
 
 static bool simulate(sim_run *R)

@@ -235,6 +235,7 @@ typedef struct {
     harness_branch_fn on_branch;
     void *branch_ctx;
     uint64_t step_limit;
+    uint64_t local_limit;      /* bytes of local memory the resident warps may take */
     bool all_buffers;          /* copy back every buffer, not only outputs */
     struct sim_region *mcache; /* device memory kept between runs (nregions), reused */
     struct sim_bcache *bcache; /* retired blocks kept between runs, reused */
