@@ -116,16 +116,21 @@ static bool next_request(rank_state *s, islands_request *rq, void **bytes)
     return *bytes && islands_recv(s->fd, *bytes, (size_t)rq->n);
 }
 
+/* A short spin first (a round whose ranks arrive together completes in
+ * microseconds), then sleeps growing to half a millisecond. */
 static void wait_all(MPI_Request *reqs, int n)
 {
-    long pause_ns = 20000;
-    for (;;) {
-        int done = 0;
+    int done = 0;
+    double spin_until = MPI_Wtime() + 1e-3;
+    do {
         MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
         if (done) return;
+    } while (MPI_Wtime() < spin_until);
+    for (long pause_ns = 50000;; pause_ns = pause_ns < 500000 ? 2 * pause_ns : pause_ns) {
         struct timespec ts = { 0, pause_ns };
         nanosleep(&ts, NULL);
-        if (pause_ns < 2000000) pause_ns *= 2;
+        MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (done) return;
     }
 }
 
