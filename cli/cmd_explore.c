@@ -26,7 +26,8 @@ static void usage(FILE *out)
     gen_explore_options_default(&d);
     fprintf(out,
         "usage: warphunt explore SPEC [--threads X] [--max-iter N] [--time S] [--paths N]\n"
-        "                        [--models K] [--query-ms MS] [--families N] [--no-validate]\n"
+        "                        [--models K] [--query-ms MS] [--solver-mb MB] [--families N]\n"
+        "                        [--no-validate]\n"
         "                        [--no-cache] [--results DIR]\n"
         "                        [-o DIR] [--json] [--quiet]\n"
         "\n"
@@ -64,6 +65,9 @@ static void usage(FILE *out)
         "  --query-ms MS  limit of each solver check of the search (default %u); a check\n"
         "                 that reaches it is a give-up: the branch keeps the side the\n"
         "                 state's model takes, with its condition (sound, not complete)\n"
+        "  --solver-mb MB Z3's memory (default %u MiB): a check during which Z3's\n"
+        "                 allocations pass it is interrupted, a give-up like the above\n"
+        "                 (\"for Z3's memory\" in the summary, solver_memouts in paths.json)\n"
         "  --families N   the N paths with most warp-issued instructions get a family:\n"
         "                 up to %d siblings of their atom varying the last thread's\n"
         "                 inputs only (default %d; 0: none)\n"
@@ -92,7 +96,8 @@ static void usage(FILE *out)
         "call starts once --time is spent.\n"
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, options), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, SX_DEFAULT_QUERY_MS, GEN_FAMILY_ATOMS, d.families);
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,
+        GEN_FAMILY_ATOMS, d.families);
 }
 
 typedef struct {
@@ -104,7 +109,7 @@ typedef struct {
 } explore_args;
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
-       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET };
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -131,6 +136,10 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
     case OPT_QUERY_MS:
         if (!cli_parse_long("--query-ms", arg, 1, 100000000L, &v, err)) return -1;
         a->eo.query_ms = (unsigned)v;
+        return 1;
+    case OPT_SOLVER_MB:
+        if (!cli_parse_long("--solver-mb", arg, 1, 1L << 24, &v, err)) return -1;
+        a->eo.solver_mb = (unsigned)v;
         return 1;
     case OPT_FAMILIES:
         if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
@@ -177,6 +186,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "models", required_argument, NULL, OPT_MODELS },
         { "families", required_argument, NULL, OPT_FAMILIES },
         { "query-ms", required_argument, NULL, OPT_QUERY_MS },
+        { "solver-mb", required_argument, NULL, OPT_SOLVER_MB },
         { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "results", required_argument, NULL, OPT_RESULTS },
@@ -285,11 +295,11 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
                 x->path_cap ? "  (path budget spent)" : x->budget_hit ? "  (time budget spent)" : "",
                 i == kept ? "  (kept)" : "");
     }
-    fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up, %ld of them cut by the watchdog), %ld forks, "
-            "%ld accesses at symbolic offsets pinned, %ld paths followed their model after a give-up, %ld states "
-            "left pending\n", r->x, doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"),
-            doc_int(doc, "solver_interrupted"), doc_int(doc, "forks"), doc_int(doc, "accesses_pinned"),
-            doc_int(doc, "paths_concolic"), doc_int(doc, "pending"));
+    fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up; %ld cut by the watchdog, %ld of those for Z3's "
+            "memory), %ld forks, %ld accesses at symbolic offsets pinned, %ld paths followed their model after a "
+            "give-up, %ld states left pending\n", r->x, doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"),
+            doc_int(doc, "solver_interrupted"), doc_int(doc, "solver_memouts"), doc_int(doc, "forks"),
+            doc_int(doc, "accesses_pinned"), doc_int(doc, "paths_concolic"), doc_int(doc, "pending"));
     json_t *legs = json_object_get(doc, "legs"), *leg;
     size_t k;
     int shown = 0;

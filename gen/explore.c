@@ -37,6 +37,8 @@ static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_expl
                          (int32_t)o->query_ms };
     h = wh_fnv1a(h, knobs, sizeof knobs);
     h = wh_fnv1a(h, &o->time_s, sizeof o->time_s);
+    /* hashed only when given, so that the default keeps the keys it had */
+    if (o->solver_mb) h = wh_fnv1a(h, &o->solver_mb, sizeof o->solver_mb);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -108,9 +110,9 @@ static void print_progress(void *ctx, const sx_progress *p)
 {
     (void)ctx;
     fprintf(stderr, "explore: X=%d running %.0f s: %d paths, coverage %.1f%% (%d/%d legs), %d states pending; "
-            "solver %.1f s in %ld calls (%ld given up, %ld cut by the watchdog)\n", p->threads, p->elapsed_s,
-            p->paths, p->legs ? 100.0 * p->legs_covered / p->legs : 100.0, p->legs_covered, p->legs, p->pending,
-            p->solver_s, p->solver_calls, p->giveups, p->interrupted);
+            "solver %.1f s in %ld calls (%ld given up; %ld cut by the watchdog, %ld for memory)\n", p->threads,
+            p->elapsed_s, p->paths, p->legs ? 100.0 * p->legs_covered / p->legs : 100.0, p->legs_covered, p->legs,
+            p->pending, p->solver_s, p->solver_calls, p->giveups, p->interrupted, p->memouts);
 }
 
 /* Does the exploration sx replace the kept one?  One that finished does;
@@ -150,6 +152,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         so.path_budget = o->path_budget > 0 ? o->path_budget : 2000;
         so.seed = 1;
         if (o->query_ms) so.query_ms = o->query_ms;
+        if (o->solver_mb) so.solver_mb = o->solver_mb;
         if (!o->quiet) so.progress = print_progress;
         double tx = wh_clock_s();
         sx_result *sx = sx_explore(spec, mod, &so, err);

@@ -45,6 +45,7 @@ typedef struct {
     int models;             /* atoms per path (K); 0: 4 */
     int families;           /* paths that get a family of siblings (family.c); 0: none */
     unsigned query_ms;      /* the search's per-check solver limit; 0: SX_DEFAULT_QUERY_MS */
+    unsigned solver_mb;     /* Z3's memory limit, MiB; 0: SX_DEFAULT_SOLVER_MB */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */

@@ -238,6 +238,8 @@ struct sx_engine {
     Z3_solver solver;
     struct sx_watchdog *dog;             /* watchdog.c */
     int interrupted;                     /* solver calls the watchdog cut */
+    int memouts;                         /* of them, for Z3's memory (or not started) */
+    uint64_t mem_limit;                  /* bytes of Z3 allocations; 0: none */
     sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */
     Z3_solver msolver;                   /* for models after the search */
     Z3_model *first_model;               /* per path: its seed-0 model, the first
@@ -338,13 +340,17 @@ bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
 void sx_solver_configure(sx_engine *e);
 int sx_solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
 
-/* watchdog.c: Z3_interrupt on a solver call that runs past its deadline
+/* watchdog.c: Z3_interrupt on a solver call that runs past its deadline,
+ * or while Z3's allocations are past mem_limit bytes (0: no limit)
  * (NULL watchdog: none, every call unbounded but by Z3's timeout) */
-sx_watchdog *sx_watchdog_new(Z3_context c);
+typedef enum { SX_CUT_NONE, SX_CUT_TIME, SX_CUT_MEMORY } sx_cut;
+sx_watchdog *sx_watchdog_new(Z3_context c, uint64_t mem_limit);
 void sx_watchdog_free(sx_watchdog *w);
 void sx_watchdog_arm(sx_watchdog *w, unsigned ms);
-/* true when the deadline passed and the context was interrupted */
-bool sx_watchdog_disarm(sx_watchdog *w);
+/* Why the context was interrupted, SX_CUT_NONE when it was not. */
+sx_cut sx_watchdog_disarm(sx_watchdog *w);
+/* Has Z3 allocated more than limit bytes (0: no limit)? */
+bool sx_z3_memory_over(uint64_t limit);
 void sx_solver_reset_sync(sx_engine *e);
 /* Release the remembered refutations (engine teardown). */
 void sx_solver_forget_refuted(sx_engine *e);

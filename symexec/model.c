@@ -112,10 +112,14 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
     Z3_lbool r = Z3_solver_check(z->c, s);
     if (ms->e->res)
         ms->e->res->model_checks++;
-    if (watched && sx_watchdog_disarm(ms->e->dog)) {
+    sx_cut cut = watched ? sx_watchdog_disarm(ms->e->dog) : SX_CUT_NONE;
+    if (cut != SX_CUT_NONE) {
         ms->e->interrupted++;
-        if (ms->e->res)   /* after the search: paths.json is written later */
+        ms->e->memouts += cut == SX_CUT_MEMORY;
+        if (ms->e->res) {   /* after the search: paths.json is written later */
             ms->e->res->interrupted = ms->e->interrupted;
+            ms->e->res->memouts = ms->e->memouts;
+        }
         r = Z3_L_UNDEF;
     }
     if (r == Z3_L_TRUE && m) {

@@ -43,6 +43,7 @@ static void report_progress(sx_engine *e)
         .threads = e->X, .elapsed_s = wh_clock_s() - e->t0, .solver_s = e->solver_s,
         .paths = e->res->npaths, .legs = e->nlegs, .legs_covered = e->res->nlegs_covered,
         .pending = e->nwork, .solver_calls = e->checks, .giveups = e->giveups, .interrupted = e->interrupted,
+        .memouts = e->memouts,
     };
     e->opt.progress(e->opt.progress_ctx, &p);
 }
@@ -333,7 +334,8 @@ static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const s
     e->solver = Z3_mk_simple_solver(e->z.c);
     Z3_solver_inc_ref(e->z.c, e->solver);
     sx_solver_configure(e);
-    e->dog = sx_watchdog_new(e->z.c);
+    e->mem_limit = (uint64_t)(opt->solver_mb ? opt->solver_mb : SX_DEFAULT_SOLVER_MB) << 20;
+    e->dog = sx_watchdog_new(e->z.c, e->mem_limit);
     if (!sx_layout_build(e, err) || !sx_coverage_build(e, err))
         goto fail;
     Z3_solver_assert(e->z.c, e->solver, e->domains);
@@ -361,6 +363,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->forks = e->forks;
     r->giveups = e->giveups;
     r->interrupted = e->interrupted;
+    r->memouts = e->memouts;
     r->pinned = e->pinned;
 }
 

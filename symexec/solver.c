@@ -187,7 +187,21 @@ static void restart_solver(sx_engine *e)
     Z3_solver_assert(z->c, e->solver, e->domains);
     z->failed = false;
     z->errmsg[0] = 0;
+}
+
+/* Z3 holds more than its memory limit before a check: what the solver
+ * kept (scopes, lemmas) goes first; still over, the check is not made (a
+ * give-up, as if the watchdog had cut it at once). */
+static bool memory_left(sx_engine *e)
+{
+    if (!sx_z3_memory_over(e->mem_limit))
+        return true;
+    restart_solver(e);
+    if (!sx_z3_memory_over(e->mem_limit))
+        return true;
     e->interrupted++;
+    e->memouts++;
+    return false;
 }
 
 static int check_bounded(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
@@ -201,17 +215,22 @@ static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     if (budget_spent(e))
         return -1;   /* a give-up: the search stops at its next step */
+    if (!memory_left(e))
+        return -1;
     unsigned ms = hard_ms(e);
     if (ms)
         sx_watchdog_arm(e->dog, ms);
     int r = check_bounded(e, s, extra, m);
-    if (ms && sx_watchdog_disarm(e->dog)) {
+    sx_cut cut = ms ? sx_watchdog_disarm(e->dog) : SX_CUT_NONE;
+    if (cut != SX_CUT_NONE) {
         /* cut by the watchdog: a give-up, whatever the call returned */
         if (m && *m) {
             Z3_model_dec_ref(e->z.c, *m);
             *m = NULL;
         }
         restart_solver(e);
+        e->interrupted++;
+        e->memouts += cut == SX_CUT_MEMORY;
         return -1;
     }
     return r;

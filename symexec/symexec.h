@@ -61,13 +61,16 @@
 #include <stdint.h>
 
 #define SX_DEFAULT_MAX_ITER 16
+/* Z3's memory by default (MiB): one check of a shared-memory histogram
+ * once grew past 3 GB inside a single call. */
+#define SX_DEFAULT_SOLVER_MB 4096
 
 /* A snapshot of a running exploration. */
 typedef struct sx_progress {
     int threads;
     double elapsed_s, solver_s;
     int paths, legs, legs_covered, pending;
-    long solver_calls, giveups, interrupted;
+    long solver_calls, giveups, interrupted, memouts;
 } sx_progress;
 
 typedef struct {
@@ -78,6 +81,8 @@ typedef struct {
     uint64_t seed;               /* search order tie-breaks */
     uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
     unsigned query_ms;           /* per solver check of the search; 0: only the time budget */
+    unsigned solver_mb;          /* Z3's memory, MiB: a check is interrupted (a give-up) once
+                                    Z3's allocations pass it; 0: SX_DEFAULT_SOLVER_MB */
     /* Called about every progress_s seconds during the search (NULL: never):
      * how far it has got, for a progress line. */
     void (*progress)(void *ctx, const sx_progress *p);
@@ -196,6 +201,9 @@ typedef struct {
     /* Solver calls the watchdog interrupted past their hard deadline (the
      * query limit plus a quarter, at least 0.5 s): counted in giveups too */
     long interrupted;
+    /* Of those, the calls cut (or not started) because Z3's allocations
+     * were past sx_options.solver_mb. */
+    long memouts;
     /* Loads and stores at symbolic offsets concretized (pinned to the
      * model's value, the equality added to the path) because their region
      * already had SX_SYMBOLIC_STORES_MAX symbolic stores or is larger than

@@ -21,7 +21,7 @@ typedef struct {
     sx_result *res;
 } run;
 
-static run explore(const char *spec_path, int x, double time_s)
+static run explore_mb(const char *spec_path, int x, double time_s, unsigned solver_mb)
 {
     run r;
     wh_error err;
@@ -37,9 +37,15 @@ static run explore(const char *spec_path, int x, double time_s)
     sx_options_default(&o);
     o.threads = x;
     o.time_budget_s = time_s;
+    o.solver_mb = solver_mb;
     r.res = sx_explore(r.spec, r.mod, &o, &err);
     cr_assert(r.res, "%s: %s", spec_path, err.msg);
     return r;
+}
+
+static run explore(const char *spec_path, int x, double time_s)
+{
+    return explore_mb(spec_path, x, time_s, 0);
 }
 
 static void run_free(run *r)
@@ -253,24 +259,55 @@ Test(symexec_solver, watchdog_interrupts_a_check_and_the_context_goes_on)
             Z3_solver_assert(c, s, Z3_mk_not(c, Z3_mk_eq(c, p[i], p[j])));
     }
 
-    sx_watchdog *w = sx_watchdog_new(c);
+    sx_watchdog *w = sx_watchdog_new(c, 0);
     cr_assert(w);
     sx_watchdog_arm(w, 200);
     Z3_lbool r = Z3_solver_check(c, s);
-    cr_expect(sx_watchdog_disarm(w), "the watchdog fired");
+    cr_expect_eq(sx_watchdog_disarm(w), SX_CUT_TIME, "the watchdog fired at the deadline");
     cr_expect_eq(r, Z3_L_UNDEF, "an interrupted check answers unknown");
+
+    /* the same check under a memory limit Z3 is already past: cut for
+     * memory at the first look, long before the deadline */
+    sx_watchdog *m = sx_watchdog_new(c, 1);
+    cr_assert(m);
+    double t0 = wh_clock_s();
+    sx_watchdog_arm(m, 60000);
+    r = Z3_solver_check(c, s);
+    cr_expect_eq(sx_watchdog_disarm(m), SX_CUT_MEMORY, "the watchdog fired for memory");
+    cr_expect_eq(r, Z3_L_UNDEF);
+    cr_expect_lt(wh_clock_s() - t0, 30.0, "cut long before the 60 s deadline");
+    sx_watchdog_free(m);
 
     Z3_solver_reset(c, s);
     Z3_solver_assert(c, s, Z3_mk_bvugt(c, p[0], p[1]));
     sx_watchdog_arm(w, 60000);
     cr_expect_eq(Z3_solver_check(c, s), Z3_L_TRUE, "the context answers after an interrupt");
-    cr_expect_not(sx_watchdog_disarm(w), "an easy check is not cut");
+    cr_expect_eq(sx_watchdog_disarm(w), SX_CUT_NONE, "an easy check is not cut");
 
     sx_watchdog_free(w);
     Z3_solver_dec_ref(c, s);
     for (int i = 0; i < PIGEONS; i++)
         Z3_dec_ref(c, p[i]);
     Z3_del_context(c);
+}
+
+/* A memory limit Z3 is past from the start (1 MiB): no check is made, each
+ * is a give-up counted for memory, and the exploration still ends with a
+ * path (followed on its model) instead of failing; the default limit cuts
+ * nothing on the same kernel. */
+Test(symexec_solver, a_memory_limit_gives_up_checks_and_keeps_the_paths)
+{
+    run r = explore_mb("kernels/gt_hash.json", 2, 10, 1);
+    cr_expect_gt(r.res->memouts, 0, "checks given up for memory");
+    cr_expect_geq(r.res->interrupted, r.res->memouts);
+    cr_expect_gt(r.res->giveups, 0);
+    cr_expect_gt(r.res->npaths, 0, "partial, never failed");
+    run_free(&r);
+
+    run d = explore("kernels/gt_hash.json", 2, 10);
+    cr_expect_eq(d.res->memouts, 0, "the default limit cuts nothing here");
+    cr_expect_gt(d.res->npaths, 1);
+    run_free(&d);
 }
 
 /* ---- progress -------------------------------------------------------------------- */
