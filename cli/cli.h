@@ -107,6 +107,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_input(int argc, char **argv);
 int cmd_init(int argc, char **argv);
+int cmd_spec(int argc, char **argv);
 
 /* Print "warphunt: <formatted error>" on stderr and return its exit status. */
 int cli_report(const wh_error *err);

@@ -17,6 +17,7 @@ static const cli_command commands[] = {
     { "explain", cmd_explain, "why an input is slow: lines ranked by the cycles it adds (sim)" },
     { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },
     { "init",    cmd_init,    "draft a kernel spec from its PTX or CUDA source" },
+    { "spec",    cmd_spec,    "spec check: a spec against its kernel, with what looks wrong" },
 };
 
 const cli_command *cli_commands(int *n)

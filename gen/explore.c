@@ -185,6 +185,11 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         /* a larger X would hit the same budget */
         if (full || kept->budget_hit) break;
     }
+    if (kept && !o->quiet && sx_result_never_branched(kept))
+        fprintf(stderr, "explore: warning: the %d symbolic threads never branched on the input (%d of %d legs): a "
+                "guard comparing the thread index with a constant of at least %d would send them all out early "
+                "(`warphunt spec check` names the suspects)\n", kept->threads, kept->nlegs_covered, kept->nlegs,
+                kept->threads);
     return kept;
 }
 

@@ -48,6 +48,11 @@ static void report_progress(sx_engine *e)
     e->opt.progress(e->opt.progress_ctx, &p);
 }
 
+bool sx_result_never_branched(const sx_result *r)
+{
+    return r->forks == 0 && r->giveups == 0 && r->nlegs > 0 && r->nlegs_covered < r->nlegs;
+}
+
 double sx_result_coverage(const sx_result *r)
 {
     if (!r || r->nlegs == 0)

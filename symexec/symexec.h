@@ -229,6 +229,10 @@ void sx_result_free(sx_result *r);
 
 /* Coverage in percent (100 when there are no legs). */
 double sx_result_coverage(const sx_result *r);
+/* Did the threads take one path without a single fork, in a kernel with
+ * branches they did not reach?  The symptom of a guard that sends every
+ * symbolic thread out early (a spec constant of at least X). */
+bool sx_result_never_branched(const sx_result *r);
 
 /* Fill `out` (an image of the same spec for wh_launch_threads(X)) with the
  * values of a model of path `path`'s formula.  Every input element is set

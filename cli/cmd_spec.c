@@ -1,0 +1,311 @@
+/*
+ * cmd_spec.c — `warphunt spec check SPEC`: is a kernel spec right for its
+ * kernel, and what in it looks wrong before a hunt spends an hour on it.
+ *
+ * Errors (exit 1) are what no run could get past: what the spec loader
+ * refuses (file and JSON path), a PTX or entry it cannot find, parameters
+ * that do not match the entry's (number, order, size), an image that the
+ * full launch or one of the symbolic stage's X-thread launches cannot
+ * build.  Warnings are what runs, but wrongly: a random input that faults
+ * or runs past the step limit on the sim (counts too small for the
+ * indices the kernel makes), a per_thread slice that gives the launch's
+ * last threads nothing, and symbolic threads that never branch on the
+ * input (a guard comparing the thread index with a constant at least X
+ * sends them all out early, and the symbolic stage then yields one path:
+ * a hunt would search without atoms worth having).  --strict makes a
+ * warning an error.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/image.h"
+#include "core/pcg32.h"
+#include "harness/harness.h"
+#include "ptx/ptx.h"
+#include "symexec/symexec.h"
+
+/* A random input runs past this many warp instructions: a hang, or a
+ * launch too large to check quickly (said as such). */
+#define CHECK_STEP_LIMIT 200000000ULL
+
+typedef struct {
+    json_t *warnings;       /* strings */
+    bool quiet;
+} findings;
+
+static void warn(findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(findings *f, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    json_array_append_new(f->warnings, json_string(text));
+    if (!f->quiet) fprintf(stderr, "spec check: warning: %s\n", text);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warphunt spec check SPEC [--explore-time S] [--strict] [--json] [--quiet]\n"
+            "\n"
+            "Check a kernel spec against its kernel before a hunt.  Errors (exit 1): what the\n"
+            "spec loader refuses (with the file and the JSON path), a PTX or entry it cannot\n"
+            "find, parameters that do not match the entry's in number, order or size, an\n"
+            "input image the full launch or a symbolic launch (one block of X threads, for\n"
+            "each X of symbolic.threads) cannot build.  Warnings (exit 0): a random input\n"
+            "that faults or runs past %llu warp instructions on the sim (counts too small\n"
+            "for the indices the kernel makes, or a hang), an input buffer whose per_thread\n"
+            "slices need more elements than its count (the launch's last threads get none),\n"
+            "and symbolic threads that never branch on the input: a guard comparing the\n"
+            "thread index with a constant of at least X sends them all out early, and the\n"
+            "symbolic stage then gives one path (the constants and fixed scalars of at\n"
+            "least X are named).\n"
+            "\n"
+            "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
+            "  --strict          exit 1 on a warning too\n"
+            "  --json            the findings as JSON on stdout: {spec, kernel, errors,\n"
+            "                    warnings, ok}\n"
+            "  --quiet           nothing on stderr\n"
+            "  -h, --help        this text\n",
+            (unsigned long long)CHECK_STEP_LIMIT);
+}
+
+/* ---- the checks ------------------------------------------------------------- */
+
+/* Every launch the tools make must build an image: the full one and each
+ * symbolic X. */
+static bool launches_build(const wh_spec *spec, wh_error *err)
+{
+    wh_launch full = wh_spec_launch_full(spec);
+    wh_image *img = wh_image_new(spec, &full, err);
+    bool ok = img != NULL;
+    wh_image_free(img);
+    for (int k = 0; ok && k < spec->nsym_threads; k++) {
+        wh_launch l = wh_launch_threads((unsigned)spec->sym_threads[k]);
+        img = wh_image_new(spec, &l, err);
+        if (!img) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", err->msg);
+            wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "the symbolic launch of X = %d threads: %s",
+                         spec->sym_threads[k], why);
+            ok = false;
+        }
+        wh_image_free(img);
+    }
+    return ok;
+}
+
+/* per_thread slices past an input buffer's count. */
+static void check_slices(const wh_spec *spec, findings *f)
+{
+    wh_launch full = wh_spec_launch_full(spec);
+    int64_t *vars = calloc((size_t)spec->nvars, sizeof *vars);
+    wh_error err;
+    wh_error_clear(&err);
+    if (!vars || !wh_spec_vars(spec, &full, vars, &err)) {
+        free(vars);
+        return;
+    }
+    uint64_t threads = wh_launch_threads_total(&full);
+    for (int p = 0; p < spec->nparams; p++) {
+        const wh_param *q = &spec->params[p];
+        int64_t count;
+        if (q->kind != WH_BUFFER || q->per_thread <= 0 || !q->count ||
+            !wh_spec_eval(spec, q->count, vars, q->name, &count, &err))
+            continue;
+        if ((uint64_t)q->per_thread * threads > (uint64_t)count)
+            warn(f, "input '%s': per_thread %lld x %llu threads = %llu elements, but its count is %lld: threads "
+                 "from %lld on own none of it (is per_thread or count wrong?)", q->name, (long long)q->per_thread,
+                 (unsigned long long)threads, (unsigned long long)q->per_thread * threads, (long long)count,
+                 (long long)(count / q->per_thread));
+    }
+    free(vars);
+}
+
+/* One random input (PCG32 seeded 1, as measure --random 1) on the sim. */
+static bool random_run(const wh_spec *spec, findings *f, wh_error *err)
+{
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.step_limit = CHECK_STEP_LIMIT;
+    harness *h = harness_open(spec, HARNESS_SIM, &o, err);
+    if (!h) return false;
+    wh_launch full = wh_spec_launch_full(spec);
+    wh_image *img = wh_image_new(spec, &full, err);
+    pcg32 rng;
+    pcg32_seed(&rng, 1, 0);
+    harness_result r;
+    memset(&r, 0, sizeof r);
+    bool ok = img && wh_image_fill_random(img, &rng, err) && harness_measure(h, img, 1, &r, err);
+    if (ok && r.status != HARNESS_OK)
+        warn(f, "a random input (measure --random 1) ends with status %s on the sim: %s",
+             harness_status_name(r.status), r.message);
+    harness_result_free(&r);
+    wh_image_free(img);
+    harness_close(h);
+    return ok;
+}
+
+/* The constants and fixed scalars whose value in the symbolic launch of X
+ * threads is at least X: the suspects of an early exit. */
+static void suspects(const wh_spec *spec, int x, char *out, size_t n)
+{
+    out[0] = '\0';
+    wh_launch l = wh_launch_threads((unsigned)x);
+    int64_t *vars = calloc((size_t)spec->nvars, sizeof *vars);
+    wh_error err;
+    wh_error_clear(&err);
+    size_t at = 0;
+    if (vars && wh_spec_vars(spec, &l, vars, &err)) {
+        for (int k = 0; k < spec->nconsts && at < n; k++) {
+            int64_t v;
+            if (wh_spec_eval(spec, spec->const_exprs[k], vars, spec->const_names[k], &v, &err) && v >= x)
+                at += (size_t)snprintf(out + at, n - at, "%s%s = %lld", at ? ", " : "", spec->const_names[k],
+                                       (long long)v);
+        }
+        for (int p = 0; p < spec->nparams && at < n; p++) {
+            const wh_param *q = &spec->params[p];
+            int64_t v;
+            if (q->kind == WH_SCALAR && q->value &&
+                wh_spec_eval(spec, q->value, vars, q->name, &v, &err) && v >= x)
+                at += (size_t)snprintf(out + at, n - at, "%sscalar %s = %lld", at ? ", " : "", q->name,
+                                       (long long)v);
+        }
+    }
+    free(vars);
+}
+
+/* The symbolic stage's first X for a few seconds: threads that never
+ * branch on the input, in a kernel that has branches, are a warning. */
+static bool symbolic_probe(const wh_spec *spec, double seconds, findings *f, wh_error *err)
+{
+    char ptx[1024];
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, err)) return false;
+    ptx_module *mod = ptx_parse_file(ptx, err);
+    if (!mod) return false;
+    int x = spec->nsym_threads > 0 ? spec->sym_threads[0] : 2;
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = x;
+    o.time_budget_s = seconds;
+    o.path_budget = 64;
+    o.seed = 1;
+    sx_result *r = sx_explore(spec, mod, &o, err);
+    bool ok = r != NULL;
+    if (ok && sx_result_never_branched(r)) {
+        char names[600];
+        suspects(spec, x, names, sizeof names);
+        warn(f, "the symbolic stage's %d threads never branch on the input (1 path, %d of %d branch legs "
+             "covered): if the kernel compares the thread index with a constant of at least %d, every symbolic "
+             "thread exits early and a hunt gets no useful atom%s%s", x, r->nlegs_covered, r->nlegs, x,
+             names[0] ? "; constants and fixed scalars of at least X: " : "", names);
+    }
+    sx_result_free(r);
+    ptx_module_free(mod);
+    return ok;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+typedef struct {
+    const char *spec;
+    double explore_s;
+    bool strict, json, quiet;
+} check_args;
+
+static int parse_check(int argc, char **argv, check_args *a, wh_error *err)
+{
+    enum { OPT_EXPLORE_TIME = 1, OPT_STRICT, OPT_JSON, OPT_QUIET };
+    static const struct option longs[] = {
+        { "explore-time", required_argument, NULL, OPT_EXPLORE_TIME },
+        { "strict", no_argument, NULL, OPT_STRICT },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *a = (check_args){ NULL, 3.0, false, false, false };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+        switch (c) {
+        case OPT_EXPLORE_TIME:
+            if (!cli_parse_double("--explore-time", optarg, 0, 3600, &a->explore_s, err)) return 1;
+            break;
+        case OPT_STRICT: a->strict = true; break;
+        case OPT_JSON: a->json = true; break;
+        case OPT_QUIET: a->quiet = true; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "spec check: unknown option '%s' (see --help)",
+                         argv[optind - 1]);
+            return 1;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 1;
+    }
+    a->spec = argv[optind];
+    return -1;
+}
+
+static int check(const check_args *a)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    findings f = { json_array(), a->quiet };
+    wh_spec *spec = cli_load_spec(a->spec, &err);
+    bool ok = spec && launches_build(spec, &err) && random_run(spec, &f, &err);
+    if (ok) check_slices(spec, &f);
+    if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);
+    size_t nwarn = json_array_size(f.warnings);
+    int status = !ok ? 1 : a->strict && nwarn > 0 ? 1 : 0;
+    if (a->json) {
+        json_t *j = json_pack("{s:s, s:s?, s:o, s:o, s:b}", "spec", a->spec, "kernel", spec ? spec->name : NULL,
+                              "errors", ok ? json_array() : json_pack("[s]", err.msg), "warnings",
+                              json_incref(f.warnings), "ok", status == 0);
+        cli_print_json(j);
+        json_decref(j);
+    }
+    if (!ok) {
+        status = cli_report(&err);
+    } else if (!a->quiet) {
+        fprintf(stderr, "spec check: %s: %s%s\n", spec->name, nwarn ? "loads and runs, with warnings" : "ok",
+                a->strict && nwarn ? " (--strict: an error)" : "");
+    }
+    json_decref(f.warnings);
+    wh_spec_free(spec);
+    return status;
+}
+
+int cmd_spec(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 1 : 0;
+    }
+    if (strcmp(argv[1], "check") != 0) {
+        fprintf(stderr, "warphunt: spec: unknown verb '%s' (spec check SPEC)\n", argv[1]);
+        return 1;
+    }
+    wh_error err;
+    wh_error_clear(&err);
+    check_args a;
+    int status = parse_check(argc - 1, argv + 1, &a, &err);
+    if (status >= 0) {
+        if (status && err.msg[0]) cli_report(&err);
+        return status;
+    }
+    return check(&a);
+}

@@ -1,0 +1,126 @@
+/*
+ * test_spec_check.c — `warphunt spec check`: a bundled spec passes; a
+ * guard that sends every symbolic thread out early is warned about, with
+ * the constant named (and is an error under --strict), and the same
+ * kernel with the guard open is not; an input too short for its
+ * per_thread slices is warned about twice (the slices, and the random
+ * input that faults); parameters that do not match the entry are an error.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "tests/support.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    int status;
+    json_t *doc;            /* --json's object */
+    char err[4096];         /* stderr */
+} checked;
+
+/* spec check SPEC --json [extra]; stdout and stderr kept. */
+static checked spec_check(const char *spec, const char *extra)
+{
+    char dir[] = "/tmp/wh_spec_check_XXXXXX", out[64], errp[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(errp, sizeof errp, "%s/err", dir);
+    const char *args[] = { "check", spec, "--json", extra };
+    checked c;
+    c.status = ts_run_cmd(cmd_spec, "spec", args, extra ? 4 : 3, out, errp);
+    c.doc = json_load_file(out, 0, NULL);
+    cr_assert(c.doc, "no JSON from spec check %s: %s", spec, ts_read_text(errp));
+    snprintf(c.err, sizeof c.err, "%s", ts_read_text(errp));
+    ts_rmtree(dir);
+    return c;
+}
+
+/* The warnings, one string. */
+static const char *warnings(const checked *c, char *buf, size_t n)
+{
+    size_t at = 0, k;
+    json_t *w;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(c->doc, "warnings"), k, w)
+        at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s\n", json_string_value(w));
+    return buf;
+}
+
+static size_t nwarnings(const checked *c)
+{
+    return json_array_size(json_object_get(c->doc, "warnings"));
+}
+
+Test(spec_check, a_bundled_spec_passes)
+{
+    ts_need_ptx("build/ptx/kernels/gt_hash.ptx");
+    checked c = spec_check("kernels/gt_hash.json", NULL);
+    char w[4096];
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    cr_expect(json_is_true(json_object_get(c.doc, "ok")));
+    json_decref(c.doc);
+}
+
+Test(spec_check, symbolic_threads_sent_out_early_are_warned_about)
+{
+    char w[4096];
+    checked c = spec_check("tests/specs/spec_check_first_16.json", NULL);
+    cr_expect_eq(c.status, 0, "a warning is no error: %s", c.err);
+    cr_assert_eq(nwarnings(&c), 1, "%s", warnings(&c, w, sizeof w));
+    warnings(&c, w, sizeof w);
+    cr_expect(strstr(w, "never branch on the input"), "%s", w);
+    cr_expect(strstr(w, "scalar first = 16"), "the suspect is named: %s", w);
+    json_decref(c.doc);
+
+    c = spec_check("tests/specs/spec_check_first_16.json", "--strict");
+    cr_expect_eq(c.status, 1, "--strict: a warning is an error");
+    cr_expect(json_is_false(json_object_get(c.doc, "ok")));
+    json_decref(c.doc);
+
+    c = spec_check("tests/specs/spec_check_first_0.json", NULL);
+    cr_expect_eq(c.status, 0);
+    cr_expect_eq(nwarnings(&c), 0, "the guard open, the threads branch: %s", warnings(&c, w, sizeof w));
+    json_decref(c.doc);
+}
+
+Test(spec_check, an_input_too_short_for_its_slices_is_warned_about)
+{
+    char w[4096];
+    checked c = spec_check("tests/specs/spec_check_small_in.json", NULL);
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    warnings(&c, w, sizeof w);
+    cr_expect_eq(nwarnings(&c), 2, "%s", w);
+    cr_expect(strstr(w, "input 'in': per_thread 1 x 256 threads = 256 elements, but its count is 128"), "%s", w);
+    cr_expect(strstr(w, "ends with status fault") && strstr(w, "buffer 'in'"), "%s", w);
+    json_decref(c.doc);
+}
+
+Test(spec_check, parameters_that_do_not_match_the_entry_are_an_error)
+{
+    char dir[] = "/tmp/wh_spec_check_XXXXXX", spec[64], ptx[PATH_MAX];
+    cr_assert(mkdtemp(dir));
+    cr_assert(realpath("tests/ptx_sym/early_exit.ptx", ptx));
+    snprintf(spec, sizeof spec, "%s/k.json", dir);
+    FILE *f = fopen(spec, "w");
+    cr_assert(f);
+    fprintf(f, "{ \"name\": \"k\", \"source\": \"k.cu\", \"ptx\": \"%s\", \"entry\": \"early_exit\",\n"
+               "  \"grid\": [1], \"block\": [32],\n"
+               "  \"params\": [ { \"name\": \"in\", \"kind\": \"buffer\", \"type\": \"i32\", \"count\": 32,\n"
+               "                  \"role\": \"input\", \"per_thread\": 1, \"range\": [0, 8] },\n"
+               "                { \"name\": \"out\", \"kind\": \"buffer\", \"type\": \"i32\", \"count\": 32,\n"
+               "                  \"role\": \"output\" } ] }\n", ptx);
+    fclose(f);
+    checked c = spec_check(spec, NULL);
+    cr_expect_eq(c.status, 1);
+    const char *e = json_string_value(json_array_get(json_object_get(c.doc, "errors"), 0));
+    cr_expect(e && strstr(e, "the spec lists 2 parameters but kernel 'early_exit'"), "%s", e ? e : c.err);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
