@@ -37,7 +37,8 @@
  * (a long campaign can be run a few kernels at a time); so is a run that
  * failed (its DIR.failed records why: an out-of-memory kill is not worth
  * repeating), unless --retry-failed.  --inputs-only: the hand
- * inputs and random ones only, no searches.
+ * inputs and random ones only, no searches (the table goes to
+ * build/corpus/inputs.md, never over the committed one).
  */
 #include "core/clock.h"
 #include "core/hash.h"
@@ -949,6 +950,11 @@ static bool parse_args(int argc, char **argv, args_t *a)
         else
             return false;
         i++;
+    }
+    if (a->inputs_only && !a->quick) {
+        /* never over the committed full table either */
+        a->md = md ? a->md : "build/corpus/inputs.md";
+        a->json = json ? a->json : "build/corpus/inputs.json";
     }
     if (a->quick) {
         /* never over the committed full table */

@@ -123,9 +123,12 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
     uint64_t n = !saved ? 0 : limit == 0 || limit > b->count ? b->count : limit;
     for (uint64_t e = 0; e < n; e++) json_array_append_new(first, element_json(p, b->data + e * p->elem_size));
     const char *kind = p->kind == WH_SCALAR ? "scalar" : wh_role_name(p->role);
-    return json_pack("{s:s, s:s, s:s, s:I, s:b, s:o, s:o}", "name", p->name, "role", kind, "type",
-                     wh_type_name(p->type), "count", (json_int_t)b->count, "saved", saved, "fields", fields,
-                     "first", first);
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:I, s:b, s:o, s:o}", "name", p->name, "role", kind, "type",
+                            wh_type_name(p->type), "count", (json_int_t)b->count, "saved", saved, "fields", fields,
+                            "first", first);
+    if (p->structure != WH_STRUCTURE_NONE)
+        json_object_set_new(doc, "structure", json_string(wh_structure_name(p->structure)));
+    return doc;
 }
 
 static void print_value(const json_t *v)
@@ -163,6 +166,8 @@ static void print_buffer(const json_t *b)
         fprintf(stderr, "%s%s%s %.9g..%.9g", k ? "," : " ", fname[0] ? " " : "", fname,
                 json_real_value(json_object_get(f, "min")), json_real_value(json_object_get(f, "max")));
     }
+    const char *structure = json_string_value(json_object_get(b, "structure"));
+    if (structure) fprintf(stderr, "  %s", structure);
     json_t *first = json_object_get(b, "first");
     if (json_array_size(first)) {
         fputs("\n      ", stderr);

@@ -229,7 +229,7 @@ static bool init_buffer(wh_image *img, int i, wh_error *err)
         fill_fixed(b);
         return true;
     }
-    return p->role == WH_ROLE_INPUT ? wh_image_fill_low(img, i, err) : true;
+    return p->role == WH_ROLE_INPUT ? wh_image_structure_fits(img, i, err) && wh_image_fill_low(img, i, err) : true;
 }
 
 wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err)
@@ -350,7 +350,7 @@ static void set_random(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
 
 bool wh_image_fill_low(wh_image *img, int p, wh_error *err)
 {
-    return for_each_field(img, p, set_low, NULL, err);
+    return for_each_field(img, p, set_low, NULL, err) && wh_image_restructure_buffer(img, p, err);
 }
 
 bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err)
@@ -358,7 +358,7 @@ bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err)
     for (int i = 0; i < img->nbufs; i++)
         if (img->bufs[i].param->role == WH_ROLE_INPUT && !for_each_field(img, i, set_random, rng, err))
             return false;
-    return true;
+    return wh_image_restructure(img, err);
 }
 
 static bool check_field(const wh_image *img, int p, int f, wh_error *err)
@@ -398,6 +398,7 @@ bool wh_image_check_domains(const wh_image *img, wh_error *err)
         if (img->bufs[i].param->role != WH_ROLE_INPUT) continue;
         for (int f = 0; f < img->bufs[i].param->nfields; f++)
             if (!check_field(img, i, f, err)) return false;
+        if (!wh_image_check_structure(img, i, err)) return false;
     }
     return true;
 }

@@ -6,7 +6,9 @@
  * buffers (what the search varies), outputs (zeroed), fixed buffers (from a
  * generator or a file) and scalars (their value bytes).  Every input
  * element always lies in its value domain: images are created at the low
- * end of each domain, filled at random within them, and checked on load.
+ * end of each domain, filled at random within them, and checked on load;
+ * a structured buffer (sorted, a permutation, ...) is brought to its
+ * structure whenever it is filled.
  */
 #ifndef WH_CORE_IMAGE_H
 #define WH_CORE_IMAGE_H
@@ -48,14 +50,30 @@ void wh_image_free(wh_image *img);
 
 /* Domain of field f of element `elem` of parameter p. */
 bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err);
-/* Draw every input element uniformly within its domain. */
+/* Draw every input element uniformly within its domain, then bring the
+ * structured buffers to their structure (sorted: the order statistics of
+ * uniform draws; a permutation: the ranks of uniform draws). */
 bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err);
-/* Set every element of input buffer p to the low end of its domain. */
+/* Set every element of input buffer p to the low end of its domain (the
+ * lowest values its structure allows: lo, lo + 1, ... for a permutation). */
 bool wh_image_fill_low(wh_image *img, int p, wh_error *err);
 /* Check every input element against its domain; the error names the
  * parameter, element, field and value that is out. */
 bool wh_image_check_domains(const wh_image *img, wh_error *err);
 void wh_image_zero_outputs(wh_image *img);
+
+/* Structured input buffers (image_structure.c).  Can buffer p's structure
+ * hold at this image's size (a permutation needs as many elements as its
+ * range has values)?  Checked when images are made. */
+bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err);
+/* Bring input buffer p, or every input buffer, to its structure (a
+ * projection: an image that has it is left as it is).  Whatever builds an
+ * image element by element calls this before the image is used. */
+bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err);
+bool wh_image_restructure(wh_image *img, wh_error *err);
+/* Does buffer p have its structure?  The error names the elements that
+ * break it.  (wh_image_check_domains checks it for every input.) */
+bool wh_image_check_structure(const wh_image *img, int p, wh_error *err);
 /* Index of the parameter named `name`, or -1. */
 int wh_image_find(const wh_image *img, const char *name);
 

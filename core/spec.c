@@ -344,6 +344,37 @@ static bool parse_role(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     return true;
 }
 
+#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
+
+/* "structure": a whole-buffer constraint on an input buffer of one field
+ * whose range is the same for every element (the constraint is over the
+ * values, so a per-element range would make it a puzzle). */
+static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char sub[320];
+    json_t *v = json_object_get(pobj, "structure");
+    if (!v) return true;
+    snprintf(sub, sizeof sub, "%s.structure", jpath);
+    const char *name = json_string_value(v);
+    int k = WH_STRUCTURE_SORTED;
+    while (name && k <= WH_STRUCTURE_LAST && strcmp(name, wh_structure_name((wh_structure)k))) k++;
+    if (!name) return bad(ld, sub, "expected " STRUCTURES);
+    if (k > WH_STRUCTURE_LAST) return bad(ld, sub, "unknown structure \"%s\" (expected " STRUCTURES ")", name);
+    p->structure = (wh_structure)k;
+    const wh_field *f = &p->fields[0];
+    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"structure\" is only for input buffers");
+    if (p->type == WH_STRUCT)
+        return bad(ld, sub, "a struct buffer cannot have a structure yet (only buffers of one scalar type)");
+    if (wh_type_is_float(p->type) && p->structure != WH_STRUCTURE_SORTED)
+        return bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
+    if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))
+        return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
+                   p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
+    if (wh_field_varies_by_index(f))
+        return bad(ld, sub, "a buffer with a structure needs a range that does not depend on i");
+    return true;
+}
+
 static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
@@ -368,7 +399,7 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
     }
     if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
-    return parse_init(ld, pobj, jpath, p);
+    return parse_structure(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
 }
 
 #define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
@@ -402,7 +433,7 @@ static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p
 static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
-    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", NULL };
+    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", "structure", NULL };
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
             return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\"", forbidden[i]);
@@ -422,7 +453,8 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
 static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
-                                        "per_thread", "range", "value", "check", "check_why", NULL };
+                                        "per_thread", "range", "structure", "value", "check", "check_why",
+                                        NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.params[%d]", index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");

@@ -31,6 +31,19 @@ typedef enum { WH_INIT_ZERO, WH_INIT_IOTA, WH_INIT_CONST, WH_INIT_FILE } wh_init
  * element, as multisets of elements (the same values, any order: e.g. a
  * hash table filled in the order the atomics are served), or not at all. */
 typedef enum { WH_CHECK_EXACT, WH_CHECK_MULTISET, WH_CHECK_NONE } wh_check;
+/* A constraint on an input buffer as a whole, beyond each element's range
+ * (README, "Structured inputs"): what a sorted key array, a permutation or
+ * a CSR row pointer must be for the kernel to mean anything.  Integer
+ * elements, except `sorted`, which takes floats too. */
+typedef enum {
+    WH_STRUCTURE_NONE,
+    WH_STRUCTURE_SORTED,          /* non-decreasing */
+    WH_STRUCTURE_STRICTLY_SORTED, /* increasing */
+    WH_STRUCTURE_DISTINCT,        /* no value twice, in any order */
+    WH_STRUCTURE_PERMUTATION,     /* every value of the range once: count == hi - lo + 1 */
+    WH_STRUCTURE_OFFSETS          /* non-decreasing from the range's lo to its hi (CSR row pointers) */
+} wh_structure;
+#define WH_STRUCTURE_LAST WH_STRUCTURE_OFFSETS
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
@@ -63,6 +76,7 @@ typedef struct {
     wh_init_kind init;      /* fixed buffers */
     double init_value;      /* WH_INIT_CONST */
     char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
+    wh_structure structure; /* input buffers of one field */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
 } wh_param;
@@ -138,5 +152,6 @@ bool wh_type_holds(wh_type t, int64_t v);
 void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi);
 const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
+const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
 
 #endif

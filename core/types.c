@@ -56,3 +56,10 @@ const char *wh_check_name(wh_check c)
     static const char *const names[] = { "exact", "multiset", "none" };
     return names[c];
 }
+
+const char *wh_structure_name(wh_structure s)
+{
+    static const char *const names[] = { "none", "sorted", "strictly_sorted", "distinct", "permutation",
+                                         "offsets" };
+    return names[s];
+}

@@ -275,12 +275,15 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err)
 {
+    bool edited = false;
     for (int i = 0; i < n; i++) {
         gen_edit e;
         gen_edit_decode(full, (uint32_t)codes[i], &e);
         if (!gen_edit_apply(&e, full, err)) return false;
+        edited |= e.kind != GEN_EDIT_NONE;
     }
-    return true;
+    /* a ramp or a filled slice can break a sorted buffer or a permutation */
+    return !edited || wh_image_restructure(full, err);
 }
 
 void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_t size)

@@ -348,6 +348,31 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
  * exploration waits for the first and reuses its entry, rather than
  * computing it again and racing it for the entry's two files (paths.json
  * from one run and atoms.bin from the other would not belong together). */
+/* The structured inputs whose structure the stage did not assume at the
+ * kept X (too many elements: sx_structure_assumed), named in r->unassumed
+ * and in a note; false when out of memory. */
+static bool find_unassumed(gen_result *r, bool quiet)
+{
+    const wh_image *ref = r->pool.ref;
+    size_t at = 0;
+    for (int p = 0; ref && p < ref->nbufs; p++) {
+        const wh_param *par = ref->bufs[p].param;
+        if (par->role != WH_ROLE_INPUT || par->structure == WH_STRUCTURE_NONE || sx_structure_assumed(ref, p))
+            continue;
+        size_t n = strlen(par->name) + 3;
+        char *v = realloc(r->unassumed, at + n);
+        if (!v) return false;
+        snprintf(v + at, n, "%s%s", at ? ", " : "", par->name);
+        at += strlen(v + at);
+        r->unassumed = v;
+    }
+    if (r->unassumed && !quiet)
+        fprintf(stderr, "explore: note: the symbolic stage does not assume the structure of %s (more than %d "
+                "elements at X = %d): its atoms may break it; the search brings every input it builds to it\n",
+                r->unassumed, SX_STRUCTURE_MAX, r->x);
+    return true;
+}
+
 gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, wh_error *err)
 {
     char key[17], lock[1200];
@@ -359,6 +384,11 @@ gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_ex
     if (fd < 0) return NULL;
     gen_result *r = explore_entry(spec, mod, o, err);
     close(fd);
+    if (r && !find_unassumed(r, o->quiet)) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        gen_result_free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -435,6 +465,7 @@ void gen_result_free(gen_result *r)
     free(r->uncovered);
     free(r->paths_json);
     free(r->issues_dir);
+    free(r->unassumed);
     free(r);
 }
 

@@ -97,6 +97,9 @@ typedef struct {
      * how many of them faulted or hung. */
     char *issues_dir;
     int issue_findings;
+    /* Structured inputs whose structure the stage did not assume (more
+     * than SX_STRUCTURE_MAX elements at X): names, comma separated, or NULL. */
+    char *unassumed;
 } gen_result;
 
 gen_result *gen_explore(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *opt,

@@ -241,7 +241,8 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
                              : scale_shared(pool, lay, genes, full, p, scratch, err);
     }
     free(scratch);
-    return ok;
+    /* tiles of sorted atoms are not sorted: the launch's structure is made here */
+    return ok && wh_image_restructure(full, err);
 }
 
 /* A new seed atom holding the reference image's inputs (the low end of

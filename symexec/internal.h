@@ -248,7 +248,10 @@ struct sx_engine {
     sx_region *regions; int nregions;
     sx_symbol *syms; int nsyms;
     sx_symid *symids; int nsymids;         /* sorted by id */
-    Z3_ast domains;                      /* conjunction of the symbols' domains */
+    Z3_ast domains;                      /* conjunction of the symbols' domains and
+                                            of the structured buffers' structure */
+    Z3_ast structure;                    /* the structure alone (part of every path
+                                            formula), or NULL */
     uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
     sx_func_layout *fl;                  /* per function */
     uint64_t local_size, shared_size;

@@ -463,10 +463,100 @@ int sx_layout_symbol_of(const sx_engine *e, Z3_ast a)
     return hit ? hit->sym : -1;
 }
 
-static bool build_domains(sx_engine *e)
+/* ---- structured buffers: their structure as an assumption ------------ */
+
+/* Element el of input region r as a term: its constant, or the numeral of
+ * a one-value domain. */
+static Z3_ast elem_term(sx_engine *e, const sx_region *r, uint64_t el)
+{
+    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields];
+    return s->ast ? s->ast : sx_z_num(&e->z, s->value, s->bytes * 8);
+}
+
+/* a <= b (a < b when strict) for elements of type t whose domain starts at
+ * lo (floats: the bit patterns' magnitudes when lo >= 0, which order
+ * non-negative numbers and -0 as the numbers; fp.leq otherwise). */
+static Z3_ast elem_order(sx_engine *e, wh_type t, double flo, Z3_ast a, Z3_ast b, bool strict)
 {
     sx_z *z = &e->z;
+    if (wh_type_is_float(t)) {
+        int w = (int)wh_type_size(t) * 8;
+        if (flo >= 0)
+            return sx_zk(z, Z3_mk_bvule(z->c, sx_z_extract(z, a, w - 2, 0), sx_z_extract(z, b, w - 2, 0)));
+        Z3_sort fs = t == WH_F64 ? z->fp64 : z->fp32;
+        return sx_zk(z, Z3_mk_fpa_leq(z->c, sx_zk(z, Z3_mk_fpa_to_fp_bv(z->c, a, fs)),
+                                      sx_zk(z, Z3_mk_fpa_to_fp_bv(z->c, b, fs))));
+    }
+    if (wh_type_is_signed(t))
+        return sx_zk(z, strict ? Z3_mk_bvslt(z->c, a, b) : Z3_mk_bvsle(z->c, a, b));
+    return sx_zk(z, strict ? Z3_mk_bvult(z->c, a, b) : Z3_mk_bvule(z->c, a, b));
+}
+
+/* The structure of input region r over its symbols (README, "Structured
+ * inputs"): neighbours in order, or all distinct (a permutation is
+ * distinct values in a range that holds exactly as many). */
+static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
+{
+    sx_z *z = &e->z;
+    const wh_param *p = &e->spec->params[r->param];
+    uint64_t n = e->img->bufs[r->param].count;
+    wh_bounds bd;
+    if (n < 2 || !wh_image_bounds(e->img, r->param, 0, 0, &bd, err))
+        return n < 2 ? z->tru : NULL;
+    if (p->structure == WH_STRUCTURE_DISTINCT || p->structure == WH_STRUCTURE_PERMUTATION) {
+        Z3_ast *v = malloc(n * sizeof *v);
+        if (!v)
+            return NULL;
+        for (uint64_t el = 0; el < n; el++)
+            v[el] = elem_term(e, r, el);
+        Z3_ast d = sx_zk(z, Z3_mk_distinct(z->c, (unsigned)n, v));
+        free(v);
+        return d;
+    }
     Z3_ast d = z->tru;
+    for (uint64_t el = 1; d && el < n; el++)
+        d = sx_z_and2(z, d, elem_order(e, p->type, bd.flo, elem_term(e, r, el - 1), elem_term(e, r, el),
+                                       p->structure == WH_STRUCTURE_STRICTLY_SORTED));
+    if (d && p->structure == WH_STRUCTURE_OFFSETS) {
+        int w = (int)wh_type_size(p->type) * 8;
+        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, 0), sx_z_num(z, (uint64_t)bd.lo, w)));
+        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, n - 1), sx_z_num(z, (uint64_t)bd.hi, w)));
+    }
+    return d;
+}
+
+bool sx_structure_assumed(const wh_image *img, int p)
+{
+    return img->bufs[p].param->structure != WH_STRUCTURE_NONE && img->bufs[p].count <= SX_STRUCTURE_MAX;
+}
+
+static bool build_structure(sx_engine *e, wh_error *err)
+{
+    sx_z *z = &e->z;
+    Z3_ast d = NULL;
+    for (int i = 0; i < e->nregions; i++) {
+        const sx_region *r = &e->regions[i];
+        if (r->kind != SX_R_PARAMBUF || !r->input || !sx_structure_assumed(e->img, r->param))
+            continue;
+        Z3_ast rs = region_structure(e, r, err);
+        if (!rs)
+            return false;
+        d = d ? sx_z_and2(z, d, rs) : rs;
+    }
+    if (d) {
+        sx_z_inc(z, d);
+        e->structure = d;
+    }
+    sx_z_release(z);
+    return true;
+}
+
+static bool build_domains(sx_engine *e, wh_error *err)
+{
+    sx_z *z = &e->z;
+    if (!build_structure(e, err))
+        return false;
+    Z3_ast d = e->structure ? e->structure : z->tru;
     for (int i = 0; i < e->nsyms; i++)
         if (e->syms[i].domain)
             d = sx_z_and2(z, d, e->syms[i].domain);
@@ -515,7 +605,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     ptx_memmap mm;
     ptx_memmap_build(e->mod, e->entry_idx, &mm);
     bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal) && function_shared(e, &mm)
-              && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e) && build_symids(e);
+              && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
     ptx_memmap_free(&mm);
     free(param_region);
     if (!ok)
@@ -564,6 +654,7 @@ void sx_layout_free(sx_engine *e)
     free(e->syms);
     free(e->symids);
     sx_z_dec(&e->z, e->domains);
+    sx_z_dec(&e->z, e->structure);
     free(e->params);
     if (e->fl) {
         for (int fi = 0; fi < e->mod->nfuncs; fi++) {

@@ -414,6 +414,14 @@ bool sx_metrics_record(sx_engine *e, sx_state *s)
         sx_z_dec(z, f);
         return false;
     }
+    /* The structure is part of every path its atoms are solved for, not of
+     * the text above (one constraint per element, the same on every path). */
+    if (e->structure) {
+        Z3_ast g = sx_z_and2(z, f, e->structure);
+        sx_z_inc(z, g);
+        sx_z_dec(z, f);
+        f = g;
+    }
     e->forms[r->npaths] = f;
     e->form_fp[r->npaths] = sx_state_pc_float(s);
     e->first_model[r->npaths] = model_of_formula(e, s->model, f);

@@ -219,6 +219,13 @@ typedef struct {
     sx_engine *priv;        /* keeps the Z3 context for model queries */
 } sx_result;
 
+/* Does the stage assume the structure (wh_structure) of input buffer p of
+ * an X-thread image?  Not past SX_STRUCTURE_MAX elements: every path's
+ * atoms would carry one constraint per element.  The search brings every
+ * input it builds to the structure either way. */
+#define SX_STRUCTURE_MAX 4096
+bool sx_structure_assumed(const wh_image *img, int p);
+
 /* Explore `spec`'s entry in `mod` for opt->threads threads.  Returns NULL
  * and fills err on a user error (spec/PTX mismatch), an unsupported
  * instruction (the message names the opcode and the PTX line) or a Z3

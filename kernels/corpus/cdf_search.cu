@@ -31,18 +31,21 @@
  * Measured on the sim (bench_corpus --inputs-only): cdf-zero-u-one 122505
  * cycles (the reference), one-lane-per-warp 122505 (issue count is what
  * counts, not active lanes), last-entry-hit and sorted-cdf-high-u 122490,
- * and the longest of 5 random inputs 121692: random testing is within 1 %
- * of the worst.  The launch is latency bound (256 warps over 108 SMs,
- * 2-3 per SM), so the kernel time is that of its slowest warp, and with 8192
- * uniform draws the largest one lies beyond the largest of 512 uniform CDF
- * entries almost surely: some warp always scans everything.
- * Known best: CDF[0] = 1 (every draw stops at the first entry).
+ * and the longest of 5 random inputs 122477 (121692 before the CDF was
+ * sorted): random testing is within 1 % of the worst.  The launch is
+ * latency bound (256 warps over 108 SMs, 2-3 per SM), so the kernel time
+ * is that of its slowest warp, and with 8192 uniform draws the largest one
+ * lies beyond the largest of 512 uniform CDF entries almost surely: some
+ * warp always scans everything.
+ * Known best: every entry 1 ("cdf-all-one": every draw stops at the
+ * first entry).
  *
- * Spec gap: a real CDF is sorted (non-decreasing) and ends at 1; the spec
- * can only give each entry the range [0, 1], so the search also sees
- * unsorted "CDFs" and ones that never reach u (which is what makes the
- * full scan plus fix-up reachable).  The kernel code is Rodinia's; only the
- * CDF's structure is looser.
+ * Structure: the CDF is "sorted" (non-decreasing), as a real one is, so
+ * the search and the symbolic stage see only sorted CDFs.  Spec gap left:
+ * a real CDF also ends at 1, which the spec does not force (a float
+ * buffer can only be "sorted"), so CDFs that never reach u stay in the
+ * domain; that is what makes the full scan plus fix-up reachable.  The
+ * kernel code is Rodinia's.
  */
 extern "C" __global__ void cdf_search(const float *arrayX, const float *arrayY, const float *CDF, const float *u,
                                       float *xj, float *yj, int Nparticles, int lengthCDF)

@@ -32,21 +32,26 @@
  * full (K) with scattered rows and gathers 13588 cycles, the staircase
  * with contiguous rows 15204, with scattered rows 15309, with scattered
  * rows and random columns 15323 (the reference, "staircase-random"), and
- * the longest of 5 random inputs 14936: random testing is within 3 % of
- * the worst known (random lengths diverge within a warp as the staircase
- * does, random rows and columns scatter).
+ * the longest of 5 random inputs 15132 (14936 before level_rows were
+ * distinct): random testing is within 2 % of the worst known (random
+ * lengths diverge within a warp as the staircase does, random rows and
+ * columns scatter).
  * Known best: contiguous level rows, every row empty: 2708.
  *
- * Spec gaps: real CSR has one monotone row pointer; the spec cannot say
- * "monotone with a given total", so each row owns a fixed slot of K
- * entries (row_start[r] = r*K, pinned by its range) and its length is
- * row_len[r] in [0, K].  A column must name an earlier row: the range
- * of element i (row i / K) is [0, max(i / K - 1, 0)], so row 0 may name
- * itself (its "off-diagonal" entries read x[0]).  A real level is a set
- * of distinct rows whose columns all lie in earlier levels; the spec
- * cannot say "distinct" or "not in this level", so level_rows may repeat
- * a row and a column may name a row of the same level (a race on x that
- * changes values, not the memory touched or the time).
+ * Structure: a real level is a set of distinct rows, and level_rows is
+ * "distinct" (a search that repeats a row has it moved to the next free
+ * one).
+ *
+ * Spec gaps: real CSR has one row pointer; with "offsets" the spec could
+ * say so, but the search would then build row lengths as the gaps between
+ * sorted values, which no operator aims at, so each row keeps a fixed
+ * slot of K entries (row_start[r] = r*K, pinned by its range) and its
+ * length is row_len[r] in [0, K].  A column must name an earlier row: the
+ * range of element i (row i / K) is [0, max(i / K - 1, 0)], so row 0 may
+ * name itself (its "off-diagonal" entries read x[0]).  The columns of a
+ * real level's rows all lie in earlier levels; the spec cannot say "not in
+ * this level", so a column may name a row of the same level (a race on x
+ * that changes values, not the memory touched or the time).
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,
                                         const int *cols, const float *vals, const float *diag,

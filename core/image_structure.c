@@ -1,0 +1,247 @@
+/*
+ * image_structure.c — structured input buffers: sorted, strictly sorted,
+ * distinct, permutation, offsets (core/spec.h, wh_structure).
+ *
+ * The search builds inputs element by element (atoms tiled over the
+ * launch, value edits, random values), so no operator has to know a
+ * buffer's structure: every image it builds is brought to it here, by a
+ * projection that keeps as much of what the search chose as it can.
+ * Sorting keeps the multiset of values; distinct and permutation keep the
+ * order of the values (ranks), so a search that moves one value still
+ * moves where it lands.  Each projection leaves a buffer that already has
+ * its structure unchanged, so applying it twice is applying it once.
+ */
+#include "core/image.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int64_t v;
+    uint64_t at;
+} ranked;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_f64(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* By value, ties by position: a stable order, so equal values keep theirs. */
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->v != y->v) return (x->v > y->v) - (x->v < y->v);
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+static bool oom(wh_error *err)
+{
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    return false;
+}
+
+static unsigned char *elem_at(const wh_buffer *b, uint64_t e)
+{
+    return b->data + e * b->param->elem_size;
+}
+
+/* Sorted values in [lo, hi] made increasing with the fewest changes near
+ * the ends: element i is clamped to [lo + i, hi - (n - 1 - i)] (the only
+ * places an increasing sequence can have it), then raised past its
+ * predecessor.  Needs hi - lo >= n - 1 (wh_image_structure_fits). */
+static void make_increasing(int64_t *v, uint64_t n, int64_t lo, int64_t hi)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t min = lo + (int64_t)i, max = hi - (int64_t)(n - 1 - i);
+        v[i] = v[i] < min ? min : v[i] > max ? max : v[i];
+        if (i > 0 && v[i] <= v[i - 1]) v[i] = v[i - 1] + 1;
+    }
+}
+
+static bool restructure_floats(wh_buffer *b, wh_error *err)
+{
+    double *v = malloc(b->count * sizeof *v);
+    if (!v) return oom(err);
+    for (uint64_t e = 0; e < b->count; e++) v[e] = wh_value_get_float(b->param->type, elem_at(b, e));
+    qsort(v, b->count, sizeof *v, cmp_f64);
+    for (uint64_t e = 0; e < b->count; e++) wh_value_set_float(b->param->type, elem_at(b, e), v[e]);
+    free(v);
+    return true;
+}
+
+/* Sorted, strictly sorted and offsets: the values in order. */
+static bool restructure_in_order(wh_buffer *b, const wh_bounds *bd, wh_error *err)
+{
+    wh_type t = b->param->type;
+    int64_t *v = malloc(b->count * sizeof *v);
+    if (!v) return oom(err);
+    for (uint64_t e = 0; e < b->count; e++) v[e] = wh_value_get_int(t, elem_at(b, e));
+    qsort(v, b->count, sizeof *v, cmp_i64);
+    if (b->param->structure == WH_STRUCTURE_STRICTLY_SORTED) make_increasing(v, b->count, bd->lo, bd->hi);
+    if (b->param->structure == WH_STRUCTURE_OFFSETS) {
+        v[0] = bd->lo;
+        v[b->count - 1] = bd->hi;
+    }
+    for (uint64_t e = 0; e < b->count; e++) wh_value_set_int(t, elem_at(b, e), v[e]);
+    free(v);
+    return true;
+}
+
+static ranked *rank_values(const wh_buffer *b)
+{
+    ranked *r = malloc(b->count * sizeof *r);
+    if (!r) return NULL;
+    for (uint64_t e = 0; e < b->count; e++) {
+        r[e].v = wh_value_get_int(b->param->type, elem_at(b, e));
+        r[e].at = e;
+    }
+    qsort(r, b->count, sizeof *r, cmp_ranked);
+    return r;
+}
+
+/* Distinct and permutation: each element keeps its rank among the values. */
+static bool restructure_by_rank(wh_buffer *b, const wh_bounds *bd, wh_error *err)
+{
+    ranked *r = rank_values(b);
+    int64_t *v = malloc(b->count * sizeof *v);
+    if (!r || !v) {
+        free(r);
+        free(v);
+        return oom(err);
+    }
+    for (uint64_t k = 0; k < b->count; k++)
+        v[k] = b->param->structure == WH_STRUCTURE_PERMUTATION ? bd->lo + (int64_t)k : r[k].v;
+    make_increasing(v, b->count, bd->lo, bd->hi);
+    for (uint64_t k = 0; k < b->count; k++) wh_value_set_int(b->param->type, elem_at(b, r[k].at), v[k]);
+    free(r);
+    free(v);
+    return true;
+}
+
+static bool structure_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool structure_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
+{
+    const wh_param *par = img->bufs[p].param;
+    char msg[256], path[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\" (\"structure\": \"%s\"): %s",
+                 par->name, wh_structure_name(par->structure), msg);
+    snprintf(path, sizeof path, "$.params[%d].structure", p);
+    wh_error_set_path(err, path);
+    return false;
+}
+
+bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    wh_structure s = b->param->structure;
+    wh_bounds bd;
+    if (s == WH_STRUCTURE_NONE || s == WH_STRUCTURE_SORTED || b->count == 0) return true;
+    if (!wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
+    uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
+    if (s == WH_STRUCTURE_OFFSETS)
+        return b->count > 1 || bd.lo == bd.hi ||
+               structure_error(img, p, err, "one offset cannot be both the range's ends %lld and %lld",
+                               (long long)bd.lo, (long long)bd.hi);
+    if (s == WH_STRUCTURE_PERMUTATION && width != b->count - 1)
+        return structure_error(img, p, err, "a permutation of the range's %lld values needs as many elements, "
+                               "and the buffer has %lld at this launch", (long long)(width + 1), (long long)b->count);
+    if (width < b->count - 1)
+        return structure_error(img, p, err, "the range has %lld values, fewer than the buffer's %lld elements",
+                               (long long)(width + 1), (long long)b->count);
+    return true;
+}
+
+bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
+{
+    wh_buffer *b = &img->bufs[p];
+    wh_bounds bd;
+    if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
+    if (!wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
+    if (bd.is_float) return restructure_floats(b, err);
+    switch (b->param->structure) {
+    case WH_STRUCTURE_DISTINCT:
+    case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(b, &bd, err);
+    default: return restructure_in_order(b, &bd, err);
+    }
+}
+
+bool wh_image_restructure(wh_image *img, wh_error *err)
+{
+    for (int p = 0; p < img->nbufs; p++)
+        if (img->bufs[p].param->role == WH_ROLE_INPUT && !wh_image_restructure_buffer(img, p, err)) return false;
+    return true;
+}
+
+/* The first pair of neighbours out of order, as an error. */
+static bool check_in_order(const wh_image *img, int p, const wh_bounds *bd, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    wh_type t = b->param->type;
+    bool strict = b->param->structure == WH_STRUCTURE_STRICTLY_SORTED;
+    for (uint64_t e = 1; e < b->count; e++) {
+        bool ok;
+        if (bd->is_float)
+            ok = wh_value_get_float(t, elem_at(b, e - 1)) <= wh_value_get_float(t, elem_at(b, e));
+        else if (strict)
+            ok = wh_value_get_int(t, elem_at(b, e - 1)) < wh_value_get_int(t, elem_at(b, e));
+        else
+            ok = wh_value_get_int(t, elem_at(b, e - 1)) <= wh_value_get_int(t, elem_at(b, e));
+        if (!ok)
+            return structure_error(img, p, err, strict ? "element %lld is not above element %lld"
+                                                       : "element %lld is below element %lld",
+                                   (long long)e, (long long)(e - 1));
+    }
+    if (b->param->structure != WH_STRUCTURE_OFFSETS) return true;
+    int64_t first = wh_value_get_int(t, elem_at(b, 0)), last = wh_value_get_int(t, elem_at(b, b->count - 1));
+    if (first != bd->lo)
+        return structure_error(img, p, err, "the first offset is %lld, not the range's low end %lld",
+                               (long long)first, (long long)bd->lo);
+    if (last != bd->hi)
+        return structure_error(img, p, err, "the last offset is %lld, not the range's high end %lld",
+                               (long long)last, (long long)bd->hi);
+    return true;
+}
+
+/* The first value found twice, as an error (a permutation's values are in
+ * its range, checked with the domains, and as many as the range holds). */
+static bool check_distinct(const wh_image *img, int p, wh_error *err)
+{
+    ranked *r = rank_values(&img->bufs[p]);
+    if (!r) return oom(err);
+    for (uint64_t k = 1; k < img->bufs[p].count; k++)
+        if (r[k].v == r[k - 1].v) {
+            uint64_t a = r[k - 1].at, b = r[k].at;
+            long long v = (long long)r[k].v;
+            free(r);
+            return structure_error(img, p, err, "elements %llu and %llu are both %lld", (unsigned long long)a,
+                                   (unsigned long long)b, v);
+        }
+    free(r);
+    return true;
+}
+
+bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    wh_bounds bd;
+    if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
+    if (!wh_image_structure_fits(img, p, err) || !wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
+    if (b->param->structure == WH_STRUCTURE_DISTINCT || b->param->structure == WH_STRUCTURE_PERMUTATION)
+        return check_distinct(img, p, err);
+    return check_in_order(img, p, &bd, err);
+}

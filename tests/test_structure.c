@@ -1,0 +1,317 @@
+/*
+ * test_structure.c — structured input buffers ("structure": sorted,
+ * strictly_sorted, distinct, permutation, offsets): the spec refuses what
+ * cannot hold, random and low images have their structure, the projection
+ * keeps what it can and is idempotent, a broken buffer is named element by
+ * element, the symbolic stage assumes the structure (a loop only an
+ * unsorted pair enters is never covered, every atom is sorted), and every
+ * strategy's best input has it.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "core/image.h"
+#include "core/spec.h"
+#include "gen/explore.h"
+#include "tests/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    char dir[64];
+    char path[128];
+    wh_spec *spec;
+    wh_image *img;
+} one_buffer;
+
+/* A spec of one input buffer v (the JSON members after "name"), grid 1 x
+ * block 4; loaded and, when it loads, an image of its full launch. */
+static bool open_buffer(one_buffer *b, const char *members, wh_error *err)
+{
+    snprintf(b->dir, sizeof b->dir, "/tmp/wh_structure_XXXXXX");
+    cr_assert(mkdtemp(b->dir));
+    snprintf(b->path, sizeof b->path, "%s/k.json", b->dir);
+    FILE *f = fopen(b->path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
+               "{\"name\":\"v\",\"kind\":\"buffer\",%s}]}", members);
+    fclose(f);
+    b->img = NULL;
+    b->spec = wh_spec_load(b->path, err);
+    if (!b->spec) return false;
+    wh_launch l = wh_spec_launch_full(b->spec);
+    b->img = wh_image_new(b->spec, &l, err);
+    return b->img != NULL;
+}
+
+static void close_buffer(one_buffer *b)
+{
+    wh_image_free(b->img);
+    wh_spec_free(b->spec);
+    ts_rmtree(b->dir);
+}
+
+static int64_t get(const one_buffer *b, uint64_t e)
+{
+    return wh_value_get_int(b->spec->params[0].type, b->img->bufs[0].data + e * b->spec->params[0].elem_size);
+}
+
+static void set_all(one_buffer *b, const int64_t *v, uint64_t n)
+{
+    cr_assert_eq(b->img->bufs[0].count, n);
+    for (uint64_t e = 0; e < n; e++)
+        wh_value_set_int(b->spec->params[0].type, b->img->bufs[0].data + e * b->spec->params[0].elem_size, v[e]);
+}
+
+static void expect_values(const one_buffer *b, const int64_t *want, uint64_t n, const char *what)
+{
+    for (uint64_t e = 0; e < n; e++)
+        cr_expect_eq(get(b, e), want[e], "%s: element %llu is %lld, not %lld", what, (unsigned long long)e,
+                     (long long)get(b, e), (long long)want[e]);
+}
+
+static void expect_refused(const char *members, const char *msg, const char *path)
+{
+    one_buffer b;
+    wh_error err;
+    cr_expect_not(open_buffer(&b, members, &err), "%s was accepted", members);
+    cr_expect(strstr(err.msg, msg), "%s: %s", members, err.msg);
+    cr_expect_str_eq(err.path, path, "%s", members);
+    if (b.spec) wh_spec_free(b.spec);
+    ts_rmtree(b.dir);
+}
+
+Test(structure, what_cannot_hold_is_refused_with_its_place)
+{
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"structure\":\"shuffled\"",
+                   "unknown structure \"shuffled\"", "$.params[0].structure");
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"output\",\"structure\":\"sorted\"",
+                   "only for input buffers", "$.params[0].structure");
+    expect_refused("\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"structure\":\"distinct\"",
+                   "floats can only be \"sorted\"", "$.params[0].structure");
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"structure\":\"permutation\"",
+                   "needs a \"range\"", "$.params[0].structure");
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,\"i\"],\"structure\":\"sorted\"",
+                   "does not depend on i", "$.params[0].structure");
+    /* at this launch: 8 elements cannot be a permutation of 10 values, nor
+     * 8 distinct values of 5 */
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,9],\"structure\":\"permutation\"",
+                   "a permutation of the range's 10 values needs as many elements, and the buffer has 8",
+                   "$.params[0].structure");
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,4],\"structure\":\"distinct\"",
+                   "the range has 5 values, fewer than the buffer's 8 elements", "$.params[0].structure");
+}
+
+/* Random images of every structure have it, checked here element by
+ * element, and the check agrees. */
+Test(structure, random_images_have_their_structure)
+{
+    static const char *const kinds[] = { "sorted", "strictly_sorted", "distinct", "permutation", "offsets" };
+    for (int k = 0; k < 5; k++) {
+        char members[256];
+        snprintf(members, sizeof members, "\"type\":\"i32\",\"count\":64,\"role\":\"input\",\"range\":%s,"
+                 "\"structure\":\"%s\"", k == 3 ? "[100,163]" : "[0,200]", kinds[k]);
+        one_buffer b;
+        wh_error err;
+        cr_assert(open_buffer(&b, members, &err), "%s: %s", kinds[k], err.msg);
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            pcg32 rng;
+            pcg32_seed(&rng, seed, 7);
+            cr_assert(wh_image_fill_random(b.img, &rng, &err), "%s", err.msg);
+            cr_expect(wh_image_check_domains(b.img, &err), "%s seed %llu: %s", kinds[k], (unsigned long long)seed,
+                      err.msg);
+            bool seen[200] = { false };
+            int out_of_order = 0, repeats = 0;
+            for (uint64_t e = 0; e < 64; e++) {
+                int64_t v = get(&b, e);
+                cr_assert(v >= 0 && v < 200 + 100);
+                out_of_order += e > 0 && v < get(&b, e - 1);
+                repeats += e > 0 && v == get(&b, e - 1);
+                repeats += k >= 2 && seen[v % 200];
+                seen[v % 200] = true;
+            }
+            if (k != 2 && k != 3) cr_expect_eq(out_of_order, 0, "%s seed %llu", kinds[k], (unsigned long long)seed);
+            if (k >= 1 && k <= 3) cr_expect_eq(repeats, 0, "%s seed %llu", kinds[k], (unsigned long long)seed);
+            if (k == 4) cr_expect(get(&b, 0) == 0 && get(&b, 63) == 200, "offsets run from lo to hi");
+            if (k == 2 || k == 3) cr_expect_gt(out_of_order, 0, "%s: the order stays random", kinds[k]);
+        }
+        cr_assert(wh_image_fill_low(b.img, 0, &err), "%s", err.msg);
+        cr_expect(wh_image_check_domains(b.img, &err), "low %s: %s", kinds[k], err.msg);
+        close_buffer(&b);
+    }
+}
+
+/* The projection keeps what it can: the multiset when sorting, the ranks
+ * for distinct values and permutations; a second pass changes nothing. */
+Test(structure, the_projection_keeps_ranks_and_is_idempotent)
+{
+    static const struct {
+        const char *members;
+        int64_t in[4], out[4];
+    } cases[] = {
+        { "\"range\":[0,9],\"structure\":\"sorted\"", { 7, 1, 7, 3 }, { 1, 3, 7, 7 } },
+        { "\"range\":[0,3],\"structure\":\"strictly_sorted\"", { 3, 3, 3, 3 }, { 0, 1, 2, 3 } },
+        { "\"range\":[0,9],\"structure\":\"strictly_sorted\"", { 2, 2, 9, 9 }, { 2, 3, 8, 9 } },
+        { "\"range\":[0,9],\"structure\":\"distinct\"", { 5, 5, 1, 9 }, { 5, 6, 1, 9 } },
+        { "\"range\":[0,3],\"structure\":\"permutation\"", { 30, 10, 20, 10 }, { 3, 0, 2, 1 } },
+        { "\"range\":[0,10],\"structure\":\"offsets\"", { 3, 1, 7, 2 }, { 0, 2, 3, 10 } },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char members[256];
+        snprintf(members, sizeof members, "\"type\":\"i16\",\"count\":4,\"role\":\"input\",%s", cases[c].members);
+        one_buffer b;
+        wh_error err;
+        cr_assert(open_buffer(&b, members, &err), "%s: %s", members, err.msg);
+        set_all(&b, cases[c].in, 4);
+        cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+        expect_values(&b, cases[c].out, 4, members);
+        cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+        expect_values(&b, cases[c].out, 4, members);
+        close_buffer(&b);
+    }
+}
+
+/* A 4-element i32 buffer in [0, 9] of `structure` holding `v` is refused
+ * by the domain check with `msg`. */
+static void expect_broken(const char *structure, const int64_t v[4], const char *msg)
+{
+    char members[160];
+    snprintf(members, sizeof members, "\"type\":\"i32\",\"count\":4,\"role\":\"input\",\"range\":[0,9],"
+             "\"structure\":\"%s\"", structure);
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, members, &err), "%s", err.msg);
+    set_all(&b, v, 4);
+    cr_expect_not(wh_image_check_domains(b.img, &err), "%s", structure);
+    cr_expect(strstr(err.msg, msg), "%s", err.msg);
+    close_buffer(&b);
+}
+
+Test(structure, a_broken_buffer_is_named_element_by_element)
+{
+    expect_broken("sorted", (const int64_t[]){ 1, 3, 2, 4 },
+                  "input \"v\" (\"structure\": \"sorted\"): element 2 is below element 1");
+    expect_broken("strictly_sorted", (const int64_t[]){ 1, 3, 3, 4 }, "element 2 is not above element 1");
+    expect_broken("distinct", (const int64_t[]){ 4, 7, 4, 1 }, "elements 0 and 2 are both 4");
+    expect_broken("offsets", (const int64_t[]){ 0, 3, 5, 8 }, "the last offset is 8, not the range's high end 9");
+    expect_broken("offsets", (const int64_t[]){ 1, 3, 5, 9 }, "the first offset is 1, not the range's low end 0");
+}
+
+Test(structure, sorted_floats)
+{
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"f32\",\"count\":32,\"role\":\"input\",\"range\":[0.0,1.0],"
+                              "\"structure\":\"sorted\"", &err), "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 3, 7);
+    cr_assert(wh_image_fill_random(b.img, &rng, &err), "%s", err.msg);
+    for (uint64_t e = 1; e < 32; e++)
+        cr_expect_leq(wh_value_get_float(WH_F32, b.img->bufs[0].data + 4 * (e - 1)),
+                      wh_value_get_float(WH_F32, b.img->bufs[0].data + 4 * e));
+    wh_value_set_float(WH_F32, b.img->bufs[0].data, 0.999);
+    cr_expect_not(wh_image_check_domains(b.img, &err));
+    cr_expect(strstr(err.msg, "element 1 is below element 0"), "%s", err.msg);
+    close_buffer(&b);
+}
+
+static bool sorted_buffer(const wh_image *img, int p)
+{
+    for (uint64_t e = 1; e < img->bufs[p].count; e++)
+        if (wh_value_get_int(WH_I32, img->bufs[p].data + 4 * e) < wh_value_get_int(WH_I32, img->bufs[p].data + 4 * (e - 1)))
+            return false;
+    return true;
+}
+
+static gen_result *explore_quiet(const char *spec_path, wh_spec **spec, char *cache)
+{
+    wh_error err;
+    *spec = wh_spec_load(spec_path, &err);
+    cr_assert(*spec, "%s", err.msg);
+    strcpy(cache, "/tmp/wh_cache_XXXXXX");
+    cr_assert(mkdtemp(cache));
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.quiet = true;
+    o.cache_dir = cache;
+    o.time_s = 20;
+    gen_result *r = gen_explore_spec(*spec, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    return r;
+}
+
+/* unsorted_pair loops from a[t+1] up to a[t]: under "sorted" its loop is
+ * infeasible, so the stage covers fewer legs than without the structure,
+ * and every atom it solves is sorted. */
+Test(structure, the_symbolic_stage_assumes_the_structure)
+{
+    wh_spec *sorted, *none;
+    char c1[64], c2[64];
+    gen_result *rs = explore_quiet("tests/specs/structure_sorted.json", &sorted, c1);
+    gen_result *rn = explore_quiet("tests/specs/structure_none.json", &none, c2);
+    cr_expect_null(rs->unassumed);
+    cr_expect_eq(rs->npaths, 1, "one feasible path: no pair out of order (%d paths)", rs->npaths);
+    cr_expect_gt(rn->npaths, 1, "without the structure the loop's paths are feasible");
+    cr_expect_lt(gen_result_coverage(rs), gen_result_coverage(rn));
+    wh_launch l = wh_launch_threads((unsigned)rs->x);
+    wh_error err;
+    wh_image *img = wh_image_new(sorted, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_expect_gt(rs->pool.natoms, 0);
+    for (int a = 0; a < rs->pool.natoms; a++) {
+        gen_pool_atom_to_image(&rs->pool, a, img);
+        cr_expect(sorted_buffer(img, 0), "atom %d is sorted", a);
+    }
+    wh_image_free(img);
+    gen_result_free(rs);
+    gen_result_free(rn);
+    wh_spec_free(sorted);
+    wh_spec_free(none);
+    ts_rmtree(c1);
+    ts_rmtree(c2);
+}
+
+/* Whatever the strategy builds (tiled atoms, edits, random values), the
+ * input it measures and keeps is sorted: best/ loads (its domains and
+ * structure are checked) and is sorted element by element. */
+Test(structure, every_strategy_keeps_the_structure)
+{
+    static const char *const strategies[] = { "gdivan", "random-ga", "random" };
+    for (int s = 0; s < 3; s++) {
+        char dir[] = "/tmp/wh_structure_hunt_XXXXXX", errp[128], best[256];
+        cr_assert(mkdtemp(dir));
+        snprintf(errp, sizeof errp, "%s/err", dir);
+        const char *args[] = { "tests/specs/structure_sorted.json", "--evals", "60", "--strategy", strategies[s],
+                               "--results", dir, "--explore-time", "5", "--quiet" };
+        cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, 10, NULL, errp), 0, "%s: %s", strategies[s],
+                     ts_read_text(errp));
+        snprintf(best, sizeof best, "%s/structure_sorted/%s-s1/best", dir, strategies[s]);
+        wh_error err;
+        wh_spec *spec = wh_spec_load("tests/specs/structure_sorted.json", &err);
+        cr_assert(spec, "%s", err.msg);
+        wh_image *img = wh_image_load(spec, best, &err);
+        cr_expect(img, "%s: %s", strategies[s], err.msg);
+        if (img) cr_expect(sorted_buffer(img, 0), "%s's best is sorted", strategies[s]);
+        wh_image_free(img);
+        wh_spec_free(spec);
+        ts_rmtree(dir);
+    }
+}
+
+/* A structured buffer past SX_STRUCTURE_MAX elements is not assumed (one
+ * constraint per element on every path): the stage says so, and explores
+ * as if the buffer had no structure. */
+Test(structure, a_large_structure_is_not_assumed_and_says_so)
+{
+    wh_spec *large;
+    char cache[64];
+    gen_result *r = explore_quiet("tests/specs/structure_large.json", &large, cache);
+    cr_expect_str_eq(r->unassumed ? r->unassumed : "", "a");
+    cr_expect_gt(r->npaths, 1, "the loop's paths are explored");
+    gen_result_free(r);
+    wh_spec_free(large);
+    ts_rmtree(cache);
+}
