@@ -308,18 +308,22 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
             continue;
         if (shown++ == 0)
             fprintf(stderr, "  uncovered legs:\n");
+        const char *src = json_string_value(json_object_get(leg, "source"));
         if (shown <= 20)
-            fprintf(stderr, "    %s line %ld %s -> line %ld\n", json_string_value(json_object_get(leg, "function")),
-                    doc_int(leg, "line"), json_string_value(json_object_get(leg, "leg")),
-                    doc_int(leg, "target_line"));
+            fprintf(stderr, "    %s line %ld %s -> line %ld%s%s%s\n",
+                    json_string_value(json_object_get(leg, "function")), doc_int(leg, "line"),
+                    json_string_value(json_object_get(leg, "leg")), doc_int(leg, "target_line"),
+                    src ? " (CUDA source " : "", src ? src : "", src ? ")" : "");
     }
     if (shown > 20)
         fprintf(stderr, "    ... and %d more\n", shown - 20);
     json_t *issue;
     json_array_foreach(json_object_get(doc, "issues"), k, issue) {
         const char *model = json_string_value(json_object_get(issue, "model"));
-        fprintf(stderr, "  issue: line %ld: %s%s%s\n", doc_int(issue, "line"),
-                json_string_value(json_object_get(issue, "message")), model ? " e.g. " : "", model ? model : "");
+        const char *src = json_string_value(json_object_get(issue, "source"));
+        fprintf(stderr, "  issue: line %ld%s%s%s: %s%s%s\n", doc_int(issue, "line"), src ? " (CUDA source " : "",
+                src ? src : "", src ? ")" : "", json_string_value(json_object_get(issue, "message")),
+                model ? " e.g. " : "", model ? model : "");
     }
     if (r->npaths > 0)
         fprintf(stderr, "  path  kind   brdiv    instr  warp_instr  intervals  uf   atoms  valid\n");

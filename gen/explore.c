@@ -317,7 +317,7 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
     return ok;
 }
 
-static bool fill_paths(gen_result *r, const sx_result *sx)
+static bool fill_paths(gen_result *r, const sx_result *sx, const ptx_module *mod)
 {
     r->x = sx->threads;
     r->npaths = sx->npaths;
@@ -334,8 +334,10 @@ static bool fill_paths(gen_result *r, const sx_result *sx)
     if (!r->uncovered) return false;
     for (int l = 0; l < sx->nlegs; l++) {
         if (sx->covered[l]) continue;
-        char buf[96];
-        snprintf(buf, sizeof buf, "line %d %s", sx->legs[l].line, sx->legs[l].taken ? "taken" : "not taken");
+        char buf[700], src[600];
+        bool has_src = sx_leg_source(mod, &sx->legs[l], src, sizeof src);
+        snprintf(buf, sizeof buf, "line %d %s%s%s%s", sx->legs[l].line, sx->legs[l].taken ? "taken" : "not taken",
+                 has_src ? " (CUDA source " : "", has_src ? src : "", has_src ? ")" : "");
         if (!(r->uncovered[r->nuncovered++] = strdup(buf))) return false;
     }
     return true;
@@ -426,7 +428,7 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
      * atoms (models and replays) the rest, at least. */
     double budget = o->time_s > 0 ? o->time_s : 60;
     sx_result *sx = deepen(r, mod, o, budget * GEN_SEARCH_SHARE, err);
-    bool ok = sx && fill_paths(r, sx) && gen_pool_init(&r->pool, spec, r->x, err) &&
+    bool ok = sx && fill_paths(r, sx, mod) && gen_pool_init(&r->pool, spec, r->x, err) &&
               make_atoms(r, sx, mod, o, t0 + budget, err) && wh_make_dirs(dir, err);
     r->time_s = wh_clock_s() - t0;
     char pj[1200], ab[1200];

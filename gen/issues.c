@@ -34,10 +34,11 @@ static int replay_issue(harness *h, const wh_spec *spec, const sx_result *sx, in
         snprintf(sub, sizeof sub, "%s/issue-%d-%s", dir, k, harness_status_name(res.status));
         snprintf(path, sizeof path, "%s/message.txt", sub);
         const sx_issue *is = &sx->issues[k];
-        snprintf(text, sizeof text, "%s: %s\nsymbolic stage (PTX line %d): %s\ninput: %s\ncondition: %s\n",
+        snprintf(text, sizeof text, "%s: %s\nsymbolic stage (PTX line %d%s%s): %s\ninput: %s\ncondition: %s\n",
                  harness_status_name(res.status), res.status == HARNESS_OK ? "the input ran to its end on the sim"
                                                                             : res.message,
-                 is->line, is->message, is->model ? is->model : "-", is->condition ? is->condition : "-");
+                 is->line, is->source ? ", CUDA source " : "", is->source ? is->source : "", is->message,
+                 is->model ? is->model : "-", is->condition ? is->condition : "-");
         if (!wh_image_save(img, sub, err) || !wh_write_text_atomic(path, text, err))
             status = -1;
         harness_result_free(&res);

@@ -370,6 +370,15 @@ int ptx_print_json(FILE *out, const ptx_module *m)
     return rc == 0 ? 0 : -1;
 }
 
+const ptx_instr *ptx_instr_at_line(const ptx_module *m, int line)
+{
+    for (int f = 0; f < m->nfuncs; f++)
+        for (int i = 0; i < m->funcs[f].ninstrs; i++)
+            if (m->funcs[f].instrs[i].line == line)
+                return &m->funcs[f].instrs[i];
+    return NULL;
+}
+
 bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t size)
 {
     if (size)

@@ -454,6 +454,8 @@ typedef struct ptx_module {
 /* "PATH:LINE" of the CUDA source an instruction came from (its last `.loc`,
  * the file a `.file` names); false, buf "", when the PTX does not say. */
 bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t size);
+/* The instruction on PTX line `line` (the first, in module order), or NULL. */
+const ptx_instr *ptx_instr_at_line(const ptx_module *m, int line);
 
 /* Parse a PTX file / text.  Returns NULL and fills `err` (file:line:col and
  * the offending token) on malformed input.  The CFG, dominators,

@@ -54,6 +54,15 @@ static json_t *path_json(const sx_result *r, int i)
     return o;
 }
 
+bool sx_leg_source(const ptx_module *m, const sx_leg *l, char *buf, size_t size)
+{
+    if (l->func < 0 || l->func >= m->nfuncs || l->block < 0 || l->block >= m->funcs[l->func].nblocks)
+        return false;
+    const ptx_function *f = &m->funcs[l->func];
+    const ptx_block *b = &f->blocks[l->block];
+    return ptx_source_of(m, &f->instrs[b->first + b->count - 1], buf, size);
+}
+
 static json_t *legs_json(const sx_result *r, const ptx_module *m)
 {
     json_t *a = json_array();
@@ -64,6 +73,9 @@ static json_t *legs_json(const sx_result *r, const ptx_module *m)
         if (m && l->func >= 0 && l->func < m->nfuncs)
             json_object_set_new(o, "function", json_string(m->funcs[l->func].name));
         json_object_set_new(o, "line", json_integer(l->line));
+        char src[600];
+        if (m && sx_leg_source(m, l, src, sizeof src))
+            json_object_set_new(o, "source", json_string(src));
         json_object_set_new(o, "leg", json_string(l->taken ? "taken" : "fallthrough"));
         json_object_set_new(o, "target_line", json_integer(l->target_line));
         json_object_set_new(o, "covered", json_boolean(r->covered[k]));
@@ -92,6 +104,8 @@ static json_t *issues_json(const sx_result *r)
         json_object_set_new(o, "line", json_integer(is->line));
         json_object_set_new(o, "thread", json_integer(is->thread));
         json_object_set_new(o, "message", json_string(is->message ? is->message : ""));
+        if (is->source)
+            json_object_set_new(o, "source", json_string(is->source));
         if (is->condition)
             json_object_set_new(o, "condition", json_string(is->condition));
         if (is->model)

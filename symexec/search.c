@@ -99,6 +99,8 @@ void sx_issue_add(sx_engine *e, sx_issue_kind kind, int line, int thread, const 
     is->thread = thread;
     is->path = -1;
     is->message = strdup(msg);
+    char src[600];
+    is->source = ptx_source_of(e->mod, ptx_instr_at_line(e->mod, line), src, sizeof src) ? strdup(src) : NULL;
     is->condition = cond ? strdup(cond) : NULL;
     is->model = model ? sx_model_inputs_text(e, model) : NULL;
     is->values = model ? model_values(e, model) : NULL;
@@ -453,6 +455,7 @@ void sx_result_free(sx_result *r)
     free(r->paths);
     for (int i = 0; i < r->nissues; i++) {
         free(r->issues[i].message);
+        free(r->issues[i].source);
         free(r->issues[i].condition);
         free(r->issues[i].model);
         free(r->issues[i].values);

@@ -140,6 +140,9 @@ typedef struct {
     int target_line;    /* first PTX line of the leg's target, 0 at end */
 } sx_leg;
 
+/* "FILE.cu:LINE" of a leg's branch, when the PTX has `.loc`s (-lineinfo). */
+bool sx_leg_source(const ptx_module *m, const sx_leg *l, char *buf, size_t size);
+
 typedef struct {
     sx_path_kind kind;
     char *formula;          /* SMT-LIB2 of the path condition */
@@ -165,6 +168,7 @@ typedef struct {
     int thread;
     int path;               /* index of the path that found it, -1 if none */
     char *message;          /* what and where */
+    char *source;           /* "FILE.cu:LINE" of its CUDA source (-lineinfo), or NULL */
     char *condition;        /* SMT-LIB2 of the triggering condition, or NULL */
     char *model;            /* input values of one triggering model, or NULL */
     uint64_t *values;       /* the same model, one value per input symbol

@@ -354,6 +354,13 @@ Test(symexec, barrier_skipped_by_an_exited_thread_is_reported)
     cr_assert_eq(r.res->nissues, 1);
     cr_expect_eq(r.res->issues[0].kind, SX_ISSUE_BARRIER);
     cr_expect(strstr(r.res->issues[0].message, "exited"), "%s", r.res->issues[0].message);
+    /* the PTX has .locs (-lineinfo): the issue and the legs name their CUDA lines */
+    const char *src = r.res->issues[0].source;
+    cr_expect(src && strstr(src, "barrier_div.cu:14"), "the __syncthreads(): %s", src ? src : "(none)");
+    cr_assert_gt(r.res->nlegs, 0);
+    char leg[600];
+    cr_expect(sx_leg_source(r.mod, &r.res->legs[0], leg, sizeof leg) && strstr(leg, "barrier_div.cu:11"),
+              "the if (v > 5): %s", leg);
     int errors = 0;
     for (int i = 0; i < 4; i++) {
         const sx_path *p = &r.res->paths[i];
