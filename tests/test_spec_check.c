@@ -9,8 +9,10 @@
 #include <criterion/criterion.h>
 
 #include "cli/cli.h"
+#include "core/spec.h"
 #include "tests/support.h"
 
+#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,21 +26,28 @@ typedef struct {
     char err[4096];         /* stderr */
 } checked;
 
-/* spec check SPEC --json [extra]; stdout and stderr kept. */
-static checked spec_check(const char *spec, const char *extra)
+/* spec check SPEC --json [extra...]; stdout and stderr kept. */
+static checked spec_check_v(const char *spec, const char *const *extra, int nextra)
 {
     char dir[] = "/tmp/wh_spec_check_XXXXXX", out[64], errp[64];
     cr_assert(mkdtemp(dir));
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(errp, sizeof errp, "%s/err", dir);
-    const char *args[] = { "check", spec, "--json", extra };
+    const char *args[8] = { "check", spec, "--json" };
+    cr_assert_leq(nextra, 5);
+    for (int i = 0; i < nextra; i++) args[3 + i] = extra[i];
     checked c;
-    c.status = ts_run_cmd(cmd_spec, "spec", args, extra ? 4 : 3, out, errp);
+    c.status = ts_run_cmd(cmd_spec, "spec", args, 3 + nextra, out, errp);
     c.doc = json_load_file(out, 0, NULL);
     cr_assert(c.doc, "no JSON from spec check %s: %s", spec, ts_read_text(errp));
     snprintf(c.err, sizeof c.err, "%s", ts_read_text(errp));
     ts_rmtree(dir);
     return c;
+}
+
+static checked spec_check(const char *spec, const char *extra)
+{
+    return spec_check_v(spec, &extra, extra ? 1 : 0);
 }
 
 /* The warnings, one string. */
@@ -66,6 +75,35 @@ Test(spec_check, a_bundled_spec_passes)
     cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
     cr_expect(json_is_true(json_object_get(c.doc, "ok")));
     json_decref(c.doc);
+}
+
+/* Every bundled spec passes --strict (the symbolic stage's check left to
+ * the tests of each kernel): the loader's keys, expressions and ranges at
+ * every launch, per_thread slices, parameters against the entry, a random
+ * input that runs to its end.  (It replaced kernels/check_specs.py.) */
+Test(spec_check, every_bundled_spec_passes_strict)
+{
+    static const char *const globs[] = { "kernels/*.json", "kernels/corpus/*.json" };
+    static const char *const extra[] = { "--strict", "--explore-time", "0" };
+    int n = 0;
+    for (int g = 0; g < 2; g++) {
+        glob_t gl;
+        cr_assert_eq(glob(globs[g], 0, NULL, &gl), 0, "%s", globs[g]);
+        for (size_t i = 0; i < gl.gl_pathc; i++, n++) {
+            char ptx[1024];
+            wh_error err;
+            wh_spec *sp = wh_spec_load(gl.gl_pathv[i], &err);
+            bool have_ptx = sp && wh_spec_ptx_path(sp, ptx, sizeof ptx, &err);
+            wh_spec_free(sp);
+            if (!have_ptx) cr_skip_test("%s: %s (run `make ptx`)", gl.gl_pathv[i], err.msg);
+            char w[4096];
+            checked c = spec_check_v(gl.gl_pathv[i], extra, 3);
+            cr_expect_eq(c.status, 0, "%s: %s %s", gl.gl_pathv[i], warnings(&c, w, sizeof w), c.err);
+            json_decref(c.doc);
+        }
+        globfree(&gl);
+    }
+    cr_expect_geq(n, 13 + 16, "the bundled kernels and the corpus");
 }
 
 Test(spec_check, symbolic_threads_sent_out_early_are_warned_about)
