@@ -248,7 +248,8 @@ static int input_buffer(const wh_image *img, const char *name, const char *what,
         if (img->bufs[i].param->role == WH_ROLE_INPUT)
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", img->bufs[i].param->name);
     const wh_param *par = p >= 0 ? img->bufs[p].param : NULL;
-    const char *why = !par ? "" : par->kind == WH_SCALAR ? "; scalars take the spec's value"
+    const char *why = !par                        ? ""
+                      : par->kind == WH_SCALAR    ? "; this scalar takes the spec's value (a \"range\" makes one searched)"
                       : par->role == WH_ROLE_FIXED ? "; fixed buffers come from the spec"
                                                    : "; outputs are zeroed before every run";
     wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "%s: \"%s\" is not an input buffer of %s (inputs: %s)%s",

@@ -210,6 +210,7 @@ static bool init_buffer(wh_image *img, int i, wh_error *err)
 {
     const wh_param *p = &img->spec->params[i];
     wh_buffer *b = &img->bufs[i];
+    if (p->kind == WH_SCALAR && p->role == WH_ROLE_INPUT) return wh_image_fill_low(img, i, err);
     if (p->kind == WH_SCALAR) {
         if (p->type == WH_STRUCT) return init_struct_scalar(img, i, err);
         if (wh_type_is_float(p->type)) {

@@ -433,15 +433,27 @@ static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p
 static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
-    static const char *const forbidden[] = { "role", "count", "per_thread", "range", "init", "structure", NULL };
+    static const char *const forbidden[] = { "role", "count", "per_thread", "init", "structure", NULL };
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
-            return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\"", forbidden[i]);
-    json_t *v = json_object_get(pobj, "value");
-    if (p->type == WH_STRUCT)   /* a struct passed by value: its fields carry the values */
+            return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\" (or \"range\", to be searched)",
+                       forbidden[i]);
+    json_t *v = json_object_get(pobj, "value"), *range = json_object_get(pobj, "range");
+    if (p->type == WH_STRUCT) {  /* a struct passed by value: its fields carry the values */
+        if (range) return bad(ld, jpath, "a struct scalar cannot be searched (\"range\"); its fields take values");
         return v ? bad(ld, jpath, "a struct scalar's values go on its fields") : true;
+    }
     snprintf(sub, sizeof sub, "%s.value", jpath);
-    if (!v) return bad(ld, jpath, "a scalar needs \"value\"");
+    if (range) {
+        /* a searched scalar: part of the input, an element of one field */
+        if (v) return bad(ld, sub, "a searched scalar takes \"range\" (its domain) and no \"value\"");
+        snprintf(sub, sizeof sub, "%s.range", jpath);
+        p->role = WH_ROLE_INPUT;
+        if (!parse_range(ld, range, sub, &p->fields[0])) return false;
+        return !wh_field_varies_by_index(&p->fields[0]) ||
+               bad(ld, sub, "a scalar is one element: its range cannot use i");
+    }
+    if (!v) return bad(ld, jpath, "a scalar needs \"value\" (or \"range\", to be searched)");
     if (wh_type_is_float(p->type)) {
         if (!json_is_number(v)) return bad(ld, sub, "expected a number");
         p->fvalue = json_number_value(v);

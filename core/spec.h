@@ -64,7 +64,8 @@ typedef struct {
 typedef struct {
     char *name;
     wh_param_kind kind;
-    wh_role role;           /* WH_ROLE_NONE for scalars */
+    wh_role role;           /* WH_ROLE_NONE for scalars, WH_ROLE_INPUT for searched
+                               ones (a "range" instead of a "value": one element) */
     wh_type type;           /* WH_STRUCT when fields are named */
     wh_field *fields;
     int nfields;

@@ -35,6 +35,28 @@ static bool put_loaded(sx_cx *cx, const ptx_operand *o, Z3_ast v, ptx_type t)
     return sx_reg_write(cx, o->reg, v);
 }
 
+/* The bytes [off, off + n) of a searched scalar's symbol, NULL when they
+ * are no searched scalar's; *bad when they straddle one's edge. */
+static Z3_ast searched_scalar(sx_cx *cx, uint64_t off, int n, bool *bad)
+{
+    sx_engine *e = cx->e;
+    *bad = false;
+    for (int p = 0; p < e->spec->nparams && p < e->entry->nparams; p++) {
+        const ptx_param *pp = &e->entry->params[p];
+        if (e->scalar_sym[p] < 0 || off >= pp->offset + pp->size || off + (uint64_t)n <= pp->offset)
+            continue;
+        if (off < pp->offset || off + (uint64_t)n > pp->offset + pp->size) {
+            *bad = true;
+            return NULL;
+        }
+        const sx_symbol *s = &e->syms[e->scalar_sym[p]];
+        Z3_ast v = s->ast ? s->ast : sx_z_num(ZZ(cx), s->value, s->bytes * 8);
+        int lo = (int)(off - pp->offset) * 8;
+        return lo == 0 && n == s->bytes ? v : sx_z_extract(ZZ(cx), v, lo + 8 * n - 1, lo);
+    }
+    return NULL;
+}
+
 static Z3_ast param_read(sx_cx *cx, Z3_ast addr, int n)
 {
     sx_z *z = ZZ(cx);
@@ -46,6 +68,13 @@ static Z3_ast param_read(sx_cx *cx, Z3_ast addr, int n)
     if (off + (uint64_t)n > cx->e->nparam_bytes) {
         sx_exec_fail(cx, WH_ERR_USER, "kernel parameter read past the parameter space");
         return NULL;
+    }
+    bool straddles;
+    Z3_ast sym = searched_scalar(cx, off, n, &straddles);
+    if (sym || straddles) {
+        if (straddles)
+            sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "a parameter read across a searched scalar's edge");
+        return sym;
     }
     uint64_t v = 0;
     const uint8_t *p = cx->e->params + off;

@@ -253,6 +253,8 @@ struct sx_engine {
     Z3_ast structure;                    /* the structure alone (part of every path
                                             formula), or NULL */
     uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
+    int *scalar_sym;                     /* per spec param: the symbol of a searched
+                                            scalar (read by ld.param), else -1 */
     sx_func_layout *fl;                  /* per function */
     uint64_t local_size, shared_size;
     int **leg_of;                        /* [func][block]: first leg (taken), -1 */

@@ -122,15 +122,21 @@ static Z3_ast float_domain(sx_engine *e, Z3_ast x, wh_type t, double lo, double 
     return float_domain_bits(e, x, w, blo, bhi);
 }
 
+/* The symbols of input parameter p: one per field of each element of its
+ * buffer (region reg), or the one of a searched scalar (reg -1). */
 static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
 {
     const wh_param *prm = &e->spec->params[p];
     const wh_buffer *b = &e->img->bufs[p];
-    sx_region *r = &e->regions[reg];
-    r->input = true;
-    r->first_sym = e->nsyms;
-    r->nfields = prm->nfields;
-    r->elem_size = prm->elem_size;
+    if (reg >= 0) {
+        sx_region *r = &e->regions[reg];
+        r->input = true;
+        r->first_sym = e->nsyms;
+        r->nfields = prm->nfields;
+        r->elem_size = prm->elem_size;
+    } else {
+        e->scalar_sym[p] = e->nsyms;
+    }
     uint64_t n = b->count * (uint64_t)prm->nfields;
     if (n > 1000000) {
         wh_error_set(err, WH_ERR_UNSUPPORTED, e->spec->path, 0, 0,
@@ -148,7 +154,9 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
             sx_symbol *s = &e->syms[e->nsyms];
             memset(s, 0, sizeof *s);
             char name[300];
-            if (prm->type == WH_STRUCT)
+            if (reg < 0)
+                snprintf(name, sizeof name, "%s", prm->name);
+            else if (prm->type == WH_STRUCT)
                 snprintf(name, sizeof name, "%s[%" PRIu64 "].%s", prm->name, el, fd->name);
             else
                 snprintf(name, sizeof name, "%s[%" PRIu64 "]", prm->name, el);
@@ -580,8 +588,18 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     if (!param_region)
         goto oom;
     int nglobal = 0;   /* global regions so far */
+    e->scalar_sym = malloc((size_t)(e->spec->nparams + 1) * sizeof *e->scalar_sym);
+    if (!e->scalar_sym) {
+        free(param_region);
+        goto oom;
+    }
     for (int p = 0; p < e->spec->nparams; p++) {
         const wh_param *sp = &e->spec->params[p];
+        e->scalar_sym[p] = -1;
+        if (sp->kind == WH_SCALAR && sp->role == WH_ROLE_INPUT && !add_symbols(e, p, -1, err)) {
+            free(param_region);
+            return false;
+        }
         if (sp->kind != WH_BUFFER)
             continue;
         const wh_buffer *b = &e->img->bufs[p];
@@ -656,6 +674,7 @@ void sx_layout_free(sx_engine *e)
     sx_z_dec(&e->z, e->domains);
     sx_z_dec(&e->z, e->structure);
     free(e->params);
+    free(e->scalar_sym);
     if (e->fl) {
         for (int fi = 0; fi < e->mod->nfuncs; fi++) {
             free(e->fl[fi].param_region);

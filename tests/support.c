@@ -121,3 +121,33 @@ int64_t ts_value_lane(uint64_t i)
 {
     return (int64_t)(i % 32);
 }
+
+wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *evals)
+{
+    char dir[] = "/tmp/wh_hunt_best_XXXXXX", errp[128], best[1200];
+    cr_assert(mkdtemp(dir));
+    snprintf(errp, sizeof errp, "%s/err", dir);
+    const char *args[] = { spec->path, "--evals", evals, "--strategy", strategy, "--results", dir, "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, 8, NULL, errp), 0, "%s: %s", strategy, ts_read_text(errp));
+    snprintf(best, sizeof best, "%s/%s/%s-s1/best", dir, spec->name, strategy);
+    wh_error err;
+    wh_image *img = wh_image_load(spec, best, &err);
+    cr_assert(img, "%s's best: %s", strategy, err.msg);
+    ts_rmtree(dir);
+    return img;
+}
+
+gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache)
+{
+    strcpy(cache, "/tmp/wh_cache_XXXXXX");
+    cr_assert(mkdtemp(cache));
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.quiet = true;
+    o.cache_dir = cache;
+    o.time_s = time_s;
+    wh_error err;
+    gen_result *r = gen_explore_spec(spec, &o, &err);
+    cr_assert(r, "%s", err.msg);
+    return r;
+}

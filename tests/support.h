@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/image.h"
+#include "gen/explore.h"
 
 #include <jansson.h>
 
@@ -49,5 +50,16 @@ void ts_beside_runner(const char *name, char *buf, size_t n);
  * own redirection, if any, is left alone where they are). */
 int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
                const char *err_path);
+
+/* `hunt SPEC --strategy STRATEGY --evals EVALS --quiet` in a temporary
+ * results directory, asserted to succeed; its best input, loaded (so its
+ * domains and structures are checked) and asserted, for `spec` (the same
+ * file, loaded by the caller; wh_image_free the result). */
+wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *evals);
+
+/* gen_explore_spec of spec, quiet, for time_s seconds, its cache in a
+ * fresh temporary directory written to cache (64 bytes; ts_rmtree it);
+ * asserted (gen_result_free the result). */
+gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache);
 
 #endif

@@ -231,16 +231,7 @@ static gen_result *explore_quiet(const char *spec_path, wh_spec **spec, char *ca
     wh_error err;
     *spec = wh_spec_load(spec_path, &err);
     cr_assert(*spec, "%s", err.msg);
-    strcpy(cache, "/tmp/wh_cache_XXXXXX");
-    cr_assert(mkdtemp(cache));
-    gen_explore_options o;
-    gen_explore_options_default(&o);
-    o.quiet = true;
-    o.cache_dir = cache;
-    o.time_s = 20;
-    gen_result *r = gen_explore_spec(*spec, &o, &err);
-    cr_assert(r, "%s", err.msg);
-    return r;
+    return ts_explore(*spec, 20, cache);
 }
 
 /* unsorted_pair loops from a[t+1] up to a[t]: under "sorted" its loop is
@@ -280,25 +271,15 @@ Test(structure, the_symbolic_stage_assumes_the_structure)
 Test(structure, every_strategy_keeps_the_structure)
 {
     static const char *const strategies[] = { "gdivan", "random-ga", "random" };
+    wh_error err;
+    wh_spec *spec = wh_spec_load("tests/specs/structure_sorted.json", &err);
+    cr_assert(spec, "%s", err.msg);
     for (int s = 0; s < 3; s++) {
-        char dir[] = "/tmp/wh_structure_hunt_XXXXXX", errp[128], best[256];
-        cr_assert(mkdtemp(dir));
-        snprintf(errp, sizeof errp, "%s/err", dir);
-        const char *args[] = { "tests/specs/structure_sorted.json", "--evals", "60", "--strategy", strategies[s],
-                               "--results", dir, "--explore-time", "5", "--quiet" };
-        cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, 10, NULL, errp), 0, "%s: %s", strategies[s],
-                     ts_read_text(errp));
-        snprintf(best, sizeof best, "%s/structure_sorted/%s-s1/best", dir, strategies[s]);
-        wh_error err;
-        wh_spec *spec = wh_spec_load("tests/specs/structure_sorted.json", &err);
-        cr_assert(spec, "%s", err.msg);
-        wh_image *img = wh_image_load(spec, best, &err);
-        cr_expect(img, "%s: %s", strategies[s], err.msg);
-        if (img) cr_expect(sorted_buffer(img, 0), "%s's best is sorted", strategies[s]);
+        wh_image *img = ts_hunt_best(spec, strategies[s], "60");
+        cr_expect(sorted_buffer(img, 0), "%s's best is sorted", strategies[s]);
         wh_image_free(img);
-        wh_spec_free(spec);
-        ts_rmtree(dir);
     }
+    wh_spec_free(spec);
 }
 
 /* A structured buffer past SX_STRUCTURE_MAX elements is not assumed (one

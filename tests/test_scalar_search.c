@@ -1,0 +1,133 @@
+/*
+ * test_scalar_search.c — searched scalars (a scalar with a "range" instead
+ * of a "value"): the spec says what it accepts, images start at the range's
+ * low end and fill it at random, the symbolic stage reads the scalar as a
+ * symbol (one path per trip count of a loop it bounds, each atom carrying
+ * its count, replayed on the sim), and the search sets it.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "core/image.h"
+#include "core/spec.h"
+#include "gen/explore.h"
+#include "tests/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPEC "tests/specs/scalar_trip.json"
+
+static int n_param(const wh_spec *s)
+{
+    for (int p = 0; p < s->nparams; p++)
+        if (!strcmp(s->params[p].name, "n")) return p;
+    cr_assert_fail("no scalar n in %s", s->path);
+    return -1;
+}
+
+static void expect_refused(const char *scalar, const char *msg)
+{
+    char dir[] = "/tmp/wh_scalar_XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
+               "{\"name\":\"n\",\"kind\":\"scalar\",%s}]}", scalar);
+    fclose(f);
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_expect_null(s, "%s was accepted", scalar);
+    wh_spec_free(s);
+    cr_expect(strstr(err.msg, msg), "%s: %s", scalar, err.msg);
+    ts_rmtree(dir);
+}
+
+Test(scalar_search, the_spec_says_what_a_searched_scalar_takes)
+{
+    expect_refused("\"type\":\"i32\",\"range\":[0,4],\"value\":2", "takes \"range\" (its domain) and no \"value\"");
+    expect_refused("\"type\":\"i32\",\"range\":[0,\"i\"]", "its range cannot use i");
+    expect_refused("\"type\":\"i32\"", "a scalar needs \"value\" (or \"range\", to be searched)");
+    expect_refused("\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"i32\",\"value\":1}],\"range\":[0,1]",
+                   "a struct scalar cannot be searched");
+}
+
+Test(scalar_search, images_start_low_and_draw_within_the_range)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    int n = n_param(s);
+    cr_expect_eq(s->params[n].role, WH_ROLE_INPUT);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[n].data), 0, "the low end of [0, 40]");
+    bool seen_high = false;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 1);
+        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        int64_t v = wh_value_get_int(WH_I32, img->bufs[n].data);
+        cr_expect(v >= 0 && v <= 40, "%lld", (long long)v);
+        seen_high |= v >= 30;
+    }
+    cr_expect(seen_high, "random values spread over the range");
+    wh_value_set_int(WH_I32, img->bufs[n].data, 41);
+    cr_expect_not(wh_image_check_domains(img, &err));
+    cr_expect(strstr(err.msg, "input \"n\" element 0 is 41 (domain [0, 40])"), "%s", err.msg);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* The loop's bound is the scalar: one path per trip count (0..40 at the
+ * stage's default loop bound or more), and each path's atoms carry the
+ * scalar value that takes it, replayed on the sim. */
+Test(scalar_search, the_symbolic_stage_reads_it_as_a_symbol)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_gt(r->npaths, 10, "one path per trip count, not one for the spec's value (%d)", r->npaths);
+    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int n = n_param(s), distinct = 0;
+    bool seen[41] = { false };
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        int64_t v = wh_value_get_int(WH_I32, img->bufs[n].data);
+        cr_assert(v >= 0 && v <= 40);
+        distinct += !seen[v];
+        seen[v] = true;
+    }
+    cr_expect_gt(distinct, 10, "the atoms' trip counts differ (%d distinct)", distinct);
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(s);
+    ts_rmtree(cache);
+}
+
+/* Each strategy's best input sets the scalar near the top of its range
+ * (the trip count is the kernel's whole time), not at the low end where
+ * images start. */
+Test(scalar_search, the_search_sets_it)
+{
+    static const char *const strategies[] = { "gdivan", "random-ga", "random" };
+    wh_error err;
+    wh_spec *s = wh_spec_load(SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    for (int k = 0; k < 3; k++) {
+        wh_image *img = ts_hunt_best(s, strategies[k], "60");
+        int64_t v = wh_value_get_int(WH_I32, img->bufs[n_param(s)].data);
+        cr_expect_geq(v, 32, "%s's best runs the loop %lld times", strategies[k], (long long)v);
+        wh_image_free(img);
+    }
+    wh_spec_free(s);
+}
