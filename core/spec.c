@@ -375,6 +375,24 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
     return true;
 }
 
+#define OWNERS "\"contiguous\" (the default), \"stride\" or \"block_stride\""
+
+static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char sub[320];
+    json_t *v = json_object_get(pobj, "owner");
+    if (!v) return true;
+    snprintf(sub, sizeof sub, "%s.owner", jpath);
+    if (!p->per_thread) return bad(ld, sub, "\"owner\" says which elements a thread owns: it needs \"per_thread\"");
+    const char *name = json_string_value(v);
+    int k = WH_OWNER_CONTIGUOUS;
+    while (name && k <= WH_OWNER_LAST && strcmp(name, wh_owner_name((wh_owner)k))) k++;
+    if (!name) return bad(ld, sub, "expected " OWNERS);
+    if (k > WH_OWNER_LAST) return bad(ld, sub, "unknown owner \"%s\" (expected " OWNERS ")", name);
+    p->owner = (wh_owner)k;
+    return true;
+}
+
 static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
@@ -391,6 +409,7 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
             return bad(ld, sub, "expected a positive integer (elements each thread owns)");
         p->per_thread = json_integer_value(pt);
     }
+    if (!parse_owner(ld, pobj, jpath, p)) return false;
     json_t *range = json_object_get(pobj, "range");
     if (range) {
         snprintf(sub, sizeof sub, "%s.range", jpath);
@@ -433,7 +452,7 @@ static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p
 static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
-    static const char *const forbidden[] = { "role", "count", "per_thread", "init", "structure", NULL };
+    static const char *const forbidden[] = { "role", "count", "per_thread", "owner", "init", "structure", NULL };
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
             return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\" (or \"range\", to be searched)",
@@ -465,8 +484,8 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
 static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
-                                        "per_thread", "range", "structure", "value", "check", "check_why",
-                                        NULL };
+                                        "per_thread", "owner", "range", "structure", "value", "check",
+                                        "check_why", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.params[%d]", index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -684,6 +703,31 @@ wh_launch wh_launch_threads(unsigned x)
 {
     wh_launch l = { { 1, 1, 1 }, { x, 1, 1 } };
     return l;
+}
+
+static uint64_t block_threads(const wh_launch *l)
+{
+    return (uint64_t)l->block[0] * l->block[1] * l->block[2];
+}
+
+uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j)
+{
+    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l);
+    switch (p->owner) {
+    case WH_OWNER_STRIDE: return j * wh_launch_threads_total(l) + t;
+    case WH_OWNER_BLOCK_STRIDE: return t / b * k * b + j * b + t % b;
+    default: return t * k + j;
+    }
+}
+
+uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j)
+{
+    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l), n = wh_launch_threads_total(l);
+    switch (p->owner) {
+    case WH_OWNER_STRIDE: *j = e / n; return e % n;
+    case WH_OWNER_BLOCK_STRIDE: *j = e % (k * b) / b; return e / (k * b) * b + e % b;
+    default: *j = e % k; return e / k;
+    }
 }
 
 uint64_t wh_launch_blocks_total(const wh_launch *l)

@@ -44,6 +44,14 @@ typedef enum {
     WH_STRUCTURE_OFFSETS          /* non-decreasing from the range's lo to its hi (CSR row pointers) */
 } wh_structure;
 #define WH_STRUCTURE_LAST WH_STRUCTURE_OFFSETS
+/* Which elements of an input buffer with `per_thread` k each thread owns
+ * (README, "Ownership"): a slice of k neighbours (thread t: t*k ..
+ * t*k+k-1), every threads-th element (a grid-stride loop: t, t + threads,
+ * ...), or every block-th element of its block's k*block elements (a
+ * block-stride loop: thread i of block b reads b*k*block + i, + block,
+ * ...). */
+typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE } wh_owner;
+#define WH_OWNER_LAST WH_OWNER_BLOCK_STRIDE
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
@@ -72,6 +80,7 @@ typedef struct {
     size_t elem_size, elem_align;
     wh_expr *count;         /* buffers */
     int64_t per_thread;     /* input buffers: 0 means shared (no owner) */
+    wh_owner owner;         /* with per_thread: which elements a thread owns */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */
@@ -154,5 +163,12 @@ void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi);
 const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
+const char *wh_owner_name(wh_owner o);          /* "contiguous", "stride", "block_stride" */
+
+/* Element j of thread t's elements of input buffer p (per_thread > 0) in a
+ * launch l, and the inverse: the thread that owns element e, and which of
+ * its elements e is (*j).  See wh_owner. */
+uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j);
+uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j);
 
 #endif

@@ -63,3 +63,9 @@ const char *wh_structure_name(wh_structure s)
                                          "offsets" };
     return names[s];
 }
+
+const char *wh_owner_name(wh_owner o)
+{
+    static const char *const names[] = { "contiguous", "stride", "block_stride" };
+    return names[o];
+}

@@ -239,16 +239,34 @@ static bool rearrange(field_access *a, const gen_edit *e, wh_error *err)
     return ok;
 }
 
-/* In every warp's worth of elements the run touches, the first owner's
- * elements are copied to the other 31 owners. */
+/* In every warp that owns an element of the run, the first lane's
+ * elements are copied to the other 31 lanes' (a shared input: every 32
+ * elements take the first one's). */
 static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
 {
-    uint64_t own = owner_elems(&a->img->spec->params[a->p]), warp = 32 * own;
-    uint64_t count = a->img->bufs[a->p].count, end = e->first + e->count;
-    for (uint64_t w = e->first / warp * warp; w < end; w += warp)
-        for (uint64_t k = w + own; k < w + warp && k < count; k++)
-            if (!copy_elem(a, w + (k - w) % own, k, err)) return false;
-    return true;
+    const wh_param *par = &a->img->spec->params[a->p];
+    const wh_launch *l = &a->img->launch;
+    uint64_t own = owner_elems(par), count = a->img->bufs[a->p].count, end = e->first + e->count;
+    uint64_t threads = par->per_thread ? wh_launch_threads_total(l) : (count + own - 1) / own;
+    uint8_t *touched = calloc(threads / 32 + 1, 1);
+    if (!touched) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for a warp-copy edit");
+        return false;
+    }
+    uint64_t j;
+    for (uint64_t k = e->first; k < end && k < count; k++)
+        touched[(par->per_thread ? wh_elem_owner(par, l, k, &j) : k) / 32] = 1;
+    bool ok = true;
+    for (uint64_t w = 0; ok && w <= threads / 32; w++) {
+        for (uint64_t lane = 1; touched[w] && ok && lane < 32 && w * 32 + lane < threads; lane++)
+            for (j = 0; ok && j < own; j++) {
+                uint64_t from = par->per_thread ? wh_owned_elem(par, l, w * 32, j) : w * 32;
+                uint64_t to = par->per_thread ? wh_owned_elem(par, l, w * 32 + lane, j) : w * 32 + lane;
+                if (from < count && to < count) ok = copy_elem(a, from, to, err);
+            }
+    }
+    free(touched);
+    return ok;
 }
 
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)

@@ -182,7 +182,8 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             if (thread >= lay->threads) break;
             for (uint64_t j = 0; j < k; j++) {
-                uint64_t es = t * k + j, ed = thread * k + j;
+                uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
+                uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
                 if (!mover_copy(&m, es, ed, err)) return false;
             }
@@ -269,7 +270,8 @@ static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image
         for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             for (uint64_t j = 0; thread < lay->threads && j < k; j++) {
-                uint64_t es = t * k + j, ed = thread * k + j;
+                uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
+                uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
                 if (!mover_copy(&m, es, ed, err)) return false;
             }

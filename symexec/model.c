@@ -743,8 +743,9 @@ static uint64_t read_symbol(const sx_symbol *s, const wh_param *p, const wh_imag
 /* The thread that owns a symbol's element, or -1 for shared inputs. */
 static int symbol_owner(const sx_engine *e, const sx_symbol *s)
 {
-    int64_t per = e->spec->params[s->param].per_thread;
-    return per > 0 ? (int)(s->elem / (uint64_t)per) : -1;
+    const wh_param *p = &e->spec->params[s->param];
+    uint64_t j;
+    return p->per_thread > 0 ? (int)wh_elem_owner(p, &e->img->launch, s->elem, &j) : -1;
 }
 
 typedef struct {

@@ -41,13 +41,13 @@
  * with every lane (ddd = 0) or skips the swap (ddd = 1), never diverging
  * where the direction is uniform over the warp (strides >= 32).
  *
- * Spec gap: thread t loads elements t and t + blockDim.x of its block's
- * tile (coalesced halves), while the spec's per_thread gives thread t the
- * contiguous pair [2t, 2t + 1]: the ownership the GA mutates per thread
- * is not the pair a thread reads (a per-thread mutation changes keys of
- * two threads of its block).  Harmless for the search's validity (every
- * key is still in bounds), but a thread-wise crossover does not move a
- * thread's own data.
+ * Ownership: thread t loads elements t and t + blockDim.x of its block's
+ * tile (coalesced halves), and the spec says so ("owner": "block_stride"),
+ * so the GA's per-thread genes and crossover move the pair a thread reads
+ * (before, per_thread gave thread t the contiguous pair [2t, 2t + 1]: a
+ * per-thread mutation changed the keys of two threads).
+ *
+ * Spec gap: none left for the keys (any u32 is a valid key).
  */
 #define SHARED_SIZE_LIMIT 1024u
 

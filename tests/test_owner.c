@@ -1,0 +1,174 @@
+/*
+ * test_owner.c — which elements a thread owns ("owner": contiguous,
+ * stride, block_stride): the index and its inverse are one bijection, the
+ * scaler puts each atom thread's elements where the owning full-launch
+ * thread reads them, and warp-copy copies lane 0's own elements.
+ */
+#include <criterion/criterion.h>
+
+#include "gen/gen.h"
+#include "tests/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    char dir[64];
+    wh_spec *spec;
+} owned_spec;
+
+/* A spec of one i32 input v of per_thread k with `owner`, grid g x block b. */
+static void open_spec(owned_spec *o, const char *owner, int k, int g, int b)
+{
+    snprintf(o->dir, sizeof o->dir, "/tmp/wh_owner_XXXXXX");
+    cr_assert(mkdtemp(o->dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/k.json", o->dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[%d],\"block\":[%d],"
+               "\"symbolic\":{\"threads\":[2]},\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\","
+               "\"count\":\"threads*%d\",\"role\":\"input\",\"per_thread\":%d,\"owner\":\"%s\","
+               "\"range\":[0,100000]}]}", g, b, k, k, owner);
+    fclose(f);
+    wh_error err;
+    o->spec = wh_spec_load(path, &err);
+    cr_assert(o->spec, "%s", err.msg);
+}
+
+static void close_spec(owned_spec *o)
+{
+    wh_spec_free(o->spec);
+    ts_rmtree(o->dir);
+}
+
+static int32_t at(const wh_image *img, uint64_t e)
+{
+    return (int32_t)wh_value_get_int(WH_I32, img->bufs[0].data + 4 * e);
+}
+
+static void put(wh_image *img, uint64_t e, int32_t v)
+{
+    wh_value_set_int(WH_I32, img->bufs[0].data + 4 * e, v);
+}
+
+Test(owner, the_index_and_its_inverse_are_one_bijection)
+{
+    static const char *const owners[] = { "contiguous", "stride", "block_stride" };
+    for (int o = 0; o < 3; o++)
+        for (int k = 1; k <= 3; k++) {
+            owned_spec s;
+            open_spec(&s, owners[o], k, 3, 4);
+            const wh_param *p = &s.spec->params[0];
+            wh_launch l = wh_spec_launch_full(s.spec);
+            uint64_t n = 12 * (uint64_t)k;
+            bool *hit = calloc(n, 1);
+            for (uint64_t t = 0; t < 12; t++)
+                for (uint64_t j = 0; j < (uint64_t)k; j++) {
+                    uint64_t e = wh_owned_elem(p, &l, t, j), jj;
+                    cr_assert_lt(e, n, "%s k %d: thread %llu element %llu", owners[o], k, (unsigned long long)t,
+                                 (unsigned long long)j);
+                    cr_expect_not(hit[e], "%s: element %llu owned twice", owners[o], (unsigned long long)e);
+                    hit[e] = true;
+                    cr_expect_eq(wh_elem_owner(p, &l, e, &jj), t, "%s", owners[o]);
+                    cr_expect_eq(jj, j, "%s", owners[o]);
+                }
+            free(hit);
+            close_spec(&s);
+        }
+    owned_spec s;
+    open_spec(&s, "stride", 2, 2, 4);
+    wh_launch l = wh_spec_launch_full(s.spec);
+    cr_expect_eq(wh_owned_elem(&s.spec->params[0], &l, 3, 1), 8 + 3, "a grid-stride loop: t, t + threads");
+    close_spec(&s);
+    open_spec(&s, "block_stride", 2, 2, 4);
+    cr_expect_eq(wh_owned_elem(&s.spec->params[0], &l, 5, 1), 8 + 4 + 1, "block 1's second pass, thread 1 of it");
+    close_spec(&s);
+}
+
+/* Atoms of X = 2 threads owning elements {t, t + 2} (stride) tiled over 8
+ * threads: full thread t's two elements (t and t + 8) are atom thread
+ * t % 2's; with block_stride (blocks of 4) thread t's are its block's
+ * t % 4 and 4 + t % 4. */
+Test(owner, the_scaler_follows_the_owner)
+{
+    static const char *const owners[] = { "stride", "block_stride" };
+    for (int o = 0; o < 2; o++) {
+        owned_spec s;
+        open_spec(&s, owners[o], 2, 2, 4);
+        wh_error err;
+        gen_pool pool;
+        cr_assert(gen_pool_init(&pool, s.spec, 2, &err), "%s", err.msg);
+        wh_launch two = wh_launch_threads(2), full = wh_spec_launch_full(s.spec);
+        wh_image *atom = wh_image_new(s.spec, &two, &err);
+        cr_assert(atom, "%s", err.msg);
+        for (uint64_t e = 0; e < 4; e++) put(atom, e, (int32_t)(10 + e));   /* thread e % 2, pass e / 2 */
+        int a = gen_pool_add(&pool, atom, GEN_ATOM_PATH, 0, true, &err);
+        cr_assert_geq(a, 0, "%s", err.msg);
+        gen_layout lay;
+        cr_assert(gen_layout_make(s.spec, &full, 2, &lay, &err), "%s", err.msg);
+        int genes[4] = { a, a, a, a };
+        wh_image *img = wh_image_new(s.spec, &full, &err);
+        cr_assert(img, "%s", err.msg);
+        cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+        for (uint64_t t = 0; t < 8; t++)
+            for (uint64_t j = 0; j < 2; j++) {
+                uint64_t e = o == 0 ? j * 8 + t : t / 4 * 8 + j * 4 + t % 4;
+                cr_expect_eq(at(img, e), 10 + j * 2 + t % 2, "%s: thread %llu pass %llu", owners[o],
+                             (unsigned long long)t, (unsigned long long)j);
+            }
+        /* and back: the full image's genes are the atom's values */
+        int back[4];
+        cr_assert(gen_unscale(&pool, &lay, img, back, &err), "%s", err.msg);
+        wh_image *again = wh_image_new(s.spec, &two, &err);
+        gen_pool_atom_to_image(&pool, back[1], again);
+        for (uint64_t e = 0; e < 4; e++) cr_expect_eq(at(again, e), 10 + e, "%s: unscaled element %llu", owners[o],
+                                                      (unsigned long long)e);
+        wh_image_free(again);
+        wh_image_free(img);
+        wh_image_free(atom);
+        gen_pool_free(&pool);
+        close_spec(&s);
+    }
+}
+
+/* 64 threads owning {t, t + 64}: a warp-copy over element 5 gives every
+ * lane of warp 0 lane 0's two elements (0 and 64) and leaves warp 1. */
+Test(owner, warp_copy_copies_lane_0s_own_elements)
+{
+    owned_spec s;
+    open_spec(&s, "stride", 2, 2, 32);
+    wh_error err;
+    wh_launch full = wh_spec_launch_full(s.spec);
+    wh_image *img = wh_image_new(s.spec, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    for (uint64_t e = 0; e < 128; e++) put(img, e, (int32_t)e);
+    gen_edit ed = { GEN_EDIT_WARP_COPY, 0, 0, 5, 1 };
+    cr_assert(gen_edit_apply(&ed, img, &err), "%s", err.msg);
+    for (uint64_t t = 0; t < 64; t++) {
+        cr_expect_eq(at(img, t), t < 32 ? 0 : (int32_t)t, "thread %llu's first element", (unsigned long long)t);
+        cr_expect_eq(at(img, 64 + t), t < 32 ? 64 : (int32_t)(64 + t), "thread %llu's second element",
+                     (unsigned long long)t);
+    }
+    wh_image_free(img);
+    close_spec(&s);
+}
+
+Test(owner, owner_needs_per_thread)
+{
+    char dir[] = "/tmp/wh_owner_XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
+               "{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":4,\"role\":\"input\","
+               "\"owner\":\"stride\"}]}");
+    fclose(f);
+    wh_error err;
+    cr_expect_null(wh_spec_load(path, &err));
+    cr_expect(strstr(err.msg, "it needs \"per_thread\""), "%s", err.msg);
+    cr_expect_str_eq(err.path, "$.params[0].owner");
+    ts_rmtree(dir);
+}
