@@ -1144,6 +1144,24 @@ Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* A searched scalar and a sorted input reach the kernel: the random input
+ * draws n below the thread count, and the fake's outputs (only threads
+ * below n write theirs) agree with the sim's. */
+Test(fake_cuda, a_searched_scalar_and_a_structured_input_reach_the_kernel)
+{
+    fx f;
+    fx_open(&f);
+    const char *a[] = { "tests/specs/cuda_fake_inc_searched.json", "--backend", "cuda", "--check", "--json",
+                        "--random", "5" };
+    cr_assert_eq(run_measure(&f, a, 7), 0, "%s", err_text(&f));
+    json_t *j = out_json(&f);
+    json_t *c = json_object_get(j, "check");
+    cr_assert(c, "no check");
+    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
+    json_decref(j);
+    fx_close(&f);
+}
+
 Test(fake_cuda, cli_measure_cold_l2_kernel_timeout_fault_and_jit_error)
 {
     fx f;
