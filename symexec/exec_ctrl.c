@@ -146,6 +146,37 @@ static int region_of_operand(sx_cx *cx, const ptx_operand *o, int func)
     return e->fl[func].var_region[o->sym.index * e->X + cx->t];
 }
 
+/* A call to a function the PTX only declares: printf's vprintf prints
+ * nothing and returns 0 (as on the sim), assert's __assertfail ends the
+ * path as an error (a failed assertion is a finding); others are refused. */
+static int external_call(sx_cx *cx, const ptx_function *cf)
+{
+    sx_engine *e = cx->e;
+    const ptx_instr *ins = cx->ins;
+    if (!strcmp(cf->name, "__assertfail")) {
+        /* the state's model takes this path: an input that fails it */
+        sx_issue_add(e, SX_ISSUE_ASSERT, ins->line, cx->t, NULL, cx->s->model,
+                     "assertion failed (__assertfail) in thread %d", cx->t);
+        sx_state_note(cx->s, "thread %d failed an assertion (__assertfail) at line %d", cx->t, ins->line);
+        cx->s->end = SX_PATH_ERROR;
+        cx->dead = true;
+        return 1;
+    }
+    if (strcmp(cf->name, "vprintf"))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX", cf->name), -1;
+    for (int k = 0; k < ins->ncall_rets && k < cf->nrets; k++) {
+        const ptx_operand *o = &ins->call_rets[k];
+        if (o->kind == PTX_OPD_REG) {
+            sx_reg_set(e, cx->fr, o->reg, sx_z_num(&e->z, 0, (int)cf->rets[k].size * 8));
+            continue;
+        }
+        int dst = region_of_operand(cx, o, cx->fr->func);
+        if (dst < 0 || !sx_mem_zero(e, cx->s, dst, cf->rets[k].size))
+            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "vprintf's result is not a .param variable"), -1;
+    }
+    return 1;
+}
+
 static int exec_call(sx_cx *cx)
 {
     sx_engine *e = cx->e;
@@ -154,8 +185,7 @@ static int exec_call(sx_cx *cx)
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "indirect call"), -1;
     const ptx_function *cf = &e->mod->funcs[ins->callee];
     if (!cf->has_body)
-        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX",
-                         cf->name), -1;
+        return external_call(cx, cf);
     if (cx->th->nfr >= 64)
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call depth over 64 (recursion?)"), -1;
     if (ins->ncall_args != cf->nparams)

@@ -337,6 +337,8 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast va
 void sx_mem_release(sx_engine *e, int region, sx_mem *m);
 /* Copy the first n bytes of region src into region dst (call arguments). */
 bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
+/* Zero the first n bytes of region dst (a call's result). */
+bool sx_mem_zero(sx_engine *e, sx_state *s, int dst, uint64_t n);
 
 /* solver.c */
 /* Is pc(s) && extra satisfiable?  1 yes (model in *m, referenced), 0 no,

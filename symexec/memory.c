@@ -649,6 +649,18 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
 }
 
 
+bool sx_mem_zero(sx_engine *e, sx_state *s, int dst, uint64_t n)
+{
+    if (n > e->regions[dst].size)
+        n = e->regions[dst].size;
+    for (uint64_t off = 0; off < n; off += 8) {
+        int chunk = n - off < 8 ? (int)(n - off) : 8;
+        if (!write_conc(e, s, dst, off, chunk, sx_z_num(&e->z, 0, 8 * chunk)))
+            return false;
+    }
+    return true;
+}
+
 bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n)
 {
     const sx_region *rd = &e->regions[dst], *rs = &e->regions[src];

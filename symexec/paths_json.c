@@ -90,6 +90,7 @@ static const char *issue_kind(sx_issue_kind k)
     case SX_ISSUE_OOB: return "out-of-bounds";
     case SX_ISSUE_BARRIER: return "barrier-divergence";
     case SX_ISSUE_BRANCH: return "branch-index";
+    case SX_ISSUE_ASSERT: return "assertion";
     default: return "unsupported";
     }
 }

@@ -160,7 +160,7 @@ typedef struct {
 /* Something wrong that a path can reach: an access that may leave its
  * buffer, threads disagreeing on a barrier, a brx.idx index past its
  * target list. */
-typedef enum { SX_ISSUE_OOB = 1, SX_ISSUE_BARRIER, SX_ISSUE_UNSUPPORTED, SX_ISSUE_BRANCH } sx_issue_kind;
+typedef enum { SX_ISSUE_OOB = 1, SX_ISSUE_BARRIER, SX_ISSUE_UNSUPPORTED, SX_ISSUE_BRANCH, SX_ISSUE_ASSERT } sx_issue_kind;
 
 typedef struct {
     sx_issue_kind kind;

@@ -379,6 +379,39 @@ Test(symexec, barrier_skipped_by_an_exited_thread_is_reported)
     run_free(&r);
 }
 
+/* printf is a no-op and assert's failure an error path with an issue
+ * whose input fails it: no unsupported call, every leg covered, and the
+ * issue's model has 77 in the failing thread. */
+Test(symexec, printf_runs_and_a_failed_assertion_is_an_issue)
+{
+    run r = explore("tests/specs/sym_printf_assert.json", 2, 0, 30, 0);
+    cr_expect_float_eq(sx_result_coverage(r.res), 100.0, 1e-9);
+    cr_expect_gt(r.res->nerror, 0, "the paths where a thread fails the assertion");
+    cr_expect_gt(r.res->ndone, 0, "and the ones where none does");
+    bool assertion = false;
+    for (int i = 0; i < r.res->nissues; i++) {
+        const sx_issue *is = &r.res->issues[i];
+        cr_expect_neq(is->kind, SX_ISSUE_UNSUPPORTED, "%s", is->message);
+        if (is->kind != SX_ISSUE_ASSERT) continue;
+        assertion = true;
+        wh_launch l = wh_launch_threads(2);
+        wh_error err;
+        wh_image *img = wh_image_new(r.spec, &l, &err);
+        cr_assert(img, "%s", err.msg);
+        cr_assert(sx_issue_image(r.res, i, img, &err), "%s", err.msg);
+        int32_t v = (int32_t)wh_value_get_int(WH_I32, img->bufs[0].data + 4 * (size_t)is->thread);
+        cr_expect_eq(v, 77, "thread %d's value fails assert(v != 77)", is->thread);
+        cr_expect(is->source && strstr(is->source, "printf_assert.cu:16"), "%s", is->source ? is->source : "");
+        wh_image_free(img);
+    }
+    cr_expect(assertion, "the failed assertion is an issue");
+    for (int i = 0; i < r.res->npaths; i++)
+        if (r.res->paths[i].kind == SX_PATH_ERROR)
+            cr_expect(r.res->paths[i].note && strstr(r.res->paths[i].note, "failed an assertion"), "%s",
+                      r.res->paths[i].note ? r.res->paths[i].note : "");
+    run_free(&r);
+}
+
 /* ---- floats --------------------------------------------------------------------- */
 
 Test(symexec, float_branches_follow_ieee)
