@@ -26,7 +26,8 @@ static void usage(FILE *out)
     gen_explore_options_default(&d);
     fprintf(out,
         "usage: warphunt explore SPEC [--threads X] [--max-iter N] [--time S] [--paths N]\n"
-        "                        [--models K] [--query-ms MS] [--solver-mb MB] [--families N]\n"
+        "                        [--models K] [--query-ms MS] [--solver-mb MB] [--order random|time]\n"
+        "                        [--families N]\n"
         "                        [--no-validate]\n"
         "                        [--no-cache] [--results DIR]\n"
         "                        [-o DIR] [--json] [--quiet]\n"
@@ -68,6 +69,11 @@ static void usage(FILE *out)
         "  --solver-mb MB Z3's memory (default %u MiB): a check during which Z3's\n"
         "                 allocations pass it is interrupted, a give-up like the above\n"
         "                 (\"for Z3's memory\" in the summary, solver_memouts in paths.json)\n"
+        "  --order O      which pending state runs next once none takes an uncovered leg\n"
+        "                 (those run first): random (default) or time (three times in\n"
+        "                 four the state that has executed most instructions, so paths\n"
+        "                 that run long finish within the budget; not yet the default:\n"
+        "                 the corpus benchmark has not judged it)\n"
         "  --families N   the N paths with most warp-issued instructions get a family:\n"
         "                 up to %d siblings of their atom varying the last thread's\n"
         "                 inputs only (default %d; 0: none)\n"
@@ -109,7 +115,7 @@ typedef struct {
 } explore_args;
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
-       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB };
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB, OPT_ORDER };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -140,6 +146,13 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
     case OPT_SOLVER_MB:
         if (!cli_parse_long("--solver-mb", arg, 1, 1L << 24, &v, err)) return -1;
         a->eo.solver_mb = (unsigned)v;
+        return 1;
+    case OPT_ORDER:
+        if (strcmp(arg, "random") && strcmp(arg, "time")) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--order: expected random or time, not '%s'", arg);
+            return -1;
+        }
+        a->eo.order = strcmp(arg, "time") ? SX_ORDER_RANDOM : SX_ORDER_TIME;
         return 1;
     case OPT_FAMILIES:
         if (!cli_parse_long("--families", arg, 0, 1000, &v, err)) return -1;
@@ -187,6 +200,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "families", required_argument, NULL, OPT_FAMILIES },
         { "query-ms", required_argument, NULL, OPT_QUERY_MS },
         { "solver-mb", required_argument, NULL, OPT_SOLVER_MB },
+        { "order", required_argument, NULL, OPT_ORDER },
         { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "results", required_argument, NULL, OPT_RESULTS },

@@ -39,6 +39,7 @@ static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_expl
     h = wh_fnv1a(h, &o->time_s, sizeof o->time_s);
     /* hashed only when given, so that the default keeps the keys it had */
     if (o->solver_mb) h = wh_fnv1a(h, &o->solver_mb, sizeof o->solver_mb);
+    if (o->order != SX_ORDER_RANDOM) h = wh_fnv1a(h, &o->order, sizeof o->order);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -153,6 +154,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         so.seed = 1;
         if (o->query_ms) so.query_ms = o->query_ms;
         if (o->solver_mb) so.solver_mb = o->solver_mb;
+        so.order = o->order;
         if (!o->quiet) so.progress = print_progress;
         double tx = wh_clock_s();
         sx_result *sx = sx_explore(spec, mod, &so, err);

@@ -26,6 +26,7 @@
 
 #include "gen/gen.h"
 #include "ptx/ptx.h"
+#include "symexec/symexec.h"
 
 /* Warp instructions a replay of X threads may take (a second or two on
  * the sim; a single warp running longer is a hang for practical purposes). */
@@ -46,6 +47,7 @@ typedef struct {
     int families;           /* paths that get a family of siblings (family.c); 0: none */
     unsigned query_ms;      /* the search's per-check solver limit; 0: SX_DEFAULT_QUERY_MS */
     unsigned solver_mb;     /* Z3's memory limit, MiB; 0: SX_DEFAULT_SOLVER_MB */
+    sx_order order;         /* the search order after coverage (SX_ORDER_RANDOM by default) */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */

@@ -4,7 +4,9 @@
  * collective, then the next thread; barriers released when every thread
  * waits or exited), the worklist of forked states and the order it is
  * searched in (states whose fork took a still-uncovered leg first, newest
- * first; otherwise a seeded random pick), and the time/path budgets.
+ * first; otherwise a seeded random pick or, with SX_ORDER_TIME, three
+ * times in four the state that has run longest), and the time/path
+ * budgets.
  */
 #include "symexec/internal.h"
 
@@ -129,6 +131,25 @@ void sx_work_push(sx_engine *e, sx_state *s)
     e->work[e->nwork++] = s;
 }
 
+/* The pending state whose threads have executed the most instructions:
+ * the one most likely to finish as a long path (ties: the newest). */
+static int longest_state(const sx_engine *e)
+{
+    int best = 0;
+    uint64_t most = 0;
+    for (int i = 0; i < e->nwork; i++) {
+        const sx_state *s = e->work[i];
+        uint64_t n = 0;
+        for (int t = 0; t < s->X; t++)
+            n += s->th[t].instrs;
+        if (n > most || (n == most && s->seq > e->work[best]->seq)) {
+            most = n;
+            best = i;
+        }
+    }
+    return best;
+}
+
 static sx_state *work_pick(sx_engine *e)
 {
     if (e->nwork == 0)
@@ -139,6 +160,8 @@ static sx_state *work_pick(sx_engine *e)
         if (s->new_leg >= 0 && !e->covered[s->new_leg] && (best < 0 || s->seq > e->work[best]->seq))
             best = i;
     }
+    if (best < 0 && e->opt.order == SX_ORDER_TIME && pcg32_bounded(&e->rng, 4) != 0)
+        best = longest_state(e);
     if (best < 0)
         best = (int)pcg32_bounded(&e->rng, (uint32_t)e->nwork);
     sx_state *s = e->work[best];

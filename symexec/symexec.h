@@ -73,12 +73,18 @@ typedef struct sx_progress {
     long solver_calls, giveups, interrupted, memouts;
 } sx_progress;
 
+/* Which pending state runs next once none of them takes a leg not yet
+ * covered (those always run first, newest first): a seeded random one, or
+ * mostly the one that has run longest (README, "Aimed at time"). */
+typedef enum { SX_ORDER_RANDOM, SX_ORDER_TIME } sx_order;
+
 typedef struct {
     int threads;                 /* X, 1..1024 */
     int max_iter;                /* 0: the spec's symbolic.max_iter, else 16 */
     double time_budget_s;        /* 0: no limit */
     int path_budget;             /* 0: no limit (finished + cut + error paths) */
     uint64_t seed;               /* search order tie-breaks */
+    sx_order order;              /* after coverage: SX_ORDER_RANDOM (the default) or SX_ORDER_TIME */
     uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
     unsigned query_ms;           /* per solver check of the search; 0: only the time budget */
     unsigned solver_mb;          /* Z3's memory, MiB: a check is interrupted (a give-up) once
