@@ -130,6 +130,25 @@ static void check_slices(const wh_spec *spec, findings *f)
     free(vars);
 }
 
+/* Structured inputs too large for the symbolic stage to assume at its
+ * first X (sx_structure_assumed): its atoms may then break them. */
+static void check_structures(const wh_spec *spec, findings *f)
+{
+    int x = spec->nsym_threads > 0 ? spec->sym_threads[0] : 2;
+    wh_launch l = wh_launch_threads((unsigned)x);
+    wh_error err;
+    wh_image *img = wh_image_new(spec, &l, &err);
+    for (int p = 0; img && p < img->nbufs; p++) {
+        const wh_param *q = img->bufs[p].param;
+        if (q->role == WH_ROLE_INPUT && q->structure != WH_STRUCTURE_NONE && !sx_structure_assumed(img, p))
+            warn(f, "input '%s' (\"structure\": \"%s\") has %llu elements at X = %d, more than the %d the "
+                 "symbolic stage assumes a structure over: its atoms may break it (the search's inputs keep it)",
+                 q->name, wh_structure_name(q->structure), (unsigned long long)img->bufs[p].count, x,
+                 SX_STRUCTURE_MAX);
+    }
+    wh_image_free(img);
+}
+
 /* One random input (PCG32 seeded 1, as measure --random 1) on the sim. */
 static bool random_run(const wh_spec *spec, findings *f, wh_error *err)
 {
@@ -268,6 +287,7 @@ static int check(const check_args *a)
     wh_spec *spec = cli_load_spec(a->spec, &err);
     bool ok = spec && launches_build(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_slices(spec, &f);
+    if (ok) check_structures(spec, &f);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);
     size_t nwarn = json_array_size(f.warnings);
     int status = !ok ? 1 : a->strict && nwarn > 0 ? 1 : 0;

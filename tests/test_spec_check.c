@@ -128,6 +128,21 @@ Test(spec_check, symbolic_threads_sent_out_early_are_warned_about)
     json_decref(c.doc);
 }
 
+Test(spec_check, a_structure_the_symbolic_stage_will_not_assume_is_warned_about)
+{
+    static const char *const extra[] = { "--explore-time", "0" };
+    char w[4096];
+    checked c = spec_check_v("tests/specs/structure_large.json", extra, 2);
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    cr_expect_eq(nwarnings(&c), 1, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(warnings(&c, w, sizeof w), "input 'a' (\"structure\": \"sorted\") has 5002 elements at X = 2"),
+              "%s", w);
+    json_decref(c.doc);
+    c = spec_check_v("tests/specs/structure_sorted.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    json_decref(c.doc);
+}
+
 Test(spec_check, an_input_too_short_for_its_slices_is_warned_about)
 {
     char w[4096];
