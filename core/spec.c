@@ -242,46 +242,94 @@ static bool parse_field_value(loader *ld, json_t *fo, const char *fp, wh_field *
     return true;
 }
 
+#define WH_MAX_FIELD_COUNT 4096
+
+/* A buffer field's "count" (an array inside the struct, such as a tree
+ * node's keys): 1 when absent (a struct scalar's fields have no such key). */
+static bool field_count(loader *ld, json_t *fo, const char *fp, int *out)
+{
+    char cp[320];
+    json_t *c = json_object_get(fo, "count");
+    *out = 1;
+    if (!c) return true;
+    snprintf(cp, sizeof cp, "%s.count", fp);
+    if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > WH_MAX_FIELD_COUNT)
+        return bad(ld, cp, "expected an integer from 1 to %d (the field's elements)", WH_MAX_FIELD_COUNT);
+    *out = (int)json_integer_value(c);
+    return true;
+}
+
+/* One field (or element k of an array field, named "name[k]") at *off. */
+static bool parse_field(loader *ld, json_t *fo, const char *fp, bool scalar, const char *name, int k, int n,
+                        wh_field *f, size_t *off, size_t *align)
+{
+    char tp[320];
+    if (n > 1) {
+        size_t len = strlen(name) + 16;
+        if (!(f->name = malloc(len))) return bad(ld, fp, "out of memory");
+        snprintf(f->name, len, "%s[%d]", name, k);
+    } else if (!(f->name = strdup(name))) {
+        return bad(ld, fp, "out of memory");
+    }
+    snprintf(tp, sizeof tp, "%s.type", fp);
+    if (!parse_type(ld, json_object_get(fo, "type"), tp, false, &f->type)) return false;
+    size_t sz = wh_type_size(f->type);
+    *off = align_up(*off, sz);
+    f->offset = *off;
+    *off += sz;
+    if (sz > *align) *align = sz;
+    if (scalar) return parse_field_value(ld, fo, fp, f);
+    json_t *r = json_object_get(fo, "range");
+    snprintf(tp, sizeof tp, "%s.range", fp);
+    return !r || parse_range(ld, r, tp, f);
+}
+
 /* A struct's fields, laid out as C does (each at a multiple of its size,
- * the whole padded to the largest).  Buffer fields take ranges, a struct
- * scalar's fields take values. */
+ * the whole padded to the largest); an array field is its elements, each
+ * a field of its own.  Buffer fields take ranges, a struct scalar's fields
+ * take values. */
 static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
 {
-    static const char *const buffer_keys[] = { "name", "type", "range", NULL };
+    static const char *const buffer_keys[] = { "name", "type", "count", "range", NULL };
     static const char *const scalar_keys[] = { "name", "type", "value", NULL };
     const char *const *keys = scalar ? scalar_keys : buffer_keys;
-    const char *shape = scalar ? "{name, type, value}" : "{name, type, range}";
+    const char *shape = scalar ? "{name, type, value}" : "{name, type, range} (and count, for an array)";
     char fp[300];
     json_t *fields = json_object_get(pobj, "fields");
     if (!json_is_array(fields) || json_array_size(fields) == 0)
         return bad(ld, jpath, "a struct needs \"fields\": a non-empty list of %s", shape);
-    p->nfields = (int)json_array_size(fields);
-    p->fields = calloc((size_t)p->nfields, sizeof *p->fields);
+    size_t nentries = json_array_size(fields);
+    long total = 0;
+    for (size_t i = 0; i < nentries; i++) {
+        json_t *fo = json_array_get(fields, i);
+        snprintf(fp, sizeof fp, "%s.fields[%zu]", jpath, i);
+        if (!json_is_object(fo)) return bad(ld, fp, "expected an object %s", shape);
+        int n;
+        if (!check_keys(ld, fo, fp, keys) || !field_count(ld, fo, fp, &n)) return false;
+        const char *name = json_string_value(json_object_get(fo, "name"));
+        for (size_t j = 0; name && j < i; j++) {
+            const char *other = json_string_value(json_object_get(json_array_get(fields, j), "name"));
+            if (other && !strcmp(other, name)) return bad(ld, fp, "duplicate field \"%s\"", name);
+        }
+        total += n;
+    }
+    if (total > WH_MAX_FIELD_COUNT)
+        return bad(ld, jpath, "a struct of %ld fields (array elements counted); at most %d", total,
+                   WH_MAX_FIELD_COUNT);
+    p->fields = calloc((size_t)total, sizeof *p->fields);
     if (!p->fields) return bad(ld, jpath, "out of memory");
     size_t off = 0, align = 1;
-    for (int i = 0; i < p->nfields; i++) {
-        json_t *fo = json_array_get(fields, (size_t)i);
-        wh_field *f = &p->fields[i];
-        snprintf(fp, sizeof fp, "%s.fields[%d]", jpath, i);
-        if (!json_is_object(fo)) return bad(ld, fp, "expected an object %s", shape);
-        if (!check_keys(ld, fo, fp, keys) || !get_string(ld, fo, "name", fp, true, &f->name)) return false;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(p->fields[j].name, f->name)) return bad(ld, fp, "duplicate field \"%s\"", f->name);
-        char tp[320];
-        snprintf(tp, sizeof tp, "%s.type", fp);
-        if (!parse_type(ld, json_object_get(fo, "type"), tp, false, &f->type)) return false;
-        size_t sz = wh_type_size(f->type);
-        off = align_up(off, sz);
-        f->offset = off;
-        off += sz;
-        if (sz > align) align = sz;
-        if (scalar) {
-            if (!parse_field_value(ld, fo, fp, f)) return false;
-            continue;
-        }
-        json_t *r = json_object_get(fo, "range");
-        snprintf(tp, sizeof tp, "%s.range", fp);
-        if (r && !parse_range(ld, r, tp, f)) return false;
+    for (size_t i = 0; i < nentries; i++) {
+        json_t *fo = json_array_get(fields, i);
+        snprintf(fp, sizeof fp, "%s.fields[%zu]", jpath, i);
+        char *name = NULL;
+        int n;
+        if (!get_string(ld, fo, "name", fp, true, &name) || !field_count(ld, fo, fp, &n)) return false;
+        bool ok = true;
+        for (int k = 0; ok && k < n; k++)
+            ok = parse_field(ld, fo, fp, scalar, name, k, n, &p->fields[p->nfields++], &off, &align);
+        free(name);
+        if (!ok) return false;
     }
     p->elem_align = align;
     p->elem_size = align_up(off, align);

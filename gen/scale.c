@@ -115,17 +115,28 @@ typedef struct {
     const wh_image *full;
     int p;
     uint64_t tile, stride;     /* the shift of stride tiling: tile * stride */
-    wh_bounds sb[64], db[64];  /* per-field bounds when they do not depend on i */
-    bool by_index[64];
+    wh_bounds *sb, *db;        /* per-field bounds when they do not depend on i */
+    bool *by_index;
 } mover;
+
+static void mover_free(mover *m)
+{
+    free(m->sb);
+    free(m->db);
+    free(m->by_index);
+}
 
 static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int p, wh_error *err)
 {
     const wh_image *atom = pool->ref;
     const wh_param *par = &full->spec->params[p];
-    if (par->nfields > 64) {
-        wh_error_set(err, WH_ERR_UNSUPPORTED, full->spec->path, 0, 0,
-                     "struct \"%s\" has %d fields; the scaler handles at most 64", par->name, par->nfields);
+    size_t n = (size_t)par->nfields;
+    m->sb = malloc(n * sizeof *m->sb);
+    m->db = malloc(n * sizeof *m->db);
+    m->by_index = malloc(n * sizeof *m->by_index);
+    if (!m->sb || !m->db || !m->by_index) {
+        mover_free(m);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
     m->atom = atom;
@@ -135,8 +146,10 @@ static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int
     m->atom_out = NULL;
     for (int f = 0; f < par->nfields; f++) {
         m->by_index[f] = wh_field_varies_by_index(&par->fields[f]);
-        if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err))
+        if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err)) {
+            mover_free(m);
             return false;
+        }
     }
     return true;
 }
@@ -175,21 +188,22 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
     if (!mover_init(&m, pool, full, p, err)) return false;
     uint64_t natom = pool->ref->bufs[p].count;
     m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
-    for (int g = 0; g < lay->thread_genes; g++) {
-        if (!(m.src = allele_data(pool, genes[g], p, scratch, err))) return false;
+    bool ok = true;
+    for (int g = 0; ok && g < lay->thread_genes; g++) {
+        ok = (m.src = allele_data(pool, genes[g], p, scratch, err)) != NULL;
         m.tile = (uint64_t)g;
-        for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
+        for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
-            if (thread >= lay->threads) break;
-            for (uint64_t j = 0; j < k; j++) {
+            for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
                 uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
                 uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
-                if (!mover_copy(&m, es, ed, err)) return false;
+                ok = mover_copy(&m, es, ed, err);
             }
         }
     }
-    return true;
+    mover_free(&m);
+    return ok;
 }
 
 static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
@@ -197,16 +211,19 @@ static bool scale_shared(const gen_pool *pool, const gen_layout *lay, const int 
 {
     uint64_t natom = pool->ref->bufs[p].count, nfull = full->bufs[p].count;
     if (natom == 0) return true;
+    int a = genes[lay->thread_genes];
+    const unsigned char *src = a < 0 ? allele_data(pool, a, p, scratch, err) : gen_pool_atom_data(pool, a, p);
+    if (a < 0 && !src) return false;
+    if (!src) return wh_image_fill_low(full, p, err);
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    int a = genes[lay->thread_genes];
-    if (a < 0 && !(m.src = allele_data(pool, a, p, scratch, err))) return false;
-    if (a >= 0) m.src = gen_pool_atom_data(pool, a, p);
-    if (!m.src) return wh_image_fill_low(full, p, err);
+    m.src = src;
     /* An atom's shared buffer is sized for X threads; repeat it cyclically. */
-    for (uint64_t e = 0; e < nfull; e++)
-        if (!mover_copy(&m, e % natom, e, err)) return false;
-    return true;
+    bool ok = true;
+    for (uint64_t e = 0; ok && e < nfull; e++)
+        ok = mover_copy(&m, e % natom, e, err);
+    mover_free(&m);
+    return ok;
 }
 
 bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full, wh_error *err)
@@ -265,19 +282,21 @@ static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image
     uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    for (int g = 0; g < lay->thread_genes; g++) {
+    bool ok = true;
+    for (int g = 0; ok && g < lay->thread_genes; g++) {
         m.atom_out = (unsigned char *)gen_pool_atom_data(pool, genes[g], p);
-        for (uint64_t t = 0; t < (uint64_t)lay->x; t++) {
+        for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
-            for (uint64_t j = 0; thread < lay->threads && j < k; j++) {
+            for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
                 uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
                 uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
-                if (!mover_copy(&m, es, ed, err)) return false;
+                ok = mover_copy(&m, es, ed, err);
             }
         }
     }
-    return true;
+    mover_free(&m);
+    return ok;
 }
 
 static bool unscale_shared(gen_pool *pool, const wh_image *full, int p, int atom, wh_error *err)
@@ -286,9 +305,11 @@ static bool unscale_shared(gen_pool *pool, const wh_image *full, int p, int atom
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.atom_out = (unsigned char *)gen_pool_atom_data(pool, atom, p);
-    for (uint64_t e = 0; e < natom && e < nfull; e++)
-        if (!mover_copy(&m, e, e, err)) return false;
-    return true;
+    bool ok = true;
+    for (uint64_t e = 0; ok && e < natom && e < nfull; e++)
+        ok = mover_copy(&m, e, e, err);
+    mover_free(&m);
+    return ok;
 }
 
 bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, int *genes, wh_error *err)
