@@ -573,11 +573,14 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
         decode_call(c, s);
         if (!c->P->m->funcs[pi->callee].has_body) {
             /* an external function: printf's vprintf is a no-op returning 0,
-             * assert's __assertfail a fault, anything else stops the run
-             * (unsupported) when called */
+             * assert's __assertfail a fault, malloc a block of the device
+             * heap, free nothing; anything else stops the run (unsupported)
+             * when called */
             const char *name = c->P->m->funcs[pi->callee].name;
             s->op = !strcmp(name, "vprintf") ? SIM_OP_VPRINTF
-                  : !strcmp(name, "__assertfail") ? SIM_OP_ASSERTFAIL : SIM_OP_UNSUPPORTED;
+                  : !strcmp(name, "__assertfail") ? SIM_OP_ASSERTFAIL
+                  : !strcmp(name, "malloc") ? SIM_OP_MALLOC
+                  : !strcmp(name, "free") ? SIM_OP_FREE : SIM_OP_UNSUPPORTED;
         }
         return true;
     case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_TRAP:

@@ -22,6 +22,20 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 /* Reachability and memory layout                                           */
 /* ------------------------------------------------------------------------ */
 
+/* Does a function the kernel can reach call the external function `name`? */
+static bool calls_external(const sim_prog *P, const char *name)
+{
+    const ptx_module *m = P->m;
+    for (int fi = 0; fi < m->nfuncs; fi++)
+        for (int i = 0; P->funcs[fi].used && i < m->funcs[fi].ninstrs; i++) {
+            const ptx_instr *in = &m->funcs[fi].instrs[i];
+            if (in->op == PTX_OP_CALL && in->callee >= 0 && !m->funcs[in->callee].has_body &&
+                !strcmp(m->funcs[in->callee].name, name))
+                return true;
+        }
+    return false;
+}
+
 /* Shared, const and module-local offsets come from the module memory map
  * the symbolic executor uses too (ptx/memmap.c). */
 static void layout_module(sim_prog *P, int entry)
@@ -58,7 +72,7 @@ static void layout_module(sim_prog *P, int entry)
 
     /* global regions: spec buffers, then module .global variables */
     const wh_spec *S = P->spec;
-    P->regions = wh_xcalloc((size_t)(S->nparams + nglobal), sizeof *P->regions);
+    P->regions = wh_xcalloc((size_t)(S->nparams + nglobal + 1), sizeof *P->regions);
     P->region_of_param = wh_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
     int r = 0;
     for (int i = 0; i < S->nparams; i++) {
@@ -83,6 +97,14 @@ static void layout_module(sim_prog *P, int entry)
         P->regions[r].var = v;
         P->mvar_off[v] = P->regions[r].base;
         r++;
+    }
+    P->heap_region = -1;
+    if (calls_external(P, "malloc")) {
+        P->regions[r].name = "the device heap (malloc)";
+        P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
+        P->regions[r].size = SIM_HEAP_BYTES;
+        P->regions[r].param = P->regions[r].var = -1;
+        P->heap_region = r++;
     }
     P->nregions = r;
     P->mcache = wh_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);

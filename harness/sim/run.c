@@ -78,7 +78,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
             if (!g->data) {
                 wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory: the sim cannot allocate the %llu "
                              "bytes of %s", (unsigned long long)g->size, d->param >= 0 ?
-                             S->params[d->param].name : "the module's .global variables");
+                             S->params[d->param].name : d->var >= 0 ? "the module's .global variables" : d->name);
                 return false;
             }
         }
@@ -98,6 +98,8 @@ static bool setup_memory(sim_run *R, wh_error *err)
                 memcpy(g->data, b->data, g->size);
             else
                 memset(g->data, 0, g->size);
+        } else if (d->var < 0) {
+            memset(g->data, 0, g->size);   /* the device heap: every run starts empty */
         } else {
             const ptx_var *v = &P->m->vars[d->var];
             memset(g->data, 0, g->size);

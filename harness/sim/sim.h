@@ -144,6 +144,8 @@ enum {
     SIM_OP_PMOV,       /* predicate logic: mov/and/or/xor/not on .pred */
     SIM_OP_VPRINTF,    /* call to the external vprintf: no output, returns 0 */
     SIM_OP_ASSERTFAIL, /* call to the external __assertfail (a failed assert): fault */
+    SIM_OP_MALLOC,     /* call to the external malloc: a block of the device heap, or NULL */
+    SIM_OP_FREE,       /* call to the external free: nothing (the heap is not reused) */
     SIM_OP_COUNT
 };
 
@@ -203,8 +205,13 @@ typedef struct {
     const char *name;
     uint64_t base, size;
     int param;                 /* spec param index, or -1 for a module variable */
-    int var;                   /* module var index, or -1 */
+    int var;                   /* module var index, or -1 (and param -1: the device heap) */
 } sim_region_decl;
+
+/* The device heap device-side malloc allocates from: CUDA's default size
+ * (cudaLimitMallocHeapSize), a region of its own after the module's
+ * .global variables when the kernel can call malloc. */
+#define SIM_HEAP_BYTES ((uint64_t)8 << 20)
 
 typedef struct {
     const wh_spec *spec;
@@ -228,6 +235,7 @@ typedef struct {
     sim_region_decl *regions;
     int nregions;
     int *region_of_param;      /* spec param -> region, or -1 (scalar) */
+    int heap_region;           /* the device heap's region, or -1 (no malloc reachable) */
     uint64_t *kparam_off;      /* spec param -> offset in the kernel param space */
     uint64_t kparam_bytes;
     sim_profile prof;
@@ -414,6 +422,7 @@ typedef struct sim_run {
     int bwarps;                      /* warps per block */
     uint64_t nblocks_total;
     uint64_t next_block;             /* blocks not yet dispatched start here */
+    uint64_t heap_used;              /* bytes of the device heap malloc has handed out */
     sim_region *regions;
     uint8_t *kparam;
     uint64_t shared_size;            /* per block */

@@ -86,6 +86,44 @@ static bool unsupported(sim_run *R, sim_warp *w, const sim_instr *in)
     return false;
 }
 
+/* The value of call argument or result operand d for lane l: a register,
+ * an immediate, or the bytes of a .param variable of the caller's area. */
+static uint8_t *call_operand(const sim_run *R, sim_warp *w, const sim_opd *d, uint32_t l, uint32_t size)
+{
+    if (d->kind == SIM_OPD_REG)
+        return (uint8_t *)&w->r[(size_t)d->slot * SIM_WARP + l];
+    if (d->kind == SIM_OPD_IMM && d->sreg)
+        return sim_area_ptr(R, &w->frames[w->nframes - 1], w->nframes == 1, d->imm, l, size);
+    return NULL;
+}
+
+/* malloc(size) for each active lane, in lane order: 16-byte aligned blocks
+ * of the device heap handed out in turn and never reused (free does
+ * nothing); NULL once the heap (SIM_HEAP_BYTES) is spent, as on a GPU. */
+static void device_malloc(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
+{
+    const sim_prog *P = R->prog;
+    SIM_LANES(m, l) {
+        uint64_t size = 0, ptr = 0;
+        if (in->ncargs >= 1) {
+            const sim_opd *a = &in->cargs[0];
+            const uint8_t *v = call_operand(R, w, a, l, 8);
+            if (v)
+                memcpy(&size, v, 8);
+            else if (a->kind == SIM_OPD_IMM)
+                size = a->imm;
+        }
+        uint64_t at = (R->heap_used + 15) / 16 * 16;
+        if (P->heap_region >= 0 && size <= SIM_HEAP_BYTES && at <= SIM_HEAP_BYTES - size) {
+            ptr = P->regions[P->heap_region].base + at;
+            R->heap_used = at + size;
+        }
+        uint8_t *ret = in->ncrets >= 1 ? call_operand(R, w, &in->cargs[in->ncargs], l, 8) : NULL;
+        if (ret)
+            memcpy(ret, &ptr, 8);
+    }
+}
+
 static bool step_limit(sim_run *R, sim_warp *w, const sim_instr *in)
 {
     char where[256];
@@ -265,6 +303,14 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
                 }
             }
         }
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_MALLOC:
+        if (m)
+            device_malloc(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case SIM_OP_FREE:
         top->pc = pc + 1;
         break;
     case SIM_OP_UNSUPPORTED:
