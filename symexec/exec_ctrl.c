@@ -146,9 +146,62 @@ static int region_of_operand(sx_cx *cx, const ptx_operand *o, int func)
     return e->fl[func].var_region[o->sym.index * e->X + cx->t];
 }
 
+/* Call operand o (an argument or a result) of n bytes: its register, or
+ * its .param variable's region (*region; -1 for a register). */
+static Z3_ast call_operand(sx_cx *cx, const ptx_operand *o, int n, int *region)
+{
+    *region = -1;
+    if (o->kind == PTX_OPD_REG)
+        return sx_reg_get(cx->e, cx->fr, o->reg);
+    *region = region_of_operand(cx, o, cx->fr->func);
+    return *region >= 0 ? sx_mem_read(cx->e, cx->s, *region, 0, n) : NULL;
+}
+
+/* malloc(size) as on the sim: a 16-byte aligned block of the device heap
+ * after the state's earlier ones, or NULL once the heap is spent.  A
+ * symbolic size is not pinned (it is often the loop bound the path's
+ * atoms should vary): the block takes the size's upper bound over the
+ * input domains, so no input makes blocks overlap; the blocks then sit
+ * elsewhere than on the sim, which only a kernel that compares pointers
+ * would see, and a path may see NULL sooner than the sim does. */
+static int device_malloc(sx_cx *cx, const ptx_function *cf)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    const ptx_instr *ins = cx->ins;
+    int region;
+    Z3_ast size = ins->ncall_args >= 1 ? call_operand(cx, &ins->call_args[0], 8, &region) : NULL;
+    uint64_t n;
+    if (!size || e->heap_region < 0)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "malloc's size is not a .param variable"), -1;
+    size = sx_z_resize(z, sx_z_to_bv(z, size), 64, false);
+    uint64_t lo;
+    if (!sx_z_get_u64(z, size, &n) && !sx_interval_of(e, size, &lo, &n))
+        n = UINT64_MAX;   /* unbounded: NULL */
+    uint64_t at = (cx->s->heap_used + 15) / 16 * 16, ptr = 0;
+    if (n <= SX_HEAP_BYTES && at <= SX_HEAP_BYTES - n) {
+        ptr = sx_layout_generic(&e->regions[e->heap_region]) + at;
+        cx->s->heap_used = at + n;
+    }
+    if (ins->ncall_rets < 1 || cf->nrets < 1)
+        return 1;
+    const ptx_operand *o = &ins->call_rets[0];
+    Z3_ast v = sx_z_num(z, ptr, 64);
+    if (o->kind == PTX_OPD_REG) {
+        sx_reg_set(e, cx->fr, o->reg, v);
+        return 1;
+    }
+    region = region_of_operand(cx, o, cx->fr->func);
+    if (region < 0 || !sx_mem_write(e, cx->s, region, 0, 8, v))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "malloc's result is not a .param variable"), -1;
+    return 1;
+}
+
 /* A call to a function the PTX only declares: printf's vprintf prints
  * nothing and returns 0 (as on the sim), assert's __assertfail ends the
- * path as an error (a failed assertion is a finding); others are refused. */
+ * path as an error (a failed assertion is a finding), malloc hands out a
+ * block of the device heap and free does nothing (as on the sim); others
+ * are refused. */
 static int external_call(sx_cx *cx, const ptx_function *cf)
 {
     sx_engine *e = cx->e;
@@ -162,6 +215,10 @@ static int external_call(sx_cx *cx, const ptx_function *cf)
         cx->dead = true;
         return 1;
     }
+    if (!strcmp(cf->name, "malloc"))
+        return device_malloc(cx, cf);
+    if (!strcmp(cf->name, "free"))
+        return 1;
     if (strcmp(cf->name, "vprintf"))
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call to '%s', which has no body in the PTX", cf->name), -1;
     for (int k = 0; k < ins->ncall_rets && k < cf->nrets; k++) {

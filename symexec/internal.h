@@ -221,6 +221,7 @@ typedef struct sx_state {
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
     int array_ops;           /* loads and stores at symbolic offsets (memory.c) */
     bool concolic;           /* since a give-up: follows its model (fork.c) */
+    uint64_t heap_used;      /* bytes of the device heap malloc handed out */
 } sx_state;
 
 /* ------------------------------------------------------------------ */
@@ -253,6 +254,7 @@ struct sx_engine {
     Z3_ast structure;                    /* the structure alone (part of every path
                                             formula), or NULL */
     uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
+    int heap_region;                     /* the device heap (malloc), or -1 */
     int *scalar_sym;                     /* per spec param: the symbol of a searched
                                             scalar (read by ld.param), else -1 */
     sx_func_layout *fl;                  /* per function */
@@ -311,6 +313,8 @@ bool sx_layout_build(sx_engine *e, wh_error *err);
 /* A model of the domains built without the solver (every input at the low
  * end of its domain), or NULL when it does not satisfy them. */
 Z3_model sx_layout_low_model(sx_engine *e);
+/* A region's generic address (the semantics contract's map). */
+uint64_t sx_layout_generic(const sx_region *r);
 /* The symbol whose constant is `a`, or -1. */
 int sx_layout_symbol_of(const sx_engine *e, Z3_ast a);
 void sx_layout_free(sx_engine *e);
@@ -337,6 +341,10 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast va
 void sx_mem_release(sx_engine *e, int region, sx_mem *m);
 /* Copy the first n bytes of region src into region dst (call arguments). */
 bool sx_mem_copy(sx_engine *e, sx_state *s, int dst, int src, uint64_t n);
+/* n bytes at offset off of a region (a call's argument or result): a
+ * term, or NULL past the region's end; and a write, false past it. */
+Z3_ast sx_mem_read(sx_engine *e, sx_state *s, int region, uint64_t off, int n);
+bool sx_mem_write(sx_engine *e, sx_state *s, int region, uint64_t off, int n, Z3_ast val);
 /* Zero the first n bytes of region dst (a call's result). */
 bool sx_mem_zero(sx_engine *e, sx_state *s, int dst, uint64_t n);
 

@@ -21,7 +21,6 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-static uint64_t layout_generic(const sx_region *r);
 
 static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_space space,
                       uint64_t base, uint64_t size, int thread)
@@ -238,7 +237,7 @@ static bool build_params(sx_engine *e, const int *param_region)
             continue;
         uint8_t *dst = e->params + pp->offset;
         if (e->spec->params[p].kind == WH_BUFFER) {
-            uint64_t a = layout_generic(&e->regions[param_region[p]]);
+            uint64_t a = sx_layout_generic(&e->regions[param_region[p]]);
             for (uint64_t k = 0; k < pp->size && k < 8; k++)
                 dst[k] = (uint8_t)(a >> (8 * k));
         } else {
@@ -280,6 +279,25 @@ static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions)
             return false;
         e->regions[r].init = v->init;
     }
+    return true;
+}
+
+/* The device heap, when a function the kernel can reach calls malloc:
+ * zeroed, SX_HEAP_BYTES (the sim's region of the same role is larger). */
+static bool heap(sx_engine *e, const ptx_memmap *mm, int *global_regions)
+{
+    const ptx_module *m = e->mod;
+    e->heap_region = -1;
+    for (int fi = 0; fi < m->nfuncs; fi++)
+        for (int i = 0; mm->reachable[fi] && i < m->funcs[fi].ninstrs; i++) {
+            const ptx_instr *in = &m->funcs[fi].instrs[i];
+            if (in->op != PTX_OP_CALL || in->callee < 0 || m->funcs[in->callee].has_body ||
+                strcmp(m->funcs[in->callee].name, "malloc"))
+                continue;
+            e->heap_region = add_region(e, "the device heap (malloc)", SX_R_GLOBALVAR, PTX_SPACE_GLOBAL,
+                                        global_region_base((*global_regions)++), SX_HEAP_BYTES, -1);
+            return e->heap_region >= 0;
+        }
     return true;
 }
 
@@ -622,7 +640,8 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     }
     ptx_memmap mm;
     ptx_memmap_build(e->mod, e->entry_idx, &mm);
-    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal) && function_shared(e, &mm)
+    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal) && heap(e, &mm, &nglobal) &&
+              function_shared(e, &mm)
               && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
     ptx_memmap_free(&mm);
     free(param_region);
@@ -725,7 +744,7 @@ int sx_layout_nearest(const sx_engine *e, ptx_space space, int thread, uint64_t 
  * memory is thread-private: every thread sees its own at the same
  * addresses, as on the GPU, and an access resolves by the thread making
  * it. */
-static uint64_t layout_generic(const sx_region *r)
+uint64_t sx_layout_generic(const sx_region *r)
 {
     switch (r->space) {
     case PTX_SPACE_SHARED: return PTX_ADDR_SHARED + r->base;

@@ -649,6 +649,16 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
 }
 
 
+Z3_ast sx_mem_read(sx_engine *e, sx_state *s, int region, uint64_t off, int n)
+{
+    return off + (uint64_t)n <= e->regions[region].size ? read_conc(e, s, region, off, n) : NULL;
+}
+
+bool sx_mem_write(sx_engine *e, sx_state *s, int region, uint64_t off, int n, Z3_ast val)
+{
+    return off + (uint64_t)n <= e->regions[region].size && write_conc(e, s, region, off, n, val);
+}
+
 bool sx_mem_zero(sx_engine *e, sx_state *s, int dst, uint64_t n)
 {
     if (n > e->regions[dst].size)

@@ -234,6 +234,12 @@ typedef struct {
  * atoms would carry one constraint per element.  The search brings every
  * input it builds to the structure either way. */
 #define SX_STRUCTURE_MAX 4096
+
+/* The device heap of the symbolic launch (malloc): smaller than the sim's
+ * 8 MiB, since each state that writes it holds a copy.  A path whose
+ * allocations pass it gets NULL where the sim would not; its atoms then
+ * fail their replay and are not used. */
+#define SX_HEAP_BYTES ((uint64_t)256 << 10)
 bool sx_structure_assumed(const wh_image *img, int p);
 
 /* Explore `spec`'s entry in `mod` for opt->threads threads.  Returns NULL
