@@ -649,7 +649,8 @@ Test(sim_errors, branch_trace_and_statistics)
 }
 
 /* printf (vprintf) prints nothing and returns 0; assert (__assertfail) is a
- * fault; any other external function is unsupported when called. */
+ * fault; malloc gives a block; any other external function (a CUDA graph
+ * call here) is unsupported when called. */
 static void write_extern_kernel(const char *which)
 {
     char text[4096];
@@ -658,6 +659,7 @@ static void write_extern_kernel(const char *which)
              ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n"
              ".extern .func __assertfail(.param .b64 a0, .param .b64 a1, .param .b32 a2, .param .b64 a3, .param .b64 a4);\n"
              ".extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);\n"
+             ".extern .func (.param .b64 func_retval0) cudaGetParameterBufferV2(.param .b64 g0);\n"
              "\n"
              ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n"
              "{\n"
@@ -711,8 +713,13 @@ Test(sim_errors, external_functions)
 
     write_extern_kernel("\t{\n\t.param .b64 m0;\n\tst.param.b64 [m0], 64;\n\t.param .b64 mr;\n"
                         "\tcall.uni (mr), malloc, (m0);\n\t}\n");
+    measure_k(&r, 0, HARNESS_OK);   /* malloc: a block of the device heap (test_sim_heap.c) */
+    sc_close(&r);
+
+    write_extern_kernel("\t{\n\t.param .b64 g0;\n\tst.param.b64 [g0], 64;\n\t.param .b64 gr;\n"
+                        "\tcall.uni (gr), cudaGetParameterBufferV2, (g0);\n\t}\n");
     measure_k(&r, 0, HARNESS_UNSUPPORTED);
-    expect_in(r.res.message, "a call to the external function 'malloc'");
+    expect_in(r.res.message, "a call to the external function 'cudaGetParameterBufferV2'");
     sc_close(&r);
     ts_rmtree(tmpdir);
 }
