@@ -151,3 +151,16 @@ gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache)
     cr_assert(r, "%s", err.msg);
     return r;
 }
+
+wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)
+{
+    strcpy(dir, "/tmp/wh_spec_XXXXXX");
+    cr_assert(mkdtemp(dir));
+    char path[96];
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(json, f);
+    fclose(f);
+    return wh_spec_load(path, err);
+}

@@ -57,6 +57,11 @@ int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int
  * file, loaded by the caller; wh_image_free the result). */
 wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *evals);
 
+/* The spec whose JSON text is `json`, written to a fresh temporary
+ * directory (dir: 64 bytes, ts_rmtree it) as k.json and loaded: NULL, err
+ * filled, when the loader refuses it. */
+wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err);
+
 /* gen_explore_spec of spec, quiet, for time_s seconds, its cache in a
  * fresh temporary directory written to cache (64 bytes; ts_rmtree it);
  * asserted (gen_result_free the result). */

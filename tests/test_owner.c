@@ -22,19 +22,13 @@ typedef struct {
 /* A spec of one i32 input v of per_thread k with `owner`, grid g x block b. */
 static void open_spec(owned_spec *o, const char *owner, int k, int g, int b)
 {
-    snprintf(o->dir, sizeof o->dir, "/tmp/wh_owner_XXXXXX");
-    cr_assert(mkdtemp(o->dir));
-    char path[128];
-    snprintf(path, sizeof path, "%s/k.json", o->dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[%d],\"block\":[%d],"
-               "\"symbolic\":{\"threads\":[2]},\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\","
-               "\"count\":\"threads*%d\",\"role\":\"input\",\"per_thread\":%d,\"owner\":\"%s\","
-               "\"range\":[0,100000]}]}", g, b, k, k, owner);
-    fclose(f);
+    char json[1024];
+    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[%d],\"block\":[%d],"
+             "\"symbolic\":{\"threads\":[2]},\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\","
+             "\"count\":\"threads*%d\",\"role\":\"input\",\"per_thread\":%d,\"owner\":\"%s\","
+             "\"range\":[0,100000]}]}", g, b, k, k, owner);
     wh_error err;
-    o->spec = wh_spec_load(path, &err);
+    o->spec = ts_temp_spec(json, o->dir, &err);
     cr_assert(o->spec, "%s", err.msg);
 }
 
@@ -158,16 +152,11 @@ Test(owner, warp_copy_copies_lane_0s_own_elements)
 
 Test(owner, owner_needs_per_thread)
 {
-    char dir[] = "/tmp/wh_owner_XXXXXX", path[64];
-    cr_assert(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.json", dir);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
-               "{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":4,\"role\":\"input\","
-               "\"owner\":\"stride\"}]}");
-    fclose(f);
+    char dir[64];
     wh_error err;
-    cr_expect_null(wh_spec_load(path, &err));
+    cr_expect_null(ts_temp_spec("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
+                                "\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":4,"
+                                "\"role\":\"input\",\"owner\":\"stride\"}]}", dir, &err));
     cr_expect(strstr(err.msg, "it needs \"per_thread\""), "%s", err.msg);
     cr_expect_str_eq(err.path, "$.params[0].owner");
     ts_rmtree(dir);

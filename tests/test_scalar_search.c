@@ -30,16 +30,11 @@ static int n_param(const wh_spec *s)
 
 static void expect_refused(const char *scalar, const char *msg)
 {
-    char dir[] = "/tmp/wh_scalar_XXXXXX", path[64];
-    cr_assert(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/k.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
-               "{\"name\":\"n\",\"kind\":\"scalar\",%s}]}", scalar);
-    fclose(f);
+    char json[512], dir[64];
+    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
+             "\"params\":[{\"name\":\"n\",\"kind\":\"scalar\",%s}]}", scalar);
     wh_error err;
-    wh_spec *s = wh_spec_load(path, &err);
+    wh_spec *s = ts_temp_spec(json, dir, &err);
     cr_expect_null(s, "%s was accepted", scalar);
     wh_spec_free(s);
     cr_expect(strstr(err.msg, msg), "%s: %s", scalar, err.msg);

@@ -40,18 +40,13 @@ Test(struct_arrays, an_array_field_is_laid_out_as_c_does)
 
 static void expect_refused(const char *fields, const char *msg, const char *path)
 {
-    char dir[] = "/tmp/wh_sarr_XXXXXX", file[64];
-    cr_assert(mkdtemp(dir));
-    snprintf(file, sizeof file, "%s/k.json", dir);
-    FILE *f = fopen(file, "w");
-    cr_assert(f);
-    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
-               "{\"name\":\"v\",\"kind\":\"%s\",\"type\":\"struct\",%s\"fields\":[%s]}]}",
-            strstr(fields, "value") ? "scalar" : "buffer",
-            strstr(fields, "value") ? "" : "\"count\":4,\"role\":\"input\",", fields);
-    fclose(f);
+    char json[1024], dir[64];
+    bool scalar = strstr(fields, "value") != NULL;
+    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
+             "\"params\":[{\"name\":\"v\",\"kind\":\"%s\",\"type\":\"struct\",%s\"fields\":[%s]}]}",
+             scalar ? "scalar" : "buffer", scalar ? "" : "\"count\":4,\"role\":\"input\",", fields);
     wh_error err;
-    wh_spec *s = wh_spec_load(file, &err);
+    wh_spec *s = ts_temp_spec(json, dir, &err);
     cr_expect_null(s, "%s was accepted", fields);
     wh_spec_free(s);
     cr_expect(strstr(err.msg, msg), "%s: %s", fields, err.msg);

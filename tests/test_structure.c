@@ -22,7 +22,6 @@
 
 typedef struct {
     char dir[64];
-    char path[128];
     wh_spec *spec;
     wh_image *img;
 } one_buffer;
@@ -31,16 +30,11 @@ typedef struct {
  * block 4; loaded and, when it loads, an image of its full launch. */
 static bool open_buffer(one_buffer *b, const char *members, wh_error *err)
 {
-    snprintf(b->dir, sizeof b->dir, "/tmp/wh_structure_XXXXXX");
-    cr_assert(mkdtemp(b->dir));
-    snprintf(b->path, sizeof b->path, "%s/k.json", b->dir);
-    FILE *f = fopen(b->path, "w");
-    cr_assert(f);
-    fprintf(f, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":["
-               "{\"name\":\"v\",\"kind\":\"buffer\",%s}]}", members);
-    fclose(f);
+    char json[1024];
+    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
+             "\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",%s}]}", members);
     b->img = NULL;
-    b->spec = wh_spec_load(b->path, err);
+    b->spec = ts_temp_spec(json, b->dir, err);
     if (!b->spec) return false;
     wh_launch l = wh_spec_launch_full(b->spec);
     b->img = wh_image_new(b->spec, &l, err);
