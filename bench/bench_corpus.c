@@ -73,6 +73,7 @@ typedef struct {
     int seeds, jobs;
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
+    const char *merge;          /* comma-separated saved JSON files: tables from them, no run */
 } args_t;
 
 /* One `warphunt hunt`: what it was asked, and what it reported. */
@@ -91,6 +92,8 @@ typedef struct {
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
     double wall_to_99;          /* seconds, symbolic stage included */
     double wall_to_own_99;      /* seconds to 99 % of the run's own best, likewise */
+    double wall_to_random;      /* seconds to random's final best (time_to_random), likewise;
+                                   -1 never, -2 unknown (a merged run saved without it) */
 } run_t;
 
 typedef struct {
@@ -111,7 +114,8 @@ static int usage(void)
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--inputs-only] [--reuse] [--out DIR]\n"
                     "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
-                    "                    [--warphunt PATH]\n");
+                    "                    [--warphunt PATH]\n"
+                    "       bench_corpus --merge A.json,B.json [--md FILE] [--json FILE] [--csv FILE]\n");
     return 2;
 }
 
@@ -251,6 +255,7 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     add_arg(r, "--json");
     add_arg(r, "--quiet");
     r->evals_to_99 = -1;
+    r->wall_to_random = -2;
 }
 
 static pid_t start_run(run_t *r)
@@ -587,8 +592,10 @@ static double wall_to_level(const run_t *r, double level)
 }
 
 /* How soon each strategy's runs reach the level random testing ends at
- * (the median of its seeds' bests). */
-static void time_to_random(const kernel_t *kt, int seeds, strat_stats *s)
+ * (the median of its seeds' bests), from each run's history, kept in the
+ * run for the JSON; a merged run uses the figure it was saved with, and a
+ * strategy with a run saved without one has reached_random -1 (unknown). */
+static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
 {
     double bests[MAX_SEEDS], t[MAX_SEEDS];
     int n = 0;
@@ -599,11 +606,15 @@ static void time_to_random(const kernel_t *kt, int seeds, strat_stats *s)
     double level = median(bests, n);
     for (int st = 0; st < NSTRATS; st++) {
         int k = 0;
+        bool unknown = false;
         for (int i = 0; i < seeds; i++) {
-            double w = kt->runs[st][i].ok ? wall_to_level(&kt->runs[st][i], level) : -1;
-            if (w >= 0) t[k++] = w;
+            run_t *r = &kt->runs[st][i];
+            if (!r->ok) continue;
+            if (!merged) r->wall_to_random = wall_to_level(r, level);
+            unknown |= r->wall_to_random == -2;
+            if (r->wall_to_random >= 0) t[k++] = r->wall_to_random;
         }
-        s[st].reached_random = k;
+        s[st].reached_random = unknown ? -1 : k;
         s[st].med_to_random = k ? median(t, k) : 0;
     }
 }
@@ -638,19 +649,19 @@ typedef struct {
     wh_rank_test t[NSTRATS];
 } kernel_row;
 
-static void kernel_row_of(const args_t *a, const kernel_t *kt, kernel_row *row)
+static void kernel_row_of(const args_t *a, kernel_t *kt, kernel_row *row)
 {
     memset(row, 0, sizeof *row);
     for (int st = 0; st < NSTRATS; st++)
         stats_of(kt, st, a->seeds, &row->s[st]);
     if (!a->inputs_only)
-        time_to_random(kt, a->seeds, row->s);
+        time_to_random(kt, a->seeds, a->merge != NULL, row->s);
     for (int st = 1; st < NSTRATS; st++)
         row->v[st] = against(&row->s[0], &row->s[st], &row->t[st]);
 }
 
 /* Every kernel's row (computed for the kernels that were measured) and the summary. */
-static void rows_of(const args_t *a, const kernel_t *ks, int n, kernel_row *rows, summary_t *sum)
+static void rows_of(const args_t *a, kernel_t *ks, int n, kernel_row *rows, summary_t *sum)
 {
     memset(sum, 0, sizeof *sum);
     for (int i = 0; i < n; i++) {
@@ -670,7 +681,8 @@ static void rows_of(const args_t *a, const kernel_t *ks, int n, kernel_row *rows
         sum->tie += vr == V_TIE;
         sum->loss += vr == V_LOSS;
         sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
-        sum->as_soon += s[0].reached_random * 2 > s[0].nok && s[2].nok && s[0].med_to_random <= s[2].med_own;
+        sum->as_soon += s[0].reached_random >= 0 && s[0].reached_random * 2 > s[0].nok && s[2].nok &&
+                        s[0].med_to_random <= s[2].med_own;
     }
 }
 
@@ -707,7 +719,8 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
     const char *unit = n ? ks[0].unit : "cycles";
     fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
     fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; "
-               "`bench_corpus%s`.\n\n", when, a->evals, a->seeds, a->explore_time, a->quick ? " --quick" : "");
+               "`bench_corpus%s%s%s`.\n\n", when, a->evals, a->seeds, a->explore_time, a->quick ? " --quick" : "",
+            a->merge ? " --merge " : "", a->merge ? a->merge : "");
     fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. "
                "Each strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
                "reached: seeds within 99 %%, with the median evaluations and wall seconds to get there "
@@ -742,7 +755,9 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                 else
                     fprintf(f, " - |");
             for (int st = 0; st < NSTRATS - 1; st++)
-                if (rows[i].s[st].reached_random)
+                if (rows[i].s[st].reached_random < 0)
+                    fprintf(f, " n/a |");
+                else if (rows[i].s[st].reached_random)
                     fprintf(f, " %.1f (%d/%d) |", rows[i].s[st].med_to_random, rows[i].s[st].reached_random,
                             rows[i].s[st].nok);
                 else
@@ -824,7 +839,17 @@ static void write_csv(FILE *f, const args_t *a, const kernel_t *ks, const kernel
     }
 }
 
+static json_t *run_json_figures(const run_t *r);
+
 static json_t *run_json(const run_t *r)
+{
+    json_t *o = run_json_figures(r);
+    if (r->ok && r->wall_to_random != -2)
+        json_object_set_new(o, "wall_to_random_best_s", json_real(r->wall_to_random));
+    return o;
+}
+
+static json_t *run_json_figures(const run_t *r)
 {
     if (!r->ok)
         return json_pack("{s:b, s:s}", "ok", 0, "why", r->why);
@@ -884,6 +909,126 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "bench_corpus: cannot write %s\n", path);
     json_decref(doc);
+}
+
+/* ---- --merge: tables from saved JSON ------------------------------------------ */
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+static double num(json_t *o, const char *key, double dflt)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static void run_from_json(json_t *o, int st, run_t *r)
+{
+    memset(r, 0, sizeof *r);
+    r->strategy = st;
+    r->ok = json_is_true(json_object_get(o, "ok"));
+    snprintf(r->why, sizeof r->why, "%s", str(o, "why"));
+    snprintf(r->stage_failed, sizeof r->stage_failed, "%s",
+             str(o, "stage_failed"));
+    r->best = num(o, "best", 0);
+    r->remeasured = num(o, "remeasured", 0);
+    r->evals = (long)num(o, "evals", 0);
+    r->explore_s = num(o, "explore_s", 0);
+    r->evals_to_99 = (long)num(o, "evals_to_99", -1);
+    r->wall_to_99 = num(o, "wall_to_99_s", 0);
+    r->wall_to_own_99 = num(o, "wall_to_own_99_s", 0);
+    r->wall_to_random = num(o, "wall_to_random_best_s", -2);
+}
+
+/* One saved kernel object into kt; false (why) when it does not fit. */
+static bool kernel_from_json(json_t *o, int seeds, kernel_t *kt, char *why, size_t n)
+{
+    const char *name = json_string_value(json_object_get(o, "kernel"));
+    memset(kt, 0, sizeof *kt);
+    kt->k = name ? corpus_find(name) : NULL;
+    if (!kt->k) return snprintf(why, n, "kernel %s is not in the corpus", name ? name : "(unnamed)"), false;
+    kt->ok = json_is_true(json_object_get(o, "ok"));
+    snprintf(kt->why, sizeof kt->why, "%s", str(o, "why"));
+    if (!kt->ok) return true;
+    snprintf(kt->unit, sizeof kt->unit, "%s", str(o, "unit")[0] ? str(o, "unit") : "cycles");
+    kt->worst = num(o, "known_worst", 0);
+    kt->best = num(o, "known_best", 0);
+    kt->random = num(o, "best_random", 0);
+    const char *ref = json_string_value(json_object_get(o, "known_worst_input"));
+    size_t c;
+    json_t *cand;
+    json_array_foreach(json_object_get(o, "candidates"), c, cand) {
+        if (c >= CORPUS_MAX_WORST || !kt->k->worst[c].name) break;
+        kt->cand[kt->ncand++] = num(cand, "time", 0);
+        if (ref && !strcmp(ref, kt->k->worst[c].name)) kt->ref = (int)c;
+    }
+    json_t *runs = json_object_get(o, "runs");
+    for (int st = 0; st < NSTRATS; st++) {
+        json_t *arr = json_object_get(runs, strategies[st]);
+        if ((int)json_array_size(arr) != seeds)
+            return snprintf(why, n, "%s: %zu %s runs, not %d", name, json_array_size(arr), strategies[st], seeds),
+                   false;
+        for (int i = 0; i < seeds; i++) run_from_json(json_array_get(arr, (size_t)i), st, &kt->runs[st][i]);
+    }
+    return true;
+}
+
+/* The kernels of every file in a->merge (a later file's replace an earlier
+ * one's), in corpus order; the files must agree on evaluations, seeds and
+ * stage time.  Returns how many, or -1 (said why). */
+static int merge_kernels(args_t *a, kernel_t *ks)
+{
+    char files[2048], why[1400];
+    snprintf(files, sizeof files, "%s", a->merge);
+    bool first = true;
+    kernel_t *byidx = calloc((size_t)corpus_count(), sizeof *byidx);
+    if (!byidx) return -1;
+    int bad = 0;
+    for (char *save = NULL, *file = strtok_r(files, ",", &save); file && !bad; file = strtok_r(NULL, ",", &save)) {
+        json_error_t jerr;
+        json_t *doc = json_load_file(file, 0, &jerr);
+        if (!doc) {
+            fprintf(stderr, "bench_corpus: --merge: %s: %s (line %d)\n", file, jerr.text, jerr.line);
+            bad = 1;
+            break;
+        }
+        long evals = (long)num(doc, "evals", 0);
+        int seeds = (int)num(doc, "seeds", 0);
+        double xt = num(doc, "explore_time_s", 0);
+        if (first) {
+            a->evals = evals, a->seeds = seeds, a->explore_time = xt, first = false;
+        } else if (evals != a->evals || seeds != a->seeds || xt != a->explore_time) {
+            fprintf(stderr, "bench_corpus: --merge: %s has %ld evaluations, %d seeds, a %g s stage; the files "
+                    "before it %ld, %d, %g s\n", file, evals, seeds, xt, a->evals, a->seeds, a->explore_time);
+            bad = 1;
+        }
+        if (seeds < 1 || seeds > MAX_SEEDS) {
+            fprintf(stderr, "bench_corpus: --merge: %s: %d seeds\n", file, seeds);
+            bad = 1;
+        }
+        size_t i;
+        json_t *ko;
+        json_array_foreach(json_object_get(doc, "kernels"), i, ko) {
+            kernel_t kt;
+            if (bad) break;
+            if (!kernel_from_json(ko, seeds, &kt, why, sizeof why)) {
+                fprintf(stderr, "bench_corpus: --merge: %s: %s\n", file, why);
+                bad = 1;
+                break;
+            }
+            for (int c = 0; c < corpus_count(); c++)
+                if (corpus_at(c) == kt.k) byidx[c] = kt;
+        }
+        json_decref(doc);
+    }
+    int n = 0;
+    for (int c = 0; c < corpus_count() && !bad; c++)
+        if (byidx[c].k) ks[n++] = byidx[c];
+    free(byidx);
+    return bad ? -1 : n;
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -947,6 +1092,8 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->csv = v;
         else if (!strcmp(o, "--warphunt"))
             a->warphunt = v;
+        else if (!strcmp(o, "--merge"))
+            a->merge = v;
         else
             return false;
         i++;
@@ -973,7 +1120,7 @@ int main(int argc, char **argv)
     args_t a;
     if (!parse_args(argc, argv, &a))
         return usage();
-    if (!a.inputs_only && access(a.warphunt, X_OK) != 0) {
+    if (!a.inputs_only && !a.merge && access(a.warphunt, X_OK) != 0) {
         fprintf(stderr, "bench_corpus: %s: %s (build it with `make`, or give --warphunt)\n", a.warphunt,
                 strerror(errno));
         return 1;
@@ -981,8 +1128,12 @@ int main(int argc, char **argv)
     kernel_t *ks = calloc((size_t)corpus_count(), sizeof *ks);
     if (!ks)
         return 2;
-    int n = 0;
-    for (int i = 0; i < corpus_count(); i++) {
+    int n = a.merge ? merge_kernels(&a, ks) : 0;
+    if (n < 0) {
+        free(ks);
+        return 1;
+    }
+    for (int i = 0; i < corpus_count() && !a.merge; i++) {
         if (!selected(&a, corpus_at(i)))
             continue;
         kernel_t *kt = &ks[n++];
@@ -1011,7 +1162,7 @@ int main(int argc, char **argv)
     }
     char when[64];
     time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    strftime(when, sizeof when, a.merge ? "merged %Y-%m-%d %H:%M UTC" : "%Y-%m-%d %H:%M UTC", gmtime(&now));
     summary_t sum;
     kernel_row *rows = calloc((size_t)n, sizeof *rows);
     if (!rows) {

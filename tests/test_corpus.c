@@ -151,6 +151,46 @@ static json_t *runs_of(json_t *doc, const char *strategy)
     return json_object_get(json_object_get(k, "runs"), strategy);
 }
 
+static void read_all(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    size_t n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+/* --merge of the run's own JSON writes the same main table (the merged
+ * header aside), the wall seconds to random's best included (saved per
+ * run); files that disagree on the budget are refused. */
+static void expect_merge_reproduces(const char *tmp, const char *table)
+{
+    char bench[PATH_MAX], cmd[4 * PATH_MAX], path[PATH_MAX], merged[16384];
+    sibling("bench/bench_corpus", bench, sizeof bench);
+    snprintf(cmd, sizeof cmd, "%s --merge %s/c.json --md %s/m.md --json %s/m.json >/dev/null 2>&1", bench, tmp, tmp,
+             tmp);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/m.md", tmp);
+    read_all(path, merged, sizeof merged);
+    const char *a = strstr(table, "| kernel | known worst"), *b = strstr(merged, "| kernel | known worst");
+    cr_assert(a && b);
+    cr_expect_eq(strcmp(a, b), 0, "the merged tables differ:\n%s\n---\n%s", a, b);
+    snprintf(path, sizeof path, "%s/c.json", tmp);
+    json_t *doc = ts_load_json(path);
+    json_t *r = json_array_get(runs_of(doc, "random"), 0);
+    cr_expect(json_is_number(json_object_get(r, "wall_to_random_best_s")), "saved per run");
+    json_object_set_new(doc, "seeds", json_integer(3));
+    snprintf(path, sizeof path, "%s/other.json", tmp);
+    cr_assert_eq(json_dump_file(doc, path, 0), 0);
+    json_decref(doc);
+    snprintf(cmd, sizeof cmd, "%s --merge %s/c.json,%s/other.json --md %s/x.md --json %s/x.json 2>%s/merr", bench,
+             tmp, tmp, tmp, tmp, tmp);
+    int st = system(cmd);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "files with other budgets are refused");
+    snprintf(path, sizeof path, "%s/merr", tmp);
+    cr_expect(strstr(ts_read_text(path), "3 seeds"), "%s", ts_read_text(path));
+}
+
 Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
 {
     char tmp[] = "/tmp/wh-corpus-XXXXXX";
@@ -194,6 +234,7 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     cr_expect(strstr(text, "| spmv_scalar |"), "%s", text);
     cr_expect(strstr(text, "**Summary**: of 1 kernels"), "%s", text);
     cr_expect(strstr(text, "| gdivan to random's best |"), "%s", text);
+    expect_merge_reproduces(tmp, text);
     ts_rmtree(tmp);
 }
 
