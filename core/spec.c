@@ -9,8 +9,10 @@
 #include "core/spec.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +205,28 @@ static bool parse_symbolic(loader *ld, json_t *root)
     return true;
 }
 
+/* Can a value of type t hold number v (JSON numbers are doubles)?  Floats:
+ * finite and, for f32, within its range (converting past it is undefined);
+ * integers: a whole number in the type's range. */
+static bool number_fits(wh_type t, double v)
+{
+    if (!isfinite(v)) return false;
+    if (t == WH_F32) return fabs(v) <= FLT_MAX;
+    if (wh_type_is_float(t)) return true;
+    int64_t lo, hi;
+    wh_type_limits(t, &lo, &hi);
+    return v == floor(v) && v >= (double)lo && v <= (double)hi && v < 9223372036854775808.0;
+}
+
+static bool number_for(loader *ld, json_t *v, wh_type t, const char *jpath, double *out)
+{
+    if (!json_is_number(v)) return bad(ld, jpath, "expected a number");
+    *out = json_number_value(v);
+    if (number_fits(t, *out)) return true;
+    return bad(ld, jpath, "%g does not fit %s%s", *out, wh_type_name(t),
+               wh_type_is_float(t) ? "" : " (an integer in the type's range)");
+}
+
 static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
 {
     char ep[320];
@@ -213,8 +237,10 @@ static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
         json_t *lo = json_array_get(v, 0), *hi = json_array_get(v, 1);
         if (!json_is_number(lo) || !json_is_number(hi))
             return bad(ld, jpath, "a float range takes two numbers");
-        f->flo = json_number_value(lo);
-        f->fhi = json_number_value(hi);
+        snprintf(ep, sizeof ep, "%s[0]", jpath);
+        if (!number_for(ld, lo, f->type, ep, &f->flo)) return false;
+        snprintf(ep, sizeof ep, "%s[1]", jpath);
+        if (!number_for(ld, hi, f->type, ep, &f->fhi)) return false;
         if (f->flo > f->fhi) return bad(ld, jpath, "empty range: lo > hi");
         return true;
     }
@@ -237,8 +263,7 @@ static bool parse_field_value(loader *ld, json_t *fo, const char *fp, wh_field *
     snprintf(vp, sizeof vp, "%s.value", fp);
     if (!v) return bad(ld, fp, "a field of a struct scalar needs \"value\"");
     if (!wh_type_is_float(f->type)) return get_expr(ld, v, vp, &f->value);
-    if (!json_is_number(v)) return bad(ld, vp, "expected a number");
-    f->fvalue = json_number_value(v);
+    if (!number_for(ld, v, f->type, vp, &f->fvalue)) return false;
     return true;
 }
 
@@ -374,9 +399,11 @@ static bool parse_init(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
         return bad(ld, ip, "generator \"const\" needs a numeric \"value\"");
     if (p->init != WH_INIT_CONST && val)
         return bad(ld, ip, "\"value\" goes with generator \"const\" only");
-    if (val) p->init_value = json_number_value(val);
     if (p->type == WH_STRUCT && p->init != WH_INIT_ZERO)
         return bad(ld, ip, "struct buffers can be initialised with \"zero\" or a \"file\" only");
+    char vp[320];
+    snprintf(vp, sizeof vp, "%s.value", ip);
+    if (val && !number_for(ld, val, p->type, vp, &p->init_value)) return false;
     return true;
 }
 
@@ -522,8 +549,7 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
     }
     if (!v) return bad(ld, jpath, "a scalar needs \"value\" (or \"range\", to be searched)");
     if (wh_type_is_float(p->type)) {
-        if (!json_is_number(v)) return bad(ld, sub, "expected a number");
-        p->fvalue = json_number_value(v);
+        if (!number_for(ld, v, p->type, sub, &p->fvalue)) return false;
         return true;
     }
     return get_expr(ld, v, sub, &p->value);

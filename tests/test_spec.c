@@ -272,6 +272,21 @@ static void expect_image_error(const char *params, const char *path_frag, const 
     wh_spec_free(s);
 }
 
+/* Numbers the element type cannot hold (found by fuzz_spec: a u32 buffer
+ * filled with 1e105 was an undefined conversion in the image code). */
+Test(spec, numbers_must_fit_their_type)
+{
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":1,\"role\":\"fixed\","
+                      "\"init\":{\"generator\":\"const\",\"value\":1e105}}", false, "init.value",
+                      "1e+105 does not fit u32 (an integer in the type's range)");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i8\",\"count\":1,\"role\":\"fixed\","
+                      "\"init\":{\"generator\":\"const\",\"value\":2.5}}", false, "init.value", "2.5 does not fit i8");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":1,\"role\":\"input\","
+                      "\"range\":[0, 1e300]}", false, "range[1]", "1e+300 does not fit f32");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"f32\",\"value\":-1e39}", false, "value",
+                      "does not fit f32");
+}
+
 #define SPEC_HEAD "{\"source\":\"k.cu\",\"entry\":\"k\","
 
 /* Hostile specs (issue: hostile input): each a clear error, never a crash,
