@@ -5,7 +5,7 @@
  * worst input.
  *
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
- *                [--explore-time S] [--timeout S] [--jobs J] [--inputs-only]
+ *                [--explore-time S] [--timeout S] [--jobs J] [--hunt-jobs N] [--inputs-only]
  *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--csv FILE]
  *                [--warphunt PATH]
  *
@@ -39,6 +39,13 @@
  * repeating), unless --retry-failed.  --inputs-only: the hand
  * inputs and random ones only, no searches (the table goes to
  * build/corpus/inputs.md, never over the committed one).
+ * --hunt-jobs N: each hunt measures on N threads (default 1, so that
+ * --jobs hunts share the cores), and every gdivan seed explores on its own
+ * (no cache) with its scout (random testing on a spare core while the
+ * stage runs): a user's single run on an N-core machine; give --jobs 1.
+ * The wall times then are each run's own, its stage and scout included
+ * (scout.csv's rows before history.csv's).  --no-scout: gdivan's runs
+ * without it (hunt --no-scout), the baseline the scout is judged against.
  */
 #include "core/clock.h"
 #include "core/hash.h"
@@ -71,6 +78,8 @@ typedef struct {
     const char *kernels;        /* comma-separated names, or NULL: all */
     long evals;
     int seeds, jobs;
+    int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
+    bool no_scout;              /* gdivan without its scout (a baseline for it) */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
     const char *merge;          /* comma-separated saved JSON files: tables from them, no run */
@@ -88,6 +97,8 @@ typedef struct {
     double best, remeasured;    /* search fitness, final re-measured mean */
     long evals;
     double explore_s;           /* gdivan: the symbolic stage's time */
+    double search_offset;       /* history.csv's time 0 on the run's clock (its stage's start) */
+    double stage_added;         /* a cached stage's seconds added to its walls (its first seed's) */
     char stage_failed[600];     /* gdivan: why the stage gave no atom (it searched on), or "" */
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
     double wall_to_99;          /* seconds, symbolic stage included */
@@ -112,7 +123,9 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
-                    "                    [--timeout S] [--jobs J] [--inputs-only] [--reuse] [--out DIR]\n"
+                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--inputs-only]\n"
+                    "                    [--reuse]\n"
+                    "                    [--out DIR]\n"
                     "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
                     "                    [--warphunt PATH]\n"
                     "       bench_corpus --merge A.json,B.json [--md FILE] [--json FILE] [--csv FILE]\n");
@@ -222,8 +235,9 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
 {
     memset(r, 0, sizeof *r);
     r->strategy = st;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g/%s-s%d", a->out, kt->k->name, a->evals, a->explore_time,
-             strategies[st], seed);
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s-s%d", a->out, kt->k->name, a->evals,
+             a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
+             seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -250,7 +264,11 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     /* the campaign runs --jobs hunts at once: one evaluation thread each
      * keeps the cores from being shared twice over (the runs are the same) */
     add_arg(r, "--jobs");
-    add_arg(r, "1");
+    add_arg(r, "%d", a->hunt_jobs);
+    if (a->hunt_jobs > 1 && st == 0)
+        add_arg(r, "--no-cache");
+    if (a->no_scout && st == 0)
+        add_arg(r, "--no-scout");
     add_arg(r, "--no-explain"); /* a campaign compares searches; explain one best input afterwards */
     add_arg(r, "--json");
     add_arg(r, "--quiet");
@@ -274,6 +292,65 @@ static pid_t start_run(run_t *r)
     _exit(127);
 }
 
+/* Every evaluation of run r in order: scout.csv's (timed from the stage's
+ * start) then history.csv's (shifted onto that clock), with the run's best
+ * so far over both and its evaluation number among them; a cached stage's
+ * seconds (stage_added) are added to every time.  false: no history. */
+static bool each_row(const run_t *r, void (*fn)(void *ctx, long ev, double wall, double best), void *ctx)
+{
+    static const char *const files[] = { "scout.csv", "history.csv" };
+    double best_so_far = 0;
+    long n = 0;
+    for (int k = 0; k < 2; k++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", r->dir, files[k]);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            if (k == 1) return false;
+            continue;
+        }
+        double shift = r->stage_added + (k == 1 ? r->search_offset : 0);
+        char line[256];
+        long ev;
+        int gen;
+        double wall, fit, best;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5) {
+                if (best > best_so_far) best_so_far = best;
+                fn(ctx, ++n, wall + shift, best_so_far);
+            }
+        fclose(f);
+    }
+    return true;
+}
+
+static void max_best(void *ctx, long ev, double wall, double best)
+{
+    double *own = ctx;
+    (void)ev, (void)wall;
+    if (best > *own) *own = best;
+}
+
+/* The first rows at 99 % of the run's own best and of the known worst. */
+typedef struct {
+    run_t *r;
+    double own, worst;
+    bool own_seen;
+} reach_t;
+
+static void first_reach(void *ctx, long ev, double wall, double best)
+{
+    reach_t *c = ctx;
+    if (!c->own_seen && best >= 0.99 * c->own) {
+        c->r->wall_to_own_99 = wall;
+        c->own_seen = true;
+    }
+    if (c->r->evals_to_99 < 0 && best >= 0.99 * c->worst) {
+        c->r->evals_to_99 = ev;
+        c->r->wall_to_99 = wall;
+    }
+}
+
 /* Parse the summary and history of a finished run. */
 static void read_run(run_t *r, double worst)
 {
@@ -295,36 +372,20 @@ static void read_run(run_t *r, double worst)
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", r->dir);
     json_t *run = json_load_file(path, 0, &je);
-    r->explore_s = json_number_value(json_object_get(json_object_get(run, "explore"), "time_s"));
+    json_t *explore = json_object_get(run, "explore");
+    r->explore_s = json_number_value(json_object_get(explore, "time_s"));
+    /* runs made before search_offset_s: the stage's time when it ran */
+    json_t *offset = json_object_get(run, "search_offset_s");
+    bool cached = json_is_true(json_object_get(explore, "cached"));
+    r->search_offset = offset ? json_number_value(offset) : cached ? 0 : r->explore_s;
     json_decref(run);
-    snprintf(path, sizeof path, "%s/history.csv", r->dir);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(r->why, sizeof r->why, "no %s", path);
+    double own = 0;
+    if (!each_row(r, max_best, &own)) {
+        snprintf(r->why, sizeof r->why, "no %s/history.csv", r->dir);
         return;
     }
-    char line[256];
-    long ev;
-    int gen;
-    double wall, fit, best, own = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best > own)
-            own = best;
-    rewind(f);
-    bool own_seen = false;
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) != 5)
-            continue;
-        if (!own_seen && best >= 0.99 * own) {
-            r->wall_to_own_99 = wall;
-            own_seen = true;
-        }
-        if (r->evals_to_99 < 0 && best >= 0.99 * worst) {
-            r->evals_to_99 = ev;
-            r->wall_to_99 = wall;
-        }
-    }
-    fclose(f);
+    reach_t reach = { r, own, worst, false };
+    each_row(r, first_reach, &reach);
     r->ok = true;
 }
 
@@ -471,7 +532,8 @@ static void run_all(run_t **list, int n, int jobs, double timeout, const kernel_
 static void search_kernel(const args_t *a, kernel_t *kt)
 {
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s/e%ld-x%g'", a->out, kt->k->name, a->evals, a->explore_time);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s/e%ld-x%g%s'", a->out, kt->k->name, a->evals, a->explore_time,
+             a->hunt_jobs > 1 ? "-each" : "");
     if (system(cmd) != 0)
         return;
     run_t *rest[NSTRATS * MAX_SEEDS];
@@ -502,12 +564,15 @@ static void search_kernel(const args_t *a, kernel_t *kt)
         rest[kept++] = rest[i];
     }
     run_all(rest, kept, a->jobs, a->timeout, kt);
-    /* Every gdivan seed pays for the symbolic stage, which only the first
-     * ran (the others found it cached). */
+    /* Every gdivan seed pays for the symbolic stage: a seed that found it
+     * cached pays the first seed's (with --hunt-jobs, each explored). */
     double explore = first->ok ? first->explore_s : 0;
     for (int seed = 0; seed < a->seeds; seed++) {
         run_t *r = &kt->runs[0][seed];
+        if (!r->ok || r->search_offset > 0)
+            continue;
         r->explore_s = explore;
+        r->stage_added = explore;
         if (r->evals_to_99 >= 0)
             r->wall_to_99 += explore;
         r->wall_to_own_99 += explore;
@@ -573,22 +638,17 @@ static void stats_of(const kernel_t *kt, int st, int seeds, strat_stats *s)
 
 /* Wall seconds (its symbolic stage included) until run r's best reached
  * `level`; -1 if it never did. */
+static void first_at_level(void *ctx, long ev, double wall, double best)
+{
+    double *c = ctx;   /* c[0]: the level, c[1]: when, -1 until reached */
+    (void)ev;
+    if (c[1] < 0 && best >= c[0]) c[1] = wall;
+}
+
 static double wall_to_level(const run_t *r, double level)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/history.csv", r->dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long ev;
-    int gen;
-    double wall, fit, best, at = -1;
-    while (at < 0 && fgets(line, sizeof line, f))
-        if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5 && best >= level)
-            at = wall + r->explore_s;
-    fclose(f);
-    return at;
+    double c[2] = { level, -1 };
+    return each_row(r, first_at_level, c) ? c[1] : -1;
 }
 
 /* How soon each strategy's runs reach the level random testing ends at
@@ -718,9 +778,15 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
 {
     const char *unit = n ? ks[0].unit : "cycles";
     fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
-    fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; "
-               "`bench_corpus%s%s%s`.\n\n", when, a->evals, a->seeds, a->explore_time, a->quick ? " --quick" : "",
-            a->merge ? " --merge " : "", a->merge ? a->merge : "");
+    fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; ",
+            when, a->evals, a->seeds, a->explore_time);
+    if (a->hunt_jobs > 1)
+        fprintf(f, "one hunt at a time on %d evaluation threads, every gdivan seed exploring%s; ", a->hunt_jobs,
+                a->no_scout ? " (--no-scout)" : " with its scout");
+    else if (a->no_scout)
+        fprintf(f, "gdivan with --no-scout; ");
+    fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
+            a->merge ? a->merge : "");
     fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. "
                "Each strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
                "reached: seeds within 99 %%, with the median evaluations and wall seconds to get there "
@@ -897,6 +963,8 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     json_t *doc = json_pack("{s:s, s:s, s:I, s:i, s:f, s:b, s:o}", "date", when, "backend", "sim", "evals",
                             (json_int_t)a->evals, "seeds", a->seeds, "explore_time_s", a->explore_time, "quick",
                             a->quick, "kernels", arr);
+    json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
+    json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
     if (!a->inputs_only)
         json_object_set_new(doc, "summary",
                             json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "kernels", sum->kernels, "reach95",
@@ -998,11 +1066,13 @@ static int merge_kernels(args_t *a, kernel_t *ks)
         long evals = (long)num(doc, "evals", 0);
         int seeds = (int)num(doc, "seeds", 0);
         double xt = num(doc, "explore_time_s", 0);
+        int hj = (int)num(doc, "hunt_jobs", 1);   /* files saved before --hunt-jobs: 1 */
         if (first) {
-            a->evals = evals, a->seeds = seeds, a->explore_time = xt, first = false;
-        } else if (evals != a->evals || seeds != a->seeds || xt != a->explore_time) {
-            fprintf(stderr, "bench_corpus: --merge: %s has %ld evaluations, %d seeds, a %g s stage; the files "
-                    "before it %ld, %d, %g s\n", file, evals, seeds, xt, a->evals, a->seeds, a->explore_time);
+            a->evals = evals, a->seeds = seeds, a->explore_time = xt, a->hunt_jobs = hj, first = false;
+        } else if (evals != a->evals || seeds != a->seeds || xt != a->explore_time || hj != a->hunt_jobs) {
+            fprintf(stderr, "bench_corpus: --merge: %s has %ld evaluations, %d seeds, a %g s stage, %d threads per "
+                    "hunt; the files before it %ld, %d, %g s, %d\n", file, evals, seeds, xt, hj, a->evals, a->seeds,
+                    a->explore_time, a->hunt_jobs);
             bad = 1;
         }
         if (seeds < 1 || seeds > MAX_SEEDS) {
@@ -1046,7 +1116,7 @@ static bool selected(const args_t *a, const corpus_kernel *k)
 
 static bool parse_args(int argc, char **argv, args_t *a)
 {
-    *a = (args_t){ .evals = 1000, .seeds = 5, .jobs = 2, .explore_time = 30, .timeout = 1800,
+    *a = (args_t){ .evals = 1000, .seeds = 5, .jobs = 2, .hunt_jobs = 1, .explore_time = 30, .timeout = 1800,
                    .out = "build/corpus", .md = "bench/corpus.md", .json = "bench/corpus.json",
                    .warphunt = "./warphunt" };
     bool evals = false, seeds = false, explore = false, md = false, json = false;
@@ -1064,6 +1134,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->retry_failed = true;
             continue;
         }
+        if (!strcmp(o, "--no-scout")) {
+            a->no_scout = true;
+            continue;
+        }
         if (!strcmp(o, "--inputs-only")) {
             a->inputs_only = true;
             continue;
@@ -1078,6 +1152,8 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->seeds = atoi(v), seeds = true;
         else if (!strcmp(o, "--jobs"))
             a->jobs = atoi(v);
+        else if (!strcmp(o, "--hunt-jobs"))
+            a->hunt_jobs = atoi(v);
         else if (!strcmp(o, "--explore-time"))
             a->explore_time = atof(v), explore = true;
         else if (!strcmp(o, "--timeout"))
@@ -1112,6 +1188,7 @@ static bool parse_args(int argc, char **argv, args_t *a)
         a->explore_time = explore ? a->explore_time : 10;
     }
     return a->evals > 0 && a->seeds >= 1 && a->seeds <= MAX_SEEDS && a->jobs >= 1 && a->jobs <= 16 &&
+           a->hunt_jobs >= 1 && a->hunt_jobs <= 64 &&
            a->explore_time > 0 && a->timeout > 0;
 }
 

@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -26,7 +26,7 @@ enum {
     { "random-gene", required_argument, NULL, HOPT_RANDOM_GENE }, \
     { "random-individuals", required_argument, NULL, HOPT_RANDOM_INDIVIDUALS }, \
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
-    { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, \
+    { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
     { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
@@ -72,6 +72,13 @@ enum {
     "                    makes it longest, and start from it repeated over the launch\n" \
     "                    when it beats one allele everywhere by 2 %% (default 48; 0:\n" \
     "                    none, the paper's; at most 10 s)\n" \
+    "  --no-scout        gdivan: while the symbolic stage explores (one core), random\n" \
+    "                    testing measures inputs on a spare evaluation worker, out of\n" \
+    "                    the --evals budget (at most half of it; scout.csv); the run's\n" \
+    "                    best is the better of the search's and this scout's (run.json\n" \
+    "                    says which); its count follows the stage's wall time, so only\n" \
+    "                    the search is repeatable for a seed.  None with --jobs 1, one\n" \
+    "                    core, or a cached stage.  This turns it off (the paper's)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \

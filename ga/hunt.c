@@ -25,6 +25,7 @@ void hunt_options_default(hunt_options *o)
     o->results_base = "results";
     o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
     o->warp_first = GEN_WARP_CANDIDATES;
+    o->scout = true;
 }
 
 static const char *const tiling_names[] = { "auto", "plain", "stride" };
@@ -83,7 +84,7 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     harness_result res;
     if (!hunt_measure_fitness(h, w, &res, &ind->fitness, err)) return false;
     ind->status = (int)res.status;
-    if (res.status != HARNESS_OK) hunt_record_finding(h, w->img, ind->eval_index, &res);
+    if (res.status != HARNESS_OK) hunt_record_finding(h, w->img, "eval", ind->eval_index, &res);
     harness_result_free(&res);
     return true;
 }
@@ -215,9 +216,11 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     eo.quiet = h->opt.quiet;
     wh_error xerr;
     wh_error_clear(&xerr);
-    double t0 = wh_clock_s();
+    eo.on_explore = hunt_scout_start;
+    eo.on_explore_ctx = h;
+    h->stage_t0 = wh_clock_s();
     h->explored = gen_explore_spec(h->spec, &eo, &xerr);
-    h->explore_s = wh_clock_s() - t0;
+    h->explore_s = wh_clock_s() - h->stage_t0;
     if (!h->explored) {
         wh_error_format(&xerr, h->explore_failure, sizeof h->explore_failure);
         return setup_gdivan_fallback(h, err);
@@ -349,7 +352,10 @@ static bool start_ga(hunt *h, wh_error *err)
     p.on_generation = on_generation;
     p.stop_requested = stop_requested;
     if (h->root[0]) p.agree_stop = hunt_islands_agree_stop;
-    h->g = ga_new(&p, &h->opt.ga, h->opt.strategy, hunt_island_seed(h), err);
+    /* the scout's evaluations were part of the budget */
+    ga_options go = h->opt.ga;
+    if (go.max_evals) go.max_evals -= h->scout.evals;
+    h->g = ga_new(&p, &go, h->opt.strategy, hunt_island_seed(h), err);
     if (!h->g) return false;
     char path[1100];
     snprintf(path, sizeof path, "%s/checkpoint.bin", h->dir);
@@ -433,6 +439,12 @@ static bool setup(hunt *h, wh_error *err)
     }
     if (!make_run_dir(h, err)) return false;
     if ((h->lock_fd = wh_run_dir_lock(h->dir, err)) < 0) return false;
+    if (!h->opt.resume_dir) {
+        /* a run started again in its directory: an earlier try's scout is not this run's */
+        char scout_csv[1100];
+        snprintf(scout_csv, sizeof scout_csv, "%s/scout.csv", h->dir);
+        remove(scout_csv);
+    }
     /* emulated noise (sim_noise) follows the run's seed, so a seed is still
      * a run; a resumed run restarts the noise stream, so with noise it does
      * not end where the uninterrupted run would */
@@ -445,8 +457,13 @@ static bool setup(hunt *h, wh_error *err)
     if (!h->img || !open_workers(h, err)) return false;
     if (h->opt.resume_dir) {
         if (!setup_resume(h, x > 0 ? x : h->spec->sym_threads[0], err)) return false;
+        hunt_scout_recall(h, h->dir);
     } else if (h->opt.strategy == GA_GDIVAN) {
-        if (!setup_gdivan(h, err) || !add_warp_special(h, err)) return false;
+        /* the scout measures until the stage and the warp-first composition end */
+        bool ready = setup_gdivan(h, err) && add_warp_special(h, err);
+        wh_error serr;
+        wh_error_clear(&serr);
+        if (!hunt_scout_stop(h, ready ? err : &serr) || !ready) return false;
     } else {
         int gx = h->opt.genes_x > 0 ? h->opt.genes_x : h->spec->sym_threads[0];
         if (!setup_own_pool(h, gx, err)) return false;
@@ -471,6 +488,8 @@ static bool setup(hunt *h, wh_error *err)
 
 static void teardown(hunt *h)
 {
+    wh_error ignored;
+    hunt_scout_stop(h, &ignored);   /* a setup that failed during the stage */
     wh_history_close(&h->hist);
     wh_run_dir_unlock(h->lock_fd, h->dir);
     ga_free(h->g);
@@ -497,7 +516,9 @@ bool hunt_run(const wh_spec *spec, const hunt_options *o, hunt_summary *out, wh_
     h.sum = out;
     h.lock_fd = -1;
     h.tty = !o->quiet && isatty(STDERR_FILENO);
-    bool ok = setup(&h, err) && ga_run(h.g, err);
+    bool ok = setup(&h, err);
+    if (ok && h.stage_t0 > 0) h.search_offset_s = wh_clock_s() - h.stage_t0;
+    ok = ok && ga_run(h.g, err);
     if (h.tty && !o->quiet) fputc('\n', stderr);
     /* Whatever stopped the search, what it found is written. */
     if (h.g && (ok || ga_get_stop_reason(h.g) != GA_STOP_NONE)) {

@@ -57,6 +57,10 @@ typedef struct {
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
     int warp_first;             /* gdivan: candidates per gene of the warp-first
                                    individual (gen/warp.c); 0: none */
+    /* gdivan: while the symbolic stage explores, random testing measures
+     * inputs on a spare core (hunt_scout.c), out of the --evals budget (at
+     * most half of it); the run's best is the better of the two */
+    bool scout;
     harness_backend backend;
     harness_options harness;
     gen_explore_options explore;
@@ -109,9 +113,17 @@ typedef struct {
     ga_strategy strategy;
     char backend[16], device[256], unit[16];
     uint64_t seed;
-    double best;                /* fitness (mean of `reps`) of the best individual */
+    double best;                /* fitness (mean of `reps`) of the best input */
+    /* evals: every measured input, the scout's first (scout.csv), then
+     * the search's (history.csv, whose evaluation k is the run's
+     * scout_evals + k); evals_to_best: the best's number in that order;
+     * time_to_best_s: seconds of search (history.csv), or since the stage
+     * started (scout.csv) when best_from_scout */
     long evals, evals_to_best;
     double time_s, time_to_best_s;
+    bool best_from_scout;       /* the scout's random input beat the search */
+    long scout_evals;           /* inputs the scout measured (0: no scout) */
+    double scout_best;          /* its best fitness (0: none) */
     double measure_s;           /* inside the harness, summed over the evaluation threads */
     int jobs;                   /* evaluation threads used */
     double state_mb;            /* checkpoint.bin + pool.bin left in dir (0 when dropped) */

@@ -8,6 +8,9 @@
 #include "core/results.h"
 #include "ga/hunt.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 /* What one evaluation thread owns.  Worker 0 is the hunt's own harness
  * and image (h->h, h->img), which the final re-measurement also uses. */
 typedef struct {
@@ -20,6 +23,25 @@ typedef struct {
     long throttle_retries;      /* measurements taken again because the device was throttled */
     long throttled;             /* evaluations still throttled after the retries: fitness 0 */
 } hunt_worker;
+
+/* Random testing while gdivan's symbolic stage runs (hunt_scout.c). */
+typedef struct {
+    bool ran;                   /* this run had a scout (a resumed one: recalled from run.json) */
+    bool running;               /* its thread is alive */
+    int worker;                 /* the evaluation worker it measures on */
+    long max_evals;             /* half the budget (0: no bound but the stage) */
+    long evals, findings;
+    double seconds;             /* its wall time */
+    double best;                /* its best fitness, -1 while none */
+    uint64_t best_seed;         /* the random input that gave it (a gene-less ga_indiv's seed) */
+    long best_eval;
+    double best_time_s;
+    wh_history csv;             /* scout.csv */
+    pthread_t thread;
+    atomic_bool stop;
+    bool failed;                /* the harness failed: err says why */
+    wh_error err;
+} hunt_scout;
 
 typedef struct {
     const wh_spec *spec;
@@ -58,6 +80,9 @@ typedef struct {
     hunt_summary *sum;
     json_t *top;                /* --keep > 1: the saved top list, for run.json */
     double explore_s;           /* gdivan: wall time of the symbolic stage in this run */
+    double stage_t0;            /* gdivan: when the stage started (wh_clock_s; scout.csv's time 0), 0: no stage */
+    double search_offset_s;     /* gdivan: the search's start, seconds after stage_t0 (history.csv's
+                                   time 0 on scout.csv's clock); 0 when not measured */
     char started[32];           /* when this process started the run (UTC, ISO 8601) */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom ("": it did) */
     /* islands (hunt_islands.c): the run's directory, of which h->dir is
@@ -71,6 +96,7 @@ typedef struct {
     char sync_id[64];           /* --sync-dir: this hunt's name there */
     struct hunt_sync_peer *sync_peers;   /* what was taken from whom (hunt_sync.c) */
     int nsync_peers;
+    hunt_scout scout;           /* gdivan: random testing during the symbolic stage */
 } hunt;
 
 /* gdivan without atoms from the symbolic stage searches with this many
@@ -84,9 +110,10 @@ int hunt_edit_genes(const hunt *h);
 bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_error *err);
 /* The hash of img's input buffers, never 0 (ga_indiv.input_hash). */
 uint64_t hunt_input_hash(const wh_image *img);
-/* Save img, the input of evaluation `eval`, under findings/ with the
+/* Save img, the input of evaluation `eval` (kind "eval": the search's,
+ * "scout": the scout's), under findings/KIND-EVAL-STATUS/ with the
  * harness's message (callable from any evaluation thread). */
-void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res);
+void hunt_record_finding(const hunt *h, const wh_image *img, const char *kind, long eval, const harness_result *res);
 /* Wall time inside harness_measure, over all workers. */
 double hunt_measure_s(const hunt *h);
 /* A measurement on a throttled device is taken again this many times. */
@@ -160,6 +187,19 @@ ga_stop_reason hunt_islands_agree_stop(void *ctx, ga_stop_reason own);
 /* After every island finished: island 0 writes the run's run.json,
  * best/ (the best island's) and plot, and points the summary at them. */
 bool hunt_islands_merge(hunt *h, wh_error *err);
+
+/* The scout (hunt_scout.c).  start (gen_explore_options.on_explore, ctx
+ * the hunt, when an exploration starts): with a spare worker and core, on a
+ * fresh gdivan run that asks for it, measure random inputs from now on;
+ * stop: end it, join, report (err: it could not start, the harness failed
+ * or scout.csv could not be written); wins: its best beats the search's;
+ * json: run.json's "scout" (null when none ran); recall: a resumed run's,
+ * from DIR/run.json. */
+void hunt_scout_start(void *hunt_ctx);
+bool hunt_scout_stop(hunt *h, wh_error *err);
+bool hunt_scout_wins(const hunt *h);
+json_t *hunt_scout_json(const hunt *h);
+void hunt_scout_recall(hunt *h, const char *dir);
 
 /* run.json; `final` adds the best input's distribution. */
 bool hunt_write_run_json(hunt *h, const char *state, wh_error *err);

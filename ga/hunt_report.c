@@ -19,10 +19,10 @@
 #error "WH_VERSION is set by the Makefile (VERSION)"
 #endif
 
-void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const harness_result *res)
+void hunt_record_finding(const hunt *h, const wh_image *img, const char *kind, long eval, const harness_result *res)
 {
     char dir[1200], msg[1300];
-    snprintf(dir, sizeof dir, "%s/findings/eval-%ld-%s", h->dir, eval, harness_status_name(res->status));
+    snprintf(dir, sizeof dir, "%s/findings/%s-%ld-%s", h->dir, kind, eval, harness_status_name(res->status));
     wh_error err;
     if (!wh_image_save(img, dir, &err)) return;
     snprintf(msg, sizeof msg, "%s/message.txt", dir);
@@ -30,8 +30,9 @@ void hunt_record_finding(const hunt *h, const wh_image *img, long eval, const ha
     snprintf(text, sizeof text, "%s: %s\n", harness_status_name(res->status), res->message);
     wh_write_text_atomic(msg, text, &err);
     if (!h->opt.quiet)
-        fprintf(stderr, "%shunt: finding at evaluation %ld (%s): %s\n", h->tty ? "\n" : "", eval,
-                harness_status_name(res->status), res->message);
+        fprintf(stderr, "%shunt: finding at %s evaluation %ld (%s): %s\n", h->tty ? "\n" : "",
+                strcmp(kind, "scout") ? "the search's" : "the scout's", eval, harness_status_name(res->status),
+                res->message);
 }
 
 /* Copy the regular files of directory `from` into `to` (created). */
@@ -119,6 +120,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
+    if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
@@ -174,12 +176,13 @@ static json_t *best_json(const hunt *h)
 {
     const hunt_summary *s = h->sum;
     const ga_indiv *b = h->g ? ga_best(h->g) : NULL;
-    if (!b) return json_null();
+    if (!b && !s->best_from_scout) return json_null();
     json_t *o = json_pack("{s:f, s:I, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:I}", "fitness", s->best, "eval",
                           (json_int_t)s->evals_to_best, "time_s", s->time_to_best_s, "final_reps", s->final_reps,
                           "mean", s->final_mean, "min", s->final_min, "median", s->final_median, "max",
                           s->final_max, "stddev", s->final_stddev, "stride", (json_int_t)s->best_stride);
-    if (o && b->genes) json_object_set_new(o, "value_edits", edits_json(h, b));
+    if (o) json_object_set_new(o, "source", json_string(s->best_from_scout ? "scout" : "search"));
+    if (o && b && b->genes && !s->best_from_scout) json_object_set_new(o, "value_edits", edits_json(h, b));
     return o;
 }
 
@@ -238,8 +241,11 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         for (int k = 0; k < h->spec->nsets; k++) json_array_append_new(sets, json_string(h->spec->sets[k]));
         json_object_set_new(doc, "spec_sets", sets);
     }
+    json_object_set_new(doc, "scout", hunt_scout_json(h));
+    if (h->search_offset_s > 0) json_object_set_new(doc, "search_offset_s", json_real(h->search_offset_s));
     if (h->g) {
-        json_object_set_new(doc, "evals", json_integer(ga_evals(h->g)));
+        json_object_set_new(doc, "evals", json_integer(ga_evals(h->g) + h->scout.evals));
+        json_object_set_new(doc, "search_evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
         json_object_set_new(doc, "findings", json_integer(h->findings));
@@ -299,6 +305,17 @@ static void fill_summary(hunt *h)
     s->best = b ? b->fitness : 0;
     s->strided = h->lay.tiling_gene >= 0 && h->opt.strategy != GA_RANDOM;
     s->best_stride = b && s->strided ? gen_tiling_stride(b->genes[h->lay.tiling_gene]) : 0;
+    s->scout_evals = h->scout.evals;
+    s->scout_best = h->scout.best > 0 ? h->scout.best : 0;
+    /* the scout's evaluations came first: one numbering for the run */
+    s->evals += h->scout.evals;
+    s->evals_to_best += h->scout.evals;
+    if ((s->best_from_scout = hunt_scout_wins(h))) {
+        s->best = h->scout.best;
+        s->evals_to_best = h->scout.best_eval;
+        s->time_to_best_s = h->scout.best_time_s;
+        s->best_stride = 0;
+    }
     s->value_edits = hunt_edit_genes(h);
     if (h->explored) {
         s->coverage = gen_result_coverage(h->explored);
@@ -332,8 +349,9 @@ static json_t *final_json(const harness_result *r)
 }
 
 /* top/NN/: the --keep longest-running distinct inputs, best first, each
- * re-measured like the best (the first is the best: its measurement is
- * reused).  A re-run that faults is recorded with its status. */
+ * re-measured like the best (the first is the search's best: its
+ * measurement is reused, unless best_final is NULL: the scout's input was
+ * the run's best).  A re-run that faults is recorded with its status. */
 static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_error *err)
 {
     int n;
@@ -345,7 +363,8 @@ static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_err
         snprintf(dir, sizeof dir, "%s/top/%0*d", h->dir, n >= 100 ? 3 : 2, k + 1);
         harness_result r;
         const harness_result *fin = best_final;
-        if (k > 0) {
+        bool measure = k > 0 || !best_final;
+        if (measure) {
             if (!hunt_build_image(h, &top[k], h->img, err) || !harness_measure(h->h, h->img, reps, &r, err)) return false;
             fin = &r;
         } else if (!hunt_build_image(h, &top[k], h->img, err)) {
@@ -354,7 +373,7 @@ static bool save_top(hunt *h, const harness_result *best_final, int reps, wh_err
         json_t *e = json_pack("{s:i, s:f, s:I, s:s, s:o}", "rank", k + 1, "fitness", top[k].fitness, "eval",
                               (json_int_t)top[k].eval_index, "dir", dir, "final", final_json(fin));
         json_array_append_new(h->top, e);
-        if (k > 0) harness_result_free(&r);
+        if (measure) harness_result_free(&r);
         if (!wh_image_save(h->img, dir, err)) return false;
     }
     if (!h->opt.quiet) fprintf(stderr, "hunt: the %d longest-running distinct inputs are in %s/top/\n", n, h->dir);
@@ -380,6 +399,13 @@ bool hunt_finish(hunt *h, wh_error *err)
 {
     fill_summary(h);
     const ga_indiv *b = ga_best(h->g);
+    ga_indiv scouted;   /* a gene-less individual: the random input of a seed */
+    if (h->sum->best_from_scout) {
+        memset(&scouted, 0, sizeof scouted);
+        scouted.seed = h->scout.best_seed;
+        scouted.fitness = h->scout.best;
+        b = &scouted;
+    }
     if (b) {
         if (!hunt_build_image(h, b, h->img, err)) return false;
         harness_result r;
@@ -388,7 +414,7 @@ bool hunt_finish(hunt *h, wh_error *err)
         fill_final(h->sum, &r);
         char best[1100];
         snprintf(best, sizeof best, "%s/best", h->dir);
-        bool ok = wh_image_save(h->img, best, err) && save_top(h, &r, reps, err);
+        bool ok = wh_image_save(h->img, best, err) && save_top(h, h->sum->best_from_scout ? NULL : &r, reps, err);
         harness_result_free(&r);
         if (!ok) return false;
     } else if (!h->opt.quiet) {
@@ -420,6 +446,10 @@ json_t *hunt_summary_json(const hunt_summary *s)
                           "findings", (json_int_t)s->findings, "x", s->x);
     json_object_set_new(o, "measure_s", json_real(s->measure_s));
     json_object_set_new(o, "jobs", json_integer(s->jobs));
+    json_object_set_new(o, "best_source", json_string(s->best_from_scout ? "scout" : "search"));
+    if (s->scout_evals)
+        json_object_set_new(o, "scout", json_pack("{s:I, s:f}", "evals", (json_int_t)s->scout_evals, "best",
+                                                  s->scout_best));
     json_object_set_new(o, "state_mb", json_real(s->state_mb));
     if (s->islands > 1) {
         json_object_set_new(o, "islands", json_integer(s->islands));
@@ -505,6 +535,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->value_edits = (int)json_integer_value(json_object_get(opt, "value_edits"));
         /* ...nor a warp-first individual (only the first population has one) */
         o->warp_first = (int)json_integer_value(json_object_get(opt, "warp_first"));
+        /* ...nor a scout (it only runs beside a first exploration) */
+        o->scout = json_is_true(json_object_get(opt, "scout"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

@@ -426,6 +426,7 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
         r->spec = spec;
         cache_key(spec, mod, o, r->cache_key);
     }
+    if (o->on_explore) o->on_explore(o->on_explore_ctx);
     /* The budget bounds the whole stage: the search gets its share, the
      * atoms (models and replays) the rest, at least. */
     double budget = o->time_s > 0 ? o->time_s : 60;

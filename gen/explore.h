@@ -52,6 +52,10 @@ typedef struct {
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */
     bool quiet;             /* no progress on stderr */
+    /* Called once when an exploration starts (not when the cache answers),
+     * on the caller's thread: a hunt starts work for its idle cores. */
+    void (*on_explore)(void *ctx);
+    void *on_explore_ctx;
 } gen_explore_options;
 
 void gen_explore_options_default(gen_explore_options *o);

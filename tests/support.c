@@ -164,3 +164,20 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)
     fclose(f);
     return wh_spec_load(path, err);
 }
+
+double ts_sim_time(const wh_spec *s, wh_image *img)
+{
+    wh_error err;
+    harness_options ho;
+    harness_options_init(&ho);
+    ho.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &ho, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    double t = r.mean;
+    harness_result_free(&r);
+    harness_close(h);
+    return t;
+}

@@ -38,6 +38,10 @@ int64_t ts_value_lane(uint64_t i);
 /* ts_pattern_image of the spec at spec_path, saved as an input in dir. */
 void ts_save_pattern_input(const char *spec_path, const char *dir, int64_t (*value)(uint64_t i));
 
+/* The exact sim time of an input (a fresh harness, no noise), asserted
+ * to run without a fault. */
+double ts_sim_time(const wh_spec *s, wh_image *img);
+
 /* Skips the test, saying so, when the PTX file is not built. */
 void ts_need_ptx(const char *ptx);
 

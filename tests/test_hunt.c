@@ -54,32 +54,16 @@ static hunt_options quiet_options(const char *base, ga_strategy s, long evals, u
     o.final_reps = 1;
     o.results_base = base;
     o.explore.time_s = 30;
+    /* these tests are about the search; test_scout.c tests the scout */
+    o.scout = false;
     return o;
-}
-
-/* The exact sim time of an input (a fresh harness, no noise). */
-static double sim_time(const wh_spec *s, wh_image *img)
-{
-    wh_error err;
-    harness_options ho;
-    harness_options_init(&ho);
-    ho.quiet = true;
-    harness *h = harness_open(s, HARNESS_SIM, &ho, &err);
-    cr_assert(h, "%s", err.msg);
-    harness_result r;
-    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
-    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
-    double t = r.mean;
-    harness_result_free(&r);
-    harness_close(h);
-    return t;
 }
 
 /* The sim time of the input whose first buffer holds value(i) at element i. */
 static double pattern_time(const wh_spec *s, int64_t (*value)(uint64_t i))
 {
     wh_image *img = ts_pattern_image(s, value);
-    double t = sim_time(s, img);
+    double t = ts_sim_time(s, img);
     wh_image_free(img);
     return t;
 }
@@ -646,7 +630,7 @@ Test(hunt, keep_saves_the_longest_running_distinct_inputs)
             else cr_expect_leq(fit, json_number_value(json_object_get(json_array_get(top, (size_t)k - 1), "fitness")));
             img[k] = wh_image_load(s, json_string_value(json_object_get(e, "dir")), &err);
             cr_assert(img[k], "%s", err.msg);
-            double t = sim_time(s, img[k]);
+            double t = ts_sim_time(s, img[k]);
             cr_expect_eq(t, fit, "top %d replays to its recorded time", k + 1);
             cr_expect_eq(t, json_number_value(json_object_get(json_object_get(e, "final"), "mean")));
             for (int j = 0; j < k; j++) cr_expect_not(same_inputs(img[j], img[k]), "top %d == top %d", j + 1, k + 1);
@@ -716,7 +700,7 @@ Test(hunt, under_noise_the_search_best_overstates_and_the_remeasurement_does_not
     snprintf(path, sizeof path, "%s/best", r.dir);
     wh_image *img = wh_image_load(s, path, &err);
     cr_assert(img, "%s", err.msg);
-    double exact = sim_time(s, img);
+    double exact = ts_sim_time(s, img);
     cr_expect(fabs(r.final_mean / exact - 1) < 0.01, "re-measured %g, exact %g", r.final_mean, exact);
     wh_image_free(img);
     snprintf(path, sizeof path, "%s/run.json", r.dir);

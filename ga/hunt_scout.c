@@ -1,0 +1,175 @@
+/*
+ * hunt_scout.c — random testing on a spare core while gdivan's symbolic
+ * stage explores.
+ *
+ * The stage runs on one thread for tens of seconds while the other cores
+ * idle, and random testing often finds a good input within a second.  The
+ * scout measures independent random inputs (what `--strategy random`
+ * draws, from its own PCG32 stream) on the last evaluation worker's
+ * harness until the stage and the warp-first composition end, or until it
+ * has spent half the evaluation budget.  Its evaluations count against
+ * --evals (the search gets what is left), its rows go to scout.csv (the
+ * columns of history.csv, times counted from the start of the stage), its
+ * faults to findings/scout-N-STATUS/, and the run's best is the better of
+ * the search's and the scout's (run.json says which).  Being bounded by the
+ * stage's wall time, the number of scout evaluations is not repeatable; the
+ * search itself is, for a seed: it never sees the scout's inputs.
+ */
+#include "core/clock.h"
+#include "ga/hunt_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The scout's PCG32 stream ("scou"), apart from the search's. */
+#define SCOUT_STREAM 0x73636f75
+
+static void *scout_main(void *arg)
+{
+    hunt *h = arg;
+    hunt_scout *s = &h->scout;
+    hunt_worker *w = &h->workers[s->worker];
+    pcg32 rng;
+    pcg32_seed(&rng, hunt_island_seed(h), SCOUT_STREAM);
+    while (!atomic_load(&s->stop) && (!s->max_evals || s->evals < s->max_evals) &&
+           !(h->opt.interrupted && *h->opt.interrupted)) {
+        ga_indiv ind;
+        memset(&ind, 0, sizeof ind);
+        ind.seed = ((uint64_t)pcg32_next(&rng) << 32) | pcg32_next(&rng);
+        harness_result res;
+        double fitness;
+        if (!hunt_build_image(h, &ind, w->img, &s->err) || !hunt_measure_fitness(h, w, &res, &fitness, &s->err)) {
+            s->failed = true;
+            break;
+        }
+        long eval = ++s->evals;
+        double at = wh_clock_s() - h->stage_t0;
+        if (res.status != HARNESS_OK) {
+            s->findings++;
+            hunt_record_finding(h, w->img, "scout", eval, &res);
+        } else if (fitness > s->best) {
+            s->best = fitness;
+            s->best_seed = ind.seed;
+            s->best_eval = eval;
+            s->best_time_s = at;
+        }
+        wh_history_row(&s->csv, eval, 0, at, fitness, s->best > 0 ? s->best : 0, harness_status_name(res.status));
+        harness_result_free(&res);
+    }
+    s->seconds = wh_clock_s() - h->stage_t0;
+    return NULL;
+}
+
+/* The scout needs a worker the stage does not use and a core for it: the
+ * last of several evaluation workers on the sim; on a GPU the device is
+ * idle during the stage and its one worker drives it. */
+static int scout_worker(const hunt *h)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 2) return -1;
+    if (harness_backend_of(h->h) != HARNESS_SIM) return 0;
+    return h->njobs >= 2 ? h->njobs - 1 : -1;
+}
+
+void hunt_scout_start(void *hunt_ctx)
+{
+    hunt *h = hunt_ctx;
+    hunt_scout *s = &h->scout;
+    memset(s, 0, sizeof *s);
+    s->best = -1;
+    /* a budget of one evaluation leaves none to share */
+    if (!h->opt.scout || h->opt.strategy != GA_GDIVAN || h->opt.resume_dir || h->opt.ga.max_evals == 1) return;
+    if ((s->worker = scout_worker(h)) < 0) {
+        if (!h->opt.quiet)
+            fprintf(stderr, "hunt: no spare core for random testing during the symbolic stage (--jobs 1 or one "
+                            "core): no scout\n");
+        return;
+    }
+    s->max_evals = h->opt.ga.max_evals / 2;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/scout.csv", h->dir);
+    if (!wh_history_open(&s->csv, path, false, &s->err)) {
+        s->failed = true;
+        return;
+    }
+    atomic_init(&s->stop, false);
+    if (pthread_create(&s->thread, NULL, scout_main, h) != 0) {
+        wh_history_close(&s->csv);
+        wh_error_set(&s->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot start the scout thread");
+        s->failed = true;
+        return;
+    }
+    s->running = s->ran = true;
+}
+
+bool hunt_scout_stop(hunt *h, wh_error *err)
+{
+    hunt_scout *s = &h->scout;
+    if (!s->running) {
+        if (s->failed) *err = s->err;
+        return !s->failed;
+    }
+    atomic_store(&s->stop, true);
+    pthread_join(s->thread, NULL);
+    s->running = false;
+    bool written = wh_history_ok(&s->csv, err);
+    wh_history_close(&s->csv);
+    h->findings += s->findings;
+    if (s->failed) {
+        *err = s->err;
+        return false;
+    }
+    if (!written) return false;
+    if (!h->opt.quiet)
+        fprintf(stderr, "hunt: scout: %ld random inputs measured during the symbolic stage (%.1f s), best %.6g %s "
+                "at its evaluation %ld; the search gets %ld evaluations\n", s->evals, s->seconds,
+                s->best > 0 ? s->best : 0, harness_unit(h->h), s->best_eval,
+                h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
+    return true;
+}
+
+bool hunt_scout_wins(const hunt *h)
+{
+    const ga_indiv *b = h->g ? ga_best(h->g) : NULL;
+    return h->scout.best > 0 && (!b || h->scout.best > b->fitness);
+}
+
+json_t *hunt_scout_json(const hunt *h)
+{
+    const hunt_scout *s = &h->scout;
+    if (!s->ran) return json_null();
+    char seed[20];   /* hex: a u64 need not fit JSON's signed integers */
+    snprintf(seed, sizeof seed, "%016llx", (unsigned long long)s->best_seed);
+    return json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i}", "evals", (json_int_t)s->evals, "seconds",
+                     s->seconds, "best", s->best > 0 ? s->best : 0, "best_eval", (json_int_t)s->best_eval,
+                     "best_time_s", s->best_time_s, "best_seed", seed, "findings", (json_int_t)s->findings,
+                     "worker", s->worker);
+}
+
+void hunt_scout_recall(hunt *h, const char *dir)
+{
+    hunt_scout *s = &h->scout;
+    memset(s, 0, sizeof *s);
+    s->best = -1;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    wh_error err;
+    json_t *doc = wh_read_json(path, NULL, &err);   /* read already by the saved options */
+    const json_t *saved = json_object_get(doc, "scout");
+    if (json_is_object(saved)) {
+        s->ran = true;
+        s->evals = (long)json_integer_value(json_object_get(saved, "evals"));
+        s->seconds = json_number_value(json_object_get(saved, "seconds"));
+        s->best = json_number_value(json_object_get(saved, "best"));
+        if (s->best <= 0) s->best = -1;
+        s->best_eval = (long)json_integer_value(json_object_get(saved, "best_eval"));
+        s->best_time_s = json_number_value(json_object_get(saved, "best_time_s"));
+        s->findings = (long)json_integer_value(json_object_get(saved, "findings"));
+        s->worker = (int)json_integer_value(json_object_get(saved, "worker"));
+        const char *seed = json_string_value(json_object_get(saved, "best_seed"));
+        unsigned long long v;
+        if (seed && sscanf(seed, "%llx", &v) == 1) s->best_seed = v;
+    }
+    json_decref(doc);
+}

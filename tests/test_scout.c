@@ -1,0 +1,207 @@
+/*
+ * test_scout.c — gdivan's scout: random testing on a spare evaluation
+ * worker while the symbolic stage explores.  It shares the --evals budget
+ * (at most half), writes scout.csv before the search's history, its best
+ * becomes the run's best (best/, run.json) when the search falls short,
+ * and it stays off with one job, with --no-scout and beside a cached stage.
+ *
+ * scout_loop.json: gt_loop on 128 threads with trip counts up to 4096;
+ * the stage cannot reach far in 2 s, while every random warp holds a lane
+ * near 4096, so random testing beats the path atoms by far.
+ */
+#include <criterion/criterion.h>
+
+#include "core/results.h"
+#include "ga/hunt.h"
+#include "tests/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPEC "tests/specs/scout_loop.json"
+#define BUDGET 60
+
+static void need_two_cores(void)
+{
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) cr_skip_test("one core: the scout needs a spare one");
+}
+
+/* gdivan with only path atoms (no random-value genes, edits, warp-first,
+ * families or strides), so that what is random is the scout's. */
+static hunt_options scout_options(const char *base)
+{
+    hunt_options o;
+    hunt_options_default(&o);
+    o.ga.max_evals = BUDGET;
+    o.ga.patience = 0;
+    o.ga.population = 4;
+    o.ga.random_frac = 0;
+    o.ga.random_gene_prob = 0;
+    o.value_edits = 0;
+    o.warp_first = 0;
+    o.explore.families = 0;
+    o.tiling = HUNT_TILING_PLAIN;   /* a stride shifts trip counts towards 4096 */
+    o.explore.time_s = 2;
+    o.backend = HARNESS_SIM;
+    o.harness.quiet = true;
+    o.quiet = true;
+    o.final_reps = 1;
+    o.results_base = base;
+    o.jobs = 2;
+    return o;
+}
+
+static long data_rows(const char *dir, const char *file)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long n = -1;   /* the header */
+    int c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/* The largest time column of scout.csv. */
+static double last_scout_time(const char *dir)
+{
+    char path[1200], line[256];
+    snprintf(path, sizeof path, "%s/scout.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    double latest = 0, t;
+    long ev;
+    int gen;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf", &ev, &gen, &t) == 3 && t > latest) latest = t;
+    fclose(f);
+    return latest;
+}
+
+static double replay_time(const wh_spec *s, const char *run_dir)
+{
+    char best[1200];
+    snprintf(best, sizeof best, "%s/best", run_dir);
+    wh_error err;
+    wh_image *img = wh_image_load(s, best, &err);
+    cr_assert(img, "%s", err.msg);
+    double t = ts_sim_time(s, img);
+    wh_image_free(img);
+    return t;
+}
+
+/* A scouted run of SPEC in a fresh results directory (base: 32 bytes). */
+static wh_spec *scouted_run(char *base, hunt_options *o, hunt_summary *r)
+{
+    ts_need_ptx("build/ptx/kernels/gt_loop.ptx");
+    need_two_cores();
+    wh_error err;
+    wh_spec *s = wh_spec_load(SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    strcpy(base, "/tmp/wh_scout_XXXXXX");
+    cr_assert(mkdtemp(base));
+    *o = scout_options(base);
+    cr_assert(hunt_run(s, o, r, &err), "%s", err.msg);
+    cr_assert_gt(r->scout_evals, 0, "the 2 s stage leaves time for random inputs");
+    return s;
+}
+
+Test(scout, it_measures_during_the_stage_and_shares_the_budget)
+{
+    char base[32];
+    hunt_options o;
+    hunt_summary r;
+    wh_spec *s = scouted_run(base, &o, &r);
+    wh_error err;
+    cr_expect_leq(r.scout_evals, BUDGET / 2, "at most half the budget");
+    cr_expect_eq(r.evals, BUDGET, "the scout's evaluations are part of the budget");
+    cr_expect_eq(data_rows(r.dir, "scout.csv"), r.scout_evals);
+    cr_expect_eq(data_rows(r.dir, "history.csv"), BUDGET - r.scout_evals, "the search gets what is left");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    json_t *run = ts_load_json(path);
+    double offset = json_number_value(json_object_get(run, "search_offset_s"));
+    cr_expect_gt(offset, 0);
+    cr_expect_leq(last_scout_time(r.dir), offset, "every scout row comes before the search starts");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(run, "scout"), "evals")), r.scout_evals);
+    cr_expect_eq(json_integer_value(json_object_get(run, "search_evals")), BUDGET - r.scout_evals);
+    json_decref(run);
+    /* extended with --resume: the scout's record and share stay, the search
+     * gets the new evaluations */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", r.dir);
+    hunt_options more;
+    hunt_options_default(&more);
+    more.resume_dir = dir;
+    more.ga.max_evals = BUDGET + 20;
+    more.quiet = more.harness.quiet = true;
+    hunt_summary x;
+    cr_assert(hunt_run(s, &more, &x, &err), "%s", err.msg);
+    cr_expect_eq(x.evals, BUDGET + 20);
+    cr_expect_eq(x.scout_evals, r.scout_evals);
+    cr_expect_eq(data_rows(dir, "history.csv"), BUDGET + 20 - r.scout_evals);
+    cr_expect_eq(data_rows(dir, "scout.csv"), r.scout_evals);
+    cr_expect_geq(x.best, r.best);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(scout, its_best_is_the_runs_when_the_search_falls_short)
+{
+    char base[32];
+    hunt_options o;
+    hunt_summary r;
+    wh_spec *s = scouted_run(base, &o, &r);
+    wh_error err;
+    cr_expect(r.best_from_scout, "random trip counts near 4096 beat the stage's paths (best %g, scout %g)", r.best,
+              r.scout_best);
+    cr_expect_eq(r.best, r.scout_best);
+    cr_expect(r.evals_to_best >= 1 && r.evals_to_best <= r.scout_evals, "numbered among the scout's, which come first");
+    cr_expect_eq(replay_time(s, r.dir), r.best, "best/ is the scout's input");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    json_t *run = ts_load_json(path);
+    json_t *best = json_object_get(run, "best");
+    cr_expect_str_eq(json_string_value(json_object_get(best, "source")), "scout");
+    cr_expect_eq(json_number_value(json_object_get(best, "fitness")), r.best);
+    json_decref(run);
+    /* the search alone, on the same cached stage, stays below */
+    o.scout = false;
+    hunt_summary alone;
+    cr_assert(hunt_run(s, &o, &alone, &err), "%s", err.msg);
+    cr_expect_lt(alone.best, r.best);
+    cr_expect_eq(alone.scout_evals, 0);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(scout, off_with_one_job_with_no_scout_and_beside_a_cached_stage)
+{
+    ts_need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_error err;
+    wh_spec *s = wh_spec_load(SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    char base[] = "/tmp/wh_scout_XXXXXX";
+    cr_assert(mkdtemp(base));
+    hunt_options o = scout_options(base);
+    o.jobs = 1;
+    hunt_summary one, cached, off;
+    cr_assert(hunt_run(s, &o, &one, &err), "%s", err.msg);
+    cr_expect_eq(one.scout_evals, 0, "one evaluation thread: no spare worker");
+    cr_expect_eq(data_rows(one.dir, "scout.csv"), -1, "no scout.csv");
+    o.jobs = 2;
+    cr_assert(hunt_run(s, &o, &cached, &err), "%s", err.msg);
+    cr_expect_eq(cached.scout_evals, 0, "a cached stage leaves no time to use");
+    cr_expect_eq(data_rows(cached.dir, "history.csv"), BUDGET);
+    o.scout = false;
+    o.explore.reuse = false;
+    cr_assert(hunt_run(s, &o, &off, &err), "%s", err.msg);
+    cr_expect_eq(off.scout_evals, 0, "--no-scout");
+    cr_expect_eq(data_rows(off.dir, "history.csv"), BUDGET);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
