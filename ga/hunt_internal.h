@@ -27,17 +27,21 @@ typedef struct {
 /* Random testing while gdivan's symbolic stage runs (hunt_scout.c). */
 typedef struct {
     bool ran;                   /* this run had a scout (a resumed one: recalled from run.json) */
-    bool running;               /* its thread is alive */
-    int worker;                 /* the evaluation worker it measures on */
+    bool running;               /* its threads are alive */
+    int nthreads, first_worker; /* thread k measures on evaluation worker first_worker + k */
+    pthread_t *threads;
+    void *args;                 /* the threads' arguments (hunt_scout.c) */
+    pthread_mutex_t mu;         /* guards what follows while they run */
+    pcg32 rng;                  /* the seeds of its inputs, in evaluation order */
     long max_evals;             /* half the budget (0: no bound but the stage) */
-    long evals, findings;
+    long taken;                 /* evaluations handed to a thread */
+    long evals, findings;       /* measured */
     double seconds;             /* its wall time */
     double best;                /* its best fitness, -1 while none */
     uint64_t best_seed;         /* the random input that gave it (a gene-less ga_indiv's seed) */
     long best_eval;
     double best_time_s;
     wh_history csv;             /* scout.csv */
-    pthread_t thread;
     atomic_bool stop;
     bool failed;                /* the harness failed: err says why */
     wh_error err;

@@ -5,8 +5,9 @@
  * The stage runs on one thread for tens of seconds while the other cores
  * idle, and random testing often finds a good input within a second.  The
  * scout measures independent random inputs (what `--strategy random`
- * draws, from its own PCG32 stream) on the last evaluation worker's
- * harness until the stage and the warp-first composition end, or until it
+ * draws; evaluation k is the k-th seed of its own PCG32 stream, whichever
+ * thread measures it) on every evaluation worker but the first, one thread
+ * each, until the stage and the warp-first composition end, or until it
  * has spent half the evaluation budget.  Its evaluations count against
  * --evals (the search gets what is left), its rows go to scout.csv (the
  * columns of history.csv, times counted from the start of the stage), its
@@ -15,6 +16,7 @@
  * stage's wall time, the number of scout evaluations is not repeatable; the
  * search itself is, for a seed: it never sees the scout's inputs.
  */
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "ga/hunt_internal.h"
 
@@ -25,51 +27,86 @@
 /* The scout's PCG32 stream ("scou"), apart from the search's. */
 #define SCOUT_STREAM 0x73636f75
 
+/* The next evaluation to measure, or 0 when the scout is to stop: its
+ * number and the seed of its input, the number-th of the scout's stream
+ * whichever thread takes it. */
+static long take(hunt *h, uint64_t *seed)
+{
+    hunt_scout *s = &h->scout;
+    long eval = 0;
+    pthread_mutex_lock(&s->mu);
+    if (!atomic_load(&s->stop) && !s->failed && (!s->max_evals || s->taken < s->max_evals) &&
+        !(h->opt.interrupted && *h->opt.interrupted)) {
+        eval = ++s->taken;
+        *seed = pcg32_next64(&s->rng);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return eval;
+}
+
+/* One measured evaluation, recorded under the lock; of equal times the
+ * earlier evaluation stays the best. */
+static void record(hunt *h, hunt_worker *w, long eval, uint64_t seed, double fitness, const harness_result *res)
+{
+    hunt_scout *s = &h->scout;
+    pthread_mutex_lock(&s->mu);
+    double at = wh_clock_s() - h->stage_t0;
+    s->evals++;
+    if (res->status != HARNESS_OK) {
+        s->findings++;
+        hunt_record_finding(h, w->img, "scout", eval, res);
+    } else if (fitness > s->best || (fitness == s->best && eval < s->best_eval)) {
+        s->best = fitness;
+        s->best_seed = seed;
+        s->best_eval = eval;
+        s->best_time_s = at;
+    }
+    wh_history_row(&s->csv, eval, 0, at, fitness, s->best > 0 ? s->best : 0, harness_status_name(res->status));
+    pthread_mutex_unlock(&s->mu);
+}
+
+typedef struct {
+    hunt *h;
+    int worker;
+} scout_thread;
+
 static void *scout_main(void *arg)
 {
-    hunt *h = arg;
+    scout_thread *t = arg;
+    hunt *h = t->h;
     hunt_scout *s = &h->scout;
-    hunt_worker *w = &h->workers[s->worker];
-    pcg32 rng;
-    pcg32_seed(&rng, hunt_island_seed(h), SCOUT_STREAM);
-    while (!atomic_load(&s->stop) && (!s->max_evals || s->evals < s->max_evals) &&
-           !(h->opt.interrupted && *h->opt.interrupted)) {
-        ga_indiv ind;
+    hunt_worker *w = &h->workers[t->worker];
+    uint64_t seed;
+    for (long eval; (eval = take(h, &seed)) > 0;) {
+        ga_indiv ind;   /* gene-less: the random input of its seed, as random testing draws it */
         memset(&ind, 0, sizeof ind);
-        ind.seed = ((uint64_t)pcg32_next(&rng) << 32) | pcg32_next(&rng);
+        ind.seed = seed;
         harness_result res;
         double fitness;
-        if (!hunt_build_image(h, &ind, w->img, &s->err) || !hunt_measure_fitness(h, w, &res, &fitness, &s->err)) {
+        wh_error err;
+        if (!hunt_build_image(h, &ind, w->img, &err) || !hunt_measure_fitness(h, w, &res, &fitness, &err)) {
+            pthread_mutex_lock(&s->mu);
+            if (!s->failed) s->err = err;
             s->failed = true;
+            pthread_mutex_unlock(&s->mu);
             break;
         }
-        long eval = ++s->evals;
-        double at = wh_clock_s() - h->stage_t0;
-        if (res.status != HARNESS_OK) {
-            s->findings++;
-            hunt_record_finding(h, w->img, "scout", eval, &res);
-        } else if (fitness > s->best) {
-            s->best = fitness;
-            s->best_seed = ind.seed;
-            s->best_eval = eval;
-            s->best_time_s = at;
-        }
-        wh_history_row(&s->csv, eval, 0, at, fitness, s->best > 0 ? s->best : 0, harness_status_name(res.status));
+        record(h, w, eval, seed, fitness, &res);
         harness_result_free(&res);
     }
-    s->seconds = wh_clock_s() - h->stage_t0;
     return NULL;
 }
 
-/* The scout needs a worker the stage does not use and a core for it: the
- * last of several evaluation workers on the sim; on a GPU the device is
- * idle during the stage and its one worker drives it. */
-static int scout_worker(const hunt *h)
+/* The scout's workers, [*first, *first + n): the stage takes one core, so
+ * on the sim every evaluation worker but the first (worker 0 stays the
+ * hunt's own); on a GPU the device is idle during the stage and its one
+ * worker drives it.  0: none (one core, or --jobs 1 on the sim). */
+static int scout_workers(const hunt *h, int *first)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 2) return -1;
-    if (harness_backend_of(h->h) != HARNESS_SIM) return 0;
-    return h->njobs >= 2 ? h->njobs - 1 : -1;
+    if (cores < 2) return 0;
+    *first = harness_backend_of(h->h) != HARNESS_SIM ? 0 : 1;
+    return *first ? h->njobs - 1 : 1;
 }
 
 void hunt_scout_start(void *hunt_ctx)
@@ -80,13 +117,15 @@ void hunt_scout_start(void *hunt_ctx)
     s->best = -1;
     /* a budget of one evaluation leaves none to share */
     if (!h->opt.scout || h->opt.strategy != GA_GDIVAN || h->opt.resume_dir || h->opt.ga.max_evals == 1) return;
-    if ((s->worker = scout_worker(h)) < 0) {
+    int first = 0, n = scout_workers(h, &first);
+    if (n <= 0) {
         if (!h->opt.quiet)
             fprintf(stderr, "hunt: no spare core for random testing during the symbolic stage (--jobs 1 or one "
                             "core): no scout\n");
         return;
     }
     s->max_evals = h->opt.ga.max_evals / 2;
+    pcg32_seed(&s->rng, hunt_island_seed(h), SCOUT_STREAM);
     char path[1100];
     snprintf(path, sizeof path, "%s/scout.csv", h->dir);
     if (!wh_history_open(&s->csv, path, false, &s->err)) {
@@ -94,13 +133,21 @@ void hunt_scout_start(void *hunt_ctx)
         return;
     }
     atomic_init(&s->stop, false);
-    if (pthread_create(&s->thread, NULL, scout_main, h) != 0) {
-        wh_history_close(&s->csv);
-        wh_error_set(&s->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot start the scout thread");
-        s->failed = true;
-        return;
-    }
+    pthread_mutex_init(&s->mu, NULL);
+    s->threads = wh_xcalloc((size_t)n, sizeof *s->threads);
+    s->args = wh_xcalloc((size_t)n, sizeof(scout_thread));
+    scout_thread *args = s->args;
     s->running = s->ran = true;
+    for (int k = 0; k < n; k++) {
+        args[k] = (scout_thread){ h, first + k };
+        if (pthread_create(&s->threads[k], NULL, scout_main, &args[k]) != 0) {
+            wh_error_set(&s->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot start a scout thread");
+            s->failed = true;
+            break;
+        }
+        s->nthreads++;
+    }
+    s->first_worker = first;
 }
 
 bool hunt_scout_stop(hunt *h, wh_error *err)
@@ -111,8 +158,12 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
         return !s->failed;
     }
     atomic_store(&s->stop, true);
-    pthread_join(s->thread, NULL);
+    for (int k = 0; k < s->nthreads; k++) pthread_join(s->threads[k], NULL);
     s->running = false;
+    s->seconds = wh_clock_s() - h->stage_t0;
+    free(s->threads);
+    free(s->args);
+    pthread_mutex_destroy(&s->mu);
     bool written = wh_history_ok(&s->csv, err);
     wh_history_close(&s->csv);
     h->findings += s->findings;
@@ -122,8 +173,9 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
     }
     if (!written) return false;
     if (!h->opt.quiet)
-        fprintf(stderr, "hunt: scout: %ld random inputs measured during the symbolic stage (%.1f s), best %.6g %s "
-                "at its evaluation %ld; the search gets %ld evaluations\n", s->evals, s->seconds,
+        fprintf(stderr, "hunt: scout: %ld random inputs measured on %d thread%s during the symbolic stage (%.1f s), "
+                "best %.6g %s at its evaluation %ld; the search gets %ld evaluations\n", s->evals, s->nthreads,
+                s->nthreads == 1 ? "" : "s", s->seconds,
                 s->best > 0 ? s->best : 0, harness_unit(h->h), s->best_eval,
                 h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
     return true;
@@ -144,7 +196,7 @@ json_t *hunt_scout_json(const hunt *h)
     return json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i}", "evals", (json_int_t)s->evals, "seconds",
                      s->seconds, "best", s->best > 0 ? s->best : 0, "best_eval", (json_int_t)s->best_eval,
                      "best_time_s", s->best_time_s, "best_seed", seed, "findings", (json_int_t)s->findings,
-                     "worker", s->worker);
+                     "threads", s->nthreads);
 }
 
 void hunt_scout_recall(hunt *h, const char *dir)
@@ -166,7 +218,7 @@ void hunt_scout_recall(hunt *h, const char *dir)
         s->best_eval = (long)json_integer_value(json_object_get(saved, "best_eval"));
         s->best_time_s = json_number_value(json_object_get(saved, "best_time_s"));
         s->findings = (long)json_integer_value(json_object_get(saved, "findings"));
-        s->worker = (int)json_integer_value(json_object_get(saved, "worker"));
+        s->nthreads = (int)json_integer_value(json_object_get(saved, "threads"));
         const char *seed = json_string_value(json_object_get(saved, "best_seed"));
         unsigned long long v;
         if (seed && sscanf(seed, "%llx", &v) == 1) s->best_seed = v;

@@ -3,7 +3,8 @@
  * worker while the symbolic stage explores.  It shares the --evals budget
  * (at most half), writes scout.csv before the search's history, its best
  * becomes the run's best (best/, run.json) when the search falls short,
- * and it stays off with one job, with --no-scout and beside a cached stage.
+ * its evaluation k is one input on any number of threads, and it stays
+ * off with one job, with --no-scout and beside a cached stage.
  *
  * scout_loop.json: gt_loop on 128 threads with trip counts up to 4096;
  * the stage cannot reach far in 2 s, while every random warp holds a lane
@@ -202,6 +203,49 @@ Test(scout, off_with_one_job_with_no_scout_and_beside_a_cached_stage)
     cr_assert(hunt_run(s, &o, &off, &err), "%s", err.msg);
     cr_expect_eq(off.scout_evals, 0, "--no-scout");
     cr_expect_eq(data_rows(off.dir, "history.csv"), BUDGET);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* scout.csv's fitness of each evaluation number (index ev; 0: absent). */
+static void scout_fitness(const char *dir, double *fit, long n)
+{
+    char path[1200], line[256];
+    snprintf(path, sizeof path, "%s/scout.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f);
+    long ev;
+    int gen;
+    double t, x;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf,%lf", &ev, &gen, &t, &x) == 4 && ev >= 1 && ev < n) fit[ev] = x;
+    fclose(f);
+}
+
+/* With two scout threads (three workers) evaluation k is still the k-th
+ * input of the scout's stream: the numbers both runs measured agree. */
+Test(scout, an_evaluation_is_the_same_input_on_any_number_of_threads)
+{
+    char base[32];
+    hunt_options o;
+    hunt_summary one;
+    wh_spec *s = scouted_run(base, &o, &one);
+    wh_error err;
+    hunt_summary two;
+    o.jobs = 3;
+    o.explore.reuse = false;
+    cr_assert(hunt_run(s, &o, &two, &err), "%s", err.msg);
+    cr_assert_gt(two.scout_evals, 0);
+    double a[BUDGET + 1] = { 0 }, b[BUDGET + 1] = { 0 };
+    scout_fitness(one.dir, a, BUDGET + 1);
+    scout_fitness(two.dir, b, BUDGET + 1);
+    int both = 0;
+    for (int k = 1; k <= BUDGET; k++)
+        if (a[k] > 0 && b[k] > 0) {
+            both++;
+            cr_expect_eq(a[k], b[k], "evaluation %d: %g on one thread, %g on two", k, a[k], b[k]);
+        }
+    cr_expect_gt(both, 0);
     ts_rmtree(base);
     wh_spec_free(s);
 }
