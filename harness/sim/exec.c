@@ -46,6 +46,26 @@ uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp,
     return out;
 }
 
+/* %tid.COMP of a warp's 32 lanes (the block's threads from `first` on):
+ * one division for the first lane, then counting, where the general path
+ * divides three times per lane (a twentieth of the emulator's time on
+ * bfs1).  Lanes past the block's last thread get what the formula gives. */
+static void tid_lanes(const wh_launch *L, unsigned first, int comp, uint64_t *out)
+{
+    unsigned bx = L->block[0], by = L->block[1];
+    unsigned x = first % bx, y = (first / bx) % by, z = first / (bx * by);
+    for (int l = 0; l < SIM_WARP; l++) {
+        out[l] = comp <= 0 ? x : comp == 1 ? y : comp == 2 ? z : 0;   /* as ptx_sreg_value: no component is x */
+        if (++x == bx) {
+            x = 0;
+            if (++y == by) {
+                y = 0;
+                z++;
+            }
+        }
+    }
+}
+
 static bool sreg_uniform(int sreg)
 {
     switch (sreg) {
@@ -83,8 +103,11 @@ sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i)
             s.m = 0;
             return s;
         }
-        for (int l = 0; l < SIM_WARP; l++)
-            R->scratch[i][l] = sim_sreg_value(R, w, o->sreg, o->comp, l);
+        if (o->sreg == PTX_SREG_TID)
+            tid_lanes(&R->launch, (unsigned)w->index * SIM_WARP, o->comp, R->scratch[i]);
+        else
+            for (int l = 0; l < SIM_WARP; l++)
+                R->scratch[i][l] = sim_sreg_value(R, w, o->sreg, o->comp, l);
         s.p = R->scratch[i];
         s.m = SIM_WARP - 1;
         return s;
