@@ -223,12 +223,13 @@ static uint32_t compare_lanes(const sim_instr *in, int t, sim_src a, sim_src b, 
         return res;
     }
     bool sg = is_signed(t);
+/* every lane, without branches (the compiler vectorises it), then the
+ * active ones: an operand holds all 32 lanes (or one, broadcast) */
 #define CMP_LOOP(T, OP) \
     do { \
-        SIM_LANES(m, l) \
-            if ((T)SIM_V(a, l) OP (T)SIM_V(b, l)) \
-                res |= 1u << l; \
-        return res; \
+        for (uint32_t l = 0; l < SIM_WARP; l++) \
+            res |= (uint32_t)((T)SIM_V(a, l) OP (T)SIM_V(b, l)) << l; \
+        return res & m; \
     } while (0)
 #define CMP_ALL(T, UT) \
     switch (in->cmp) { \
