@@ -105,6 +105,7 @@ typedef struct {
     double wall_to_own_99;      /* seconds to 99 % of the run's own best, likewise */
     double wall_to_random;      /* seconds to random's final best (time_to_random), likewise;
                                    -1 never, -2 unknown (a merged run saved without it) */
+    double wall_to_random99;    /* seconds to 99 % of it, likewise */
 } run_t;
 
 typedef struct {
@@ -274,6 +275,7 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     add_arg(r, "--quiet");
     r->evals_to_99 = -1;
     r->wall_to_random = -2;
+    r->wall_to_random99 = -2;
 }
 
 static pid_t start_run(run_t *r)
@@ -591,6 +593,10 @@ typedef struct {
      * how many did */
     double med_to_random;
     int reached_random;
+    /* the same to 99 % of random's final best, a level every strategy's
+     * runs meet, random's too: the like-for-like race */
+    double med_to_random99;
+    int reached_random99;
     double x[MAX_SEEDS];        /* re-measured bests, for the rank tests */
 } strat_stats;
 
@@ -657,7 +663,7 @@ static double wall_to_level(const run_t *r, double level)
  * strategy with a run saved without one has reached_random -1 (unknown). */
 static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
 {
-    double bests[MAX_SEEDS], t[MAX_SEEDS];
+    double bests[MAX_SEEDS], t[MAX_SEEDS], t99[MAX_SEEDS];
     int n = 0;
     for (int i = 0; i < seeds; i++)
         if (kt->runs[NSTRATS - 1][i].ok) bests[n++] = kt->runs[NSTRATS - 1][i].best;
@@ -665,17 +671,24 @@ static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
         return;
     double level = median(bests, n);
     for (int st = 0; st < NSTRATS; st++) {
-        int k = 0;
-        bool unknown = false;
+        int k = 0, k99 = 0;
+        bool unknown = false, unknown99 = false;
         for (int i = 0; i < seeds; i++) {
             run_t *r = &kt->runs[st][i];
             if (!r->ok) continue;
-            if (!merged) r->wall_to_random = wall_to_level(r, level);
+            if (!merged) {
+                r->wall_to_random = wall_to_level(r, level);
+                r->wall_to_random99 = wall_to_level(r, 0.99 * level);
+            }
             unknown |= r->wall_to_random == -2;
+            unknown99 |= r->wall_to_random99 == -2;
             if (r->wall_to_random >= 0) t[k++] = r->wall_to_random;
+            if (r->wall_to_random99 >= 0) t99[k99++] = r->wall_to_random99;
         }
         s[st].reached_random = unknown ? -1 : k;
         s[st].med_to_random = k ? median(t, k) : 0;
+        s[st].reached_random99 = unknown99 ? -1 : k99;
+        s[st].med_to_random99 = k99 ? median(t99, k99) : 0;
     }
 }
 
@@ -699,6 +712,8 @@ static const char *verdict_name(verdict v)
 typedef struct {
     int kernels, reach95, win, tie, loss, failed, faster;
     int as_soon;                /* gdivan reaches random's best no later than random its own */
+    int level_first;            /* gdivan reaches 99 % of random's best no later than random */
+    int level_known;            /* kernels where that is known (runs saved with the figure) */
 } summary_t;
 
 /* One kernel's figures for the main table, computed once and written as
@@ -743,6 +758,10 @@ static void rows_of(const args_t *a, kernel_t *ks, int n, kernel_row *rows, summ
         sum->faster += s[0].nok && s[2].nok && s[0].med_own <= s[2].med_own;
         sum->as_soon += s[0].reached_random >= 0 && s[0].reached_random * 2 > s[0].nok && s[2].nok &&
                         s[0].med_to_random <= s[2].med_own;
+        bool known = s[0].reached_random99 >= 0 && s[2].reached_random99 >= 0 && s[2].nok;
+        sum->level_known += known;
+        sum->level_first += known && s[0].reached_random99 * 2 > s[0].nok &&
+                            s[0].med_to_random99 <= s[2].med_to_random99;
     }
 }
 
@@ -807,10 +826,14 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                 sum->kernels, sum->reach95, sum->win, sum->tie, sum->loss, sum->failed, sum->faster);
         fprintf(f, "Its median wall time to random's final best (the median of random's seeds) is no more than "
                    "random's to 99 %% of its own on %d.\n", sum->as_soon);
+        if (sum->level_known)
+            fprintf(f, "Its median wall time to 99 %% of random's final best is no more than random's own on %d of "
+                       "%d.\n", sum->level_first, sum->level_known);
         fprintf(f, "\nWall seconds (median over seeds; gdivan's symbolic stage included) to 99 %% of each run's "
                    "own best, and to random's final best (the median of random's seeds' bests; in brackets the "
-                   "seeds that reached it):\n\n| kernel | gdivan | random-ga | random | gdivan to random's best "
-                   "| random-ga to random's best |\n|---|---|---|---|---|---|\n");
+                   "seeds that reached it), and to 99 %% of that level (two decimals):\n\n| kernel | gdivan | "
+                   "random-ga | random | gdivan to random's best | random-ga to random's best | gdivan to 99 %% of "
+                   "it | random to 99 %% of it |\n|---|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < n; i++) {
             if (!ks[i].ok)
                 continue;
@@ -825,6 +848,14 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                     fprintf(f, " n/a |");
                 else if (rows[i].s[st].reached_random)
                     fprintf(f, " %.1f (%d/%d) |", rows[i].s[st].med_to_random, rows[i].s[st].reached_random,
+                            rows[i].s[st].nok);
+                else
+                    fprintf(f, " never |");
+            for (int st = 0; st < NSTRATS; st += NSTRATS - 1)
+                if (rows[i].s[st].reached_random99 < 0)
+                    fprintf(f, " n/a |");
+                else if (rows[i].s[st].reached_random99)
+                    fprintf(f, " %.2f (%d/%d) |", rows[i].s[st].med_to_random99, rows[i].s[st].reached_random99,
                             rows[i].s[st].nok);
                 else
                     fprintf(f, " never |");
@@ -912,6 +943,8 @@ static json_t *run_json(const run_t *r)
     json_t *o = run_json_figures(r);
     if (r->ok && r->wall_to_random != -2)
         json_object_set_new(o, "wall_to_random_best_s", json_real(r->wall_to_random));
+    if (r->ok && r->wall_to_random99 != -2)
+        json_object_set_new(o, "wall_to_random_best99_s", json_real(r->wall_to_random99));
     return o;
 }
 
@@ -974,6 +1007,9 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     json_t *summary = json_object_get(doc, "summary");
     if (summary)
         json_object_set_new(summary, "gdivan_at_random_best_as_soon", json_integer(sum->as_soon));
+    if (summary && sum->level_known)
+        json_object_set_new(summary, "gdivan_at_99_of_random_best_first",
+                            json_pack("{s:i, s:i}", "kernels", sum->level_first, "of", sum->level_known));
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "bench_corpus: cannot write %s\n", path);
     json_decref(doc);
@@ -1009,6 +1045,7 @@ static void run_from_json(json_t *o, int st, run_t *r)
     r->wall_to_99 = num(o, "wall_to_99_s", 0);
     r->wall_to_own_99 = num(o, "wall_to_own_99_s", 0);
     r->wall_to_random = num(o, "wall_to_random_best_s", -2);
+    r->wall_to_random99 = num(o, "wall_to_random_best99_s", -2);
 }
 
 /* One saved kernel object into kt; false (why) when it does not fit. */
