@@ -73,7 +73,7 @@ enum {
     "                    when it beats one allele everywhere by 2 %% (default 48; 0:\n" \
     "                    none, the paper's; at most 10 s)\n" \
     "  --no-scout        gdivan: while the symbolic stage explores (one core), random\n" \
-    "                    testing measures inputs on a spare evaluation worker, out of\n" \
+    "                    testing measures inputs on the other evaluation workers, out of\n" \
     "                    the --evals budget (at most half of it; scout.csv); the run's\n" \
     "                    best is the better of the search's and this scout's (run.json\n" \
     "                    says which); its count follows the stage's wall time, so only\n" \
