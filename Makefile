@@ -128,10 +128,13 @@ GPU_SCRIPT_BIN := $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth
 # Skipped tests are listed with their reasons at the end (Criterion shows
 # them only with --verbose): the TAP report has them.
 SKIPS = grep '\# SKIP' $(1) | grep -v '\# SKIP test was skipped$$' | sed 's/^ok - /skipped: /' >&2 || true
+# Failed tests are named again last, so that the end of a long log (all a
+# CI summary may keep) says which.
+FAILS = grep '^not ok' $(1) | sed 's/^not ok - /FAILED: /' >&2 || true
 
 test: warphunt ptx $(BUILD)/test_runner $(GPU_SCRIPT_BIN)
 	@$(BUILD)/test_runner $(TEST_ARGS) --tap=$(BUILD)/test.tap; status=$$?; \
-	$(call SKIPS,$(BUILD)/test.tap); exit $$status
+	$(call SKIPS,$(BUILD)/test.tap); $(call FAILS,$(BUILD)/test.tap); exit $$status
 
 # Criterion runs each test in a child process whose sanitizer reports do
 # not change the test's verdict, so the log is scanned for them as well.
@@ -141,7 +144,7 @@ check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(BUILD)/test_runner_san $(TEST_ARGS) --tap=$(BUILD)/check.tap 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; \
-	$(call SKIPS,$(BUILD)/check.tap); \
+	$(call SKIPS,$(BUILD)/check.tap); $(call FAILS,$(BUILD)/check.tap); \
 	if grep -q -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log; then \
 	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
 	[ $$status = 0 ] || exit $$status; \

@@ -100,12 +100,22 @@ static void *scout_main(void *arg)
 /* The scout's workers, [*first, *first + n): the stage takes one core, so
  * on the sim every evaluation worker but the first (worker 0 stays the
  * hunt's own); on a GPU the device is idle during the stage and its one
- * worker drives it.  0: none (one core, or --jobs 1 on the sim). */
-static int scout_workers(const hunt *h, int *first)
+ * worker drives it.  0: none, and *why says why. */
+static int scout_workers(const hunt *h, int *first, const char **why)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *why = "no spare core for random testing during the symbolic stage (--jobs 1 or one core)";
     if (cores < 2) return 0;
     *first = harness_backend_of(h->h) != HARNESS_SIM ? 0 : 1;
+#ifdef __SANITIZE_ADDRESS__
+    /* The cuda backend forks its worker again after a fault.  GCC 12's
+     * AddressSanitizer does not hold its allocator's locks across fork(),
+     * so a child forked while the stage's Z3 threads allocate can wait
+     * forever on a lock copied held (glibc's malloc is fork-safe: plain
+     * builds are not affected). */
+    *why = "a sanitized build forks no CUDA worker beside the symbolic stage";
+    if (!*first) return 0;
+#endif
     return *first ? h->njobs - 1 : 1;
 }
 
@@ -117,11 +127,11 @@ void hunt_scout_start(void *hunt_ctx)
     s->best = -1;
     /* a budget of one evaluation leaves none to share */
     if (!h->opt.scout || h->opt.strategy != GA_GDIVAN || h->opt.resume_dir || h->opt.ga.max_evals == 1) return;
-    int first = 0, n = scout_workers(h, &first);
+    const char *why = NULL;
+    int first = 0, n = scout_workers(h, &first, &why);
     if (n <= 0) {
         if (!h->opt.quiet)
-            fprintf(stderr, "hunt: no spare core for random testing during the symbolic stage (--jobs 1 or one "
-                            "core): no scout\n");
+            fprintf(stderr, "hunt: %s: no scout\n", why);
         return;
     }
     s->max_evals = h->opt.ga.max_evals / 2;
