@@ -128,6 +128,8 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
                             "first", first);
     if (p->structure != WH_STRUCTURE_NONE)
         json_object_set_new(doc, "structure", json_string(wh_structure_name(p->structure)));
+    if (p->global)
+        json_object_set_new(doc, "global", json_true());
     return doc;
 }
 
@@ -156,7 +158,9 @@ static void print_buffer(const json_t *b)
     fprintf(stderr, "  %-16s %-6s %s[%lld]", name, json_string_value(json_object_get(b, "role")),
             json_string_value(json_object_get(b, "type")), (long long)json_integer_value(json_object_get(b, "count")));
     if (!json_is_true(json_object_get(b, "saved"))) {
-        fputs("  (an output: zeroed before every run, not saved)\n", stderr);
+        fputs(json_is_true(json_object_get(b, "global"))
+                  ? "  (an output module variable: its initializer before every run, not saved)\n"
+                  : "  (an output: zeroed before every run, not saved)\n", stderr);
         return;
     }
     size_t k;

@@ -80,8 +80,9 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
     if (!evaluated && err) snprintf(err->file, sizeof err->file, "%s", img->spec->path);
     bool in_type = evaluated && out->lo <= out->hi && out->lo >= tlo && out->hi <= thi;
     if (in_type) return true;
-    snprintf(what, sizeof what, "$.params[%d]%s%s.range", p, f || par->type == WH_STRUCT ? ".fields." : "",
-             fd->name);
+    char suffix[200];
+    snprintf(suffix, sizeof suffix, "%s%s.range", f || par->type == WH_STRUCT ? ".fields." : "", fd->name);
+    wh_param_jpath(img->spec, p, suffix, what, sizeof what);
     if (evaluated)
         wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
                      "for element %llu the range is [%lld, %lld], which is %s %s's [%lld, %lld]",
@@ -132,7 +133,7 @@ static bool size_buffer(wh_image *img, int i, uint64_t *total, wh_error *err)
     b->param = p;
     b->count = 1;
     char what[96];
-    snprintf(what, sizeof what, "$.params[%d]%s", i, p->kind == WH_BUFFER ? ".count" : "");
+    wh_param_jpath(img->spec, i, p->kind == WH_BUFFER ? ".count" : "", what, sizeof what);
     if (p->kind == WH_BUFFER) {
         int64_t n;
         if (!wh_spec_eval(img->spec, p->count, img->vars, what, &n, err)) return false;
@@ -149,7 +150,7 @@ static bool size_buffer(wh_image *img, int i, uint64_t *total, wh_error *err)
             wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
                          "buffer \"%s\": per_thread %lld is more than its %llu elements", p->name,
                          (long long)p->per_thread, (unsigned long long)b->count);
-            snprintf(what, sizeof what, "$.params[%d].per_thread", i);
+            wh_param_jpath(img->spec, i, ".per_thread", what, sizeof what);
             wh_error_set_path(err, what);
             return false;
         }
@@ -198,7 +199,9 @@ static bool init_struct_scalar(wh_image *img, int i, wh_error *err)
         }
         char what[96];
         int64_t v;
-        snprintf(what, sizeof what, "$.params[%d].fields[%d].value", i, k);
+        char suffix[48];
+        snprintf(suffix, sizeof suffix, ".fields[%d].value", k);
+        wh_param_jpath(img->spec, i, suffix, what, sizeof what);
         if (!wh_spec_eval(img->spec, f->value, img->vars, what, &v, err) || !fits_type(img, f->type, v, what, err))
             return false;
         wh_value_set_int(f->type, data + f->offset, v);
@@ -219,7 +222,7 @@ static bool init_buffer(wh_image *img, int i, wh_error *err)
         }
         char what[96];
         int64_t v;
-        snprintf(what, sizeof what, "$.params[%d].value", i);
+        wh_param_jpath(img->spec, i, ".value", what, sizeof what);
         if (!wh_spec_eval(img->spec, p->value, img->vars, what, &v, err) || !fits_type(img, p->type, v, what, err))
             return false;
         wh_value_set_int(p->type, b->data, v);

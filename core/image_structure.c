@@ -140,7 +140,7 @@ static bool structure_error(const wh_image *img, int p, wh_error *err, const cha
     va_end(ap);
     wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\" (\"structure\": \"%s\"): %s",
                  par->name, wh_structure_name(par->structure), msg);
-    snprintf(path, sizeof path, "$.params[%d].structure", p);
+    wh_param_jpath(img->spec, p, ".structure", path, sizeof path);
     wh_error_set_path(err, path);
     return false;
 }

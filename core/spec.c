@@ -555,20 +555,25 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
     return get_expr(ld, v, sub, &p->value);
 }
 
-static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
+/* One entry of "params" (global false) or "globals" (global true). */
+static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, bool global, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
                                         "check_why", NULL };
     char jpath[64], sub[96];
-    snprintf(jpath, sizeof jpath, "$.params[%d]", index);
+    snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
     if (!check_keys(ld, pobj, jpath, keys) || !get_string(ld, pobj, "name", jpath, true, &p->name))
         return false;
+    p->global = global;
     const char *kind = json_string_value(json_object_get(pobj, "kind"));
+    if (global && !json_object_get(pobj, "kind"))
+        kind = "buffer";   /* a module variable is memory: its count says how much of it is input */
     if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
     if (!strcmp(kind, "buffer")) p->kind = WH_BUFFER;
-    else if (!strcmp(kind, "scalar")) p->kind = WH_SCALAR;
+    else if (!strcmp(kind, "scalar") && !global) p->kind = WH_SCALAR;
+    else if (global) return bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
     else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer or scalar)", kind);
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
@@ -587,22 +592,32 @@ static bool parse_param(loader *ld, json_t *pobj, int index, wh_param *p)
     return parse_check(ld, pobj, jpath, p);
 }
 
+/* "params" (required: the kernel's, in order) and "globals" (optional:
+ * module variables), into one list; names are unique across both. */
 static bool parse_params(loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;
-    json_t *params = json_object_get(root, "params");
+    json_t *params = json_object_get(root, "params"), *globals = json_object_get(root, "globals");
     if (!json_is_array(params))
         return bad(ld, "$", "missing \"params\": the kernel's parameters in order");
-    s->nparams = (int)json_array_size(params);
+    if (globals && !json_is_array(globals))
+        return bad(ld, "$.globals", "expected an array of module variables (buffers named as in the PTX)");
+    s->nkparams = (int)json_array_size(params);
+    s->nparams = s->nkparams + (int)json_array_size(globals);
     s->params = calloc(s->nparams ? (size_t)s->nparams : 1, sizeof *s->params);
     if (!s->params) return bad(ld, "$.params", "out of memory");
     for (int i = 0; i < s->nparams; i++) {
-        if (!parse_param(ld, json_array_get(params, (size_t)i), i, &s->params[i])) return false;
+        bool global = i >= s->nkparams;
+        int k = global ? i - s->nkparams : i;
+        const char *list = global ? "globals" : "params";
+        if (!parse_param(ld, json_array_get(global ? globals : params, (size_t)k), list, k, global, &s->params[i]))
+            return false;
         for (int j = 0; j < i; j++)
             if (!strcmp(s->params[j].name, s->params[i].name)) {
                 char jpath[64];
-                snprintf(jpath, sizeof jpath, "$.params[%d].name", i);
-                return bad(ld, jpath, "duplicate parameter name \"%s\"", s->params[i].name);
+                snprintf(jpath, sizeof jpath, "$.%s[%d].name", list, k);
+                return bad(ld, jpath, "duplicate name \"%s\" (parameters and globals share one name space)",
+                           s->params[i].name);
             }
     }
     return true;
@@ -612,7 +627,7 @@ static bool parse_root(loader *ld, json_t *root)
 {
     static const char *const keys[] = { "name", "source", "ptx", "entry", "grid", "block",
                                         "shared_bytes", "constants", "symbolic", "params",
-                                        "description", NULL };
+                                        "globals", "description", NULL };
     wh_spec *s = ld->spec;
     if (!json_is_object(root)) return bad(ld, "$", "a spec is a JSON object");
     if (!check_keys(ld, root, "$", keys)) return false;
@@ -766,6 +781,12 @@ void wh_spec_free(wh_spec *s)
     free(s->entry);
     free(s->ptx);
     free(s);
+}
+
+void wh_param_jpath(const wh_spec *spec, int p, const char *suffix, char *buf, size_t size)
+{
+    bool global = p >= spec->nkparams;
+    snprintf(buf, size, "$.%s[%d]%s", global ? "globals" : "params", global ? p - spec->nkparams : p, suffix);
 }
 
 wh_launch wh_spec_launch_full(const wh_spec *spec)

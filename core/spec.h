@@ -5,7 +5,9 @@
  * launch shape, and every kernel parameter in order: buffers with their
  * element type (a scalar type or a struct of fields), element count, role
  * (input / output / fixed), the slice each thread owns, and value domains;
- * scalars with their value.  Counts, values and integer range bounds are
+ * scalars with their value; then, optionally, module variables (`__device__`
+ * and `__constant__` globals) the kernel reads or writes, as buffers.
+ * Counts, values and integer range bounds are
  * expressions (core/expr.h) evaluated for a given launch: the full one, or
  * the one-block X-thread launch of the symbolic stage.
  */
@@ -89,6 +91,8 @@ typedef struct {
     wh_structure structure; /* input buffers of one field */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
+    bool global;            /* a module variable (the spec's "globals", a buffer named as the
+                               PTX's .global or .const variable), not a kernel parameter */
 } wh_param;
 
 typedef struct {
@@ -111,8 +115,9 @@ typedef struct {
     int *sym_threads;       /* X sequence of the symbolic stage */
     int nsym_threads;
     int max_iter;           /* loop bound of the symbolic stage (0: default) */
-    wh_param *params;
-    int nparams;
+    wh_param *params;       /* the kernel's parameters in order, then the module variables */
+    int nparams;            /* all of them: every image has one buffer per entry */
+    int nkparams;           /* the kernel's parameters: params[nkparams..] are globals */
     char **sets;            /* constants given on the command line: "NAME=EXPR", in order */
     int nsets;
 } wh_spec;
@@ -151,6 +156,10 @@ bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
  * else <dir>/../build/ptx/kernels/<stem>.ptx, else build/ptx/<dir>/<stem>.ptx.
  * Fails naming every place it looked. */
 bool wh_spec_ptx_path(const wh_spec *spec, char *buf, size_t size, wh_error *err);
+
+/* The JSON path of params[p] in its spec file ("$.params[2]", or
+ * "$.globals[0]" for a module variable) followed by `suffix`. */
+void wh_param_jpath(const wh_spec *spec, int p, const char *suffix, char *buf, size_t size);
 
 const char *wh_type_name(wh_type t);
 size_t wh_type_size(wh_type t);

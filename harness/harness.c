@@ -86,47 +86,6 @@ void harness_result_free(harness_result *r)
 
 /* ---- opening ------------------------------------------------------------------ */
 
-static const char *ptx_type_text(const ptx_param *p, char *buf, size_t size)
-{
-    if (p->is_array)
-        snprintf(buf, size, ".%s[%llu]", ptx_type_name(p->type),
-                 (unsigned long long)(p->size / (uint64_t)(ptx_type_size(p->type) > 0 ? ptx_type_size(p->type) : 1)));
-    else
-        snprintf(buf, size, ".%s", ptx_type_name(p->type));
-    return buf;
-}
-
-/* The spec's parameters against the PTX entry's: number and sizes. */
-static bool check_params(const wh_spec *spec, const char *ptx_path, const ptx_function *k, wh_error *err)
-{
-    if (spec->nparams != k->nparams) {
-        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
-                     "the spec lists %d parameters but kernel '%s' in %s has %d", spec->nparams, k->name,
-                     ptx_path, k->nparams);
-        wh_error_set_path(err, "$.params");
-        return false;
-    }
-    for (int i = 0; i < spec->nparams; i++) {
-        const wh_param *sp = &spec->params[i];
-        const ptx_param *pp = &k->params[i];
-        uint64_t want = sp->kind == WH_BUFFER ? 8 : sp->elem_size;
-        if (pp->size == want)
-            continue;
-        char tb[64], jp[64];
-        snprintf(jp, sizeof jp, "$.params[%d]", i);
-        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
-                     "parameter %d '%s' (%s %s, %llu bytes) does not match PTX parameter '%s' of kernel "
-                     "'%s' in %s (%s, %llu bytes)%s",
-                     i, sp->name, sp->kind == WH_BUFFER ? "buffer of" : "scalar", wh_type_name(sp->type),
-                     (unsigned long long)want, pp->name, k->name, ptx_path, ptx_type_text(pp, tb, sizeof tb),
-                     (unsigned long long)pp->size,
-                     sp->kind == WH_BUFFER ? " (a buffer is passed as an 8-byte pointer)" : "");
-        wh_error_set_path(err, jp);
-        return false;
-    }
-    return true;
-}
-
 static bool find_entry(const wh_spec *spec, const ptx_module *m, const char *path, int *entry, wh_error *err)
 {
     int idx = ptx_function_index(m, spec->entry);
@@ -176,7 +135,8 @@ harness *harness_open(const wh_spec *spec, harness_backend backend, const harnes
     if (!m)
         return NULL;
     int entry;
-    if (!find_entry(spec, m, path, &entry, err) || !check_params(spec, path, &m->funcs[entry], err)) {
+    wh_launch full = wh_spec_launch_full(spec);
+    if (!find_entry(spec, m, path, &entry, err) || !ptx_spec_check(m, &m->funcs[entry], spec, &full, path, err)) {
         ptx_module_free(m);
         return NULL;
     }

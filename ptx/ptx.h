@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/spec.h"
 
 /* ------------------------------------------------------------------------ */
 /* Enumerations                                                             */
@@ -476,6 +477,15 @@ int ptx_find_reg(const ptx_function *f, const char *name);
 int ptx_find_label(const ptx_function *f, const char *name);
 int ptx_find_param(const ptx_function *f, const char *name);
 int ptx_find_local_var(const ptx_function *f, const char *name);
+
+/* Does the spec describe entry k (ptx/spec_match.c)?  Its kernel
+ * parameters in number and size, and each of its globals a defined
+ * .global or .const variable large enough for the buffer at `launch`;
+ * errors name the spec's JSON path and the PTX line. */
+bool ptx_spec_check(const ptx_module *m, const ptx_function *k, const wh_spec *spec, const wh_launch *launch,
+                    const char *ptx_path, wh_error *err);
+/* The module variable a spec global named `name` binds to, or -1. */
+int ptx_spec_global_var(const ptx_module *m, const char *name);
 
 /* Names and sizes. */
 const char *ptx_type_name(ptx_type t);      /* "u32" */

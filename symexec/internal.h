@@ -111,9 +111,11 @@ typedef struct {
     ptx_space space;         /* GLOBAL (const too), SHARED or LOCAL */
     uint64_t base, size;     /* in its space (LOCAL: per thread offset) */
     int thread;              /* LOCAL: owner; else -1 */
-    int param;               /* SX_R_PARAMBUF: spec param index */
-    bool input;              /* initial content symbolic */
+    int param;               /* spec param index (a buffer or a spec global), or -1 */
+    bool input;              /* initial content symbolic (its first input_bytes) */
+    uint64_t input_bytes;    /* input: bytes the symbols cover; init (or zero) past them */
     const uint8_t *init;     /* initial bytes (size), NULL: zero */
+    uint8_t *init_own;       /* init when the region owns it (a fixed spec global) */
     int first_sym;           /* input: symbol of element 0 field 0 */
     int nfields;             /* input: fields per element */
     uint64_t elem_size;

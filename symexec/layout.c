@@ -130,6 +130,7 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
     if (reg >= 0) {
         sx_region *r = &e->regions[reg];
         r->input = true;
+        r->input_bytes = b->bytes;
         r->first_sym = e->nsyms;
         r->nfields = prm->nfields;
         r->elem_size = prm->elem_size;
@@ -198,32 +199,6 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
 
 /* ---- kernel parameters ------------------------------------------------- */
 
-static bool check_params(sx_engine *e, wh_error *err)
-{
-    const ptx_function *f = e->entry;
-    if (f->nparams != e->spec->nparams) {
-        wh_error_set(err, WH_ERR_USER, e->spec->path, 0, 0,
-                     "the spec lists %d params but entry '%s' has %d", e->spec->nparams,
-                     f->name, f->nparams);
-        return false;
-    }
-    for (int p = 0; p < f->nparams; p++) {
-        const wh_param *sp = &e->spec->params[p];
-        const ptx_param *pp = &f->params[p];
-        uint64_t want = sp->kind == WH_BUFFER ? (uint64_t)(e->mod->address_size / 8) : sp->elem_size;
-        if (pp->size != want) {
-            wh_error_set(err, WH_ERR_USER, e->spec->path, 0, 0,
-                         "param %d '%s' is %s%s of %" PRIu64 " bytes in the spec but %" PRIu64
-                         " bytes in the PTX (%s, line %d)", p, sp->name,
-                         sp->kind == WH_BUFFER ? "a pointer" : "a scalar ",
-                         sp->kind == WH_BUFFER ? "" : wh_type_name(sp->type), want, pp->size,
-                         pp->name, pp->line);
-            return false;
-        }
-    }
-    return true;
-}
-
 static bool build_params(sx_engine *e, const int *param_region)
 {
     const ptx_function *f = e->entry;
@@ -260,7 +235,33 @@ static uint64_t global_region_base(int n)
  * sit in the const window, referenced static .shared ones in the shared
  * window; then the .shared variables of reachable functions, and the
  * dynamic (extern) shared arrays after all of them. */
-static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions)
+/* A spec global's region: the image's symbols (an input) or bytes (fixed)
+ * over the variable's initializer; an output starts from the initializer. */
+static bool bind_spec_global(sx_engine *e, int r, int v, wh_error *err)
+{
+    const wh_spec *S = e->spec;
+    for (int p = S->nkparams; p < S->nparams; p++) {
+        if (strcmp(S->params[p].name, e->mod->vars[v].name))
+            continue;
+        sx_region *g = &e->regions[r];
+        const wh_buffer *b = &e->img->bufs[p];
+        g->param = p;
+        g->elem_size = S->params[p].elem_size;
+        if (S->params[p].role == WH_ROLE_INPUT)
+            return add_symbols(e, p, r, err);
+        if (S->params[p].role == WH_ROLE_FIXED && b->data) {
+            g->init_own = wh_xcalloc((size_t)(g->size ? g->size : 1), 1);
+            if (g->init)
+                memcpy(g->init_own, g->init, (size_t)g->size);
+            memcpy(g->init_own, b->data, (size_t)(b->bytes < g->size ? b->bytes : g->size));
+            g->init = g->init_own;
+        }
+        return true;
+    }
+    return true;
+}
+
+static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions, wh_error *err)
 {
     const ptx_module *m = e->mod;
     for (int i = 0; i < m->nvars; i++) {
@@ -278,6 +279,8 @@ static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions)
         if (r < 0)
             return false;
         e->regions[r].init = v->init;
+        if (ptx_spec_global_var(m, v->name) == i && !bind_spec_global(e, r, i, err))
+            return false;
     }
     return true;
 }
@@ -562,7 +565,7 @@ static bool build_structure(sx_engine *e, wh_error *err)
     Z3_ast d = NULL;
     for (int i = 0; i < e->nregions; i++) {
         const sx_region *r = &e->regions[i];
-        if (r->kind != SX_R_PARAMBUF || !r->input || !sx_structure_assumed(e->img, r->param))
+        if (r->param < 0 || !r->input || !sx_structure_assumed(e->img, r->param))
             continue;
         Z3_ast rs = region_structure(e, r, err);
         if (!rs)
@@ -600,7 +603,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     e->img = wh_image_new(e->spec, &l, err);
     if (!e->img)
         return false;
-    if (!check_params(e, err) || !alloc_func_layouts(e))
+    if (!ptx_spec_check(e->mod, e->entry, e->spec, &l, e->mod->name, err) || !alloc_func_layouts(e))
         goto oom;
     int *param_region = neg_ints(e->spec->nparams);
     if (!param_region)
@@ -618,7 +621,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
             free(param_region);
             return false;
         }
-        if (sp->kind != WH_BUFFER)
+        if (sp->kind != WH_BUFFER || sp->global)   /* globals: module_vars */
             continue;
         const wh_buffer *b = &e->img->bufs[p];
         int r = add_region(e, sp->name, SX_R_PARAMBUF, PTX_SPACE_GLOBAL, global_region_base(nglobal++), b->bytes, -1);
@@ -640,7 +643,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     }
     ptx_memmap mm;
     ptx_memmap_build(e->mod, e->entry_idx, &mm);
-    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal) && heap(e, &mm, &nglobal) &&
+    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
               function_shared(e, &mm)
               && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
     ptx_memmap_free(&mm);
@@ -680,8 +683,10 @@ Z3_model sx_layout_low_model(sx_engine *e)
 
 void sx_layout_free(sx_engine *e)
 {
-    for (int i = 0; i < e->nregions; i++)
+    for (int i = 0; i < e->nregions; i++) {
         free(e->regions[i].name);
+        free(e->regions[i].init_own);
+    }
     free(e->regions);
     for (int i = 0; i < e->nsyms; i++) {
         free(e->syms[i].name);

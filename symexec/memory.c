@@ -62,7 +62,7 @@ static void bytes_free(sx_engine *e, sx_byte *b, uint64_t n)
 static sx_byte init_byte(const sx_engine *e, const sx_region *r, uint64_t o)
 {
     sx_byte b = { 0 };
-    if (r->input) {
+    if (r->input && o < r->input_bytes) {
         uint64_t el = o / r->elem_size, in = o % r->elem_size;
         for (int f = 0; f < r->nfields; f++) {
             const sx_symbol *s = &e->syms[r->first_sym + el * (uint64_t)r->nfields + (uint64_t)f];

@@ -780,6 +780,65 @@ Test(cuda, gpu_bad_device_index_is_named)
 
 /* The sim is the reference: every bundled kernel whose PTX is built gives
  * the same outputs on the GPU for the same random input. */
+/* One random input of the spec at `path` on the sim and on the GPU:
+ * statuses and outputs agree.  False when the spec has no PTX or the sim
+ * itself does not run the input (nothing compared). */
+static bool gpu_agrees_with_the_sim(const char *path)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load(path, &err);
+    cr_assert(spec, "%s: %s", path, err.msg);
+    char ptx[1024];
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, &err)) {
+        cr_log_warn("%s: no PTX (make ptx): skipped", path);
+        wh_spec_free(spec);
+        return false;
+    }
+    harness_options o;
+    harness_options_init(&o);
+    o.want_outputs = true;
+    o.quiet = true;
+    harness *sim = harness_open(spec, HARNESS_SIM, &o, &err);
+    cr_assert(sim, "%s: %s", path, err.msg);
+    wh_launch l = wh_spec_launch_full(spec);
+    wh_image *a = wh_image_new(spec, &l, &err);
+    cr_assert(a, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 12345, 1);
+    cr_assert(wh_image_fill_random(a, &rng, &err), "%s", err.msg);
+    wh_image *b = wh_image_clone(a, &err);
+    cr_assert(b, "%s", err.msg);
+    harness_result rs;
+    cr_assert(harness_measure(sim, a, 1, &rs, &err), "%s", err.msg);
+
+    ptx_module *m = ptx_parse_file(ptx, &err);
+    cr_assert(m, "%s", err.msg);
+    int entry = ptx_function_index(m, spec->entry);
+    void *gpu = harness_cuda_ops.open(spec, m, entry, &o, &err);
+    cr_assert(gpu, "%s: %s", path, err.msg);
+    harness_run rg;
+    cr_assert(harness_cuda_ops.run(gpu, b, true, &rg, &err), "%s", err.msg);
+    bool compared = rs.status == HARNESS_OK;
+    if (!compared) {
+        cr_log_warn("%s: sim says %s (%s); GPU says %s", path, harness_status_name(rs.status), rs.message,
+                    harness_status_name(rg.status));
+    } else {
+        cr_expect_eq(rg.status, HARNESS_OK, "%s: %s", path, rg.message);
+        char report[2048];
+        bool same = harness_compare_outputs(a, b, HARNESS_CHECK_FLOAT_ULPS, report, sizeof report);
+        cr_expect(same, "%s: %s", path, report);
+        cr_log_info("%s: %s; sim %g %s, GPU %g us", path, report, rs.mean, rs.unit, rg.time);
+    }
+    harness_cuda_ops.close(gpu);
+    ptx_module_free(m);
+    harness_result_free(&rs);
+    wh_image_free(a);
+    wh_image_free(b);
+    harness_close(sim);
+    wh_spec_free(spec);
+    return compared;
+}
+
 Test(cuda, gpu_agrees_with_the_sim_on_bundled_kernels)
 {
     NEED_GPU();
@@ -787,59 +846,17 @@ Test(cuda, gpu_agrees_with_the_sim_on_bundled_kernels)
     if (glob("kernels/*.json", 0, NULL, &g) != 0)
         cr_skip_test("no kernels/*.json (run from the repository root)");
     int compared = 0;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        wh_error err;
-        wh_spec *spec = wh_spec_load(g.gl_pathv[i], &err);
-        cr_assert(spec, "%s: %s", g.gl_pathv[i], err.msg);
-        char path[1024];
-        if (!wh_spec_ptx_path(spec, path, sizeof path, &err)) {
-            cr_log_warn("%s: no PTX (make ptx): skipped", g.gl_pathv[i]);
-            wh_spec_free(spec);
-            continue;
-        }
-        harness_options o;
-        harness_options_init(&o);
-        o.want_outputs = true;
-        o.quiet = true;
-        harness *sim = harness_open(spec, HARNESS_SIM, &o, &err);
-        cr_assert(sim, "%s: %s", g.gl_pathv[i], err.msg);
-        wh_launch l = wh_spec_launch_full(spec);
-        wh_image *a = wh_image_new(spec, &l, &err);
-        cr_assert(a, "%s", err.msg);
-        pcg32 rng;
-        pcg32_seed(&rng, 12345, 1);
-        cr_assert(wh_image_fill_random(a, &rng, &err), "%s", err.msg);
-        wh_image *b = wh_image_clone(a, &err);
-        cr_assert(b, "%s", err.msg);
-        harness_result rs;
-        cr_assert(harness_measure(sim, a, 1, &rs, &err), "%s", err.msg);
-
-        ptx_module *m = ptx_parse_file(path, &err);
-        cr_assert(m, "%s", err.msg);
-        int entry = ptx_function_index(m, spec->entry);
-        void *gpu = harness_cuda_ops.open(spec, m, entry, &o, &err);
-        cr_assert(gpu, "%s: %s", g.gl_pathv[i], err.msg);
-        harness_run rg;
-        cr_assert(harness_cuda_ops.run(gpu, b, true, &rg, &err), "%s", err.msg);
-        if (rs.status != HARNESS_OK) {
-            cr_log_warn("%s: sim says %s (%s); GPU says %s", g.gl_pathv[i],
-                        harness_status_name(rs.status), rs.message, harness_status_name(rg.status));
-        } else {
-            cr_expect_eq(rg.status, HARNESS_OK, "%s: %s", g.gl_pathv[i], rg.message);
-            char report[2048];
-            bool same = harness_compare_outputs(a, b, HARNESS_CHECK_FLOAT_ULPS, report, sizeof report);
-            cr_expect(same, "%s: %s", g.gl_pathv[i], report);
-            cr_log_info("%s: %s; sim %g %s, GPU %g us", g.gl_pathv[i], report, rs.mean, rs.unit, rg.time);
-            compared++;
-        }
-        harness_cuda_ops.close(gpu);
-        ptx_module_free(m);
-        harness_result_free(&rs);
-        wh_image_free(a);
-        wh_image_free(b);
-        harness_close(sim);
-        wh_spec_free(spec);
-    }
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        compared += gpu_agrees_with_the_sim(g.gl_pathv[i]);
     globfree(&g);
     cr_expect(compared > 0, "no bundled kernel was compared");
+}
+
+/* Module variables ("globals"): a __constant__ input, a fixed __device__
+ * array and two output globals, one with an initializer, through
+ * cuModuleGetGlobal on a real driver. */
+Test(cuda, gpu_fills_module_variables)
+{
+    NEED_GPU();
+    cr_expect(gpu_agrees_with_the_sim("tests/specs/module_inputs.json"), "nothing compared");
 }

@@ -1144,6 +1144,31 @@ Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* Module variables ("globals": a __constant__ input, a fixed __device__
+ * array, two outputs, one with an initializer) reach the kernel through
+ * cuModuleGetGlobal and come back: the fake runs module_inputs in C and
+ * its outputs agree with the sim's, every launch from the initializer
+ * (hits is 7 + 1 after warm-ups and repetitions alike). */
+Test(fake_cuda, module_variables_reach_the_kernel)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/module_inputs.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    const char *a[] = { "tests/specs/module_inputs.json", "--backend", "cuda", "--check", "--json", "--random",
+                        "3", "--reps", "3" };
+    cr_assert_eq(run_measure(&f, a, 9), 0, "%s", err_text(&f));
+    json_t *j = out_json(&f);
+    json_t *c = json_object_get(j, "check");
+    cr_assert(c, "no check");
+    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
+    json_decref(j);
+    fakelog g = read_log(f.log);
+    cr_expect_eq(count_op(&g, "module_global"), 4, "cuModuleGetGlobal once per global");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* A searched scalar and a sorted input reach the kernel: the random input
  * draws n below the thread count, and the fake's outputs (only threads
  * below n write theirs) agree with the sim's. */

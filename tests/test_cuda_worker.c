@@ -134,9 +134,9 @@ Test(cuda_proto, reads_time_out_and_writes_to_a_closed_peer_do_not_kill)
 /* ------------------------------------------------------------------------ */
 
 static const wh_cuda_param params3[3] = {
-    { "in", WH_BUFFER, WH_ROLE_INPUT, 4 },
-    { "out", WH_BUFFER, WH_ROLE_OUTPUT, 4 },
-    { "n", WH_SCALAR, WH_ROLE_NONE, 4 },
+    { "in", WH_BUFFER, WH_ROLE_INPUT, 4, false },
+    { "out", WH_BUFFER, WH_ROLE_OUTPUT, 4, false },
+    { "n", WH_SCALAR, WH_ROLE_NONE, 4, false },
 };
 
 static wh_cuda_setup setup3(const char *entry)
@@ -179,6 +179,32 @@ Test(cuda_proto, setup_round_trip)
         cr_expect_null(params);
     }
     wh_cuda_wbuf_free(&b);
+}
+
+/* A module variable travels as one (a buffer only: a scalar global is
+ * refused as malformed). */
+Test(cuda_proto, setup_carries_module_variables)
+{
+    wh_cuda_param p[2] = { { "out", WH_BUFFER, WH_ROLE_OUTPUT, 4, false }, { "lut", WH_BUFFER, WH_ROLE_INPUT, 4, true } };
+    wh_cuda_setup s = setup3("kern");
+    s.nparams = 2;
+    s.params = p;
+    for (int bad = 0; bad < 2; bad++) {
+        p[1].kind = bad ? WH_SCALAR : WH_BUFFER;
+        wh_cuda_wbuf b = { 0 };
+        wh_cuda_setup_encode(&s, &b);
+        wh_cuda_setup d;
+        wh_cuda_param *params = NULL;
+        char why[256];
+        bool ok = wh_cuda_setup_decode(b.data, b.len, &d, &params, why, sizeof why);
+        cr_expect_eq(ok, !bad, "%s", why);
+        if (ok) {
+            cr_expect(!d.params[0].global);
+            cr_expect(d.params[1].global);
+        }
+        free(params);
+        wh_cuda_wbuf_free(&b);
+    }
 }
 
 Test(cuda_proto, request_round_trip_and_truncations)

@@ -240,7 +240,7 @@ Test(spec, errors_name_the_json_path)
                       false, "$.params[0].fields[0].value", "expected a number");
     expect_spec_error("{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1},"
                       "{\"name\":\"a\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1}",
-                      false, "$.params[1].name", "duplicate parameter");
+                      false, "$.params[1].name", "duplicate name \"a\"");
     expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[0],\"block\":[32],\"params\":[]}",
                       true, "$.grid[0]", "positive integer");
     expect_spec_error("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[2048],\"params\":[]}",

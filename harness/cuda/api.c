@@ -37,6 +37,7 @@ static const api_entry entries[] = {
     ENTRY(ModuleLoadDataEx, "cuModuleLoadDataEx", NULL),
     ENTRY(ModuleUnload, "cuModuleUnload", NULL),
     ENTRY(ModuleGetFunction, "cuModuleGetFunction", NULL),
+    ENTRY(ModuleGetGlobal, "cuModuleGetGlobal_v2", NULL),
     ENTRY(FuncGetAttribute, "cuFuncGetAttribute", NULL),
     ENTRY(FuncSetAttribute, "cuFuncSetAttribute", NULL),
     ENTRY(MemAlloc, "cuMemAlloc_v2", NULL),
@@ -83,6 +84,7 @@ SAME_TYPE(CtxSynchronize, cuCtxSynchronize);
 SAME_TYPE(ModuleLoadDataEx, cuModuleLoadDataEx);
 SAME_TYPE(ModuleUnload, cuModuleUnload);
 SAME_TYPE(ModuleGetFunction, cuModuleGetFunction);
+SAME_TYPE(ModuleGetGlobal, cuModuleGetGlobal_v2);
 SAME_TYPE(FuncGetAttribute, cuFuncGetAttribute);
 SAME_TYPE(FuncSetAttribute, cuFuncSetAttribute);
 SAME_TYPE(MemAlloc, cuMemAlloc_v2);

@@ -118,6 +118,7 @@ typedef struct {
                                  CUjit_option *opts, void **values);
     CUresult (*ModuleUnload)(CUmodule mod);
     CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule mod, const char *name);
+    CUresult (*ModuleGetGlobal)(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name);
     CUresult (*FuncGetAttribute)(int *value, CUfunction_attribute attr, CUfunction fn);
     CUresult (*FuncSetAttribute)(CUfunction fn, CUfunction_attribute attr, int value);
     CUresult (*MemAlloc)(CUdeviceptr *ptr, size_t bytes);

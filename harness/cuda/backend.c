@@ -146,6 +146,7 @@ void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len,
         q->name = p->name;
         q->kind = p->kind;
         q->role = p->kind == WH_BUFFER ? p->role : WH_ROLE_NONE;
+        q->global = p->global;
         if (p->kind == WH_SCALAR) {
             size_t sz = p->type == WH_STRUCT ? p->elem_size : wh_type_size(p->type);
             if (sz == 0 || sz > WH_CUDA_SCALAR_MAX) {

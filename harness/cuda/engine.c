@@ -34,7 +34,10 @@ typedef struct {
     char name[128];
     CUdeviceptr dev;            /* what the kernel sees */
     CUdeviceptr pristine;       /* inputs and fixed: the uploaded content */
-    uint64_t bytes;             /* current size of dev / pristine */
+    uint64_t bytes;             /* current size of dev / pristine (a global: of the image's part) */
+    CUdeviceptr initial;        /* a global: its content before any launch (dev is the module's
+                                   variable; pristine is initial with the image's bytes over it) */
+    uint64_t var_bytes;         /* a global: the whole variable */
     bool allocated, loaded;
     unsigned char *scalar;      /* scalars: the value bytes (p.size) */
 } drv_param;
@@ -358,11 +361,13 @@ fail:
 
 static void free_buffer(drv *d, drv_param *p)
 {
-    if (p->dev)
+    if (p->dev && !p->p.global)
         d->api.MemFree(p->dev);
     if (p->pristine)
         d->api.MemFree(p->pristine);
-    p->dev = p->pristine = 0;
+    if (p->initial)
+        d->api.MemFree(p->initial);
+    p->dev = p->pristine = p->initial = 0;
     p->allocated = p->loaded = false;
     p->bytes = 0;
 }
@@ -462,7 +467,10 @@ static step prepare(drv *d, const wh_cuda_request *rq, wh_cuda_result *res, char
             continue;
         CUresult r;
         const char *what;
-        if (p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED) {
+        if (p->p.global) {
+            r = d->api.MemcpyDtoD(p->dev, p->pristine, (size_t)p->var_bytes);
+            what = "cuMemcpyDtoD (restoring a module variable)";
+        } else if (p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED) {
             r = d->api.MemcpyDtoD(p->dev, p->pristine, (size_t)p->bytes);
             what = "cuMemcpyDtoD (restoring an input)";
         } else {
@@ -538,6 +546,39 @@ static step launch(drv *d, const wh_cuda_request *rq, bool timed, double *us, wh
     return STEP_GO;
 }
 
+/* A spec global, once: the module's variable, a copy of it made before
+ * any launch (its initializer), and the pristine copy every launch starts
+ * from, as a freshly loaded module would (the image's bytes go over it). */
+static bool bind_global(drv *d, drv_param *p, char *msg, size_t n)
+{
+    char desc[300];
+    size_t have = 0;
+    CUresult r = d->api.ModuleGetGlobal(&p->dev, &have, d->mod, p->name);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "cuModuleGetGlobal of module variable '%s': %s", p->name, desc);
+        p->dev = 0;
+        return false;
+    }
+    size_t alloc = have ? have : 1;
+    r = d->api.MemAlloc(&p->initial, alloc);
+    if ((int)r == WH_CU_SUCCESS)
+        r = d->api.MemAlloc(&p->pristine, alloc);
+    if ((int)r == WH_CU_SUCCESS && have)
+        r = d->api.MemcpyDtoD(p->initial, p->dev, have);
+    if ((int)r == WH_CU_SUCCESS && have)
+        r = d->api.MemcpyDtoD(p->pristine, p->dev, have);
+    if ((int)r != WH_CU_SUCCESS) {
+        wh_cuda_describe(&d->api, r, desc, sizeof desc);
+        fmt(msg, n, "copying module variable '%s' (%zu bytes): %s", p->name, have, desc);
+        free_buffer(d, p);
+        return false;
+    }
+    p->var_bytes = have;
+    p->allocated = true;
+    return true;
+}
+
 /* Make the device buffers match the request; upload what was sent. */
 static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
 {
@@ -562,7 +603,16 @@ static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
             continue;
         }
         bool keeps = p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED;
-        if (!p->allocated || p->bytes != a->bytes) {
+        if (p->p.global) {
+            if (!p->allocated && !bind_global(d, p, msg, n))
+                return false;
+            if (a->bytes > p->var_bytes) {
+                fmt(msg, n, "module variable '%s' is %llu bytes on the device; the image has %llu", p->name,
+                    (unsigned long long)p->var_bytes, (unsigned long long)a->bytes);
+                return false;
+            }
+            p->bytes = a->bytes;
+        } else if (!p->allocated || p->bytes != a->bytes) {
             free_buffer(d, p);
             /* Never 0 bytes (cuMemAlloc refuses it): the kernel gets a valid
              * pointer even to an empty buffer. */
@@ -582,14 +632,16 @@ static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
         }
         if (keeps) {
             if (a->data) {
-                if (a->bytes) {
-                    CUresult r = d->api.MemcpyHtoD(p->pristine, a->data, (size_t)a->bytes);
-                    if ((int)r != WH_CU_SUCCESS) {
-                        wh_cuda_describe(&d->api, r, desc, sizeof desc);
-                        fmt(msg, n, "cuMemcpyHtoD of buffer '%s' (%llu bytes): %s", p->name,
-                            (unsigned long long)a->bytes, desc);
-                        return false;
-                    }
+                CUresult r = WH_CU_SUCCESS;
+                if (p->p.global && p->var_bytes)   /* what the last image wrote goes */
+                    r = d->api.MemcpyDtoD(p->pristine, p->initial, (size_t)p->var_bytes);
+                if ((int)r == WH_CU_SUCCESS && a->bytes)
+                    r = d->api.MemcpyHtoD(p->pristine, a->data, (size_t)a->bytes);
+                if ((int)r != WH_CU_SUCCESS) {
+                    wh_cuda_describe(&d->api, r, desc, sizeof desc);
+                    fmt(msg, n, "uploading buffer '%s' (%llu bytes): %s", p->name, (unsigned long long)a->bytes,
+                        desc);
+                    return false;
                 }
                 p->loaded = true;
             } else if (!p->loaded) {
@@ -597,7 +649,7 @@ static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
                 return false;
             }
         }
-        d->kparams[i] = &p->dev;
+        d->kparams[i] = p->p.global ? NULL : &p->dev;   /* globals follow the kernel's parameters */
     }
     return true;
 }

@@ -267,6 +267,7 @@ void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
         wh_cuda_put_u32(b, (uint32_t)p->kind);
         wh_cuda_put_u32(b, (uint32_t)p->role);
         wh_cuda_put_u32(b, p->size);
+        wh_cuda_put_u32(b, p->global ? 1u : 0u);
     }
 }
 
@@ -302,8 +303,10 @@ bool wh_cuda_setup_decode(const unsigned char *p, size_t len, wh_cuda_setup *s,
         params[i].name = wh_cuda_get_str(&r);
         uint32_t kind = wh_cuda_get_u32(&r), role = wh_cuda_get_u32(&r);
         params[i].size = wh_cuda_get_u32(&r);
-        if (kind > WH_SCALAR || role > WH_ROLE_FIXED)
+        uint32_t global = wh_cuda_get_u32(&r);
+        if (kind > WH_SCALAR || role > WH_ROLE_FIXED || global > 1 || (global && kind != WH_BUFFER))
             r.bad = true;
+        params[i].global = global != 0;
         params[i].kind = (wh_param_kind)kind;
         params[i].role = (wh_role)role;
         if (kind == WH_SCALAR && (params[i].size == 0 || params[i].size > WH_CUDA_SCALAR_MAX))

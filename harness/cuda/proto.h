@@ -113,6 +113,7 @@ typedef struct {
     wh_param_kind kind;         /* WH_BUFFER or WH_SCALAR */
     wh_role role;               /* buffers: input / output / fixed */
     uint32_t size;              /* scalars: value bytes (1..WH_CUDA_SCALAR_MAX); buffers: element bytes */
+    bool global;                /* a module variable (cuModuleGetGlobal), not a kernel parameter */
 } wh_cuda_param;
 
 /* The largest scalar (a struct passed by value) the backend passes: the

@@ -719,6 +719,7 @@ void sim_prog_free(sim_prog *P)
     free(P->bcache);
     free(P->regions);
     free(P->region_of_param);
+    free(P->var_of_param);
     free(P->kparam_off);
     memset(P, 0, sizeof *P);
 }

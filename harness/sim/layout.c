@@ -73,11 +73,15 @@ static void layout_module(sim_prog *P, int entry)
     /* global regions: spec buffers, then module .global variables */
     const wh_spec *S = P->spec;
     P->regions = wh_xcalloc((size_t)(S->nparams + nglobal + 1), sizeof *P->regions);
-    P->region_of_param = wh_xcalloc((size_t)S->nparams, sizeof *P->region_of_param);
+    P->region_of_param = wh_xcalloc((size_t)(S->nparams ? S->nparams : 1), sizeof *P->region_of_param);
+    P->var_of_param = wh_xcalloc((size_t)(S->nparams ? S->nparams : 1), sizeof *P->var_of_param);
     int r = 0;
     for (int i = 0; i < S->nparams; i++) {
         P->region_of_param[i] = -1;
-        if (S->params[i].kind != WH_BUFFER)
+        P->var_of_param[i] = S->params[i].global ? ptx_spec_global_var(m, S->params[i].name) : -1;
+        if (P->var_of_param[i] >= 0 && m->vars[P->var_of_param[i]].space == PTX_SPACE_CONST)
+            P->cbank_from_image = true;
+        if (S->params[i].kind != WH_BUFFER || S->params[i].global)
             continue;
         P->regions[r].name = S->params[i].name;
         P->regions[r].base = PTX_ADDR_GLOBAL + ((uint64_t)r << PTX_ADDR_REGION_SHIFT);
@@ -95,6 +99,11 @@ static void layout_module(sim_prog *P, int entry)
         P->regions[r].size = ptx_var_bytes(var);
         P->regions[r].param = -1;
         P->regions[r].var = v;
+        for (int i = S->nkparams; i < S->nparams; i++)
+            if (P->var_of_param[i] == v) {
+                P->regions[r].param = i;
+                P->region_of_param[i] = r;
+            }
         P->mvar_off[v] = P->regions[r].base;
         r++;
     }

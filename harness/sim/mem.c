@@ -156,7 +156,7 @@ static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l
             break;
         }
         if (off + bytes <= R->prog->cbank_size && off + bytes >= off)
-            return R->prog->cbank + off;
+            return (uint8_t *)R->cbank + off;   /* read-only: acc is 0 */
         snprintf(why, sizeof why, "the const bank is %llu bytes", (unsigned long long)R->prog->cbank_size);
         break;
     case K_PARAM: {

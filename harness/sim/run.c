@@ -49,6 +49,28 @@ static uint64_t reloc_value(const sim_prog *P, const ptx_reloc *r)
     return v + (uint64_t)r->addend;
 }
 
+/* The const bank a run reads: the program's, or a copy with the image's
+ * .const globals written over their initializers. */
+static void setup_cbank(sim_run *R, const wh_image *img)
+{
+    const sim_prog *P = R->prog;
+    R->cbank = P->cbank;
+    if (!P->cbank_from_image)
+        return;
+    if (!R->cbank_own)
+        R->cbank_own = wh_xcalloc((size_t)(P->cbank_size ? P->cbank_size : 1), 1);
+    memcpy(R->cbank_own, P->cbank, (size_t)P->cbank_size);
+    for (int i = P->spec->nkparams; i < P->spec->nparams; i++) {
+        int v = P->var_of_param[i];
+        const wh_buffer *b = &img->bufs[i];
+        if (v < 0 || P->m->vars[v].space != PTX_SPACE_CONST || !b->data)
+            continue;
+        uint64_t room = P->cbank_size - P->mvar_off[v];
+        memcpy(R->cbank_own + P->mvar_off[v], b->data, (size_t)(b->bytes < room ? b->bytes : room));
+    }
+    R->cbank = R->cbank_own;
+}
+
 static bool setup_memory(sim_run *R, wh_error *err)
 {
     const sim_prog *P = R->prog;
@@ -68,7 +90,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
             *g = P->mcache[r];
             memset(&P->mcache[r], 0, sizeof P->mcache[r]);
         }
-        g->size = d->param >= 0 ? img->bufs[d->param].bytes : d->size;
+        g->size = d->param >= 0 && d->var < 0 ? img->bufs[d->param].bytes : d->size;
         if (g->dcap < g->size || !g->data) {
             /* the input sets this size: running out is the user's error to
              * read, not a crash (core/alloc.h) */
@@ -92,7 +114,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
         }
         if (g->afree)
             memset(g->afree, 0, g->acap);
-        if (d->param >= 0) {
+        if (d->param >= 0 && d->var < 0) {
             const wh_buffer *b = &img->bufs[d->param];
             if (b->param->role != WH_ROLE_OUTPUT && b->data)
                 memcpy(g->data, b->data, g->size);
@@ -111,8 +133,14 @@ static bool setup_memory(sim_run *R, wh_error *err)
                 if (rl->offset + (uint64_t)rl->size <= g->size && rl->size <= 8)
                     memcpy(g->data + rl->offset, &val, (size_t)rl->size);
             }
+            /* a spec global: the image's bytes over the initializer (an
+             * output starts from the initializer, as a fresh module's) */
+            const wh_buffer *b = d->param >= 0 ? &img->bufs[d->param] : NULL;
+            if (b && b->param->role != WH_ROLE_OUTPUT && b->data)
+                memcpy(g->data, b->data, b->bytes < g->size ? b->bytes : g->size);
         }
     }
+    setup_cbank(R, img);
     R->kparam = wh_xcalloc(P->kparam_bytes, 1);
     const ptx_function *k = &P->m->funcs[P->entry];
     for (int i = 0; i < S->nparams && i < k->nparams; i++) {
@@ -427,6 +455,7 @@ static void free_run(sim_run *R)
     }
     free(R->regions);
     free(R->kparam);
+    free(R->cbank_own);
     sim_bw_free(&R->l2);
     sim_bw_free(&R->dram);
     free(R);

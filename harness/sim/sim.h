@@ -204,7 +204,7 @@ typedef struct {
 typedef struct {
     const char *name;
     uint64_t base, size;
-    int param;                 /* spec param index, or -1 for a module variable */
+    int param;                 /* spec param index (a buffer or a spec global), or -1 */
     int var;                   /* module var index, or -1 (and param -1: the device heap) */
 } sim_region_decl;
 
@@ -225,16 +225,20 @@ typedef struct {
     uint64_t *mvar_off;        /* per module var: offset in its space (shared/const/local) */
     uint64_t static_shared;    /* bytes before the dynamic shared area */
     uint64_t dyn_shared_off;   /* where `extern .shared x[]` lives */
-    /* const bank */
+    /* const bank (initializers); a run whose image fills .const globals
+     * reads its own copy */
     uint8_t *cbank;
     uint64_t cbank_size;
+    bool cbank_from_image;     /* some spec global is a .const variable */
     /* module .local (rare) and the per-thread local size without recursion */
     uint64_t module_local;
     uint64_t local_size;
-    /* global regions: spec buffers (by param), then module .global vars */
+    /* global regions: spec buffers (by param), then module .global vars
+     * (a spec global's region has both its param and its var) */
     sim_region_decl *regions;
     int nregions;
-    int *region_of_param;      /* spec param -> region, or -1 (scalar) */
+    int *region_of_param;      /* spec param -> region, or -1 (scalar, .const global) */
+    int *var_of_param;         /* spec param -> module var (its globals), or -1 */
     int heap_region;           /* the device heap's region, or -1 (no malloc reachable) */
     uint64_t *kparam_off;      /* spec param -> offset in the kernel param space */
     uint64_t kparam_bytes;
@@ -425,6 +429,8 @@ typedef struct sim_run {
     uint64_t heap_used;              /* bytes of the device heap malloc has handed out */
     sim_region *regions;
     uint8_t *kparam;
+    const uint8_t *cbank;            /* the program's, or cbank_own */
+    uint8_t *cbank_own;              /* the const bank with the image's .const globals */
     uint64_t shared_size;            /* per block */
     uint64_t local_size;             /* per thread */
     int residency;                   /* blocks per SM */

@@ -113,10 +113,20 @@ struct CUfunc_st {
     int max_dynamic_shared;     /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 
+/* A module-scope .global or .const variable: device memory the module
+ * owns, found by cuModuleGetGlobal. */
+typedef struct {
+    char name[128];
+    CUdeviceptr addr;
+    size_t bytes;
+} module_var;
+
 struct CUmod_st {
     CUcontext ctx;
     int nfuncs;
     struct CUfunc_st *funcs;
+    module_var *vars;
+    int nvars;
 };
 
 static struct {
@@ -719,6 +729,106 @@ static int entries_of(const char *ptx, struct CUfunc_st **out)
     return n;
 }
 
+/* Bytes of a PTX type word such as ".b8", ".u32", ".f64" (0: not one). */
+static size_t type_bytes(const char *t, size_t len)
+{
+    if (len < 3 || t[0] != '.' || !strchr("busf", t[1]))
+        return 0;
+    int bits = atoi(t + 2);
+    return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? (size_t)bits / 8 : 0;
+}
+
+/* Little-endian words of an initializer "= 7;" or "= {1, 2, 3};" (decimal
+ * or 0x integers, 0f/0d float bits) into the first words of var. */
+static void parse_init(const char *q, const char *end, size_t word, unsigned char *var, size_t bytes)
+{
+    while (q < end && *q != '=')
+        q++;
+    size_t at = 0;
+    for (q++; q < end && at + word <= bytes;) {
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '{' || *q == ','))
+            q++;
+        if (q >= end || *q == '}' || *q == ';')
+            break;
+        char *stop;
+        unsigned long long v = (q[0] == '0' && (q[1] == 'f' || q[1] == 'd')) ? strtoull(q + 2, &stop, 16)
+                                                                          : (unsigned long long)strtoll(q, &stop, 0);
+        if (stop == q)
+            break;
+        for (size_t k = 0; k < word; k++)
+            var[at + k] = (unsigned char)(v >> (8 * k));
+        at += word;
+        q = stop;
+    }
+}
+
+/* The first `word` in [line, end), or NULL. */
+static const char *find_in(const char *line, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *q = line; q + n <= end; q++)
+        if (!memcmp(q, word, n))
+            return q;
+    return NULL;
+}
+
+/* The module-scope (outside any braces) .global and .const variables of
+ * the PTX, allocated zeroed and initialised; .extern ones are not ours. */
+static int globals_of(CUcontext c, const char *ptx, module_var **out)
+{
+    int n = 0, depth = 0;
+    module_var *v = NULL;
+    for (const char *line = ptx; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        const char *sp = NULL;
+        bool outside = depth == 0;
+        for (const char *q = line; q < end; q++)
+            depth += *q == '{' ? 1 : *q == '}' ? -1 : 0;
+        if (outside && !find_in(line, end, ".extern") && !find_in(line, end, ".entry") &&
+            !find_in(line, end, ".func") &&
+            ((sp = find_in(line, end, ".global ")) || (sp = find_in(line, end, ".const ")))) {
+            size_t word = 0, count = 1;
+            char name[128] = "";
+            for (const char *q = sp; q < end && *q != '=' && *q != ';';) {
+                size_t len = strcspn(q, " \t;=[\n");
+                if (type_bytes(q, len))
+                    word = type_bytes(q, len);
+                else if (word && !name[0] && len && len < sizeof name && *q != '.')
+                    memcpy(name, q, len);
+                q += len;
+                if (*q == '[') {
+                    count = strtoull(q + 1, (char **)&q, 10);
+                    q++;
+                }
+                while (q < end && (*q == ' ' || *q == '\t'))
+                    q++;
+            }
+            module_var *nv = word && name[0] ? realloc(v, (size_t)(n + 1) * sizeof *v) : NULL;
+            if (nv) {
+                v = nv;
+                memset(&v[n], 0, sizeof v[n]);
+                memcpy(v[n].name, name, sizeof v[n].name);
+                v[n].bytes = word * count;
+                unsigned char *host = calloc(v[n].bytes ? v[n].bytes : 1, 1);
+                alloc_t *a = host ? new_alloc(c, host, v[n].bytes ? v[n].bytes : 1, false) : NULL;
+                if (!a) {
+                    free(host);
+                    free(v);
+                    return -1;
+                }
+                parse_init(sp, end, word, host, v[n].bytes);
+                v[n].addr = a->addr;
+                n++;
+            }
+        }
+        line = *end ? end + 1 : end;
+    }
+    *out = v;
+    return n;
+}
+
 /* The newest PTX ISA (major * 10 + minor) a driver of CUDA `v` reads:
  * NVIDIA's PTX release history (ISA 7.x from CUDA 11.x, 8.0-8.5 from
  * 12.0-12.5, 8.6 from 12.7, 8.7 from 12.8, 8.8 from 12.9, 9.x from 13.x). */
@@ -871,10 +981,50 @@ EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, 
     m->ctx = c;
     m->nfuncs = nf;
     m->funcs = funcs;
+    m->nvars = globals_of(c, image, &m->vars);
+    if (m->nvars < 0) {
+        free(funcs);
+        free(m);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     g.live_modules++;
     *module = m;
     flog("jit ok %d entries", nf);
     return CUDA_SUCCESS;
+}
+
+static void free_module_var(CUdeviceptr addr)
+{
+    for (int i = 0; i < g.nallocs; i++)
+        if (g.allocs[i].addr == addr) {
+            g.used_bytes -= g.allocs[i].bytes;
+            free(g.allocs[i].host);
+            g.allocs[i] = g.allocs[--g.nallocs];
+            return;
+        }
+}
+
+EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!hmod || hmod->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (int v = 0; v < hmod->nvars; v++)
+        if (!strcmp(hmod->vars[v].name, name)) {
+            if (dptr)
+                *dptr = hmod->vars[v].addr;
+            if (bytes)
+                *bytes = hmod->vars[v].bytes;
+            flog("module_global %s 0x%llx %zu", name, (unsigned long long)hmod->vars[v].addr,
+                 hmod->vars[v].bytes);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
 }
 
 EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
@@ -885,6 +1035,9 @@ EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
         return r;
     if (!hmod || hmod->ctx != c)
         return CUDA_ERROR_INVALID_HANDLE;
+    for (int v = 0; v < hmod->nvars; v++)
+        free_module_var(hmod->vars[v].addr);
+    free(hmod->vars);
     free(hmod->funcs);
     free(hmod);
     g.live_modules--;
@@ -903,8 +1056,8 @@ struct fake_kernel {
     int static_shared;          /* bytes of .shared the kernel declares */
     /* Runs the whole grid; *code receives the error of a fault; *ns the
      * kernel's cost on the virtual clock. */
-    run_outcome (*run)(CUcontext c, const unsigned grid[3], const unsigned block[3], void **params,
-                       CUresult *code, double *ns);
+    run_outcome (*run)(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                       void **params, CUresult *code, double *ns);
 };
 
 static run_outcome inc(CUcontext c, const unsigned grid[3], const unsigned block[3], void **params,
@@ -959,22 +1112,22 @@ static run_outcome inc(CUcontext c, const unsigned grid[3], const unsigned block
     return RUN_OK;
 }
 
-static run_outcome run_fake_inc(CUcontext c, const unsigned grid[3], const unsigned block[3],
+static run_outcome run_fake_inc(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
                                 void **params, CUresult *code, double *ns)
 {
     return inc(c, grid, block, params, true, code, ns);
 }
 
-static run_outcome run_fake_inc_smem(CUcontext c, const unsigned grid[3], const unsigned block[3],
-                                     void **params, CUresult *code, double *ns)
+static run_outcome run_fake_inc_smem(CUcontext c, CUmodule mod, const unsigned grid[3],
+                                     const unsigned block[3], void **params, CUresult *code, double *ns)
 {
     return inc(c, grid, block, params, false, code, ns);
 }
 
 /* tests/ptx/struct_byval.cu in C: its fourth parameter is a 32-byte
  * struct passed by value, which the engine must hand over whole. */
-static run_outcome run_struct_byval(CUcontext c, const unsigned grid[3], const unsigned block[3],
-                                    void **params, CUresult *code, double *ns)
+static run_outcome run_struct_byval(CUcontext c, CUmodule mod, const unsigned grid[3],
+                                    const unsigned block[3], void **params, CUresult *code, double *ns)
 {
     CUdeviceptr in, out, flags;
     struct {
@@ -1014,10 +1167,71 @@ static run_outcome run_struct_byval(CUcontext c, const unsigned grid[3], const u
     return RUN_OK;
 }
 
+/* The device bytes of module variable `name` (n of them), or NULL. */
+static unsigned char *var_bytes(CUcontext c, CUmodule mod, const char *name, size_t at, size_t n)
+{
+    for (int v = 0; v < mod->nvars; v++)
+        if (!strcmp(mod->vars[v].name, name))
+            return at + n <= mod->vars[v].bytes ? device_bytes(c, mod->vars[v].addr + at, n) : NULL;
+    return NULL;
+}
+
+/* tests/ptx/module_inputs.cu in C: trip counts in the __constant__ array
+ * trips, terms in weights, sums into total, thread 0 counts in hits; a
+ * thread costs FAKECUDA_THREAD_NS per term. */
+static run_outcome run_module_inputs(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                     void **params, CUresult *code, double *ns)
+{
+    CUdeviceptr out;
+    int n;
+    memcpy(&out, params[0], sizeof out);
+    memcpy(&n, params[1], sizeof n);
+    unsigned char *total = var_bytes(c, mod, "total", 0, 8), *hits = var_bytes(c, mod, "hits", 0, 4);
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+        for (unsigned tx = 0; tx < block[0]; tx++) {
+            int i = (int)(bx * block[0] + tx), t, acc = 0;
+            if (i >= n)
+                continue;
+            unsigned char *pt = var_bytes(c, mod, "trips", 4 * (tx & 31), 4);
+            unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+            if (!pt || !po || !total || !hits) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            memcpy(&t, pt, 4);
+            for (int k = 0; k < t; k++) {
+                const unsigned char *pw = var_bytes(c, mod, "weights", 4 * (size_t)((i + k) & 63), 4);
+                int w;
+                if (!pw) {
+                    *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                    return RUN_FAULT;
+                }
+                memcpy(&w, pw, 4);
+                acc += w;
+            }
+            cost += FAKECUDA_THREAD_NS * (1 + (t > 0 ? t : 0));
+            memcpy(po, &acc, 4);
+            uint64_t sum;
+            memcpy(&sum, total, 8);
+            sum += (uint32_t)acc;
+            memcpy(total, &sum, 8);
+            if (i == 0) {
+                int h;
+                memcpy(&h, hits, 4);
+                h++;
+                memcpy(hits, &h, 4);
+            }
+        }
+    *ns = cost;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },
     { "struct_byval", 5, FAKECUDA_INC_REGS, 0, run_struct_byval },
+    { "module_inputs", 2, FAKECUDA_INC_REGS, 0, run_module_inputs },
 };
 
 static int static_shared_of(const struct CUfunc_st *f)
@@ -1158,7 +1372,7 @@ EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsi
     const unsigned block[3] = { blockDimX, blockDimY, blockDimZ };
     CUresult code = CUDA_SUCCESS;
     double ns = 0;
-    switch (f->impl->run(c, grid, block, kernelParams, &code, &ns)) {
+    switch (f->impl->run(c, f->mod, grid, block, kernelParams, &code, &ns)) {
     case RUN_OK:
         advance(c, ns + jitter());
         break;
