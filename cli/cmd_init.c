@@ -238,6 +238,44 @@ static json_t *buffer_json(const init_param *p, notes *n)
     return b;
 }
 
+/* ---- module variables ------------------------------------------------------ */
+
+/* A module variable's element type: its PTX type, or, for the bytes nvcc
+ * declares an array of words as (`.b8 trips[128]` with `.align 4`),
+ * words of the alignment's size. */
+static const char *global_type(const ptx_var *v)
+{
+    if (v->type != PTX_T_B8 || v->elem_size != 1) return ptx_spec_type(v->type);
+    if (v->align >= 8 && v->size % 8 == 0) return "i64";
+    if (v->align >= 4 && v->size % 4 == 0) return "i32";
+    return "u8";
+}
+
+/* Every .global and .const variable the entry's code names (the module
+ * memory map's `referenced`), as a spec global: inputs over the whole
+ * variable, their roles and types to check. */
+static json_t *globals_json(const ptx_module *m, int entry, notes *n)
+{
+    ptx_memmap mm;
+    ptx_memmap_build(m, entry, &mm);
+    json_t *list = json_array();
+    for (int v = 0; v < m->nvars; v++) {
+        const ptx_var *var = &m->vars[v];
+        if (!mm.referenced[v] || ptx_spec_global_var(m, var->name) != v) continue;
+        const char *type = global_type(var);
+        uint64_t count = var->size / (uint64_t)spec_type_size(type);
+        json_t *g = json_pack("{s:s, s:s, s:I, s:s}", "name", var->name, "type", type, "count", (json_int_t)count,
+                              "role", "input");
+        if (!spec_type_is_float(type)) json_object_set_new(g, "range", int_range(type, false));
+        json_array_append_new(list, g);
+        note(n, "global %s (.%s, %llu bytes%s): an input of %llu %s; one the kernel writes is an output (or fixed)",
+             var->name, ptx_space_name(var->space), (unsigned long long)var->size, var->init ? ", initialised" : "",
+             (unsigned long long)count, type);
+    }
+    ptx_memmap_free(&mm);
+    return list;
+}
+
 /* ---- the draft ------------------------------------------------------------ */
 
 /* The entry named `want` (PTX name, or the identifier inside a mangled
@@ -301,6 +339,9 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
     json_object_set_new(spec, "block", json_pack("[iii]", block, 1, 1));
     json_object_set_new(spec, "symbolic", json_pack("{s:[iii]}", "threads", 2, 3, 4));
     json_object_set_new(spec, "params", list);
+    json_t *globals = globals_json(m, ptx_function_index(m, f->name), n);
+    if (json_array_size(globals)) json_object_set_new(spec, "globals", globals);
+    else json_decref(globals);
     return spec;
 }
 

@@ -95,6 +95,37 @@ Test(init_cli, a_mangled_name_gives_the_cpp_types)
     ts_rmtree(dir);
 }
 
+/* Module variables the entry names become globals: the __constant__ int
+ * array nvcc declares as .b8 bytes with .align 4 as 32 i32, a .u64 as one
+ * i64, each an input over the whole variable, the roles noted to check;
+ * the draft then measures on the sim. */
+Test(init_cli, module_variables_become_globals)
+{
+    need_ptx("build/ptx/tests/ptx/module_inputs.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/tests/ptx/module_inputs.ptx", NULL);
+    json_t *g = json_object_get(spec, "globals");
+    cr_assert_eq(json_array_size(g), 4);
+    static const char *const name[] = { "trips", "weights", "total", "hits" }, *const type[] = { "i32", "i32", "i64", "i32" };
+    static const int count[] = { 32, 64, 1, 1 };
+    for (int k = 0; k < 4; k++) {
+        json_t *e = json_array_get(g, (size_t)k);
+        cr_expect_str_eq(str(e, "name"), name[k]);
+        cr_expect_str_eq(str(e, "type"), type[k], "%s", name[k]);
+        cr_expect_eq(json_integer_value(json_object_get(e, "count")), count[k], "%s", name[k]);
+        cr_expect_str_eq(str(e, "role"), "input");
+    }
+    cr_expect(strstr(str(spec, "description"), "global hits (.global, 4 bytes, initialised)"), "%s",
+              str(spec, "description"));
+    json_decref(spec);
+    char path[300];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
+    cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft runs");
+    ts_rmtree(dir);
+}
+
 /* Every entry of every bundled and corpus kernel: the draft loads (init
  * checks that itself) and one sim run ends ok, or faults or hangs as a
  * finding: never an unsupported instruction or a tool error. */
