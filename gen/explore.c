@@ -27,9 +27,9 @@ void gen_explore_options_default(gen_explore_options *o)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    /* bump when the cached files change, or what the stage finds (v11:
-     * large tables pinned, concolic states after a give-up) */
-    static const char format[] = "warphunt-explore-v11";
+    /* bump when the cached files change, or what the stage finds (v12:
+     * indirect calls, initializers holding addresses, spec globals) */
+    static const char format[] = "warphunt-explore-v12";
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);
     h = wh_fnv1a(h, spec->hash, strlen(spec->hash));

@@ -44,6 +44,40 @@ static uint64_t var_align(const ptx_var *v)
     return v->align > 0 ? (uint64_t)v->align : 1;
 }
 
+/* Mark the symbols of kind `kind` that operand o names (in vectors and
+ * lists too). */
+static void note_symbols(const ptx_operand *o, ptx_sym_kind kind, bool *marks)
+{
+    if ((o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_SYMBOL) && o->sym.kind == kind && o->sym.index >= 0)
+        marks[o->sym.index] = true;
+    if (o->kind == PTX_OPD_VEC || o->kind == PTX_OPD_LIST)
+        for (int i = 0; i < o->nelems; i++)
+            note_symbols(&o->elems[i], kind, marks);
+}
+
+/* Functions whose address the module takes (an operand, or an
+ * initializer's word such as a table of function pointers): what an
+ * indirect call may reach.  Only those with a body can be called. */
+static void mark_address_taken(const ptx_module *m, ptx_memmap *mm)
+{
+    for (int fi = 0; fi < m->nfuncs; fi++) {
+        const ptx_function *f = &m->funcs[fi];
+        for (int i = 0; i < f->ninstrs; i++) {
+            const ptx_instr *in = &f->instrs[i];
+            bool target = in->op == PTX_OP_CALL;   /* a direct call's own target takes no address */
+            for (int k = 0; k < in->nops; k++)
+                if (!(target && in->ops[k].kind == PTX_OPD_SYMBOL && in->ops[k].sym.index == in->callee))
+                    note_symbols(&in->ops[k], PTX_SYM_FUNC, mm->address_taken);
+        }
+    }
+    for (int v = 0; v < m->nvars; v++)
+        for (int r = 0; r < m->vars[v].nrelocs; r++)
+            if (m->vars[v].relocs[r].sym.kind == PTX_SYM_FUNC && m->vars[v].relocs[r].sym.index >= 0)
+                mm->address_taken[m->vars[v].relocs[r].sym.index] = true;
+    for (int fi = 0; fi < m->nfuncs; fi++)
+        mm->address_taken[fi] &= m->funcs[fi].has_body;
+}
+
 static void mark_reachable(const ptx_module *m, ptx_memmap *mm, int fi, bool *onstack)
 {
     if (mm->reachable[fi]) {
@@ -58,18 +92,12 @@ static void mark_reachable(const ptx_module *m, ptx_memmap *mm, int fi, bool *on
         const ptx_instr *in = &f->instrs[i];
         if (in->op == PTX_OP_CALL && in->callee >= 0 && in->callee < m->nfuncs && m->funcs[in->callee].has_body)
             mark_reachable(m, mm, in->callee, onstack);
+        else if (in->op == PTX_OP_CALL && in->callee < 0)   /* indirect: any function whose address is taken */
+            for (int ci = 0; ci < m->nfuncs; ci++)
+                if (mm->address_taken[ci])
+                    mark_reachable(m, mm, ci, onstack);
     }
     onstack[fi] = false;
-}
-
-static void note_operand(const ptx_operand *o, bool *referenced)
-{
-    if ((o->kind == PTX_OPD_ADDR || o->kind == PTX_OPD_SYMBOL) && o->sym.kind == PTX_SYM_MODULE_VAR &&
-        o->sym.index >= 0)
-        referenced[o->sym.index] = true;
-    if (o->kind == PTX_OPD_VEC || o->kind == PTX_OPD_LIST)
-        for (int i = 0; i < o->nelems; i++)
-            note_operand(&o->elems[i], referenced);
 }
 
 /* Named by reachable code, or by the initializer of a variable that is. */
@@ -82,9 +110,9 @@ static void mark_referenced(const ptx_module *m, ptx_memmap *mm)
         for (int i = 0; i < f->ninstrs; i++) {
             const ptx_instr *in = &f->instrs[i];
             for (int k = 0; k < in->nops; k++)
-                note_operand(&in->ops[k], mm->referenced);
+                note_symbols(&in->ops[k], PTX_SYM_MODULE_VAR, mm->referenced);
             for (int k = 0; k < in->ncall_args; k++)
-                note_operand(&in->call_args[k], mm->referenced);
+                note_symbols(&in->call_args[k], PTX_SYM_MODULE_VAR, mm->referenced);
         }
     }
     for (bool changed = true; changed;) {
@@ -189,6 +217,8 @@ void ptx_memmap_build(const ptx_module *m, int entry, ptx_memmap *mm)
     mm->fvar_off = wh_xcalloc((size_t)m->nfuncs, sizeof *mm->fvar_off);
     for (int fi = 0; fi < m->nfuncs; fi++)
         mm->fvar_off[fi] = wh_xcalloc((size_t)m->funcs[fi].nvars, sizeof **mm->fvar_off);
+    mm->address_taken = wh_xcalloc((size_t)(m->nfuncs ? m->nfuncs : 1), sizeof *mm->address_taken);
+    mark_address_taken(m, mm);
     bool *onstack = wh_xcalloc((size_t)m->nfuncs, sizeof *onstack);
     if (entry >= 0 && entry < m->nfuncs)
         mark_reachable(m, mm, entry, onstack);
@@ -210,5 +240,6 @@ void ptx_memmap_free(ptx_memmap *mm)
     free(mm->var_off);
     free(mm->referenced);
     free(mm->reachable);
+    free(mm->address_taken);
     *mm = (ptx_memmap){ 0 };
 }

@@ -618,6 +618,10 @@ int ptx_sreg_bits(ptx_sreg s);
 #define PTX_ADDR_WINDOW 0x0000000100000000ull
 #define PTX_ADDR_GLOBAL 0x00007f0000000000ull
 #define PTX_ADDR_REGION_SHIFT 36
+/* The address of function k (`mov.u64 %rd, f;`, a table of function
+ * pointers), what an indirect call jumps through: PTX_ADDR_FUNC + 16 k. */
+#define PTX_ADDR_FUNC   0x0000400000000000ull
+#define PTX_ADDR_FUNC_STRIDE 16
 
 /* The state space a generic address falls in (isspacep, generic ld/st):
  * PTX_SPACE_SHARED, _LOCAL or _CONST inside their windows, else _GLOBAL. */
@@ -628,7 +632,10 @@ ptx_space ptx_generic_space(uint64_t addr);
  * its space's window, so both engines place memory alike. */
 typedef struct {
     int nfuncs, nvars;
-    bool *reachable;            /* per function: the entry or called from it */
+    bool *reachable;            /* per function: the entry or called from it (an indirect
+                                   call may call any function whose address is taken) */
+    bool *address_taken;        /* per function with a body: its address is an operand or
+                                   an initializer's word somewhere in the module */
     bool recursive;             /* a reachable function calls itself */
     bool *referenced;           /* per module variable: named by reachable code */
     uint64_t *var_off;          /* per module variable: offset in its window

@@ -98,6 +98,10 @@ static Z3_ast symbol_address(sx_cx *cx, const ptx_symref *sym, int64_t add, ptx_
         const ptx_param *p = &cx->f->params[sym->index];
         return sx_z_num(z, p->offset + (uint64_t)add, 64);
     }
+    if (sym->kind == PTX_SYM_FUNC) {   /* a function's address, as the sim gives it */
+        *space = PTX_SPACE_GENERIC;
+        return sx_z_num(z, PTX_ADDR_FUNC + (uint64_t)sym->index * PTX_ADDR_FUNC_STRIDE + (uint64_t)add, 64);
+    }
     int r = symbol_region(cx, sym);
     if (r < 0) {
         sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported address of symbol '%s'", sym->name);

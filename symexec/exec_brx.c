@@ -12,6 +12,10 @@
  * traces stay comparable with a replay (tests/test_symexec_sound.c); the
  * block visits, which warp_instr is computed from, follow the jump as for
  * any branch.  A guard was decided before (exec.c forks on it).
+ *
+ * The fork itself (sx_fork_multiway) serves any choice among n outcomes
+ * by a symbolic index; an indirect call (exec_ctrl.c) uses it over the
+ * functions whose address the module takes.
  */
 #include "symexec/internal.h"
 
@@ -46,15 +50,18 @@ static int block_at(const ptx_function *f, int instr)
 }
 
 /* Jump to target k: the copy of a fork and the current state alike. */
-static void brx_jump(sx_cx *cx, int k)
+static int brx_jump(sx_cx *cx, int k, void *arg)
 {
+    (void)arg;
     cx->next_pc = brx_target(cx, k);
+    return 1;
 }
 
 /* The emulator faults on an index past the list: the path ends as an
  * error, and the search reports where and for which inputs. */
-static void brx_out_of_range(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t idx)
+static void brx_out_of_range(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t idx, void *arg)
 {
+    (void)arg;
     sx_engine *e = cx->e;
     int n = brx_list(cx)->nlabels;
     char msg[256];
@@ -70,8 +77,9 @@ static void brx_out_of_range(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t idx)
 /* Does jumping to target k keep the thread in a loop it has iterated
  * max_iter times already, while another target leaves it?  That is the
  * loop's continuation, cut as bra cuts it (exec_ctrl.c). */
-static bool brx_cuts(const sx_cx *cx, int k)
+static bool brx_cuts(const sx_cx *cx, int k, void *arg)
 {
+    (void)arg;
     const ptx_function *f = cx->f;
     int n = brx_list(cx)->nlabels, b = cx->ins->block;
     int bk = block_at(f, brx_target(cx, k));
@@ -92,7 +100,7 @@ static bool brx_cuts(const sx_cx *cx, int k)
  * the solver gives up on drops that outcome (counted as a give-up, and
  * *open set: the followed outcome's condition must then go on the path);
  * the others keep their exact condition, so their atoms still replay. */
-static bool brx_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase, bool *open)
+static bool way_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase, bool *open)
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
@@ -122,8 +130,8 @@ static bool brx_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
         if (r < 0) {
             e->giveups++;
             *open = true;
-            sx_state_note(cx->s, "solver gave up on a brx.idx target at line %d; not explored",
-                          cx->ins->line);
+            sx_state_note(cx->s, "solver gave up on a target of the %s at line %d; not explored",
+                          cx->ins->opcode, cx->ins->line);
             cx->s->concolic = true;
         }
         cs[k].feasible = r == 1;
@@ -134,7 +142,7 @@ static bool brx_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
 /* The outcome the current state follows: the model's when it is a plain
  * target, else a feasible plain (not cut) target, else the model's (the
  * error or a cut), else any feasible one; -1 when none is known. */
-static int brx_follow(const brx_case *cs, int n, int mcase)
+static int way_follow(const brx_case *cs, int n, int mcase)
 {
     if (mcase >= 0 && mcase < n && !cs[mcase].cut)
         return mcase;
@@ -150,7 +158,7 @@ static int brx_follow(const brx_case *cs, int n, int mcase)
 }
 
 /* The index's value in a model, for the error message. */
-static uint64_t brx_index_in(sx_engine *e, Z3_model m, Z3_ast idx)
+static uint64_t way_index_in(sx_engine *e, Z3_model m, Z3_ast idx)
 {
     uint64_t v = 0;
     Z3_ast mv = sx_model_value(e, m, idx);
@@ -160,23 +168,24 @@ static uint64_t brx_index_in(sx_engine *e, Z3_model m, Z3_ast idx)
 }
 
 /* Outcome k for the state of cx (its condition already on the path):
- * jump, fault, or end as a cut continuation. */
-static void brx_take(sx_cx *cx, const brx_case *c, int k, int n, Z3_ast idx, const char *cut_note)
+ * take it, fault, or end as a cut continuation; -1 when taking fails. */
+static int way_take(sx_cx *cx, const sx_multiway *mw, const brx_case *c, int k, Z3_ast idx, const char *cut_note)
 {
-    if (k == n) {
-        brx_out_of_range(cx, c->cond, cx->s->model, brx_index_in(cx->e, cx->s->model, idx));
+    if (k == mw->n) {
+        mw->fault(cx, c->cond, cx->s->model, way_index_in(cx->e, cx->s->model, idx), mw->arg);
     } else if (c->cut) {
         cx->s->end = SX_PATH_CUT;
         sx_state_note(cx->s, "%s", cut_note);
         cx->dead = true;
     } else {
-        brx_jump(cx, k);
+        return mw->take(cx, k, mw->arg);
     }
+    return 1;
 }
 
 /* A copy of the state takes outcome k: queued, or recorded at once when it
  * ends here (an error, or a cut continuation). */
-static bool brx_spawn(sx_cx *cx, const brx_case *c, int k, int n, Z3_ast idx, const char *cut_note)
+static bool way_spawn(sx_cx *cx, const sx_multiway *mw, const brx_case *c, int k, Z3_ast idx, const char *cut_note)
 {
     sx_engine *e = cx->e;
     sx_state *s = sx_state_clone(e, cx->s);
@@ -190,9 +199,13 @@ static bool brx_spawn(sx_cx *cx, const brx_case *c, int k, int n, Z3_ast idx, co
         sx_state_set_model(e, s, c->model);
     sx_cx ccx;
     sx_cx_init(&ccx, e, s, cx->t);
-    brx_take(&ccx, c, k, n, idx, cut_note);
+    if (way_take(&ccx, mw, c, k, idx, cut_note) < 0) {
+        sx_state_free(e, s);
+        return false;
+    }
     if (!ccx.dead) {
-        sx_advance_pc(&ccx);
+        if (!ccx.stop)
+            sx_advance_pc(&ccx);
         s->new_leg = -1;
         sx_work_push(e, s);
         return true;
@@ -204,7 +217,7 @@ static bool brx_spawn(sx_cx *cx, const brx_case *c, int k, int n, Z3_ast idx, co
 }
 
 /* The conditions of the n + 1 outcomes, and which targets are cut. */
-static void brx_cases(sx_cx *cx, Z3_ast idx, brx_case *cs, int n)
+static void way_cases(sx_cx *cx, const sx_multiway *mw, Z3_ast idx, brx_case *cs, int n)
 {
     sx_engine *e = cx->e;
     sx_z *z = &e->z;
@@ -213,34 +226,33 @@ static void brx_cases(sx_cx *cx, Z3_ast idx, brx_case *cs, int n)
                            : sx_zk(z, Z3_mk_bvuge(z->c, idx, sx_z_num(z, (uint64_t)n, 32)));
         if (cx->s->fp)
             cs[k].cond = sx_cases_defloat(e, cs[k].cond);
-        cs[k].cut = k < n && brx_cuts(cx, k);
+        cs[k].cut = k < n && mw->cuts && mw->cuts(cx, k, mw->arg);
     }
 }
 
-/* The multi-way fork of a symbolic index: 1 done, -1 failure (fatal, or
- * the solver answered for no outcome: the caller gives the state up). */
-static int brx_symbolic(sx_cx *cx, Z3_ast idx, int n)
+int sx_fork_multiway(sx_cx *cx, Z3_ast idx, const sx_multiway *mw)
 {
     sx_engine *e = cx->e;
+    int n = mw->n;
     brx_case *cs = calloc((size_t)n + 1, sizeof *cs);
     if (!cs) {
         e->fatal = true;
         return -1;
     }
     char note[200];
-    snprintf(note, sizeof note, "thread %d: loop cut after %d iterations at the brx.idx of line %d",
-             cx->t, e->max_iter, cx->ins->line);
-    brx_cases(cx, idx, cs, n);
+    snprintf(note, sizeof note, "thread %d: loop cut after %d iterations at the %s of line %d",
+             cx->t, e->max_iter, cx->ins->opcode, cx->ins->line);
+    way_cases(cx, mw, idx, cs, n);
     int mcase = -1, rc = 1, nfeasible = 0, follow = -1;
     bool open = false;
-    if (!brx_feasible(cx, idx, cs, n, &mcase, &open) || (follow = brx_follow(cs, n, mcase)) < 0) {
+    if (!way_feasible(cx, idx, cs, n, &mcase, &open) || (follow = way_follow(cs, n, mcase)) < 0) {
         rc = -1;
         goto out;
     }
     for (int k = 0; k <= n; k++)
         nfeasible += cs[k].feasible;
     for (int k = 0; k <= n && rc > 0; k++)
-        if (k != follow && cs[k].feasible && !brx_spawn(cx, &cs[k], k, n, idx, note))
+        if (k != follow && cs[k].feasible && !way_spawn(cx, mw, &cs[k], k, idx, note))
             rc = -1;
     if (rc < 0)
         goto out;
@@ -248,7 +260,7 @@ static int brx_symbolic(sx_cx *cx, Z3_ast idx, int n)
         sx_state_add_pc(e, cx->s, cs[follow].cond);
     if (cs[follow].model)
         sx_state_set_model(e, cx->s, cs[follow].model);
-    brx_take(cx, &cs[follow], follow, n, idx, note);
+    rc = way_take(cx, mw, &cs[follow], follow, idx, note);
 out:
     for (int k = 0; k <= n; k++)
         if (cs[k].model)
@@ -267,11 +279,12 @@ int sx_exec_brx(sx_cx *cx)
     if (!idx)
         return -1;
     uint64_t v;
+    sx_multiway mw = { n, brx_jump, brx_cuts, brx_out_of_range, NULL };
     if (!sx_z_get_u64(&cx->e->z, idx, &v))
-        return brx_symbolic(cx, idx, n);
+        return sx_fork_multiway(cx, idx, &mw);
     if (v >= (uint64_t)n)
-        brx_out_of_range(cx, NULL, NULL, v);
+        brx_out_of_range(cx, NULL, NULL, v, NULL);
     else
-        brx_jump(cx, (int)v);
+        brx_jump(cx, (int)v, NULL);
     return 1;
 }

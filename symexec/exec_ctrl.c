@@ -234,13 +234,13 @@ static int external_call(sx_cx *cx, const ptx_function *cf)
     return 1;
 }
 
-static int exec_call(sx_cx *cx)
+/* The call of function `callee` (the instruction's, or an indirect
+ * call's target) by thread cx->t: arguments in, a frame pushed. */
+static int call_function(sx_cx *cx, int callee)
 {
     sx_engine *e = cx->e;
     const ptx_instr *ins = cx->ins;
-    if (ins->callee < 0)
-        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "indirect call"), -1;
-    const ptx_function *cf = &e->mod->funcs[ins->callee];
+    const ptx_function *cf = &e->mod->funcs[callee];
     if (!cf->has_body)
         return external_call(cx, cf);
     if (cx->th->nfr >= 64)
@@ -260,7 +260,7 @@ static int exec_call(sx_cx *cx)
             continue;
         }
         int src = region_of_operand(cx, a, caller);
-        int dst = e->fl[ins->callee].param_region[k * e->X + cx->t];
+        int dst = e->fl[callee].param_region[k * e->X + cx->t];
         if (src < 0 || dst < 0)
             return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "call argument %d is not a .param variable", k), -1;
         if (!sx_mem_copy(e, cx->s, dst, src, p->size))
@@ -268,7 +268,7 @@ static int exec_call(sx_cx *cx)
     }
     cx->fr->pc = cx->pc + 1;
     close_visit(e, cx->s, cx->t);
-    if (!sx_frame_push(e, cx->th, ins->callee, cx->pc))
+    if (!sx_frame_push(e, cx->th, callee, cx->pc))
         return -1;
     sx_frame *nf = &cx->th->fr[cx->th->nfr - 1];
     for (int k = 0; k < cf->nparams && k < 64; k++)
@@ -276,6 +276,78 @@ static int exec_call(sx_cx *cx)
             sx_reg_set(e, nf, cf->params[k].reg, regargs[k]);
     cx->stop = true;
     return 1;
+}
+
+/* ---- indirect calls ------------------------------------------------------ */
+
+/* The sim faults on a target that is no function, or one whose parameters
+ * the call does not match (harness/sim/simt.c): the path ends as an error
+ * and the issue says for which inputs. */
+static void indirect_fault(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t target, void *arg)
+{
+    sx_engine *e = cx->e;
+    const char *name = arg;
+    char msg[300];
+    if (name)
+        snprintf(msg, sizeof msg, "indirect call of '%s' with %d argument(s) and %d result(s), which it does not "
+                 "take, by thread %d", name, cx->ins->ncall_args, cx->ins->ncall_rets, cx->t);
+    else
+        snprintf(msg, sizeof msg, "indirect call to a target that is no function of the module (case %llu) by "
+                 "thread %d", (unsigned long long)target, cx->t);
+    sx_issue_add(e, SX_ISSUE_BRANCH, cx->ins->line, cx->t, cond ? Z3_ast_to_string(e->z.c, cond) : NULL, m, "%s",
+                 msg);
+    sx_state_note(cx->s, "%s (line %d)", msg, cx->ins->line);
+    cx->s->end = SX_PATH_ERROR;
+    cx->dead = true;
+}
+
+/* Candidate k of an indirect call: the k-th function whose address the
+ * module takes. */
+static int indirect_take(sx_cx *cx, int k, void *arg)
+{
+    (void)arg;
+    int callee = cx->e->call_targets[k];
+    const ptx_function *cf = &cx->e->mod->funcs[callee];
+    if (cf->nparams != cx->ins->ncall_args || cf->nrets != cx->ins->ncall_rets) {
+        indirect_fault(cx, NULL, NULL, 0, (void *)cf->name);
+        return 1;
+    }
+    return call_function(cx, callee);
+}
+
+/* A call through a register: a concrete target calls its function; a
+ * symbolic one forks over the functions whose address the module takes
+ * (the index of the one it equals, or past them: a fault). */
+static int indirect_call(sx_cx *cx)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    int n = e->ncall_targets;
+    Z3_ast t = sx_opd_get(cx, cx->ins->nops > 0 && cx->ins->ops[0].kind == PTX_OPD_LIST ? 1 : 0, PTX_T_U64);
+    if (!t)
+        return -1;
+    sx_multiway mw = { n, indirect_take, NULL, indirect_fault, NULL };
+    uint64_t v;
+    if (sx_z_get_u64(z, t, &v)) {
+        for (int k = 0; k < n; k++)
+            if (v == PTX_ADDR_FUNC + (uint64_t)e->call_targets[k] * PTX_ADDR_FUNC_STRIDE)
+                return indirect_take(cx, k, NULL);
+        indirect_fault(cx, NULL, NULL, n, NULL);
+        return 1;
+    }
+    Z3_ast idx = sx_z_num(z, (uint64_t)n, 32);
+    for (int k = n - 1; k >= 0; k--) {
+        Z3_ast a = sx_z_num(z, PTX_ADDR_FUNC + (uint64_t)e->call_targets[k] * PTX_ADDR_FUNC_STRIDE, 64);
+        idx = sx_zk(z, Z3_mk_ite(z->c, sx_z_eq(z, t, a), sx_z_num(z, (uint64_t)k, 32), idx));
+    }
+    return sx_fork_multiway(cx, idx, &mw);
+}
+
+static int exec_call(sx_cx *cx)
+{
+    if (cx->ins->callee < 0)
+        return indirect_call(cx);
+    return call_function(cx, cx->ins->callee);
 }
 
 static void thread_exit(sx_cx *cx)

@@ -257,6 +257,8 @@ struct sx_engine {
                                             formula), or NULL */
     uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
     int heap_region;                     /* the device heap (malloc), or -1 */
+    int *call_targets, ncall_targets;    /* what an indirect call may call: the functions whose
+                                            address the module takes, in module order */
     int *scalar_sym;                     /* per spec param: the symbol of a searched
                                             scalar (read by ld.param), else -1 */
     sx_func_layout *fl;                  /* per function */
@@ -412,6 +414,20 @@ int sx_exec_mem(sx_cx *cx);
 int sx_exec_ctrl(sx_cx *cx);
 /* exec_brx.c: brx.idx (forks one state per feasible target). */
 int sx_exec_brx(sx_cx *cx);
+/* A choice among n outcomes by a symbolic 32-bit index (exec_brx.c): one
+ * state per feasible outcome k < n, each with `index == k` on its path,
+ * and a fault when `index >= n` is feasible.  take follows outcome k (it
+ * may set cx->stop, as a call does; -1: failure), cuts (or NULL) says
+ * whether k continues a loop past its bound, fault records the error
+ * path.  1 done, -1 failure. */
+typedef struct {
+    int n;
+    int (*take)(sx_cx *cx, int k, void *arg);
+    bool (*cuts)(const sx_cx *cx, int k, void *arg);
+    void (*fault)(sx_cx *cx, Z3_ast cond, Z3_model m, uint64_t idx, void *arg);
+    void *arg;
+} sx_multiway;
+int sx_fork_multiway(sx_cx *cx, Z3_ast idx, const sx_multiway *mw);
 /* exec_warp.c: 1 when the instruction is a warp collective (the thread
  * stops and waits for its warp), 0 otherwise. */
 int sx_exec_warp_stop(sx_cx *cx);

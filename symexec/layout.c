@@ -230,11 +230,6 @@ static uint64_t global_region_base(int n)
     return PTX_ADDR_GLOBAL + ((uint64_t)n << PTX_ADDR_REGION_SHIFT);
 }
 
-/* Module variables where the module memory map (ptx/memmap.c) puts them,
- * as the sim does: .global ones take the next global regions, .const ones
- * sit in the const window, referenced static .shared ones in the shared
- * window; then the .shared variables of reachable functions, and the
- * dynamic (extern) shared arrays after all of them. */
 /* A spec global's region: the image's symbols (an input) or bytes (fixed)
  * over the variable's initializer; an output starts from the initializer. */
 static bool bind_spec_global(sx_engine *e, int r, int v, wh_error *err)
@@ -250,9 +245,11 @@ static bool bind_spec_global(sx_engine *e, int r, int v, wh_error *err)
         if (S->params[p].role == WH_ROLE_INPUT)
             return add_symbols(e, p, r, err);
         if (S->params[p].role == WH_ROLE_FIXED && b->data) {
-            g->init_own = wh_xcalloc((size_t)(g->size ? g->size : 1), 1);
-            if (g->init)
-                memcpy(g->init_own, g->init, (size_t)g->size);
+            if (!g->init_own) {
+                g->init_own = wh_xcalloc((size_t)(g->size ? g->size : 1), 1);
+                if (g->init)
+                    memcpy(g->init_own, g->init, (size_t)g->size);
+            }
             memcpy(g->init_own, b->data, (size_t)(b->bytes < g->size ? b->bytes : g->size));
             g->init = g->init_own;
         }
@@ -261,8 +258,45 @@ static bool bind_spec_global(sx_engine *e, int r, int v, wh_error *err)
     return true;
 }
 
+/* A variable's initializer with its address words filled in (a table of
+ * function pointers, a pointer to another variable), as the sim fills
+ * them (harness/sim/run.c): NULL when it has none.  first_global: the
+ * global region of the module's first .global variable. */
+static uint8_t *relocated_init(const sx_engine *e, const ptx_memmap *mm, const ptx_var *v, int first_global)
+{
+    if (!v->nrelocs)
+        return NULL;
+    uint8_t *bytes = wh_xcalloc((size_t)(v->size ? v->size : 1), 1);
+    if (v->init)
+        memcpy(bytes, v->init, (size_t)v->size);
+    for (int k = 0; k < v->nrelocs; k++) {
+        const ptx_reloc *rl = &v->relocs[k];
+        uint64_t val = 0;
+        if (rl->sym.kind == PTX_SYM_FUNC) {
+            val = PTX_ADDR_FUNC + (uint64_t)rl->sym.index * PTX_ADDR_FUNC_STRIDE;
+        } else if (rl->sym.kind == PTX_SYM_MODULE_VAR && rl->sym.index >= 0) {
+            const ptx_var *t = &e->mod->vars[rl->sym.index];
+            val = t->space == PTX_SPACE_GLOBAL ? global_region_base(first_global + (int)mm->var_off[rl->sym.index])
+                                               : mm->var_off[rl->sym.index];
+            if (rl->generic)
+                val += t->space == PTX_SPACE_SHARED ? PTX_ADDR_SHARED : t->space == PTX_SPACE_CONST ? PTX_ADDR_CONST
+                     : t->space == PTX_SPACE_LOCAL ? PTX_ADDR_LOCAL : 0;
+        }
+        val += (uint64_t)rl->addend;
+        if (rl->offset + (uint64_t)rl->size <= v->size && rl->size <= 8)
+            memcpy(bytes + rl->offset, &val, (size_t)rl->size);
+    }
+    return bytes;
+}
+
+/* Module variables where the module memory map (ptx/memmap.c) puts them,
+ * as the sim does: .global ones take the next global regions, .const ones
+ * sit in the const window, referenced static .shared ones in the shared
+ * window; then the .shared variables of reachable functions, and the
+ * dynamic (extern) shared arrays after all of them. */
 static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions, wh_error *err)
 {
+    int first_global = *global_regions;
     const ptx_module *m = e->mod;
     for (int i = 0; i < m->nvars; i++) {
         const ptx_var *v = &m->vars[i];
@@ -278,7 +312,8 @@ static bool module_vars(sx_engine *e, const ptx_memmap *mm, int *global_regions,
             continue;
         if (r < 0)
             return false;
-        e->regions[r].init = v->init;
+        e->regions[r].init_own = relocated_init(e, mm, v, first_global);
+        e->regions[r].init = e->regions[r].init_own ? e->regions[r].init_own : v->init;
         if (ptx_spec_global_var(m, v->name) == i && !bind_spec_global(e, r, i, err))
             return false;
     }
@@ -643,6 +678,10 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     }
     ptx_memmap mm;
     ptx_memmap_build(e->mod, e->entry_idx, &mm);
+    e->call_targets = wh_xcalloc((size_t)(e->mod->nfuncs ? e->mod->nfuncs : 1), sizeof *e->call_targets);
+    for (int fi = 0; fi < e->mod->nfuncs; fi++)
+        if (mm.address_taken[fi])
+            e->call_targets[e->ncall_targets++] = fi;
     bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
               function_shared(e, &mm)
               && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
@@ -688,6 +727,7 @@ void sx_layout_free(sx_engine *e)
         free(e->regions[i].init_own);
     }
     free(e->regions);
+    free(e->call_targets);
     for (int i = 0; i < e->nsyms; i++) {
         free(e->syms[i].name);
         sx_z_dec(&e->z, e->syms[i].ast);

@@ -12,7 +12,10 @@
  *               through the emulator's reconvergence model (ptx/simt.c),
  *               splitting where their next blocks differ and reconverging
  *               at the immediate post-dominator of the block where they
- *               split; each merged visit issues its instructions once.
+ *               split (threads entering different functions from one
+ *               indirect call reconverge after the call, which is issued
+ *               once per target group, as the sim does); each merged visit
+ *               issues its instructions once.
  */
 #include "core/alloc.h"
 #include "symexec/internal.h"
@@ -157,7 +160,16 @@ static uint64_t simt_issue(const sx_engine *e, const vtrace *tr, int n)
             }
             pcs[ng++] = -1;   /* a group has issued nothing yet */
         }
-        ptx_simt_split(&st, split_rpc(e, &ks, en), pcs, masks, ng);
+        /* threads entering different functions from one call (an indirect
+         * call): the sim calls them one group after another, issuing the
+         * call again for each further group, and all meet after the call,
+         * where the caller's block goes on (a visit of the same key) */
+        bool call_split = en->pc >= 0;
+        for (int j = 0; j < nrun && call_split; j++)
+            call_split = tr[run[j]].v[pos[run[j]]].depth > ks.k[en->pc].depth;
+        if (call_split)
+            total += (uint64_t)(ng - 1);
+        ptx_simt_split(&st, call_split ? en->pc : split_rpc(e, &ks, en), pcs, masks, ng);
     }
     ptx_simt_free(&st);
     free(ks.k);

@@ -79,7 +79,7 @@ static bool sym_addr(dctx *c, const ptx_symref *s, uint64_t *val, bool *local_re
         return true;
     case PTX_SYM_FUNC:
         *space = PTX_SPACE_GLOBAL;
-        *val = SIM_FUNC_BASE + (uint64_t)s->index * 16;
+        *val = PTX_ADDR_FUNC + (uint64_t)s->index * PTX_ADDR_FUNC_STRIDE;
         return true;
     default:
         return derr(c, "unresolved symbol");
@@ -307,7 +307,7 @@ static bool supported(const ptx_instr *pi)
         return false;
     switch (pi->op) {
     case PTX_OP_CALL:
-        return pi->callee >= 0;          /* indirect calls are not emulated */
+        return true;                     /* an indirect call's target is checked when it runs */
     case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_LDU:
         return t != PTX_T_B128 && t != PTX_T_NONE && pi->space != PTX_SPACE_SHARED_CLUSTER &&
                pi->space != PTX_SPACE_TEX && (pi->vec <= 4);
@@ -571,6 +571,15 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
     case PTX_OP_CALL:
         s->callee = pi->callee;
         decode_call(c, s);
+        if (pi->callee < 0) {
+            /* indirect: the target register (after the results' list) is src 0 */
+            const ptx_operand *t = &pi->ops[pi->nops > 0 && pi->ops[0].kind == PTX_OPD_LIST ? 1 : 0];
+            decode_src(c, t, PTX_T_B64, &s->src[0]);
+            s->nsrc = 1;
+            if (s->src[0].kind == SIM_OPD_REG)
+                add_dep(s, c->F, s->src[0].slot, false);
+            return true;
+        }
         if (!c->P->m->funcs[pi->callee].has_body) {
             /* an external function: printf's vprintf is a no-op returning 0,
              * assert's __assertfail a fault, malloc a block of the device
@@ -720,6 +729,7 @@ void sim_prog_free(sim_prog *P)
     free(P->regions);
     free(P->region_of_param);
     free(P->var_of_param);
+    free(P->address_taken);
     free(P->kparam_off);
     memset(P, 0, sizeof *P);
 }

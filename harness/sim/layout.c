@@ -44,6 +44,8 @@ static void layout_module(sim_prog *P, int entry)
     ptx_memmap mm;
     ptx_memmap_build(m, entry, &mm);
     P->recursive = mm.recursive;
+    P->address_taken = wh_xcalloc((size_t)(m->nfuncs ? m->nfuncs : 1), sizeof *P->address_taken);
+    memcpy(P->address_taken, mm.address_taken, (size_t)m->nfuncs * sizeof *P->address_taken);
     P->mvar_off = wh_xcalloc((size_t)m->nvars, sizeof *P->mvar_off);
     for (int v = 0; v < m->nvars; v++)
         if (m->vars[v].space != PTX_SPACE_GLOBAL)
@@ -182,6 +184,12 @@ static uint64_t stack_need(const sim_prog *P, int fi, int depth)
             uint64_t n = SIM_CALL_BYTES + stack_need(P, in->callee, depth + 1);
             if (n > best)
                 best = n;
+        } else if (in->op == PTX_OP_CALL && in->callee < 0) {   /* indirect: the deepest it may reach */
+            for (int ci = 0; ci < P->m->nfuncs; ci++) {
+                uint64_t n = P->address_taken[ci] ? SIM_CALL_BYTES + stack_need(P, ci, depth + 1) : 0;
+                if (n > best)
+                    best = n;
+            }
         }
     }
     return F->local_bytes + best;

@@ -44,7 +44,7 @@ static uint64_t reloc_value(const sim_prog *P, const ptx_reloc *r)
                 v += PTX_ADDR_LOCAL;
         }
     } else if (r->sym.kind == PTX_SYM_FUNC) {
-        v = SIM_FUNC_BASE + (uint64_t)r->sym.index * 16;
+        v = PTX_ADDR_FUNC + (uint64_t)r->sym.index * PTX_ADDR_FUNC_STRIDE;
     }
     return v + (uint64_t)r->addend;
 }

@@ -45,7 +45,6 @@
 #include <stdint.h>
 
 #define SIM_WARP 32
-#define SIM_FUNC_BASE    0x0000400000000000ULL   /* fake addresses of functions */
 #define SIM_MAX_BARRIERS 16
 #define SIM_CALL_BYTES 16   /* stack a call takes besides the callee's locals */
 #define SIM_INF 1e300
@@ -240,6 +239,7 @@ typedef struct {
     int *region_of_param;      /* spec param -> region, or -1 (scalar, .const global) */
     int *var_of_param;         /* spec param -> module var (its globals), or -1 */
     int heap_region;           /* the device heap's region, or -1 (no malloc reachable) */
+    bool *address_taken;       /* per function: what an indirect call may reach (ptx_memmap) */
     uint64_t *kparam_off;      /* spec param -> offset in the kernel param space */
     uint64_t kparam_bytes;
     sim_profile prof;
@@ -488,7 +488,13 @@ void sim_warp_free(sim_warp *w);
 void sim_simt_normalize(sim_run *R, sim_warp *w, double t);
 /* lanes r leave the frame (ret) or the kernel (exit_kernel) */
 void sim_retire_lanes(sim_run *R, sim_warp *w, uint32_t r, bool exit_kernel);
-bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m);
+/* lanes m call module function `callee` (the instruction's, or an
+ * indirect call's target for them) */
+bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m, int callee);
+/* An indirect call: the function the first of lanes m calls, and *group,
+ * the lanes of m that call it too; -1 (run stopped: a fault) when a
+ * target is no function with a body or its parameters do not match. */
+int sim_indirect_callee(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, uint32_t *group);
 void sim_trace_branch(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t active, uint32_t taken);
 void sim_diverge(sim_warp *w, int target, int fall, int rpc, uint32_t t_mask, uint32_t n_mask, bool merge);
 bool sim_brx(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t active, uint32_t m, double *extra);

@@ -250,10 +250,39 @@ void sim_retire_lanes(sim_run *R, sim_warp *w, uint32_t r, bool exit_kernel)
     (void)R;
 }
 
-bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m)
+int sim_indirect_callee(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, uint32_t *group)
 {
     const sim_prog *P = R->prog;
-    const sim_func *F = &P->funcs[in->callee];
+    sim_src a = sim_operand(R, w, in, 0);
+    int first = sim_first_lane(m);
+    uint64_t target = SIM_V(a, (uint32_t)first);
+    *group = 0;
+    SIM_LANES(m, l)
+        if (SIM_V(a, l) == target)
+            *group |= 1u << l;
+    uint64_t k = (target - PTX_ADDR_FUNC) / PTX_ADDR_FUNC_STRIDE;
+    bool is_function = target >= PTX_ADDR_FUNC && (target - PTX_ADDR_FUNC) % PTX_ADDR_FUNC_STRIDE == 0 &&
+                       k < (uint64_t)P->m->nfuncs && P->address_taken[k];
+    const ptx_function *cf = is_function ? &P->m->funcs[k] : NULL;
+    if (cf && cf->nparams == in->ncargs && cf->nrets == in->ncrets)
+        return (int)k;
+    char thr[128], where[256];
+    sim_thread_desc(R, w, first, thr, sizeof thr);
+    sim_where(R, w, in, where, sizeof where);
+    if (!cf)
+        sim_stop(R, HARNESS_FAULT, "indirect call to 0x%llx, which is no function of the module, by thread %s at %s",
+                 (unsigned long long)target, thr, where);
+    else
+        sim_stop(R, HARNESS_FAULT, "indirect call of '%s' with %d argument(s) and %d result(s); it takes %d and "
+                 "returns %d (thread %s at %s)", cf->name, in->ncargs, in->ncrets, cf->nparams, cf->nrets, thr,
+                 where);
+    return -1;
+}
+
+bool sim_call(sim_run *R, sim_warp *w, const sim_instr *in, int pc, uint32_t m, int callee)
+{
+    const sim_prog *P = R->prog;
+    const sim_func *F = &P->funcs[callee];
     sim_frame *caller = &w->frames[w->nframes - 1];
     /* every call takes SIM_CALL_BYTES of the thread's stack besides its
      * locals (the return address and saved registers on a GPU), so the

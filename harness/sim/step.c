@@ -77,9 +77,6 @@ static bool unsupported(sim_run *R, sim_warp *w, const sim_instr *in)
     if (pi && pi->op == PTX_OP_CALL && pi->callee >= 0 && !R->prog->m->funcs[pi->callee].has_body)
         sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s (a call to the external "
                  "function '%s')", text, R->prog->file, line, src, R->prog->m->funcs[pi->callee].name);
-    else if (pi && pi->op == PTX_OP_CALL && pi->callee < 0)
-        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s (an indirect call)", text,
-                 R->prog->file, line, src);
     else
         sim_stop(R, HARNESS_UNSUPPORTED, "unsupported PTX instruction '%s' at %s:%d%s", text, R->prog->file, line,
                  src);
@@ -192,15 +189,29 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
         tmin = sim_dmax(tmin + extra, t + P->cls[SIM_C_CTRL].latency);
         break;
     }
-    case PTX_OP_CALL:
+    case PTX_OP_CALL: {
         if (!m) {
             top->pc = pc + 1;
             break;
         }
-        if (!sim_call(R, w, in, pc, m))
+        int callee = in->callee;
+        uint32_t group = m;
+        if (callee < 0 && (callee = sim_indirect_callee(R, w, in, m, &group)) < 0)
+            return false;
+        if (group != m) {
+            /* lanes calling other functions call after these return: they
+             * wait at the call, and all meet after it */
+            top->pc = pc + 1;
+            ptx_simt_push(&w->simt, pc, pc + 1, m & ~group);
+            ptx_simt_push(&w->simt, pc, pc + 1, group);
+            tmin += P->divergence_cycles;
+            R->lane_instr -= (uint64_t)sim_popc(m & ~group);   /* they count when they call */
+        }
+        if (!sim_call(R, w, in, pc, group, callee))
             return false;
         tmin = sim_dmax(tmin, t + P->cls[SIM_C_CTRL].latency);
         break;
+    }
     case PTX_OP_RET:
         top->pc = pc + 1;
         sim_retire_lanes(R, w, m, false);
