@@ -122,10 +122,18 @@ static int parse_name(parser *p)
     p->pos = start;
     char msg[256];
     int shown = len > 64 ? 64 : (int)len;
-    int n = snprintf(msg, sizeof msg, "unknown name '%.*s' (known:", shown, id);
-    for (int k = 0; k < p->nnames && n < (int)sizeof msg - 40; k++)
-        n += snprintf(msg + n, sizeof msg - (size_t)n, " %s", p->names[k]);
-    snprintf(msg + n, sizeof msg - (size_t)n, ", min(), max())");
+    size_t n = (size_t)snprintf(msg, sizeof msg, "unknown name '%.*s' (known:", shown, id);
+    /* names are listed while they fit (a long constant name must not run
+     * the message past its end), then an ellipsis */
+    const size_t room = sizeof msg - 24;
+    for (int k = 0; k < p->nnames; k++) {
+        if (n + 1 + strlen(p->names[k]) > room) {
+            n += (size_t)snprintf(msg + n, sizeof msg - n, " ...");
+            break;
+        }
+        n += (size_t)snprintf(msg + n, sizeof msg - n, " %s", p->names[k]);
+    }
+    snprintf(msg + n, sizeof msg - n, ", min(), max())");
     return fail(p, msg);
 }
 

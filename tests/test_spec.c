@@ -197,6 +197,20 @@ static void expect_spec_error(const char *doc, bool whole, const char *path_frag
     cr_expect_eq(wh_error_exit_status(&err), 1);
 }
 
+/* An unknown name's message lists the known ones while they fit: a long
+ * constant name (fuzz_spec found one writing past the message) ends the
+ * list with an ellipsis.  tests/fuzz/seeds/spec/regress_long_constant_name.json */
+Test(spec, unknown_names_list_what_fits)
+{
+    char name[301], doc[1024];
+    memset(name, 'K', 300);
+    name[300] = 0;
+    snprintf(doc, sizeof doc, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[2],\"block\":[32],"
+             "\"constants\":{\"%s\":\"8\"},\"params\":[{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\","
+             "\"count\":\"zz\",\"role\":\"output\"}]}", name);
+    expect_spec_error(doc, true, "$.params[0].count", "unknown name 'zz' (known: threads blocks block i ..., min(), max())");
+}
+
 Test(spec, errors_name_the_json_path)
 {
     expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i33\",\"count\":1,\"role\":\"input\"}",
