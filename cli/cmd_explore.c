@@ -65,7 +65,9 @@ static void usage(FILE *out)
         "  --models K     atoms per path (default %d)\n"
         "  --query-ms MS  limit of each solver check of the search (default %u); a check\n"
         "                 that reaches it is a give-up: the branch keeps the side the\n"
-        "                 state's model takes, with its condition (sound, not complete)\n"
+        "                 state's model takes, with its condition (sound, not complete);\n"
+        "                 the other side is still taken where a sampled input shows it\n"
+        "                 feasible\n"
         "  --solver-mb MB Z3's memory (default %u MiB): a check during which Z3's\n"
         "                 allocations pass it is interrupted, a give-up like the above\n"
         "                 (\"for Z3's memory\" in the summary, solver_memouts in paths.json)\n"
@@ -310,9 +312,10 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
                 i == kept ? "  (kept)" : "");
     }
     fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up; %ld cut by the watchdog, %ld of those for Z3's "
-            "memory), %ld forks, %ld accesses at symbolic offsets pinned, %ld paths followed their model after a "
-            "give-up, %ld states left pending\n", r->x, doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"),
-            doc_int(doc, "solver_interrupted"), doc_int(doc, "solver_memouts"), doc_int(doc, "forks"),
+            "memory), %ld forks (%ld of them on a sampled witness), %ld accesses at symbolic offsets pinned, %ld "
+            "paths followed their model after a give-up, %ld states left pending\n", r->x,
+            doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"), doc_int(doc, "solver_interrupted"),
+            doc_int(doc, "solver_memouts"), doc_int(doc, "forks"), doc_int(doc, "witness_forks"),
             doc_int(doc, "accesses_pinned"), doc_int(doc, "paths_concolic"), doc_int(doc, "pending"));
     json_t *legs = json_object_get(doc, "legs"), *leg;
     size_t k;

@@ -28,7 +28,8 @@ void gen_explore_options_default(gen_explore_options *o)
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
     /* bump when the cached files change, or what the stage finds (v12:
-     * indirect calls, initializers holding addresses, spec globals) */
+     * indirect calls, initializers holding addresses, spec globals,
+     * forks on sampled witnesses) */
     static const char format[] = "warphunt-explore-v12";
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);

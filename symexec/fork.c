@@ -19,7 +19,10 @@
  * stays satisfied by its model, so its atoms replay; what it gives up is
  * the other sides below that point.  Without it, one float-heavy or
  * array-heavy state spent the whole budget giving up check after check
- * (escape_time, md_cutoff: 0 paths in 10 s).
+ * (escape_time, md_cutoff: 0 paths in 10 s).  A concolic state (and one
+ * the solver just gave up on) still forks where a sampled input shows the
+ * other side feasible (witness.c): its copy takes that side with the
+ * witness as its model.
  */
 #include "symexec/internal.h"
 
@@ -64,7 +67,9 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     int mside = mv ? sx_z_bool_value(z, mv) : -1;
     if (mside < 0)
         mside = 1;
-    if (s->concolic) {
+    Z3_ast other = mside ? sx_z_not(z, cond) : cond;
+    Z3_model om = NULL;
+    if (s->concolic && !(om = sx_witness_find(e, s, other))) {
         sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
         if (fk->cut[mside]) {
             end_cut(s, fk, mside);
@@ -72,20 +77,22 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
         }
         return mside;
     }
-    Z3_ast other = mside ? sx_z_not(z, cond) : cond;
-    Z3_model om = NULL;
-    int r = sx_solver_check(e, s, other, &om);
+    int r = om ? 1 : sx_solver_check(e, s, other, &om);
     if (r < 0 && z->failed)
         return -1;
     if (r < 0) {
-        /* no answer: follow the model's side, and say so in the path
-         * condition, so that the path's atoms take that side too */
+        /* no answer: from now on the state follows its model (and says so
+         * in the path condition, so that the path's atoms take its side),
+         * but first a sampled input may show the other side feasible */
         e->giveups++;
         sx_state_note(s, "solver gave up on a branch at line %d; the path follows its model from there",
                    cx->ins->line);
-        sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
         s->concolic = true;
-        return mside;
+        if (!(om = sx_witness_find(e, s, other))) {
+            sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
+            return mside;
+        }
+        r = 1;
     }
     if (r == 0)
         return mside;

@@ -223,6 +223,7 @@ typedef struct sx_state {
     bool barrier_div;        /* threads disagreed on a barrier: an error path */
     int array_ops;           /* loads and stores at symbolic offsets (memory.c) */
     bool concolic;           /* since a give-up: follows its model (fork.c) */
+    int witness_misses;      /* witness searches that found none (witness.c) */
     uint64_t heap_used;      /* bytes of the device heap malloc handed out */
 } sx_state;
 
@@ -275,6 +276,7 @@ struct sx_engine {
     double solver_s;
     long forks;
     long giveups;            /* see sx_result.giveups */
+    long witnesses;          /* see sx_result.witnesses */
     long pinned;             /* see sx_result.pinned */
     sx_result *res;
     wh_error *err;
@@ -428,6 +430,12 @@ typedef struct {
     void *arg;
 } sx_multiway;
 int sx_fork_multiway(sx_cx *cx, Z3_ast idx, const sx_multiway *mw);
+
+/* An input (a model, referenced) under which the domains, the structure,
+ * s's path and `side` all hold, found by sampling around s's model
+ * (witness.c); NULL when the tries find none (which proves nothing; s
+ * counts the miss, and stops searching after a few). */
+Z3_model sx_witness_find(sx_engine *e, sx_state *s, Z3_ast side);
 /* exec_warp.c: 1 when the instruction is a warp collective (the thread
  * stops and waits for its warp), 0 otherwise. */
 int sx_exec_warp_stop(sx_cx *cx);

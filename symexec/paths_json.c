@@ -140,6 +140,7 @@ json_t *sx_result_json(const sx_result *r, const ptx_module *m)
     json_object_set_new(o, "solver_calls", json_integer(r->solver_calls));
     json_object_set_new(o, "forks", json_integer(r->forks));
     json_object_set_new(o, "solver_giveups", json_integer(r->giveups));
+    json_object_set_new(o, "witness_forks", json_integer(r->witnesses));
     json_object_set_new(o, "solver_interrupted", json_integer(r->interrupted));
     json_object_set_new(o, "solver_memouts", json_integer(r->memouts));
     json_object_set_new(o, "accesses_pinned", json_integer(r->pinned));

@@ -392,6 +392,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->solver_calls = e->checks;
     r->forks = e->forks;
     r->giveups = e->giveups;
+    r->witnesses = e->witnesses;
     r->interrupted = e->interrupted;
     r->memouts = e->memouts;
     r->pinned = e->pinned;

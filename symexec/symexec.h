@@ -208,6 +208,11 @@ typedef struct {
      * state whose instruction needs an answer to go on ends as a cut path
      * noting why (its decisions so far are a prefix atoms replay). */
     long giveups;
+    /* Branch sides shown feasible by a sampled input instead of the solver
+     * (witness.c): after a give-up, and at every branch of a concolic
+     * state, a few inputs around the state's model are tried; one that
+     * satisfies the path and the side forks a copy that takes it. */
+    long witnesses;
     /* Solver calls the watchdog interrupted past their hard deadline (the
      * query limit plus a quarter, at least 0.5 s): counted in giveups too */
     long interrupted;

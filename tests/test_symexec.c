@@ -647,6 +647,30 @@ Test(symexec, binary_search_over_a_large_table_finds_paths)
     run_free(&r);
 }
 
+/* escape_time's float checks give up, yet its concolic states still fork
+ * where a sampled input shows the other side of a branch feasible
+ * (witness.c): many paths at X = 2 where following the model gave 4 in
+ * 40 s (bench/symexec_witness.md). */
+Test(symexec, sampled_witnesses_fork_where_the_solver_gives_up)
+{
+    run r;
+    load(&r, "kernels/corpus/escape_time.json");
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = 2;
+    o.time_budget_s = 20;
+    o.path_budget = 20;
+    o.query_ms = 100;
+    wh_error err;
+    wh_error_clear(&err);
+    r.res = sx_explore(r.spec, r.mod, &o, &err);
+    cr_assert(r.res, "%s", err.msg);
+    cr_expect_gt(r.res->giveups, 0, "no check gave up");
+    cr_expect_gt(r.res->witnesses, 0, "no side shown feasible by a sampled input");
+    cr_expect_geq(r.res->npaths, 10, "%d paths", r.res->npaths);
+    run_free(&r);
+}
+
 /* After the solver gives up on a state (here every check of escape_time's
  * float iteration past 100 ms) the state turns concolic: it follows its
  * model to the end instead of giving up check after check, and its final

@@ -51,7 +51,7 @@ typedef struct {
     unsigned query_ms;       /* the search's per-check limit; 0: the default */
     int specs, unsupported, skipped_specs;
     int checked, skipped_paths, mismatches;
-    long giveups, pinned;    /* summed over the explorations */
+    long giveups, pinned, witnesses;   /* summed over the explorations */
     long screened, model_checks;   /* seed-1 atoms: pins kept without a check, and checks */
     char first[2048];
 } tally;
@@ -170,6 +170,7 @@ static void check_spec(const char *path, tally *t, int x)
     }
     t->giveups += r->giveups;
     t->pinned += r->pinned;
+    t->witnesses += r->witnesses;
     trace *tr = malloc(sizeof *tr);
     cr_assert(tr);
     harness_options ho;
@@ -261,6 +262,20 @@ Test(symexec_sound, solver_give_ups_keep_atoms_on_their_paths, .timeout = 120)
     report("1 ms checks", &t);
     cr_expect_gt(t.giveups, 0, "no check gave up");
     cr_expect_gt(t.checked, 0, "no finished path to replay");
+}
+
+/* 1 ms per check on sssp_relax: the solver gives up and the states turn
+ * concolic, yet sampled inputs show other sides of their branches
+ * feasible; the paths they fork replay exactly on the sim (their formula
+ * holds under the witness that is their model). */
+Test(symexec_sound, witness_forks_keep_atoms_on_their_paths, .timeout = 120)
+{
+    tally t = { .query_ms = 1 };
+    check_spec("kernels/corpus/sssp_relax.json", &t, 2);
+    report("witness forks", &t);
+    cr_expect_gt(t.giveups, 0, "no check gave up");
+    cr_expect_gt(t.witnesses, 0, "no side was shown feasible by a sampled input");
+    cr_expect_gt(t.checked, 1, "paths beyond the one the model follows");
 }
 
 /* A loop of 1500 atomics at symbolic shared-memory offsets per thread: past
