@@ -121,7 +121,11 @@ static bool way_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
         if (!possible)
             continue;
         if (cx->s->concolic) {
-            *open = true;   /* a concolic state follows its model (fork.c) */
+            /* a concolic state follows its model (fork.c), and takes
+             * another outcome only where a sampled input shows it */
+            cs[k].model = sx_witness_find(e, cx->s, cs[k].cond);
+            cs[k].feasible = cs[k].model != NULL;
+            *open |= !cs[k].feasible;
             continue;
         }
         int r = sx_solver_check(e, cx->s, cs[k].cond, &cs[k].model);
@@ -129,10 +133,13 @@ static bool way_feasible(sx_cx *cx, Z3_ast idx, brx_case *cs, int n, int *mcase,
             return false;
         if (r < 0) {
             e->giveups++;
-            *open = true;
-            sx_state_note(cx->s, "solver gave up on a target of the %s at line %d; not explored",
-                          cx->ins->opcode, cx->ins->line);
             cx->s->concolic = true;
+            cs[k].model = sx_witness_find(e, cx->s, cs[k].cond);   /* witness.c */
+            r = cs[k].model != NULL;
+            *open |= !r;
+            if (!r)
+                sx_state_note(cx->s, "solver gave up on a target of the %s at line %d; not explored",
+                              cx->ins->opcode, cx->ins->line);
         }
         cs[k].feasible = r == 1;
     }
