@@ -860,3 +860,11 @@ Test(cuda, gpu_fills_module_variables)
     NEED_GPU();
     cr_expect(gpu_agrees_with_the_sim("tests/specs/module_inputs.json"), "nothing compared");
 }
+
+/* Calls through a table of function pointers, a warp's lanes calling
+ * different functions: the GPU's outputs are the sim's. */
+Test(cuda, gpu_agrees_on_indirect_calls)
+{
+    NEED_GPU();
+    cr_expect(gpu_agrees_with_the_sim("tests/specs/sim_indirect_call.json"), "nothing compared");
+}
