@@ -149,6 +149,28 @@ static void check_structures(const wh_spec *spec, findings *f)
     wh_image_free(img);
 }
 
+/* Globals that no code the entry can reach names: their values cannot
+ * change what it does (a typo for another variable, or the wrong entry). */
+static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
+{
+    if (spec->nparams == spec->nkparams) return true;
+    char ptx[1024];
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, err)) return false;
+    ptx_module *mod = ptx_parse_file(ptx, err);
+    if (!mod) return false;
+    ptx_memmap mm;
+    ptx_memmap_build(mod, ptx_function_index(mod, spec->entry), &mm);
+    for (int p = spec->nkparams; p < spec->nparams; p++) {
+        int v = ptx_spec_global_var(mod, spec->params[p].name);
+        if (v >= 0 && !mm.referenced[v])
+            warn(f, "global '%s': no code entry '%s' can reach names the variable, so its values cannot change "
+                 "the kernel's time (a typo, or another entry's variable?)", spec->params[p].name, spec->entry);
+    }
+    ptx_memmap_free(&mm);
+    ptx_module_free(mod);
+    return true;
+}
+
 /* One random input (PCG32 seeded 1, as measure --random 1) on the sim. */
 static bool random_run(const wh_spec *spec, findings *f, wh_error *err)
 {
@@ -288,6 +310,7 @@ static int check(const check_args *a)
     bool ok = spec && launches_build(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_slices(spec, &f);
     if (ok) check_structures(spec, &f);
+    if (ok) ok = check_globals(spec, &f, &err);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);
     size_t nwarn = json_array_size(f.warnings);
     int status = !ok ? 1 : a->strict && nwarn > 0 ? 1 : 0;

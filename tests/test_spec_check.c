@@ -4,7 +4,8 @@
  * the constant named (and is an error under --strict), and the same
  * kernel with the guard open is not; an input too short for its
  * per_thread slices is warned about twice (the slices, and the random
- * input that faults); parameters that do not match the entry are an error.
+ * input that faults); a global the entry never names is warned about;
+ * parameters that do not match the entry are an error.
  */
 #include <criterion/criterion.h>
 
@@ -104,6 +105,43 @@ Test(spec_check, every_bundled_spec_passes_strict)
         globfree(&gl);
     }
     cr_expect_geq(n, 13 + 16, "the bundled kernels and the corpus");
+}
+
+/* A global the entry's code never names cannot change its time: warned
+ * about by name, the one it does name not. */
+Test(spec_check, a_global_the_entry_never_names_is_warned_about)
+{
+    static const char ptx[] =
+        ".version 7.0\n.target sm_80\n.address_size 64\n"
+        ".global .align 4 .u32 used_v;\n.global .align 4 .u32 other_v;\n"
+        ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<3>;\n"
+        "ld.global.u32 %r1, [used_v];\nld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+        "st.global.u32 [%rd2], %r1;\nret;\n}\n";
+    static const char spec[] =
+        "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"k.ptx\",\"entry\":\"k\",\"grid\":[1],\"block\":[32],"
+        "\"params\":[{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":1,\"role\":\"output\"}],"
+        "\"globals\":[{\"name\":\"used_v\",\"type\":\"u32\",\"count\":1,\"role\":\"input\",\"range\":[0,9]},"
+        "{\"name\":\"other_v\",\"type\":\"u32\",\"count\":1,\"role\":\"input\",\"range\":[0,9]}]}";
+    char dir[] = "/tmp/wh_spec_globals_XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.ptx", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(ptx, f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    f = fopen(path, "w");
+    cr_assert(f);
+    fputs(spec, f);
+    fclose(f);
+    static const char *const extra[] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    char w[4096];
+    cr_expect_eq(c.status, 0, "a warning is no error: %s", c.err);
+    cr_assert_eq(nwarnings(&c), 1, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(warnings(&c, w, sizeof w), "global 'other_v': no code entry 'k' can reach names"), "%s", w);
+    json_decref(c.doc);
+    ts_rmtree(dir);
 }
 
 Test(spec_check, symbolic_threads_sent_out_early_are_warned_about)
