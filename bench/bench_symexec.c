@@ -91,9 +91,16 @@ static void bench_kernel(const char *path, double budget)
         interrupted += r->interrupted;
         len += (size_t)snprintf(per_x + len, sizeof per_x - len, "%sX=%d %.1f%%", len ? ", " : "",
                                 r->threads, sx_result_coverage(r));
-        sx_result_free(keep);
-        keep = r;
-        if (r->nlegs_covered == r->nlegs)
+        bool covered_all = r->nlegs_covered == r->nlegs;
+        /* the row is the X that covers the most, as the stage keeps it (a
+         * larger X the budget ended early does not replace a better one) */
+        if (!keep || sx_result_coverage(r) >= sx_result_coverage(keep)) {
+            sx_result_free(keep);
+            keep = r;
+        } else {
+            sx_result_free(r);
+        }
+        if (covered_all)
             break;
     }
     double total = wh_clock_s() - t0;
