@@ -67,7 +67,7 @@ static void usage(FILE *out)
         "                 that reaches it is a give-up: the branch keeps the side the\n"
         "                 state's model takes, with its condition (sound, not complete);\n"
         "                 the other side is still taken where a sampled input shows it\n"
-        "                 feasible\n"
+        "                 feasible (witness_forks in paths.json)\n"
         "  --solver-mb MB Z3's memory (default %u MiB): a check during which Z3's\n"
         "                 allocations pass it is interrupted, a give-up like the above\n"
         "                 (\"for Z3's memory\" in the summary, solver_memouts in paths.json)\n"
