@@ -1125,6 +1125,20 @@ Test(fake_cuda, cli_measure_check_agrees_with_the_sim_and_reports_a_difference)
     fx_close(&f);
 }
 
+/* measure SPEC --backend cuda --check --json --random SEED --reps REPS on
+ * the fake driver (f open): the run succeeds and its outputs agree with
+ * the sim's. */
+static void expect_agrees_with_the_sim(fx *f, const char *spec, const char *seed, const char *reps)
+{
+    const char *a[] = { spec, "--backend", "cuda", "--check", "--json", "--random", seed, "--reps", reps };
+    cr_assert_eq(run_measure(f, a, 9), 0, "%s", err_text(f));
+    json_t *j = out_json(f);
+    json_t *c = json_object_get(j, "check");
+    cr_assert(c, "no check");
+    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
+    json_decref(j);
+}
+
 /* A struct passed by value (32 bytes) reaches the kernel whole: the fake
  * runs struct_byval in C and its outputs agree with the sim's. */
 Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
@@ -1133,14 +1147,7 @@ Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
     if (stat("build/ptx/tests/ptx/struct_byval.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
     fx f;
     fx_open(&f);
-    const char *a[] = { "tests/specs/sim_struct_byval.json", "--backend", "cuda", "--check", "--json", "--random",
-                        "3" };
-    cr_assert_eq(run_measure(&f, a, 7), 0, "%s", err_text(&f));
-    json_t *j = out_json(&f);
-    json_t *c = json_object_get(j, "check");
-    cr_assert(c, "no check");
-    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
-    json_decref(j);
+    expect_agrees_with_the_sim(&f, "tests/specs/sim_struct_byval.json", "3", "10");
     fx_close(&f);
 }
 
@@ -1155,14 +1162,7 @@ Test(fake_cuda, module_variables_reach_the_kernel)
     if (stat("build/ptx/tests/ptx/module_inputs.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
     fx f;
     fx_open(&f);
-    const char *a[] = { "tests/specs/module_inputs.json", "--backend", "cuda", "--check", "--json", "--random",
-                        "3", "--reps", "3" };
-    cr_assert_eq(run_measure(&f, a, 9), 0, "%s", err_text(&f));
-    json_t *j = out_json(&f);
-    json_t *c = json_object_get(j, "check");
-    cr_assert(c, "no check");
-    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
-    json_decref(j);
+    expect_agrees_with_the_sim(&f, "tests/specs/module_inputs.json", "3", "3");
     fakelog g = read_log(f.log);
     cr_expect_eq(count_op(&g, "module_global"), 4, "cuModuleGetGlobal once per global");
     free(g.l);
@@ -1176,14 +1176,7 @@ Test(fake_cuda, a_searched_scalar_and_a_structured_input_reach_the_kernel)
 {
     fx f;
     fx_open(&f);
-    const char *a[] = { "tests/specs/cuda_fake_inc_searched.json", "--backend", "cuda", "--check", "--json",
-                        "--random", "5" };
-    cr_assert_eq(run_measure(&f, a, 7), 0, "%s", err_text(&f));
-    json_t *j = out_json(&f);
-    json_t *c = json_object_get(j, "check");
-    cr_assert(c, "no check");
-    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", json_string_value(json_object_get(c, "report")));
-    json_decref(j);
+    expect_agrees_with_the_sim(&f, "tests/specs/cuda_fake_inc_searched.json", "5", "10");
     fx_close(&f);
 }
 

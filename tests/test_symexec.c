@@ -651,20 +651,27 @@ Test(symexec, binary_search_over_a_large_table_finds_paths)
  * where a sampled input shows the other side of a branch feasible
  * (witness.c): many paths at X = 2 where following the model gave 4 in
  * 40 s (bench/symexec_witness.md). */
-Test(symexec, sampled_witnesses_fork_where_the_solver_gives_up)
+/* escape_time at X = 2, 100 ms per check (its float checks give up), 20 s
+ * and `paths` paths at most. */
+static void explore_escape_time(run *r, int paths)
 {
-    run r;
-    load(&r, "kernels/corpus/escape_time.json");
+    load(r, "kernels/corpus/escape_time.json");
     sx_options o;
     sx_options_default(&o);
     o.threads = 2;
     o.time_budget_s = 20;
-    o.path_budget = 20;
+    o.path_budget = paths;
     o.query_ms = 100;
     wh_error err;
     wh_error_clear(&err);
-    r.res = sx_explore(r.spec, r.mod, &o, &err);
-    cr_assert(r.res, "%s", err.msg);
+    r->res = sx_explore(r->spec, r->mod, &o, &err);
+    cr_assert(r->res, "%s", err.msg);
+}
+
+Test(symexec, sampled_witnesses_fork_where_the_solver_gives_up)
+{
+    run r;
+    explore_escape_time(&r, 20);
     cr_expect_gt(r.res->giveups, 0, "no check gave up");
     cr_expect_gt(r.res->witnesses, 0, "no side shown feasible by a sampled input");
     cr_expect_geq(r.res->npaths, 10, "%d paths", r.res->npaths);
@@ -678,17 +685,7 @@ Test(symexec, sampled_witnesses_fork_where_the_solver_gives_up)
 Test(symexec, a_state_the_solver_gave_up_on_follows_its_model)
 {
     run r;
-    load(&r, "kernels/corpus/escape_time.json");
-    sx_options o;
-    sx_options_default(&o);
-    o.threads = 2;
-    o.time_budget_s = 20;
-    o.path_budget = 2;
-    o.query_ms = 100;
-    wh_error err;
-    wh_error_clear(&err);
-    r.res = sx_explore(r.spec, r.mod, &o, &err);
-    cr_assert(r.res, "%s", err.msg);
+    explore_escape_time(&r, 2);
     cr_assert_gt(r.res->giveups, 0, "no check gave up");
     int concolic = -1;
     for (int i = 0; i < r.res->npaths; i++)
