@@ -108,13 +108,12 @@ static int scout_workers(const hunt *h, int *first, const char **why)
     if (cores < 2) return 0;
     *first = harness_backend_of(h->h) != HARNESS_SIM ? 0 : 1;
 #ifdef __SANITIZE_ADDRESS__
-    /* The cuda backend forks its worker again after a fault.  GCC 12's
-     * AddressSanitizer does not hold its allocator's locks across fork(),
-     * so a child forked while the stage's Z3 threads allocate can wait
-     * forever on a lock copied held (glibc's malloc is fork-safe: plain
-     * builds are not affected). */
-    *why = "a sanitized build forks no CUDA worker beside the symbolic stage";
-    if (!*first) return 0;
+    /* GCC 12's AddressSanitizer does not hold its allocator's locks across
+     * fork(), so a process a measurement forks while the stage's Z3 threads
+     * allocate can wait forever on a lock copied held (glibc's malloc is
+     * fork-safe: plain builds are not affected). */
+    *why = "a sanitized build forks no measuring process beside the symbolic stage";
+    if (harness_may_fork(h->h)) return 0;
 #endif
     return *first ? h->njobs - 1 : 1;
 }

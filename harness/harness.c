@@ -171,6 +171,11 @@ void harness_close(harness *h)
     free(h);
 }
 
+bool harness_may_fork(const harness *h)
+{
+    return h->ops == &harness_cuda_ops;
+}
+
 harness_backend harness_backend_of(const harness *h)
 {
     return h->ops->kind;

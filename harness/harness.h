@@ -151,6 +151,11 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
 void harness_close(harness *h);
 
 harness_backend harness_backend_of(const harness *h);
+/* Whether a measurement may fork a process (the cuda backend starts its
+ * worker again after a fault, fork() without exec), which a caller running
+ * other threads at the same time must know of under a sanitizer whose
+ * allocator is not fork-safe. */
+bool harness_may_fork(const harness *h);
 /* "sim: a100-like (108 SMs, 1410 MHz)" / "cuda: NVIDIA A100 ..." */
 const char *harness_device(const harness *h);
 const char *harness_unit(const harness *h);
