@@ -398,7 +398,7 @@ static bool exec_atom(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
     mkind k = K_GLOBAL, k0 = K_GLOBAL;
     SIM_LANES(m, l) {
         uint64_t a = lane_addr(w, in, l);
-        uint8_t *p = resolve(R, w, in, l, in->space, a, in->size, 2, &k);
+        uint8_t *p = resolve_fast(R, w, in, l, in->space, a, in->size, 2, &k);
         if (!p)
             return false;
         if (k != K_GLOBAL && k != K_SHARED) {
@@ -411,10 +411,23 @@ static bool exec_atom(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
         ptr[l] = p;
         addrs[n++] = (k == K_SHARED && in->space == PTX_SPACE_GENERIC) ? a - PTX_ADDR_SHARED : a;
     }
-    SIM_LANES(m, l) {
-        uint64_t old = atomic_apply(in, ptr[l], SIM_V(b, l), SIM_V(c, l));
-        if (d)
-            d[l] = old;
+    if (in->size == 4 && in->aop == PTX_AOP_ADD && !ptx_type_is_float((ptx_type)in->ty)) {
+        /* the histogram's atomicAdd, without atomic_apply's type dispatch per lane */
+        bool sg = ptx_type_is_signed((ptx_type)in->ty);
+        SIM_LANES(m, l) {
+            uint32_t old, nv;
+            memcpy(&old, ptr[l], 4);
+            nv = old + (uint32_t)SIM_V(b, l);
+            memcpy(ptr[l], &nv, 4);
+            if (d)
+                d[l] = sg ? (uint64_t)(int64_t)(int32_t)old : old;
+        }
+    } else {
+        SIM_LANES(m, l) {
+            uint64_t old = atomic_apply(in, ptr[l], SIM_V(b, l), SIM_V(c, l));
+            if (d)
+                d[l] = old;
+        }
     }
     *done = sim_cost_atomic(R, sm, t, addrs, n, k0 == K_SHARED);
     return true;

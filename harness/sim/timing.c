@@ -125,58 +125,72 @@ double sim_bw_take(sim_bw *b, double t, double amount)
     return (double)i * b->bin + *slot / rate;
 }
 
-/* ---- sorting helpers ---------------------------------------------------------- */
+/* ---- distinct values ----------------------------------------------------------- */
 
-static void sort_u64(uint64_t *v, int n)
+/* Sectors, words or addresses one warp instruction touches, at most. */
+#define MAX_PARTS (SIM_WARP * 8)
+
+/* Keep the distinct values of v (in first-seen order); returns how many,
+ * and in count[i] (when count is not NULL) how often v[i] occurred.  A run
+ * of equal or ascending values (a coalesced access, one address for all)
+ * takes the fast path; the rest goes through an open-addressing set sized
+ * to n (a fixed 1024-slot set cost a kilobyte of memset per access). */
+static int distinct_u64(uint64_t *v, int n, int *count)
 {
-    for (int i = 1; i < n; i++) {
-        uint64_t x = v[i];
-        int j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
+    if (n <= 0)
+        return 0;
+    int k = 1, i = 1;
+    if (count)
+        count[0] = 1;
+    for (; i < n && v[i] >= v[i - 1]; i++) {
+        if (v[i] != v[k - 1]) {
+            if (count)
+                count[k] = 1;
+            v[k++] = v[i];
+        } else if (count) {
+            count[k - 1]++;
         }
-        v[j + 1] = x;
     }
-}
-
-/* Keep the distinct values of v (in first-seen order); returns how many.
- * Runs of equal or ascending values (coalesced accesses) take the fast
- * path; otherwise a small open-addressing set. */
-static int unique_u64(uint64_t *v, int n)
-{
-    if (n <= 1)
-        return n;
-    bool ascending = true;
-    for (int i = 1; i < n && ascending; i++)
-        ascending = v[i] >= v[i - 1];
-    int k = 1;
-    if (ascending) {
-        for (int i = 1; i < n; i++)
-            if (v[i] != v[k - 1])
-                v[k++] = v[i];
+    if (i == n)
         return k;
-    }
-    enum { SET = 1024 };
-    uint64_t set[SET];
-    bool used[SET];
-    memset(used, 0, sizeof used);
-    k = 0;
-    for (int i = 0; i < n; i++) {
-        uint64_t x = v[i];
-        uint64_t h = (x * 0x9E3779B97F4A7C15ULL) >> 54;   /* 10 bits */
-        while (used[h] && set[h] != x)
-            h = (h + 1) & (SET - 1);
-        if (used[h])
+    /* v[0, k) holds the distinct values of v[0, i): go on with a set */
+    int bits = 6;
+    if (n > 2 * MAX_PARTS)
+        n = 2 * MAX_PARTS;   /* no caller passes more */
+    while ((1 << bits) < 2 * n)
+        bits++;
+    int16_t slot[4 * MAX_PARTS];   /* index in v, -1 empty */
+    int size = 1 << bits;
+    memset(slot, 0xff, (size_t)size * sizeof *slot);
+    for (int j = 0; j < n; j++) {
+        if (j == k && j < i)
+            j = i;   /* past the prefix's distinct values: the rest of v */
+        uint64_t x = v[j];
+        uint64_t h = (x * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
+        while (slot[h] >= 0 && v[slot[h]] != x)
+            h = (h + 1) & (uint64_t)(size - 1);
+        if (slot[h] >= 0) {
+            if (j >= i && count)
+                count[slot[h]]++;
             continue;
-        used[h] = true;
-        set[h] = x;
-        v[k++] = x;
+        }
+        if (j >= i) {
+            if (count)
+                count[k] = 1;
+            v[k] = x;
+            slot[h] = (int16_t)k++;
+        } else {
+            slot[h] = (int16_t)j;
+        }
     }
     return k;
 }
 
-#define MAX_PARTS (SIM_WARP * 8)
+static int unique_u64(uint64_t *v, int n)
+{
+    return distinct_u64(v, n, NULL);
+}
+
 
 /* First touch of a global sector in this run (DRAM), then L2. */
 /* x / d for the sizes of sectors and banks: a shift when d is a power of
@@ -334,20 +348,17 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
 {
     const sim_profile *P = R->prof;
     uint64_t a[SIM_WARP];
+    int cnt[SIM_WARP];
     int k = n < SIM_WARP ? n : SIM_WARP;
     memcpy(a, addr, (size_t)k * sizeof *a);
-    sort_u64(a, k);
+    k = distinct_u64(a, k, cnt);   /* the addresses, each with its operations */
     if (shared) {
         int kmax = 0;
         double wait = 0;
-        for (int i = 0; i < k;) {
-            int j = i;
-            while (j < k && a[j] == a[i])
-                j++;
-            if (j - i > kmax)
-                kmax = j - i;
-            wait += same_address_wait(j - i, 0, P->shared_atomic_cycles_per_op);
-            i = j;
+        for (int i = 0; i < k; i++) {
+            if (cnt[i] > kmax)
+                kmax = cnt[i];
+            wait += same_address_wait(cnt[i], 0, P->shared_atomic_cycles_per_op);
         }
         uint32_t four[SIM_WARP];
         for (int i = 0; i < k; i++)
@@ -360,27 +371,22 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
         sm->mio_free = t0 + occ;
         return t0 + occ + P->cls[SIM_C_SHARED].latency;
     }
-    int nd = 0;
     double done = t;
     double t0 = sim_dmax(t, sm->lsu_free);
     uint64_t sb = (uint64_t)P->sector_bytes;
     int ndram = 0;
     double wait = 0;
-    for (int i = 0; i < k;) {
-        int j = i;
-        while (j < k && a[j] == a[i])
-            j++;
-        nd++;
-        if (first_touch(R, a[i] / sb, (int)sb))
+    for (int i = 0; i < k; i++) {
+        if (first_touch(R, div_size(a[i], sb), (int)sb))
             ndram++;
         double *free_at = atomic_slot(R, a[i]);
         double start = sim_dmax(t0, *free_at);
-        double end = start + (j - i) * P->atomic_cycles_per_op;
-        wait += same_address_wait(j - i, start - t0, P->atomic_cycles_per_op);
+        double end = start + cnt[i] * P->atomic_cycles_per_op;
+        wait += same_address_wait(cnt[i], start - t0, P->atomic_cycles_per_op);
         *free_at = end;
         done = sim_dmax(done, end);
-        i = j;
     }
+    int nd = k;
     R->acc.sectors = nd;   /* one L2 transaction per distinct address */
     R->acc.atomic_wait = wait;
     double occ = sim_dmax(1.0, nd * P->lsu_cycles_per_sector);
