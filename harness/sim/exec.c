@@ -77,49 +77,41 @@ static bool sreg_uniform(int sreg)
     }
 }
 
+static inline sim_src broadcast(uint64_t *lanes, uint64_t v)
+{
+    for (int l = 0; l < SIM_WARP; l++)
+        lanes[l] = v;
+    return (sim_src){ lanes, 0 };
+}
+
 sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i)
 {
     const sim_opd *o = &in->src[i];
-    sim_src s;
+    uint64_t *scratch = R->scratch[i];
     switch (o->kind) {
     case SIM_OPD_REG:
-        s.p = &w->r[(size_t)o->slot * SIM_WARP];
-        s.m = SIM_WARP - 1;
-        return s;
+        return (sim_src){ &w->r[(size_t)o->slot * SIM_WARP], SIM_WARP - 1 };
     case SIM_OPD_PRED: {
         uint32_t pm = w->p[o->slot];
         if (o->neg)
             pm = ~pm;
         for (int l = 0; l < SIM_WARP; l++)
-            R->scratch[i][l] = (pm >> l) & 1;
-        s.p = R->scratch[i];
-        s.m = SIM_WARP - 1;
-        return s;
+            scratch[l] = (pm >> l) & 1;
+        return (sim_src){ scratch, SIM_WARP - 1 };
     }
     case SIM_OPD_SREG:
-        if (sreg_uniform(o->sreg)) {
-            R->scratch[i][0] = sim_sreg_value(R, w, o->sreg, o->comp, 0);
-            s.p = R->scratch[i];
-            s.m = 0;
-            return s;
-        }
+        if (sreg_uniform(o->sreg))
+            return broadcast(scratch, sim_sreg_value(R, w, o->sreg, o->comp, 0));
         if (o->sreg == PTX_SREG_TID)
-            tid_lanes(&R->launch, (unsigned)w->index * SIM_WARP, o->comp, R->scratch[i]);
+            tid_lanes(&R->launch, (unsigned)w->index * SIM_WARP, o->comp, scratch);
         else
             for (int l = 0; l < SIM_WARP; l++)
-                R->scratch[i][l] = sim_sreg_value(R, w, o->sreg, o->comp, l);
-        s.p = R->scratch[i];
-        s.m = SIM_WARP - 1;
-        return s;
+                scratch[l] = sim_sreg_value(R, w, o->sreg, o->comp, l);
+        return (sim_src){ scratch, SIM_WARP - 1 };
     case SIM_OPD_LOCALSYM:
-        R->scratch[i][0] = w->frames[w->nframes - 1].local_base + o->imm;
-        s.p = R->scratch[i];
-        s.m = 0;
-        return s;
+        return broadcast(scratch, w->frames[w->nframes - 1].local_base + o->imm);
     default:
-        s.p = &o->imm;
-        s.m = 0;
-        return s;
+        return broadcast(scratch, o->imm);
     }
 }
 
@@ -426,19 +418,17 @@ static void exec_addsub(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m
     bool carry_in = in->op == PTX_OP_ADDC || in->op == PTX_OP_SUBC;
     bool cc = in->flags & PTX_F_CC;
     if (bits == 32 && !carry_in && !cc && !(in->flags & PTX_F_SAT)) {
-        if (sub) {
-            SIM_LANES(m, l) d[l] = (uint32_t)(SIM_V(a, l) - SIM_V(b, l));
-        } else {
-            SIM_LANES(m, l) d[l] = (uint32_t)(SIM_V(a, l) + SIM_V(b, l));
-        }
+        if (sub)
+            SIM_MAP(m, d, l, (uint32_t)(SIM_V(a, l) - SIM_V(b, l)));
+        else
+            SIM_MAP(m, d, l, (uint32_t)(SIM_V(a, l) + SIM_V(b, l)));
         return;
     }
     if (bits == 64 && !carry_in && !cc) {
-        if (sub) {
-            SIM_LANES(m, l) d[l] = SIM_V(a, l) - SIM_V(b, l);
-        } else {
-            SIM_LANES(m, l) d[l] = SIM_V(a, l) + SIM_V(b, l);
-        }
+        if (sub)
+            SIM_MAP(m, d, l, SIM_V(a, l) - SIM_V(b, l));
+        else
+            SIM_MAP(m, d, l, SIM_V(a, l) + SIM_V(b, l));
         return;
     }
     uint32_t ncc = w->cc;
@@ -479,18 +469,17 @@ static void exec_mul(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     if (bits == 32 && !(in->flags & (PTX_F_HI | PTX_F_WIDE | PTX_F_CC | PTX_F_SAT)) && in->op != PTX_OP_MADC) {
         if (mad) {
             sim_src c = sim_operand(R, w, in, 2);
-            SIM_LANES(m, l) d[l] = (uint32_t)(SIM_V(a, l) * SIM_V(b, l) + SIM_V(c, l));
+            SIM_MAP(m, d, l, (uint32_t)(SIM_V(a, l) * SIM_V(b, l) + SIM_V(c, l)));
         } else {
-            SIM_LANES(m, l) d[l] = (uint32_t)(SIM_V(a, l) * SIM_V(b, l));
+            SIM_MAP(m, d, l, (uint32_t)(SIM_V(a, l) * SIM_V(b, l)));
         }
         return;
     }
     if (bits == 32 && (in->flags & PTX_F_WIDE) && !mad) {
-        if (sg) {
-            SIM_LANES(m, l) d[l] = (uint64_t)((int64_t)(int32_t)SIM_V(a, l) * (int64_t)(int32_t)SIM_V(b, l));
-        } else {
-            SIM_LANES(m, l) d[l] = (uint64_t)(uint32_t)SIM_V(a, l) * (uint32_t)SIM_V(b, l);
-        }
+        if (sg)
+            SIM_MAP(m, d, l, (uint64_t)((int64_t)(int32_t)SIM_V(a, l) * (int64_t)(int32_t)SIM_V(b, l)));
+        else
+            SIM_MAP(m, d, l, (uint64_t)(uint32_t)SIM_V(a, l) * (uint32_t)SIM_V(b, l));
         return;
     }
     int rbits = (in->flags & PTX_F_WIDE) ? bits * 2 : bits;
@@ -578,9 +567,9 @@ static void exec_logic(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     sim_src a = sim_operand(R, w, in, 0), b = sim_operand(R, w, in, 1);
     uint64_t *d = sim_dst(R, w, in, 0);
     switch (in->op) {
-    case PTX_OP_AND: SIM_LANES(m, l) d[l] = SIM_V(a, l) & SIM_V(b, l); break;
-    case PTX_OP_OR: SIM_LANES(m, l) d[l] = SIM_V(a, l) | SIM_V(b, l); break;
-    case PTX_OP_XOR: SIM_LANES(m, l) d[l] = SIM_V(a, l) ^ SIM_V(b, l); break;
+    case PTX_OP_AND: SIM_MAP(m, d, l, SIM_V(a, l) & SIM_V(b, l)); break;
+    case PTX_OP_OR: SIM_MAP(m, d, l, SIM_V(a, l) | SIM_V(b, l)); break;
+    case PTX_OP_XOR: SIM_MAP(m, d, l, SIM_V(a, l) ^ SIM_V(b, l)); break;
     case PTX_OP_LOP3: {
         sim_src c = sim_operand(R, w, in, 2), lut = sim_operand(R, w, in, 3);
         SIM_LANES(m, l) d[l] = lop3(SIM_V(a, l), SIM_V(b, l), SIM_V(c, l), (uint32_t)SIM_V(lut, l) & 0xff);
@@ -610,10 +599,7 @@ static void exec_shift(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     }
     if (in->op == PTX_OP_SHL) {
         if (bits == 32) {
-            SIM_LANES(m, l) {
-                uint32_t n = (uint32_t)SIM_V(b, l);
-                d[l] = n >= 32 ? 0 : (uint32_t)(SIM_V(a, l) << n);
-            }
+            SIM_MAP(m, d, l, (uint32_t)SIM_V(b, l) >= 32 ? 0 : (uint32_t)(SIM_V(a, l) << (SIM_V(b, l) & 31)));
             return;
         }
         SIM_LANES(m, l) {
@@ -624,10 +610,7 @@ static void exec_shift(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     }
     bool sg = is_signed(in->ty);
     if (bits == 32 && !sg) {
-        SIM_LANES(m, l) {
-            uint32_t n = (uint32_t)SIM_V(b, l);
-            d[l] = n >= 32 ? 0 : (uint32_t)SIM_V(a, l) >> n;
-        }
+        SIM_MAP(m, d, l, (uint32_t)SIM_V(b, l) >= 32 ? 0 : (uint32_t)SIM_V(a, l) >> (SIM_V(b, l) & 31));
         return;
     }
     SIM_LANES(m, l) {
@@ -787,7 +770,7 @@ static void exec_selp(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     uint64_t *d = sim_dst(R, w, in, 0);
     if (in->op == PTX_OP_SELP) {
         uint32_t c = sim_pred_operand(w, in, 2);
-        SIM_LANES(m, l) d[l] = ((c >> l) & 1) ? SIM_V(a, l) : SIM_V(b, l);
+        SIM_MAP(m, d, l, ((c >> l) & 1) ? SIM_V(a, l) : SIM_V(b, l));
         return;
     }
     /* slct.dtype.ctype d, a, b, c: d = c >= 0 ? a : b */
@@ -816,12 +799,7 @@ static void exec_mov(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     }
     sim_src a = sim_operand(R, w, in, 0);
     uint64_t *d = sim_dst(R, w, in, 0);
-    if (a.m == 0) {
-        uint64_t v = a.p[0];
-        SIM_LANES(m, l) d[l] = v;
-    } else {
-        SIM_LANES(m, l) d[l] = a.p[l];
-    }
+    SIM_MAP(m, d, l, SIM_V(a, l));
 }
 
 /* mov d, {a, b, ...}: little-endian packing of nsrc equal parts of d. */

@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SIM_WARP 32
 #define SIM_MAX_BARRIERS 16
@@ -511,13 +512,15 @@ void sim_elect(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 bool sim_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t);
 void sim_barrier_check(sim_run *R, sim_block *b, int id);
 
-/* Operand access: a source is a pointer with a lane mask (31 for a
- * register, 0 for an immediate), read as SIM_V(src, lane). */
+/* Operand access: a source is 32 lane values, read as SIM_V(src, lane);
+ * m is 31 when lanes may differ (a register), 0 when one value was
+ * broadcast to all 32 (an immediate, a uniform special register).  Every
+ * source holding 32 values is what lets the full-warp loops vectorise. */
 typedef struct {
     const uint64_t *p;
     uint32_t m;
 } sim_src;
-#define SIM_V(s, l) ((s).p[(l) & (s).m])
+#define SIM_V(s, l) ((s).p[l])
 
 sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i);
 /* Predicate operand i as a lane mask (negation applied; immediates 0 / all). */
@@ -552,10 +555,25 @@ static inline int sim_popc(uint32_t v)
 #define SIM_LANES(m, l) \
     for (uint32_t _lm = (m), l = 0; _lm && ((l = (uint32_t)__builtin_ctz(_lm)), 1); _lm &= _lm - 1)
 
+/* d[l] = EXPR for the lanes l of m.  With all 32 lanes active, one loop
+ * over every lane into a local array (which cannot alias the sources, so
+ * the compiler vectorises it) and one copy; else lane by lane.  EXPR must
+ * be pure: it is evaluated for every lane of the full warp. */
+#define SIM_MAP(m, d, l, EXPR) \
+    do { \
+        uint64_t *_md = (d); \
+        if ((m) == UINT32_MAX) { \
+            uint64_t _mt[SIM_WARP]; \
+            for (uint32_t l = 0; l < SIM_WARP; l++) \
+                _mt[l] = (EXPR); \
+            memcpy(_md, _mt, sizeof _mt); \
+        } else { \
+            SIM_LANES(m, l) _md[l] = (EXPR); \
+        } \
+    } while (0)
+
 /* exec.c: ALU semantics; false for an op it does not handle */
 bool sim_exec_alu(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
-void sim_fetch(sim_run *R, const sim_warp *w, const sim_instr *in, int i,
-               const uint64_t **p, uint32_t *msk);
 uint64_t sim_sreg_value(const sim_run *R, const sim_warp *w, int sreg, int comp, int lane);
 
 /* float.c: float arithmetic, comparisons, conversions */
