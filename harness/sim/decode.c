@@ -540,6 +540,7 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
     s->aop = (uint8_t)pi->aop;
     s->flags = pi->flags;
     s->cls = (uint8_t)classify(pi);
+    s->pipe = (int8_t)sim_class_pipe(s->cls);
     s->guard = -1;
     s->dstp = -1;
     s->target = -1;
@@ -649,6 +650,7 @@ static bool decode_function(sim_prog *P, int fi, wh_error *err)
     memset(end, 0, sizeof *end);
     end->op = SIM_OP_END;
     end->cls = SIM_C_CTRL;
+    end->pipe = (int8_t)sim_class_pipe(SIM_C_CTRL);
     end->guard = -1;
     end->dstp = -1;
     end->pidx = f->ninstrs > 0 ? f->ninstrs - 1 : -1;

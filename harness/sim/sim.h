@@ -160,6 +160,7 @@ typedef struct {
 typedef struct {
     uint16_t op;       /* ptx_opcode or SIM_OP_* */
     uint8_t cls;       /* sim_class */
+    int8_t pipe;       /* sim_class_pipe(cls): its issue pipe, -1 for the SM's memory units */
     uint8_t ty, ty2;   /* ptx_type */
     uint8_t space;     /* ptx_space of ld/st/atom/cvta... */
     uint8_t vec;       /* elements of a vector access */
@@ -594,7 +595,6 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
 /* timing.c: the cost model.  Each cost function takes the issue time
  * and the accesses of the active lanes (addr[i], bytes[i]) and returns the
  * time the data is available (loads) or the operation complete. */
-double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in);
 double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
                        int n);
 double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
@@ -611,6 +611,22 @@ double sim_bw_take(sim_bw *b, double t, double amount);
 static inline double sim_dmax(double a, double b)
 {
     return a > b ? a : b;
+}
+
+/* Issue of warp w's next instruction (the model in timing.c's header):
+ * its issue time, with the scheduler's dispatch slot and the pipe booked. */
+static inline double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in)
+{
+    sim_sched *s = &sm->sched[w->sched];
+    double t = sim_dmax(w->next_issue, s->dispatch);
+    int pipe = in->pipe;
+    if (pipe >= 0)
+        t = sim_dmax(t, s->pipe[pipe]);
+    s->dispatch = t + 1;
+    if (pipe >= 0)
+        s->pipe[pipe] = t + R->prof->cls[in->cls].issue;
+    w->now = t;
+    return t;
 }
 void sim_bw_free(sim_bw *b);
 int sim_class_pipe(int cls);

@@ -48,9 +48,8 @@ void sim_where(const sim_run *R, const sim_warp *w, const sim_instr *in, char *b
 
 /* ---- the step ------------------------------------------------------------------ */
 
-void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
+static inline void ready_next(sim_warp *w, double tmin)
 {
-    (void)R;
     w->resume = tmin;
     if (w->state != SIM_W_READY || w->simt.n == 0) {
         if (w->state != SIM_W_READY)
@@ -62,6 +61,22 @@ void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
     for (int i = 0; i < nx->ndeps; i++)
         r = sim_dmax(r, w->ready[nx->deps[i]]);
     w->next_issue = r;
+}
+
+void sim_warp_ready_next(sim_run *R, sim_warp *w, double tmin)
+{
+    (void)R;
+    ready_next(w, tmin);
+}
+
+/* Whether sim_simt_normalize would leave the stack as it is: its top
+ * entry has lanes, is not at its reconvergence point and has no sibling
+ * to merge with (the common case, tested without the frame). */
+static inline bool simt_settled(const sim_run *R, const sim_warp *w)
+{
+    const ptx_simt_entry *top = &w->simt.e[w->simt.n - 1];
+    return w->simt.n > 0 && top->mask != 0 && top->pc != top->rpc &&
+           (w->simt.n == 1 || !R->prof->reconverge_merge || top[-1].rpc != top->rpc);
 }
 
 static bool unsupported(sim_run *R, sim_warp *w, const sim_instr *in)
@@ -340,9 +355,10 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
             w->ready[in->outs[i]] = done;
     if (op == PTX_OP_LD || op == PTX_OP_LDU)
         w->mem_done = sim_dmax(w->mem_done, done);
-    sim_simt_normalize(R, w, t);
+    if (!simt_settled(R, w))
+        sim_simt_normalize(R, w, t);
     if (w->state == SIM_W_READY && !waits)
-        sim_warp_ready_next(R, w, tmin);
+        ready_next(w, tmin);
     return R->status == HARNESS_OK;
 }
 

@@ -40,20 +40,6 @@ int sim_class_pipe(int cls)
     }
 }
 
-double sim_issue(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in)
-{
-    sim_sched *s = &sm->sched[w->sched];
-    double t = sim_dmax(w->next_issue, s->dispatch);
-    int pipe = sim_class_pipe(in->cls);
-    if (pipe >= 0)
-        t = sim_dmax(t, s->pipe[pipe]);
-    s->dispatch = t + 1;
-    if (pipe >= 0)
-        s->pipe[pipe] = t + R->prof->cls[in->cls].issue;
-    w->now = t;
-    return t;
-}
-
 /* ---- bandwidth bins --------------------------------------------------------- */
 
 void sim_bw_init(sim_bw *b, double bin, double per_cycle)
