@@ -377,6 +377,16 @@ void sx_solver_reset_sync(sx_engine *e);
 void sx_solver_forget_refuted(sx_engine *e);
 /* Value of `a` in the state's model. */
 Z3_ast sx_model_value(sx_engine *e, Z3_model m, Z3_ast a);
+
+/* ceval.c: a Boolean formula compiled for evaluation at concrete values of
+ * its symbols (place[symbol index]: where vals holds its value, -1 for a
+ * symbol the caller has no value for); NULL when it holds anything the
+ * program cannot evaluate as Z3 would (then ask Z3).  Evaluation answers
+ * what Z3_model_eval would in a model of exactly those values. */
+typedef struct sx_cprog sx_cprog;
+sx_cprog *sx_cprog_compile(const sx_engine *e, Z3_ast f, const int *place);
+bool sx_cprog_eval(sx_cprog *p, const uint64_t *vals);
+void sx_cprog_free(sx_cprog *p);
 /* Model text of the input symbols mentioned, "values[0]=7 values[1]=3". */
 char *sx_model_inputs_text(sx_engine *e, Z3_model m);
 

@@ -37,6 +37,7 @@ typedef struct {
     bool fp;
     Z3_ast *a;            /* assertions above the domains (scratch references) */
     int n, cap;
+    int synced;           /* a[0, synced) are in the incremental solver, one push each */
 } msolve;
 
 static bool ms_assert(msolve *ms, Z3_ast f)
@@ -50,18 +51,27 @@ static bool ms_assert(msolve *ms, Z3_ast f)
         ms->cap = cap;
     }
     ms->a[ms->n++] = f;
-    if (!ms->fp) {
-        Z3_solver_push(ms->e->z.c, ms->e->msolver);
-        Z3_solver_assert(ms->e->z.c, ms->e->msolver, f);
-    }
     return true;
 }
 
 static void ms_retract(msolve *ms)
 {
     ms->n--;
-    if (!ms->fp)
+    if (ms->synced > ms->n) {
         Z3_solver_pop(ms->e->z.c, ms->e->msolver, 1);
+        ms->synced--;
+    }
+}
+
+/* The incremental solver gets the assertions only when a check needs them:
+ * most atoms are made on the screen's witness without one, and asserting
+ * a path formula (internalising it) was most of their cost. */
+static void ms_sync(msolve *ms)
+{
+    for (; ms->synced < ms->n; ms->synced++) {
+        Z3_solver_push(ms->e->z.c, ms->e->msolver);
+        Z3_solver_assert(ms->e->z.c, ms->e->msolver, ms->a[ms->synced]);
+    }
 }
 
 /* The timeout of the next model check in ms (UINT_MAX: none); 0 when the
@@ -96,6 +106,8 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
     if (ms_left == 0)
         return Z3_L_UNDEF;
     Z3_solver s = ms->e->msolver;
+    if (!ms->fp)
+        ms_sync(ms);
     if (ms->fp) {
         s = Z3_mk_solver_for_logic(z->c, Z3_mk_string_symbol(z->c, "QF_BVFP"));
         Z3_solver_inc_ref(z->c, s);
@@ -133,8 +145,8 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
 
 static void ms_done(msolve *ms)
 {
-    if (!ms->fp && ms->n > 0)
-        Z3_solver_pop(ms->e->z.c, ms->e->msolver, (unsigned)ms->n);
+    if (ms->synced > 0)
+        Z3_solver_pop(ms->e->z.c, ms->e->msolver, (unsigned)ms->synced);
     free(ms->a);
 }
 
@@ -182,10 +194,17 @@ static void shuffle(pcg32 *rng, int *v, int n)
 
 /* ---- concrete screening ---------------------------------------------------- */
 
+/* A formula's compiled program (ceval.c), made on its first question. */
+typedef struct {
+    sx_cprog *prog;
+    bool tried;
+} compiled;
+
 typedef struct {
     int n;                /* the formula's symbols */
     int *pos;             /* pos[symbol index] = its place in from/to, or -1 */
     Z3_ast *from, *to;    /* symbol -> the numeral of its current value */
+    uint64_t *val;        /* ... and that value */
     bool ok;              /* the values are a model of formula, domains and pins */
     Z3_ast *pending;      /* pins kept on the screen's witness, not yet asserted */
     int npending;
@@ -195,6 +214,8 @@ typedef struct {
     Z3_ast *con;
     int ncon;
     int *at, *con_of;
+    compiled *con_prog;   /* per conjunct */
+    compiled *dom_prog;   /* per place: the symbol's domain */
 } screen;
 
 static bool screen_open(screen *sc, const sx_engine *e, const uint8_t *used)
@@ -204,7 +225,9 @@ static bool screen_open(screen *sc, const sx_engine *e, const uint8_t *used)
     sc->from = malloc((size_t)(e->nsyms + 1) * sizeof *sc->from);
     sc->to = malloc((size_t)(e->nsyms + 1) * sizeof *sc->to);
     sc->pending = malloc((size_t)(e->nsyms + 1) * sizeof *sc->pending);
-    if (!sc->pos || !sc->from || !sc->to || !sc->pending)
+    sc->val = calloc((size_t)(e->nsyms + 1), sizeof *sc->val);
+    sc->dom_prog = calloc((size_t)(e->nsyms + 1), sizeof *sc->dom_prog);
+    if (!sc->pos || !sc->from || !sc->to || !sc->pending || !sc->val || !sc->dom_prog)
         return false;
     for (int i = 0; i < e->nsyms; i++) {
         sc->pos[i] = -1;
@@ -216,8 +239,18 @@ static bool screen_open(screen *sc, const sx_engine *e, const uint8_t *used)
     return true;
 }
 
+static void free_compiled(compiled *c, int n)
+{
+    for (int i = 0; c && i < n; i++)
+        sx_cprog_free(c[i].prog);
+    free(c);
+}
+
 static void screen_close(screen *sc)
 {
+    free_compiled(sc->con_prog, sc->ncon);
+    free_compiled(sc->dom_prog, sc->n);
+    free(sc->val);
     free(sc->con);
     free(sc->at);
     free(sc->con_of);
@@ -234,8 +267,7 @@ static void screen_load(screen *sc, sx_engine *e, Z3_model m)
     sc->ok = m != NULL;
     for (int k = 0; sc->ok && k < sc->n; k++) {
         sc->to[k] = sx_model_value(e, m, sc->from[k]);
-        uint64_t v;
-        sc->ok = sc->to[k] && sx_z_get_u64(&e->z, sc->to[k], &v);
+        sc->ok = sc->to[k] && sx_z_get_u64(&e->z, sc->to[k], &sc->val[k]);
     }
 }
 
@@ -267,27 +299,48 @@ static bool true_at(Z3_context c, Z3_model wm, Z3_ast f)
     return holds;
 }
 
-/* Does the path formula hold with symbol s at `num` and every other symbol
- * at its witness value?  (A formula the substitution does not make ground,
- * such as one with uninterpreted functions, never screens true.)  When it
- * does, num becomes s's witness value. */
-static bool screen_holds(screen *sc, sx_engine *e, int path, const sx_symbol *s, Z3_ast num)
+/* Is f true at the screen's values?  Its compiled program answers when f
+ * compiles; else Z3, in a model of the values (*wm: made on the first
+ * such question about these values, released by the caller). */
+static bool screen_true(screen *sc, sx_engine *e, Z3_ast f, compiled *cp, Z3_model *wm)
 {
-    Z3_context c = e->z.c;
+    if (!cp->tried) {
+        cp->tried = true;
+        cp->prog = sx_cprog_compile(e, f, sc->pos);
+    }
+    if (cp->prog)
+        return sx_cprog_eval(cp->prog, sc->val);
+    if (!*wm)
+        *wm = witness_model(e->z.c, sc);
+    return true_at(e->z.c, *wm, f);
+}
+
+/* Does the path formula hold with symbol s at v (num: its numeral) and
+ * every other symbol at its witness value?  (A formula the substitution
+ * does not make ground, such as one with uninterpreted functions, never
+ * screens true.)  When it does, v becomes s's witness value. */
+static bool screen_holds(screen *sc, sx_engine *e, int path, const sx_symbol *s, uint64_t v, Z3_ast num)
+{
     int k = sc->pos[s - e->syms];
     Z3_ast old = sc->to[k];
+    uint64_t oldv = sc->val[k];
     sc->to[k] = num;
-    Z3_model wm = witness_model(c, sc);
-    bool holds = !s->domain || true_at(c, wm, s->domain);
+    sc->val[k] = s->bytes >= 8 ? v : v & ((1ULL << (8 * s->bytes)) - 1);
+    Z3_model wm = NULL;
+    bool holds = !s->domain || screen_true(sc, e, s->domain, &sc->dom_prog[k], &wm);
     if (sc->at) {
         for (int j = sc->at[k]; holds && j < sc->at[k + 1]; j++)
-            holds = true_at(c, wm, sc->con[sc->con_of[j]]);
+            holds = screen_true(sc, e, sc->con[sc->con_of[j]], &sc->con_prog[sc->con_of[j]], &wm);
     } else {
-        holds = holds && true_at(c, wm, e->forms[path]);
+        wm = witness_model(e->z.c, sc);
+        holds = holds && true_at(e->z.c, wm, e->forms[path]);
     }
-    Z3_model_dec_ref(c, wm);
-    if (!holds)
+    if (wm)
+        Z3_model_dec_ref(e->z.c, wm);
+    if (!holds) {
         sc->to[k] = old;
+        sc->val[k] = oldv;
+    }
     return holds;
 }
 
@@ -299,9 +352,7 @@ static int64_t sign_extend(uint64_t v, int bits)
 /* Does s's witness value already satisfy side `kind` (1: s >= v, 2: s <= v)? */
 static bool screen_side_holds(screen *sc, sx_engine *e, const sx_symbol *s, uint64_t v, bool sgn, int kind)
 {
-    uint64_t w;
-    if (!sx_z_get_u64(&e->z, sc->to[sc->pos[s - e->syms]], &w))
-        return false;
+    uint64_t w = sc->val[sc->pos[s - e->syms]];
     int bits = s->bytes * 8;
     int cmp = sgn ? (sign_extend(w, bits) > sign_extend(v, bits)) - (sign_extend(w, bits) < sign_extend(v, bits))
                   : (w > v) - (w < v);
@@ -328,7 +379,7 @@ static bool screen_try(screen *sc, sx_engine *e, int path, const sx_symbol *s, u
         return false;
     if (kind != 0 && screen_side_holds(sc, e, s, v, sgn, kind))
         return true;
-    return screen_holds(sc, e, path, s, num);
+    return screen_holds(sc, e, path, s, v, num);
 }
 
 /* Pin symbol s to a random point of its domain, or to one side of it:
@@ -528,7 +579,10 @@ static void screen_index(screen *sc, sx_engine *e, Z3_ast f)
             if (sc->pos[syms[j]] >= 0)
                 sc->con_of[sc->at[sc->pos[syms[j]] + 1]++] = i;
     sc->ncon = ok ? ncon : 0;
+    sc->con_prog = ok ? calloc((size_t)ncon + 1, sizeof *sc->con_prog) : NULL;
+    ok = ok && sc->con_prog;
     if (!ok) {
+        sc->ncon = 0;
         free(sc->at);
         free(sc->con_of);
         sc->at = sc->con_of = NULL;
