@@ -77,10 +77,16 @@ static bool sreg_uniform(int sreg)
     }
 }
 
+/* v in all 32 lanes: copies of doubling size (vector moves; a loop of 32
+ * stores was a tenth of the emulator's instructions on nsichneu) */
 static inline sim_src broadcast(uint64_t *lanes, uint64_t v)
 {
-    for (int l = 0; l < SIM_WARP; l++)
-        lanes[l] = v;
+    lanes[0] = v;
+    memcpy(lanes + 1, lanes, 1 * sizeof *lanes);
+    memcpy(lanes + 2, lanes, 2 * sizeof *lanes);
+    memcpy(lanes + 4, lanes, 4 * sizeof *lanes);
+    memcpy(lanes + 8, lanes, 8 * sizeof *lanes);
+    memcpy(lanes + 16, lanes, 16 * sizeof *lanes);
     return (sim_src){ lanes, 0 };
 }
 
@@ -203,6 +209,19 @@ static uint32_t bool_combine(int op, uint32_t r, uint32_t c)
     }
 }
 
+/* Bit l set where t[l] is 1 (t: 32 bytes, each 0 or 1): a multiply packs
+ * eight lanes' bytes into a byte of bits. */
+static inline uint32_t bytes_to_mask(const uint8_t *t)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) {
+        uint64_t x;
+        memcpy(&x, t + 8 * i, 8);
+        r |= (uint32_t)((x * 0x0102040810204080ULL) >> 56) << (8 * i);
+    }
+    return r;
+}
+
 /* Lanes of m whose comparison a cmp b holds (int or float type t). */
 static uint32_t compare_lanes(const sim_instr *in, int t, sim_src a, sim_src b, uint32_t m)
 {
@@ -215,13 +234,14 @@ static uint32_t compare_lanes(const sim_instr *in, int t, sim_src a, sim_src b, 
         return res;
     }
     bool sg = is_signed(t);
-/* every lane, without branches (the compiler vectorises it), then the
- * active ones: an operand holds all 32 lanes (or one, broadcast) */
+/* every lane into a byte, without branches (the compiler vectorises it),
+ * then the bytes to a mask, of which the active lanes count */
 #define CMP_LOOP(T, OP) \
     do { \
+        uint8_t t_[SIM_WARP]; \
         for (uint32_t l = 0; l < SIM_WARP; l++) \
-            res |= (uint32_t)((T)SIM_V(a, l) OP (T)SIM_V(b, l)) << l; \
-        return res & m; \
+            t_[l] = (T)SIM_V(a, l) OP (T)SIM_V(b, l); \
+        return bytes_to_mask(t_) & m; \
     } while (0)
 #define CMP_ALL(T, UT) \
     switch (in->cmp) { \
