@@ -49,7 +49,7 @@ CLI_SRC  := $(wildcard cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 BENCH_SRC:= $(wildcard bench/*.c)
 
-KERNEL_CU  := $(wildcard kernels/*.cu)
+KERNEL_CU  := $(wildcard kernels/*.cu kernels/calib/*.cu)
 CORPUS_CU  := $(wildcard tests/ptx/*.cu)
 KERNEL_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(KERNEL_CU))
 CORPUS_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(CORPUS_CU))

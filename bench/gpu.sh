@@ -11,7 +11,8 @@
 #      fails clearly, with the reason, when not;
 #   3. runs the cuda tests with WARPHUNT_REQUIRE_GPU=1 (a skip is a failure);
 #   4. measures the launch rate of an empty kernel and the harness's fixed
-#      cost per repetition (bench_launch);
+#      cost per repetition (bench_launch), and writes a sim profile of the
+#      GPU with `warphunt calibrate` (calibrated.json);
 #   5. for every bundled kernel: `warphunt measure --backend cuda --reps R
 #      --json`: the harness's overhead per repetition beyond the kernel
 #      time (its wall_s over R, less the kernel's mean; uploads and
@@ -162,6 +163,17 @@ if "$BUILD/bench/bench_launch" --require-gpu --json --device "$DEVICE" >"$OUT/la
 else
     failures+=("bench_launch")
     echo "bench_launch: FAILED ($(tail -1 "$OUT/launch.err"))" >>"$summary"
+fi
+
+# --- 4b. a sim profile of this GPU (warphunt calibrate) ---------------------------
+say "calibration (warphunt calibrate)"
+if "$BUILD/warphunt" calibrate --backend cuda --device "$DEVICE" --name "$device_name" \
+    -o "$OUT/calibrated.json" --json >"$OUT/calibrate.json" 2>"$OUT/calibrate.err"; then
+    echo "calibrate: ok (calibrated.json: a sim profile of this GPU)" >>"$summary"
+    sed 's/^/  /' "$OUT/calibrate.err" >>"$summary"
+else
+    failures+=("calibrate")
+    echo "calibrate: FAILED ($(tail -1 "$OUT/calibrate.err"))" >>"$summary"
 fi
 
 # A number from a flat JSON object (no jq needed): json_num FILE KEY

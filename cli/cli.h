@@ -105,6 +105,7 @@ int cmd_campaign(int argc, char **argv);
 int cmd_pwcet(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_input(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_spec(int argc, char **argv);
@@ -115,7 +116,7 @@ int cli_report(const wh_error *err);
  * instead of printing all of it; returns exit status 1. */
 int cli_usage_hint(const char *command);
 /* Load a spec given as a path, or as a bundled kernel's name ("artificial",
- * "spmv_scalar"): NAME.json under kernels/ and kernels/corpus/ of the
+ * "spmv_scalar"): NAME.json under kernels/, kernels/corpus/ and kernels/calib/ of the
  * working directory, of the binary's directory and its parent (a build of
  * the repository) and of ../share/warphunt/ beside the binary (installed). */
 wh_spec *cli_load_spec(const char *arg, wh_error *err);

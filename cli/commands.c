@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     { "input",   cmd_input,   "show or export a saved input (CSV, .npy); import one from files" },
     { "init",    cmd_init,    "draft a kernel spec from its PTX or CUDA source" },
     { "spec",    cmd_spec,    "spec check: a spec against its kernel, with what looks wrong" },
+    { "calibrate", cmd_calibrate, "microbenchmarks that measure a GPU (or the sim) into a sim profile" },
 };
 
 const cli_command *cli_commands(int *n)

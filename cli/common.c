@@ -200,11 +200,11 @@ wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_err
     return spec;
 }
 
-/* dir/kernels[/corpus]/name.json, the first that exists, into out. */
+/* dir/kernels[/corpus|/calib]/name.json, the first that exists, into out. */
 static bool bundled_in(const char *dir, const char *name, char *out, size_t n)
 {
-    static const char *const subdirs[] = { "kernels", "kernels/corpus" };
-    for (int i = 0; i < 2; i++) {
+    static const char *const subdirs[] = { "kernels", "kernels/corpus", "kernels/calib" };
+    for (int i = 0; i < 3; i++) {
         snprintf(out, n, "%s/%s/%s.json", dir, subdirs[i], name);
         if (access(out, R_OK) == 0) return true;
     }
@@ -228,8 +228,8 @@ wh_spec *cli_load_spec(const char *arg, wh_error *err)
         if (dirs[i][0] && bundled_in(dirs[i], arg, found, sizeof found))
             return wh_spec_load(realpath(found, real) ? real : found, err);
     wh_error_set(err, WH_ERR_USER, arg, 0, 0, "no such spec file, and no bundled kernel of that name (looked for "
-                 "kernels/%s.json and kernels/corpus/%s.json here, in %s and its parent, and in %s)", arg, arg, bin,
-                 share);
+                 "kernels/%s.json, kernels/corpus/%s.json and kernels/calib/%s.json here, in %s and its parent, "
+                 "and in %s)", arg, arg, arg, bin, share);
     return NULL;
 }
 

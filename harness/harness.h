@@ -330,4 +330,37 @@ void harness_explain_report_free(harness_explain_report *r);
 bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_ulps,
                              char *report, size_t n);
 
+/* Calibration (calibrate.c): the microbenchmarks of kernels/calib/ (one
+ * spec each, in this order) run on a backend, and the machine-profile
+ * values they measure, each a difference of two timed sections (calib.cu).
+ * On the sim they give back its own profile's values; on a GPU, the
+ * values a sim profile of that GPU needs. */
+#define HARNESS_CALIB_KERNELS 7
+extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
+
+typedef struct {
+    char device[160];
+    harness_backend backend;
+    double clock_mhz;
+    int sm_count;                     /* 0: not known (the sim keeps its profile's) */
+    double alu_latency, alu_issue;    /* cycles: mad.lo.u32 */
+    double fma_latency, fma_issue;    /* fma.rn.f32 */
+    double global_latency;            /* a load that hits the L2, past the LSU's cycle */
+    double dram_latency;              /* what a sector's first touch adds */
+    double shared_latency;
+    double wavefront_cycles;          /* each further wavefront of a bank conflict */
+    double atomic_cycles_per_op;      /* one same-address operation */
+    double bar_latency;               /* bar.sync of one warp */
+    double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
+    long long raw[HARNESS_CALIB_KERNELS][8];   /* each kernel's section cycles */
+} harness_calibration;
+
+bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
+                       const harness_options *opt, harness_calibration *out, wh_error *err);
+/* A sim profile (the format of harness/profiles/default.json) with the
+ * measured values, named `name`, written to path; what it does not
+ * measure stays the built-in profile's when it is loaded. */
+bool harness_calibration_write_profile(const harness_calibration *c, const char *name, const char *path,
+                                       wh_error *err);
+
 #endif

@@ -868,3 +868,37 @@ Test(cuda, gpu_agrees_on_indirect_calls)
     NEED_GPU();
     cr_expect(gpu_agrees_with_the_sim("tests/specs/sim_indirect_call.json"), "nothing compared");
 }
+
+/* `warphunt calibrate` on the GPU: every microbenchmark runs and measures
+ * a value in the range any recent GPU has (the profile itself is committed
+ * by the session that runs it, with the fidelity table). */
+Test(cuda, gpu_calibrates_to_plausible_values, .timeout = 300)
+{
+    NEED_GPU();
+    wh_spec *specs[HARNESS_CALIB_KERNELS];
+    wh_error err;
+    wh_error_clear(&err);
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "kernels/calib/%s.json", harness_calib_kernels[k]);
+        specs[k] = wh_spec_load(path, &err);
+        cr_assert(specs[k], "%s: %s", path, err.msg);
+    }
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    harness_calibration c;
+    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, &c, &err), "%s", err.msg);
+    cr_expect(c.alu_latency >= 1 && c.alu_latency <= 40, "alu latency %g", c.alu_latency);
+    cr_expect(c.alu_issue >= 0.25 && c.alu_issue <= 8, "alu issue %g", c.alu_issue);
+    cr_expect(c.fma_latency >= 1 && c.fma_latency <= 40, "fma latency %g", c.fma_latency);
+    cr_expect(c.global_latency >= 50 && c.global_latency <= 3000, "global latency %g", c.global_latency);
+    cr_expect(c.shared_latency >= 5 && c.shared_latency <= 300, "shared latency %g", c.shared_latency);
+    cr_expect(c.wavefront_cycles >= 0.2 && c.wavefront_cycles <= 16, "wavefront %g", c.wavefront_cycles);
+    cr_expect(c.atomic_cycles_per_op > 0 && c.atomic_cycles_per_op <= 200, "atomic %g", c.atomic_cycles_per_op);
+    cr_expect(c.bar_latency >= 1 && c.bar_latency <= 1000, "bar %g", c.bar_latency);
+    cr_expect_gt(c.empty_kernel_cycles, 0);
+    cr_expect_gt(c.sm_count, 0);
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
+        wh_spec_free(specs[k]);
+}

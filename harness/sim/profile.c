@@ -274,10 +274,14 @@ bool sim_profile_load(const char *path, sim_profile *p, wh_error *err)
             }
         } else if (!strcmp(key, "costs")) {
             ok = load_costs(path, v, p, err);
+        } else if (!strcmp(key, "calibration")) {
+            /* what `warphunt calibrate` measured, kept with the values fitted from it */
+            if (!json_is_object(v))
+                ok = bad(err, path, jpath, "expected an object for \"%s\"", key);
         } else {
             ok = bad(err, path, jpath,
                      "unknown key \"%s\" (expected one of: name, description, clock_mhz, sm, costs, "
-                     "memory, control)", key);
+                     "memory, control, calibration)", key);
         }
         if (!ok)
             goto done;

@@ -1,0 +1,159 @@
+/*
+ * cmd_calibrate.c — `warphunt calibrate`: run the microbenchmarks of
+ * kernels/calib/ on a backend, print what they measure, and write a sim
+ * profile from it (harness/calibrate.c).
+ */
+#include "cli/cli.h"
+#include "core/spec.h"
+#include "harness/harness.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: warphunt calibrate [--backend auto|sim|cuda] [--device N] [--profile FILE]\n"
+        "                          [-o PROFILE] [--name NAME] [--json] [--quiet]\n"
+        "\n"
+        "Measure the machine values the sim's timing model needs with microbenchmarks\n"
+        "of our own (kernels/calib/calib.cu: chains of dependent and independent\n"
+        "instructions, pointer chases through global and shared memory, bank\n"
+        "conflicts, same-address atomics, barriers, an empty kernel), each timed\n"
+        "inside the kernel with %%clock64 as the difference of two sections, and write\n"
+        "a sim profile from them.\n"
+        "\n"
+        "Measured: mad.lo.u32 (alu) and fma.rn.f32 (fma) latency and issue cycles;\n"
+        "the latency of a global load that hits the L2 and what a first touch (DRAM)\n"
+        "adds; shared-memory latency and the cost of each further wavefront of a bank\n"
+        "conflict; the cycles of one same-address atomic; bar.sync's latency; the\n"
+        "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
+        "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
+        "values): the other instruction classes, bandwidths, distinct-address atomics,\n"
+        "divergence and residency limits, and there is no cache model to fill (issue\n"
+        "#24).\n"
+        "\n"
+        "On the sim the microbenchmarks give back the profile it runs with (the tests\n"
+        "check it): that is how the formulas are known to mirror the model.  On a GPU\n"
+        "(--backend cuda) they measure the GPU; the profile then makes the sim rank\n"
+        "inputs closer to it (`--profile PROFILE` of measure, hunt, explain ...).\n"
+        "\n"
+        "options:\n"
+        "  --backend B      sim, cuda, or auto (default: cuda when a GPU is present)\n"
+        "  --device N       cuda: device index (default 0)\n"
+        "  --profile FILE   sim: the machine profile to measure (default: built-in)\n"
+        "  -o, --output PROFILE\n"
+        "                   write the profile (JSON, the format of\n"
+        "                   harness/profiles/default.json, with the raw section cycles\n"
+        "                   under \"calibration\"); without it nothing is written\n"
+        "  --name NAME      the profile's name (default: \"calibrated\")\n"
+        "  --json           print the measured values as JSON on stdout\n"
+        "  --quiet          print nothing on stderr but errors\n"
+        "  -h, --help       show this help\n"
+        "\n"
+        "Exit status: 0 measured, 1 user error, 2 internal or device failure (a\n"
+        "microbenchmark that faults says which).\n");
+}
+
+static json_t *values_json(const harness_calibration *c)
+{
+    return json_pack("{s:s, s:s, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "device", c->device, "backend", harness_backend_name(c->backend), "clock_mhz", c->clock_mhz,
+                     "sm_count", c->sm_count, "alu_latency", c->alu_latency, "alu_issue", c->alu_issue,
+                     "fma_latency", c->fma_latency, "fma_issue", c->fma_issue, "global_latency",
+                     c->global_latency, "dram_latency", c->dram_latency, "shared_latency", c->shared_latency,
+                     "wavefront_cycles", c->wavefront_cycles, "atomic_cycles_per_op", c->atomic_cycles_per_op,
+                     "bar_latency", c->bar_latency, "empty_kernel_cycles", c->empty_kernel_cycles);
+}
+
+static void print_values(const harness_calibration *c)
+{
+    fprintf(stderr, "calibrate: %s (%s backend), clock %.0f MHz%s\n", c->device, harness_backend_name(c->backend),
+            c->clock_mhz, c->sm_count ? "" : ", SM count: the profile's");
+    fprintf(stderr, "  alu (mad.lo.u32)   latency %7.2f  issue %5.2f cycles\n", c->alu_latency, c->alu_issue);
+    fprintf(stderr, "  fma (fma.rn.f32)   latency %7.2f  issue %5.2f cycles\n", c->fma_latency, c->fma_issue);
+    fprintf(stderr, "  global load        latency %7.2f cycles (L2 hit), first touch adds %.2f\n",
+            c->global_latency, c->dram_latency);
+    fprintf(stderr, "  shared load        latency %7.2f cycles, each further wavefront %.2f\n", c->shared_latency,
+            c->wavefront_cycles);
+    fprintf(stderr, "  same-address atomic %6.2f cycles per operation\n", c->atomic_cycles_per_op);
+    fprintf(stderr, "  bar.sync           latency %7.2f cycles\n", c->bar_latency);
+    fprintf(stderr, "  empty kernel       %7.2f cycles\n", c->empty_kernel_cycles);
+}
+
+enum { OPT_OUTPUT = CLI_OPT_FIRST_FREE, OPT_NAME };
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_RUN_LONG_OPTIONS,
+        { "output", required_argument, NULL, OPT_OUTPUT },
+        { "name", required_argument, NULL, OPT_NAME },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *output = NULL, *name = "calibrated";
+    cli_run_options ro;
+    cli_run_options_init(&ro);
+    wh_error err;
+    wh_error_clear(&err);
+    optind = 1;
+    int saved_opterr = opterr;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        int r = cli_run_option(&ro, c, optarg, &err);
+        if (r == 0) {
+            r = 1;
+            switch (c) {
+            case 'o': case OPT_OUTPUT: output = optarg; break;
+            case OPT_NAME: name = optarg; break;
+            case 'h':
+                opterr = saved_opterr;
+                usage(stdout);
+                return 0;
+            default:
+                opterr = saved_opterr;
+                if (optopt && optopt != '?')
+                    fprintf(stderr, "warphunt calibrate: option '%s' needs a value or is unknown\n", argv[optind - 1]);
+                else
+                    fprintf(stderr, "warphunt calibrate: unknown option '%s'\n", argv[optind - 1]);
+                return cli_usage_hint("calibrate");
+            }
+        }
+        if (r < 0) {
+            opterr = saved_opterr;
+            return cli_report(&err);
+        }
+    }
+    opterr = saved_opterr;
+    if (optind != argc) {
+        fprintf(stderr, "warphunt calibrate: unexpected argument '%s'\n", argv[optind]);
+        return cli_usage_hint("calibrate");
+    }
+    wh_spec *specs[HARNESS_CALIB_KERNELS] = { NULL };
+    bool ok = true;
+    for (int k = 0; ok && k < HARNESS_CALIB_KERNELS; k++)
+        ok = (specs[k] = cli_load_spec(harness_calib_kernels[k], &err)) != NULL;
+    harness_calibration cal;
+    ok = ok && harness_calibrate((const wh_spec *const *)specs, ro.backend, &ro.harness, &cal, &err);
+    ok = ok && (!output || harness_calibration_write_profile(&cal, name, output, &err));
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
+        wh_spec_free(specs[k]);
+    if (!ok)
+        return cli_report(&err);
+    if (!ro.quiet) {
+        print_values(&cal);
+        if (output)
+            fprintf(stderr, "calibrate: wrote %s\n", output);
+    }
+    if (ro.json) {
+        json_t *doc = values_json(&cal);
+        json_object_set_new(doc, "profile", output ? json_string(output) : json_null());
+        cli_print_json(doc);
+        json_decref(doc);
+    }
+    return 0;
+}

@@ -1,0 +1,191 @@
+/*
+ * calibrate.c — `warphunt calibrate`: the microbenchmarks of
+ * kernels/calib/ run on a backend, the machine-profile values they
+ * measure, and the sim profile written from them.
+ *
+ * Each microbenchmark times two sections of hand-written PTX with
+ * %clock64 that differ only in how often the measured thing repeats, so
+ * every value is a difference of cycle counts (calib.cu says why).  The
+ * formulas mirror the sim's model (harness/sim/timing.c), so that
+ * calibrating the sim gives back its own profile (the test of this file);
+ * on a GPU they give the values the sim needs to rank inputs as the GPU
+ * does (issue #24).  Launch-level values (SM count, clock) come from the
+ * device description, and the empty kernel's time from the harness.
+ */
+#include "harness/harness.h"
+
+#include "core/image.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
+    "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_empty",
+};
+
+/* Instructions between two loads of a pointer chase (calib.cu's HOP_*):
+ * all on the ALU's latency. */
+#define HOP_ALU_OPS 4
+/* Sections' sizes: how many more of the measured thing the longer one has. */
+#define CHAIN_EXTRA 64         /* mad / fma in a dependent chain */
+#define ISSUE_EXTRA 64         /* independent mad / fma */
+#define HOPS_EXTRA 32          /* chase hops */
+#define BANK_LOADS 8           /* loads, each 32-way conflicted or not */
+#define ATOMIC_EXTRA (8 * 32)  /* same-address operations (8 warp reductions) */
+#define BARRIER_EXTRA 8
+
+/* Runs spec once on h and reads its `out` buffer (eight cycle counts). */
+static bool run_one(harness *h, const wh_spec *spec, long long raw[8], double *time, wh_error *err)
+{
+    wh_launch L = wh_spec_launch_full(spec);
+    wh_image *img = wh_image_new(spec, &L, err);
+    if (!img)
+        return false;
+    harness_result res;
+    bool ok = harness_measure(h, img, 1, &res, err);
+    if (ok && res.status != HARNESS_OK) {
+        wh_error_set(err, WH_ERR_DEVICE, spec->name, 0, 0, "calibration kernel %s: %s: %s", spec->name,
+                     harness_status_name(res.status), res.message);
+        ok = false;
+    }
+    if (ok) {
+        *time = res.min;
+        memset(raw, 0, 8 * sizeof *raw);
+        for (int i = 0; i < img->nbufs; i++)
+            if (!strcmp(img->bufs[i].param->name, "out") && img->bufs[i].data)
+                memcpy(raw, img->bufs[i].data, img->bufs[i].bytes < 64 ? img->bufs[i].bytes : 64);
+    }
+    if (ok || res.reps)
+        harness_result_free(&res);
+    wh_image_free(img);
+    return ok;
+}
+
+/* Every timed pair of sections: both counted, the longer one longer.  A
+ * backend that does not run the kernel (a driver stub) leaves zeros. */
+static bool plausible(const harness_calibration *c, wh_error *err)
+{
+    static const int pairs[HARNESS_CALIB_KERNELS] = { 2, 2, 2, 2, 1, 1, 0 };
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
+        for (int i = 0; i < pairs[k]; i++) {
+            long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
+            if (a > 0 && b > a)
+                continue;
+            wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "calibration kernel %s: sections of %lld and %lld "
+                         "cycles are not a timing (the longer must take longer; does %s run the kernel?)",
+                         harness_calib_kernels[k], a, b, c->device);
+            return false;
+        }
+    return true;
+}
+
+/* The model's values from the sections' cycle counts (see calib.cu and the
+ * sim's timing.c). */
+static void fit(harness_calibration *c)
+{
+    const long long(*r)[8] = (const long long(*)[8])c->raw;
+    c->alu_latency = (double)(r[0][1] - r[0][0]) / CHAIN_EXTRA;
+    c->fma_latency = (double)(r[0][3] - r[0][2]) / CHAIN_EXTRA;
+    c->alu_issue = (double)(r[1][1] - r[1][0]) / ISSUE_EXTRA;
+    c->fma_issue = (double)(r[1][3] - r[1][2]) / ISSUE_EXTRA;
+    double cold = (double)(r[2][1] - r[2][0]) / HOPS_EXTRA, warm = (double)(r[2][3] - r[2][2]) / HOPS_EXTRA;
+    /* a warm hop: the address arithmetic, one sector through the load/store
+     * unit (a cycle), the L2 latency; a cold one waits for DRAM instead of
+     * that cycle */
+    c->global_latency = warm - HOP_ALU_OPS * c->alu_latency - 1;
+    c->dram_latency = cold - warm + 1;
+    c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
+    double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
+    c->shared_latency = shop - HOP_ALU_OPS * c->alu_latency - c->wavefront_cycles;
+    c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
+    c->bar_latency = (double)(r[5][1] - r[5][0]) / BARRIER_EXTRA;
+}
+
+bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
+                       const harness_options *opt, harness_calibration *out, wh_error *err)
+{
+    memset(out, 0, sizeof *out);
+    harness_options o = *opt;
+    o.want_outputs = true;
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
+        if (!specs[k] || strcmp(specs[k]->name, harness_calib_kernels[k])) {
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "calibration kernel %d is not %s", k,
+                         harness_calib_kernels[k]);
+            return false;
+        }
+        harness *h = harness_open(specs[k], backend, &o, err);
+        if (!h)
+            return false;
+        if (k == 0) {
+            snprintf(out->device, sizeof out->device, "%s", harness_device(h));
+            out->clock_mhz = harness_clock_mhz(h);
+            out->backend = harness_backend_of(h);
+            json_t *dev = harness_device_json(h);
+            json_t *sms = json_object_get(dev, "sm_count");
+            out->sm_count = json_is_integer(sms) ? (int)json_integer_value(sms) : 0;
+            json_decref(dev);
+        }
+        double t = 0;
+        bool ok = run_one(h, specs[k], out->raw[k], &t, err);
+        if (ok && k == HARNESS_CALIB_KERNELS - 1)
+            out->empty_kernel_cycles = !strcmp(harness_unit(h), "us") ? t * out->clock_mhz : t;
+        harness_close(h);
+        if (!ok)
+            return false;
+    }
+    if (!plausible(out, err))
+        return false;
+    fit(out);
+    return true;
+}
+
+static json_t *cost(double issue, double latency)
+{
+    return json_pack("{s:f, s:f}", "issue", issue, "latency", latency);
+}
+
+/* Values rounded to a hundredth: what the microbenchmarks resolve. */
+static double r2(double v)
+{
+    return round(v * 100.0) / 100.0;
+}
+
+bool harness_calibration_write_profile(const harness_calibration *c, const char *name, const char *path,
+                                       wh_error *err)
+{
+    char desc[400];
+    snprintf(desc, sizeof desc, "calibrated by `warphunt calibrate` on %s (%s backend); the values it does not "
+             "measure are the built-in profile's", c->device, harness_backend_name(c->backend));
+    /* the sim charges an empty kernel its launch, one block launch (150
+     * cycles in the built-in profile, which stays) and a cycle */
+    double launch = c->empty_kernel_cycles - 150 - 1;
+    json_t *costs = json_pack("{s:o, s:o, s:o, s:o, s:o}", "alu", cost(r2(c->alu_issue), r2(c->alu_latency)),
+                              "fma", cost(r2(c->fma_issue), r2(c->fma_latency)),
+                              "global", json_pack("{s:f}", "latency", r2(c->global_latency)),
+                              "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)),
+                              "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
+    json_t *memory = json_pack("{s:f, s:f, s:f}", "dram_latency", r2(c->dram_latency), "shared_cycles_per_wavefront",
+                               r2(c->wavefront_cycles), "atomic_cycles_per_op", r2(c->atomic_cycles_per_op));
+    json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
+    json_t *raw = json_object();
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
+        json_t *a = json_array();
+        for (int i = 0; i < 4; i++)
+            json_array_append_new(a, json_integer(c->raw[k][i]));
+        json_object_set_new(raw, harness_calib_kernels[k], a);
+    }
+    json_object_set_new(raw, "empty_kernel_cycles", json_real(c->empty_kernel_cycles));
+    json_t *doc = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "name", name, "description", desc, "clock_mhz",
+                            c->clock_mhz, "costs", costs, "memory", memory, "control", control, "calibration", raw);
+    if (doc && c->sm_count > 0)
+        json_object_set_new(doc, "sm", json_pack("{s:i}", "count", c->sm_count));
+    if (!doc || json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0) {
+        wh_error_set(err, WH_ERR_USER, path, 0, 0, "cannot write the profile");
+        json_decref(doc);
+        return false;
+    }
+    json_decref(doc);
+    return true;
+}

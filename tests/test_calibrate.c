@@ -1,0 +1,186 @@
+/*
+ * test_calibrate.c — `warphunt calibrate`: its microbenchmarks, run on the
+ * sim, give back the profile the sim runs with (the built-in one, and one
+ * with every measured value changed), so its formulas mirror the model;
+ * the profile it writes loads and calibrates to itself; a backend that
+ * does not run the kernels is an error, not a profile; the command's
+ * options and output.
+ */
+#include <criterion/criterion.h>
+
+#include "cli/cli.h"
+#include "core/spec.h"
+#include "harness/harness.h"
+#include "support.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load_specs(wh_spec *specs[HARNESS_CALIB_KERNELS])
+{
+    ts_need_ptx("build/ptx/kernels/calib/calib.ptx");
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "kernels/calib/%s.json", harness_calib_kernels[k]);
+        wh_error err;
+        wh_error_clear(&err);
+        specs[k] = wh_spec_load(path, &err);
+        cr_assert(specs[k], "%s: %s", path, err.msg);
+    }
+}
+
+static void free_specs(wh_spec *specs[HARNESS_CALIB_KERNELS])
+{
+    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
+        wh_spec_free(specs[k]);
+}
+
+static harness_calibration calibrate_sim(const char *profile)
+{
+    wh_spec *specs[HARNESS_CALIB_KERNELS];
+    load_specs(specs);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.profile_path = profile;
+    harness_calibration c;
+    wh_error err;
+    wh_error_clear(&err);
+    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_SIM, &o, &c, &err), "%s", err.msg);
+    free_specs(specs);
+    return c;
+}
+
+/* within 1 % (or 0.05 cycles) */
+#define EXPECT_NEAR(got, want, what) \
+    cr_expect(fabs((got) - (want)) <= fmax(0.01 * (want), 0.05), "%s: measured %.3f, the profile says %.3f", \
+              what, (double)(got), (double)(want))
+
+/* The built-in profile (harness/profiles/default.json's values). */
+Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
+{
+    harness_calibration c = calibrate_sim(NULL);
+    EXPECT_NEAR(c.alu_latency, 4, "alu latency");
+    EXPECT_NEAR(c.alu_issue, 2, "alu issue");
+    EXPECT_NEAR(c.fma_latency, 4, "fma latency");
+    EXPECT_NEAR(c.fma_issue, 2, "fma issue");
+    EXPECT_NEAR(c.global_latency, 200, "global latency");
+    EXPECT_NEAR(c.dram_latency, 250, "dram latency");
+    EXPECT_NEAR(c.shared_latency, 24, "shared latency");
+    EXPECT_NEAR(c.wavefront_cycles, 1, "wavefront");
+    EXPECT_NEAR(c.atomic_cycles_per_op, 1, "atomic");
+    EXPECT_NEAR(c.bar_latency, 20, "bar latency");
+    EXPECT_NEAR(c.empty_kernel_cycles, 500 + 150 + 1, "empty kernel");
+    EXPECT_NEAR(c.clock_mhz, 1410, "clock");
+    cr_expect_eq(c.backend, HARNESS_SIM);
+    cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
+}
+
+/* Every measured value changed: the measurements follow the profile, so
+ * none is a constant of the kernels. */
+Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
+{
+    char dir[] = "/tmp/wh_calib_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("{ \"costs\": { \"alu\": { \"issue\": 1, \"latency\": 6 }, \"fma\": { \"issue\": 4, \"latency\": 5 },\n"
+          "  \"global\": { \"latency\": 300 }, \"shared\": { \"latency\": 30 }, \"bar\": { \"latency\": 35 } },\n"
+          "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3 },\n"
+          "  \"control\": { \"kernel_launch_cycles\": 700 } }\n", f);
+    fclose(f);
+    harness_calibration c = calibrate_sim(path);
+    EXPECT_NEAR(c.alu_latency, 6, "alu latency");
+    EXPECT_NEAR(c.alu_issue, 1, "alu issue");
+    EXPECT_NEAR(c.fma_latency, 5, "fma latency");
+    EXPECT_NEAR(c.fma_issue, 4, "fma issue");
+    EXPECT_NEAR(c.global_latency, 300, "global latency");
+    EXPECT_NEAR(c.dram_latency, 400, "dram latency");
+    EXPECT_NEAR(c.shared_latency, 30, "shared latency");
+    EXPECT_NEAR(c.wavefront_cycles, 2, "wavefront");
+    EXPECT_NEAR(c.atomic_cycles_per_op, 3, "atomic");
+    EXPECT_NEAR(c.bar_latency, 35, "bar latency");
+    EXPECT_NEAR(c.empty_kernel_cycles, 700 + 150 + 1, "empty kernel");
+    ts_rmtree(dir);
+}
+
+/* The profile written from a calibration loads, and the sim running it
+ * measures the same values again (a fixed point). */
+Test(calibrate, the_written_profile_loads_and_calibrates_to_itself, .timeout = 60)
+{
+    harness_calibration c = calibrate_sim(NULL);
+    char dir[] = "/tmp/wh_calib_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/calibrated.json", dir);
+    wh_error err;
+    wh_error_clear(&err);
+    cr_assert(harness_calibration_write_profile(&c, "mine", path, &err), "%s", err.msg);
+    json_t *doc = ts_load_json(path);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "name")), "mine");
+    cr_expect(json_is_object(json_object_get(doc, "calibration")), "the raw section cycles are kept");
+    json_decref(doc);
+    harness_calibration again = calibrate_sim(path);
+    EXPECT_NEAR(again.alu_latency, c.alu_latency, "alu latency");
+    EXPECT_NEAR(again.global_latency, c.global_latency, "global latency");
+    EXPECT_NEAR(again.dram_latency, c.dram_latency, "dram latency");
+    EXPECT_NEAR(again.shared_latency, c.shared_latency, "shared latency");
+    EXPECT_NEAR(again.atomic_cycles_per_op, c.atomic_cycles_per_op, "atomic");
+    EXPECT_NEAR(again.empty_kernel_cycles, c.empty_kernel_cycles, "empty kernel");
+    ts_rmtree(dir);
+}
+
+/* A driver that cannot run the kernels (the fake one refuses unknown
+ * launches) gives an error naming the failure, and no profile. */
+Test(calibrate, a_backend_that_does_not_run_the_kernels_is_an_error, .timeout = 120)
+{
+    char lib[512];
+    ts_beside_runner("libfakecuda.so", lib, sizeof lib);
+    wh_spec *specs[HARNESS_CALIB_KERNELS];
+    load_specs(specs);
+    setenv("WARPHUNT_LIBCUDA", lib, 1);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    harness_calibration c;
+    wh_error err;
+    wh_error_clear(&err);
+    cr_expect_not(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, &c, &err));
+    cr_expect_eq(err.kind, WH_ERR_DEVICE, "a device failure (exit status 2)");
+    cr_expect(strstr(err.msg, "calib") || strstr(err.msg, "Launch") || strstr(err.msg, "launch"), "%s", err.msg);
+    unsetenv("WARPHUNT_LIBCUDA");
+    free_specs(specs);
+}
+
+Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
+{
+    ts_need_ptx("build/ptx/kernels/calib/calib.ptx");
+    char dir[] = "/tmp/wh_calib_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char prof[300], out[300], errp[300];
+    snprintf(prof, sizeof prof, "%s/p.json", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(errp, sizeof errp, "%s/err.txt", dir);
+    const char *args[] = { "--backend", "sim", "-o", prof, "--name", "sim-self", "--json" };
+    cr_assert_eq(ts_run_cmd(cmd_calibrate, "calibrate", args, 7, out, errp), 0, "%s", ts_read_text(errp));
+    json_t *doc = ts_load_json(out);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "backend")), "sim");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "profile")), prof);
+    cr_expect(fabs(json_number_value(json_object_get(doc, "global_latency")) - 200) < 1);
+    json_decref(doc);
+    json_t *p = ts_load_json(prof);
+    cr_expect_str_eq(json_string_value(json_object_get(p, "name")), "sim-self");
+    json_decref(p);
+    cr_expect(strstr(ts_read_text(errp), "global load"), "the table on stderr: %s", ts_read_text(errp));
+    const char *bad[] = { "--frobnicate" };
+    cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", bad, 1, NULL, errp), 1);
+    const char *extra[] = { "kernels/fig1a.json" };
+    cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", extra, 1, NULL, errp), 1);
+    cr_expect(strstr(ts_read_text(errp), "unexpected argument"), "%s", ts_read_text(errp));
+    ts_rmtree(dir);
+}
