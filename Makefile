@@ -179,7 +179,7 @@ $(BUILD)/libfakenvml.so: tests/fakecuda/fakenvml.c tests/fakecuda/fakecuda.h
 
 # The scripts that tests run (bench/gpu.sh) find everything built, so
 # concurrent tests never run make on the same files.
-test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth $(BUILD)/bench/bench_corpus
+test check: $(FAKECUDA_LIBS) $(BUILD)/bench/bench_launch $(BUILD)/bench/bench_groundtruth $(BUILD)/bench/bench_corpus $(BUILD)/bench/bench_fidelity
 
 # --- benchmarks --------------------------------------------------------------
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -190,7 +190,9 @@ $(BUILD)/bench/%: bench/%.c $(OBJ) $(KOBJ)
 
 # bench_corpus's full campaign takes hours: `make bench` runs its --quick
 # mode, `make bench-corpus` the whole table (bench/corpus.md, corpus.json).
-BENCH_QUICK := $(filter-out $(BUILD)/bench/bench_corpus,$(BENCH_BIN))
+# bench_fidelity compares a GPU's times with the sim's (bench/gpu.sh --fidelity
+# makes the GPU's): nothing to print without them.
+BENCH_QUICK := $(filter-out $(BUILD)/bench/bench_corpus $(BUILD)/bench/bench_fidelity,$(BENCH_BIN))
 
 bench: warphunt ptx $(BENCH_BIN)
 	@for b in $(BENCH_QUICK); do echo "== $$b"; $$b || exit 1; done

@@ -10,7 +10,8 @@
 # bench_groundtruth and the PTX, and packs into one gzip'd tarball (default
 # .devbundle/warphunt-bundle.tar.gz):
 #   build-bundle/warphunt, build-bundle/test_runner,
-#   build-bundle/bench/bench_launch, build-bundle/bench/bench_groundtruth
+#   build-bundle/bench/bench_launch, build-bundle/bench/bench_groundtruth,
+#   build-bundle/bench/bench_fidelity
 #                                     the binaries;
 #   build-bundle/lib/                 every shared library they need except
 #                                     the C and C++ runtimes (libc, libm,
@@ -76,7 +77,7 @@ if [ "$SAN" = 1 ]; then
     binaries=("$BUILD/test_runner_san")
     OUTFILE=${OUTFILE:-.devbundle/warphunt-san.tar.gz}
 else
-    binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth")
+    binaries=("$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth" "$BUILD/bench/bench_fidelity")
     [ "$WITH_TESTS" = 1 ] && binaries+=("$BUILD/test_runner")
     OUTFILE=${OUTFILE:-.devbundle/warphunt-bundle.tar.gz}
 fi

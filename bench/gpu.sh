@@ -2,7 +2,7 @@
 # bench/gpu.sh — everything that needs a real NVIDIA GPU, in one go.
 #
 #   bench/gpu.sh [--device N] [--reps R] [--kernels A,B] [--skip-tests]
-#                [--skip-compare] [--reference] [--prebuilt]
+#                [--skip-compare] [--reference] [--fidelity] [--prebuilt]
 #
 # On a machine with a GPU (and the NVIDIA driver) it:
 #   1. builds warphunt, the PTX of the bundled kernels, the test runner and
@@ -29,6 +29,11 @@
 #   9. bench_groundtruth on the GPU: the ground-truth kernels' known worst,
 #      best and random inputs, beside reference/'s best inputs where there
 #      are some (groundtruth.txt, groundtruth.json);
+#  10. with --fidelity: bench_fidelity --measure on the GPU, warm and cold
+#      L2 (fidelity_gpu.csv, fidelity_gpu_cold.csv): every bundled and
+#      corpus kernel's seeded random and hand-built inputs, to be compared
+#      with the sim's times of the same inputs, made anywhere
+#      (bench_fidelity --compare; README, "calibrate");
 # and writes everything under results/gpu/<device>/ with a summary.txt.
 # --kernels limits steps 5, 6 and 8 to the named bundled kernels.
 #
@@ -59,6 +64,7 @@ REPS=100
 RUN_TESTS=1
 RUN_COMPARE=1
 RUN_REFERENCE=0
+RUN_FIDELITY=0
 PREBUILT=0
 KERNELS=
 COMPARE_ARGS=${COMPARE_ARGS:-}
@@ -70,6 +76,7 @@ while [ $# -gt 0 ]; do
         --skip-tests) RUN_TESTS=0; shift ;;
         --skip-compare) RUN_COMPARE=0; shift ;;
         --reference) RUN_REFERENCE=1; shift ;;
+        --fidelity) RUN_FIDELITY=1; shift ;;
         --prebuilt) PREBUILT=1; shift ;;
         --kernels) KERNELS=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
@@ -97,6 +104,8 @@ if [ "$PREBUILT" = 1 ]; then
     for f in "$BUILD/warphunt" "$BUILD/bench/bench_launch" "$BUILD/bench/bench_groundtruth"; do
         [ -x "$f" ] || die "--prebuilt: $f is missing (see bench/device_bundle.sh)"
     done
+    [ "$RUN_FIDELITY" = 0 ] || [ -x "$BUILD/bench/bench_fidelity" ] || die "--prebuilt: $BUILD/bench/bench_fidelity is missing"
+
     [ "$RUN_TESTS" = 0 ] || [ -x "$BUILD/test_runner" ] || die "--prebuilt: $BUILD/test_runner is missing"
     ls build/ptx/kernels/*.ptx >/dev/null 2>&1 || die "--prebuilt: no PTX under build/ptx/kernels"
     [ -d "$BUILD/lib" ] && export LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -120,6 +129,7 @@ say "device $DEVICE: $device_name -> $OUT"
 if [ "$PREBUILT" = 0 ]; then
     say "building warphunt, the PTX and the tests"
     targets=("$BUILD/warphunt" "$BUILD/bench/bench_groundtruth" ptx)
+    [ "$RUN_FIDELITY" = 1 ] && targets+=("$BUILD/bench/bench_fidelity")
     [ "$RUN_TESTS" = 1 ] && targets+=("$BUILD/test_runner")
     make -j"$JOBS" BUILD="$BUILD" "${targets[@]}" >"$OUT/build.log" 2>&1 \
         || die "the build failed (see $OUT/build.log)"
@@ -266,6 +276,20 @@ if "${gt[@]}" >"$OUT/groundtruth.txt" 2>"$OUT/groundtruth.err" &&
 else
     failures+=("groundtruth")
     echo "ground truth: FAILED ($(tail -1 "$OUT/groundtruth.err"))" >>"$summary"
+fi
+
+# --- 10. with --fidelity: every kernel's inputs timed for bench_fidelity ------------
+if [ "$RUN_FIDELITY" = 1 ]; then
+    say "fidelity inputs on the GPU (bench_fidelity), warm and cold L2"
+    fid=("$BUILD/bench/bench_fidelity" --measure --backend cuda --device "$DEVICE" --reps 5)
+    if "${fid[@]}" -o "$OUT/fidelity_gpu.csv" 2>"$OUT/fidelity.err" &&
+        "${fid[@]}" --cold-l2 -o "$OUT/fidelity_gpu_cold.csv" 2>>"$OUT/fidelity.err"; then
+        echo "fidelity: ok (fidelity_gpu.csv, fidelity_gpu_cold.csv; compare them with the sim's" \
+            "CSVs: bench_fidelity --compare)" >>"$summary"
+    else
+        failures+=("fidelity")
+        echo "fidelity: FAILED ($(tail -1 "$OUT/fidelity.err"))" >>"$summary"
+    fi
 fi
 
 echo >>"$summary"

@@ -40,4 +40,11 @@ bool wh_summarize(const double *x, int n, wh_summary *out);
  * memory runs out.  NaNs are not allowed. */
 bool wh_rank_test_run(const double *x, int nx, const double *y, int ny, wh_rank_test *out);
 
+/* Rank correlation of paired measurements x[i], y[i] of n items
+ * (rankcorr.c): Spearman's rho (ties at their mean rank) and Kendall's
+ * tau-b; false when n < 2 or a sample is constant (no ranking), or memory
+ * runs out. */
+bool wh_spearman(const double *x, const double *y, int n, double *rho);
+bool wh_kendall_tau_b(const double *x, const double *y, int n, double *tau);
+
 #endif

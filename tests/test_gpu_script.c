@@ -94,6 +94,8 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
     snprintf(table, sizeof table, "%s/compare/table.md", out);
     cr_expect_eq(stat(table, &st), 0, "compare wrote its table into GPU_OUT");
     cr_expect(strstr(s, "ground truth: ok"), "%s", s);
+    cr_expect(strstr(s, "calibrate: FAILED"), "calibrate ran, and the fake driver, which runs only the "
+              "bundled kernels, cannot run its microbenchmarks:\n%s", s);
     snprintf(table, sizeof table, "%s/groundtruth.txt", out);
     cr_expect(strstr(slurp(table), "\ngt_hash "), "a ground-truth row for gt_hash:\n%s", slurp(table));
     ts_rmtree(dir);

@@ -100,3 +100,28 @@ Test(stats, empty_samples_are_refused)
     cr_expect(!wh_rank_test_run(x, 1, x, 0, &r));
     cr_expect(!wh_rank_test_run(x, 0, x, 1, &r));
 }
+
+/* Rank correlation: the values scipy's documentation gives for its own
+ * examples (spearmanr([1,2,3,4,5], [5,6,7,8,7]) and kendalltau([12, 2, 1,
+ * 12, 2], [1, 4, 7, 1, 0]), tau-b), ties included; the extremes; and what
+ * has no ranking. */
+Test(stats, rank_correlations_match_the_published_examples)
+{
+    const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 5, 6, 7, 8, 7 };
+    double rho = 0, tau = 0;
+    cr_assert(wh_spearman(a, b, 5, &rho));
+    cr_expect(fabs(rho - 0.8207826816681233) < 1e-12, "rho = %.16g", rho);
+    const double c[] = { 12, 2, 1, 12, 2 }, d[] = { 1, 4, 7, 1, 0 };
+    cr_assert(wh_kendall_tau_b(c, d, 5, &tau));
+    cr_expect(fabs(tau - -0.47140452079103173) < 1e-12, "tau = %.16g", tau);
+    const double up[] = { 10, 20, 30, 40 }, down[] = { 4, 3, 2, 1 }, same[] = { 7, 7, 7, 7 };
+    cr_assert(wh_spearman(up, up, 4, &rho) && wh_kendall_tau_b(up, up, 4, &tau));
+    cr_expect_float_eq(rho, 1.0, 1e-12);
+    cr_expect_float_eq(tau, 1.0, 1e-12);
+    cr_assert(wh_spearman(up, down, 4, &rho) && wh_kendall_tau_b(up, down, 4, &tau));
+    cr_expect_float_eq(rho, -1.0, 1e-12);
+    cr_expect_float_eq(tau, -1.0, 1e-12);
+    cr_expect_not(wh_spearman(up, same, 4, &rho), "a constant sample has no ranking");
+    cr_expect_not(wh_kendall_tau_b(same, same, 4, &tau));
+    cr_expect_not(wh_spearman(up, up, 1, &rho));
+}

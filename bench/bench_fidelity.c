@@ -1,0 +1,375 @@
+/*
+ * bench_fidelity.c — does the sim rank inputs as a GPU does?  (issue #24)
+ *
+ *   bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N]
+ *                  [--reps R] [--inputs N] [--cold-l2] [--kernels A,B] -o TIMES.csv
+ *   bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]
+ *
+ * --measure times, per kernel (every bundled kernel, kernels/NAME.json, and
+ * every corpus kernel, or --kernels), N random inputs (seeds 1..N, default
+ * 30) and the hand-built ones: a ground-truth kernel's known worst and
+ * best (kernels/groundtruth.h), a corpus kernel's worst candidates and
+ * best (kernels/corpus/).  The same inputs on every backend (seeded, and
+ * built by the same code), so two CSVs made on two machines join on
+ * (kernel, input): a GPU session writes its CSV in minutes and the sim's
+ * are made anywhere.  Each time is the median of R repetitions (default 5;
+ * 1 on the sim, which is exact); rows: kernel,input,status,time,unit.
+ *
+ * --compare joins two CSVs (the first the reference: the GPU) and prints,
+ * per kernel, over the inputs both ran: Spearman's rho and Kendall's tau
+ * of the two rankings, and where the reference's slowest input ranks in
+ * the other (whether it is in its top 3); then how many kernels reach
+ * rho >= 0.9 (the issue's goal).  --md and --json write the table too.
+ */
+#include "core/image.h"
+#include "core/pcg32.h"
+#include "core/spec.h"
+#include "core/stats.h"
+#include "harness/harness.h"
+#include "kernels/corpus/corpus.h"
+#include "kernels/groundtruth.h"
+
+#include <getopt.h>
+#include <glob.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS 100000
+
+typedef struct {
+    char kernel[64], input[64], status[16];
+    double time;
+} row;
+
+typedef struct {
+    harness_backend backend;
+    harness_options hopt;
+    int reps, inputs;
+    const char *kernels;    /* comma-separated names, or NULL for all */
+    FILE *out;
+} measure_opts;
+
+static bool wanted(const measure_opts *m, const char *name)
+{
+    if (!m->kernels)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = m->kernels; (p = strstr(p, name)); p += n)
+        if ((p == m->kernels || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* One input of spec on h: a CSV row. */
+static bool time_one(const measure_opts *m, harness *h, const wh_spec *spec, wh_image *img, const char *input,
+                     wh_error *err)
+{
+    harness_result res;
+    if (!harness_measure(h, img, m->reps, &res, err))
+        return false;
+    fprintf(m->out, "%s,%s,%s,%.6f,%s\n", spec->name, input, harness_status_name(res.status),
+            res.status == HARNESS_OK ? res.median : 0.0, harness_unit(h));
+    fflush(m->out);
+    harness_result_free(&res);
+    return true;
+}
+
+/* The known inputs of a kernel: a corpus kernel's candidates and best, a
+ * ground-truth kernel's worst and best; -1 on failure. */
+static int known_inputs(const measure_opts *m, harness *h, const wh_spec *spec, const char *spec_path,
+                        wh_error *err)
+{
+    wh_launch L = wh_spec_launch_full(spec);
+    const corpus_kernel *ck = corpus_find(spec->name);
+    int done = 0;
+    if (ck) {
+        const corpus_input *all[CORPUS_MAX_WORST + 1];
+        int n = 0;
+        for (int i = 0; i < CORPUS_MAX_WORST && ck->worst[i].build; i++)
+            all[n++] = &ck->worst[i];
+        all[n++] = &ck->best;
+        for (int i = 0; i < n; i++) {
+            wh_image *img = wh_image_new(spec, &L, err);
+            bool ok = img && corpus_build(all[i], img, err) && time_one(m, h, spec, img, all[i]->name, err);
+            wh_image_free(img);
+            if (!ok)
+                return -1;
+            done++;
+        }
+        return done;
+    }
+    for (int g = 0; g < GT_KERNELS; g++) {
+        if (strcmp(gt_kernels[g].spec, spec_path))
+            continue;
+        for (int w = 0; w < 2; w++) {
+            wh_image *img = wh_image_new(spec, &L, err);
+            int p = img ? wh_image_find(img, gt_kernels[g].input) : -1;
+            bool ok = p >= 0 && gt_fill(img, p, w == 0 ? gt_kernels[g].worst : gt_kernels[g].best, err) &&
+                      time_one(m, h, spec, img, w == 0 ? "known-worst" : "known-best", err);
+            wh_image_free(img);
+            if (!ok)
+                return -1;
+            done++;
+        }
+    }
+    return done;
+}
+
+static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_error *err)
+{
+    wh_spec *spec = wh_spec_load(spec_path, err);
+    if (!spec)
+        return false;
+    if (!wanted(m, spec->name)) {
+        wh_spec_free(spec);
+        return true;
+    }
+    harness *h = harness_open(spec, m->backend, &m->hopt, err);
+    bool ok = h != NULL;
+    wh_launch L = wh_spec_launch_full(spec);
+    for (int s = 1; ok && s <= m->inputs; s++) {
+        wh_image *img = wh_image_new(spec, &L, err);
+        pcg32 rng;
+        pcg32_seed(&rng, (uint64_t)s, 0);
+        char name[32];
+        snprintf(name, sizeof name, "random-%d", s);
+        ok = img && wh_image_fill_random(img, &rng, err) && time_one(m, h, spec, img, name, err);
+        wh_image_free(img);
+    }
+    ok = ok && known_inputs(m, h, spec, spec_path, err) >= 0;
+    fprintf(stderr, "bench_fidelity: %s %s\n", spec->name, ok ? "measured" : "failed");
+    harness_close(h);
+    wh_spec_free(spec);
+    return ok;
+}
+
+static int run_measure(measure_opts *m, const char *path)
+{
+    m->out = fopen(path, "w");
+    if (!m->out) {
+        fprintf(stderr, "bench_fidelity: cannot write %s\n", path);
+        return 2;
+    }
+    fprintf(m->out, "kernel,input,status,time,unit\n");
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    glob("kernels/*.json", 0, NULL, &g);
+    int failed = 0;
+    wh_error err;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        wh_error_clear(&err);
+        if (!measure_kernel(m, g.gl_pathv[i], &err)) {
+            char buf[1200];
+            wh_error_format(&err, buf, sizeof buf);
+            fprintf(stderr, "bench_fidelity: %s: %s\n", g.gl_pathv[i], buf);
+            failed++;
+        }
+    }
+    globfree(&g);
+    for (int i = 0; i < corpus_count(); i++) {
+        char path2[512];
+        corpus_spec_path(corpus_at(i), path2, sizeof path2);
+        wh_error_clear(&err);
+        if (!measure_kernel(m, path2, &err)) {
+            char buf[1200];
+            wh_error_format(&err, buf, sizeof buf);
+            fprintf(stderr, "bench_fidelity: %s: %s\n", path2, buf);
+            failed++;
+        }
+    }
+    fclose(m->out);
+    return failed ? 2 : 0;
+}
+
+/* ---- comparing ------------------------------------------------------------------ */
+
+static int read_csv(const char *path, row **out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    row *rows = calloc(MAX_ROWS, sizeof *rows);
+    char line[512];
+    int n = 0;
+    while (rows && fgets(line, sizeof line, f) && n < MAX_ROWS) {
+        row r;
+        char unit[16];
+        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15s", r.kernel, r.input, r.status, &r.time, unit) == 5 &&
+            strcmp(r.kernel, "kernel"))
+            rows[n++] = r;
+    }
+    fclose(f);
+    *out = rows;
+    return rows ? n : -1;
+}
+
+static const row *find(const row *rows, int n, const char *kernel, const char *input)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(rows[i].kernel, kernel) && !strcmp(rows[i].input, input))
+            return &rows[i];
+    return NULL;
+}
+
+typedef struct {
+    char kernel[64];
+    int n;
+    double rho, tau;
+    bool ranked;
+    char worst[64];        /* the reference's slowest input */
+    int worst_rank;        /* ... its rank in the other (1: slowest) */
+} kernel_cmp;
+
+static void compare_kernel(const row *a, int na, const row *b, int nb, const char *kernel, kernel_cmp *k)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->kernel, sizeof k->kernel, "%s", kernel);
+    double *x = malloc((size_t)na * sizeof *x), *y = malloc((size_t)na * sizeof *y);
+    const row **ra = malloc((size_t)na * sizeof *ra);
+    for (int i = 0; x && y && ra && i < na; i++) {
+        if (strcmp(a[i].kernel, kernel) || strcmp(a[i].status, "ok"))
+            continue;
+        const row *o = find(b, nb, kernel, a[i].input);
+        if (!o || strcmp(o->status, "ok"))
+            continue;
+        ra[k->n] = &a[i];
+        x[k->n] = a[i].time;
+        y[k->n++] = o->time;
+    }
+    if (k->n >= 2) {
+        k->ranked = wh_spearman(x, y, k->n, &k->rho) && wh_kendall_tau_b(x, y, k->n, &k->tau);
+        int w = 0;
+        for (int i = 1; i < k->n; i++)
+            if (x[i] > x[w])
+                w = i;
+        snprintf(k->worst, sizeof k->worst, "%s", ra[w]->input);
+        k->worst_rank = 1;
+        for (int i = 0; i < k->n; i++)
+            k->worst_rank += y[i] > y[w];
+    }
+    free(x);
+    free(y);
+    free(ra);
+}
+
+static int run_compare(const char *ref, const char *other, const char *md, const char *json_path)
+{
+    row *a = NULL, *b = NULL;
+    int na = read_csv(ref, &a), nb = read_csv(other, &b);
+    if (na < 0 || nb < 0) {
+        fprintf(stderr, "bench_fidelity: cannot read %s\n", na < 0 ? ref : other);
+        free(a);
+        free(b);
+        return 2;
+    }
+    kernel_cmp *ks = calloc((size_t)na + 1, sizeof *ks);
+    int nk = 0, good = 0, top3 = 0;
+    for (int i = 0; i < na; i++) {
+        bool seen = false;
+        for (int j = 0; j < nk && !seen; j++)
+            seen = !strcmp(ks[j].kernel, a[i].kernel);
+        if (seen)
+            continue;
+        compare_kernel(a, na, b, nb, a[i].kernel, &ks[nk]);
+        good += ks[nk].ranked && ks[nk].rho >= 0.9;
+        top3 += ks[nk].n >= 2 && ks[nk].worst_rank <= 3;
+        nk++;
+    }
+    FILE *m = md ? fopen(md, "w") : NULL;
+    FILE *outs[2] = { stdout, m };
+    json_t *doc = json_array();
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o])
+            continue;
+        fprintf(outs[o], "Reference %s against %s: rank agreement per kernel over the inputs both ran.\n\n", ref,
+                other);
+        fprintf(outs[o], "| kernel | inputs | Spearman rho | Kendall tau | reference's slowest | its rank there |\n");
+        fprintf(outs[o], "|---|---|---|---|---|---|\n");
+        for (int i = 0; i < nk; i++) {
+            const kernel_cmp *k = &ks[i];
+            if (k->ranked)
+                fprintf(outs[o], "| %s | %d | %.3f | %.3f | %s | %d%s |\n", k->kernel, k->n, k->rho, k->tau, k->worst,
+                        k->worst_rank, k->worst_rank <= 3 ? " (top 3)" : "");
+            else
+                fprintf(outs[o], "| %s | %d | - | - | %s | %s |\n", k->kernel, k->n, k->n >= 2 ? k->worst : "-",
+                        k->n >= 2 ? "a constant sample: no ranking" : "too few inputs ran on both");
+        }
+        fprintf(outs[o], "\n%d of %d kernels with rho >= 0.9; the reference's slowest input is in the other's top 3 "
+                "on %d.\n", good, nk, top3);
+    }
+    for (int i = 0; i < nk; i++) {
+        const kernel_cmp *k = &ks[i];
+        json_array_append_new(doc, json_pack("{s:s, s:i, s:o, s:o, s:s, s:i}", "kernel", k->kernel, "inputs", k->n,
+                                             "rho", k->ranked ? json_real(k->rho) : json_null(), "tau",
+                                             k->ranked ? json_real(k->tau) : json_null(), "slowest", k->worst,
+                                             "slowest_rank", k->worst_rank));
+    }
+    if (json_path)
+        json_dump_file(doc, json_path, JSON_INDENT(2));
+    json_decref(doc);
+    if (m)
+        fclose(m);
+    free(ks);
+    free(a);
+    free(b);
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N] [--reps R]\n"
+                    "                      [--inputs N] [--cold-l2] [--kernels A,B] -o TIMES.csv\n"
+                    "       bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_MEASURE = 256, O_COMPARE, O_BACKEND, O_PROFILE, O_DEVICE, O_REPS, O_INPUTS, O_COLD, O_KERNELS, O_MD,
+           O_JSON };
+    static const struct option longopts[] = {
+        { "measure", no_argument, NULL, O_MEASURE }, { "compare", no_argument, NULL, O_COMPARE },
+        { "backend", required_argument, NULL, O_BACKEND }, { "profile", required_argument, NULL, O_PROFILE },
+        { "device", required_argument, NULL, O_DEVICE }, { "reps", required_argument, NULL, O_REPS },
+        { "inputs", required_argument, NULL, O_INPUTS }, { "cold-l2", no_argument, NULL, O_COLD },
+        { "kernels", required_argument, NULL, O_KERNELS }, { "md", required_argument, NULL, O_MD },
+        { "json", required_argument, NULL, O_JSON }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    };
+    measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30 };
+    harness_options_init(&m.hopt);
+    m.hopt.quiet = true;
+    int mode = 0;
+    const char *out = NULL, *md = NULL, *json_path = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+        wh_error err;
+        switch (c) {
+        case O_MEASURE: case O_COMPARE: mode = c; break;
+        case O_BACKEND:
+            if (!harness_backend_from_name(optarg, &m.backend, &err)) {
+                fprintf(stderr, "bench_fidelity: %s\n", err.msg);
+                return 1;
+            }
+            break;
+        case O_PROFILE: m.hopt.profile_path = optarg; break;
+        case O_DEVICE: m.hopt.device = atoi(optarg); break;
+        case O_REPS: m.reps = atoi(optarg) > 0 ? atoi(optarg) : 1; break;
+        case O_INPUTS: m.inputs = atoi(optarg) >= 0 ? atoi(optarg) : 0; break;
+        case O_COLD: m.hopt.cold_l2 = true; break;
+        case O_KERNELS: m.kernels = optarg; break;
+        case O_MD: md = optarg; break;
+        case O_JSON: json_path = optarg; break;
+        case 'o': out = optarg; break;
+        default: usage(); return c == 'h' ? 0 : 1;
+        }
+    }
+    if (m.backend == HARNESS_SIM)
+        m.reps = 1;
+    if (mode == O_MEASURE && out && optind == argc)
+        return run_measure(&m, out);
+    if (mode == O_COMPARE && optind == argc - 2)
+        return run_compare(argv[optind], argv[optind + 1], md, json_path);
+    usage();
+    return 1;
+}

@@ -1,0 +1,116 @@
+/*
+ * test_fidelity.c — bench_fidelity, the program: the same inputs (seeded
+ * random ones and each kernel's hand-built ones) timed into a CSV, and the
+ * rank agreement of two CSVs per kernel: a backend against itself agrees
+ * perfectly, against its reverse not at all, and the reference's slowest
+ * input is located in the other's ranking.
+ */
+#include <criterion/criterion.h>
+
+#include "support.h"
+
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void bench_path(char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    cr_assert_gt(len, 0);
+    self[len] = '\0';
+    snprintf(out, n, "%s/bench/bench_fidelity", dirname(self));
+    if (access(out, X_OK) != 0)
+        cr_skip_test("%s not built (make test builds it)", out);
+}
+
+static int run(const char *args)
+{
+    char bench[PATH_MAX], cmd[2 * PATH_MAX];
+    bench_path(bench, sizeof bench);
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", bench, args);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count_lines_with(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, needle) != NULL;
+    fclose(f);
+    return n;
+}
+
+/* A CSV with every time negated: the opposite ranking. */
+static void reverse_csv(const char *in, const char *out)
+{
+    FILE *f = fopen(in, "r"), *g = fopen(out, "w");
+    cr_assert(f && g);
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char k[64], i[64], s[16], u[16];
+        double t;
+        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15s", k, i, s, &t, u) == 5)
+            fprintf(g, "%s,%s,%s,%f,%s\n", k, i, s, -t, u);
+        else
+            fputs(line, g);
+    }
+    fclose(f);
+    fclose(g);
+}
+
+Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout = 120)
+{
+    char dir[] = "/tmp/wh_fidelity_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char args[1024], csv[300], rev[300], json[300];
+    snprintf(csv, sizeof csv, "%s/sim.csv", dir);
+    snprintf(rev, sizeof rev, "%s/rev.csv", dir);
+    snprintf(json, sizeof json, "%s/cmp.json", dir);
+    snprintf(args, sizeof args, "--measure --inputs 4 --kernels gt_atomic,spmv_scalar -o %s", csv);
+    cr_assert_eq(run(args), 0, "bench_fidelity %s", args);
+    cr_expect_eq(count_lines_with(csv, "gt_atomic,random-"), 4);
+    cr_expect_eq(count_lines_with(csv, "gt_atomic,known-worst,ok"), 1, "the ground truth's known worst");
+    cr_expect_eq(count_lines_with(csv, "spmv_scalar,staircase-scattered,ok"), 1, "the corpus's candidates");
+    cr_expect_eq(count_lines_with(csv, "fig1a,"), 0, "--kernels limits the kernels");
+
+    snprintf(args, sizeof args, "--compare %s %s --json %s", csv, csv, json);
+    cr_assert_eq(run(args), 0);
+    json_t *doc = ts_load_json(json);
+    cr_assert_eq(json_array_size(doc), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *k = json_array_get(doc, i);
+        cr_expect_float_eq(json_real_value(json_object_get(k, "rho")), 1.0, 1e-12);
+        cr_expect_float_eq(json_real_value(json_object_get(k, "tau")), 1.0, 1e-12);
+        cr_expect_eq(json_integer_value(json_object_get(k, "slowest_rank")), 1);
+    }
+    json_t *atomic = json_array_get(doc, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(atomic, "kernel")), "gt_atomic");
+    cr_expect_str_eq(json_string_value(json_object_get(atomic, "slowest")), "known-worst");
+    cr_expect_eq(json_integer_value(json_object_get(atomic, "inputs")), 6);
+    json_decref(doc);
+
+    reverse_csv(csv, rev);
+    snprintf(args, sizeof args, "--compare %s %s --json %s", csv, rev, json);
+    cr_assert_eq(run(args), 0);
+    doc = ts_load_json(json);
+    json_t *k = json_array_get(doc, 0);
+    cr_expect(json_real_value(json_object_get(k, "rho")) < -0.8, "reversed: rho %g",
+              json_real_value(json_object_get(k, "rho")));
+    cr_expect_eq(json_integer_value(json_object_get(k, "slowest_rank")), 6, "the slowest is last there");
+    json_decref(doc);
+
+    cr_expect_eq(run("--compare /nonexistent.csv /nonexistent.csv"), 2);
+    cr_expect_eq(run("--frobnicate"), 1);
+    ts_rmtree(dir);
+}
