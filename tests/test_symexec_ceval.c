@@ -105,6 +105,13 @@ static void six_symbols(fixture *f, int *s)
     cr_assert_eq(k, 6, "bfs1 has %d 32-bit symbols", k);
 }
 
+/* bfs1's fixture (20 paths) and six of its 32-bit symbols. */
+static void open_bfs_six(fixture *f, int *s)
+{
+    open_fixture(f, "kernels/bfs1.json", 20);
+    six_symbols(f, s);
+}
+
 /* Operand j (0: A, 1: B, 2: C) as a term of width w from the symbols,
  * and setting its value. */
 static Z3_ast operand(fixture *f, const int *s, int j, int w)
@@ -248,9 +255,8 @@ static uint64_t edge_value(pcg32 *rng, int k, int w)
 Test(symexec_ceval, every_operator_at_the_edges_of_every_width, .timeout = 120)
 {
     fixture f;
-    open_fixture(&f, "kernels/bfs1.json", 20);
     int s[6];
-    six_symbols(&f, s);
+    open_bfs_six(&f, s);
     Z3_context c = f.e->z.c;
     pcg32 rng;
     pcg32_seed(&rng, 7, 1);
@@ -303,13 +309,12 @@ Test(symexec_ceval, every_operator_at_the_edges_of_every_width, .timeout = 120)
 Test(symexec_ceval, booleans_reductions_and_array_reads)
 {
     fixture f;
-    open_fixture(&f, "kernels/bfs1.json", 20);
     int s[6];
-    six_symbols(&f, s);
+    open_bfs_six(&f, s);
     Z3_context c = f.e->z.c;
     sx_z *z = &f.e->z;
     Z3_ast a = f.e->syms[s[0]].ast, b = f.e->syms[s[1]].ast, d = f.e->syms[s[2]].ast;
-    Z3_sort bv8 = sx_z_bvs(z, 8), bv32 = sx_z_bvs(z, 32);
+    Z3_sort bv32 = sx_z_bvs(z, 32);
     Z3_ast arr = sx_zk(z, Z3_mk_const_array(c, bv32, sx_z_num(z, 0x5a, 8)));
     arr = sx_zk(z, Z3_mk_store(c, arr, a, sx_zk(z, Z3_mk_extract(c, 7, 0, b))));
     arr = sx_zk(z, Z3_mk_store(c, arr, b, sx_z_num(z, 0x11, 8)));
@@ -330,7 +335,6 @@ Test(symexec_ceval, booleans_reductions_and_array_reads)
         sx_zk(z, Z3_mk_eq(c, sx_zk(z, Z3_mk_bvredand(c, a)), sx_z_num(z, 1, 1))),
         sx_zk(z, Z3_mk_eq(c, sx_zk(z, Z3_mk_extract(c, 3, 3, a)), sx_z_num(z, 1, 1))),
     };
-    (void)bv8;
     const uint64_t pts[][3] = { { 0, 0, 0 }, { 1, 2, 1 }, { 2, 1, 2 }, { 7, 7, 7 }, { 0xffffffff, 0x11, 0xffffffff },
                                 { 5, 9, 4 }, { 0x80000000, 0x7fffffff, 0x7fffffff }, { 8, 0x5a, 9 } };
     for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
@@ -348,9 +352,8 @@ Test(symexec_ceval, booleans_reductions_and_array_reads)
 Test(symexec_ceval, what_it_cannot_evaluate_does_not_compile)
 {
     fixture f;
-    open_fixture(&f, "kernels/bfs1.json", 20);
     int s[6];
-    six_symbols(&f, s);
+    open_bfs_six(&f, s);
     Z3_context c = f.e->z.c;
     sx_z *z = &f.e->z;
     Z3_ast a = f.e->syms[s[0]].ast;
