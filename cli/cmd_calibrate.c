@@ -25,15 +25,17 @@ static void usage(FILE *out)
         "inside the kernel with %%clock64 as the difference of two sections, and write\n"
         "a sim profile from them.\n"
         "\n"
-        "Measured: mad.lo.u32 (alu) and fma.rn.f32 (fma) latency and issue cycles;\n"
+        "Measured: the latency and issue cycles of the instruction classes alu\n"
+        "(mad.lo.u32), fma (fma.rn.f32), fp64 (fma.rn.f64), sfu (rsqrt.approx), idiv\n"
+        "(div.u32), fdiv (div.rn.f32) and ddiv (div.rn.f64);\n"
         "the latency of a global load that hits the L2 and what a first touch (DRAM)\n"
         "adds; shared-memory latency and the cost of each further wavefront of a bank\n"
         "conflict; the cycles of one same-address atomic; bar.sync's latency; the\n"
         "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
         "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
-        "values): the other instruction classes, bandwidths, distinct-address atomics,\n"
-        "divergence and residency limits, and there is no cache model to fill (issue\n"
-        "#24).\n"
+        "values): the warp, control, local and const classes, bandwidths, coalescing,\n"
+        "distinct-address atomics, divergence and residency limits, and there is no\n"
+        "cache model to fill (issue #24).\n"
         "\n"
         "On the sim the microbenchmarks give back the profile it runs with (the tests\n"
         "check it): that is how the formulas are known to mirror the model.  On a GPU\n"
@@ -59,21 +61,28 @@ static void usage(FILE *out)
 
 static json_t *values_json(const harness_calibration *c)
 {
-    return json_pack("{s:s, s:s, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "device", c->device, "backend", harness_backend_name(c->backend), "clock_mhz", c->clock_mhz,
-                     "sm_count", c->sm_count, "alu_latency", c->alu_latency, "alu_issue", c->alu_issue,
-                     "fma_latency", c->fma_latency, "fma_issue", c->fma_issue, "global_latency",
-                     c->global_latency, "dram_latency", c->dram_latency, "shared_latency", c->shared_latency,
-                     "wavefront_cycles", c->wavefront_cycles, "atomic_cycles_per_op", c->atomic_cycles_per_op,
-                     "bar_latency", c->bar_latency, "empty_kernel_cycles", c->empty_kernel_cycles);
+    json_t *cls = json_object();
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++)
+        json_object_set_new(cls, harness_calib_classes[k],
+                            json_pack("{s:f, s:f}", "latency", c->latency[k], "issue", c->issue[k]));
+    return json_pack("{s:s, s:s, s:f, s:i, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "device", c->device,
+                     "backend", harness_backend_name(c->backend), "clock_mhz", c->clock_mhz, "sm_count",
+                     c->sm_count, "classes", cls, "global_latency", c->global_latency, "dram_latency",
+                     c->dram_latency, "shared_latency", c->shared_latency, "wavefront_cycles", c->wavefront_cycles,
+                     "atomic_cycles_per_op", c->atomic_cycles_per_op, "bar_latency", c->bar_latency,
+                     "empty_kernel_cycles", c->empty_kernel_cycles);
 }
 
 static void print_values(const harness_calibration *c)
 {
+    static const char *const instr[HARNESS_CALIB_CLASSES] = {
+        "mad.lo.u32", "fma.rn.f32", "fma.rn.f64", "rsqrt.approx", "div.u32", "div.rn.f32", "div.rn.f64",
+    };
     fprintf(stderr, "calibrate: %s (%s backend), clock %.0f MHz%s\n", c->device, harness_backend_name(c->backend),
             c->clock_mhz, c->sm_count ? "" : ", SM count: the profile's");
-    fprintf(stderr, "  alu (mad.lo.u32)   latency %7.2f  issue %5.2f cycles\n", c->alu_latency, c->alu_issue);
-    fprintf(stderr, "  fma (fma.rn.f32)   latency %7.2f  issue %5.2f cycles\n", c->fma_latency, c->fma_issue);
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++)
+        fprintf(stderr, "  %-5s (%-12s) latency %7.2f  issue %5.2f cycles\n", harness_calib_classes[k], instr[k],
+                c->latency[k], c->issue[k]);
     fprintf(stderr, "  global load        latency %7.2f cycles (L2 hit), first touch adds %.2f\n",
             c->global_latency, c->dram_latency);
     fprintf(stderr, "  shared load        latency %7.2f cycles, each further wavefront %.2f\n", c->shared_latency,

@@ -25,19 +25,25 @@ const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
     "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_empty",
 };
 
+/* calib_chain's and calib_issue's sections, in the sim profile's names */
+const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
+    "alu", "fma", "fp64", "sfu", "idiv", "fdiv", "ddiv",
+};
+
 /* Instructions between two loads of a pointer chase (calib.cu's HOP_*):
  * all on the ALU's latency. */
 #define HOP_ALU_OPS 4
 /* Sections' sizes: how many more of the measured thing the longer one has. */
-#define CHAIN_EXTRA 64         /* mad / fma in a dependent chain */
-#define ISSUE_EXTRA 64         /* independent mad / fma */
+#define CHAIN_EXTRA 32         /* steps of a dependent chain */
+#define ISSUE_EXTRA 64         /* steps of eight independent chains */
 #define HOPS_EXTRA 32          /* chase hops */
 #define BANK_LOADS 8           /* loads, each 32-way conflicted or not */
 #define ATOMIC_EXTRA (8 * 32)  /* same-address operations (8 warp reductions) */
 #define BARRIER_EXTRA 8
 
-/* Runs spec once on h and reads its `out` buffer (eight cycle counts). */
-static bool run_one(harness *h, const wh_spec *spec, long long raw[8], double *time, wh_error *err)
+/* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
+ * counts). */
+static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *time, wh_error *err)
 {
     wh_launch L = wh_spec_launch_full(spec);
     wh_image *img = wh_image_new(spec, &L, err);
@@ -52,10 +58,10 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[8], double *t
     }
     if (ok) {
         *time = res.min;
-        memset(raw, 0, 8 * sizeof *raw);
+        memset(raw, 0, 16 * sizeof *raw);
         for (int i = 0; i < img->nbufs; i++)
             if (!strcmp(img->bufs[i].param->name, "out") && img->bufs[i].data)
-                memcpy(raw, img->bufs[i].data, img->bufs[i].bytes < 64 ? img->bufs[i].bytes : 64);
+                memcpy(raw, img->bufs[i].data, img->bufs[i].bytes < 128 ? img->bufs[i].bytes : 128);
     }
     if (ok || res.reps)
         harness_result_free(&res);
@@ -67,7 +73,7 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[8], double *t
  * backend that does not run the kernel (a driver stub) leaves zeros. */
 static bool plausible(const harness_calibration *c, wh_error *err)
 {
-    static const int pairs[HARNESS_CALIB_KERNELS] = { 2, 2, 2, 2, 1, 1, 0 };
+    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 0 };
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
@@ -85,20 +91,21 @@ static bool plausible(const harness_calibration *c, wh_error *err)
  * sim's timing.c). */
 static void fit(harness_calibration *c)
 {
-    const long long(*r)[8] = (const long long(*)[8])c->raw;
-    c->alu_latency = (double)(r[0][1] - r[0][0]) / CHAIN_EXTRA;
-    c->fma_latency = (double)(r[0][3] - r[0][2]) / CHAIN_EXTRA;
-    c->alu_issue = (double)(r[1][1] - r[1][0]) / ISSUE_EXTRA;
-    c->fma_issue = (double)(r[1][3] - r[1][2]) / ISSUE_EXTRA;
+    const long long(*r)[16] = (const long long(*)[16])c->raw;
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
+        c->latency[k] = (double)(r[0][2 * k + 1] - r[0][2 * k]) / CHAIN_EXTRA;
+        c->issue[k] = (double)(r[1][2 * k + 1] - r[1][2 * k]) / ISSUE_EXTRA;
+    }
+    double alu_latency = c->latency[0];
     double cold = (double)(r[2][1] - r[2][0]) / HOPS_EXTRA, warm = (double)(r[2][3] - r[2][2]) / HOPS_EXTRA;
     /* a warm hop: the address arithmetic, one sector through the load/store
      * unit (a cycle), the L2 latency; a cold one waits for DRAM instead of
      * that cycle */
-    c->global_latency = warm - HOP_ALU_OPS * c->alu_latency - 1;
+    c->global_latency = warm - HOP_ALU_OPS * alu_latency - 1;
     c->dram_latency = cold - warm + 1;
     c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
-    c->shared_latency = shop - HOP_ALU_OPS * c->alu_latency - c->wavefront_cycles;
+    c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
     c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
     c->bar_latency = (double)(r[5][1] - r[5][0]) / BARRIER_EXTRA;
 }
@@ -161,18 +168,20 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     /* the sim charges an empty kernel its launch, one block launch (150
      * cycles in the built-in profile, which stays) and a cycle */
     double launch = c->empty_kernel_cycles - 150 - 1;
-    json_t *costs = json_pack("{s:o, s:o, s:o, s:o, s:o}", "alu", cost(r2(c->alu_issue), r2(c->alu_latency)),
-                              "fma", cost(r2(c->fma_issue), r2(c->fma_latency)),
-                              "global", json_pack("{s:f}", "latency", r2(c->global_latency)),
-                              "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)),
-                              "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
+    json_t *costs = json_object();
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++)
+        json_object_set_new(costs, harness_calib_classes[k], cost(r2(c->issue[k]), r2(c->latency[k])));
+    json_object_set_new(costs, "global", json_pack("{s:f}", "latency", r2(c->global_latency)));
+    json_object_set_new(costs, "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)));
+    json_object_set_new(costs, "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
     json_t *memory = json_pack("{s:f, s:f, s:f}", "dram_latency", r2(c->dram_latency), "shared_cycles_per_wavefront",
                                r2(c->wavefront_cycles), "atomic_cycles_per_op", r2(c->atomic_cycles_per_op));
     json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
     json_t *raw = json_object();
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
         json_t *a = json_array();
-        for (int i = 0; i < 4; i++)
+        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : 4;
+        for (int i = 0; i < n; i++)
             json_array_append_new(a, json_integer(c->raw[k][i]));
         json_object_set_new(raw, harness_calib_kernels[k], a);
     }

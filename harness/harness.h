@@ -337,14 +337,19 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
  * values a sim profile of that GPU needs. */
 #define HARNESS_CALIB_KERNELS 7
 extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
+#define HARNESS_CALIB_CLASSES 7
+extern const char *const harness_calib_classes[HARNESS_CALIB_CLASSES];
 
 typedef struct {
     char device[160];
     harness_backend backend;
     double clock_mhz;
     int sm_count;                     /* 0: not known (the sim keeps its profile's) */
-    double alu_latency, alu_issue;    /* cycles: mad.lo.u32 */
-    double fma_latency, fma_issue;    /* fma.rn.f32 */
+    /* cycles per instruction class (harness_calib_classes: the sim's alu,
+     * fma, fp64, sfu, idiv, fdiv, ddiv; calib.cu names the instruction
+     * that stands for each): a dependent chain's step, and one of eight
+     * independent chains' in a warp */
+    double latency[HARNESS_CALIB_CLASSES], issue[HARNESS_CALIB_CLASSES];
     double global_latency;            /* a load that hits the L2, past the LSU's cycle */
     double dram_latency;              /* what a sector's first touch adds */
     double shared_latency;
@@ -352,7 +357,7 @@ typedef struct {
     double atomic_cycles_per_op;      /* one same-address operation */
     double bar_latency;               /* bar.sync of one warp */
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
-    long long raw[HARNESS_CALIB_KERNELS][8];   /* each kernel's section cycles */
+    long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles */
 } harness_calibration;
 
 bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,

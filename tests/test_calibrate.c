@@ -57,8 +57,9 @@ static harness_calibration calibrate_sim(const char *profile)
 /* What a calibration should measure, and a check of it within 1 % (or
  * 0.05 cycles). */
 typedef struct {
-    double alu_latency, alu_issue, fma_latency, fma_issue, global_latency, dram_latency, shared_latency,
-        wavefront_cycles, atomic_cycles_per_op, bar_latency, empty_kernel_cycles;
+    double latency[HARNESS_CALIB_CLASSES], issue[HARNESS_CALIB_CLASSES];
+    double global_latency, dram_latency, shared_latency, wavefront_cycles, atomic_cycles_per_op, bar_latency,
+        empty_kernel_cycles;
 } expected;
 
 #define EXPECT_NEAR(got, want, what) \
@@ -67,10 +68,10 @@ typedef struct {
 
 static void expect_measured(const harness_calibration *c, const expected *e)
 {
-    EXPECT_NEAR(c->alu_latency, e->alu_latency, "alu latency");
-    EXPECT_NEAR(c->alu_issue, e->alu_issue, "alu issue");
-    EXPECT_NEAR(c->fma_latency, e->fma_latency, "fma latency");
-    EXPECT_NEAR(c->fma_issue, e->fma_issue, "fma issue");
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
+        EXPECT_NEAR(c->latency[k], e->latency[k], harness_calib_classes[k]);
+        EXPECT_NEAR(c->issue[k], e->issue[k], harness_calib_classes[k]);
+    }
     EXPECT_NEAR(c->global_latency, e->global_latency, "global latency");
     EXPECT_NEAR(c->dram_latency, e->dram_latency, "dram latency");
     EXPECT_NEAR(c->shared_latency, e->shared_latency, "shared latency");
@@ -85,7 +86,9 @@ static void expect_measured(const harness_calibration *c, const expected *e)
 Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
 {
     harness_calibration c = calibrate_sim(NULL);
-    expect_measured(&c, &(expected){ 4, 2, 4, 2, 200, 250, 24, 1, 1, 20, 500 + 150 + 1 });
+    /* latency and issue of alu, fma, fp64, sfu, idiv, fdiv, ddiv */
+    expect_measured(&c, &(expected){ { 4, 4, 8, 18, 60, 40, 120 }, { 2, 2, 4, 8, 20, 10, 40 },
+                                      200, 250, 24, 1, 1, 20, 500 + 150 + 1 });
     EXPECT_NEAR(c.clock_mhz, 1410, "clock");
     cr_expect_eq(c.backend, HARNESS_SIM);
     cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
@@ -102,12 +105,16 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
     FILE *f = fopen(path, "w");
     cr_assert(f);
     fputs("{ \"costs\": { \"alu\": { \"issue\": 1, \"latency\": 6 }, \"fma\": { \"issue\": 4, \"latency\": 5 },\n"
+          "  \"fp64\": { \"issue\": 16, \"latency\": 30 }, \"sfu\": { \"issue\": 4, \"latency\": 23 },\n"
+          "  \"idiv\": { \"issue\": 12, \"latency\": 80 }, \"fdiv\": { \"issue\": 7, \"latency\": 33 },\n"
+          "  \"ddiv\": { \"issue\": 50, \"latency\": 140 },\n"
           "  \"global\": { \"latency\": 300 }, \"shared\": { \"latency\": 30 }, \"bar\": { \"latency\": 35 } },\n"
           "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3 },\n"
           "  \"control\": { \"kernel_launch_cycles\": 700 } }\n", f);
     fclose(f);
     harness_calibration c = calibrate_sim(path);
-    expect_measured(&c, &(expected){ 6, 1, 5, 4, 300, 400, 30, 2, 3, 35, 700 + 150 + 1 });
+    expect_measured(&c, &(expected){ { 6, 5, 30, 23, 80, 33, 140 }, { 1, 4, 16, 4, 12, 7, 50 },
+                                      300, 400, 30, 2, 3, 35, 700 + 150 + 1 });
     ts_rmtree(dir);
 }
 
@@ -128,7 +135,10 @@ Test(calibrate, the_written_profile_loads_and_calibrates_to_itself, .timeout = 6
     cr_expect(json_is_object(json_object_get(doc, "calibration")), "the raw section cycles are kept");
     json_decref(doc);
     harness_calibration again = calibrate_sim(path);
-    EXPECT_NEAR(again.alu_latency, c.alu_latency, "alu latency");
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
+        EXPECT_NEAR(again.latency[k], c.latency[k], harness_calib_classes[k]);
+        EXPECT_NEAR(again.issue[k], c.issue[k], harness_calib_classes[k]);
+    }
     EXPECT_NEAR(again.global_latency, c.global_latency, "global latency");
     EXPECT_NEAR(again.dram_latency, c.dram_latency, "dram latency");
     EXPECT_NEAR(again.shared_latency, c.shared_latency, "shared latency");

@@ -18,12 +18,8 @@
  * barriers, and an empty kernel for the launch overhead.
  */
 
-#define MAD1 "mad.lo.u32 %0, %0, %1, %2;\n\t"
-#define MAD8 MAD1 MAD1 MAD1 MAD1 MAD1 MAD1 MAD1 MAD1
-#define MAD32 MAD8 MAD8 MAD8 MAD8
-#define FMA1 "fma.rn.f32 %0, %0, %1, %2;\n\t"
-#define FMA8 FMA1 FMA1 FMA1 FMA1 FMA1 FMA1 FMA1 FMA1
-#define FMA32 FMA8 FMA8 FMA8 FMA8
+#define X8(S) S S S S S S S S
+#define X32(S) X8(S) X8(S) X8(S) X8(S)
 
 static __device__ __forceinline__ long long clk(void)
 {
@@ -32,76 +28,100 @@ static __device__ __forceinline__ long long clk(void)
     return t;
 }
 
-/* Latency: one dependent chain of 64 and of 128 mad.lo.u32 (alu) and
- * fma.rn.f32 (fma).  One thread. */
+/* One step of a dependent chain per instruction class (the sim's classes:
+ * alu, fma, fp64, sfu, idiv, fdiv, ddiv); the values stay finite. */
+#define STEP_ALU "mad.lo.u32 %0, %0, %1, %2;\n\t"
+#define STEP_FMA "fma.rn.f32 %0, %0, %1, %2;\n\t"
+#define STEP_FP64 "fma.rn.f64 %0, %0, %1, %2;\n\t"
+#define STEP_SFU "rsqrt.approx.ftz.f32 %0, %0;\n\t"
+#define STEP_IDIV "div.u32 %0, %0, %1;\n\t"
+#define STEP_FDIV "div.rn.f32 %0, %1, %0;\n\t"
+#define STEP_DDIV "div.rn.f64 %0, %1, %0;\n\t"
+
+/* Class i's chain: one untimed step (its operand ready), then 32 steps
+ * and 64 steps, timed: out[2i], out[2i + 1].  The operands follow S. */
+#define TIME_CHAIN(i, S, ...) \
+    do { \
+        asm volatile(S : __VA_ARGS__); \
+        long long c0_ = clk(); \
+        asm volatile(X32(S) : __VA_ARGS__); \
+        long long c1_ = clk(); \
+        asm volatile(X32(S) X32(S) : __VA_ARGS__); \
+        long long c2_ = clk(); \
+        out[2 * (i)] = c1_ - c0_; \
+        out[2 * (i) + 1] = c2_ - c1_; \
+    } while (0)
+
+/* Latency: a dependent chain of each class, 32 and 64 long.  One thread. */
 extern "C" __global__ void calib_chain(long long *out, unsigned a, unsigned b, float fa, float fb)
 {
-    unsigned x = a ^ b;
-    float f = fa + fb;
-    asm volatile(MAD1 : "+r"(x) : "r"(a), "r"(b));
-    long long t0 = clk();
-    asm volatile(MAD32 MAD32 : "+r"(x) : "r"(a), "r"(b));
-    long long t1 = clk();
-    asm volatile(MAD32 MAD32 MAD32 MAD32 : "+r"(x) : "r"(a), "r"(b));
-    long long t2 = clk();
-    asm volatile(FMA1 : "+f"(f) : "f"(fa), "f"(fb));
-    long long t3 = clk();
-    asm volatile(FMA32 FMA32 : "+f"(f) : "f"(fa), "f"(fb));
-    long long t4 = clk();
-    asm volatile(FMA32 FMA32 FMA32 FMA32 : "+f"(f) : "f"(fa), "f"(fb));
-    long long t5 = clk();
-    out[0] = t1 - t0;
-    out[1] = t2 - t1;
-    out[2] = t4 - t3;
-    out[3] = t5 - t4;
-    out[4] = (long long)x + (long long)__float_as_int(f);
+    unsigned x = a ^ b, q = a | 1, three = 3;
+    float f = fa + fb, r = fa + 1, h = fb + 2;
+    double g = fa, da = fa + 0.5, db = fb, k = fb + 3;
+    TIME_CHAIN(0, STEP_ALU, "+r"(x) : "r"(a), "r"(b));
+    TIME_CHAIN(1, STEP_FMA, "+f"(f) : "f"(fa), "f"(fb));
+    TIME_CHAIN(2, STEP_FP64, "+d"(g) : "d"(da), "d"(db));
+    TIME_CHAIN(3, STEP_SFU, "+f"(r));
+    TIME_CHAIN(4, STEP_IDIV, "+r"(q) : "r"(three));
+    TIME_CHAIN(5, STEP_FDIV, "+f"(h) : "f"(fa));
+    TIME_CHAIN(6, STEP_DDIV, "+d"(k) : "d"(da));
+    out[14] = (long long)x + q + __float_as_int(f + r + h) + __double_as_longlong(g + k);
 }
 
-/* Issue: eight independent chains, 8 x 8 and 8 x 16 instructions, in one
- * warp: the pipe, not the latency, sets the pace. */
-#define ISSUE_ROUND(OP) \
-    OP " %0, %0, %8, %9;\n\t" OP " %1, %1, %8, %9;\n\t" OP " %2, %2, %8, %9;\n\t" OP " %3, %3, %8, %9;\n\t" \
-    OP " %4, %4, %8, %9;\n\t" OP " %5, %5, %8, %9;\n\t" OP " %6, %6, %8, %9;\n\t" OP " %7, %7, %8, %9;\n\t"
-#define ISSUE8(OP) ISSUE_ROUND(OP) ISSUE_ROUND(OP) ISSUE_ROUND(OP) ISSUE_ROUND(OP) \
-    ISSUE_ROUND(OP) ISSUE_ROUND(OP) ISSUE_ROUND(OP) ISSUE_ROUND(OP)
+/* Issue: eight independent chains of one class in one warp, 8 x 8 and
+ * 8 x 16 instructions: the class's pipe, not its latency, sets the pace.
+ * I_*(k) is chain k's step (operands %0..%7 the chains, %8 and %9 inputs). */
+#define I_ALU(k) "mad.lo.u32 %" #k ", %" #k ", %8, %9;\n\t"
+#define I_FMA(k) "fma.rn.f32 %" #k ", %" #k ", %8, %9;\n\t"
+#define I_FP64(k) "fma.rn.f64 %" #k ", %" #k ", %8, %9;\n\t"
+#define I_SFU(k) "rsqrt.approx.ftz.f32 %" #k ", %" #k ";\n\t"
+#define I_IDIV(k) "div.u32 %" #k ", %" #k ", %8;\n\t"
+#define I_FDIV(k) "div.rn.f32 %" #k ", %8, %" #k ";\n\t"
+#define I_DDIV(k) "div.rn.f64 %" #k ", %8, %" #k ";\n\t"
+#define ROUND(I) I(0) I(1) I(2) I(3) I(4) I(5) I(6) I(7)
+#define CHAINS8(c, v) "+" c(v##0), "+" c(v##1), "+" c(v##2), "+" c(v##3), "+" c(v##4), "+" c(v##5), \
+                      "+" c(v##6), "+" c(v##7)
+
+/* Class i's issue sections, timed: out[2i], out[2i + 1]. */
+#define TIME_ISSUE(i, I, ...) \
+    do { \
+        asm volatile(ROUND(I) : __VA_ARGS__); \
+        long long c0_ = clk(); \
+        asm volatile(X8(ROUND(I)) : __VA_ARGS__); \
+        long long c1_ = clk(); \
+        asm volatile(X8(ROUND(I)) X8(ROUND(I)) : __VA_ARGS__); \
+        long long c2_ = clk(); \
+        if (threadIdx.x == 0) { \
+            out[2 * (i)] = c1_ - c0_; \
+            out[2 * (i) + 1] = c2_ - c1_; \
+        } \
+    } while (0)
+
+#define DECL8(T, v, init) T v##0 = (init), v##1 = (init) + 1, v##2 = (init) + 2, v##3 = (init) + 3, \
+                          v##4 = (init) + 4, v##5 = (init) + 5, v##6 = (init) + 6, v##7 = (init) + 7
+#define SUM8(v) (v##0 + v##1 + v##2 + v##3 + v##4 + v##5 + v##6 + v##7)
 
 extern "C" __global__ void calib_issue(long long *out, unsigned a, unsigned b, float fa, float fb)
 {
-    unsigned x0 = a, x1 = a + 1, x2 = a + 2, x3 = a + 3, x4 = a + 4, x5 = a + 5, x6 = a + 6, x7 = a + 7;
-    float f0 = fa, f1 = fa + 1, f2 = fa + 2, f3 = fa + 3, f4 = fa + 4, f5 = fa + 5, f6 = fa + 6, f7 = fa + 7;
-    /* untimed: the chains' operands ready and the pipe busy, as in the sections */
-    asm volatile(ISSUE_ROUND("mad.lo.u32")
-                 : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6), "+r"(x7)
-                 : "r"(a), "r"(b));
-    long long t0 = clk();
-    asm volatile(ISSUE8("mad.lo.u32")
-                 : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6), "+r"(x7)
-                 : "r"(a), "r"(b));
-    long long t1 = clk();
-    asm volatile(ISSUE8("mad.lo.u32") ISSUE8("mad.lo.u32")
-                 : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3), "+r"(x4), "+r"(x5), "+r"(x6), "+r"(x7)
-                 : "r"(a), "r"(b));
-    long long t2 = clk();
-    asm volatile(ISSUE_ROUND("fma.rn.f32")
-                 : "+f"(f0), "+f"(f1), "+f"(f2), "+f"(f3), "+f"(f4), "+f"(f5), "+f"(f6), "+f"(f7)
-                 : "f"(fa), "f"(fb));
-    long long t2f = clk();
-    asm volatile(ISSUE8("fma.rn.f32")
-                 : "+f"(f0), "+f"(f1), "+f"(f2), "+f"(f3), "+f"(f4), "+f"(f5), "+f"(f6), "+f"(f7)
-                 : "f"(fa), "f"(fb));
-    long long t3 = clk();
-    asm volatile(ISSUE8("fma.rn.f32") ISSUE8("fma.rn.f32")
-                 : "+f"(f0), "+f"(f1), "+f"(f2), "+f"(f3), "+f"(f4), "+f"(f5), "+f"(f6), "+f"(f7)
-                 : "f"(fa), "f"(fb));
-    long long t4 = clk();
-    if (threadIdx.x == 0) {
-        out[0] = t1 - t0;
-        out[1] = t2 - t1;
-        out[2] = t3 - t2f;
-        out[3] = t4 - t3;
-        out[4] = (long long)(x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7) +
-                 __float_as_int(f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7);
-    }
+    DECL8(unsigned, x, a);
+    DECL8(float, f, fa);
+    DECL8(double, g, (double)fa);
+    DECL8(float, r, fb + 1);
+    DECL8(unsigned, q, a | 1);
+    DECL8(float, h, fb + 2);
+    DECL8(double, k, (double)fb + 3);
+    unsigned three = 3;
+    double da = fa + 0.5, db = fb;
+    TIME_ISSUE(0, I_ALU, CHAINS8("r", x) : "r"(a), "r"(b));
+    TIME_ISSUE(1, I_FMA, CHAINS8("f", f) : "f"(fa), "f"(fb));
+    TIME_ISSUE(2, I_FP64, CHAINS8("d", g) : "d"(da), "d"(db));
+    TIME_ISSUE(3, I_SFU, CHAINS8("f", r));
+    TIME_ISSUE(4, I_IDIV, CHAINS8("r", q) : "r"(three));
+    TIME_ISSUE(5, I_FDIV, CHAINS8("f", h) : "f"(fa));
+    TIME_ISSUE(6, I_DDIV, CHAINS8("d", k) : "d"(da));
+    if (threadIdx.x == 0)
+        out[14] = (long long)SUM8(x) + SUM8(q) + __float_as_int(SUM8(f) + SUM8(r) + SUM8(h)) +
+                  __double_as_longlong(SUM8(g) + SUM8(k));
 }
 
 /* A pointer chase: each hop loads the next index (next[i] = i), adds the
