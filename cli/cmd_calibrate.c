@@ -30,12 +30,14 @@ static void usage(FILE *out)
         "(div.u32), fdiv (div.rn.f32) and ddiv (div.rn.f64);\n"
         "the latency of a global load that hits the L2 and what a first touch (DRAM)\n"
         "adds; shared-memory latency and the cost of each further wavefront of a bank\n"
-        "conflict; the cycles of one same-address atomic; bar.sync's latency; the\n"
+        "conflict; the load/store unit's cycles per sector; a constant load's cycles\n"
+        "per further address; the cycles of one same-address atomic, global and\n"
+        "shared; bar.sync's latency; the\n"
         "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
         "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
-        "values): the warp, control, local and const classes, bandwidths, coalescing,\n"
-        "distinct-address atomics, divergence and residency limits, and there is no\n"
-        "cache model to fill (issue #24).\n"
+        "values): the warp, control, local and const classes' latencies, the L2 and\n"
+        "DRAM bandwidths, divergence, block launch and residency limits, and there is\n"
+        "no cache model to fill (issue #24).\n"
         "\n"
         "On the sim the microbenchmarks give back the profile it runs with (the tests\n"
         "check it): that is how the formulas are known to mirror the model.  On a GPU\n"
@@ -65,12 +67,16 @@ static json_t *values_json(const harness_calibration *c)
     for (int k = 0; k < HARNESS_CALIB_CLASSES; k++)
         json_object_set_new(cls, harness_calib_classes[k],
                             json_pack("{s:f, s:f}", "latency", c->latency[k], "issue", c->issue[k]));
-    return json_pack("{s:s, s:s, s:f, s:i, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "device", c->device,
+    json_t *doc = json_pack("{s:s, s:s, s:f, s:i, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "device", c->device,
                      "backend", harness_backend_name(c->backend), "clock_mhz", c->clock_mhz, "sm_count",
                      c->sm_count, "classes", cls, "global_latency", c->global_latency, "dram_latency",
                      c->dram_latency, "shared_latency", c->shared_latency, "wavefront_cycles", c->wavefront_cycles,
                      "atomic_cycles_per_op", c->atomic_cycles_per_op, "bar_latency", c->bar_latency,
                      "empty_kernel_cycles", c->empty_kernel_cycles);
+    json_object_set_new(doc, "lsu_cycles_per_sector", json_real(c->lsu_cycles_per_sector));
+    json_object_set_new(doc, "const_cycles_per_address", json_real(c->const_cycles_per_address));
+    json_object_set_new(doc, "shared_atomic_cycles_per_op", json_real(c->shared_atomic_cycles_per_op));
+    return doc;
 }
 
 static void print_values(const harness_calibration *c)
@@ -87,7 +93,10 @@ static void print_values(const harness_calibration *c)
             c->global_latency, c->dram_latency);
     fprintf(stderr, "  shared load        latency %7.2f cycles, each further wavefront %.2f\n", c->shared_latency,
             c->wavefront_cycles);
-    fprintf(stderr, "  same-address atomic %6.2f cycles per operation\n", c->atomic_cycles_per_op);
+    fprintf(stderr, "  load/store unit    %7.2f cycles per sector\n", c->lsu_cycles_per_sector);
+    fprintf(stderr, "  constant load      %7.2f cycles per further address\n", c->const_cycles_per_address);
+    fprintf(stderr, "  same-address atomic %6.2f cycles per operation (global), %.2f (shared)\n",
+            c->atomic_cycles_per_op, c->shared_atomic_cycles_per_op);
     fprintf(stderr, "  bar.sync           latency %7.2f cycles\n", c->bar_latency);
     fprintf(stderr, "  empty kernel       %7.2f cycles\n", c->empty_kernel_cycles);
 }

@@ -22,7 +22,8 @@
 #include <string.h>
 
 const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
-    "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_empty",
+    "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_memory",
+    "calib_empty",
 };
 
 /* calib_chain's and calib_issue's sections, in the sim profile's names */
@@ -40,6 +41,9 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define BANK_LOADS 8           /* loads, each 32-way conflicted or not */
 #define ATOMIC_EXTRA (8 * 32)  /* same-address operations (8 warp reductions) */
 #define BARRIER_EXTRA 8
+#define LSU_EXTRA (8 * 32)     /* sectors (8 loads of 32) */
+#define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
+#define SATOMIC_EXTRA 8        /* same-word shared reductions by a warp */
 
 /* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
  * counts). */
@@ -73,7 +77,7 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *
  * backend that does not run the kernel (a driver stub) leaves zeros. */
 static bool plausible(const harness_calibration *c, wh_error *err)
 {
-    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 0 };
+    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 0 };
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
@@ -97,16 +101,21 @@ static void fit(harness_calibration *c)
         c->issue[k] = (double)(r[1][2 * k + 1] - r[1][2 * k]) / ISSUE_EXTRA;
     }
     double alu_latency = c->latency[0];
+    c->lsu_cycles_per_sector = (double)(r[6][1] - r[6][0]) / LSU_EXTRA;
+    c->const_cycles_per_address = (double)((r[6][5] - r[6][4]) - (r[6][3] - r[6][2])) / CONST_EXTRA;
     double cold = (double)(r[2][1] - r[2][0]) / HOPS_EXTRA, warm = (double)(r[2][3] - r[2][2]) / HOPS_EXTRA;
     /* a warm hop: the address arithmetic, one sector through the load/store
-     * unit (a cycle), the L2 latency; a cold one waits for DRAM instead of
-     * that cycle */
-    c->global_latency = warm - HOP_ALU_OPS * alu_latency - 1;
-    c->dram_latency = cold - warm + 1;
+     * unit (a cycle at least), the L2 latency; a cold one waits for DRAM
+     * instead of that unit */
+    double one_sector = c->lsu_cycles_per_sector > 1 ? c->lsu_cycles_per_sector : 1;
+    c->global_latency = warm - HOP_ALU_OPS * alu_latency - one_sector;
+    c->dram_latency = cold - warm + one_sector;
     c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
     c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
+    /* a warp's same-word shared atomic: one wavefront, then each lane */
+    c->shared_atomic_cycles_per_op = ((double)(r[6][7] - r[6][6]) / SATOMIC_EXTRA - c->wavefront_cycles) / 32;
     c->bar_latency = (double)(r[5][1] - r[5][0]) / BARRIER_EXTRA;
 }
 
@@ -174,13 +183,16 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     json_object_set_new(costs, "global", json_pack("{s:f}", "latency", r2(c->global_latency)));
     json_object_set_new(costs, "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)));
     json_object_set_new(costs, "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
-    json_t *memory = json_pack("{s:f, s:f, s:f}", "dram_latency", r2(c->dram_latency), "shared_cycles_per_wavefront",
-                               r2(c->wavefront_cycles), "atomic_cycles_per_op", r2(c->atomic_cycles_per_op));
+    json_t *memory = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "dram_latency", r2(c->dram_latency),
+                               "shared_cycles_per_wavefront", r2(c->wavefront_cycles), "atomic_cycles_per_op",
+                               r2(c->atomic_cycles_per_op), "lsu_cycles_per_sector", r2(c->lsu_cycles_per_sector),
+                               "const_cycles_per_address", r2(c->const_cycles_per_address),
+                               "shared_atomic_cycles_per_op", r2(c->shared_atomic_cycles_per_op));
     json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
     json_t *raw = json_object();
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
         json_t *a = json_array();
-        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : 4;
+        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : 4;
         for (int i = 0; i < n; i++)
             json_array_append_new(a, json_integer(c->raw[k][i]));
         json_object_set_new(raw, harness_calib_kernels[k], a);

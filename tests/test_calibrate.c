@@ -59,7 +59,7 @@ static harness_calibration calibrate_sim(const char *profile)
 typedef struct {
     double latency[HARNESS_CALIB_CLASSES], issue[HARNESS_CALIB_CLASSES];
     double global_latency, dram_latency, shared_latency, wavefront_cycles, atomic_cycles_per_op, bar_latency,
-        empty_kernel_cycles;
+        empty_kernel_cycles, lsu_cycles_per_sector, const_cycles_per_address, shared_atomic_cycles_per_op;
 } expected;
 
 #define EXPECT_NEAR(got, want, what) \
@@ -79,6 +79,9 @@ static void expect_measured(const harness_calibration *c, const expected *e)
     EXPECT_NEAR(c->atomic_cycles_per_op, e->atomic_cycles_per_op, "atomic");
     EXPECT_NEAR(c->bar_latency, e->bar_latency, "bar latency");
     EXPECT_NEAR(c->empty_kernel_cycles, e->empty_kernel_cycles, "empty kernel");
+    EXPECT_NEAR(c->lsu_cycles_per_sector, e->lsu_cycles_per_sector, "lsu per sector");
+    EXPECT_NEAR(c->const_cycles_per_address, e->const_cycles_per_address, "const per address");
+    EXPECT_NEAR(c->shared_atomic_cycles_per_op, e->shared_atomic_cycles_per_op, "shared atomic");
 }
 
 /* The built-in profile (harness/profiles/default.json's values; an empty
@@ -88,7 +91,7 @@ Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
     harness_calibration c = calibrate_sim(NULL);
     /* latency and issue of alu, fma, fp64, sfu, idiv, fdiv, ddiv */
     expect_measured(&c, &(expected){ { 4, 4, 8, 18, 60, 40, 120 }, { 2, 2, 4, 8, 20, 10, 40 },
-                                      200, 250, 24, 1, 1, 20, 500 + 150 + 1 });
+                                      200, 250, 24, 1, 1, 20, 500 + 150 + 1, 0.25, 1, 2 });
     EXPECT_NEAR(c.clock_mhz, 1410, "clock");
     cr_expect_eq(c.backend, HARNESS_SIM);
     cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
@@ -109,12 +112,13 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
           "  \"idiv\": { \"issue\": 12, \"latency\": 80 }, \"fdiv\": { \"issue\": 7, \"latency\": 33 },\n"
           "  \"ddiv\": { \"issue\": 50, \"latency\": 140 },\n"
           "  \"global\": { \"latency\": 300 }, \"shared\": { \"latency\": 30 }, \"bar\": { \"latency\": 35 } },\n"
-          "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3 },\n"
+          "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3,\n"
+          "    \"lsu_cycles_per_sector\": 2, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5 },\n"
           "  \"control\": { \"kernel_launch_cycles\": 700 } }\n", f);
     fclose(f);
     harness_calibration c = calibrate_sim(path);
     expect_measured(&c, &(expected){ { 6, 5, 30, 23, 80, 33, 140 }, { 1, 4, 16, 4, 12, 7, 50 },
-                                      300, 400, 30, 2, 3, 35, 700 + 150 + 1 });
+                                      300, 400, 30, 2, 3, 35, 700 + 150 + 1, 2, 3, 5 });
     ts_rmtree(dir);
 }
 

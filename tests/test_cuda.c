@@ -898,6 +898,11 @@ Test(cuda, gpu_calibrates_to_plausible_values, .timeout = 300)
     cr_expect(c.wavefront_cycles >= 0.2 && c.wavefront_cycles <= 16, "wavefront %g", c.wavefront_cycles);
     cr_expect(c.atomic_cycles_per_op > 0 && c.atomic_cycles_per_op <= 200, "atomic %g", c.atomic_cycles_per_op);
     cr_expect(c.bar_latency >= 1 && c.bar_latency <= 1000, "bar %g", c.bar_latency);
+    cr_expect(c.lsu_cycles_per_sector > 0 && c.lsu_cycles_per_sector <= 32, "lsu %g", c.lsu_cycles_per_sector);
+    cr_expect(c.const_cycles_per_address > 0 && c.const_cycles_per_address <= 100, "const %g",
+              c.const_cycles_per_address);
+    cr_expect(c.shared_atomic_cycles_per_op > 0 && c.shared_atomic_cycles_per_op <= 100, "shared atomic %g",
+              c.shared_atomic_cycles_per_op);
     cr_expect_gt(c.empty_kernel_cycles, 0);
     cr_expect_gt(c.sm_count, 0);
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)

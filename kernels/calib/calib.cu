@@ -246,6 +246,85 @@ extern "C" __global__ void calib_atomic(long long *out, unsigned *cell)
     }
 }
 
+/* Sixteen independent global loads by the 32 lanes, each lane 32 bytes
+ * from the next (32 sectors a load), 1 KB between loads; then one add of
+ * the first and the K-th loaded value, which waits for the K-th. */
+#define GL(k, off) "ld.global.cg.u32 %" #k ", [%16+" #off "];\n\t"
+#define GLOADS8 GL(0, 0) GL(1, 1024) GL(2, 2048) GL(3, 3072) GL(4, 4096) GL(5, 5120) GL(6, 6144) GL(7, 7168)
+#define GLOADS16 GLOADS8 GL(8, 8192) GL(9, 9216) GL(10, 10240) GL(11, 11264) GL(12, 12288) GL(13, 13312) \
+    GL(14, 14336) GL(15, 15360)
+#define R16 "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]), \
+    "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]), "=r"(r[14]), "=r"(r[15])
+
+/* A chase through the constant bank: each hop's address is the loaded
+ * value (0) plus the lane's offset (%3: 128 bytes a lane, 32 addresses a
+ * warp, or 0, one address for all) plus the bank's base. */
+#define HOP_CONST "ld.const.u32 %0, [%1];\n\t" "add.u32 %0, %0, %3;\n\t" "cvt.u64.u32 %1, %0;\n\t" \
+    "add.u64 %1, %1, %2;\n\t"
+#define HOP8_CONST HOP_CONST HOP_CONST HOP_CONST HOP_CONST HOP_CONST HOP_CONST HOP_CONST HOP_CONST
+
+#define SRED1 "red.shared.add.u32 [%1], 1;\n\t"
+#define SRED8 SRED1 SRED1 SRED1 SRED1 SRED1 SRED1 SRED1 SRED1
+#define SATOM_LAST "atom.shared.add.u32 %0, [%1], 1;\n\t" "add.u32 %0, %0, 1;\n\t"
+
+__constant__ unsigned calib_ctab[1024];
+
+/* One warp: the load/store unit's time per sector (8 and 16 loads of 32
+ * sectors, the sectors warm in the L2), the constant bank's time per
+ * further address (chases of 8 and 16 hops, at one address and at 32: a
+ * chase's first hop is at the base for every lane), and a shared atomic's
+ * (8 and 16 same-word reductions by the warp). */
+extern "C" __global__ void calib_memory(long long *out, const unsigned *buf)
+{
+    __shared__ unsigned cell;
+    unsigned r[16];
+    unsigned long long lanep = (unsigned long long)buf + threadIdx.x * 32;
+    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep) : "memory");   /* warm */
+    long long t0 = clk();
+    asm volatile(GLOADS8 "add.u32 %0, %0, %7;" : R16 : "l"(lanep) : "memory");
+    long long t1 = clk();
+    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep) : "memory");
+    long long t2 = clk();
+    unsigned sum = r[0];
+
+    unsigned long long cbase, cp;
+    asm volatile("mov.u64 %0, calib_ctab;" : "=l"(cbase));   /* its address in the constant space */
+    unsigned v = 0, spread = threadIdx.x * 128, none = 0;
+    long long tc[8];
+    asm volatile("mov.u64 %1, %2;\n\t" HOP_CONST : "+r"(v), "=&l"(cp) : "l"(cbase), "r"(spread));   /* untimed */
+    for (int k = 0; k < 4; k++) {   /* one address, 8 and 16 hops; then 32 addresses */
+        unsigned off = k < 2 ? none : spread;
+        tc[2 * k] = clk();
+        if (k % 2 == 0)
+            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(cbase), "r"(off));
+        else
+            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(cbase), "r"(off));
+        tc[2 * k + 1] = clk();
+    }
+
+    if (threadIdx.x == 0)
+        cell = 0;
+    __syncwarp();
+    unsigned c = (unsigned)__cvta_generic_to_shared(&cell), a;
+    asm volatile(SATOM_LAST : "=r"(a) : "r"(c) : "memory");
+    long long t6 = clk();
+    asm volatile(SRED8 SATOM_LAST : "=r"(a) : "r"(c) : "memory");
+    long long t7 = clk();
+    asm volatile(SRED8 SRED8 SATOM_LAST : "=r"(a) : "r"(c) : "memory");
+    long long t8 = clk();
+    if (threadIdx.x == 0) {
+        out[0] = t1 - t0;   /* 8 loads of 32 sectors */
+        out[1] = t2 - t1;   /* 16 */
+        out[2] = tc[1] - tc[0];   /* const hops, one address: 8 */
+        out[3] = tc[3] - tc[2];   /* 16 */
+        out[4] = tc[5] - tc[4];   /* const hops, 32 addresses: 8 */
+        out[5] = tc[7] - tc[6];   /* 16 */
+        out[6] = t7 - t6;         /* 8 shared same-word reductions */
+        out[7] = t8 - t7;         /* 16 */
+        out[8] = sum + v + a + (long long)cp;
+    }
+}
+
 #define BAR1 "bar.sync 0;\n\t"
 #define BAR8 BAR1 BAR1 BAR1 BAR1 BAR1 BAR1 BAR1 BAR1
 
