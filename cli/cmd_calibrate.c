@@ -32,7 +32,9 @@ static void usage(FILE *out)
         "adds; shared-memory latency and the cost of each further wavefront of a bank\n"
         "conflict; the load/store unit's cycles per sector; a constant load's cycles\n"
         "per further address; the cycles of one same-address atomic, global and\n"
-        "shared; bar.sync's latency; the\n"
+        "shared; the L1's hit latency and size (chases over 8 KB to 1 MB; none when a\n"
+        "plain load is no faster than .cg); the L2's size (the device's); bar.sync's\n"
+        "latency; the\n"
         "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
         "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
         "values): the warp, control, local and const classes' latencies, the L2 and\n"
@@ -76,6 +78,9 @@ static json_t *values_json(const harness_calibration *c)
     json_object_set_new(doc, "lsu_cycles_per_sector", json_real(c->lsu_cycles_per_sector));
     json_object_set_new(doc, "const_cycles_per_address", json_real(c->const_cycles_per_address));
     json_object_set_new(doc, "shared_atomic_cycles_per_op", json_real(c->shared_atomic_cycles_per_op));
+    json_object_set_new(doc, "l1_latency", json_real(c->l1_latency));
+    json_object_set_new(doc, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
+    json_object_set_new(doc, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
     return doc;
 }
 
@@ -91,6 +96,13 @@ static void print_values(const harness_calibration *c)
                 c->latency[k], c->issue[k]);
     fprintf(stderr, "  global load        latency %7.2f cycles (L2 hit), first touch adds %.2f\n",
             c->global_latency, c->dram_latency);
+    if (c->l1_bytes)
+        fprintf(stderr, "  L1                 latency %7.2f cycles, holds %llu KB%s\n", c->l1_latency,
+                (unsigned long long)(c->l1_bytes >> 10), c->l1_bytes >= (1u << 20) ? " or more" : "");
+    else
+        fprintf(stderr, "  L1                 none seen (a plain load is no faster than .cg)\n");
+    if (c->l2_bytes)
+        fprintf(stderr, "  L2                 %llu KB (the device's)\n", (unsigned long long)(c->l2_bytes >> 10));
     fprintf(stderr, "  shared load        latency %7.2f cycles, each further wavefront %.2f\n", c->shared_latency,
             c->wavefront_cycles);
     fprintf(stderr, "  load/store unit    %7.2f cycles per sector\n", c->lsu_cycles_per_sector);

@@ -23,7 +23,7 @@
 
 const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
     "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_memory",
-    "calib_empty",
+    "calib_l1", "calib_empty",
 };
 
 /* calib_chain's and calib_issue's sections, in the sim profile's names */
@@ -44,6 +44,7 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define LSU_EXTRA (8 * 32)     /* sectors (8 loads of 32) */
 #define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
 #define SATOMIC_EXTRA 8        /* same-word shared reductions by a warp */
+#define L1_FOOTPRINTS 8        /* calib_l1's chases: 8 KB << 0..7 */
 
 /* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
  * counts). */
@@ -77,7 +78,7 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *
  * backend that does not run the kernel (a driver stub) leaves zeros. */
 static bool plausible(const harness_calibration *c, wh_error *err)
 {
-    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 0 };
+    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1, 0 };
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
@@ -89,6 +90,29 @@ static bool plausible(const harness_calibration *c, wh_error *err)
             return false;
         }
     return true;
+}
+
+/* The L1 (calib_l1): a plain load's warm chase against the .cg one
+ * (l2_hop): no faster, no L1 to model; else its hit latency (the hop less
+ * `other`: the address arithmetic and the load/store unit) and its size,
+ * the largest footprint whose chase stays within a quarter of the
+ * smallest's hop (an LRU cache walked in a cycle misses every hop once
+ * the footprint is past its size). */
+static void fit_l1(harness_calibration *c, const long long *r, double l2_hop, double other)
+{
+    double hop = (double)(r[1] - r[0]) / HOPS_EXTRA;
+    c->l1_latency = 0;
+    c->l1_bytes = 0;
+    if (!(hop < 0.9 * l2_hop))
+        return;
+    c->l1_latency = hop - other;
+    double first = (double)r[2] / (8192.0 / 128);
+    for (int i = 0; i < L1_FOOTPRINTS; i++) {
+        uint64_t bytes = (uint64_t)8192 << i;
+        if ((double)r[2 + i] / (double)(bytes / 128) > 1.25 * first)
+            break;
+        c->l1_bytes = bytes;
+    }
 }
 
 /* The model's values from the sections' cycle counts (see calib.cu and the
@@ -110,6 +134,7 @@ static void fit(harness_calibration *c)
     double one_sector = c->lsu_cycles_per_sector > 1 ? c->lsu_cycles_per_sector : 1;
     c->global_latency = warm - HOP_ALU_OPS * alu_latency - one_sector;
     c->dram_latency = cold - warm + one_sector;
+    fit_l1(c, r[7], warm, HOP_ALU_OPS * alu_latency + one_sector);
     c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
@@ -139,8 +164,9 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
             out->clock_mhz = harness_clock_mhz(h);
             out->backend = harness_backend_of(h);
             json_t *dev = harness_device_json(h);
-            json_t *sms = json_object_get(dev, "sm_count");
+            json_t *sms = json_object_get(dev, "sm_count"), *l2 = json_object_get(dev, "l2_bytes");
             out->sm_count = json_is_integer(sms) ? (int)json_integer_value(sms) : 0;
+            out->l2_bytes = json_is_integer(l2) && json_integer_value(l2) > 0 ? (uint64_t)json_integer_value(l2) : 0;
             json_decref(dev);
         }
         double t = 0;
@@ -188,11 +214,17 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
                                r2(c->atomic_cycles_per_op), "lsu_cycles_per_sector", r2(c->lsu_cycles_per_sector),
                                "const_cycles_per_address", r2(c->const_cycles_per_address),
                                "shared_atomic_cycles_per_op", r2(c->shared_atomic_cycles_per_op));
+    if (c->l1_bytes) {
+        json_object_set_new(memory, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
+        json_object_set_new(memory, "l1_latency", json_real(r2(c->l1_latency)));
+    }
+    if (c->l2_bytes)
+        json_object_set_new(memory, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
     json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
     json_t *raw = json_object();
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
         json_t *a = json_array();
-        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : 4;
+        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : k == 7 ? 2 + L1_FOOTPRINTS : 4;
         for (int i = 0; i < n; i++)
             json_array_append_new(a, json_integer(c->raw[k][i]));
         json_object_set_new(raw, harness_calib_kernels[k], a);

@@ -335,7 +335,7 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
  * values they measure, each a difference of two timed sections (calib.cu).
  * On the sim they give back its own profile's values; on a GPU, the
  * values a sim profile of that GPU needs. */
-#define HARNESS_CALIB_KERNELS 8
+#define HARNESS_CALIB_KERNELS 9
 extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
 #define HARNESS_CALIB_CLASSES 7
 extern const char *const harness_calib_classes[HARNESS_CALIB_CLASSES];
@@ -358,6 +358,9 @@ typedef struct {
     double lsu_cycles_per_sector;     /* the load/store unit's time per sector of a request */
     double const_cycles_per_address;  /* each further address of a constant load */
     double shared_atomic_cycles_per_op; /* one same-word shared atomic */
+    double l1_latency;                /* a load the L1 serves, past the LSU; 0: no L1 seen */
+    uint64_t l1_bytes;                /* the largest footprint the L1 held (8 KB .. 1 MB); 0: none */
+    uint64_t l2_bytes;                /* the device's (cuda); 0: not known */
     double bar_latency;               /* bar.sync of one warp */
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
     long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles */

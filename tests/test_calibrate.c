@@ -200,3 +200,54 @@ Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
     cr_expect(strstr(ts_read_text(errp), "unexpected argument"), "%s", ts_read_text(errp));
     ts_rmtree(dir);
 }
+
+/* ---- the sim's caches, seen through the microbenchmarks ---------------------- */
+
+static void write_profile(const char *dir, const char *json, char *path, size_t n)
+{
+    snprintf(path, n, "%s/p.json", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs(json, f);
+    fclose(f);
+}
+
+/* An L1 of 64 KB (4 ways, 30 cycles): calibrate finds its latency and
+ * size (chases up to 64 KB hit, from 128 KB an LRU walked in a cycle
+ * misses every hop), and the .cg chase of calib_global is not served by
+ * it (the L2 and DRAM latencies are the built-in ones). */
+Test(calibrate, an_l1_is_found_with_its_latency_and_size, .timeout = 60)
+{
+    char dir[] = "/tmp/wh_calib_XXXXXX", path[300];
+    cr_assert(mkdtemp(dir));
+    write_profile(dir, "{ \"memory\": { \"l1_bytes\": 65536, \"l1_ways\": 4, \"l1_latency\": 30 } }", path,
+                  sizeof path);
+    harness_calibration c = calibrate_sim(path);
+    EXPECT_NEAR(c.l1_latency, 30, "l1 latency");
+    cr_expect_eq(c.l1_bytes, 65536, "l1 size %llu", (unsigned long long)c.l1_bytes);
+    EXPECT_NEAR(c.global_latency, 200, "global latency (.cg: past the L1)");
+    EXPECT_NEAR(c.dram_latency, 250, "dram latency");
+    harness_calibration none = calibrate_sim(NULL);
+    cr_expect_eq(none.l1_bytes, 0, "the built-in profile has no L1");
+    cr_expect_eq(none.l1_latency, 0);
+    ts_rmtree(dir);
+}
+
+/* An L2 of 8 KB (64 lines) cannot hold calib_global's two chases (96
+ * lines): its warm walk misses like the cold one, so the DRAM latency
+ * seen between them vanishes; with the L2 unbounded (the built-in
+ * profile) the warm walk hits. */
+Test(calibrate, a_finite_l2_evicts_what_it_cannot_hold, .timeout = 60)
+{
+    char dir[] = "/tmp/wh_calib_XXXXXX", path[300];
+    cr_assert(mkdtemp(dir));
+    write_profile(dir, "{ \"memory\": { \"l2_bytes\": 8192 } }", path, sizeof path);
+    harness_calibration small = calibrate_sim(path);
+    cr_expect(fabs(small.dram_latency - 1) < 1, "warm and cold hops alike: %g", small.dram_latency);
+    EXPECT_NEAR(small.global_latency, 200 + 250 - 1, "every hop past the L2");
+    write_profile(dir, "{ \"memory\": { \"l2_bytes\": 1048576 } }", path, sizeof path);
+    harness_calibration big = calibrate_sim(path);
+    EXPECT_NEAR(big.dram_latency, 250, "an L2 that holds the chases: the warm walk hits");
+    EXPECT_NEAR(big.global_latency, 200, "global latency");
+    ts_rmtree(dir);
+}

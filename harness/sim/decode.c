@@ -241,6 +241,19 @@ static void add_out(sim_instr *s, const sim_func *F, int slot, bool pred)
     s->outs[s->nouts++] = pred ? F->nslots + slot : slot;
 }
 
+/* A global load the L1 may serve: ld (ldu) of the global or generic
+ * space without the .cg (L2 only), .cv (fetch again) or volatile. */
+static bool uses_l1(const ptx_instr *pi)
+{
+    if ((pi->op != PTX_OP_LD && pi->op != PTX_OP_LDU) || (pi->flags & PTX_F_VOLATILE) ||
+        (pi->space != PTX_SPACE_GLOBAL && pi->space != PTX_SPACE_GENERIC))
+        return false;
+    for (int i = 0; i < pi->nmods; i++)
+        if (!strcmp(pi->mods[i], "cg") || !strcmp(pi->mods[i], "cv"))
+            return false;
+    return true;
+}
+
 static sim_class float_class(ptx_type t)
 {
     return t == PTX_T_F64 ? SIM_C_FP64 : SIM_C_FMA;
@@ -540,6 +553,7 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
     s->aop = (uint8_t)pi->aop;
     s->flags = pi->flags;
     s->cls = (uint8_t)classify(pi);
+    s->l1 = uses_l1(pi);
     s->pipe = (int8_t)sim_class_pipe(s->cls);
     s->guard = -1;
     s->dstp = -1;
@@ -722,6 +736,11 @@ void sim_prog_free(sim_prog *P)
         }
     }
     free(P->mcache);
+    if (P->caches) {
+        sim_cache_free(P->caches[0]);
+        sim_cache_free(P->caches[1]);
+        free(P->caches);
+    }
     if (P->bcache) {
         for (int i = 0; i < P->bcache->n; i++)
             sim_block_free(P->bcache->b[i]);

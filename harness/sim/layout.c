@@ -119,6 +119,7 @@ static void layout_module(sim_prog *P, int entry)
     }
     P->nregions = r;
     P->mcache = wh_xcalloc((size_t)(r ? r : 1), sizeof *P->mcache);
+    P->caches = wh_xcalloc(2, sizeof *P->caches);
     P->bcache = wh_xcalloc(1, sizeof *P->bcache);
 }
 

@@ -224,14 +224,13 @@ static inline uint64_t lane_addr(const sim_warp *w, const sim_instr *in, uint32_
 }
 
 /* Timing of the accesses gathered for one instruction. */
-static double access_cost(sim_run *R, sim_sm *sm, sim_warp *w, mkind k, double t, const uint64_t *addr,
+static double access_cost(sim_run *R, sim_sm *sm, const sim_instr *in, mkind k, double t, const uint64_t *addr,
                           const uint32_t *bytes, const uint8_t *lanes, int n)
 {
-    (void)w;
     if (n == 0)
         return t;
     switch (k) {
-    case K_GLOBAL: return sim_cost_global(R, sm, t, addr, bytes, n);
+    case K_GLOBAL: return sim_cost_global(R, sm, t, addr, bytes, n, in->l1);
     case K_SHARED: return sim_cost_shared(R, sm, t, addr, bytes, n);
     case K_LOCAL: return sim_cost_local(R, sm, t, addr, bytes, lanes, n);
     default: return sim_cost_const(R, sm, t, addr, n);
@@ -279,7 +278,7 @@ static bool exec_ld_st(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in,
             addrs[0] = in->space == PTX_SPACE_GENERIC && k != K_GLOBAL ? a & (PTX_ADDR_WINDOW - 1) : a;
             sizes[0] = bytes;
             lanes[0] = (uint8_t)l0;
-            *done = access_cost(R, sm, w, k, t, addrs, sizes, lanes, 1);
+            *done = access_cost(R, sm, in, k, t, addrs, sizes, lanes, 1);
             return true;
         }
     }
@@ -321,7 +320,7 @@ static bool exec_ld_st(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in,
             }
         }
     }
-    *done = access_cost(R, sm, w, k0, t, addrs, sizes, lanes, n);
+    *done = access_cost(R, sm, in, k0, t, addrs, sizes, lanes, n);
     return true;
 }
 
@@ -513,7 +512,7 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
         sa[n] = dst;
         n++;
     }
-    double g = sim_cost_global(R, sm, t, ga, gb, n);
+    double g = sim_cost_global(R, sm, t, ga, gb, n, false);
     double s = sim_cost_shared(R, sm, g, sa, gb, n);
     *done = s;
     return true;

@@ -45,6 +45,8 @@ void sim_profile_default(sim_profile *p)
     p->dram_latency = 250;
     p->l2_sectors_per_cycle = 160;
     p->dram_sectors_per_cycle = 34.5;
+    p->l1_ways = 4;
+    p->l2_ways = 16;
     p->shared_banks = 32;
     p->bank_bytes = 4;
     p->shared_cycles_per_wavefront = 1;
@@ -86,6 +88,11 @@ static const field memory_fields[] = {
     F("dram_latency", K_DOUBLE, dram_latency, 0, 1e9),
     F("l2_sectors_per_cycle", K_DOUBLE, l2_sectors_per_cycle, 1e-6, 1e9),
     F("dram_sectors_per_cycle", K_DOUBLE, dram_sectors_per_cycle, 1e-6, 1e9),
+    F("l1_bytes", K_U64, l1_bytes, 0, 1e12),
+    F("l1_ways", K_INT, l1_ways, 1, 1024),
+    F("l1_latency", K_DOUBLE, l1_latency, 0, 1e6),
+    F("l2_bytes", K_U64, l2_bytes, 0, 1e12),
+    F("l2_ways", K_INT, l2_ways, 1, 1024),
     F("shared_banks", K_INT, shared_banks, 1, 1024),
     F("bank_bytes", K_INT, bank_bytes, 1, 64),
     F("shared_cycles_per_wavefront", K_DOUBLE, shared_cycles_per_wavefront, 0, 1e6),

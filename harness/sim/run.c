@@ -570,6 +570,8 @@ bool sim_execute(const sim_prog *P, wh_image *img, int copy, struct sim_explain 
     uint64_t dyn_end = P->dyn_shared_off + img->shared_bytes;
     R->shared_size = img->shared_bytes ? dyn_end : P->static_shared;
     sim_bw_init(&R->l2, 64, P->prof.l2_sectors_per_cycle);
+    R->l1 = sim_cache_for_run(&P->caches[0], P->prof.l1_bytes, P->prof.l1_ways, P->prof.sector_bytes, P->prof.sms);
+    R->l2c = sim_cache_for_run(&P->caches[1], P->prof.l2_bytes, P->prof.l2_ways, P->prof.sector_bytes, 1);
     sim_bw_init(&R->dram, 64, P->prof.dram_sectors_per_cycle);
     if (!setup_memory(R, err)) {
         free_run(R);

@@ -94,6 +94,12 @@ typedef struct {
     double dram_latency;          /* extra for a sector's first touch (DRAM) */
     double l2_sectors_per_cycle;  /* device-wide bandwidths */
     double dram_sectors_per_cycle;
+    /* sector caches (cache.c), 0 bytes: none.  Without an L2 every buffer
+     * stays in an L2 large enough after its first touch; a global load that
+     * may use the L1 (not .cg/.cv/volatile) hits there in l1_latency */
+    uint64_t l1_bytes, l2_bytes;
+    int l1_ways, l2_ways;
+    double l1_latency;
     int shared_banks, bank_bytes;
     double shared_cycles_per_wavefront;
     double const_cycles_per_address;
@@ -167,6 +173,7 @@ typedef struct {
     uint8_t size;      /* bytes of one element of a memory access */
     uint8_t mode, rnd, cmp, boolop, aop;
     uint8_t nsrc, ndst;
+    bool l1;           /* a global load that may use the L1 (no .cg, .cv or volatile) */
     bool guard_neg;
     int32_t guard;     /* pred slot or -1 */
     uint32_t flags;    /* PTX_F_* */
@@ -252,6 +259,7 @@ typedef struct {
     uint64_t local_limit;      /* bytes of local memory the resident warps may take */
     bool all_buffers;          /* copy back every buffer, not only outputs */
     struct sim_region *mcache; /* device memory kept between runs (nregions), reused */
+    struct sim_cache **caches; /* the L1's and the L2's arrays kept between runs (cache.c) */
     struct sim_bcache *bcache; /* retired blocks kept between runs, reused */
 } sim_prog;
 
@@ -438,6 +446,7 @@ typedef struct sim_run {
     int residency;                   /* blocks per SM */
     sim_sm *sms;
     sim_bw l2, dram;
+    struct sim_cache *l1, *l2c;      /* this run's caches, NULL: none */
     double end_time;
     sim_block **pool;                /* retired blocks, reused by dispatch */
     int npool, poolcap;
@@ -595,8 +604,9 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
 /* timing.c: the cost model.  Each cost function takes the issue time
  * and the accesses of the active lanes (addr[i], bytes[i]) and returns the
  * time the data is available (loads) or the operation complete. */
+/* l1: the access may use the L1 (a load without .cg, .cv, volatile) */
 double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
-                       int n);
+                       int n, bool l1);
 double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes,
                       const uint8_t *lane, int n);
 double sim_cost_const(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n);
@@ -604,6 +614,23 @@ double sim_cost_shared(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
                        int n);
 double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, int n, bool shared);
 void sim_bw_init(sim_bw *b, double bin, double per_cycle);
+
+/* cache.c: set-associative sector caches, least recently used out */
+#define SIM_SECTORS_PER_LINE 4
+typedef struct sim_cache {
+    uint64_t *tag;                   /* line + 1 */
+    uint8_t *sectors;                /* the line's sectors present, a bit each */
+    uint32_t *epoch, *used;          /* the run that filled a way; its last access */
+    uint64_t sets;
+    int ways, copies;                /* copies: one per SM for the L1 */
+    uint32_t now, tick;
+} sim_cache;
+/* *slot's arrays (or new ones of this shape) emptied for a run; NULL, and
+ * *slot freed, when bytes is 0 */
+sim_cache *sim_cache_for_run(sim_cache **slot, uint64_t bytes, int ways, int sector_bytes, int copies);
+/* Is `sector` in copy `copy`?  A miss puts it there. */
+bool sim_cache_access(sim_cache *c, int copy, uint64_t sector);
+void sim_cache_free(sim_cache *c);
 /* Book `amount` sectors from time t on; returns when the last is served. */
 double sim_bw_take(sim_bw *b, double t, double amount);
 

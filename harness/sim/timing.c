@@ -205,7 +205,17 @@ static bool first_touch(sim_run *R, uint64_t sector, int sb)
     return true;
 }
 
-double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes, int n)
+/* Does a sector of the L2 miss (go to DRAM)?  With an L2 of the profile's
+ * size, its LRU says; without one, only a sector's first touch in the run. */
+static bool l2_miss(sim_run *R, uint64_t sector, uint64_t sb)
+{
+    if (R->l2c)
+        return !sim_cache_access(R->l2c, 0, sector);
+    return first_touch(R, sector, (int)sb);
+}
+
+double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, const uint32_t *bytes, int n,
+                       bool l1)
 {
     const sim_profile *P = R->prof;
     uint64_t sec[MAX_PARTS];
@@ -217,16 +227,22 @@ double sim_cost_global(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, c
             sec[k++] = s;
     }
     int ns = unique_u64(sec, k);
-    int nd = 0;
-    for (int i = 0; i < ns; i++)
-        if (first_touch(R, sec[i], (int)sb))
-            nd++;
+    bool use_l1 = l1 && R->l1;
+    int nl2 = 0, nd = 0;   /* sectors past the L1; of them, past the L2 */
+    for (int i = 0; i < ns; i++) {
+        if (use_l1 && sim_cache_access(R->l1, sm->id, sec[i]))
+            continue;
+        nl2++;
+        nd += l2_miss(R, sec[i], sb);
+    }
     R->acc.sectors = ns;
     double t0 = sim_dmax(t, sm->lsu_free);
     double occ = sim_dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
+    if (nl2 == 0 && use_l1)
+        return t0 + occ + P->l1_latency;   /* every sector in the L1 */
     double done = t0 + occ;
-    done = sim_dmax(done, sim_bw_take(&R->l2, t0, ns));
+    done = sim_dmax(done, sim_bw_take(&R->l2, t0, nl2));
     if (nd)
         done = sim_dmax(done, sim_bw_take(&R->dram, t0, nd) + P->dram_latency);
     return done + P->cls[SIM_C_GLOBAL].latency;
@@ -363,7 +379,7 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
     int ndram = 0;
     double wait = 0;
     for (int i = 0; i < k; i++) {
-        if (first_touch(R, div_size(a[i], sb), (int)sb))
+        if (l2_miss(R, div_size(a[i], sb), sb))
             ndram++;
         double *free_at = atomic_slot(R, a[i]);
         double start = sim_dmax(t0, *free_at);

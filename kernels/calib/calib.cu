@@ -246,6 +246,49 @@ extern "C" __global__ void calib_atomic(long long *out, unsigned *cell)
     }
 }
 
+/* The chase of calib_global with a plain ld.global, which the L1 may
+ * serve, and a wrap of `mask` elements (%3). */
+#define HOP_L1 \
+    "ld.global.u32 %0, [%1];\n\t" \
+    "add.u32 %0, %0, 32;\n\t" \
+    "and.b32 %0, %0, %3;\n\t" \
+    "mul.wide.u32 %1, %0, 4;\n\t" \
+    "add.u64 %1, %1, %2;\n\t"
+#define HOP8_L1 HOP_L1 HOP_L1 HOP_L1 HOP_L1 HOP_L1 HOP_L1 HOP_L1 HOP_L1
+#define HOP32_L1 HOP8_L1 HOP8_L1 HOP8_L1 HOP8_L1
+
+/* The L1: its hit latency (chases of 32 and 64 hops within 8 KB, warm),
+ * and its size: chases over footprints of 8 KB << i (i = 0..7, up to 1 MB)
+ * a line a hop, a first pass to fill, a second timed (out[2 + i]: the
+ * second pass's cycles; footprint / 128 hops).  One thread; next has
+ * 262144 elements (iota). */
+extern "C" __global__ void calib_l1(long long *out, const unsigned *next)
+{
+    unsigned long long base = (unsigned long long)next, p;
+    unsigned v = 0, small = 2047;
+    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
+    long long t0 = clk();
+    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
+    long long t1 = clk();
+    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
+    long long t2 = clk();
+    out[0] = t1 - t0;
+    out[1] = t2 - t1;
+    for (int i = 0; i < 8; i++) {
+        unsigned mask = (2048u << i) - 1, hops = (8192u << i) / 128;
+        long long ts = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            asm volatile("mov.u64 %1, %2;" : "+r"(v), "=&l"(p) : "l"(base), "r"(mask));
+            if (pass == 1)
+                ts = clk();
+            for (unsigned h = 0; h < hops; h += 8)
+                asm volatile(HOP8_L1 : "+r"(v), "+l"(p) : "l"(base), "r"(mask));
+        }
+        out[2 + i] = clk() - ts;
+    }
+    out[10] = v + (long long)p;
+}
+
 /* Sixteen independent global loads by the 32 lanes, each lane 32 bytes
  * from the next (32 sectors a load), 1 KB between loads; then one add of
  * the first and the K-th loaded value, which waits for the K-th. */
