@@ -2,14 +2,18 @@
  * bench_fidelity.c — does the sim rank inputs as a GPU does?  (issue #24)
  *
  *   bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N]
- *                  [--reps R] [--inputs N] [--cold-l2] [--kernels A,B] -o TIMES.csv
+ *                  [--reps R] [--inputs N] [--cold-l2] [--kernels A,B]
+ *                  [--found PATTERN] -o TIMES.csv
  *   bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]
  *
  * --measure times, per kernel (every bundled kernel, kernels/NAME.json, and
  * every corpus kernel, or --kernels), N random inputs (seeds 1..N, default
  * 30) and the hand-built ones: a ground-truth kernel's known worst and
  * best (kernels/groundtruth.h), a corpus kernel's worst candidates and
- * best (kernels/corpus/).  The same inputs on every backend (seeded, and
+ * best (kernels/corpus/), and with --found PATTERN the inputs searches
+ * found: every best/ directory one level under PATTERN, {} in PATTERN
+ * standing for the kernel's name ('results/{}/reference': the reference
+ * runs' best inputs, "found-gdivan-s1" ...).  The same inputs on every backend (seeded, and
  * built by the same code), so two CSVs made on two machines join on
  * (kernel, input): a GPU session writes its CSV in minutes and the sim's
  * are made anywhere.  Each time is the median of R repetitions (default 5;
@@ -48,6 +52,7 @@ typedef struct {
     harness_options hopt;
     int reps, inputs;
     const char *kernels;    /* comma-separated names, or NULL for all */
+    const char *found;      /* PATTERN of --found, or NULL */
     FILE *out;
 } measure_opts;
 
@@ -117,6 +122,39 @@ static int known_inputs(const measure_opts *m, harness *h, const wh_spec *spec, 
     return done;
 }
 
+/* The best inputs of searches under --found's directory for this kernel;
+ * -1 on failure. */
+static int found_inputs(const measure_opts *m, harness *h, const wh_spec *spec, wh_error *err)
+{
+    if (!m->found)
+        return 0;
+    char dir[512] = "", pattern[600];
+    const char *brace = strstr(m->found, "{}");
+    if (brace)
+        snprintf(dir, sizeof dir, "%.*s%s%s", (int)(brace - m->found), m->found, spec->name, brace + 2);
+    else
+        snprintf(dir, sizeof dir, "%s", m->found);
+    snprintf(pattern, sizeof pattern, "%s/*/best", dir);
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int done = 0;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc && done >= 0; i++) {
+            char run[256], name[64];
+            snprintf(run, sizeof run, "%s", g.gl_pathv[i]);
+            run[strlen(run) - strlen("/best")] = '\0';
+            const char *slash = strrchr(run, '/');
+            snprintf(name, sizeof name, "found-%s", slash ? slash + 1 : run);
+            wh_image *img = wh_image_load(spec, g.gl_pathv[i], err);
+            bool ok = img && time_one(m, h, spec, img, name, err);
+            wh_image_free(img);
+            done = ok ? done + 1 : -1;
+        }
+    }
+    globfree(&g);
+    return done;
+}
+
 static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_error *err)
 {
     wh_spec *spec = wh_spec_load(spec_path, err);
@@ -138,7 +176,7 @@ static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_erro
         ok = img && wh_image_fill_random(img, &rng, err) && time_one(m, h, spec, img, name, err);
         wh_image_free(img);
     }
-    ok = ok && known_inputs(m, h, spec, spec_path, err) >= 0;
+    ok = ok && known_inputs(m, h, spec, spec_path, err) >= 0 && found_inputs(m, h, spec, err) >= 0;
     fprintf(stderr, "bench_fidelity: %s %s\n", spec->name, ok ? "measured" : "failed");
     harness_close(h);
     wh_spec_free(spec);
@@ -320,21 +358,22 @@ static int run_compare(const char *ref, const char *other, const char *md, const
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N] [--reps R]\n"
-                    "                      [--inputs N] [--cold-l2] [--kernels A,B] -o TIMES.csv\n"
+                    "                      [--inputs N] [--cold-l2] [--kernels A,B] [--found PATTERN] -o TIMES.csv\n"
                     "       bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
     enum { O_MEASURE = 256, O_COMPARE, O_BACKEND, O_PROFILE, O_DEVICE, O_REPS, O_INPUTS, O_COLD, O_KERNELS, O_MD,
-           O_JSON };
+           O_JSON, O_FOUND };
     static const struct option longopts[] = {
         { "measure", no_argument, NULL, O_MEASURE }, { "compare", no_argument, NULL, O_COMPARE },
         { "backend", required_argument, NULL, O_BACKEND }, { "profile", required_argument, NULL, O_PROFILE },
         { "device", required_argument, NULL, O_DEVICE }, { "reps", required_argument, NULL, O_REPS },
         { "inputs", required_argument, NULL, O_INPUTS }, { "cold-l2", no_argument, NULL, O_COLD },
         { "kernels", required_argument, NULL, O_KERNELS }, { "md", required_argument, NULL, O_MD },
-        { "json", required_argument, NULL, O_JSON }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "json", required_argument, NULL, O_JSON }, { "found", required_argument, NULL, O_FOUND },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30 };
     harness_options_init(&m.hopt);
@@ -358,6 +397,7 @@ int main(int argc, char **argv)
         case O_INPUTS: m.inputs = atoi(optarg) >= 0 ? atoi(optarg) : 0; break;
         case O_COLD: m.hopt.cold_l2 = true; break;
         case O_KERNELS: m.kernels = optarg; break;
+        case O_FOUND: m.found = optarg; break;
         case O_MD: md = optarg; break;
         case O_JSON: json_path = optarg; break;
         case 'o': out = optarg; break;

@@ -31,7 +31,8 @@
 #      are some (groundtruth.txt, groundtruth.json);
 #  10. with --fidelity: bench_fidelity --measure on the GPU, warm and cold
 #      L2 (fidelity_gpu.csv, fidelity_gpu_cold.csv): every bundled and
-#      corpus kernel's seeded random and hand-built inputs, to be compared
+#      corpus kernel's seeded random and hand-built inputs and the sim
+#      reference runs' best ones (results/<kernel>/reference), to be compared
 #      with the sim's times of the same inputs, made anywhere
 #      (bench_fidelity --compare; README, "calibrate");
 # and writes everything under results/gpu/<device>/ with a summary.txt.
@@ -281,7 +282,7 @@ fi
 # --- 10. with --fidelity: every kernel's inputs timed for bench_fidelity ------------
 if [ "$RUN_FIDELITY" = 1 ]; then
     say "fidelity inputs on the GPU (bench_fidelity), warm and cold L2"
-    fid=("$BUILD/bench/bench_fidelity" --measure --backend cuda --device "$DEVICE" --reps 5)
+    fid=("$BUILD/bench/bench_fidelity" --measure --backend cuda --device "$DEVICE" --reps 5 --found 'results/{}/reference')
     if "${fid[@]}" -o "$OUT/fidelity_gpu.csv" 2>"$OUT/fidelity.err" &&
         "${fid[@]}" --cold-l2 -o "$OUT/fidelity_gpu_cold.csv" 2>>"$OUT/fidelity.err"; then
         echo "fidelity: ok (fidelity_gpu.csv, fidelity_gpu_cold.csv; compare them with the sim's" \
