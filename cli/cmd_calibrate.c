@@ -16,7 +16,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: warphunt calibrate [--backend auto|sim|cuda] [--device N] [--profile FILE]\n"
-        "                          [-o PROFILE] [--name NAME] [--json] [--quiet]\n"
+        "                          [--reps N] [-o PROFILE] [--name NAME] [--json] [--quiet]\n"
         "\n"
         "Measure the machine values the sim's timing model needs with microbenchmarks\n"
         "of our own (kernels/calib/calib.cu: chains of dependent and independent\n"
@@ -55,6 +55,8 @@ static void usage(FILE *out)
         "                   harness/profiles/default.json, with the raw section cycles\n"
         "                   under \"calibration\"); without it nothing is written\n"
         "  --name NAME      the profile's name (default: \"calibrated\")\n"
+        "  --reps N         run each microbenchmark N times and take each section's\n"
+        "                   median (default 5; 1 to 101; the sim is exact and needs 1)\n"
         "  --json           print the measured values as JSON on stdout\n"
         "  --quiet          print nothing on stderr but errors\n"
         "  -h, --help       show this help\n"
@@ -113,7 +115,7 @@ static void print_values(const harness_calibration *c)
     fprintf(stderr, "  empty kernel       %7.2f cycles\n", c->empty_kernel_cycles);
 }
 
-enum { OPT_OUTPUT = CLI_OPT_FIRST_FREE, OPT_NAME };
+enum { OPT_OUTPUT = CLI_OPT_FIRST_FREE, OPT_NAME, OPT_REPS };
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -121,10 +123,12 @@ int cmd_calibrate(int argc, char **argv)
         CLI_RUN_LONG_OPTIONS,
         { "output", required_argument, NULL, OPT_OUTPUT },
         { "name", required_argument, NULL, OPT_NAME },
+        { "reps", required_argument, NULL, OPT_REPS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *output = NULL, *name = "calibrated";
+    long reps = 5;
     cli_run_options ro;
     cli_run_options_init(&ro);
     wh_error err;
@@ -140,6 +144,7 @@ int cmd_calibrate(int argc, char **argv)
             switch (c) {
             case 'o': case OPT_OUTPUT: output = optarg; break;
             case OPT_NAME: name = optarg; break;
+            case OPT_REPS: r = cli_parse_long("--reps", optarg, 1, HARNESS_CALIB_MAX_REPS, &reps, &err) ? 1 : -1; break;
             case 'h':
                 opterr = saved_opterr;
                 usage(stdout);
@@ -168,7 +173,7 @@ int cmd_calibrate(int argc, char **argv)
     for (int k = 0; ok && k < HARNESS_CALIB_KERNELS; k++)
         ok = (specs[k] = cli_load_spec(harness_calib_kernels[k], &err)) != NULL;
     harness_calibration cal;
-    ok = ok && harness_calibrate((const wh_spec *const *)specs, ro.backend, &ro.harness, &cal, &err);
+    ok = ok && harness_calibrate((const wh_spec *const *)specs, ro.backend, &ro.harness, (int)reps, &cal, &err);
     ok = ok && (!output || harness_calibration_write_profile(&cal, name, output, &err));
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         wh_spec_free(specs[k]);

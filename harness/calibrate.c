@@ -74,6 +74,34 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *
     return ok;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* run_one `reps` times (a GPU's clock and caches vary from launch to
+ * launch): each section's median cycles, and the shortest time. */
+static bool run_repeated(harness *h, const wh_spec *spec, int reps, long long raw[16], double *time, wh_error *err)
+{
+    long long all[16][HARNESS_CALIB_MAX_REPS];
+    *time = 0;
+    for (int r = 0; r < reps; r++) {
+        long long one[16];
+        double t = 0;
+        if (!run_one(h, spec, one, &t, err))
+            return false;
+        *time = r == 0 || t < *time ? t : *time;
+        for (int i = 0; i < 16; i++)
+            all[i][r] = one[i];
+    }
+    for (int i = 0; i < 16; i++) {
+        qsort(all[i], (size_t)reps, sizeof all[i][0], by_value);
+        raw[i] = all[i][reps / 2];
+    }
+    return true;
+}
+
 /* Every timed pair of sections: both counted, the longer one longer.  A
  * backend that does not run the kernel (a driver stub) leaves zeros. */
 static bool plausible(const harness_calibration *c, wh_error *err)
@@ -145,9 +173,15 @@ static void fit(harness_calibration *c)
 }
 
 bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
-                       const harness_options *opt, harness_calibration *out, wh_error *err)
+                       const harness_options *opt, int reps, harness_calibration *out, wh_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (reps < 1 || reps > HARNESS_CALIB_MAX_REPS) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "calibration repetitions must be 1 to %d, not %d",
+                     HARNESS_CALIB_MAX_REPS, reps);
+        return false;
+    }
+    out->reps = reps;
     harness_options o = *opt;
     o.want_outputs = true;
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
@@ -170,7 +204,7 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
             json_decref(dev);
         }
         double t = 0;
-        bool ok = run_one(h, specs[k], out->raw[k], &t, err);
+        bool ok = run_repeated(h, specs[k], reps, out->raw[k], &t, err);
         if (ok && k == HARNESS_CALIB_KERNELS - 1)
             out->empty_kernel_cycles = !strcmp(harness_unit(h), "us") ? t * out->clock_mhz : t;
         harness_close(h);

@@ -363,11 +363,15 @@ typedef struct {
     uint64_t l2_bytes;                /* the device's (cuda); 0: not known */
     double bar_latency;               /* bar.sync of one warp */
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
-    long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles */
+    long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles (medians over reps) */
+    int reps;
 } harness_calibration;
 
+/* Each kernel runs `reps` times (1 .. HARNESS_CALIB_MAX_REPS); each
+ * section's median counts. */
+#define HARNESS_CALIB_MAX_REPS 101
 bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
-                       const harness_options *opt, harness_calibration *out, wh_error *err);
+                       const harness_options *opt, int reps, harness_calibration *out, wh_error *err);
 /* A sim profile (the format of harness/profiles/default.json) with the
  * measured values, named `name`, written to path; what it does not
  * measure stays the built-in profile's when it is loaded. */

@@ -49,7 +49,7 @@ static harness_calibration calibrate_sim(const char *profile)
     harness_calibration c;
     wh_error err;
     wh_error_clear(&err);
-    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_SIM, &o, &c, &err), "%s", err.msg);
+    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_SIM, &o, 1, &c, &err), "%s", err.msg);
     free_specs(specs);
     return c;
 }
@@ -166,7 +166,7 @@ Test(calibrate, a_backend_that_does_not_run_the_kernels_is_an_error, .timeout = 
     harness_calibration c;
     wh_error err;
     wh_error_clear(&err);
-    cr_expect_not(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, &c, &err));
+    cr_expect_not(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, 5, &c, &err));
     cr_expect_eq(err.kind, WH_ERR_DEVICE, "a device failure (exit status 2)");
     cr_expect(strstr(err.msg, "calib") || strstr(err.msg, "Launch") || strstr(err.msg, "launch"), "%s", err.msg);
     unsetenv("WARPHUNT_LIBCUDA");
@@ -195,6 +195,9 @@ Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
     cr_expect(strstr(ts_read_text(errp), "global load"), "the table on stderr: %s", ts_read_text(errp));
     const char *bad[] = { "--frobnicate" };
     cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", bad, 1, NULL, errp), 1);
+    const char *no_reps[] = { "--backend", "sim", "--reps", "0" };
+    cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", no_reps, 4, NULL, errp), 1);
+    cr_expect(strstr(ts_read_text(errp), "--reps"), "%s", ts_read_text(errp));
     const char *extra[] = { "kernels/fig1a.json" };
     cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", extra, 1, NULL, errp), 1);
     cr_expect(strstr(ts_read_text(errp), "unexpected argument"), "%s", ts_read_text(errp));

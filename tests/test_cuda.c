@@ -888,7 +888,7 @@ Test(cuda, gpu_calibrates_to_plausible_values, .timeout = 300)
     harness_options_init(&o);
     o.quiet = true;
     harness_calibration c;
-    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, &c, &err), "%s", err.msg);
+    cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, 5, &c, &err), "%s", err.msg);
     for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
         cr_expect(c.latency[k] >= 1 && c.latency[k] <= 1000, "%s latency %g", harness_calib_classes[k], c.latency[k]);
         cr_expect(c.issue[k] >= 0.25 && c.issue[k] <= 500, "%s issue %g", harness_calib_classes[k], c.issue[k]);
