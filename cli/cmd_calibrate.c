@@ -33,13 +33,13 @@ static void usage(FILE *out)
         "conflict; the load/store unit's cycles per sector; a constant load's cycles\n"
         "per further address; the cycles of one same-address atomic, global and\n"
         "shared; the L1's hit latency and size (chases over 8 KB to 1 MB; none when a\n"
-        "plain load is no faster than .cg); the L2's size (the device's); bar.sync's\n"
+        "plain load is no faster than .cg); the L2's size (the device's); the L2 and\n"
+        "DRAM bandwidths (the whole grid streaming 16 and 48 MB); bar.sync's\n"
         "latency; the\n"
         "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
         "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
-        "values): the warp, control, local and const classes' latencies, the L2 and\n"
-        "DRAM bandwidths, divergence, block launch and residency limits, and there is\n"
-        "no cache model to fill (issue #24).\n"
+        "values): the warp, control, local and const classes' latencies, the caches'\n"
+        "associativity, divergence, block launch and residency limits.\n"
         "\n"
         "On the sim the microbenchmarks give back the profile it runs with (the tests\n"
         "check it): that is how the formulas are known to mirror the model.  On a GPU\n"
@@ -56,7 +56,8 @@ static void usage(FILE *out)
         "                   under \"calibration\"); without it nothing is written\n"
         "  --name NAME      the profile's name (default: \"calibrated\")\n"
         "  --reps N         run each microbenchmark N times and take each section's\n"
-        "                   median (default 5; 1 to 101; the sim is exact and needs 1)\n"
+        "                   median (1 to 101; default 5 on a GPU, 1 on the sim, which is\n"
+        "                   exact)\n"
         "  --json           print the measured values as JSON on stdout\n"
         "  --quiet          print nothing on stderr but errors\n"
         "  -h, --help       show this help\n"
@@ -81,6 +82,8 @@ static json_t *values_json(const harness_calibration *c)
     json_object_set_new(doc, "const_cycles_per_address", json_real(c->const_cycles_per_address));
     json_object_set_new(doc, "shared_atomic_cycles_per_op", json_real(c->shared_atomic_cycles_per_op));
     json_object_set_new(doc, "l1_latency", json_real(c->l1_latency));
+    json_object_set_new(doc, "l2_sectors_per_cycle", json_real(c->l2_sectors_per_cycle));
+    json_object_set_new(doc, "dram_sectors_per_cycle", json_real(c->dram_sectors_per_cycle));
     json_object_set_new(doc, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
     json_object_set_new(doc, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
     return doc;
@@ -105,6 +108,8 @@ static void print_values(const harness_calibration *c)
         fprintf(stderr, "  L1                 none seen (a plain load is no faster than .cg)\n");
     if (c->l2_bytes)
         fprintf(stderr, "  L2                 %llu KB (the device's)\n", (unsigned long long)(c->l2_bytes >> 10));
+    fprintf(stderr, "  bandwidth          L2 %.1f, DRAM %.1f sectors per cycle (the device)\n", c->l2_sectors_per_cycle,
+            c->dram_sectors_per_cycle);
     fprintf(stderr, "  shared load        latency %7.2f cycles, each further wavefront %.2f\n", c->shared_latency,
             c->wavefront_cycles);
     fprintf(stderr, "  load/store unit    %7.2f cycles per sector\n", c->lsu_cycles_per_sector);
@@ -128,7 +133,7 @@ int cmd_calibrate(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *output = NULL, *name = "calibrated";
-    long reps = 5;
+    long reps = 0;   /* harness_calibrate's default */
     cli_run_options ro;
     cli_run_options_init(&ro);
     wh_error err;

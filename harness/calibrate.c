@@ -23,7 +23,7 @@
 
 const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
     "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_memory",
-    "calib_l1", "calib_empty",
+    "calib_l1", "calib_stream_dram_a", "calib_stream_dram_b", "calib_stream_l2_a", "calib_stream_l2_b", "calib_empty",
 };
 
 /* calib_chain's and calib_issue's sections, in the sim profile's names */
@@ -45,6 +45,12 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
 #define SATOMIC_EXTRA 8        /* same-word shared reductions by a warp */
 #define L1_FOOTPRINTS 8        /* calib_l1's chases: 8 KB << 0..7 */
+/* calib_stream's specs: 16 then 48 MB once, from DRAM (the L2 flushed
+ * first on a GPU); 16 MB five then nine times, the passes after the
+ * first from the L2 */
+#define STREAM_FIRST 8
+#define DRAM_EXTRA_SECTORS ((48.0 - 16.0) * 1024 * 1024 / 32)
+#define L2_EXTRA_SECTORS (4 * 16.0 * 1024 * 1024 / 32)
 
 /* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
  * counts). */
@@ -106,7 +112,8 @@ static bool run_repeated(harness *h, const wh_spec *spec, int reps, long long ra
  * backend that does not run the kernel (a driver stub) leaves zeros. */
 static bool plausible(const harness_calibration *c, wh_error *err)
 {
-    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1, 0 };
+    static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1,
+                                                      0, 0, 0, 0, 0 };
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
@@ -117,6 +124,12 @@ static bool plausible(const harness_calibration *c, wh_error *err)
                          harness_calib_kernels[k], a, b, c->device);
             return false;
         }
+    const double *st = c->stream_cycles;
+    if (!(st[1] > st[0] && st[3] > st[2])) {
+        wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "calibration kernels calib_stream_*: %g, %g, %g and %g "
+                     "cycles are not a timing (more data must take longer)", st[0], st[1], st[2], st[3]);
+        return false;
+    }
     return true;
 }
 
@@ -167,6 +180,8 @@ static void fit(harness_calibration *c)
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
     c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
+    c->dram_sectors_per_cycle = DRAM_EXTRA_SECTORS / (c->stream_cycles[1] - c->stream_cycles[0]);
+    c->l2_sectors_per_cycle = L2_EXTRA_SECTORS / (c->stream_cycles[3] - c->stream_cycles[2]);
     /* a warp's same-word shared atomic: one wavefront, then each lane */
     c->shared_atomic_cycles_per_op = ((double)(r[6][7] - r[6][6]) / SATOMIC_EXTRA - c->wavefront_cycles) / 32;
     c->bar_latency = (double)(r[5][1] - r[5][0]) / BARRIER_EXTRA;
@@ -176,9 +191,9 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
                        const harness_options *opt, int reps, harness_calibration *out, wh_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (reps < 1 || reps > HARNESS_CALIB_MAX_REPS) {
-        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "calibration repetitions must be 1 to %d, not %d",
-                     HARNESS_CALIB_MAX_REPS, reps);
+    if (reps < 0 || reps > HARNESS_CALIB_MAX_REPS) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "calibration repetitions must be 1 to %d (0: the default), "
+                     "not %d", HARNESS_CALIB_MAX_REPS, reps);
         return false;
     }
     out->reps = reps;
@@ -190,6 +205,7 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
                          harness_calib_kernels[k]);
             return false;
         }
+        o.cold_l2 = opt->cold_l2 || (k >= STREAM_FIRST && k < STREAM_FIRST + 4);
         harness *h = harness_open(specs[k], backend, &o, err);
         if (!h)
             return false;
@@ -197,6 +213,9 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
             snprintf(out->device, sizeof out->device, "%s", harness_device(h));
             out->clock_mhz = harness_clock_mhz(h);
             out->backend = harness_backend_of(h);
+            if (reps == 0)   /* the default: the sim is exact */
+                reps = out->backend == HARNESS_SIM ? 1 : HARNESS_CALIB_GPU_REPS;
+            out->reps = reps;
             json_t *dev = harness_device_json(h);
             json_t *sms = json_object_get(dev, "sm_count"), *l2 = json_object_get(dev, "l2_bytes");
             out->sm_count = json_is_integer(sms) ? (int)json_integer_value(sms) : 0;
@@ -205,8 +224,11 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
         }
         double t = 0;
         bool ok = run_repeated(h, specs[k], reps, out->raw[k], &t, err);
+        double cycles = !strcmp(harness_unit(h), "us") ? t * out->clock_mhz : t;
         if (ok && k == HARNESS_CALIB_KERNELS - 1)
-            out->empty_kernel_cycles = !strcmp(harness_unit(h), "us") ? t * out->clock_mhz : t;
+            out->empty_kernel_cycles = cycles;
+        if (ok && k >= STREAM_FIRST && k < STREAM_FIRST + 4)
+            out->stream_cycles[k - STREAM_FIRST] = cycles;
         harness_close(h);
         if (!ok)
             return false;
@@ -243,7 +265,9 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     json_object_set_new(costs, "global", json_pack("{s:f}", "latency", r2(c->global_latency)));
     json_object_set_new(costs, "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)));
     json_object_set_new(costs, "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
-    json_t *memory = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "dram_latency", r2(c->dram_latency),
+    json_t *memory = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "l2_sectors_per_cycle",
+                               r2(c->l2_sectors_per_cycle), "dram_sectors_per_cycle", r2(c->dram_sectors_per_cycle),
+                               "dram_latency", r2(c->dram_latency),
                                "shared_cycles_per_wavefront", r2(c->wavefront_cycles), "atomic_cycles_per_op",
                                r2(c->atomic_cycles_per_op), "lsu_cycles_per_sector", r2(c->lsu_cycles_per_sector),
                                "const_cycles_per_address", r2(c->const_cycles_per_address),
@@ -256,7 +280,7 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
         json_object_set_new(memory, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
     json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
     json_t *raw = json_object();
-    for (int k = 0; k < HARNESS_CALIB_KERNELS; k++) {
+    for (int k = 0; k < STREAM_FIRST; k++) {
         json_t *a = json_array();
         int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : k == 7 ? 2 + L1_FOOTPRINTS : 4;
         for (int i = 0; i < n; i++)
@@ -264,6 +288,8 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
         json_object_set_new(raw, harness_calib_kernels[k], a);
     }
     json_object_set_new(raw, "empty_kernel_cycles", json_real(c->empty_kernel_cycles));
+    json_object_set_new(raw, "stream_cycles", json_pack("[f, f, f, f]", c->stream_cycles[0], c->stream_cycles[1],
+                                                        c->stream_cycles[2], c->stream_cycles[3]));
     json_t *doc = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "name", name, "description", desc, "clock_mhz",
                             c->clock_mhz, "costs", costs, "memory", memory, "control", control, "calibration", raw);
     if (doc && c->sm_count > 0)

@@ -335,7 +335,7 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
  * values they measure, each a difference of two timed sections (calib.cu).
  * On the sim they give back its own profile's values; on a GPU, the
  * values a sim profile of that GPU needs. */
-#define HARNESS_CALIB_KERNELS 9
+#define HARNESS_CALIB_KERNELS 13
 extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
 #define HARNESS_CALIB_CLASSES 7
 extern const char *const harness_calib_classes[HARNESS_CALIB_CLASSES];
@@ -361,15 +361,20 @@ typedef struct {
     double l1_latency;                /* a load the L1 serves, past the LSU; 0: no L1 seen */
     uint64_t l1_bytes;                /* the largest footprint the L1 held (8 KB .. 1 MB); 0: none */
     uint64_t l2_bytes;                /* the device's (cuda); 0: not known */
+    double l2_sectors_per_cycle;      /* the device's L2 bandwidth (warm passes of 16 MB) */
+    double dram_sectors_per_cycle;    /* its DRAM bandwidth (16 MB against 48 MB, cold) */
+    double stream_cycles[4];          /* the calib_stream_* launches' times, in cycles */
     double bar_latency;               /* bar.sync of one warp */
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
     long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles (medians over reps) */
     int reps;
 } harness_calibration;
 
-/* Each kernel runs `reps` times (1 .. HARNESS_CALIB_MAX_REPS); each
- * section's median counts. */
+/* Each kernel runs `reps` times (1 .. HARNESS_CALIB_MAX_REPS; 0: 1 on the
+ * sim, which is exact, HARNESS_CALIB_GPU_REPS on a GPU); each section's
+ * median counts. */
 #define HARNESS_CALIB_MAX_REPS 101
+#define HARNESS_CALIB_GPU_REPS 5
 bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
                        const harness_options *opt, int reps, harness_calibration *out, wh_error *err);
 /* A sim profile (the format of harness/profiles/default.json) with the

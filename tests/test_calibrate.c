@@ -59,7 +59,8 @@ static harness_calibration calibrate_sim(const char *profile)
 typedef struct {
     double latency[HARNESS_CALIB_CLASSES], issue[HARNESS_CALIB_CLASSES];
     double global_latency, dram_latency, shared_latency, wavefront_cycles, atomic_cycles_per_op, bar_latency,
-        empty_kernel_cycles, lsu_cycles_per_sector, const_cycles_per_address, shared_atomic_cycles_per_op;
+        empty_kernel_cycles, lsu_cycles_per_sector, const_cycles_per_address, shared_atomic_cycles_per_op,
+        l2_sectors_per_cycle, dram_sectors_per_cycle;
 } expected;
 
 #define EXPECT_NEAR(got, want, what) \
@@ -82,6 +83,12 @@ static void expect_measured(const harness_calibration *c, const expected *e)
     EXPECT_NEAR(c->lsu_cycles_per_sector, e->lsu_cycles_per_sector, "lsu per sector");
     EXPECT_NEAR(c->const_cycles_per_address, e->const_cycles_per_address, "const per address");
     EXPECT_NEAR(c->shared_atomic_cycles_per_op, e->shared_atomic_cycles_per_op, "shared atomic");
+    /* the whole grid's streams: within 3 % (the first and last waves) */
+    cr_expect(fabs(c->l2_sectors_per_cycle - e->l2_sectors_per_cycle) <= 0.03 * e->l2_sectors_per_cycle,
+              "L2 bandwidth: measured %.2f, the profile says %.2f", c->l2_sectors_per_cycle, e->l2_sectors_per_cycle);
+    cr_expect(fabs(c->dram_sectors_per_cycle - e->dram_sectors_per_cycle) <= 0.03 * e->dram_sectors_per_cycle,
+              "DRAM bandwidth: measured %.2f, the profile says %.2f", c->dram_sectors_per_cycle,
+              e->dram_sectors_per_cycle);
 }
 
 /* The built-in profile (harness/profiles/default.json's values; an empty
@@ -91,7 +98,7 @@ Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
     harness_calibration c = calibrate_sim(NULL);
     /* latency and issue of alu, fma, fp64, sfu, idiv, fdiv, ddiv */
     expect_measured(&c, &(expected){ { 4, 4, 8, 18, 60, 40, 120 }, { 2, 2, 4, 8, 20, 10, 40 },
-                                      200, 250, 24, 1, 1, 20, 500 + 150 + 1, 0.25, 1, 2 });
+                                      200, 250, 24, 1, 1, 20, 500 + 150 + 1, 0.25, 1, 2, 160, 34.5 });
     EXPECT_NEAR(c.clock_mhz, 1410, "clock");
     cr_expect_eq(c.backend, HARNESS_SIM);
     cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
@@ -113,12 +120,13 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
           "  \"ddiv\": { \"issue\": 50, \"latency\": 140 },\n"
           "  \"global\": { \"latency\": 300 }, \"shared\": { \"latency\": 30 }, \"bar\": { \"latency\": 35 } },\n"
           "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3,\n"
-          "    \"lsu_cycles_per_sector\": 2, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5 },\n"
+          "    \"lsu_cycles_per_sector\": 0.5, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5,\n"
+          "    \"l2_sectors_per_cycle\": 100, \"dram_sectors_per_cycle\": 20 },\n"
           "  \"control\": { \"kernel_launch_cycles\": 700 } }\n", f);
     fclose(f);
     harness_calibration c = calibrate_sim(path);
     expect_measured(&c, &(expected){ { 6, 5, 30, 23, 80, 33, 140 }, { 1, 4, 16, 4, 12, 7, 50 },
-                                      300, 400, 30, 2, 3, 35, 700 + 150 + 1, 2, 3, 5 });
+                                      300, 400, 30, 2, 3, 35, 700 + 150 + 1, 0.5, 3, 5, 100, 20 });
     ts_rmtree(dir);
 }
 
@@ -195,7 +203,7 @@ Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
     cr_expect(strstr(ts_read_text(errp), "global load"), "the table on stderr: %s", ts_read_text(errp));
     const char *bad[] = { "--frobnicate" };
     cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", bad, 1, NULL, errp), 1);
-    const char *no_reps[] = { "--backend", "sim", "--reps", "0" };
+    const char *no_reps[] = { "--backend", "sim", "--reps", "102" };
     cr_expect_eq(ts_run_cmd(cmd_calibrate, "calibrate", no_reps, 4, NULL, errp), 1);
     cr_expect(strstr(ts_read_text(errp), "--reps"), "%s", ts_read_text(errp));
     const char *extra[] = { "kernels/fig1a.json" };

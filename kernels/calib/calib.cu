@@ -385,6 +385,25 @@ extern "C" __global__ void calib_barrier(long long *out)
     }
 }
 
+/* Bandwidth: the whole grid streams the first n 16-byte vectors of buf,
+ * `passes` times (ld.global.cg: through the L2, past the L1).  The
+ * harness times the launch; calibrate takes the difference of two sizes
+ * (DRAM: the L2 flushed first) and of two pass counts (the L2).  The sum
+ * is written only when it takes a value no input has, so no load is dead. */
+extern "C" __global__ void calib_stream(long long *out, const uint4 *buf, unsigned n, unsigned passes)
+{
+    unsigned sum = 0, stride = gridDim.x * blockDim.x;
+    for (unsigned p = 0; p < passes; p++)
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            uint4 v;
+            asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(buf + i));
+            sum += v.x ^ v.y ^ v.z ^ v.w;
+        }
+    if (sum == 0x9e3779b9u)
+        out[0] = sum;
+}
+
 /* Launch overhead: a kernel that does nothing; its whole time is the
  * launch's. */
 extern "C" __global__ void calib_empty(long long *out)
