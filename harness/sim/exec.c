@@ -90,7 +90,7 @@ static inline sim_src broadcast(uint64_t *lanes, uint64_t v)
     return (sim_src){ lanes, 0 };
 }
 
-sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i)
+sim_src sim_operand_slow(sim_run *R, const sim_warp *w, const sim_instr *in, int i)
 {
     const sim_opd *o = &in->src[i];
     uint64_t *scratch = R->scratch[i];

@@ -532,7 +532,15 @@ typedef struct {
 } sim_src;
 #define SIM_V(s, l) ((s).p[l])
 
-sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i);
+sim_src sim_operand_slow(sim_run *R, const sim_warp *w, const sim_instr *in, int i);
+/* Source operand i: a register inline (most operands), the rest in exec.c. */
+static inline sim_src sim_operand(sim_run *R, const sim_warp *w, const sim_instr *in, int i)
+{
+    const sim_opd *o = &in->src[i];
+    if (o->kind == SIM_OPD_REG)
+        return (sim_src){ &w->r[(size_t)o->slot * SIM_WARP], SIM_WARP - 1 };
+    return sim_operand_slow(R, w, in, i);
+}
 /* Predicate operand i as a lane mask (negation applied; immediates 0 / all). */
 uint32_t sim_pred_operand(const sim_warp *w, const sim_instr *in, int i);
 
