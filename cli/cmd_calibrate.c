@@ -34,12 +34,13 @@ static void usage(FILE *out)
         "per further address; the cycles of one same-address atomic, global and\n"
         "shared; the L1's hit latency and size (chases over 8 KB to 1 MB; none when a\n"
         "plain load is no faster than .cg); the L2's size (the device's); the L2 and\n"
-        "DRAM bandwidths (the whole grid streaming 16 and 48 MB); bar.sync's\n"
+        "DRAM bandwidths (the whole grid streaming 16 and 48 MB); what a divergent if\n"
+        "costs over a uniform one; bar.sync's\n"
         "latency; the\n"
         "launch overhead (an empty kernel's time, less one block launch); the clock and,\n"
         "on a GPU, the SM count.  Not measured yet (they keep the built-in profile's\n"
         "values): the warp, control, local and const classes' latencies, the caches'\n"
-        "associativity, divergence, block launch and residency limits.\n"
+        "associativity, block launch and residency limits.\n"
         "\n"
         "On the sim the microbenchmarks give back the profile it runs with (the tests\n"
         "check it): that is how the formulas are known to mirror the model.  On a GPU\n"
@@ -83,6 +84,8 @@ static json_t *values_json(const harness_calibration *c)
     json_object_set_new(doc, "shared_atomic_cycles_per_op", json_real(c->shared_atomic_cycles_per_op));
     json_object_set_new(doc, "l1_latency", json_real(c->l1_latency));
     json_object_set_new(doc, "l2_sectors_per_cycle", json_real(c->l2_sectors_per_cycle));
+    json_object_set_new(doc, "divergence_extra", json_real(c->divergence_extra));
+    json_object_set_new(doc, "divergence_cycles", json_real(c->divergence_cycles));
     json_object_set_new(doc, "dram_sectors_per_cycle", json_real(c->dram_sectors_per_cycle));
     json_object_set_new(doc, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
     json_object_set_new(doc, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
@@ -117,6 +120,11 @@ static void print_values(const harness_calibration *c)
     fprintf(stderr, "  same-address atomic %6.2f cycles per operation (global), %.2f (shared)\n",
             c->atomic_cycles_per_op, c->shared_atomic_cycles_per_op);
     fprintf(stderr, "  bar.sync           latency %7.2f cycles\n", c->bar_latency);
+    if (c->divergence_cycles > 0)
+        fprintf(stderr, "  divergent if       %7.2f cycles more than a uniform one (divergence_cycles %.2f)\n",
+                c->divergence_extra, c->divergence_cycles);
+    else
+        fprintf(stderr, "  divergent if       no dearer than a uniform one (%.2f)\n", c->divergence_extra);
     fprintf(stderr, "  empty kernel       %7.2f cycles\n", c->empty_kernel_cycles);
 }
 

@@ -23,7 +23,8 @@
 
 const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
     "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_memory",
-    "calib_l1", "calib_stream_dram_a", "calib_stream_dram_b", "calib_stream_l2_a", "calib_stream_l2_b", "calib_empty",
+    "calib_l1", "calib_diverge", "calib_stream_dram_a", "calib_stream_dram_b", "calib_stream_l2_a",
+    "calib_stream_l2_b", "calib_empty",
 };
 
 /* calib_chain's and calib_issue's sections, in the sim profile's names */
@@ -45,10 +46,15 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
 #define SATOMIC_EXTRA 8        /* same-word shared reductions by a warp */
 #define L1_FOOTPRINTS 8        /* calib_l1's chases: 8 KB << 0..7 */
+#define DIVERGE_EXTRA 16       /* calib_diverge's iterations, 32 against 16 */
+/* The sim charges a divergent branch divergence_cycles past its issue and
+ * any branch the control class's latency (4 in the built-in profile, which
+ * a calibrated one keeps): a divergence costs what exceeds the latency. */
+#define CTRL_LATENCY 4
 /* calib_stream's specs: 16 then 48 MB once, from DRAM (the L2 flushed
  * first on a GPU); 16 MB five then nine times, the passes after the
  * first from the L2 */
-#define STREAM_FIRST 8
+#define STREAM_FIRST 9
 #define DRAM_EXTRA_SECTORS ((48.0 - 16.0) * 1024 * 1024 / 32)
 #define L2_EXTRA_SECTORS (4 * 16.0 * 1024 * 1024 / 32)
 
@@ -113,7 +119,7 @@ static bool run_repeated(harness *h, const wh_spec *spec, int reps, long long ra
 static bool plausible(const harness_calibration *c, wh_error *err)
 {
     static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1,
-                                                      0, 0, 0, 0, 0 };
+                                                      2, 0, 0, 0, 0, 0 };
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
@@ -180,6 +186,9 @@ static void fit(harness_calibration *c)
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
     c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
+    double extra = (double)((r[8][3] - r[8][2]) - (r[8][1] - r[8][0])) / DIVERGE_EXTRA;
+    c->divergence_extra = extra;
+    c->divergence_cycles = extra > 0 ? extra + CTRL_LATENCY - 1 : 0;
     c->dram_sectors_per_cycle = DRAM_EXTRA_SECTORS / (c->stream_cycles[1] - c->stream_cycles[0]);
     c->l2_sectors_per_cycle = L2_EXTRA_SECTORS / (c->stream_cycles[3] - c->stream_cycles[2]);
     /* a warp's same-word shared atomic: one wavefront, then each lane */
@@ -279,10 +288,12 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     if (c->l2_bytes)
         json_object_set_new(memory, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
     json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
+    if (c->divergence_cycles > 0)
+        json_object_set_new(control, "divergence_cycles", json_real(r2(c->divergence_cycles)));
     json_t *raw = json_object();
     for (int k = 0; k < STREAM_FIRST; k++) {
         json_t *a = json_array();
-        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : k == 7 ? 2 + L1_FOOTPRINTS : 4;
+        int n = k < 2 ? 2 * HARNESS_CALIB_CLASSES : k == 6 ? 8 : k == 7 ? 2 + L1_FOOTPRINTS : 4;   /* calib_diverge: 4 */
         for (int i = 0; i < n; i++)
             json_array_append_new(a, json_integer(c->raw[k][i]));
         json_object_set_new(raw, harness_calib_kernels[k], a);

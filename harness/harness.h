@@ -335,7 +335,7 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
  * values they measure, each a difference of two timed sections (calib.cu).
  * On the sim they give back its own profile's values; on a GPU, the
  * values a sim profile of that GPU needs. */
-#define HARNESS_CALIB_KERNELS 13
+#define HARNESS_CALIB_KERNELS 14
 extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
 #define HARNESS_CALIB_CLASSES 7
 extern const char *const harness_calib_classes[HARNESS_CALIB_CLASSES];
@@ -364,6 +364,8 @@ typedef struct {
     double l2_sectors_per_cycle;      /* the device's L2 bandwidth (warm passes of 16 MB) */
     double dram_sectors_per_cycle;    /* its DRAM bandwidth (16 MB against 48 MB, cold) */
     double stream_cycles[4];          /* the calib_stream_* launches' times, in cycles */
+    double divergence_extra;          /* what a divergent if costs a warp over a uniform one */
+    double divergence_cycles;         /* the sim's parameter that gives it; 0: none seen */
     double bar_latency;               /* bar.sync of one warp */
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
     long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles (medians over reps) */

@@ -102,6 +102,8 @@ Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
     EXPECT_NEAR(c.clock_mhz, 1410, "clock");
     cr_expect_eq(c.backend, HARNESS_SIM);
     cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
+    cr_expect_eq(c.divergence_cycles, 0, "the built-in 2 cycles hide behind a branch's latency of 4: %g",
+                 c.divergence_extra);
 }
 
 /* Every measured value changed: the measurements follow the profile, so
@@ -122,9 +124,11 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
           "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3,\n"
           "    \"lsu_cycles_per_sector\": 0.5, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5,\n"
           "    \"l2_sectors_per_cycle\": 100, \"dram_sectors_per_cycle\": 20 },\n"
-          "  \"control\": { \"kernel_launch_cycles\": 700 } }\n", f);
+          "  \"control\": { \"kernel_launch_cycles\": 700, \"divergence_cycles\": 12 } }\n", f);
     fclose(f);
     harness_calibration c = calibrate_sim(path);
+    cr_expect(fabs(c.divergence_cycles - 12) <= 1, "divergence %g (a divergent if %g cycles dearer)",
+              c.divergence_cycles, c.divergence_extra);
     expect_measured(&c, &(expected){ { 6, 5, 30, 23, 80, 33, 140 }, { 1, 4, 16, 4, 12, 7, 50 },
                                       300, 400, 30, 2, 3, 35, 700 + 150 + 1, 0.5, 3, 5, 100, 20 });
     ts_rmtree(dir);

@@ -404,6 +404,41 @@ extern "C" __global__ void calib_stream(long long *out, const uint4 *buf, unsign
         out[0] = sum;
 }
 
+/* n iterations of an if on (lane & mask) == 0 around eight dependent
+ * mads, then one more: with mask 0 every lane takes the if, with mask 1
+ * half of them (a divergent branch and its reconvergence each iteration),
+ * the warp issuing the same instructions either way. */
+static __device__ __forceinline__ long long diverge_loop(unsigned n, unsigned mask, unsigned a, unsigned b,
+                                                         unsigned *x)
+{
+    long long t0 = clk();
+    for (unsigned i = 0; i < n; i++) {
+        /* x != b (all but never false) puts the branch behind the chain,
+         * so that what the divergence costs is not hidden by its latency */
+        if ((threadIdx.x & mask) == 0 && *x != b)
+            asm volatile(X8(STEP_ALU) : "+r"(*x) : "r"(a), "r"(b));
+        asm volatile(STEP_ALU : "+r"(*x) : "r"(a), "r"(b));
+    }
+    return clk() - t0;
+}
+
+/* Divergence: one warp, 16 and 32 iterations, uniform (mask0 = 0) and
+ * divergent (mask1 = 1). */
+extern "C" __global__ void calib_diverge(long long *out, unsigned a, unsigned b, unsigned mask0, unsigned mask1)
+{
+    unsigned x = a ^ threadIdx.x;
+    diverge_loop(4, mask0, a, b, &x);   /* untimed */
+    long long u16 = diverge_loop(16, mask0, a, b, &x), u32 = diverge_loop(32, mask0, a, b, &x);
+    long long d16 = diverge_loop(16, mask1, a, b, &x), d32 = diverge_loop(32, mask1, a, b, &x);
+    if (threadIdx.x == 0) {
+        out[0] = u16;
+        out[1] = u32;
+        out[2] = d16;
+        out[3] = d32;
+        out[4] = x;
+    }
+}
+
 /* Launch overhead: a kernel that does nothing; its whole time is the
  * launch's. */
 extern "C" __global__ void calib_empty(long long *out)
