@@ -98,25 +98,100 @@ static bool parse_type(loader *ld, json_t *v, const char *jpath, bool allow_stru
                allow_struct ? " or struct (with \"fields\")" : "");
 }
 
-static bool parse_launch_dims(loader *ld, json_t *root, const char *key, unsigned dims[3])
+/* grid or block: 1 to 3 positive integers or expressions of constants,
+ * kept in launch_expr (first: the slot of its x) until evaluate_launch. */
+static bool parse_launch_dims(loader *ld, json_t *root, const char *key, int first)
 {
     char jpath[64];
     snprintf(jpath, sizeof jpath, "$.%s", key);
     json_t *v = json_object_get(root, key);
-    dims[0] = dims[1] = dims[2] = 1;
     if (!v) return bad(ld, "$", "missing key \"%s\" (1 to 3 positive integers)", key);
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
-        return bad(ld, jpath, "expected an array of 1 to 3 positive integers");
-    for (size_t i = 0; i < json_array_size(v); i++) {
+        return bad(ld, jpath, "expected an array of 1 to 3 positive integers or expressions of constants");
+    for (size_t i = 0; i < 3; i++) {
         json_t *d = json_array_get(v, i);
-        /* the CUDA limits: a grid's x up to 2^31 - 1, its y and z up to 65535 */
-        json_int_t most = i == 0 ? 0x7fffffff : 65535;
-        if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > most) {
-            snprintf(jpath, sizeof jpath, "$.%s[%zu]", key, i);
-            return bad(ld, jpath, "expected a positive integer of at most %lld", (long long)most);
-        }
-        dims[i] = (unsigned)json_integer_value(d);
+        snprintf(jpath, sizeof jpath, "$.%s[%zu]", key, i);
+        wh_expr **e = &ld->spec->launch_expr[first + (int)i];
+        if (!d)
+            *e = wh_expr_const(1);
+        else if (!get_expr(ld, d, jpath, e))
+            return false;
+        if (!*e) return bad(ld, jpath, "out of memory");
     }
+    return true;
+}
+
+/* Does constant k (or a constant it names) depend on the launch? */
+static bool const_needs_launch(const wh_spec *s, int k)
+{
+    const wh_expr *e = s->const_exprs[k];
+    if (wh_expr_uses(e, WH_VAR_THREADS) || wh_expr_uses(e, WH_VAR_BLOCKS) || wh_expr_uses(e, WH_VAR_BLOCK) ||
+        wh_expr_uses(e, WH_VAR_I))
+        return true;
+    for (int j = 0; j < k; j++)
+        if (wh_expr_uses(e, WH_VAR_CONST0 + j) && const_needs_launch(s, j))
+            return true;
+    return false;
+}
+
+/* The launch from its expressions (at load, and after a --set): the CUDA
+ * limits (a grid's x up to 2^31 - 1, y and z up to 65535; a block of at
+ * most 1024 threads) and ours (2^40 threads). */
+static bool evaluate_launch(wh_spec *s, wh_error *err)
+{
+    static const char *const where[6] = { "$.grid[0]", "$.grid[1]", "$.grid[2]",
+                                          "$.block[0]", "$.block[1]", "$.block[2]" };
+    int64_t *vars = calloc((size_t)s->nvars + 1, sizeof *vars);
+    if (!vars) {
+        wh_error_set(err, WH_ERR_INTERNAL, s->path, 0, 0, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int k = 0; ok && k < s->nconsts; k++) {
+        char what[300];
+        snprintf(what, sizeof what, "$.constants.%s", s->const_names[k]);
+        if (!const_needs_launch(s, k))
+            ok = wh_spec_eval(s, s->const_exprs[k], vars, what, &vars[WH_VAR_CONST0 + k], err);
+    }
+    wh_launch l;
+    for (int d = 0; ok && d < 6; d++) {
+        const wh_expr *e = s->launch_expr[d];
+        bool needs = wh_expr_uses(e, WH_VAR_THREADS) || wh_expr_uses(e, WH_VAR_BLOCKS) ||
+                     wh_expr_uses(e, WH_VAR_BLOCK) || wh_expr_uses(e, WH_VAR_I);
+        for (int k = 0; !needs && k < s->nconsts; k++)
+            needs = wh_expr_uses(e, WH_VAR_CONST0 + k) && const_needs_launch(s, k);
+        int64_t v = 0;
+        if (needs) {
+            wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "%s: the launch cannot depend on itself (threads, blocks, "
+                         "block, i, or a constant that names them)", where[d]);
+            wh_error_set_path(err, where[d]);
+            ok = false;
+        } else if ((ok = wh_spec_eval(s, e, vars, where[d], &v, err))) {
+            int64_t most = d == 0 ? 0x7fffffff : d < 3 ? 65535 : 1024;
+            if (v < 1 || v > most) {
+                wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "%s = %lld: expected a positive integer of at most %lld",
+                             where[d], (long long)v, (long long)most);
+                wh_error_set_path(err, where[d]);
+                ok = false;
+            } else {
+                (d < 3 ? l.grid : l.block)[d % 3] = (unsigned)v;
+            }
+        }
+    }
+    free(vars);
+    if (!ok) return false;
+    if ((uint64_t)l.block[0] * l.block[1] * l.block[2] > 1024) {
+        wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "a block has at most 1024 threads");
+        wh_error_set_path(err, "$.block");
+        return false;
+    }
+    if (wh_launch_blocks_total(&l) > WH_MAX_LAUNCH_THREADS ||   /* then the product fits */
+        wh_launch_threads_total(&l) > WH_MAX_LAUNCH_THREADS) {
+        wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "a launch has at most 2^40 threads");
+        wh_error_set_path(err, "$.grid");
+        return false;
+    }
+    s->launch = l;
     return true;
 }
 
@@ -646,18 +721,12 @@ static bool parse_root(loader *ld, json_t *root)
         free(s->ptx);
         s->ptx = p;
     }
-    if (!parse_launch_dims(ld, root, "grid", s->launch.grid) ||
-        !parse_launch_dims(ld, root, "block", s->launch.block))
-        return false;
-    if ((uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2] > 1024)
-        return bad(ld, "$.block", "a block has at most 1024 threads");
-    if (wh_launch_blocks_total(&s->launch) > WH_MAX_LAUNCH_THREADS ||   /* then the product fits */
-        wh_launch_threads_total(&s->launch) > WH_MAX_LAUNCH_THREADS)
-        return bad(ld, "$.grid", "a launch has at most 2^40 threads");
     static const char *const fixed_vars[] = { "threads", "blocks", "block", "i" };
     for (int i = 0; i < 4; i++)
         if (!add_var_name(s, fixed_vars[i])) return bad(ld, "$", "out of memory");
-    if (!parse_constants(ld, root) || !parse_symbolic(ld, root)) return false;
+    if (!parse_constants(ld, root) || !parse_launch_dims(ld, root, "grid", 0) ||
+        !parse_launch_dims(ld, root, "block", 3) || !evaluate_launch(s, ld->err) || !parse_symbolic(ld, root))
+        return false;
     uint64_t per_block = (uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2];
     for (int i = 0; i < s->nsym_threads && json_object_get(root, "symbolic"); i++)
         if ((uint64_t)s->sym_threads[i] > per_block)
@@ -734,8 +803,24 @@ bool wh_spec_set_const(wh_spec *s, const char *name, const char *text, wh_error 
     }
     snprintf(set, n, "%s=%s", name, text);
     s->sets[s->nsets++] = set;
-    wh_expr_free(s->const_exprs[k]);
+    wh_expr *was = s->const_exprs[k];
     s->const_exprs[k] = e;
+    if (!evaluate_launch(s, err)) {   /* a launch it sizes must still be one */
+        s->const_exprs[k] = was;
+        wh_expr_free(e);
+        free(s->sets[--s->nsets]);
+        if (err) snprintf(err->file, sizeof err->file, "--set %s", name);
+        return false;
+    }
+    wh_expr_free(was);
+    uint64_t per_block = (uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2];
+    for (int i = 0; i < s->nsym_threads; i++)
+        if ((uint64_t)s->sym_threads[i] > per_block) {
+            wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "--set %s: a block of %llu threads cannot hold the %d "
+                         "symbolic threads of $.symbolic.threads", name, (unsigned long long)per_block,
+                         s->sym_threads[i]);
+            return false;
+        }
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, s->hash, strlen(s->hash));
     h = wh_fnv1a(h, "\n--set ", 7);
     wh_hash_hex(wh_fnv1a(h, set, strlen(set)), s->hash);
@@ -769,6 +854,7 @@ void wh_spec_free(wh_spec *s)
     }
     for (int i = 0; i < s->nsets; i++) free(s->sets[i]);
     free(s->sets);
+    for (int d = 0; d < 6; d++) wh_expr_free(s->launch_expr[d]);
     free(s->const_names);
     free(s->const_exprs);
     free((void *)s->var_names);

@@ -106,6 +106,10 @@ typedef struct {
     char *ptx;              /* explicit PTX path (resolved), or NULL */
     char hash[17];          /* FNV-1a 64 of the spec file bytes, hex */
     wh_launch launch;
+    /* grid[0..2], then block[0..2], written as expressions of constants
+     * ("G"); NULL for a literal.  A --set of a constant evaluates them
+     * again, so one spec serves several launch sizes. */
+    wh_expr *launch_expr[6];
     wh_expr *shared_bytes;
     char **const_names;     /* constants, in order */
     wh_expr **const_exprs;

@@ -90,3 +90,42 @@ Test(set_cli, runs_and_saved_inputs_reapply_their_constants)
     cr_expect_neq(access(path, F_OK), 0, "--no-explain: no explain/");
     ts_rmtree(dir);
 }
+
+/* A launch written with constants ("grid": ["G", 1, 1]): --set G resizes
+ * it, and the buffers sized by threads follow; a launch that would not be
+ * one is refused naming its place, and so is a launch that depends on
+ * itself (threads, or a constant that names it). */
+Test(set_cli, a_constant_sizes_the_launch)
+{
+    char dir[64], dir2[64];
+    wh_error err;
+    wh_spec *s = ts_temp_spec("{ \"name\": \"g\", \"source\": \"vec_add.cu\", \"entry\": \"vec_add\",\n"
+                              "  \"constants\": { \"G\": \"4\", \"B\": \"2*64\", \"N\": \"threads\" },\n"
+                              "  \"grid\": [\"G\"], \"block\": [\"B\", 1, 1],\n"
+                              "  \"params\": [ { \"name\": \"a\", \"kind\": \"buffer\", \"type\": \"f32\", "
+                              "\"count\": \"N\", \"role\": \"input\", \"per_thread\": 1 } ] }", dir, &err);
+    cr_assert(s, "%s", err.msg);
+    cr_expect_eq(s->launch.grid[0], 4);
+    cr_expect_eq(s->launch.block[0], 128);
+    cr_expect_eq(count_of(s, "a"), 4 * 128);
+    char before[17];
+    memcpy(before, s->hash, sizeof before);
+    cr_assert(wh_spec_set_const(s, "G", "1024", &err), "%s", err.msg);
+    cr_expect_eq(s->launch.grid[0], 1024);
+    cr_expect_eq(count_of(s, "a"), 1024 * 128, "N = threads follows the launch");
+    cr_expect_str_neq(s->hash, before);
+    cr_expect_not(wh_spec_set_const(s, "B", "2048", &err));
+    cr_expect(strstr(err.msg, "$.block[0] = 2048"), "%s", err.msg);
+    cr_expect_eq(s->launch.block[0], 128, "a refused --set leaves the launch as it was");
+    cr_expect_not(wh_spec_set_const(s, "G", "0", &err));
+    cr_expect_eq(s->launch.grid[0], 1024);
+    wh_spec_free(s);
+    wh_spec *t = ts_temp_spec("{ \"name\": \"g\", \"source\": \"vec_add.cu\", \"entry\": \"vec_add\",\n"
+                              "  \"constants\": { \"N\": \"threads\" }, \"grid\": [\"N\"], \"block\": [32],\n"
+                              "  \"params\": [] }", dir2, &err);
+    cr_expect_null(t);
+    cr_expect(strstr(err.msg, "cannot depend on itself"), "%s", err.msg);
+    cr_expect_str_eq(err.path, "$.grid[0]");
+    ts_rmtree(dir);
+    ts_rmtree(dir2);
+}
