@@ -9,8 +9,9 @@
  * formulas mirror the sim's model (harness/sim/timing.c), so that
  * calibrating the sim gives back its own profile (the test of this file);
  * on a GPU they give the values the sim needs to rank inputs as the GPU
- * does (issue #24).  Launch-level values (SM count, clock) come from the
- * device description, and the empty kernel's time from the harness.
+ * does (issue #24).  The SM count, clock and L2 size come from the device
+ * description; the empty kernel's and the bandwidth streams' times (whole
+ * grids, which no SM's clock can see) from the harness.
  */
 #include "harness/harness.h"
 
