@@ -115,6 +115,9 @@ int cli_report(const wh_error *err);
 /* After a usage error (its message already printed): point to the help
  * instead of printing all of it; returns exit status 1. */
 int cli_usage_hint(const char *command);
+/* getopt_long returned an option it does not know, or one without its
+ * value (argv[optind - 1]): say which, point to the help; exit status 1. */
+int cli_bad_option(const char *command, char **argv);
 /* Load a spec given as a path, or as a bundled kernel's name ("artificial",
  * "spmv_scalar"): NAME.json under kernels/, kernels/corpus/ and kernels/calib/ of the
  * working directory, of the binary's directory and its parent (a build of

@@ -164,11 +164,7 @@ int cmd_calibrate(int argc, char **argv)
                 return 0;
             default:
                 opterr = saved_opterr;
-                if (optopt && optopt != '?')
-                    fprintf(stderr, "warphunt calibrate: option '%s' needs a value or is unknown\n", argv[optind - 1]);
-                else
-                    fprintf(stderr, "warphunt calibrate: unknown option '%s'\n", argv[optind - 1]);
-                return cli_usage_hint("calibrate");
+                return cli_bad_option("calibrate", argv);
             }
         }
         if (r < 0) {

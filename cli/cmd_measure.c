@@ -274,11 +274,7 @@ int cmd_measure(int argc, char **argv)
                 return 0;
             default:
                 opterr = saved_opterr;
-                if (optopt && optopt != '?')
-                    fprintf(stderr, "warphunt measure: option '%s' needs a value or is unknown\n", argv[optind - 1]);
-                else
-                    fprintf(stderr, "warphunt measure: unknown option '%s'\n", argv[optind - 1]);
-                return cli_usage_hint("measure");
+                return cli_bad_option("measure", argv);
             }
         }
         if (r < 0) {

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -145,6 +146,15 @@ int cli_usage_hint(const char *command)
 {
     fprintf(stderr, "warphunt %s: `warphunt %s --help` lists the options\n", command, command);
     return 1;
+}
+
+int cli_bad_option(const char *command, char **argv)
+{
+    if (optopt && optopt != '?')
+        fprintf(stderr, "warphunt %s: option '%s' needs a value or is unknown\n", command, argv[optind - 1]);
+    else
+        fprintf(stderr, "warphunt %s: unknown option '%s'\n", command, argv[optind - 1]);
+    return cli_usage_hint(command);
 }
 
 static bool has_manifest(const char *dir)
