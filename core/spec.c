@@ -525,7 +525,7 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
     return true;
 }
 
-#define OWNERS "\"contiguous\" (the default), \"stride\" or \"block_stride\""
+#define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\" or \"warp_stride\""
 
 static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
@@ -891,12 +891,31 @@ static uint64_t block_threads(const wh_launch *l)
     return (uint64_t)l->block[0] * l->block[1] * l->block[2];
 }
 
+/* warp_stride: a block's k*b elements are its warps' in turn, k*32 each
+ * (the last warp of a block not a multiple of 32 has fewer lanes, w), and
+ * a warp's are its lanes' interleaved: lane l owns l, l + w, l + 2w, ...
+ * (a warp-stride loop: `for (i = lane; i < k*32; i += 32)`). */
+static uint64_t warp_owned_elem(uint64_t k, uint64_t b, uint64_t t, uint64_t j)
+{
+    uint64_t tl = t % b, warp = tl / 32, w = b - 32 * warp < 32 ? b - 32 * warp : 32;
+    return t / b * k * b + 32 * k * warp + j * w + tl % 32;
+}
+
+static uint64_t warp_elem_owner(uint64_t k, uint64_t b, uint64_t e, uint64_t *j)
+{
+    uint64_t eb = e % (k * b), warp = eb / (32 * k), w = b - 32 * warp < 32 ? b - 32 * warp : 32;
+    uint64_t off = eb - 32 * k * warp;
+    *j = off / w;
+    return e / (k * b) * b + 32 * warp + off % w;
+}
+
 uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j)
 {
     uint64_t k = (uint64_t)p->per_thread, b = block_threads(l);
     switch (p->owner) {
     case WH_OWNER_STRIDE: return j * wh_launch_threads_total(l) + t;
     case WH_OWNER_BLOCK_STRIDE: return t / b * k * b + j * b + t % b;
+    case WH_OWNER_WARP_STRIDE: return warp_owned_elem(k, b, t, j);
     default: return t * k + j;
     }
 }
@@ -907,6 +926,7 @@ uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64
     switch (p->owner) {
     case WH_OWNER_STRIDE: *j = e / n; return e % n;
     case WH_OWNER_BLOCK_STRIDE: *j = e % (k * b) / b; return e / (k * b) * b + e % b;
+    case WH_OWNER_WARP_STRIDE: return warp_elem_owner(k, b, e, j);
     default: *j = e % k; return e / k;
     }
 }

@@ -52,8 +52,8 @@ typedef enum {
  * ...), or every block-th element of its block's k*block elements (a
  * block-stride loop: thread i of block b reads b*k*block + i, + block,
  * ...). */
-typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE } wh_owner;
-#define WH_OWNER_LAST WH_OWNER_BLOCK_STRIDE
+typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE } wh_owner;
+#define WH_OWNER_LAST WH_OWNER_WARP_STRIDE
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
@@ -176,7 +176,7 @@ void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi);
 const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
-const char *wh_owner_name(wh_owner o);          /* "contiguous", "stride", "block_stride" */
+const char *wh_owner_name(wh_owner o);          /* "contiguous", "stride", "block_stride", "warp_stride" */
 
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a
  * launch l, and the inverse: the thread that owns element e, and which of

@@ -66,6 +66,6 @@ const char *wh_structure_name(wh_structure s)
 
 const char *wh_owner_name(wh_owner o)
 {
-    static const char *const names[] = { "contiguous", "stride", "block_stride" };
+    static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride" };
     return names[o];
 }

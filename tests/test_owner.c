@@ -1,6 +1,6 @@
 /*
  * test_owner.c — which elements a thread owns ("owner": contiguous,
- * stride, block_stride): the index and its inverse are one bijection, the
+ * stride, block_stride, warp_stride): the index and its inverse are one bijection, the
  * scaler puts each atom thread's elements where the owning full-launch
  * thread reads them, and warp-copy copies lane 0's own elements.
  */
@@ -50,24 +50,27 @@ static void put(wh_image *img, uint64_t e, int32_t v)
 
 Test(owner, the_index_and_its_inverse_are_one_bijection)
 {
-    static const char *const owners[] = { "contiguous", "stride", "block_stride" };
-    for (int o = 0; o < 3; o++)
+    static const char *const owners[] = { "contiguous", "stride", "block_stride", "warp_stride" };
+    /* blocks of 4 threads, and of 48 (a warp and a half) for warp_stride */
+    for (int o = 0; o < 5; o++)
         for (int k = 1; k <= 3; k++) {
             owned_spec s;
-            open_spec(&s, owners[o], k, 3, 4);
+            int b = o < 4 ? 4 : 48;
+            const char *owner = owners[o < 4 ? o : 3];
+            open_spec(&s, owner, k, 3, b);
             const wh_param *p = &s.spec->params[0];
             wh_launch l = wh_spec_launch_full(s.spec);
-            uint64_t n = 12 * (uint64_t)k;
+            uint64_t threads = 3 * (uint64_t)b, n = threads * (uint64_t)k;
             bool *hit = calloc(n, 1);
-            for (uint64_t t = 0; t < 12; t++)
+            for (uint64_t t = 0; t < threads; t++)
                 for (uint64_t j = 0; j < (uint64_t)k; j++) {
                     uint64_t e = wh_owned_elem(p, &l, t, j), jj;
-                    cr_assert_lt(e, n, "%s k %d: thread %llu element %llu", owners[o], k, (unsigned long long)t,
+                    cr_assert_lt(e, n, "%s k %d: thread %llu element %llu", owner, k, (unsigned long long)t,
                                  (unsigned long long)j);
-                    cr_expect_not(hit[e], "%s: element %llu owned twice", owners[o], (unsigned long long)e);
+                    cr_expect_not(hit[e], "%s: element %llu owned twice", owner, (unsigned long long)e);
                     hit[e] = true;
-                    cr_expect_eq(wh_elem_owner(p, &l, e, &jj), t, "%s", owners[o]);
-                    cr_expect_eq(jj, j, "%s", owners[o]);
+                    cr_expect_eq(wh_elem_owner(p, &l, e, &jj), t, "%s", owner);
+                    cr_expect_eq(jj, j, "%s", owner);
                 }
             free(hit);
             close_spec(&s);
@@ -80,6 +83,15 @@ Test(owner, the_index_and_its_inverse_are_one_bijection)
     open_spec(&s, "block_stride", 2, 2, 4);
     cr_expect_eq(wh_owned_elem(&s.spec->params[0], &l, 5, 1), 8 + 4 + 1, "block 1's second pass, thread 1 of it");
     close_spec(&s);
+    /* blocks of 48: warp 0 of 32 lanes, warp 1 of 16; k = 2 */
+    open_spec(&s, "warp_stride", 2, 2, 48);
+    l = wh_spec_launch_full(s.spec);
+    const wh_param *p = &s.spec->params[0];
+    cr_expect_eq(wh_owned_elem(p, &l, 5, 1), 32 + 5, "lane 5's second element: one warp's width on");
+    cr_expect_eq(wh_owned_elem(p, &l, 40, 0), 64 + 8, "warp 1 (16 lanes) starts past warp 0's 64 elements");
+    cr_expect_eq(wh_owned_elem(p, &l, 40, 1), 64 + 16 + 8, "and its lanes interleave by 16");
+    cr_expect_eq(wh_owned_elem(p, &l, 48 + 1, 1), 96 + 32 + 1, "block 1, lane 1");
+    close_spec(&s);
 }
 
 /* Atoms of X = 2 threads owning elements {t, t + 2} (stride) tiled over 8
@@ -88,8 +100,9 @@ Test(owner, the_index_and_its_inverse_are_one_bijection)
  * t % 4 and 4 + t % 4. */
 Test(owner, the_scaler_follows_the_owner)
 {
-    static const char *const owners[] = { "stride", "block_stride" };
-    for (int o = 0; o < 2; o++) {
+    /* warp_stride over blocks of 4 (one warp of 4 lanes each) is block_stride */
+    static const char *const owners[] = { "stride", "block_stride", "warp_stride" };
+    for (int o = 0; o < 3; o++) {
         owned_spec s;
         open_spec(&s, owners[o], 2, 2, 4);
         wh_error err;
