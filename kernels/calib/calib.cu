@@ -13,9 +13,11 @@
  * neither nvcc nor ptxas can fold or reorder it; chains use `mad`/`fma`
  * with operands the compiler cannot know, which no assembler shortens.
  *
- * Launches (kernels/calib/*.json): one thread for the chains and the
- * pointer chases, one warp for throughput, bank conflicts, atomics and
- * barriers, and an empty kernel for the launch overhead.
+ * Launches (kernels/calib/NAME.json): one thread for the chains and the
+ * pointer chases, one warp for throughput, bank conflicts, atomics,
+ * barriers and divergence, whole grids streaming memory for the
+ * bandwidths (timed by the harness, as is the empty kernel for the launch
+ * overhead).
  */
 
 #define X8(S) S S S S S S S S
