@@ -358,6 +358,9 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
     else
         fprintf(stderr, "  atoms: %d (up to %d per path), not validated%s\n", total_atoms(r), a->eo.models,
                 a->eo.validate ? " (the sim backend cannot run this kernel)" : " (--no-validate)");
+    if (r->atoms_s > 0 && r->time_s > 0)
+        fprintf(stderr, "  atoms made and replayed in %.2f s, %.0f %% of the stage's %.2f s\n", r->atoms_s,
+                100 * r->atoms_s / r->time_s, r->time_s);
     fprintf(stderr, "  %s %s\n", r->from_cache ? "reused the cached exploration" : "cached in", cache);
     fprintf(stderr, "wrote %s/paths.json\n", dir);
 }

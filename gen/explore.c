@@ -432,8 +432,11 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
      * atoms (models and replays) the rest, at least. */
     double budget = o->time_s > 0 ? o->time_s : 60;
     sx_result *sx = deepen(r, mod, o, budget * GEN_SEARCH_SHARE, err);
-    bool ok = sx && fill_paths(r, sx, mod) && gen_pool_init(&r->pool, spec, r->x, err) &&
-              make_atoms(r, sx, mod, o, t0 + budget, err) && wh_make_dirs(dir, err);
+    bool ok = sx && fill_paths(r, sx, mod) && gen_pool_init(&r->pool, spec, r->x, err);
+    double ta = wh_clock_s();
+    ok = ok && make_atoms(r, sx, mod, o, t0 + budget, err);
+    r->atoms_s = wh_clock_s() - ta;
+    ok = ok && wh_make_dirs(dir, err);
     r->time_s = wh_clock_s() - t0;
     char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);

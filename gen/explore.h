@@ -95,6 +95,7 @@ typedef struct {
     int legs_total, legs_covered;
     char **uncovered; int nuncovered;   /* "line 42 taken" ... */
     double time_s;
+    double atoms_s;         /* of it: atoms solved and replayed, families included */
     bool from_cache;
     char cache_key[17];
     char *paths_json;       /* path of the paths.json written, or NULL */

@@ -69,6 +69,7 @@ bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_mo
     json_object_set_new(doc, "atoms_hung", json_integer(r->atoms_hung));
     json_object_set_new(doc, "paths_without_atoms", json_integer(r->paths_without_atoms));
     json_object_set_new(doc, "explore_time_s", json_real(r->time_s));
+    json_object_set_new(doc, "atoms_time_s", json_real(r->atoms_s));
     json_t *paths = json_object_get(doc, "paths");
     for (int i = 0; i < r->npaths && i < (int)json_array_size(paths); i++)
         json_object_set_new(json_array_get(paths, (size_t)i), "atoms", atoms_json(r, &r->paths[i], scratch));
@@ -143,6 +144,7 @@ bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err)
     const char *how = json_string_value(json_object_get(doc, "validation"));
     r->validated = how && !strcmp(how, "sim");
     r->time_s = json_number_value(json_object_get(doc, "explore_time_s"));
+    r->atoms_s = json_number_value(json_object_get(doc, "atoms_time_s"));   /* 0 in older entries */
     json_t *unc = json_object_get(doc, "uncovered");
     r->uncovered = calloc(json_array_size(unc) + 1, sizeof *r->uncovered);
     bool ok = r->x > 0 && r->uncovered && read_xstats(r, json_object_get(doc, "coverage_per_x")) &&

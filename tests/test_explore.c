@@ -139,6 +139,8 @@ Test(explore, deepening_records_every_x)
     /* it stops deepening once everything is covered */
     for (int i = 0; i + 1 < r->nxs; i++) cr_expect_lt(r->xs[i].legs_covered, r->xs[i].legs_total);
     cr_expect_eq(r->x, r->xs[r->nxs - 1].x);
+    /* the atoms' share of the stage is measured (explore prints it) */
+    cr_expect(r->atoms_s > 0 && r->atoms_s < r->time_s, "atoms %g s of %g", r->atoms_s, r->time_s);
     gen_result_free(r);
     close_fixture(&f);
 }
