@@ -81,8 +81,7 @@ static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *
             if (!strcmp(img->bufs[i].param->name, "out") && img->bufs[i].data)
                 memcpy(raw, img->bufs[i].data, img->bufs[i].bytes < 128 ? img->bufs[i].bytes : 128);
     }
-    if (ok || res.reps)
-        harness_result_free(&res);
+    harness_result_free(&res);   /* harness_measure zeroes it first, so this is safe on every path */
     wh_image_free(img);
     return ok;
 }
