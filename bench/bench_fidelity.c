@@ -183,6 +183,19 @@ static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_erro
     return ok;
 }
 
+/* measure_kernel, its failure said on stderr; 1 when it failed. */
+static int measure_or_say(const measure_opts *m, const char *spec_path)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    if (measure_kernel(m, spec_path, &err))
+        return 0;
+    char buf[1200];
+    wh_error_format(&err, buf, sizeof buf);
+    fprintf(stderr, "bench_fidelity: %s: %s\n", spec_path, buf);
+    return 1;
+}
+
 static int run_measure(measure_opts *m, const char *path)
 {
     m->out = fopen(path, "w");
@@ -195,27 +208,13 @@ static int run_measure(measure_opts *m, const char *path)
     memset(&g, 0, sizeof g);
     glob("kernels/*.json", 0, NULL, &g);
     int failed = 0;
-    wh_error err;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        wh_error_clear(&err);
-        if (!measure_kernel(m, g.gl_pathv[i], &err)) {
-            char buf[1200];
-            wh_error_format(&err, buf, sizeof buf);
-            fprintf(stderr, "bench_fidelity: %s: %s\n", g.gl_pathv[i], buf);
-            failed++;
-        }
-    }
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        failed += measure_or_say(m, g.gl_pathv[i]);
     globfree(&g);
     for (int i = 0; i < corpus_count(); i++) {
-        char path2[512];
-        corpus_spec_path(corpus_at(i), path2, sizeof path2);
-        wh_error_clear(&err);
-        if (!measure_kernel(m, path2, &err)) {
-            char buf[1200];
-            wh_error_format(&err, buf, sizeof buf);
-            fprintf(stderr, "bench_fidelity: %s: %s\n", path2, buf);
-            failed++;
-        }
+        char spec_path[512];
+        corpus_spec_path(corpus_at(i), spec_path, sizeof spec_path);
+        failed += measure_or_say(m, spec_path);
     }
     fclose(m->out);
     return failed ? 2 : 0;
