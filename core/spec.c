@@ -548,9 +548,9 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
     char sub[320];
     if (!parse_role(ld, pobj, jpath, p)) return false;
     json_t *count = json_object_get(pobj, "count");
-    if (!count) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
+    if (!count && !p->tex) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
     snprintf(sub, sizeof sub, "%s.count", jpath);
-    if (!get_expr(ld, count, sub, &p->count)) return false;
+    if (count && !get_expr(ld, count, sub, &p->count)) return false;
     json_t *pt = json_object_get(pobj, "per_thread");
     if (pt) {
         snprintf(sub, sizeof sub, "%s.per_thread", jpath);
@@ -569,6 +569,121 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
     }
     if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
     return parse_structure(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
+}
+
+#define ADDRESSES "\"clamp\" (the default), \"border\", \"wrap\" or \"mirror\""
+
+/* One address mode, or one per dimension. */
+static bool parse_tex_address(loader *ld, json_t *v, const char *jpath, wh_texture *t)
+{
+    for (int d = 0; d < t->ndims; d++) {
+        json_t *e = json_is_array(v) ? json_array_get(v, (size_t)d) : v;
+        const char *name = json_string_value(e);
+        int k = WH_TEX_CLAMP;
+        while (name && k <= WH_TEX_ADDRESS_LAST && strcmp(name, wh_tex_address_name((wh_tex_address)k))) k++;
+        if (!name || k > WH_TEX_ADDRESS_LAST)
+            return bad(ld, jpath, "expected %s, or one per dimension", ADDRESSES);
+        if ((k == WH_TEX_WRAP || k == WH_TEX_MIRROR) && !t->normalized_coords)
+            return bad(ld, jpath, "\"%s\" needs \"normalized_coords\": true (CUDA clamps otherwise)", name);
+        t->address[d] = (wh_tex_address)k;
+    }
+    if (json_is_array(v) && json_array_size(v) != (size_t)t->ndims)
+        return bad(ld, jpath, "expected one address mode per dimension (%d)", t->ndims);
+    return true;
+}
+
+static bool get_flag(loader *ld, json_t *obj, const char *key, const char *jpath, bool *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v) return true;
+    if (!json_is_boolean(v)) return bad(ld, jpath, "\"%s\" must be true or false", key);
+    *out = json_is_true(v);
+    return true;
+}
+
+/* The texels' type: 8/16/32-bit integers or f32, in 1, 2 or 4 channels
+ * (the channel counts CUDA arrays take). */
+static bool check_texel_type(loader *ld, const wh_param *p, const char *jpath, const wh_texture *t)
+{
+    wh_type ct = p->fields[0].type;
+    size_t cs = wh_type_size(ct);
+    if (p->nfields != 1 && p->nfields != 2 && p->nfields != 4)
+        return bad(ld, jpath, "a texel has 1, 2 or 4 channels (fields), not %d", p->nfields);
+    for (int f = 0; f < p->nfields; f++)
+        if (p->fields[f].type != ct || p->fields[f].offset != (size_t)f * cs)
+            return bad(ld, jpath, "a texel's channels (fields) are of one type, packed");
+    if (cs > 4 || ct == WH_F64)
+        return bad(ld, jpath, "texels are 8-, 16- or 32-bit integers or f32, not %s", wh_type_name(ct));
+    if (t->read_normalized && (cs > 2 || wh_type_is_float(ct)))
+        return bad(ld, jpath, "\"read\": \"normalized_float\" is for 8- and 16-bit integer texels");
+    if (t->filter_linear && !wh_type_is_float(ct) && !t->read_normalized)
+        return bad(ld, jpath, "linear filtering needs f32 texels or \"read\": \"normalized_float\"");
+    return true;
+}
+
+/* The count of a texture's buffer: the product of its dimensions. */
+static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param *p)
+{
+    char text[600];
+    int n = 0;
+    for (int d = 0; d < t->ndims; d++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
+    if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
+    json_t *v = json_string(text);
+    if (!v) return bad(ld, jpath, "out of memory");
+    bool ok = get_expr(ld, v, jpath, &p->count);
+    json_decref(v);
+    return ok;
+}
+
+/* "texture": the texture object a `kind: texture` parameter stands for. */
+static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", NULL };
+    char sub[320];
+    snprintf(sub, sizeof sub, "%s.texture", jpath);
+    json_t *o = json_object_get(pobj, "texture");
+    if (!json_is_object(o)) return bad(ld, sub, "a texture needs \"texture\": { \"dims\": [...], ... }");
+    if (!check_keys(ld, o, sub, keys)) return false;
+    wh_texture *t = p->tex = calloc(1, sizeof *p->tex);
+    if (!t) return bad(ld, sub, "out of memory");
+    char dp[352];
+    snprintf(dp, sizeof dp, "%s.dims", sub);
+    json_t *dims = json_object_get(o, "dims");
+    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > 3)
+        return bad(ld, dp, "expected [width], [width, height] or [width, height, depth] (texels)");
+    t->ndims = (int)json_array_size(dims);
+    for (int d = 0; d < t->ndims; d++)
+        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
+    const char *mem = json_string_value(json_object_get(o, "memory"));
+    if (json_object_get(o, "memory") && (!mem || (strcmp(mem, "linear") && strcmp(mem, "array"))))
+        return bad(ld, sub, "\"memory\" is \"linear\" (1-D, tex1Dfetch) or \"array\" (a CUDA array)");
+    t->linear_memory = mem ? !strcmp(mem, "linear") : t->ndims == 1;
+    if (t->linear_memory && t->ndims != 1) return bad(ld, sub, "\"memory\": \"linear\" is for 1-D textures");
+    const char *filter = json_string_value(json_object_get(o, "filter"));
+    if (json_object_get(o, "filter") && (!filter || (strcmp(filter, "point") && strcmp(filter, "linear"))))
+        return bad(ld, sub, "\"filter\" is \"point\" (the default) or \"linear\"");
+    t->filter_linear = filter && !strcmp(filter, "linear");
+    const char *read = json_string_value(json_object_get(o, "read"));
+    if (json_object_get(o, "read") && (!read || (strcmp(read, "element") && strcmp(read, "normalized_float"))))
+        return bad(ld, sub, "\"read\" is \"element\" (the default) or \"normalized_float\"");
+    t->read_normalized = read && !strcmp(read, "normalized_float");
+    if (!get_flag(ld, o, "normalized_coords", sub, &t->normalized_coords)) return false;
+    if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
+        return bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
+                   "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");
+    if (t->linear_memory)
+        t->address[0] = WH_TEX_BORDER;
+    json_t *addr = json_object_get(o, "address");
+    if (addr) {
+        char ap[352];
+        snprintf(ap, sizeof ap, "%s.address", sub);
+        if (!parse_tex_address(ld, addr, ap, t)) return false;
+    }
+    if (!check_texel_type(ld, p, jpath, t)) return false;
+    if (json_object_get(pobj, "count"))
+        return bad(ld, jpath, "a texture's texel count is the product of its \"dims\" (no \"count\")");
+    return texture_count(ld, t, jpath, p);
 }
 
 #define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
@@ -635,7 +750,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
-                                        "check_why", NULL };
+                                        "check_why", "texture", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -646,10 +761,13 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     if (global && !json_object_get(pobj, "kind"))
         kind = "buffer";   /* a module variable is memory: its count says how much of it is input */
     if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
-    if (!strcmp(kind, "buffer")) p->kind = WH_BUFFER;
+    bool texture = !strcmp(kind, "texture") && !global;
+    if (!strcmp(kind, "buffer") || texture) p->kind = WH_BUFFER;
     else if (!strcmp(kind, "scalar") && !global) p->kind = WH_SCALAR;
     else if (global) return bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
-    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer or scalar)", kind);
+    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar or texture)", kind);
+    if (!texture && json_object_get(pobj, "texture"))
+        return bad(ld, jpath, "\"texture\" goes with \"kind\": \"texture\"");
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
     if (p->type == WH_STRUCT) {
@@ -662,8 +780,12 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
         p->fields[0].type = p->type;
         p->elem_size = p->elem_align = wh_type_size(p->type);
     }
+    if (texture && !parse_texture(ld, pobj, jpath, p))
+        return false;
     if (!(p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p)))
         return false;
+    if (texture && p->role == WH_ROLE_OUTPUT)
+        return bad(ld, jpath, "a texture is read-only: its role is \"input\" or \"fixed\"");
     return parse_check(ld, pobj, jpath, p);
 }
 
@@ -841,6 +963,9 @@ static void free_param(wh_param *p)
     wh_expr_free(p->value);
     free(p->init_file);
     free(p->check_why);
+    for (int d = 0; p->tex && d < p->tex->ndims; d++)
+        wh_expr_free(p->tex->dims[d]);
+    free(p->tex);
 }
 
 void wh_spec_free(wh_spec *s)

@@ -55,6 +55,23 @@ typedef enum {
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE } wh_owner;
 #define WH_OWNER_LAST WH_OWNER_WARP_STRIDE
 
+/* A texture object parameter (README, "Textures"): a buffer of texels the
+ * kernel reads through `tex` with a cudaTextureObject_t, whose value the
+ * backend makes.  Its elements are the texels in x-fastest order; the
+ * element type is one integer or f32 type of 8, 16 or 32 bits, or a struct
+ * of 1, 2 or 4 fields of one such type (the channels). */
+typedef enum { WH_TEX_CLAMP, WH_TEX_BORDER, WH_TEX_WRAP, WH_TEX_MIRROR } wh_tex_address;
+#define WH_TEX_ADDRESS_LAST WH_TEX_MIRROR
+typedef struct {
+    int ndims;                  /* 1, 2 or 3 */
+    wh_expr *dims[3];           /* width, height, depth (texels) */
+    bool linear_memory;         /* 1-D over linear memory (tex1Dfetch), else a CUDA array */
+    wh_tex_address address[3];  /* per dimension */
+    bool filter_linear;         /* else point sampling */
+    bool normalized_coords;
+    bool read_normalized;       /* 8/16-bit integers read as floats in [0, 1] or [-1, 1] */
+} wh_texture;
+
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
 
@@ -91,6 +108,7 @@ typedef struct {
     wh_structure structure; /* input buffers of one field */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
+    wh_texture *tex;        /* a texture object parameter's texture, else NULL */
     bool global;            /* a module variable (the spec's "globals", a buffer named as the
                                PTX's .global or .const variable), not a kernel parameter */
 } wh_param;
@@ -176,7 +194,8 @@ void wh_type_limits(wh_type t, int64_t *lo, int64_t *hi);
 const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
-const char *wh_owner_name(wh_owner o);          /* "contiguous", "stride", "block_stride", "warp_stride" */
+const char *wh_owner_name(wh_owner o);
+const char *wh_tex_address_name(wh_tex_address a);  /* "clamp", "border", "wrap", "mirror" */          /* "contiguous", "stride", "block_stride", "warp_stride" */
 
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a
  * launch l, and the inverse: the thread that owns element e, and which of

@@ -64,6 +64,12 @@ const char *wh_structure_name(wh_structure s)
     return names[s];
 }
 
+const char *wh_tex_address_name(wh_tex_address a)
+{
+    static const char *const names[] = { "clamp", "border", "wrap", "mirror" };
+    return names[a];
+}
+
 const char *wh_owner_name(wh_owner o)
 {
     static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride" };

@@ -285,6 +285,37 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
     return true;
 }
 
+/* tex.GEOM.v4.DTYPE.CTYPE {d0, d1, d2, d3}, [handle, {coordinates}]: the
+ * geometry goes to mode (0 for the forms no engine runs: arrays, cubes,
+ * multisample, explicit level or gradients), the coordinates are checked
+ * for their number (.3d takes four, the last ignored). */
+static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
+{
+    static const char *const geoms[] = { NULL, "1d", "2d", "3d" };
+    ins->mode = 0;
+    bool other = false;
+    for (int i = 0; i < ins->nmods; i++) {
+        for (int g = 1; g <= PTX_TEX_3D; g++)
+            if (STREQ(ins->mods[i], geoms[g]))
+                ins->mode = g;
+        other |= STREQ(ins->mods[i], "level") || STREQ(ins->mods[i], "grad") || STREQ(ins->mods[i], "base");
+    }
+    if (other)
+        ins->mode = 0;
+    if (ins->ops[0].kind != PTX_OPD_VEC || ins->ops[0].nelems != 4 || ins->vec != 4)
+        return fail(err, file, ins, ins->ops[0].col, "'%s' needs .v4 and a vector of four destinations", ins->opcode, 0,
+                    0);
+    const ptx_operand *a = &ins->ops[1];
+    if (a->kind != PTX_OPD_ADDR || a->nelems < 1 || a->elems[a->nelems - 1].kind != PTX_OPD_VEC)
+        return fail(err, file, ins, a->col, "'%s' needs [texture, {coordinates}] as its second operand", ins->opcode, 0,
+                    0);
+    long need = ins->mode == PTX_TEX_3D ? 4 : ins->mode;
+    long got = a->elems[a->nelems - 1].nelems;
+    if (ins->mode && got != need)
+        return fail(err, file, ins, a->col, "'%s' needs %ld coordinate(s), got %ld", ins->opcode, need, got);
+    return true;
+}
+
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, const char *file, wh_error *err)
 {
     pthread_once(&tables_once, sort_tables);
@@ -444,6 +475,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         }
         break;
     }
+    case PTX_OP_TEX:
+        if (!decode_tex(ins, file, err))
+            return false;
+        break;
     case PTX_OP_SETP:
         if (ins->cmp == PTX_CMP_NONE)
             return fail(err, file, ins, 0, "'setp' without a comparison operator", NULL, 0, 0);

@@ -152,6 +152,9 @@ enum {
 typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
 } ptx_cp_mode;
+/* tex: the texture's geometry (`.1d` `.2d` `.3d`; the array, cube,
+ * multisample and mipmap forms decode to 0, which no engine runs). */
+typedef enum { PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D } ptx_tex_geom;
 
 /* Decoded opcodes, generated from ptx/opcodes.def (the one list of them).
  * Unknown opcodes parse with PTX_OP_UNKNOWN. */
@@ -622,6 +625,56 @@ int ptx_sreg_bits(ptx_sreg s);
  * pointers), what an indirect call jumps through: PTX_ADDR_FUNC + 16 k. */
 #define PTX_ADDR_FUNC   0x0000400000000000ull
 #define PTX_ADDR_FUNC_STRIDE 16
+
+/* The value a texture object parameter holds in both engines: the spec
+ * parameter's index past PTX_ADDR_TEXTURE, an address no memory answers,
+ * so only `tex` can use it (the GPU's handles are opaque too). */
+#define PTX_ADDR_TEXTURE 0x0000500000000000ull
+
+/* ---- Textures (texture.c): what a `tex` fetch reads, for both engines -- */
+
+/* A texture at one launch: the spec's description with its dimensions
+ * evaluated, and its texel format. */
+typedef struct {
+    int ndims;
+    int64_t dims[3];            /* unused dimensions are 1 */
+    int address[3];             /* wh_tex_address */
+    bool filter_linear, normalized_coords, read_normalized, linear_memory;
+    int channels;               /* 1, 2 or 4 */
+    int chan_bytes;             /* 1, 2 or 4 */
+    bool chan_float, chan_signed;
+    int texel_bytes;
+} ptx_texture;
+
+/* Texture object parameter p of the spec at a launch (vars: wh_spec_vars);
+ * false when p is no texture or a dimension is not positive. */
+bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_texture *t, wh_error *err);
+
+/* One texel a fetch reads: its index in the texel array (x fastest), or -1
+ * for a place outside the texture that reads 0 (border), and its weight. */
+typedef struct {
+    int64_t index;
+    float weight;
+} ptx_tex_tap;
+#define PTX_TEX_MAX_TAPS 8
+
+/* The texels a fetch at coordinates `coord` reads (f32 bits, or s32 with
+ * int_coords: a texel index, never filtered), in the order their weighted
+ * values are summed.  Point sampling reads one texel, weight 1; linear
+ * filtering 2, 4 or 8, with the CUDA guide's weights quantized to 1/256.
+ * Returns the number of taps. */
+int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3], ptx_tex_tap *taps);
+
+/* Channel c of one texel as the 32-bit value a fetch returns: an integer
+ * sign- or zero-extended, an f32's bits, or with read_normalized an 8/16-bit
+ * integer as an f32 in [0, 1] (unsigned: v / max) or [-1, 1] (signed: v /
+ * max, the most negative value -1).  A channel the format lacks reads 0. */
+uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c);
+
+/* The four values of a fetch that reads taps[0..n) (ptx_tex_taps): with
+ * one tap its channels, else each channel's weighted sum (f32: acc = acc +
+ * w * v from +0, in tap order).  texels: the whole texel array. */
+void ptx_tex_fetch(const ptx_texture *t, const uint8_t *texels, const ptx_tex_tap *taps, int n, uint32_t out[4]);
 
 /* The state space a generic address falls in (isspacep, generic ld/st):
  * PTX_SPACE_SHARED, _LOCAL or _CONST inside their windows, else _GLOBAL. */

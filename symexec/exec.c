@@ -153,12 +153,22 @@ static Z3_ast imm_float_bits(sx_cx *cx, const ptx_operand *o, int w)
 
 Z3_ast sx_opd_get(sx_cx *cx, int i, ptx_type t)
 {
-    sx_z *z = &cx->e->z;
     if (i >= cx->ins->nops) {
         sx_exec_fail(cx, WH_ERR_USER, "missing operand %d", i + 1);
         return NULL;
     }
-    const ptx_operand *o = &cx->ins->ops[i];
+    ptx_operand_kind k = cx->ins->ops[i].kind;
+    if (k != PTX_OPD_REG && k != PTX_OPD_IMM_INT && k != PTX_OPD_IMM_FLOAT && k != PTX_OPD_SPECIAL &&
+        k != PTX_OPD_SYMBOL) {
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind for operand %d", i + 1);
+        return NULL;
+    }
+    return sx_opd_value(cx, &cx->ins->ops[i], t);
+}
+
+Z3_ast sx_opd_value(sx_cx *cx, const ptx_operand *o, ptx_type t)
+{
+    sx_z *z = &cx->e->z;
     int w = t == PTX_T_PRED ? 1 : ptx_type_bits(t);
     Z3_ast v;
     switch (o->kind) {
@@ -187,7 +197,7 @@ Z3_ast sx_opd_get(sx_cx *cx, int i, ptx_type t)
         return a ? sx_z_resize(z, a, w, false) : NULL;
     }
     default:
-        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind for operand %d", i + 1);
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported operand kind");
         return NULL;
     }
 }
@@ -302,6 +312,8 @@ static bool dispatch(sx_cx *cx)
     if ((r = sx_exec_ctrl(cx)) != 0)
         return r > 0;
     if ((r = sx_exec_mem(cx)) != 0)
+        return r > 0;
+    if ((r = sx_exec_tex(cx)) != 0)
         return r > 0;
     if ((r = sx_exec_float(cx)) != 0)
         return r > 0;

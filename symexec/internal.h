@@ -257,6 +257,9 @@ struct sx_engine {
     Z3_ast structure;                    /* the structure alone (part of every path
                                             formula), or NULL */
     uint8_t *params; uint64_t nparam_bytes; /* kernel parameter space */
+    ptx_texture *tex;                    /* per spec param: its texture at the X-thread
+                                            launch (ndims 0: none) */
+    int *tex_region;                     /* per spec param: a texture's texel region, or -1 */
     int heap_region;                     /* the device heap (malloc), or -1 */
     int *call_targets, ncall_targets;    /* what an indirect call may call: the functions whose
                                             address the module takes, in module order */
@@ -395,6 +398,8 @@ char *sx_model_inputs_text(sx_engine *e, Z3_model m);
 bool sx_exec_step(sx_engine *e, sx_state *s);
 bool sx_exec_fail(sx_cx *cx, wh_error_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 Z3_ast sx_opd_get(sx_cx *cx, int i, ptx_type t);
+/* the value of operand o (a register, immediate, special register or symbol) */
+Z3_ast sx_opd_value(sx_cx *cx, const ptx_operand *o, ptx_type t);
 Z3_ast sx_opd_get_fp(sx_cx *cx, int i, ptx_type t);
 Z3_ast sx_opd_get_pred(sx_cx *cx, int i);
 bool sx_opd_set(sx_cx *cx, int i, Z3_ast v, ptx_type t);
@@ -423,6 +428,7 @@ Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt);
  * first; same return convention). */
 int sx_exec_half(sx_cx *cx);
 int sx_exec_mem(sx_cx *cx);
+int sx_exec_tex(sx_cx *cx);
 int sx_exec_ctrl(sx_cx *cx);
 /* exec_brx.c: brx.idx (forks one state per feasible target). */
 int sx_exec_brx(sx_cx *cx);

@@ -211,7 +211,11 @@ static bool build_params(sx_engine *e, const int *param_region)
         if (pp->offset + pp->size > f->param_bytes)
             continue;
         uint8_t *dst = e->params + pp->offset;
-        if (e->spec->params[p].kind == WH_BUFFER) {
+        if (e->spec->params[p].tex) {
+            uint64_t a = PTX_ADDR_TEXTURE + (uint64_t)p;
+            for (uint64_t k = 0; k < pp->size && k < 8; k++)
+                dst[k] = (uint8_t)(a >> (8 * k));
+        } else if (e->spec->params[p].kind == WH_BUFFER) {
             uint64_t a = sx_layout_generic(&e->regions[param_region[p]]);
             for (uint64_t k = 0; k < pp->size && k < 8; k++)
                 dst[k] = (uint8_t)(a >> (8 * k));
@@ -221,6 +225,25 @@ static bool build_params(sx_engine *e, const int *param_region)
         }
     }
     return true;
+}
+
+/* Each texture parameter at the X-thread launch, and its texels' region. */
+static bool textures(sx_engine *e, const wh_launch *l, const int *param_region, wh_error *err)
+{
+    const wh_spec *S = e->spec;
+    e->tex = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tex);
+    e->tex_region = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tex_region);
+    int64_t *vars = wh_xcalloc((size_t)S->nvars, sizeof *vars);
+    bool ok = wh_spec_vars(S, l, vars, err);
+    for (int p = 0; p < S->nparams; p++) {
+        e->tex_region[p] = -1;
+        if (ok && S->params[p].tex) {
+            ok = ptx_texture_make(S, p, vars, &e->tex[p], err);
+            e->tex_region[p] = param_region[p];
+        }
+    }
+    free(vars);
+    return ok;
 }
 
 /* ---- variables --------------------------------------------------------- */
@@ -682,7 +705,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     for (int fi = 0; fi < e->mod->nfuncs; fi++)
         if (mm.address_taken[fi])
             e->call_targets[e->ncall_targets++] = fi;
-    bool ok = build_params(e, param_region) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
+    bool ok = build_params(e, param_region) && textures(e, &l, param_region, err) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
               function_shared(e, &mm)
               && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
     ptx_memmap_free(&mm);
@@ -738,6 +761,8 @@ void sx_layout_free(sx_engine *e)
     sx_z_dec(&e->z, e->domains);
     sx_z_dec(&e->z, e->structure);
     free(e->params);
+    free(e->tex);
+    free(e->tex_region);
     free(e->scalar_sym);
     if (e->fl) {
         for (int fi = 0; fi < e->mod->nfuncs; fi++) {

@@ -271,7 +271,7 @@ static sim_class classify(const ptx_instr *pi)
         case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return SIM_C_SHARED;
         default: return SIM_C_GLOBAL;
         }
-    case PTX_OP_CP_ASYNC:
+    case PTX_OP_CP_ASYNC: case PTX_OP_TEX:
         return SIM_C_GLOBAL;
     case PTX_OP_ATOM: case PTX_OP_RED:
         return SIM_C_ATOM;
@@ -336,6 +336,15 @@ static bool supported(const ptx_instr *pi)
         if (pi->type2 == PTX_T_F16X2 || pi->type2 == PTX_T_BF16X2)
             return false;
         break;
+    case PTX_OP_TEX: {
+        /* a texture object in a register: the geometries ptx/texture.c
+         * knows, 32-bit results, s32 or f32 coordinates (.texref
+         * texture references are gone from CUDA 12) */
+        const ptx_operand *a = &pi->ops[1];
+        return pi->mode != 0 && a->reg >= 0 && a->nelems == 1 &&
+               (t == PTX_T_F32 || t == PTX_T_S32 || t == PTX_T_U32) &&
+               (pi->type2 == PTX_T_S32 || pi->type2 == PTX_T_F32);
+    }
     case PTX_OP_CP_ASYNC:
         return pi->mode == PTX_CP_COPY || pi->mode == PTX_CP_COMMIT_GROUP || pi->mode == PTX_CP_WAIT_GROUP ||
                pi->mode == PTX_CP_WAIT_ALL;
@@ -367,6 +376,28 @@ static int access_size(const ptx_instr *pi)
 {
     int s = ptx_type_size(pi->type);
     return s > 0 ? s : 4;
+}
+
+/* tex: src[0] the texture object, src[1..] its coordinates (the fourth
+ * of a .3d fetch is ignored); mode keeps the geometry. */
+static bool decode_tex_sources(dctx *c, sim_instr *s)
+{
+    const ptx_operand *a = &c->pi->ops[1];
+    const ptx_operand *co = &a->elems[0];
+    int n = c->pi->mode == PTX_TEX_3D ? 3 : c->pi->mode;
+    s->src[0].kind = SIM_OPD_REG;
+    s->src[0].slot = c->F->slot[a->reg];
+    add_dep(s, c->F, s->src[0].slot, false);
+    for (int k = 0; k < n; k++) {
+        sim_opd *d = &s->src[1 + k];
+        if (!decode_src(c, &co->elems[k], c->pi->type2, d))
+            return false;
+        if (d->kind == SIM_OPD_REG)
+            add_dep(s, c->F, d->slot, false);
+    }
+    s->nsrc = (uint8_t)(1 + n);
+    s->space = PTX_SPACE_GLOBAL;
+    return true;
 }
 
 static bool decode_ops(dctx *c, sim_instr *s)
@@ -414,6 +445,9 @@ static bool decode_ops(dctx *c, sim_instr *s)
             first_src = 2;
         }
     }
+
+    if (pi->op == PTX_OP_TEX)
+        return decode_tex_sources(c, s);
 
     /* address operand */
     int addr_op = -1;

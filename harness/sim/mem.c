@@ -518,6 +518,74 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
     return true;
 }
 
+/* The texture lane l's handle names, or NULL after stopping the run: a
+ * texture parameter of the spec whose geometry is the fetch's. */
+static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t h)
+{
+    const wh_spec *S = R->prog->spec;
+    uint64_t p = h - PTX_ADDR_TEXTURE;
+    const char *why = NULL;
+    char thr[128], where[256];
+    if (h < PTX_ADDR_TEXTURE || p >= (uint64_t)S->nkparams || !R->tex || !R->tex[p].ndims)
+        why = "is no texture object parameter of the spec";
+    else if (R->tex[p].ndims != in->mode)
+        why = "names a texture of another geometry";
+    if (!why)
+        return &R->tex[p];
+    sim_thread_desc(R, w, (int)l, thr, sizeof thr);
+    sim_where(R, w, in, where, sizeof where);
+    sim_stop(R, HARNESS_FAULT, "tex with handle 0x%llx by thread %s at %s: the handle %s%s%s%s",
+             (unsigned long long)h, thr, where, why, p < (uint64_t)S->nkparams ? " ('" : "",
+             p < (uint64_t)S->nkparams ? S->params[p].name : "", p < (uint64_t)S->nkparams ? "')" : "");
+    return NULL;
+}
+
+/* tex: each lane's fetch (ptx/texture.c), priced as a global load of the
+ * texels it reads through the L1 (the texture cache is the L1). */
+static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                     double *done)
+{
+    const sim_prog *P = R->prog;
+    uint64_t addrs[SIM_WARP * PTX_TEX_MAX_TAPS];
+    uint32_t sizes[SIM_WARP * PTX_TEX_MAX_TAPS];
+    int n = 0;
+    bool int_coords = in->ty2 == PTX_T_S32;
+    sim_src h = sim_operand(R, w, in, 0), c[3];
+    for (int k = 0; k + 1 < in->nsrc; k++)
+        c[k] = sim_operand(R, w, in, k + 1);
+    SIM_LANES(m, l) {
+        const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(h, l));
+        if (!tx)
+            return false;
+        uint64_t p = SIM_V(h, l) - PTX_ADDR_TEXTURE;
+        const sim_region *g = &R->regions[P->region_of_param[p]];
+        uint64_t base = P->regions[P->region_of_param[p]].base;
+        uint32_t coord[3] = { 0, 0, 0 };
+        for (int k = 0; k + 1 < in->nsrc; k++)
+            coord[k] = (uint32_t)SIM_V(c[k], l);
+        ptx_tex_tap taps[PTX_TEX_MAX_TAPS];
+        int nt = ptx_tex_taps(tx, int_coords, coord, taps);
+        for (int k = 0; k < nt; k++) {
+            uint64_t end = (uint64_t)(taps[k].index + 1) * (uint64_t)tx->texel_bytes;
+            if (taps[k].index >= 0 && end > g->size) {
+                sim_stop(R, HARNESS_FAULT, "texture '%s' has %llu bytes, fewer than its dimensions need",
+                         P->spec->params[p].name, (unsigned long long)g->size);
+                return false;
+            }
+            if (taps[k].index >= 0) {
+                addrs[n] = base + (uint64_t)taps[k].index * (uint64_t)tx->texel_bytes;
+                sizes[n++] = (uint32_t)tx->texel_bytes;
+            }
+        }
+        uint32_t out[4];
+        ptx_tex_fetch(tx, g->data, taps, nt, out);
+        for (int e = 0; e < 4; e++)
+            sim_dst(R, w, in, e)[l] = out[e];
+    }
+    *done = n ? sim_cost_global(R, sm, t, addrs, sizes, n, true) : t + R->prof->cls[SIM_C_GLOBAL].latency;
+    return true;
+}
+
 bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                   double *done)
 {
@@ -533,6 +601,8 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
         return exec_isspacep(R, w, in, m);
     case PTX_OP_CP_ASYNC:
         return exec_cp_async(R, sm, w, in, m, t, done);
+    case PTX_OP_TEX:
+        return exec_tex(R, sm, w, in, m, t, done);
     default:
         return true;
     }

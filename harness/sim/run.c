@@ -71,6 +71,25 @@ static void setup_cbank(sim_run *R, const wh_image *img)
     R->cbank = R->cbank_own;
 }
 
+/* Each texture parameter at this launch; its texels are its region's. */
+static bool setup_textures(sim_run *R, wh_error *err)
+{
+    const wh_spec *S = R->prog->spec;
+    bool any = false;
+    for (int i = 0; i < S->nkparams; i++)
+        any |= S->params[i].tex != NULL;
+    if (!any)
+        return true;
+    int64_t *vars = wh_xcalloc((size_t)S->nvars, sizeof *vars);
+    bool ok = wh_spec_vars(S, &R->launch, vars, err);
+    R->tex = wh_xcalloc((size_t)S->nparams, sizeof *R->tex);
+    for (int i = 0; ok && i < S->nkparams; i++)
+        if (S->params[i].tex)
+            ok = ptx_texture_make(S, i, vars, &R->tex[i], err);
+    free(vars);
+    return ok;
+}
+
 static bool setup_memory(sim_run *R, wh_error *err)
 {
     const sim_prog *P = R->prog;
@@ -141,12 +160,17 @@ static bool setup_memory(sim_run *R, wh_error *err)
         }
     }
     setup_cbank(R, img);
+    if (!setup_textures(R, err))
+        return false;
     R->kparam = wh_xcalloc(P->kparam_bytes, 1);
     const ptx_function *k = &P->m->funcs[P->entry];
     for (int i = 0; i < S->nparams && i < k->nparams; i++) {
         uint64_t off = P->kparam_off[i];
         uint64_t room = P->kparam_bytes - off;
-        if (S->params[i].kind == WH_BUFFER) {
+        if (S->params[i].tex) {
+            uint64_t handle = PTX_ADDR_TEXTURE + (uint64_t)i;
+            memcpy(R->kparam + off, &handle, room < 8 ? room : 8);
+        } else if (S->params[i].kind == WH_BUFFER) {
             uint64_t base = P->regions[P->region_of_param[i]].base;
             memcpy(R->kparam + off, &base, room < 8 ? room : 8);
         } else {
@@ -455,6 +479,7 @@ static void free_run(sim_run *R)
     }
     free(R->regions);
     free(R->kparam);
+    free(R->tex);
     free(R->cbank_own);
     sim_bw_free(&R->l2);
     sim_bw_free(&R->dram);

@@ -439,6 +439,7 @@ typedef struct sim_run {
     uint64_t heap_used;              /* bytes of the device heap malloc has handed out */
     sim_region *regions;
     uint8_t *kparam;
+    ptx_texture *tex;                /* per spec param: its texture at this launch (ndims 0: none) */
     const uint8_t *cbank;            /* the program's, or cbank_own */
     uint8_t *cbank_own;              /* the const bank with the image's .const globals */
     uint64_t shared_size;            /* per block */

@@ -1,0 +1,240 @@
+/*
+ * exec_tex.c — tex: a fetch from a texture object parameter, reading what
+ * ptx/texture.c says it reads (the emulator follows the same definition).
+ *
+ * The texels are the texture's buffer, a region like any other, so an
+ * input texture's texels are its symbols and a fetch is loads through the
+ * memory model.  Coordinates known at the fetch give the texels and
+ * weights of ptx_tex_taps.  A symbolic integer coordinate of a 1-D texture
+ * under clamp or border addressing -- tex1Dfetch at an index read from the
+ * input, the common case -- becomes a symbolic texel index (clamped, or
+ * guarded to read 0 out of range), loaded as a symbolic address is.  Any
+ * other symbolic coordinate is pinned to the state's model, the equality
+ * joining the path condition, as memory.c pins addresses (sound: the path's
+ * atoms fetch there; other places are not explored).
+ */
+#include "symexec/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define C (cx->e->z.c)
+
+static sx_z *ZZ(sx_cx *cx) { return &cx->e->z; }
+
+static Z3_ast fold(sx_cx *cx, Z3_ast a) { return sx_z_fold(ZZ(cx), sx_zk(ZZ(cx), a)); }
+
+static Z3_ast f32(sx_cx *cx, float v)
+{
+    return sx_zk(ZZ(cx), Z3_mk_fpa_numeral_float(C, v, ZZ(cx)->fp32));
+}
+
+static Z3_ast rne(sx_cx *cx) { return ZZ(cx)->rm[SX_RM_RNE]; }
+
+/* Channel c of the texel at byte offset `off` (a bv64 term) of the
+ * texture's region, as ptx_tex_channel returns it: a bv32 integer or an
+ * fp32 float. */
+static Z3_ast channel(sx_cx *cx, const ptx_texture *t, int region, Z3_ast off, int c)
+{
+    sx_z *z = ZZ(cx);
+    if (c >= t->channels)
+        return t->chan_float || t->read_normalized ? f32(cx, 0.0f) : sx_z_num(z, 0, 32);
+    Z3_ast base = sx_z_num(z, sx_layout_generic(&cx->e->regions[region]) + (uint64_t)(c * t->chan_bytes), 64);
+    Z3_ast addr = fold(cx, Z3_mk_bvadd(C, base, off));
+    Z3_ast raw;
+    if (!sx_mem_load(cx, PTX_SPACE_GLOBAL, addr, t->chan_bytes, &raw) || !raw)
+        return NULL;
+    int bits = 8 * t->chan_bytes;
+    if (t->chan_float)
+        return sx_fold_fp(cx, Z3_mk_fpa_to_fp_bv(C, raw, z->fp32));
+    if (bits == 32)
+        return raw;
+    if (!t->read_normalized)
+        return sx_z_resize(z, raw, 32, t->chan_signed);
+    if (!t->chan_signed) {
+        Z3_ast v = sx_fold_fp(cx, Z3_mk_fpa_to_fp_unsigned(C, rne(cx), raw, z->fp32));
+        return sx_fold_fp(cx, Z3_mk_fpa_div(C, rne(cx), v, f32(cx, (float)((1u << bits) - 1))));
+    }
+    Z3_ast v = sx_fold_fp(cx, Z3_mk_fpa_to_fp_signed(C, rne(cx), raw, z->fp32));
+    Z3_ast q = sx_fold_fp(cx, Z3_mk_fpa_div(C, rne(cx), v, f32(cx, (float)((1 << (bits - 1)) - 1))));
+    Z3_ast most_negative = sx_z_eq(z, raw, sx_z_num(z, (uint64_t)1 << (bits - 1), bits));
+    return sx_fold_fp(cx, sx_z_ite(z, most_negative, f32(cx, -1.0f), q));
+}
+
+static Z3_ast zero_like(sx_cx *cx, const ptx_texture *t)
+{
+    return t->chan_float || t->read_normalized ? f32(cx, 0.0f) : sx_z_num(ZZ(cx), 0, 32);
+}
+
+/* The four values of a fetch at concrete coordinates. */
+static bool fetch_taps(sx_cx *cx, const ptx_texture *t, int region, bool int_coords, const uint32_t coord[3],
+                       Z3_ast out[4])
+{
+    sx_z *z = ZZ(cx);
+    ptx_tex_tap taps[PTX_TEX_MAX_TAPS];
+    int n = ptx_tex_taps(t, int_coords, coord, taps);
+    for (int c = 0; c < 4; c++) {
+        Z3_ast acc = n == 1 ? NULL : f32(cx, 0.0f);
+        for (int k = 0; k < n; k++) {
+            Z3_ast v = zero_like(cx, t);
+            if (taps[k].index >= 0) {
+                v = channel(cx, t, region, sx_z_num(z, (uint64_t)taps[k].index * (uint64_t)t->texel_bytes, 64), c);
+                if (!v)
+                    return false;
+            }
+            if (n == 1) {
+                acc = v;
+                break;
+            }
+            Z3_ast term = sx_fold_fp(cx, Z3_mk_fpa_mul(C, rne(cx), f32(cx, taps[k].weight), v));
+            acc = sx_fold_fp(cx, Z3_mk_fpa_add(C, rne(cx), acc, term));
+        }
+        out[c] = acc;
+    }
+    return true;
+}
+
+/* tex1Dfetch-style: a symbolic s32 index into a 1-D texture, clamped or
+ * reading 0 out of range. */
+static bool fetch_symbolic_index(sx_cx *cx, const ptx_texture *t, int region, Z3_ast i32, Z3_ast out[4])
+{
+    sx_z *z = ZZ(cx);
+    Z3_ast i = sx_z_resize(z, i32, 64, true);
+    Z3_ast n = sx_z_num(z, (uint64_t)t->dims[0], 64), zero = sx_z_num(z, 0, 64);
+    Z3_ast below = fold(cx, Z3_mk_bvslt(C, i, zero)), above = fold(cx, Z3_mk_bvsge(C, i, n));
+    Z3_ast idx, inside = NULL;
+    if (t->address[0] == WH_TEX_CLAMP) {
+        idx = sx_z_ite(z, below, zero, sx_z_ite(z, above, sx_z_num(z, (uint64_t)t->dims[0] - 1, 64), i));
+    } else {
+        inside = sx_z_not(z, sx_z_or2(z, below, above));
+        idx = sx_z_ite(z, inside, i, zero);
+    }
+    Z3_ast off = fold(cx, Z3_mk_bvmul(C, idx, sx_z_num(z, (uint64_t)t->texel_bytes, 64)));
+    for (int c = 0; c < 4; c++) {
+        Z3_ast v = channel(cx, t, region, off, c);
+        if (!v)
+            return false;
+        out[c] = inside ? sx_z_ite(z, inside, v, zero_like(cx, t)) : v;
+        if (inside && sx_z_is_fp(z, v))
+            out[c] = sx_fold_fp(cx, out[c]);
+    }
+    return true;
+}
+
+/* A symbolic coordinate's value in the state's model, pinned. */
+static bool pin(sx_cx *cx, Z3_ast bits, uint32_t *v)
+{
+    sx_engine *e = cx->e;
+    uint64_t u;
+    Z3_ast mv = cx->s->model ? sx_model_value(e, cx->s->model, bits) : NULL;
+    if (!mv || !sx_z_get_u64(&e->z, mv, &u))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "a symbolic texture coordinate the model cannot pin (line %d)",
+                            cx->ins->line);
+    sx_state_add_pc(e, cx->s, sx_z_eq(&e->z, bits, sx_z_num(&e->z, u, 32)));
+    e->pinned++;
+    *v = (uint32_t)u;
+    return true;
+}
+
+static bool write_dest(sx_cx *cx, const ptx_operand *o, Z3_ast v)
+{
+    if (o->kind == PTX_OPD_SINK)
+        return true;
+    if (o->kind != PTX_OPD_REG)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported tex destination");
+    return sx_reg_write(cx, o->reg, v);
+}
+
+/* A fetch the emulator faults on ends the path with an error, as an
+ * access outside every buffer does (memory.c). */
+static void fault_path(sx_cx *cx, const char *what)
+{
+    sx_issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", what);
+    sx_state_note(cx->s, "%s (line %d, thread %d)", what, cx->ins->line, cx->t);
+    cx->s->end = SX_PATH_ERROR;
+    cx->dead = true;
+}
+
+/* The texture parameter a handle names; NULL after ending or failing the
+ * state (then *param is -1 when the path ended with a fault). */
+static const ptx_texture *texture_of(sx_cx *cx, int *param)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_engine *e = cx->e;
+    Z3_ast h = sx_reg_get(e, cx->fr, ins->ops[1].reg);
+    uint64_t hv;
+    if (!h || !sx_z_get_u64(&e->z, h, &hv)) {
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "tex through a texture handle that depends on the input (line %d)",
+                     ins->line);
+        return NULL;
+    }
+    uint64_t p = hv - PTX_ADDR_TEXTURE;
+    char what[300];
+    *param = -1;
+    if (hv < PTX_ADDR_TEXTURE || p >= (uint64_t)e->spec->nkparams || !e->tex[p].ndims) {
+        snprintf(what, sizeof what, "tex by thread %d with handle 0x%llx, no texture object parameter of the spec",
+                 cx->t, (unsigned long long)hv);
+        fault_path(cx, what);
+        return NULL;
+    }
+    if (e->tex[p].ndims != ins->mode) {
+        snprintf(what, sizeof what, "a %dD tex by thread %d from the %dD texture '%s'", ins->mode, cx->t,
+                 e->tex[p].ndims, e->spec->params[p].name);
+        fault_path(cx, what);
+        return NULL;
+    }
+    *param = (int)p;
+    return &e->tex[p];
+}
+
+int sx_exec_tex(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    if (ins->op != PTX_OP_TEX)
+        return 0;
+    sx_z *z = ZZ(cx);
+    const ptx_operand *a = &ins->ops[1];
+    bool int_coords = ins->type2 == PTX_T_S32;
+    if (!ins->mode || a->reg < 0 || a->nelems != 1 || (!int_coords && ins->type2 != PTX_T_F32) ||
+        (ins->type != PTX_T_F32 && ins->type != PTX_T_S32 && ins->type != PTX_T_U32))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction 'tex' form (line %d)", ins->line), -1;
+    int p = 0;
+    const ptx_texture *t = texture_of(cx, &p);
+    if (!t)
+        return p < 0 && cx->dead ? 1 : -1;
+    int region = cx->e->tex_region[p];
+    int nc = ins->mode == PTX_TEX_3D ? 3 : ins->mode;
+    Z3_ast cbits[3];
+    bool symbolic = false;
+    for (int k = 0; k < nc; k++) {
+        Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], int_coords ? PTX_T_S32 : PTX_T_F32);
+        if (!v)
+            return -1;
+        cbits[k] = sx_z_to_bv(z, v);
+        symbolic |= !sx_z_is_value(z, cbits[k]);
+    }
+    Z3_ast out[4];
+    bool ok;
+    if (symbolic && int_coords && t->ndims == 1 &&
+        (t->address[0] == WH_TEX_CLAMP || t->address[0] == WH_TEX_BORDER)) {
+        ok = fetch_symbolic_index(cx, t, region, cbits[0], out);
+    } else {
+        uint32_t coord[3] = { 0, 0, 0 };
+        for (int k = 0; k < nc; k++) {
+            uint64_t u;
+            if (sx_z_get_u64(z, cbits[k], &u))
+                coord[k] = (uint32_t)u;
+            else if (!pin(cx, cbits[k], &coord[k]))
+                return -1;
+        }
+        ok = fetch_taps(cx, t, region, int_coords, coord, out);
+    }
+    if (!ok)
+        return -1;
+    if (cx->dead)
+        return 1;
+    for (int c = 0; c < 4; c++)
+        if (!write_dest(cx, &ins->ops[0].elems[c], out[c]))
+            return -1;
+    return 1;
+}

@@ -1,0 +1,39 @@
+/* textures: texture objects (cudaTextureObject_t parameters, "kind": "texture" in a spec).
+ * tex_gather reads an int texture over linear memory with tex1Dfetch at indices from its input
+ * (out-of-range indices read 0), and loops (texel & 15) times: its time is the texture's data
+ * at data-dependent places.  tex_probe reads a 2-D texture at float coordinates from its input,
+ * tex_probe_int at integer texel indices, tex_volume a 3-D one; their specs choose the texel
+ * format, filtering, address modes and normalized coordinates. */
+
+extern "C" __global__ void tex_gather(cudaTextureObject_t costs, const int *idx, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int c = tex1Dfetch<int>(costs, idx[i]);
+    int acc = 0;
+    for (int k = 0; k < (c & 15); k++)
+        acc += k ^ idx[i];
+    out[i] = acc + c;
+}
+
+extern "C" __global__ void tex_probe(cudaTextureObject_t t, const float *xs, const float *ys, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex2D<float4>(t, xs[i], ys[i]);
+}
+
+extern "C" __global__ void tex_probe_int(cudaTextureObject_t t, const int *xs, const int *ys, int2 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex1Dfetch<int2>(t, xs[i] + 4 * ys[i]);
+}
+
+extern "C" __global__ void tex_volume(cudaTextureObject_t v, const float *xs, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = tex3D<float>(v, xs[i], 1.5f, 0.25f);
+}

@@ -1,0 +1,344 @@
+/*
+ * test_texture.c — texture object parameters ("kind": "texture"): what a
+ * spec may say of one, what the sim's fetches return for hand-picked
+ * coordinates under every address mode, point and linear filtering and the
+ * read modes, a fault for a fetch of the wrong geometry, the symbolic
+ * stage's atoms through symbolic indices and pinned float coordinates
+ * replaying on the sim, and a search that finds the texture's slow texels.
+ * (The fake CUDA driver's texture objects are in test_cuda_fake.c.)
+ */
+#include <criterion/criterion.h>
+
+#include "core/image.h"
+#include "core/pcg32.h"
+#include "core/spec.h"
+#include "gen/explore.h"
+#include "harness/harness.h"
+#include "tests/support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GATHER "tests/specs/tex_gather.json"
+#define PTX "build/ptx/tests/ptx/textures.ptx"
+
+/* A spec of one of textures.cu's kernels with the given texture entry
+ * and the rest of its parameters. */
+static wh_spec *spec_with(const char *entry, const char *texture, const char *rest, char *dir, wh_error *err)
+{
+    char cwd[4096], json[8000];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(json, sizeof json,
+             "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"%s/" PTX "\",\"entry\":\"%s\",\"grid\":[1],"
+             "\"block\":[8],\"symbolic\":{\"threads\":[1,2]},\"params\":[%s,%s]}",
+             cwd, entry, texture, rest);
+    return ts_temp_spec(json, dir, err);
+}
+
+static void expect_refused(const char *texture, const char *msg)
+{
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_probe", texture,
+                           "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"}", dir,
+                           &err);
+    cr_expect_null(s, "%s was accepted", texture);
+    if (!s) cr_expect(strstr(err.msg, msg), "%s: %s", texture, err.msg);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+Test(texture, the_spec_says_what_a_texture_may_be)
+{
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\"}", "a texture needs");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\",\"count\":4,"
+                   "\"texture\":{\"dims\":[4]}}", "product of its \"dims\"");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"output\","
+                   "\"texture\":{\"dims\":[4]}}", "read-only");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"address\":\"wrap\"}}", "needs \"normalized_coords\": true");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"filter\":\"linear\"}}", "linear filtering needs f32 texels");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"memory\":\"linear\"}}", "for 1-D textures");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[16],\"filter\":\"linear\"}}", "over linear memory has no filtering");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f64\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4]}}", "not f64");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4,4,4]}}", "[width, height, depth]");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"struct\",\"role\":\"input\",\"fields\":["
+                   "{\"name\":\"x\",\"type\":\"u8\"},{\"name\":\"y\",\"type\":\"u8\"},{\"name\":\"z\",\"type\":\"u8\"}],"
+                   "\"texture\":{\"dims\":[4,4]}}", "1, 2 or 4 channels");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"read\":\"normalized_float\"}}", "8- and 16-bit integer texels");
+    expect_refused("{\"name\":\"t\",\"kind\":\"buffer\",\"type\":\"f32\",\"role\":\"input\",\"count\":4,"
+                   "\"texture\":{\"dims\":[4]}}", "goes with \"kind\": \"texture\"");
+}
+
+/* tex_probe over a 4 x 3 texture of float4 texels (100 y + 10 x + c) with
+ * the given texture description, fetched at (xs[i], ys[i]): out[i]. */
+typedef struct {
+    float x, y;
+    float want[4];
+} probe;
+
+static void run_probes(const char *texture_desc, const char *type, const probe *pr, int n)
+{
+    char dir[64], tex[1200], rest[1200];
+    wh_error err;
+    snprintf(tex, sizeof tex, "{\"name\":\"t\",\"kind\":\"texture\",%s,\"role\":\"input\",\"texture\":%s}", type,
+             texture_desc);
+    snprintf(rest, sizeof rest,
+             "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+             "{\"name\":\"ys\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+             "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":8,\"role\":\"output\",\"fields\":["
+             "{\"name\":\"x\",\"type\":\"f32\"},{\"name\":\"y\",\"type\":\"f32\"},{\"name\":\"z\",\"type\":\"f32\"},"
+             "{\"name\":\"w\",\"type\":\"f32\"}]},{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":%d}",
+             n);
+    wh_spec *s = spec_with("tex_probe", tex, rest, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    const wh_param *tp = &s->params[0];
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 4; x++)
+            for (int c = 0; c < tp->nfields; c++) {
+                uint8_t *at = img->bufs[0].data + (size_t)(y * 4 + x) * tp->elem_size + tp->fields[c].offset;
+                if (tp->fields[0].type == WH_F32)
+                    wh_value_set_float(WH_F32, at, 100 * y + 10 * x + c);
+                else
+                    wh_value_set_int(tp->fields[0].type, at, (int64_t[]){ 0, 51, 255, 128 }[c]);
+            }
+    for (int i = 0; i < n; i++) {
+        wh_value_set_float(WH_F32, img->bufs[1].data + 4 * i, pr[i].x);
+        wh_value_set_float(WH_F32, img->bufs[2].data + 4 * i, pr[i].y);
+    }
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_outputs = true;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < 4; c++) {
+            float got = (float)wh_value_get_float(WH_F32, img->bufs[3].data + 16 * i + 4 * c);
+            cr_expect(got == pr[i].want[c], "%s at (%g, %g) channel %d: %.9g, expected %.9g", texture_desc, pr[i].x,
+                      pr[i].y, c, got, pr[i].want[c]);
+        }
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+#define FLOAT4 \
+    "\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":\"f32\"},{\"name\":\"y\",\"type\":\"f32\"}," \
+    "{\"name\":\"z\",\"type\":\"f32\"},{\"name\":\"w\",\"type\":\"f32\"}]"
+
+Test(texture, point_sampling_under_each_address_mode)
+{
+    ts_need_ptx(PTX);
+    const probe clamp[] = { { 2.7f, 1.2f, { 120, 121, 122, 123 } }, { -3, 9, { 200, 201, 202, 203 } },
+                            { 0.5f, 0.5f, { 0, 1, 2, 3 } } };
+    run_probes("{\"dims\":[4,3]}", FLOAT4, clamp, 3);
+    const probe border[] = { { -3, 1, { 0, 0, 0, 0 } }, { 3.99f, 2.5f, { 230, 231, 232, 233 } },
+                             { 4.0f, 0, { 0, 0, 0, 0 } } };
+    run_probes("{\"dims\":[4,3],\"address\":\"border\"}", FLOAT4, border, 3);
+    const probe wrap[] = { { 1.3f, 0.5f, { 110, 111, 112, 113 } }, { -0.1f, 0.1f, { 30, 31, 32, 33 } } };
+    run_probes("{\"dims\":[4,3],\"address\":\"wrap\",\"normalized_coords\":true}", FLOAT4, wrap, 2);
+    const probe mirror[] = { { 1.3f, 0.5f, { 120, 121, 122, 123 } } };
+    run_probes("{\"dims\":[4,3],\"address\":[\"mirror\",\"clamp\"],\"normalized_coords\":true}", FLOAT4, mirror, 1);
+}
+
+Test(texture, linear_filtering_weighs_the_neighbours)
+{
+    ts_need_ptx(PTX);
+    /* (1, 0.5): halfway between texels 0 and 1 of row 0; (2.25, 1.75):
+     * weights 3/4 and 1/4 between columns 1..2 and rows 1..2 */
+    const probe lin[] = { { 1.0f, 0.5f, { 5, 6, 7, 8 } }, { 2.25f, 1.75f, { 142.5f, 143.5f, 144.5f, 145.5f } },
+                          { 0.5f, 0.5f, { 0, 1, 2, 3 } } };
+    run_probes("{\"dims\":[4,3],\"filter\":\"linear\"}", FLOAT4, lin, 3);
+}
+
+Test(texture, eight_bit_texels_read_as_normalized_floats)
+{
+    ts_need_ptx(PTX);
+    const probe pr[] = { { 1.5f, 1.5f, { 0.0f, 0.2f, 1.0f, 128.0f / 255.0f } } };
+    run_probes("{\"dims\":[4,3],\"read\":\"normalized_float\"}",
+               "\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":\"u8\"},{\"name\":\"y\",\"type\":\"u8\"},"
+               "{\"name\":\"z\",\"type\":\"u8\"},{\"name\":\"w\",\"type\":\"u8\"}]",
+               pr, 1);
+}
+
+/* tex_gather on random inputs: each thread's output is what tex1Dfetch
+ * reads (0 past the texture) and the loop it bounds. */
+Test(texture, tex1dfetch_reads_linear_memory_and_zero_past_it)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(GATHER, &err);
+    cr_assert(s, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_outputs = true;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    int outside = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        wh_image *img = wh_image_new(s, &l, &err);
+        cr_assert(img, "%s", err.msg);
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 17);
+        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        harness_result r;
+        cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+        cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+        harness_result_free(&r);
+        for (int i = 0; i < 128; i++) {
+            int idx = (int)wh_value_get_int(WH_I32, img->bufs[1].data + 4 * i);
+            int c = idx >= 0 && idx < 40 ? (int)wh_value_get_int(WH_I32, img->bufs[0].data + 4 * idx) : 0;
+            outside += idx < 0 || idx >= 40;
+            int acc = 0;
+            for (int k = 0; k < (c & 15); k++) acc += k ^ idx;
+            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[2].data + 4 * i), acc + c, "seed %llu out[%d]",
+                         (unsigned long long)seed, i);
+        }
+        wh_image_free(img);
+    }
+    cr_expect_gt(outside, 0, "some indices fall outside the texture");
+    harness_close(h);
+    wh_spec_free(s);
+}
+
+Test(texture, a_fetch_of_another_geometry_faults)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_gather",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[8,2]}}",
+                           "{\"name\":\"idx\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
+                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.status, HARNESS_FAULT, "%s", r.message);
+    cr_expect(strstr(r.message, "names a texture of another geometry ('t')"), "%s", r.message);
+    harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* Symbolic indices into the texture: paths inside and outside it, one per
+ * trip count the texel bounds, and atoms that replay their path. */
+Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(GATHER, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_geq(r->npaths, 16, "a path per trip count 0..15 at least (%d)", r->npaths);
+    cr_expect_gt(r->pool.natoms, 0);
+    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int inside = 0, outside = 0;
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        int64_t idx = wh_value_get_int(WH_I32, img->bufs[1].data);
+        if (idx >= 0 && idx < 40) inside++;
+        else outside++;
+    }
+    cr_expect_gt(inside, 0);
+    cr_expect_gt(outside, 0, "an atom fetches past the texture (it reads 0)");
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(s);
+    ts_rmtree(cache);
+}
+
+/* Float coordinates from the input are pinned to the model: the atoms
+ * still replay. */
+Test(texture, pinned_float_coordinates_replay, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_probe",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\",\"range\":[0,1],"
+                           "\"texture\":{\"dims\":[4,4],\"filter\":\"linear\"}}",
+                           "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"input\","
+                           "\"per_thread\":1,\"range\":[-2,6]},"
+                           "{\"name\":\"ys\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"input\","
+                           "\"per_thread\":1,\"range\":[-2,6]},"
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"4*threads\",\"role\":\"output\"},"
+                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_gt(r->pool.natoms, 0);
+    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    gen_result_free(r);
+    wh_spec_free(s);
+    ts_rmtree(cache);
+    ts_rmtree(dir);
+}
+
+static double gather_time(const wh_spec *s, int texel, int index)
+{
+    wh_error err;
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int k = 0; k < 40; k++) wh_value_set_int(WH_I32, img->bufs[0].data + 4 * k, texel);
+    for (int i = 0; i < 128; i++) wh_value_set_int(WH_I32, img->bufs[1].data + 4 * i, index);
+    double t = ts_sim_time(s, img);
+    wh_image_free(img);
+    return t;
+}
+
+/* The slow inputs are texels with (c & 15) = 15 at indices inside: the
+ * search gets near the hand-built worst. */
+Test(texture, the_search_finds_the_slow_texels, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(GATHER, &err);
+    cr_assert(s, "%s", err.msg);
+    double fast = gather_time(s, 0, 0), worst = gather_time(s, 15, 0);
+    cr_expect_gt(worst, 1.1 * fast, "%g vs %g cycles", worst, fast);
+    cr_expect_eq(gather_time(s, 15, -1), gather_time(s, 0, -1), "past the texture every fetch reads 0");
+    wh_image *best = ts_hunt_best(s, "gdivan", "120");
+    double t = ts_sim_time(s, best);
+    cr_expect_gt(t, fast + 0.9 * (worst - fast), "best %g cycles; fast %g, worst %g", t, fast, worst);
+    wh_image_free(best);
+    wh_spec_free(s);
+}
