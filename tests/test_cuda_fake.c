@@ -1169,6 +1169,27 @@ Test(fake_cuda, module_variables_reach_the_kernel)
     fx_close(&f);
 }
 
+/* A texture object parameter: the worker makes a texture over linear
+ * memory once (s32 texels read as integers, aligned for textures), uploads
+ * each input's texels and passes the handle; the fake runs tex_gather in C
+ * and its outputs agree with the sim's. */
+Test(fake_cuda, a_texture_reaches_the_kernel)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/textures.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_gather.json", "3", "3");
+    fakelog g = read_log(f.log);
+    cr_expect_eq(count_op(&g, "tex_create"), 1, "one texture object for every launch");
+    bool integer_reads = false;
+    for (int k = 0; k < g.n; k++)
+        integer_reads |= !strcmp(g.l[k].op, "tex_create") && strstr(g.l[k].rest, "linear flags 1 ") != NULL;
+    cr_expect(integer_reads, "a linear texture read as integers (CU_TRSF_READ_AS_INTEGER)");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* A searched scalar and a sorted input reach the kernel: the random input
  * draws n below the thread count, and the fake's outputs (only threads
  * below n write theirs) agree with the sim's. */

@@ -134,9 +134,9 @@ Test(cuda_proto, reads_time_out_and_writes_to_a_closed_peer_do_not_kill)
 /* ------------------------------------------------------------------------ */
 
 static const wh_cuda_param params3[3] = {
-    { "in", WH_BUFFER, WH_ROLE_INPUT, 4, false },
-    { "out", WH_BUFFER, WH_ROLE_OUTPUT, 4, false },
-    { "n", WH_SCALAR, WH_ROLE_NONE, 4, false },
+    { .name = "in", .kind = WH_BUFFER, .role = WH_ROLE_INPUT, .size = 4 },
+    { .name = "out", .kind = WH_BUFFER, .role = WH_ROLE_OUTPUT, .size = 4 },
+    { .name = "n", .kind = WH_SCALAR, .role = WH_ROLE_NONE, .size = 4 },
 };
 
 static wh_cuda_setup setup3(const char *entry)
@@ -185,7 +185,8 @@ Test(cuda_proto, setup_round_trip)
  * refused as malformed). */
 Test(cuda_proto, setup_carries_module_variables)
 {
-    wh_cuda_param p[2] = { { "out", WH_BUFFER, WH_ROLE_OUTPUT, 4, false }, { "lut", WH_BUFFER, WH_ROLE_INPUT, 4, true } };
+    wh_cuda_param p[2] = { { .name = "out", .kind = WH_BUFFER, .role = WH_ROLE_OUTPUT, .size = 4 },
+                           { .name = "lut", .kind = WH_BUFFER, .role = WH_ROLE_INPUT, .size = 4, .global = true } };
     wh_cuda_setup s = setup3("kern");
     s.nparams = 2;
     s.params = p;
@@ -201,6 +202,38 @@ Test(cuda_proto, setup_carries_module_variables)
         if (ok) {
             cr_expect(!d.params[0].global);
             cr_expect(d.params[1].global);
+        }
+        free(params);
+        wh_cuda_wbuf_free(&b);
+    }
+}
+
+/* A texture's description crosses to the worker whole; a bad channel
+ * count is a malformed message. */
+Test(cuda_proto, setup_carries_textures)
+{
+    ptx_texture t = (ptx_texture){ .ndims = 2, .dims = { 640, 480, 1 }, .address = { WH_TEX_WRAP, WH_TEX_MIRROR, 0 },
+                       .filter_linear = true, .normalized_coords = true, .read_normalized = true,
+                       .channels = 4, .chan_bytes = 1, .texel_bytes = 4 };
+    wh_cuda_param p[1] = { { .name = "img", .kind = WH_BUFFER, .role = WH_ROLE_INPUT, .size = 4, .tex = t } };
+    wh_cuda_setup s = setup3("kern");
+    s.nparams = 1;
+    s.params = p;
+    for (int bad = 0; bad < 2; bad++) {
+        p[0].tex.channels = bad ? 3 : 4;
+        wh_cuda_wbuf b = { 0 };
+        wh_cuda_setup_encode(&s, &b);
+        wh_cuda_setup d;
+        wh_cuda_param *params = NULL;
+        char why[256];
+        bool ok = wh_cuda_setup_decode(b.data, b.len, &d, &params, why, sizeof why);
+        cr_expect_eq(ok, !bad, "%s", why);
+        if (ok) {
+            const ptx_texture *r = &d.params[0].tex;
+            cr_expect(r->ndims == 2 && r->dims[0] == 640 && r->dims[1] == 480 && r->dims[2] == 1);
+            cr_expect(r->address[0] == WH_TEX_WRAP && r->address[1] == WH_TEX_MIRROR);
+            cr_expect(r->filter_linear && r->normalized_coords && r->read_normalized && !r->linear_memory);
+            cr_expect(r->channels == 4 && r->chan_bytes == 1 && r->texel_bytes == 4 && !r->chan_float);
         }
         free(params);
         wh_cuda_wbuf_free(&b);

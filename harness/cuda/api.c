@@ -62,6 +62,13 @@ static const api_entry entries[] = {
     /* The plain name is the CUDA 8-11 one, usable only where the driver
      * enabled stream memory operations; a call then says so. */
     OPTIONAL(StreamWaitValue32, "cuStreamWaitValue32_v2", "cuStreamWaitValue32"),
+#ifdef WH_HAVE_CUDA_H
+    OPTIONAL(TexObjectCreate, "cuTexObjectCreate", NULL),
+    OPTIONAL(TexObjectDestroy, "cuTexObjectDestroy", NULL),
+    OPTIONAL(Array3DCreate, "cuArray3DCreate_v2", NULL),
+    OPTIONAL(ArrayDestroy, "cuArrayDestroy", NULL),
+    OPTIONAL(Memcpy3D, "cuMemcpy3D_v2", NULL),
+#endif
 };
 
 #ifdef WH_HAVE_CUDA_H
@@ -105,6 +112,11 @@ SAME_TYPE(MemHostAlloc, cuMemHostAlloc);
 SAME_TYPE(MemFreeHost, cuMemFreeHost);
 SAME_TYPE(MemHostGetDevicePointer, cuMemHostGetDevicePointer_v2);
 SAME_TYPE(StreamWaitValue32, cuStreamWaitValue32_v2);
+SAME_TYPE(TexObjectCreate, cuTexObjectCreate);
+SAME_TYPE(TexObjectDestroy, cuTexObjectDestroy);
+SAME_TYPE(Array3DCreate, cuArray3DCreate_v2);
+SAME_TYPE(ArrayDestroy, cuArrayDestroy);
+SAME_TYPE(Memcpy3D, cuMemcpy3D_v2);
 
 #define SAME_VALUE(ours, theirs) _Static_assert((int)(ours) == (int)(theirs), #ours " != " #theirs)
 SAME_VALUE(WH_CU_SUCCESS, CUDA_SUCCESS);

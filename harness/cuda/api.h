@@ -87,6 +87,10 @@ typedef unsigned int cuuint32_t;
 #define WH_CU_MEMHOSTALLOC_DEVICEMAP 0x02
 #define WH_CU_STREAM_WAIT_VALUE_GEQ 0x0     /* (int32_t)(*addr - value) >= 0 */
 
+/* Linear memory under a texture object starts at a multiple of this
+ * (CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT is 512 on every GPU since Fermi). */
+#define WH_CU_TEXTURE_ALIGNMENT 512
+
 #define WH_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1   /* static shared memory */
 #define WH_CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define WH_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
@@ -147,6 +151,16 @@ typedef struct {
     CUresult (*MemHostGetDevicePointer)(CUdeviceptr *dptr, void *p, unsigned int flags);
     CUresult (*StreamWaitValue32)(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                   unsigned int flags);
+#ifdef WH_HAVE_CUDA_H
+    /* Texture objects (engine.c, for "kind": "texture" parameters); only
+     * with cuda.h, whose structures they take. */
+    CUresult (*TexObjectCreate)(CUtexObject *obj, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,
+                                const CUDA_RESOURCE_VIEW_DESC *view);
+    CUresult (*TexObjectDestroy)(CUtexObject obj);
+    CUresult (*Array3DCreate)(CUarray *array, const CUDA_ARRAY3D_DESCRIPTOR *desc);
+    CUresult (*ArrayDestroy)(CUarray array);
+    CUresult (*Memcpy3D)(const CUDA_MEMCPY3D *copy);
+#endif
 } wh_cuda_api;
 
 /* The library path to load: $WARPHUNT_LIBCUDA when set and not empty, else

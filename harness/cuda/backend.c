@@ -113,6 +113,21 @@ static void describe_device(cuda_impl *c)
              i->gated ? "" : "; launches timed ungated");
 }
 
+/* Texture parameter p at the spec's full launch (what every request of
+ * this backend runs). */
+static bool texture_at_launch(const wh_spec *spec, int p, ptx_texture *t, wh_error *err)
+{
+    wh_launch l = wh_spec_launch_full(spec);
+    int64_t *vars = calloc((size_t)spec->nvars + 1, sizeof *vars);
+    if (!vars) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    bool ok = wh_spec_vars(spec, &l, vars, err) && ptx_texture_make(spec, p, vars, t, err);
+    free(vars);
+    return ok;
+}
+
 /* The backend with a chosen engine (tests pass doubles; see worker.h). */
 void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len, const char *entry,
                            const harness_cuda_config *cfg, const wh_cuda_engine *engine,
@@ -159,6 +174,10 @@ void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len,
             q->size = (uint32_t)sz;
         } else {
             q->size = (uint32_t)p->elem_size;
+        }
+        if (p->tex && !texture_at_launch(spec, i, &q->tex, err)) {
+            impl_free(c);
+            return NULL;
         }
     }
     char lib[512];

@@ -249,6 +249,51 @@ const char *wh_cuda_get_str(wh_cuda_rbuf *r)
 
 /* --- SETUP ---------------------------------------------------------------- */
 
+/* A texture parameter's description: ndims (0: none), then its fields. */
+static void put_texture(wh_cuda_wbuf *b, const ptx_texture *t)
+{
+    wh_cuda_put_u32(b, (uint32_t)t->ndims);
+    if (!t->ndims)
+        return;
+    for (int k = 0; k < 3; k++) {
+        wh_cuda_put_u64(b, (uint64_t)t->dims[k]);
+        wh_cuda_put_u32(b, (uint32_t)t->address[k]);
+    }
+    wh_cuda_put_u32(b, (uint32_t)t->filter_linear | (uint32_t)t->normalized_coords << 1 |
+                           (uint32_t)t->read_normalized << 2 | (uint32_t)t->linear_memory << 3 |
+                           (uint32_t)t->chan_float << 4 | (uint32_t)t->chan_signed << 5);
+    wh_cuda_put_u32(b, (uint32_t)t->channels);
+    wh_cuda_put_u32(b, (uint32_t)t->chan_bytes);
+}
+
+static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
+{
+    memset(t, 0, sizeof *t);
+    uint32_t nd = wh_cuda_get_u32(r);
+    if (!nd)
+        return;
+    t->ndims = (int)nd;
+    for (int k = 0; k < 3; k++) {
+        t->dims[k] = (int64_t)wh_cuda_get_u64(r);
+        t->address[k] = (int)wh_cuda_get_u32(r);
+        if (t->dims[k] < 1 || t->dims[k] > INT32_MAX || t->address[k] > WH_TEX_ADDRESS_LAST)
+            r->bad = true;
+    }
+    uint32_t f = wh_cuda_get_u32(r);
+    t->filter_linear = f & 1;
+    t->normalized_coords = f >> 1 & 1;
+    t->read_normalized = f >> 2 & 1;
+    t->linear_memory = f >> 3 & 1;
+    t->chan_float = f >> 4 & 1;
+    t->chan_signed = f >> 5 & 1;
+    t->channels = (int)wh_cuda_get_u32(r);
+    t->chan_bytes = (int)wh_cuda_get_u32(r);
+    if (nd > 3 || (t->channels != 1 && t->channels != 2 && t->channels != 4) ||
+        (t->chan_bytes != 1 && t->chan_bytes != 2 && t->chan_bytes != 4))
+        r->bad = true;
+    t->texel_bytes = t->channels * t->chan_bytes;
+}
+
 void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
 {
     wh_cuda_put_str(b, s->libcuda);
@@ -268,6 +313,7 @@ void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
         wh_cuda_put_u32(b, (uint32_t)p->role);
         wh_cuda_put_u32(b, p->size);
         wh_cuda_put_u32(b, p->global ? 1u : 0u);
+        put_texture(b, &p->tex);
     }
 }
 
@@ -311,6 +357,7 @@ bool wh_cuda_setup_decode(const unsigned char *p, size_t len, wh_cuda_setup *s,
         params[i].role = (wh_role)role;
         if (kind == WH_SCALAR && (params[i].size == 0 || params[i].size > WH_CUDA_SCALAR_MAX))
             r.bad = true;
+        get_texture(&r, &params[i].tex);
     }
     if (r.bad || r.pos != r.len) {
         free(params);

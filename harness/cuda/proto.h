@@ -32,6 +32,7 @@
 
 #include "harness/cuda/cuda.h"
 #include "harness/harness.h"
+#include "ptx/ptx.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,6 +115,8 @@ typedef struct {
     wh_role role;               /* buffers: input / output / fixed */
     uint32_t size;              /* scalars: value bytes (1..WH_CUDA_SCALAR_MAX); buffers: element bytes */
     bool global;                /* a module variable (cuModuleGetGlobal), not a kernel parameter */
+    ptx_texture tex;            /* a texture object parameter at the launch (ndims > 0): the
+                                   worker makes the texture the kernel gets the handle of */
 } wh_cuda_param;
 
 /* The largest scalar (a struct passed by value) the backend passes: the

@@ -103,6 +103,23 @@ struct CUevent_st {
     int id;
 };
 
+/* A CUDA array: host memory of Width x Height x Depth elements. */
+struct CUarray_st {
+    CUcontext ctx;
+    CUDA_ARRAY3D_DESCRIPTOR desc;
+    size_t elem_bytes, bytes;
+    unsigned char *host;
+};
+
+/* A texture object: what cuTexObjectCreate was given. */
+typedef struct {
+    bool live;
+    CUcontext ctx;
+    CUDA_RESOURCE_DESC res;
+    CUDA_TEXTURE_DESC td;
+} fake_texture;
+#define FAKECUDA_MAX_TEXTURES 64
+
 typedef struct fake_kernel fake_kernel;
 
 struct CUfunc_st {
@@ -144,6 +161,7 @@ static struct {
     int live_events, live_modules, event_ids;
     double jitter_ns;               /* FAKECUDA_JITTER_ENV */
     uint64_t jitter_state;
+    fake_texture tex[FAKECUDA_MAX_TEXTURES];  /* texture object k + 1 is tex[k] */
 } g = { .logfd = -1 };
 
 static __thread CUcontext current;
@@ -1045,6 +1063,125 @@ EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
     return CUDA_SUCCESS;
 }
 
+/* --- CUDA arrays and texture objects --------------------------------------- */
+
+static size_t format_bytes(CUarray_format f)
+{
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16: case CU_AD_FORMAT_SIGNED_INT16: case CU_AD_FORMAT_HALF: return 2;
+    case CU_AD_FORMAT_UNSIGNED_INT32: case CU_AD_FORMAT_SIGNED_INT32: case CU_AD_FORMAT_FLOAT: return 4;
+    default: return 0;
+    }
+}
+
+EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    size_t eb = d ? format_bytes(d->Format) * d->NumChannels : 0;
+    if (!pHandle || !d || !eb || d->Width == 0 || (d->Depth && !d->Height) ||
+        (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUarray_st *a = calloc(1, sizeof *a);
+    size_t n = d->Width * (d->Height ? d->Height : 1) * (d->Depth ? d->Depth : 1);
+    if (!a || !(a->host = calloc(n, eb))) {
+        free(a);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->ctx = c;
+    a->desc = *d;
+    a->elem_bytes = eb;
+    a->bytes = n * eb;
+    *pHandle = a;
+    flog("array_create %zu %zu %zu fmt %d ch %u", d->Width, d->Height, d->Depth, (int)d->Format, d->NumChannels);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hArray || hArray->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    free(hArray->host);
+    free(hArray);
+    flog("array_destroy");
+    return CUDA_SUCCESS;
+}
+
+/* Host to array only: what warphunt copies. */
+EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p || p->srcMemoryType != CU_MEMORYTYPE_HOST || p->dstMemoryType != CU_MEMORYTYPE_ARRAY || !p->dstArray ||
+        p->dstArray->ctx != c || p->srcXInBytes || p->srcY || p->srcZ || p->dstXInBytes || p->dstY || p->dstZ)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    const struct CUarray_st *a = p->dstArray;
+    size_t h = p->Height ? p->Height : 1, dep = p->Depth ? p->Depth : 1;
+    if (p->WidthInBytes != a->desc.Width * a->elem_bytes || p->srcPitch < p->WidthInBytes ||
+        h != (a->desc.Height ? a->desc.Height : 1) || dep != (a->desc.Depth ? a->desc.Depth : 1))
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t src_h = p->srcHeight ? p->srcHeight : h;
+    for (size_t z = 0; z < dep; z++)
+        for (size_t y = 0; y < h; y++)
+            memcpy(a->host + (z * h + y) * p->WidthInBytes,
+                   (const unsigned char *)p->srcHost + (z * src_h + y) * p->srcPitch, p->WidthInBytes);
+    flog("memcpy3d_htoa %zu %zu %zu", p->WidthInBytes, h, dep);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *obj, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *td,
+                                          const CUDA_RESOURCE_VIEW_DESC *view)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!obj || !res || !td || view || res->flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (res->resType == CU_RESOURCE_TYPE_LINEAR) {
+        const unsigned ch = res->res.linear.numChannels;
+        size_t eb = format_bytes(res->res.linear.format) * ch;
+        if (!eb || (ch != 1 && ch != 2 && ch != 4) || res->res.linear.devPtr % 512 ||
+            res->res.linear.sizeInBytes % eb ||
+            !device_bytes(c, res->res.linear.devPtr, res->res.linear.sizeInBytes))
+            return CUDA_ERROR_INVALID_VALUE;
+    } else if (res->resType != CU_RESOURCE_TYPE_ARRAY || !res->res.array.hArray || res->res.array.hArray->ctx != c) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (int k = 0; k < FAKECUDA_MAX_TEXTURES; k++)
+        if (!g.tex[k].live) {
+            g.tex[k] = (fake_texture){ .live = true, .ctx = c, .res = *res, .td = *td };
+            *obj = (CUtexObject)(k + 1);
+            flog("tex_create %d %s flags %u filter %d address %d %d %d", k + 1,
+                 res->resType == CU_RESOURCE_TYPE_LINEAR ? "linear" : "array", td->flags, (int)td->filterMode,
+                 (int)td->addressMode[0], (int)td->addressMode[1], (int)td->addressMode[2]);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject obj)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (obj < 1 || obj > FAKECUDA_MAX_TEXTURES || !g.tex[obj - 1].live || g.tex[obj - 1].ctx != c)
+        return CUDA_ERROR_INVALID_VALUE;
+    g.tex[obj - 1].live = false;
+    flog("tex_destroy %llu", (unsigned long long)obj);
+    return CUDA_SUCCESS;
+}
+
 /* --- the kernels the fake can run ----------------------------------------- */
 
 typedef enum { RUN_OK, RUN_FAULT, RUN_HANG } run_outcome;
@@ -1227,7 +1364,54 @@ static run_outcome run_module_inputs(CUcontext c, CUmodule mod, const unsigned g
     return RUN_OK;
 }
 
+/* tests/ptx/textures.cu's tex_gather in C: tex1Dfetch of a 1-channel s32
+ * texture over linear memory read as integers (0 past its end); a thread
+ * costs FAKECUDA_THREAD_NS per loop iteration. */
+static run_outcome run_tex_gather(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                  void **params, CUresult *code, double *ns)
+{
+    CUtexObject t;
+    CUdeviceptr idx, out;
+    int n;
+    memcpy(&t, params[0], sizeof t);
+    memcpy(&idx, params[1], sizeof idx);
+    memcpy(&out, params[2], sizeof out);
+    memcpy(&n, params[3], sizeof n);
+    const fake_texture *tx = t >= 1 && t <= FAKECUDA_MAX_TEXTURES ? &g.tex[t - 1] : NULL;
+    if (!tx || !tx->live || tx->ctx != c || tx->res.resType != CU_RESOURCE_TYPE_LINEAR ||
+        tx->res.res.linear.format != CU_AD_FORMAT_SIGNED_INT32 || tx->res.res.linear.numChannels != 1 ||
+        !(tx->td.flags & CU_TRSF_READ_AS_INTEGER)) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    int64_t texels = (int64_t)(tx->res.res.linear.sizeInBytes / 4);
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+        for (unsigned tx_ = 0; tx_ < block[0]; tx_++) {
+            int i = (int)(bx * block[0] + tx_), j, v = 0, acc = 0;
+            if (i >= n)
+                continue;
+            unsigned char *pi = device_bytes(c, idx + 4 * (CUdeviceptr)i, 4);
+            unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+            if (!pi || !po) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            memcpy(&j, pi, 4);
+            if (j >= 0 && j < texels)
+                memcpy(&v, device_bytes(c, tx->res.res.linear.devPtr + 4 * (CUdeviceptr)j, 4), 4);
+            for (int k = 0; k < (v & 15); k++)
+                acc += k ^ j;
+            acc += v;
+            cost += FAKECUDA_THREAD_NS * (1 + (v & 15));
+            memcpy(po, &acc, 4);
+        }
+    *ns = cost;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
+    { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },
     { "struct_byval", 5, FAKECUDA_INC_REGS, 0, run_struct_byval },
