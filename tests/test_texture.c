@@ -38,6 +38,19 @@ static wh_spec *spec_with(const char *entry, const char *texture, const char *re
     return ts_temp_spec(json, dir, err);
 }
 
+/* The sim on spec s, quiet, with the outputs copied back when asked. */
+static harness *open_sim(const wh_spec *s, bool outputs)
+{
+    wh_error err;
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_outputs = outputs;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    return h;
+}
+
 static void expect_refused(const char *texture, const char *msg)
 {
     char dir[64];
@@ -118,12 +131,7 @@ static void run_probes(const char *texture_desc, const char *type, const probe *
         wh_value_set_float(WH_F32, img->bufs[1].data + 4 * i, pr[i].x);
         wh_value_set_float(WH_F32, img->bufs[2].data + 4 * i, pr[i].y);
     }
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
+    harness *h = open_sim(s, true);
     harness_result r;
     cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
     cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
@@ -187,12 +195,7 @@ Test(texture, tex1dfetch_reads_linear_memory_and_zero_past_it)
     wh_error err;
     wh_spec *s = wh_spec_load(GATHER, &err);
     cr_assert(s, "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_outputs = true;
-    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
+    harness *h = open_sim(s, true);
     wh_launch l = wh_spec_launch_full(s);
     int outside = 0;
     for (uint64_t seed = 1; seed <= 3; seed++) {
@@ -237,11 +240,7 @@ Test(texture, a_fetch_of_another_geometry_faults)
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
+    harness *h = open_sim(s, false);
     harness_result r;
     cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
     cr_expect_eq(r.status, HARNESS_FAULT, "%s", r.message);
