@@ -833,7 +833,10 @@ Test(ptx_decode, tex_and_call_forms)
     cr_assert_not_null(vp);
     cr_expect(!vp->has_body);
     cr_expect_eq(vp->linkage, PTX_LINK_EXTERN);
-    cr_expect_eq(k->instrs[0].op, PTX_OP_UNKNOWN);
+    cr_expect_eq(k->instrs[0].op, PTX_OP_TEX);
+    cr_expect_eq(k->instrs[0].mode, PTX_TEX_1D);
+    cr_expect_eq(k->instrs[0].type, PTX_T_F32);
+    cr_expect_eq(k->instrs[0].type2, PTX_T_S32);
     cr_expect_eq(k->instrs[0].ops[1].kind, PTX_OPD_ADDR);
     cr_expect_eq(k->instrs[0].ops[1].nelems, 1);
     cr_expect_eq(k->instrs[1].callee, ptx_function_index(m, "noargs"));
