@@ -238,6 +238,25 @@ static json_t *buffer_json(const init_param *p, notes *n)
     return b;
 }
 
+/* A texture object the entry fetches through: one channel of the fetch's
+ * type, dimensions to fill in; a 1-D texture read at integer indices is
+ * tex1Dfetch's linear memory. */
+static json_t *texture_json(const init_param *p, notes *n)
+{
+    const char *type = p->tex_type == PTX_T_F32 ? "f32" : p->tex_type == PTX_T_U32 ? "u32" : "i32";
+    json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "texture", "type", type, "role", "input");
+    json_t *dims = json_array();
+    for (int d = 0; d < p->tex_geom; d++) json_array_append_new(dims, d ? json_integer(64) : json_string("threads"));
+    json_t *tex = json_pack("{s:o}", "dims", dims);
+    bool linear = p->tex_geom == PTX_TEX_1D && p->tex_coord == PTX_T_S32;
+    json_object_set_new(tex, "memory", json_string(linear ? "linear" : "array"));
+    json_object_set_new(b, "texture", tex);
+    note(n, "%s: a %dD texture object (fetched with tex%s): dimensions, texel channels (\"fields\" for float2, "
+            "float4...), address modes, filtering and read mode are guesses to check", p->name, p->tex_geom,
+         linear ? "1Dfetch, linear memory" : ", a CUDA array");
+    return b;
+}
+
 /* ---- module variables ------------------------------------------------------ */
 
 /* A module variable's element type: its PTX type, or, for the bytes nvcc
@@ -322,7 +341,8 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
     }
     json_t *list = json_array();
     for (int p = 0; p < f->nparams; p++)
-        json_array_append_new(list, params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
+        json_array_append_new(list, params[p].tex_geom ? texture_json(&params[p], n)
+                                    : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
     note(n, "every buffer: count threads, inputs one element per thread (per_thread 1), integer domains "
             "[0, threads-1]");

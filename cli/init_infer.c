@@ -210,6 +210,13 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
+        if (in->op == PTX_OP_TEX && in->nops >= 2 && in->ops[1].reg >= 0 && regs[in->ops[1].reg].param >= 0) {
+            init_param *t = &params[regs[in->ops[1].reg].param];   /* a texture object */
+            t->tex_geom = in->mode;
+            t->tex_type = in->type;
+            t->tex_coord = in->type2;
+            continue;
+        }
         bool mem = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST || in->op == PTX_OP_ATOM ||
                    in->op == PTX_OP_RED;
         if (!mem || in->space == PTX_SPACE_PARAM || in->space == PTX_SPACE_SHARED || in->space == PTX_SPACE_LOCAL)

@@ -126,6 +126,33 @@ Test(init_cli, module_variables_become_globals)
     ts_rmtree(dir);
 }
 
+/* A texture object the entry fetches through becomes a texture of the
+ * fetch's geometry and type (tex1Dfetch's linear memory for integer
+ * indices, a CUDA array otherwise); the drafts run on the sim. */
+Test(init_cli, texture_objects_become_textures)
+{
+    need_ptx("build/ptx/tests/ptx/textures.ptx");
+    static const char *const entry[] = { "tex_gather", "tex_probe", "tex_volume" }, *const type[] = { "i32", "f32", "f32" },
+                             *const memory[] = { "linear", "array", "array" };
+    for (int k = 0; k < 3; k++) {
+        char dir[] = "/tmp/wh_init_XXXXXX";
+        cr_assert(mkdtemp(dir));
+        json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", entry[k]);
+        json_t *t = param(spec, 0), *tex = json_object_get(t, "texture");
+        cr_expect_str_eq(str(t, "kind"), "texture", "%s", entry[k]);
+        cr_expect_str_eq(str(t, "type"), type[k], "%s", entry[k]);
+        cr_expect_str_eq(str(tex, "memory"), memory[k], "%s", entry[k]);
+        cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)(k + 1), "%s", entry[k]);
+        cr_expect_str_eq(str(param(spec, 1), "kind"), "buffer", "%s", entry[k]);
+        json_decref(spec);
+        char path[300];
+        snprintf(path, sizeof path, "%s/spec.json", dir);
+        const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
+        cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft of %s runs", entry[k]);
+        ts_rmtree(dir);
+    }
+}
+
 /* Every entry of every bundled and corpus kernel: the draft loads (init
  * checks that itself) and one sim run ends ok, or faults or hangs as a
  * finding: never an unsupported instruction or a tool error. */
