@@ -238,6 +238,23 @@ static json_t *buffer_json(const init_param *p, notes *n)
     return b;
 }
 
+/* A surface object the entry reads (suld) or writes (sust): elements of
+ * the access's size (an input, or an output when only written), width
+ * `threads` and 64 rows and slices. */
+static json_t *surface_json(const init_param *p, notes *n)
+{
+    int size = ptx_type_size(p->tex_type);
+    const char *type = size == 1 ? "u8" : size == 2 ? "u16" : size == 8 ? "u64" : "i32";
+    const char *role = p->written && !p->read ? "output" : "input";
+    json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "surface", "type", type, "role", role);
+    json_t *dims = json_array();
+    for (int d = 0; d < p->tex_geom; d++) json_array_append_new(dims, d ? json_integer(64) : json_string("threads"));
+    json_object_set_new(b, "surface", json_pack("{s:o}", "dims", dims));
+    note(n, "%s: a %dD surface object (suld/sust): dimensions and element type (\"fields\" for several channels) "
+            "are guesses to check", p->name, p->tex_geom);
+    return b;
+}
+
 /* A texture object the entry fetches through: one channel of the fetch's
  * type, dimensions to fill in; a 1-D texture read at integer indices is
  * tex1Dfetch's linear memory. */
@@ -341,7 +358,8 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
     }
     json_t *list = json_array();
     for (int p = 0; p < f->nparams; p++)
-        json_array_append_new(list, params[p].tex_geom ? texture_json(&params[p], n)
+        json_array_append_new(list, params[p].surface ? surface_json(&params[p], n)
+                                    : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
     note(n, "every buffer: count threads, inputs one element per thread (per_thread 1), integer domains "

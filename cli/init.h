@@ -23,8 +23,9 @@ typedef struct {
     int naccesses;              /* distinct offsets accessed from an element's start */
     int64_t access_off[INIT_MAX_FIELDS];
     ptx_type access_type[INIT_MAX_FIELDS];
-    int tex_geom;               /* a texture object `tex` fetches through: its ptx_tex_geom, else 0 */
-    ptx_type tex_type, tex_coord; /* ... the fetch's result and coordinate types */
+    int tex_geom;               /* a texture (tex) or surface (suld/sust) object: its ptx_tex_geom, else 0 */
+    bool surface;               /* ... a surface object */
+    ptx_type tex_type, tex_coord; /* ... the access's value and coordinate types */
 } init_param;
 
 /* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more

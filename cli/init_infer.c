@@ -210,11 +210,16 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
-        if (in->op == PTX_OP_TEX && in->nops >= 2 && in->ops[1].reg >= 0 && regs[in->ops[1].reg].param >= 0) {
-            init_param *t = &params[regs[in->ops[1].reg].param];   /* a texture object */
+        bool tex = in->op == PTX_OP_TEX || in->op == PTX_OP_SULD, surf = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST;
+        const ptx_operand *h = (tex || surf) && in->nops >= 2 ? &in->ops[in->op == PTX_OP_SUST ? 0 : 1] : NULL;
+        if (h && h->reg >= 0 && regs[h->reg].param >= 0) {
+            init_param *t = &params[regs[h->reg].param];   /* a texture or surface object */
             t->tex_geom = in->mode;
+            t->surface = surf;
             t->tex_type = in->type;
             t->tex_coord = in->type2;
+            t->read |= in->op != PTX_OP_SUST;
+            t->written |= in->op == PTX_OP_SUST;
             continue;
         }
         bool mem = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST || in->op == PTX_OP_ATOM ||

@@ -636,6 +636,39 @@ static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param
     return ok;
 }
 
+/* "dims" of a texture or surface. */
+static bool parse_dims(loader *ld, json_t *o, const char *sub, wh_texture *t)
+{
+    char dp[352];
+    snprintf(dp, sizeof dp, "%s.dims", sub);
+    json_t *dims = json_object_get(o, "dims");
+    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > 3)
+        return bad(ld, dp, "expected [width], [width, height] or [width, height, depth] (texels)");
+    t->ndims = (int)json_array_size(dims);
+    for (int d = 0; d < t->ndims; d++)
+        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
+    return true;
+}
+
+/* "surface": the CUDA array a `kind: surface` parameter's surface object
+ * reads and writes (suld/sust). */
+static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "dims", NULL };
+    char sub[320];
+    snprintf(sub, sizeof sub, "%s.surface", jpath);
+    json_t *o = json_object_get(pobj, "surface");
+    if (!json_is_object(o)) return bad(ld, sub, "a surface needs \"surface\": { \"dims\": [...] }");
+    if (!check_keys(ld, o, sub, keys)) return false;
+    wh_texture *t = p->tex = calloc(1, sizeof *p->tex);
+    if (!t) return bad(ld, sub, "out of memory");
+    t->surface = true;
+    if (!parse_dims(ld, o, sub, t) || !check_texel_type(ld, p, jpath, t)) return false;
+    if (json_object_get(pobj, "count"))
+        return bad(ld, jpath, "a surface's element count is the product of its \"dims\" (no \"count\")");
+    return texture_count(ld, t, jpath, p);
+}
+
 /* "texture": the texture object a `kind: texture` parameter stands for. */
 static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
@@ -647,14 +680,7 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
     if (!check_keys(ld, o, sub, keys)) return false;
     wh_texture *t = p->tex = calloc(1, sizeof *p->tex);
     if (!t) return bad(ld, sub, "out of memory");
-    char dp[352];
-    snprintf(dp, sizeof dp, "%s.dims", sub);
-    json_t *dims = json_object_get(o, "dims");
-    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > 3)
-        return bad(ld, dp, "expected [width], [width, height] or [width, height, depth] (texels)");
-    t->ndims = (int)json_array_size(dims);
-    for (int d = 0; d < t->ndims; d++)
-        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
+    if (!parse_dims(ld, o, sub, t)) return false;
     const char *mem = json_string_value(json_object_get(o, "memory"));
     if (json_object_get(o, "memory") && (!mem || (strcmp(mem, "linear") && strcmp(mem, "array"))))
         return bad(ld, sub, "\"memory\" is \"linear\" (1-D, tex1Dfetch) or \"array\" (a CUDA array)");
@@ -750,7 +776,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
-                                        "check_why", "texture", NULL };
+                                        "check_why", "texture", "surface", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -761,13 +787,15 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     if (global && !json_object_get(pobj, "kind"))
         kind = "buffer";   /* a module variable is memory: its count says how much of it is input */
     if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
-    bool texture = !strcmp(kind, "texture") && !global;
-    if (!strcmp(kind, "buffer") || texture) p->kind = WH_BUFFER;
+    bool texture = !strcmp(kind, "texture") && !global, surface = !strcmp(kind, "surface") && !global;
+    if (!strcmp(kind, "buffer") || texture || surface) p->kind = WH_BUFFER;
     else if (!strcmp(kind, "scalar") && !global) p->kind = WH_SCALAR;
     else if (global) return bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
-    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar or texture)", kind);
+    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar, texture or surface)", kind);
     if (!texture && json_object_get(pobj, "texture"))
         return bad(ld, jpath, "\"texture\" goes with \"kind\": \"texture\"");
+    if (!surface && json_object_get(pobj, "surface"))
+        return bad(ld, jpath, "\"surface\" goes with \"kind\": \"surface\"");
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
     if (p->type == WH_STRUCT) {
@@ -780,7 +808,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
         p->fields[0].type = p->type;
         p->elem_size = p->elem_align = wh_type_size(p->type);
     }
-    if (texture && !parse_texture(ld, pobj, jpath, p))
+    if ((texture && !parse_texture(ld, pobj, jpath, p)) || (surface && !parse_surface(ld, pobj, jpath, p)))
         return false;
     if (!(p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p)))
         return false;

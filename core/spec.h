@@ -70,6 +70,7 @@ typedef struct {
     bool filter_linear;         /* else point sampling */
     bool normalized_coords;
     bool read_normalized;       /* 8/16-bit integers read as floats in [0, 1] or [-1, 1] */
+    bool surface;               /* a surface object (suld/sust: read and written), a CUDA array */
 } wh_texture;
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
@@ -108,7 +109,7 @@ typedef struct {
     wh_structure structure; /* input buffers of one field */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
-    wh_texture *tex;        /* a texture object parameter's texture, else NULL */
+    wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */
     bool global;            /* a module variable (the spec's "globals", a buffer named as the
                                PTX's .global or .const variable), not a kernel parameter */
 } wh_param;

@@ -285,35 +285,64 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
     return true;
 }
 
+static int geometry_of(const ptx_instr *ins)
+{
+    static const char *const geoms[] = { NULL, "1d", "2d", "3d" };
+    int mode = 0;
+    for (int i = 0; i < ins->nmods; i++)
+        for (int g = 1; g <= PTX_TEX_3D; g++)
+            if (STREQ(ins->mods[i], geoms[g]))
+                mode = g;
+    return mode;
+}
+
+static bool check_coords(const ptx_instr *ins, const ptx_operand *a, const char *file, wh_error *err)
+{
+    if (a->kind != PTX_OPD_ADDR || a->nelems < 1 || a->elems[a->nelems - 1].kind != PTX_OPD_VEC)
+        return fail(err, file, ins, a->col, "'%s' needs [handle, {coordinates}]", ins->opcode, 0, 0);
+    long need = ins->mode == PTX_TEX_3D ? 4 : ins->mode;
+    long got = a->elems[a->nelems - 1].nelems;
+    if (ins->mode && got != need)
+        return fail(err, file, ins, a->col, "'%s' needs %ld coordinate(s), got %ld", ins->opcode, need, got);
+    return true;
+}
+
+/* suld.b.GEOM{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surf, {x, y, z}] and
+ * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, sust.p
+ * and the array forms), .zero a flag (.clamp is one already). */
+static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
+{
+    bool plain = false;
+    for (int i = 0; i < ins->nmods; i++) {
+        plain |= STREQ(ins->mods[i], "b");
+        if (STREQ(ins->mods[i], "zero"))
+            ins->flags |= PTX_F_ZERO;
+    }
+    ins->mode = plain ? geometry_of(ins) : 0;
+    bool load = ins->op == PTX_OP_SULD;
+    const ptx_operand *v = &ins->ops[load ? 0 : 1];
+    int n = v->kind == PTX_OPD_VEC ? v->nelems : 1;
+    if (n != ins->vec || (v->kind != PTX_OPD_VEC && v->kind != PTX_OPD_REG && v->kind != PTX_OPD_SINK &&
+                          (load || (v->kind != PTX_OPD_IMM_INT && v->kind != PTX_OPD_IMM_FLOAT))))
+        return fail(err, file, ins, v->col, "'%s' needs %ld value(s), as its vector modifier says", ins->opcode,
+                    ins->vec, 0);
+    return check_coords(ins, &ins->ops[load ? 1 : 0], file, err);
+}
+
 /* tex.GEOM.v4.DTYPE.CTYPE {d0, d1, d2, d3}, [handle, {coordinates}]: the
  * geometry goes to mode (0 for the forms no engine runs: arrays, cubes,
  * multisample, explicit level or gradients), the coordinates are checked
  * for their number (.3d takes four, the last ignored). */
 static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
 {
-    static const char *const geoms[] = { NULL, "1d", "2d", "3d" };
-    ins->mode = 0;
     bool other = false;
-    for (int i = 0; i < ins->nmods; i++) {
-        for (int g = 1; g <= PTX_TEX_3D; g++)
-            if (STREQ(ins->mods[i], geoms[g]))
-                ins->mode = g;
+    for (int i = 0; i < ins->nmods; i++)
         other |= STREQ(ins->mods[i], "level") || STREQ(ins->mods[i], "grad") || STREQ(ins->mods[i], "base");
-    }
-    if (other)
-        ins->mode = 0;
+    ins->mode = other ? 0 : geometry_of(ins);
     if (ins->ops[0].kind != PTX_OPD_VEC || ins->ops[0].nelems != 4 || ins->vec != 4)
         return fail(err, file, ins, ins->ops[0].col, "'%s' needs .v4 and a vector of four destinations", ins->opcode, 0,
                     0);
-    const ptx_operand *a = &ins->ops[1];
-    if (a->kind != PTX_OPD_ADDR || a->nelems < 1 || a->elems[a->nelems - 1].kind != PTX_OPD_VEC)
-        return fail(err, file, ins, a->col, "'%s' needs [texture, {coordinates}] as its second operand", ins->opcode, 0,
-                    0);
-    long need = ins->mode == PTX_TEX_3D ? 4 : ins->mode;
-    long got = a->elems[a->nelems - 1].nelems;
-    if (ins->mode && got != need)
-        return fail(err, file, ins, a->col, "'%s' needs %ld coordinate(s), got %ld", ins->opcode, need, got);
-    return true;
+    return check_coords(ins, &ins->ops[1], file, err);
 }
 
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, const char *file, wh_error *err)
@@ -477,6 +506,11 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     }
     case PTX_OP_TEX:
         if (!decode_tex(ins, file, err))
+            return false;
+        break;
+    case PTX_OP_SULD:
+    case PTX_OP_SUST:
+        if (!decode_surf(ins, file, err))
             return false;
         break;
     case PTX_OP_SETP:

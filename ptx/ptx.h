@@ -145,15 +145,17 @@ enum {
     PTX_F_WRAP     = 1u << 21,  /* shf.wrap */
     PTX_F_LEFT     = 1u << 22,  /* shf.l */
     PTX_F_RIGHT    = 1u << 23,  /* shf.r */
-    PTX_F_NOFTZ    = 1u << 24   /* .noftz */
+    PTX_F_NOFTZ    = 1u << 24,  /* .noftz */
+    PTX_F_ZERO     = 1u << 25   /* suld/sust .zero (out of bounds: 0, no store); .clamp is PTX_F_CLAMP */
 };
 
 /* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC). */
 typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
 } ptx_cp_mode;
-/* tex: the texture's geometry (`.1d` `.2d` `.3d`; the array, cube,
- * multisample and mipmap forms decode to 0, which no engine runs). */
+/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`; the array, cube,
+ * multisample and mipmap forms, and suld.p/sust.p, decode to 0, which no
+ * engine runs). */
 typedef enum { PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D } ptx_tex_geom;
 
 /* Decoded opcodes, generated from ptx/opcodes.def (the one list of them).
@@ -640,6 +642,7 @@ typedef struct {
     int64_t dims[3];            /* unused dimensions are 1 */
     int address[3];             /* wh_tex_address */
     bool filter_linear, normalized_coords, read_normalized, linear_memory;
+    bool surface;               /* a surface object (suld/sust), not a texture */
     int channels;               /* 1, 2 or 4 */
     int chan_bytes;             /* 1, 2 or 4 */
     bool chan_float, chan_signed;
@@ -670,6 +673,14 @@ int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3],
  * integer as an f32 in [0, 1] (unsigned: v / max) or [-1, 1] (signed: v /
  * max, the most negative value -1).  A channel the format lacks reads 0. */
 uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c);
+
+/* Where a surface access of `bytes` at (x in bytes, y, z) lands, as the
+ * byte offset *off in the surface's texels (x fastest): PTX_SURF_IN; outside
+ * the surface PTX_SURF_OUT (with clamp: the nearest place inside instead,
+ * *off set and PTX_SURF_IN); x not a multiple of the access size (at most
+ * 16): PTX_SURF_MISALIGNED. */
+typedef enum { PTX_SURF_IN, PTX_SURF_OUT, PTX_SURF_MISALIGNED } ptx_surf_place;
+ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int bytes, bool clamp, uint64_t *off);
 
 /* The four values of a fetch that reads taps[0..n) (ptx_tex_taps): with
  * one tap its channels, else each channel's weighted sum (f32: acc = acc +

@@ -14,7 +14,10 @@
  * integer coordinate is a texel index and never filtered; a NaN coordinate
  * reads texel 0; wrap and mirror act on the texel index; channels a texel
  * lacks read 0; a filtered value is the f32 sum, in tap order, of weight x
- * value.  Measured against a GPU: not yet.
+ * value.  Surfaces (suld.b/sust.b): x is a byte offset in its row, y and z
+ * rows and slices; out of bounds .trap faults, .zero reads 0 and drops the
+ * store, .clamp goes to the nearest place inside; an x that is no multiple
+ * of the access size faults.  Measured against a GPU: not yet.
  */
 #include "ptx/internal.h"
 
@@ -48,6 +51,7 @@ bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_textu
     t->normalized_coords = d->normalized_coords;
     t->read_normalized = d->read_normalized;
     t->linear_memory = d->linear_memory;
+    t->surface = d->surface;
     t->channels = pp->nfields;
     t->chan_bytes = (int)wh_type_size(pp->fields[0].type);
     t->chan_float = wh_type_is_float(pp->fields[0].type);
@@ -206,4 +210,26 @@ void ptx_tex_fetch(const ptx_texture *t, const uint8_t *texels, const ptx_tex_ta
         }
         out[c] = bits_of(acc);
     }
+}
+
+ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int bytes, bool clamp, uint64_t *off)
+{
+    int64_t align = bytes > 16 ? 16 : bytes;
+    int64_t row = t->dims[0] * t->texel_bytes;
+    int64_t x = coord[0], y = t->ndims > 1 ? coord[1] : 0, z = t->ndims > 2 ? coord[2] : 0;
+    if (x % align)
+        return PTX_SURF_MISALIGNED;
+    bool out = x < 0 || x + bytes > row || y < 0 || y >= t->dims[1] || z < 0 || z >= t->dims[2];
+    if (out && !clamp)
+        return PTX_SURF_OUT;
+    if (out) {
+        int64_t last = (row - bytes) / align * align;
+        x = x < 0 ? 0 : x > last ? last : x;
+        y = y < 0 ? 0 : y >= t->dims[1] ? t->dims[1] - 1 : y;
+        z = z < 0 ? 0 : z >= t->dims[2] ? t->dims[2] - 1 : z;
+        if (last < 0)
+            return PTX_SURF_OUT;   /* a row narrower than the access */
+    }
+    *off = (uint64_t)((z * t->dims[1] + y) * row + x);
+    return PTX_SURF_IN;
 }

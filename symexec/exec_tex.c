@@ -1,6 +1,7 @@
 /*
- * exec_tex.c — tex: a fetch from a texture object parameter, reading what
- * ptx/texture.c says it reads (the emulator follows the same definition).
+ * exec_tex.c — tex, suld and sust: fetches from a texture object parameter
+ * and loads and stores of a surface object parameter, at the places
+ * ptx/texture.c defines (the emulator follows the same definition).
  *
  * The texels are the texture's buffer, a region like any other, so an
  * input texture's texels are its symbols and a fetch is loads through the
@@ -11,7 +12,8 @@
  * guarded to read 0 out of range), loaded as a symbolic address is.  Any
  * other symbolic coordinate is pinned to the state's model, the equality
  * joining the path condition, as memory.c pins addresses (sound: the path's
- * atoms fetch there; other places are not explored).
+ * atoms fetch there; other places are not explored).  Surface coordinates
+ * are always pinned when symbolic.
  */
 #include "symexec/internal.h"
 
@@ -161,10 +163,10 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
 {
     const ptx_instr *ins = cx->ins;
     sx_engine *e = cx->e;
-    Z3_ast h = sx_reg_get(e, cx->fr, ins->ops[1].reg);
+    Z3_ast h = sx_reg_get(e, cx->fr, ins->ops[ins->op == PTX_OP_SUST ? 0 : 1].reg);
     uint64_t hv;
     if (!h || !sx_z_get_u64(&e->z, h, &hv)) {
-        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "tex through a texture handle that depends on the input (line %d)",
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "%s through a handle that depends on the input (line %d)", ins->opcode,
                      ins->line);
         return NULL;
     }
@@ -174,6 +176,12 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
     if (hv < PTX_ADDR_TEXTURE || p >= (uint64_t)e->spec->nkparams || !e->tex[p].ndims) {
         snprintf(what, sizeof what, "tex by thread %d with handle 0x%llx, no texture object parameter of the spec",
                  cx->t, (unsigned long long)hv);
+        fault_path(cx, what);
+        return NULL;
+    }
+    if (e->tex[p].surface != (ins->op != PTX_OP_TEX)) {
+        snprintf(what, sizeof what, "%s by thread %d through the %s '%s'", ins->opcode, cx->t,
+                 e->tex[p].surface ? "surface" : "texture", e->spec->params[p].name);
         fault_path(cx, what);
         return NULL;
     }
@@ -187,12 +195,111 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
     return &e->tex[p];
 }
 
+/* The coordinates of a tex, suld or sust as bit-vectors (s32, or f32
+ * bits); *symbolic when one is not a constant. */
+static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbits[3], bool *symbolic)
+{
+    sx_z *z = ZZ(cx);
+    int nc = cx->ins->mode == PTX_TEX_3D ? 3 : cx->ins->mode;
+    *symbolic = false;
+    for (int k = 0; k < nc; k++) {
+        Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], t);
+        if (!v)
+            return false;
+        cbits[k] = sx_z_to_bv(z, v);
+        *symbolic |= !sx_z_is_value(z, cbits[k]);
+    }
+    return true;
+}
+
+/* Every coordinate as a constant, pinning the symbolic ones. */
+static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[3], uint32_t coord[3])
+{
+    int nc = cx->ins->mode == PTX_TEX_3D ? 3 : cx->ins->mode;
+    coord[0] = coord[1] = coord[2] = 0;
+    for (int k = 0; k < nc; k++) {
+        uint64_t u;
+        if (sx_z_get_u64(ZZ(cx), cbits[k], &u))
+            coord[k] = (uint32_t)u;
+        else if (!pin(cx, cbits[k], &coord[k]))
+            return false;
+    }
+    return true;
+}
+
+/* The elements of a suld/sust at address `at` (a bv64 term), or, with at
+ * NULL, outside the surface under .zero: loads read 0, stores are dropped. */
+static bool surf_access(sx_cx *cx, Z3_ast at, const ptx_operand *v)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    int es = ptx_type_size(ins->type);
+    for (int k = 0; k < ins->vec && !cx->dead; k++) {
+        const ptx_operand *o = v->kind == PTX_OPD_VEC ? &v->elems[k] : v;
+        Z3_ast addr = at ? fold(cx, Z3_mk_bvadd(C, at, sx_z_num(z, (uint64_t)(k * es), 64))) : NULL;
+        if (ins->op == PTX_OP_SUST) {
+            Z3_ast val = at ? sx_opd_value(cx, o, ins->type) : NULL;
+            if (at && (!val || !sx_mem_store(cx, PTX_SPACE_GLOBAL, addr, es, sx_z_as_bv(z, val, 8 * es))))
+                return false;
+            continue;
+        }
+        Z3_ast val = sx_z_num(z, 0, 8 * es);
+        if (at && !sx_mem_load(cx, PTX_SPACE_GLOBAL, addr, es, &val))
+            return false;
+        if (o->kind == PTX_OPD_REG && cx->f->regs[o->reg].bits > 8 * es)
+            val = sx_z_resize(z, val, cx->f->regs[o->reg].bits, false);
+        if (!write_dest(cx, o, val))
+            return false;
+    }
+    return true;
+}
+
+/* suld.b / sust.b: the access ptx_surf_offset places, through the memory
+ * model; symbolic coordinates pinned.  (Forking on the bounds and reading
+ * at a symbolic offset instead was tried on surf_walk: the array reads of
+ * its walk made the solver give up, 2 paths in 30 s against 12 paths, every
+ * atom valid, in 0.2 s pinned.) */
+static int exec_surf(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    bool st = ins->op == PTX_OP_SUST;
+    const ptx_operand *a = &ins->ops[st ? 0 : 1], *v = &ins->ops[st ? 1 : 0];
+    int es = ptx_type_size(ins->type), nv = ins->vec;
+    bool bits = ins->type == PTX_T_B8 || ins->type == PTX_T_B16 || ins->type == PTX_T_B32 || ins->type == PTX_T_B64;
+    if (!ins->mode || a->reg < 0 || a->nelems != 1 || nv > 4 || !bits)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
+                            ins->line), -1;
+    int p = 0;
+    const ptx_texture *t = texture_of(cx, &p);
+    if (!t)
+        return p < 0 && cx->dead ? 1 : -1;
+    Z3_ast cbits[3];
+    bool symbolic;
+    uint32_t coord[3];
+    if (!coordinates(cx, a, PTX_T_S32, cbits, &symbolic) || !concrete_coordinates(cx, cbits, coord))
+        return -1;
+    uint64_t off = 0;
+    ptx_surf_place place = ptx_surf_offset(t, (const int32_t *)coord, es * nv, (ins->flags & PTX_F_CLAMP) != 0, &off);
+    if (place == PTX_SURF_MISALIGNED || (place == PTX_SURF_OUT && !(ins->flags & PTX_F_ZERO))) {
+        char what[300];
+        snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d) of surface '%s' by thread %d",
+                 place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load", es * nv,
+                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], cx->e->spec->params[p].name, cx->t);
+        fault_path(cx, what);
+        return 1;
+    }
+    uint64_t base = sx_layout_generic(&cx->e->regions[cx->e->tex_region[p]]) + off;
+    return surf_access(cx, place == PTX_SURF_IN ? sx_z_num(z, base, 64) : NULL, v) ? 1 : -1;
+}
+
 int sx_exec_tex(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
+    if (ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST)
+        return exec_surf(cx);
     if (ins->op != PTX_OP_TEX)
         return 0;
-    sx_z *z = ZZ(cx);
     const ptx_operand *a = &ins->ops[1];
     bool int_coords = ins->type2 == PTX_T_S32;
     if (!ins->mode || a->reg < 0 || a->nelems != 1 || (!int_coords && ins->type2 != PTX_T_F32) ||
@@ -203,31 +310,18 @@ int sx_exec_tex(sx_cx *cx)
     if (!t)
         return p < 0 && cx->dead ? 1 : -1;
     int region = cx->e->tex_region[p];
-    int nc = ins->mode == PTX_TEX_3D ? 3 : ins->mode;
     Z3_ast cbits[3];
-    bool symbolic = false;
-    for (int k = 0; k < nc; k++) {
-        Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], int_coords ? PTX_T_S32 : PTX_T_F32);
-        if (!v)
-            return -1;
-        cbits[k] = sx_z_to_bv(z, v);
-        symbolic |= !sx_z_is_value(z, cbits[k]);
-    }
+    bool symbolic;
+    if (!coordinates(cx, a, int_coords ? PTX_T_S32 : PTX_T_F32, cbits, &symbolic))
+        return -1;
     Z3_ast out[4];
     bool ok;
     if (symbolic && int_coords && t->ndims == 1 &&
         (t->address[0] == WH_TEX_CLAMP || t->address[0] == WH_TEX_BORDER)) {
         ok = fetch_symbolic_index(cx, t, region, cbits[0], out);
     } else {
-        uint32_t coord[3] = { 0, 0, 0 };
-        for (int k = 0; k < nc; k++) {
-            uint64_t u;
-            if (sx_z_get_u64(z, cbits[k], &u))
-                coord[k] = (uint32_t)u;
-            else if (!pin(cx, cbits[k], &coord[k]))
-                return -1;
-        }
-        ok = fetch_taps(cx, t, region, int_coords, coord, out);
+        uint32_t coord[3];
+        ok = concrete_coordinates(cx, cbits, coord) && fetch_taps(cx, t, region, int_coords, coord, out);
     }
     if (!ok)
         return -1;

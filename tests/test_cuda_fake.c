@@ -1190,6 +1190,27 @@ Test(fake_cuda, a_texture_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* Surface objects: the worker makes a CUDA array with surface load/store
+ * and a surface object once; an input surface is restored before every
+ * launch (surf_walk writes row 0: warm-ups and repetitions start from the
+ * input, so the fake's outputs still agree with the sim's), an output
+ * surface starts from zeros and comes back (surf_gather's clamped store). */
+Test(fake_cuda, surfaces_reach_the_kernel_and_come_back)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/textures.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/surf_walk.json", "3", "3");
+    expect_agrees_with_the_sim(&f, "tests/specs/surf_gather.json", "5", "3");
+    fakelog g = read_log(f.log);
+    cr_expect_geq(count_op(&g, "surf_create"), 2, "a surface object per backend");
+    cr_expect_geq(count_op(&g, "memcpy3d_dtoa"), 4, "the surface restored before each launch");
+    cr_expect_geq(count_op(&g, "memcpy3d_atoh"), 1, "the output surface read back");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* A searched scalar and a sorted input reach the kernel: the random input
  * draws n below the thread count, and the fake's outputs (only threads
  * below n write theirs) agree with the sim's. */

@@ -208,8 +208,8 @@ Test(cuda_proto, setup_carries_module_variables)
     }
 }
 
-/* A texture's description crosses to the worker whole; a bad channel
- * count is a malformed message. */
+/* A texture's or surface's description crosses to the worker whole; a
+ * bad channel count is a malformed message. */
 Test(cuda_proto, setup_carries_textures)
 {
     ptx_texture t = (ptx_texture){ .ndims = 2, .dims = { 640, 480, 1 }, .address = { WH_TEX_WRAP, WH_TEX_MIRROR, 0 },
@@ -219,17 +219,19 @@ Test(cuda_proto, setup_carries_textures)
     wh_cuda_setup s = setup3("kern");
     s.nparams = 1;
     s.params = p;
-    for (int bad = 0; bad < 2; bad++) {
-        p[0].tex.channels = bad ? 3 : 4;
+    for (int bad = 0; bad < 3; bad++) {
+        p[0].tex.channels = bad == 1 ? 3 : 4;
+        p[0].tex.surface = bad == 2;   /* not bad: a surface */
         wh_cuda_wbuf b = { 0 };
         wh_cuda_setup_encode(&s, &b);
         wh_cuda_setup d;
         wh_cuda_param *params = NULL;
         char why[256];
         bool ok = wh_cuda_setup_decode(b.data, b.len, &d, &params, why, sizeof why);
-        cr_expect_eq(ok, !bad, "%s", why);
+        cr_expect_eq(ok, bad != 1, "%s", why);
         if (ok) {
             const ptx_texture *r = &d.params[0].tex;
+            cr_expect_eq(r->surface, bad == 2);
             cr_expect(r->ndims == 2 && r->dims[0] == 640 && r->dims[1] == 480 && r->dims[2] == 1);
             cr_expect(r->address[0] == WH_TEX_WRAP && r->address[1] == WH_TEX_MIRROR);
             cr_expect(r->filter_linear && r->normalized_coords && r->read_normalized && !r->linear_memory);

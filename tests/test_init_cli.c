@@ -128,21 +128,24 @@ Test(init_cli, module_variables_become_globals)
 
 /* A texture object the entry fetches through becomes a texture of the
  * fetch's geometry and type (tex1Dfetch's linear memory for integer
- * indices, a CUDA array otherwise); the drafts run on the sim. */
+ * indices, a CUDA array otherwise), a surface object it reads and writes
+ * an input surface; the drafts run on the sim. */
 Test(init_cli, texture_objects_become_textures)
 {
     need_ptx("build/ptx/tests/ptx/textures.ptx");
-    static const char *const entry[] = { "tex_gather", "tex_probe", "tex_volume" }, *const type[] = { "i32", "f32", "f32" },
-                             *const memory[] = { "linear", "array", "array" };
-    for (int k = 0; k < 3; k++) {
+    static const char *const entry[] = { "tex_gather", "tex_probe", "tex_volume", "surf_walk" },
+                             *const type[] = { "i32", "f32", "f32", "i32" },
+                             *const memory[] = { "linear", "array", "array", NULL };
+    for (int k = 0; k < 4; k++) {
         char dir[] = "/tmp/wh_init_XXXXXX";
         cr_assert(mkdtemp(dir));
         json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", entry[k]);
-        json_t *t = param(spec, 0), *tex = json_object_get(t, "texture");
-        cr_expect_str_eq(str(t, "kind"), "texture", "%s", entry[k]);
+        json_t *t = param(spec, 0), *tex = json_object_get(t, memory[k] ? "texture" : "surface");
+        cr_expect_str_eq(str(t, "kind"), memory[k] ? "texture" : "surface", "%s", entry[k]);
         cr_expect_str_eq(str(t, "type"), type[k], "%s", entry[k]);
-        cr_expect_str_eq(str(tex, "memory"), memory[k], "%s", entry[k]);
-        cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)(k + 1), "%s", entry[k]);
+        cr_expect_str_eq(str(t, "role"), "input", "%s: read (and written)", entry[k]);
+        if (memory[k]) cr_expect_str_eq(str(tex, "memory"), memory[k], "%s", entry[k]);
+        cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)(k < 3 ? k + 1 : 2), "%s", entry[k]);
         cr_expect_str_eq(str(param(spec, 1), "kind"), "buffer", "%s", entry[k]);
         json_decref(spec);
         char path[300];

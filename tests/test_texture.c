@@ -341,3 +341,132 @@ Test(texture, the_search_finds_the_slow_texels, .timeout = 240)
     wh_image_free(best);
     wh_spec_free(s);
 }
+
+/* ---- surfaces ---------------------------------------------------------------- */
+
+#define WALK "tests/specs/surf_walk.json"
+#define SURF_GATHER "tests/specs/surf_gather.json"
+
+Test(texture, the_spec_says_what_a_surface_may_be)
+{
+    expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"f32\",\"role\":\"input\"}", "a surface needs");
+    expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"surface\":{\"dims\":[4],\"filter\":\"linear\"}}", "unknown key \"filter\"");
+    expect_refused("{\"name\":\"t\",\"kind\":\"buffer\",\"type\":\"f32\",\"role\":\"input\",\"count\":4,"
+                   "\"surface\":{\"dims\":[4]}}", "goes with \"kind\": \"surface\"");
+    expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"f64\",\"role\":\"output\","
+                   "\"surface\":{\"dims\":[4]}}", "not f64");
+}
+
+/* surf_walk on random inputs: each column's walk, as a C reference walks it. */
+Test(texture, a_surface_walk_reads_rows_of_the_surface)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(WALK, &err);
+    cr_assert(s, "%s", err.msg);
+    harness *h = open_sim(s, true);
+    wh_launch l = wh_spec_launch_full(s);
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        wh_image *img = wh_image_new(s, &l, &err);
+        cr_assert(img, "%s", err.msg);
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 17);
+        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        int cells[8][32];
+        memcpy(cells, img->bufs[0].data, sizeof cells);
+        harness_result r;
+        cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+        cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+        harness_result_free(&r);
+        for (int x = 0; x < 32; x++) {
+            int y = 0, steps = 0, v = cells[0][x];
+            while (v > 0 && steps < 16) {
+                y = (y + (v & 3) + 1) % 8;
+                v = cells[y][x];
+                steps++;
+            }
+            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[1].data + 4 * x), steps, "seed %llu column %d",
+                         (unsigned long long)seed, x);
+        }
+        wh_image_free(img);
+    }
+    harness_close(h);
+    wh_spec_free(s);
+}
+
+/* .zero reads 0 past the end; .clamp stores at the nearest cell; the
+ * output surface starts from zeros and comes back. */
+Test(texture, zero_and_clamp_surface_boundaries)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(SURF_GATHER, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int i = 0; i < 32; i++)
+        wh_value_set_int(WH_I32, img->bufs[1].data + 4 * i, i == 0 ? 20 : i - 4);
+    harness *h = open_sim(s, true);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    for (int i = 0; i < 32; i++)
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[2].data + 4 * i), 0, "out[%d]: every cell starts at 0", i);
+    for (int c = 0; c < 16; c++)
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[0].data + 4 * c), c == 15, "cell %d: index 20 clamps to 15", c);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* A walk told the surface is taller than it is leaves it: .trap faults,
+ * naming the surface and the place. */
+Test(texture, a_trap_access_outside_the_surface_faults)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("surf_walk",
+                           "{\"name\":\"cells\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\","
+                           "\"surface\":{\"dims\":[8,8]}}",
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
+                           "{\"name\":\"w\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8},"
+                           "{\"name\":\"h\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":64}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int k = 0; k < 64; k++) wh_value_set_int(WH_I32, img->bufs[0].data + 4 * k, 3);   /* down 4 rows a step */
+    harness *h = open_sim(s, false);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.status, HARNESS_FAULT, "%s", r.message);
+    cr_expect(strstr(r.message, "out-of-bounds (.trap) load of 4 bytes at (0, 8, 0) of surface 'cells'"), "%s",
+              r.message);
+    harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* Symbolic cells and pinned rows: paths per walk length, atoms replaying. */
+Test(texture, the_symbolic_stage_walks_a_surface, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(WALK, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_geq(r->npaths, 8, "%d paths", r->npaths);
+    cr_expect_gt(r->pool.natoms, 0);
+    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    gen_result_free(r);
+    wh_spec_free(s);
+    ts_rmtree(cache);
+}

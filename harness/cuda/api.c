@@ -68,6 +68,8 @@ static const api_entry entries[] = {
     OPTIONAL(Array3DCreate, "cuArray3DCreate_v2", NULL),
     OPTIONAL(ArrayDestroy, "cuArrayDestroy", NULL),
     OPTIONAL(Memcpy3D, "cuMemcpy3D_v2", NULL),
+    OPTIONAL(SurfObjectCreate, "cuSurfObjectCreate", NULL),
+    OPTIONAL(SurfObjectDestroy, "cuSurfObjectDestroy", NULL),
 #endif
 };
 
@@ -117,6 +119,8 @@ SAME_TYPE(TexObjectDestroy, cuTexObjectDestroy);
 SAME_TYPE(Array3DCreate, cuArray3DCreate_v2);
 SAME_TYPE(ArrayDestroy, cuArrayDestroy);
 SAME_TYPE(Memcpy3D, cuMemcpy3D_v2);
+SAME_TYPE(SurfObjectCreate, cuSurfObjectCreate);
+SAME_TYPE(SurfObjectDestroy, cuSurfObjectDestroy);
 
 #define SAME_VALUE(ours, theirs) _Static_assert((int)(ours) == (int)(theirs), #ours " != " #theirs)
 SAME_VALUE(WH_CU_SUCCESS, CUDA_SUCCESS);

@@ -152,14 +152,16 @@ typedef struct {
     CUresult (*StreamWaitValue32)(CUstream stream, CUdeviceptr addr, cuuint32_t value,
                                   unsigned int flags);
 #ifdef WH_HAVE_CUDA_H
-    /* Texture objects (engine.c, for "kind": "texture" parameters); only
-     * with cuda.h, whose structures they take. */
+    /* Texture and surface objects (engine.c, for "kind": "texture" and
+     * "surface" parameters); only with cuda.h, whose structures they take. */
     CUresult (*TexObjectCreate)(CUtexObject *obj, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,
                                 const CUDA_RESOURCE_VIEW_DESC *view);
     CUresult (*TexObjectDestroy)(CUtexObject obj);
     CUresult (*Array3DCreate)(CUarray *array, const CUDA_ARRAY3D_DESCRIPTOR *desc);
     CUresult (*ArrayDestroy)(CUarray array);
     CUresult (*Memcpy3D)(const CUDA_MEMCPY3D *copy);
+    CUresult (*SurfObjectCreate)(CUsurfObject *obj, const CUDA_RESOURCE_DESC *res);
+    CUresult (*SurfObjectDestroy)(CUsurfObject obj);
 #endif
 } wh_cuda_api;
 

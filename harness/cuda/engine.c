@@ -18,6 +18,7 @@
  * Runs only inside the worker process (worker.c).
  */
 #include "harness/cuda/api.h"
+#include "harness/cuda/texobj.h"
 #include "harness/cuda/worker.h"
 
 #include <limits.h>
@@ -40,11 +41,7 @@ typedef struct {
     uint64_t var_bytes;         /* a global: the whole variable */
     bool allocated, loaded;
     unsigned char *scalar;      /* scalars: the value bytes (p.size) */
-#ifdef WH_HAVE_CUDA_H
-    CUtexObject texobj;         /* a texture parameter: what the kernel gets */
-    CUarray array;              /* ... over a CUDA array, or */
-    CUdeviceptr texels;         /* ... over linear memory (dev, aligned for textures) */
-#endif
+    wh_cuda_texobj tobj;        /* a texture or surface parameter's object (texobj.c) */
 } drv_param;
 
 typedef struct {
@@ -366,15 +363,7 @@ fail:
 
 static void free_buffer(drv *d, drv_param *p)
 {
-#ifdef WH_HAVE_CUDA_H
-    if (p->texobj)
-        d->api.TexObjectDestroy(p->texobj);
-    if (p->array)
-        d->api.ArrayDestroy(p->array);
-    p->texobj = 0;
-    p->array = NULL;
-    p->texels = 0;
-#endif
+    wh_cuda_texobj_free(&d->api, &p->tobj);
     if (p->dev && !p->p.global)
         d->api.MemFree(p->dev);
     if (p->pristine)
@@ -477,10 +466,17 @@ static step prepare(drv *d, const wh_cuda_request *rq, wh_cuda_result *res, char
 {
     for (int i = 0; i < d->np; i++) {
         drv_param *p = &d->params[i];
-        if (p->p.kind != WH_BUFFER || p->bytes == 0 || p->p.tex.ndims)   /* a texture is read-only */
-            continue;
+        if (p->p.kind != WH_BUFFER || p->bytes == 0 || (p->p.tex.ndims && !p->p.tex.surface))
+            continue;   /* a texture is read-only */
         CUresult r;
         const char *what;
+        if (p->p.tex.surface) {
+            step s = check(d, wh_cuda_texobj_restore(&d->api, &p->tobj, &p->p.tex),
+                           "cuMemcpy3D (restoring a surface)", rq, res, msg, n);
+            if (s != STEP_GO)
+                return s;
+            continue;
+        }
         if (p->p.global) {
             r = d->api.MemcpyDtoD(p->dev, p->pristine, (size_t)p->var_bytes);
             what = "cuMemcpyDtoD (restoring a module variable)";
@@ -593,149 +589,39 @@ static bool bind_global(drv *d, drv_param *p, char *msg, size_t n)
     return true;
 }
 
-#ifdef WH_HAVE_CUDA_H
-static CUarray_format texel_format(const ptx_texture *t)
-{
-    if (t->chan_float)
-        return CU_AD_FORMAT_FLOAT;
-    switch (t->chan_bytes) {
-    case 1: return t->chan_signed ? CU_AD_FORMAT_SIGNED_INT8 : CU_AD_FORMAT_UNSIGNED_INT8;
-    case 2: return t->chan_signed ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT16;
-    default: return t->chan_signed ? CU_AD_FORMAT_SIGNED_INT32 : CU_AD_FORMAT_UNSIGNED_INT32;
-    }
-}
-
-static CUaddress_mode address_mode(int a)
-{
-    switch (a) {
-    case WH_TEX_BORDER: return CU_TR_ADDRESS_MODE_BORDER;
-    case WH_TEX_WRAP: return CU_TR_ADDRESS_MODE_WRAP;
-    case WH_TEX_MIRROR: return CU_TR_ADDRESS_MODE_MIRROR;
-    default: return CU_TR_ADDRESS_MODE_CLAMP;
-    }
-}
-
-/* A texture parameter's storage (linear memory aligned for textures, or a
- * CUDA array) and its texture object, once. */
-static CUresult make_texture(drv *d, drv_param *p, uint64_t bytes)
-{
-    const ptx_texture *t = &p->p.tex;
-    CUDA_RESOURCE_DESC res;
-    memset(&res, 0, sizeof res);
-    CUresult r;
-    if (t->linear_memory) {
-        r = d->api.MemAlloc(&p->dev, (size_t)bytes + WH_CU_TEXTURE_ALIGNMENT);
-        if ((int)r != WH_CU_SUCCESS)
-            return r;
-        p->texels = (p->dev + WH_CU_TEXTURE_ALIGNMENT - 1) / WH_CU_TEXTURE_ALIGNMENT * WH_CU_TEXTURE_ALIGNMENT;
-        res.resType = CU_RESOURCE_TYPE_LINEAR;
-        res.res.linear.devPtr = p->texels;
-        res.res.linear.format = texel_format(t);
-        res.res.linear.numChannels = (unsigned)t->channels;
-        res.res.linear.sizeInBytes = (size_t)bytes;
-    } else {
-        CUDA_ARRAY3D_DESCRIPTOR ad;
-        memset(&ad, 0, sizeof ad);
-        ad.Width = (size_t)t->dims[0];
-        ad.Height = t->ndims > 1 ? (size_t)t->dims[1] : 0;
-        ad.Depth = t->ndims > 2 ? (size_t)t->dims[2] : 0;
-        ad.Format = texel_format(t);
-        ad.NumChannels = (unsigned)t->channels;
-        r = d->api.Array3DCreate(&p->array, &ad);
-        if ((int)r != WH_CU_SUCCESS)
-            return r;
-        res.resType = CU_RESOURCE_TYPE_ARRAY;
-        res.res.array.hArray = p->array;
-    }
-    CUDA_TEXTURE_DESC td;
-    memset(&td, 0, sizeof td);
-    for (int k = 0; k < 3; k++)
-        td.addressMode[k] = address_mode(t->address[k]);
-    td.filterMode = t->filter_linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
-    /* integer texels read as integers unless asked for normalized floats */
-    td.flags = (!t->chan_float && !t->read_normalized ? CU_TRSF_READ_AS_INTEGER : 0) |
-               (t->normalized_coords ? CU_TRSF_NORMALIZED_COORDINATES : 0);
-    return d->api.TexObjectCreate(&p->texobj, &res, &td, NULL);
-}
-
-static CUresult upload_texture(drv *d, drv_param *p, const unsigned char *data, uint64_t bytes)
-{
-    const ptx_texture *t = &p->p.tex;
-    if (t->linear_memory)
-        return d->api.MemcpyHtoD(p->texels, data, (size_t)bytes);
-    CUDA_MEMCPY3D cp;
-    memset(&cp, 0, sizeof cp);
-    cp.srcMemoryType = CU_MEMORYTYPE_HOST;
-    cp.srcHost = data;
-    cp.srcPitch = (size_t)t->dims[0] * (size_t)t->texel_bytes;
-    cp.srcHeight = (size_t)t->dims[1];
-    cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    cp.dstArray = p->array;
-    cp.WidthInBytes = cp.srcPitch;
-    cp.Height = (size_t)t->dims[1];
-    cp.Depth = (size_t)t->dims[2];
-    return d->api.Memcpy3D(&cp);
-}
-#endif
-
-static void *texture_arg(drv_param *p)
-{
-#ifdef WH_HAVE_CUDA_H
-    return &p->texobj;
-#else
-    (void)p;
-    return NULL;
-#endif
-}
-
-/* A texture parameter: its texture made once, each image's texels uploaded. */
+/* A texture or surface parameter: its object made once, each image's
+ * texels uploaded (an output surface starts from zeros). */
 static bool load_texture(drv *d, drv_param *p, const wh_cuda_arg *a, char *msg, size_t n)
 {
-#ifndef WH_HAVE_CUDA_H
-    (void)d;
-    (void)a;
-    fmt(msg, n, "texture '%s': this warphunt was built without cuda.h, which texture objects need", p->name);
-    return false;
-#else
     char desc[300];
     const ptx_texture *t = &p->p.tex;
-    if (!d->api.TexObjectCreate || !d->api.TexObjectDestroy || !d->api.Array3DCreate || !d->api.ArrayDestroy ||
-        !d->api.Memcpy3D) {
-        fmt(msg, n, "texture '%s': the driver lacks the texture object entry points", p->name);
-        return false;
-    }
+    const char *what = t->surface ? "surface" : "texture";
     uint64_t want = (uint64_t)t->dims[0] * (uint64_t)t->dims[1] * (uint64_t)t->dims[2] * (uint64_t)t->texel_bytes;
     if (a->bytes != want) {
-        fmt(msg, n, "texture '%s': %llu bytes sent, its dimensions take %llu", p->name,
+        fmt(msg, n, "%s '%s': %llu bytes sent, its dimensions take %llu", what, p->name,
             (unsigned long long)a->bytes, (unsigned long long)want);
         return false;
     }
     if (!p->allocated) {
-        CUresult r = make_texture(d, p, want);
-        if ((int)r != WH_CU_SUCCESS) {
-            wh_cuda_describe(&d->api, r, desc, sizeof desc);
-            fmt(msg, n, "making texture '%s' (%d-D, %lld x %lld x %lld texels of %d bytes): %s", p->name, t->ndims,
-                (long long)t->dims[0], (long long)t->dims[1], (long long)t->dims[2], t->texel_bytes, desc);
-            free_buffer(d, p);
+        if (!wh_cuda_texobj_make(&d->api, &p->tobj, t, p->name, want, msg, n))
             return false;
-        }
         p->allocated = true;
         p->bytes = want;
     }
-    if (a->data) {
-        CUresult r = upload_texture(d, p, a->data, want);
+    bool keeps = p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED;
+    if (a->data || (!keeps && !p->loaded)) {
+        CUresult r = wh_cuda_texobj_upload(&d->api, &p->tobj, t, keeps ? a->data : NULL);
         if ((int)r != WH_CU_SUCCESS) {
             wh_cuda_describe(&d->api, r, desc, sizeof desc);
-            fmt(msg, n, "uploading texture '%s' (%llu bytes): %s", p->name, (unsigned long long)want, desc);
+            fmt(msg, n, "uploading %s '%s' (%llu bytes): %s", what, p->name, (unsigned long long)want, desc);
             return false;
         }
         p->loaded = true;
     } else if (!p->loaded) {
-        fmt(msg, n, "texture '%s' was never sent", p->name);
+        fmt(msg, n, "%s '%s' was never sent", what, p->name);
         return false;
     }
     return true;
-#endif
 }
 
 /* Make the device buffers match the request; upload what was sent. */
@@ -764,7 +650,7 @@ static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
         if (p->p.tex.ndims) {
             if (!load_texture(d, p, a, msg, n))
                 return false;
-            d->kparams[i] = texture_arg(p);
+            d->kparams[i] = &p->tobj.handle;
             continue;
         }
         bool keeps = p->p.role == WH_ROLE_INPUT || p->p.role == WH_ROLE_FIXED;
@@ -881,9 +767,10 @@ static bool drv_run(void *state, const wh_cuda_request *rq, unsigned char *const
     if (rq->want_outputs && outputs) {
         for (int i = 0; i < d->np; i++) {
             drv_param *p = &d->params[i];
-            if (!outputs[i] || p->p.kind != WH_BUFFER || p->bytes == 0 || p->p.tex.ndims)
+            if (!outputs[i] || p->p.kind != WH_BUFFER || p->bytes == 0 || (p->p.tex.ndims && !p->p.tex.surface))
                 continue;
-            CUresult r = d->api.MemcpyDtoH(outputs[i], p->dev, (size_t)p->bytes);
+            CUresult r = p->p.tex.surface ? wh_cuda_texobj_read(&d->api, &p->tobj, &p->p.tex, outputs[i])
+                                          : d->api.MemcpyDtoH(outputs[i], p->dev, (size_t)p->bytes);
             step c = check(d, r, "cuMemcpyDtoH (reading an output back)", rq, res, msg, n);
             if (c == STEP_TOOL)
                 return false;

@@ -271,7 +271,7 @@ static sim_class classify(const ptx_instr *pi)
         case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return SIM_C_SHARED;
         default: return SIM_C_GLOBAL;
         }
-    case PTX_OP_CP_ASYNC: case PTX_OP_TEX:
+    case PTX_OP_CP_ASYNC: case PTX_OP_TEX: case PTX_OP_SULD: case PTX_OP_SUST:
         return SIM_C_GLOBAL;
     case PTX_OP_ATOM: case PTX_OP_RED:
         return SIM_C_ATOM;
@@ -345,6 +345,17 @@ static bool supported(const ptx_instr *pi)
                (t == PTX_T_F32 || t == PTX_T_S32 || t == PTX_T_U32) &&
                (pi->type2 == PTX_T_S32 || pi->type2 == PTX_T_F32);
     }
+    case PTX_OP_SULD: case PTX_OP_SUST: {
+        /* a surface object in a register, .b forms of 1..8-byte elements;
+         * sust's values in registers (their slots ride in dst) */
+        const ptx_operand *a = &pi->ops[pi->op == PTX_OP_SULD ? 1 : 0];
+        const ptx_operand *v = &pi->ops[pi->op == PTX_OP_SULD ? 0 : 1];
+        bool regs = true;
+        for (int k = 0; pi->op == PTX_OP_SUST && k < pi->vec; k++)
+            regs &= (v->kind == PTX_OPD_VEC ? v->elems[k].kind : v->kind) == PTX_OPD_REG;
+        return pi->mode != 0 && a->reg >= 0 && a->nelems == 1 && pi->vec <= 4 && regs &&
+               (t == PTX_T_B8 || t == PTX_T_B16 || t == PTX_T_B32 || t == PTX_T_B64);
+    }
     case PTX_OP_CP_ASYNC:
         return pi->mode == PTX_CP_COPY || pi->mode == PTX_CP_COMMIT_GROUP || pi->mode == PTX_CP_WAIT_GROUP ||
                pi->mode == PTX_CP_WAIT_ALL;
@@ -378,19 +389,27 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
-/* tex: src[0] the texture object, src[1..] its coordinates (the fourth
- * of a .3d fetch is ignored); mode keeps the geometry. */
+/* tex, suld, sust: src[0] the texture or surface object, src[1..] the
+ * coordinates (the fourth of a .3d access is ignored); mode keeps the
+ * geometry; sust's values are registers whose slots go in dst. */
 static bool decode_tex_sources(dctx *c, sim_instr *s)
 {
-    const ptx_operand *a = &c->pi->ops[1];
+    bool store = c->pi->op == PTX_OP_SUST;
+    const ptx_operand *a = &c->pi->ops[store ? 0 : 1];
     const ptx_operand *co = &a->elems[0];
     int n = c->pi->mode == PTX_TEX_3D ? 3 : c->pi->mode;
+    ptx_type ct = c->pi->op == PTX_OP_TEX ? c->pi->type2 : PTX_T_S32;
+    for (int k = 0; store && k < c->pi->vec; k++) {
+        const ptx_operand *v = &c->pi->ops[1];
+        s->dst[k] = c->F->slot[(v->kind == PTX_OPD_VEC ? &v->elems[k] : v)->reg];
+        add_dep(s, c->F, s->dst[k], false);
+    }
     s->src[0].kind = SIM_OPD_REG;
     s->src[0].slot = c->F->slot[a->reg];
     add_dep(s, c->F, s->src[0].slot, false);
     for (int k = 0; k < n; k++) {
         sim_opd *d = &s->src[1 + k];
-        if (!decode_src(c, &co->elems[k], c->pi->type2, d))
+        if (!decode_src(c, &co->elems[k], ct, d))
             return false;
         if (d->kind == SIM_OPD_REG)
             add_dep(s, c->F, d->slot, false);
@@ -413,7 +432,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_BRA:
     case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
     case PTX_OP_FENCE: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_TRAP:
-    case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_CP_ASYNC:
+    case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_CP_ASYNC: case PTX_OP_SUST:
         first_src = 0;
         if (pi->op == PTX_OP_BAR && pi->mode == PTX_BAR_RED)
             first_src = 1;
@@ -446,7 +465,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
         }
     }
 
-    if (pi->op == PTX_OP_TEX)
+    if (pi->op == PTX_OP_TEX || pi->op == PTX_OP_SULD || pi->op == PTX_OP_SUST)
         return decode_tex_sources(c, s);
 
     /* address operand */

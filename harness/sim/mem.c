@@ -518,26 +518,85 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
     return true;
 }
 
-/* The texture lane l's handle names, or NULL after stopping the run: a
- * texture parameter of the spec whose geometry is the fetch's. */
+/* The texture (tex) or surface (suld, sust) lane l's handle names, or NULL
+ * after stopping the run: a texture or surface parameter of the spec, as
+ * the instruction needs, whose geometry is the access's. */
 static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t h)
 {
     const wh_spec *S = R->prog->spec;
+    bool surface = in->op != PTX_OP_TEX;
     uint64_t p = h - PTX_ADDR_TEXTURE;
     const char *why = NULL;
     char thr[128], where[256];
     if (h < PTX_ADDR_TEXTURE || p >= (uint64_t)S->nkparams || !R->tex || !R->tex[p].ndims)
-        why = "is no texture object parameter of the spec";
+        why = surface ? "is no surface object parameter of the spec" : "is no texture object parameter of the spec";
+    else if (R->tex[p].surface != surface)
+        why = surface ? "names a texture, not a surface" : "names a surface, not a texture";
     else if (R->tex[p].ndims != in->mode)
-        why = "names a texture of another geometry";
+        why = surface ? "names a surface of another geometry" : "names a texture of another geometry";
     if (!why)
         return &R->tex[p];
     sim_thread_desc(R, w, (int)l, thr, sizeof thr);
     sim_where(R, w, in, where, sizeof where);
-    sim_stop(R, HARNESS_FAULT, "tex with handle 0x%llx by thread %s at %s: the handle %s%s%s%s",
-             (unsigned long long)h, thr, where, why, p < (uint64_t)S->nkparams ? " ('" : "",
-             p < (uint64_t)S->nkparams ? S->params[p].name : "", p < (uint64_t)S->nkparams ? "')" : "");
+    sim_stop(R, HARNESS_FAULT, "%s with handle 0x%llx by thread %s at %s: the handle %s%s%s%s",
+             ptx_opcode_name((ptx_opcode)in->op), (unsigned long long)h, thr, where, why,
+             p < (uint64_t)S->nkparams ? " ('" : "", p < (uint64_t)S->nkparams ? S->params[p].name : "",
+             p < (uint64_t)S->nkparams ? "')" : "");
     return NULL;
+}
+
+/* suld.b / sust.b: each lane's access at (x bytes, y, z) of the surface its
+ * handle names (ptx/texture.c places it), priced as a global access. */
+static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                      double *done)
+{
+    const sim_prog *P = R->prog;
+    bool st = in->op == PTX_OP_SUST;
+    uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->ty), nv = in->vec ? in->vec : 1;
+    uint64_t addrs[SIM_WARP];
+    uint32_t sizes[SIM_WARP];
+    int n = 0;
+    sim_src h = sim_operand(R, w, in, 0), c[3];
+    for (int k = 0; k + 1 < in->nsrc; k++)
+        c[k] = sim_operand(R, w, in, k + 1);
+    SIM_LANES(m, l) {
+        const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(h, l));
+        if (!tx)
+            return false;
+        uint64_t p = SIM_V(h, l) - PTX_ADDR_TEXTURE;
+        int r = P->region_of_param[p];
+        int32_t coord[3] = { 0, 0, 0 };
+        for (int k = 0; k + 1 < in->nsrc; k++)
+            coord[k] = (int32_t)SIM_V(c[k], l);
+        uint64_t off = 0;
+        ptx_surf_place place = ptx_surf_offset(tx, coord, (int)(es * nv), (in->flags & PTX_F_CLAMP) != 0, &off);
+        if (place == PTX_SURF_IN && off + es * nv > R->regions[r].size)
+            place = PTX_SURF_OUT;   /* an image smaller than the dimensions: refused on load, never here */
+        if (place != PTX_SURF_IN && (place == PTX_SURF_MISALIGNED || !(in->flags & PTX_F_ZERO))) {
+            char thr[128], where[256];
+            sim_thread_desc(R, w, (int)l, thr, sizeof thr);
+            sim_where(R, w, in, where, sizeof where);
+            sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d) of surface '%s' by thread %s at %s",
+                     place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load",
+                     es * nv, coord[0], coord[1], coord[2], P->spec->params[p].name, thr, where);
+            return false;
+        }
+        uint8_t *at = place == PTX_SURF_IN ? R->regions[r].data + off : NULL;
+        for (uint32_t e = 0; e < nv; e++) {
+            if (st && at) {
+                uint64_t v = w->r[(size_t)in->dst[e] * SIM_WARP + l];
+                memcpy(at + e * es, &v, es);
+            } else if (!st) {
+                sim_dst(R, w, in, (int)e)[l] = at ? load_bits(at + e * es, es, false) : 0;   /* .zero outside */
+            }
+        }
+        if (at) {
+            addrs[n] = P->regions[r].base + off;
+            sizes[n++] = es * nv;
+        }
+    }
+    *done = n ? sim_cost_global(R, sm, t, addrs, sizes, n, !st) : t + R->prof->cls[SIM_C_GLOBAL].latency;
+    return true;
 }
 
 /* tex: each lane's fetch (ptx/texture.c), priced as a global load of the
@@ -603,6 +662,8 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
         return exec_cp_async(R, sm, w, in, m, t, done);
     case PTX_OP_TEX:
         return exec_tex(R, sm, w, in, m, t, done);
+    case PTX_OP_SULD: case PTX_OP_SUST:
+        return exec_surf(R, sm, w, in, m, t, done);
     default:
         return true;
     }

@@ -177,7 +177,8 @@ typedef struct {
     bool guard_neg;
     int32_t guard;     /* pred slot or -1 */
     uint32_t flags;    /* PTX_F_* */
-    int32_t dst[4];    /* slots (pred slots for .pred destinations), -1 = sink */
+    int32_t dst[4];    /* slots (pred slots for .pred destinations), -1 = sink; sust: the
+                          slots of the values it stores (it has no destination) */
     bool dst_pred[4];
     int32_t dstp;      /* second predicate destination `d|p`, or -1 */
     sim_opd src[4];

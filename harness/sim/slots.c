@@ -61,6 +61,9 @@ static void refs(const sim_func *F, const sim_instr *in, ref_fn fn, void *ctx)
     for (int i = 0; i < in->ndst && i < 4; i++)
         if (in->dst[i] >= 0)
             fn(ctx, in->dst_pred[i] ? V + in->dst[i] : in->dst[i], true);
+    for (int i = 0; in->op == PTX_OP_SUST && i < in->vec && i < 4; i++)
+        if (in->dst[i] >= 0)
+            fn(ctx, in->dst[i], false);   /* sust's values ride in dst (sim.h): uses */
     if (in->dstp >= 0)
         fn(ctx, V + in->dstp, true);
 }

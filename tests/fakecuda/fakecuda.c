@@ -114,6 +114,7 @@ struct CUarray_st {
 /* A texture object: what cuTexObjectCreate was given. */
 typedef struct {
     bool live;
+    bool surface;               /* made by cuSurfObjectCreate (no td) */
     CUcontext ctx;
     CUDA_RESOURCE_DESC res;
     CUDA_TEXTURE_DESC td;
@@ -1114,27 +1115,75 @@ EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
     return CUDA_SUCCESS;
 }
 
-/* Host to array only: what warphunt copies. */
+/* Packed rows of linear memory (host or device) into or out of an array:
+ * what warphunt copies. */
+static unsigned char *linear_side(CUcontext c, CUmemorytype type, const void *host, CUdeviceptr dev, size_t bytes)
+{
+    if (type == CU_MEMORYTYPE_HOST)
+        return (unsigned char *)host;
+    return type == CU_MEMORYTYPE_DEVICE ? device_bytes(c, dev, bytes) : NULL;
+}
+
 EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
 {
     CUcontext c;
     CUresult r = need_ctx(&c);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!p || p->srcMemoryType != CU_MEMORYTYPE_HOST || p->dstMemoryType != CU_MEMORYTYPE_ARRAY || !p->dstArray ||
-        p->dstArray->ctx != c || p->srcXInBytes || p->srcY || p->srcZ || p->dstXInBytes || p->dstY || p->dstZ)
+    if (!p || (p->srcMemoryType == CU_MEMORYTYPE_ARRAY) == (p->dstMemoryType == CU_MEMORYTYPE_ARRAY) ||
+        p->srcXInBytes || p->srcY || p->srcZ || p->dstXInBytes || p->dstY || p->dstZ)
         return CUDA_ERROR_NOT_SUPPORTED;
-    const struct CUarray_st *a = p->dstArray;
+    bool into = p->dstMemoryType == CU_MEMORYTYPE_ARRAY;
+    const struct CUarray_st *a = into ? p->dstArray : p->srcArray;
+    size_t pitch = into ? p->srcPitch : p->dstPitch;
     size_t h = p->Height ? p->Height : 1, dep = p->Depth ? p->Depth : 1;
-    if (p->WidthInBytes != a->desc.Width * a->elem_bytes || p->srcPitch < p->WidthInBytes ||
+    if (!a || a->ctx != c || p->WidthInBytes != a->desc.Width * a->elem_bytes || pitch != p->WidthInBytes ||
         h != (a->desc.Height ? a->desc.Height : 1) || dep != (a->desc.Depth ? a->desc.Depth : 1))
         return CUDA_ERROR_INVALID_VALUE;
-    size_t src_h = p->srcHeight ? p->srcHeight : h;
-    for (size_t z = 0; z < dep; z++)
-        for (size_t y = 0; y < h; y++)
-            memcpy(a->host + (z * h + y) * p->WidthInBytes,
-                   (const unsigned char *)p->srcHost + (z * src_h + y) * p->srcPitch, p->WidthInBytes);
-    flog("memcpy3d_htoa %zu %zu %zu", p->WidthInBytes, h, dep);
+    unsigned char *lin = into ? linear_side(c, p->srcMemoryType, p->srcHost, p->srcDevice, a->bytes)
+                              : linear_side(c, p->dstMemoryType, p->dstHost, p->dstDevice, a->bytes);
+    if (!lin)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (into)
+        memcpy(a->host, lin, a->bytes);
+    else
+        memcpy(lin, a->host, a->bytes);
+    flog("memcpy3d_%s %zu %zu %zu", into ? (p->srcMemoryType == CU_MEMORYTYPE_HOST ? "htoa" : "dtoa")
+                                          : (p->dstMemoryType == CU_MEMORYTYPE_HOST ? "atoh" : "atod"),
+         p->WidthInBytes, h, dep);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *obj, const CUDA_RESOURCE_DESC *res)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!obj || !res || res->flags || res->resType != CU_RESOURCE_TYPE_ARRAY || !res->res.array.hArray ||
+        res->res.array.hArray->ctx != c || !(res->res.array.hArray->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (int k = 0; k < FAKECUDA_MAX_TEXTURES; k++)
+        if (!g.tex[k].live) {
+            g.tex[k] = (fake_texture){ .live = true, .surface = true, .ctx = c, .res = *res };
+            *obj = (CUsurfObject)(k + 1);
+            flog("surf_create %d", k + 1);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject obj)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (obj < 1 || obj > FAKECUDA_MAX_TEXTURES || !g.tex[obj - 1].live || !g.tex[obj - 1].surface ||
+        g.tex[obj - 1].ctx != c)
+        return CUDA_ERROR_INVALID_VALUE;
+    g.tex[obj - 1].live = false;
+    flog("surf_destroy %llu", (unsigned long long)obj);
     return CUDA_SUCCESS;
 }
 
@@ -1175,7 +1224,8 @@ EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject obj)
     CUresult r = need_ctx(&c);
     if (r != CUDA_SUCCESS)
         return r;
-    if (obj < 1 || obj > FAKECUDA_MAX_TEXTURES || !g.tex[obj - 1].live || g.tex[obj - 1].ctx != c)
+    if (obj < 1 || obj > FAKECUDA_MAX_TEXTURES || !g.tex[obj - 1].live || g.tex[obj - 1].surface ||
+        g.tex[obj - 1].ctx != c)
         return CUDA_ERROR_INVALID_VALUE;
     g.tex[obj - 1].live = false;
     flog("tex_destroy %llu", (unsigned long long)obj);
@@ -1410,7 +1460,94 @@ static run_outcome run_tex_gather(CUcontext c, CUmodule mod, const unsigned grid
     return RUN_OK;
 }
 
+/* tests/ptx/textures.cu's surf_walk in C over a 2-D s32 surface object:
+ * each column walked from row 0, its step count written into row 0 and
+ * out; a cell out of bounds (a walk never leaves) faults as .trap would. */
+static run_outcome run_surf_walk(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                 void **params, CUresult *code, double *ns)
+{
+    CUsurfObject so;
+    CUdeviceptr out;
+    int w, h;
+    memcpy(&so, params[0], sizeof so);
+    memcpy(&out, params[1], sizeof out);
+    memcpy(&w, params[2], sizeof w);
+    memcpy(&h, params[3], sizeof h);
+    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
+    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
+    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 ||
+        (int)a->desc.Width < w || (int)a->desc.Height < h) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    int *cells = (int *)(void *)a->host;
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+        for (unsigned tx = 0; tx < block[0]; tx++) {
+            int x = (int)(bx * block[0] + tx), y = 0, steps = 0;
+            if (x >= w)
+                continue;
+            int v = cells[x];
+            while (v > 0 && steps < 16) {
+                y = (y + (v & 3) + 1) % h;
+                v = cells[y * (int)a->desc.Width + x];
+                steps++;
+            }
+            cells[x] = steps;
+            unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)x, 4);
+            if (!po) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            memcpy(po, &steps, 4);
+            cost += FAKECUDA_THREAD_NS * (1 + steps);
+        }
+    *ns = cost;
+    return RUN_OK;
+}
+
+/* tests/ptx/textures.cu's surf_gather in C for one warp: every thread's
+ * .zero load, then thread 0's .clamp store of 1 + what it read. */
+static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                   void **params, CUresult *code, double *ns)
+{
+    CUsurfObject so;
+    CUdeviceptr idx, out;
+    int n;
+    memcpy(&so, params[0], sizeof so);
+    memcpy(&idx, params[1], sizeof idx);
+    memcpy(&out, params[2], sizeof out);
+    memcpy(&n, params[3], sizeof n);
+    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
+    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
+    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 || grid[0] * block[0] > 32) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    int *cells = (int *)(void *)a->host, w = (int)a->desc.Width, first = 0, v0 = 0;
+    for (int i = 0; i < n && i < (int)block[0]; i++) {
+        int j, v = 0;
+        unsigned char *pi = device_bytes(c, idx + 4 * (CUdeviceptr)i, 4), *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+        if (!pi || !po) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        memcpy(&j, pi, 4);
+        if (j >= 0 && j < w)
+            v = cells[j];
+        memcpy(po, &v, 4);
+        if (i == 0)
+            first = j, v0 = v;
+    }
+    if (n > 0)
+        cells[first < 0 ? 0 : first >= w ? w - 1 : first] = v0 + 1;
+    *ns = FAKECUDA_KERNEL_NS + FAKECUDA_THREAD_NS * n;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
+    { "surf_walk", 4, FAKECUDA_INC_REGS, 0, run_surf_walk },
+    { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },

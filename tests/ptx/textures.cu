@@ -37,3 +37,37 @@ extern "C" __global__ void tex_volume(cudaTextureObject_t v, const float *xs, fl
     if (i < n)
         out[i] = tex3D<float>(v, xs[i], 1.5f, 0.25f);
 }
+
+/* surf_walk: surfaces (cudaSurfaceObject_t, "kind": "surface"): thread i walks column i of a
+ * 2-D int surface, from row 0, down (v & 3) + 1 rows while the cell it reads is positive (at
+ * most 16 steps: its time is the surface's data), then writes its step count into row 0 of its
+ * column and into out.  surf_gather reads a 1-D surface at indices from its input with
+ * cudaBoundaryModeZero (0 past the end) and adds 1 to each cell it read with cudaBoundaryModeClamp
+ * (past the end: the nearest cell). */
+extern "C" __global__ void surf_walk(cudaSurfaceObject_t grid, int *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w)
+        return;
+    int y = 0, steps = 0, v;
+    surf2Dread(&v, grid, x * 4, y);
+    while (v > 0 && steps < 16) {
+        y = (y + (v & 3) + 1) % h;
+        surf2Dread(&v, grid, x * 4, y);
+        steps++;
+    }
+    surf2Dwrite(steps, grid, x * 4, 0);
+    out[x] = steps;
+}
+
+extern "C" __global__ void surf_gather(cudaSurfaceObject_t s, const int *idx, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int v;
+    surf1Dread(&v, s, idx[i] * 4, cudaBoundaryModeZero);
+    out[i] = v;
+    if (i == 0)
+        surf1Dwrite(v + 1, s, idx[i] * 4, cudaBoundaryModeClamp);
+}
