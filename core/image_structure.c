@@ -1,6 +1,8 @@
 /*
  * image_structure.c — structured input buffers: sorted, strictly sorted,
- * distinct, permutation, offsets (core/spec.h, wh_structure).
+ * distinct, permutation, offsets (core/spec.h, wh_structure), and running
+ * sums ("prefix_sum_of": a buffer or struct field that is the running sum
+ * of another, as CSR row starts are of row lengths).
  *
  * The search builds inputs element by element (atoms tiled over the
  * launch, value edits, random values), so no operator has to know a
@@ -42,6 +44,9 @@ static int cmp_ranked(const void *a, const void *b)
     if (x->v != y->v) return (x->v > y->v) - (x->v < y->v);
     return (x->at > y->at) - (x->at < y->at);
 }
+
+static bool structure_fits(const wh_image *img, int p, wh_error *err);
+static bool restructure_alone(wh_image *img, int p, wh_error *err);
 
 static bool oom(wh_error *err)
 {
@@ -145,7 +150,151 @@ static bool structure_error(const wh_image *img, int p, wh_error *err, const cha
     return false;
 }
 
+/* ---- running sums ---------------------------------------------------------- */
+
+/* One running sum: field df of buffer dp holds, at element e, the range's
+ * low end plus the sum of field sf of buffer sp over the elements before e;
+ * the total may not pass the range's high end. */
+typedef struct {
+    int dp, df, sp, sf;
+} prefix;
+
+/* The running sums buffer p takes part in (as the sum or as the summed), at
+ * most one per field of p plus the buffers summing p; while wh_image_new
+ * fills the buffers in order, only those whose two buffers both exist. */
+static int prefixes_of(const wh_image *img, int p, prefix *out, int max)
+{
+    int n = 0;
+    for (int q = 0; q < img->nbufs && n < max; q++) {
+        const wh_param *par = &img->spec->params[q];
+        int src = par->prefix_of - 1;
+        if (par->prefix_of && (q == p || src == p) && img->bufs[q].param && img->bufs[src].param)
+            out[n++] = (prefix){ q, 0, src, 0 };
+        for (int f = 0; q == p && f < par->nfields && n < max; f++)
+            if (par->fields[f].prefix_of) out[n++] = (prefix){ p, f, p, par->fields[f].prefix_of - 1 };
+    }
+    return n;
+}
+
+static int64_t field_get(const wh_image *img, int p, int f, uint64_t e)
+{
+    const wh_buffer *b = &img->bufs[p];
+    return wh_value_get_int(b->param->fields[f].type, elem_at(b, e) + b->param->fields[f].offset);
+}
+
+static void field_set(wh_image *img, int p, int f, uint64_t e, int64_t v)
+{
+    wh_buffer *b = &img->bufs[p];
+    wh_value_set_int(b->param->fields[f].type, elem_at(b, e) + b->param->fields[f].offset, v);
+}
+
+static bool prefix_error(const wh_image *img, const prefix *x, wh_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool prefix_error(const wh_image *img, const prefix *x, wh_error *err, const char *fmt, ...)
+{
+    const wh_param *d = img->bufs[x->dp].param;
+    char msg[256], path[96], suffix[48];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    bool on_field = d->type == WH_STRUCT;
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s%s%s\" (the running sum of \"%s%s%s\"): %s",
+                 d->name, on_field ? "." : "", on_field ? d->fields[x->df].name : "", img->bufs[x->sp].param->name,
+                 on_field ? "." : "", on_field ? img->bufs[x->sp].param->fields[x->sf].name : "", msg);
+    if (on_field)
+        snprintf(suffix, sizeof suffix, ".fields[%d].prefix_sum_of", x->df);
+    else
+        snprintf(suffix, sizeof suffix, ".prefix_sum_of");
+    wh_param_jpath(img->spec, x->dp, suffix, path, sizeof path);
+    wh_error_set_path(err, path);
+    return false;
+}
+
+/* Both buffers equally long, summands never negative, and room for the
+ * smallest summands: n * lo_s <= hi - lo. */
+static bool prefix_fits(const wh_image *img, const prefix *x, wh_bounds *d, wh_bounds *sb, wh_error *err)
+{
+    uint64_t n = img->bufs[x->dp].count;
+    if (!wh_image_bounds(img, x->dp, x->df, 0, d, err) || !wh_image_bounds(img, x->sp, x->sf, 0, sb, err))
+        return false;
+    if (img->bufs[x->sp].count != n)
+        return prefix_error(img, x, err, "%llu elements, but what it sums has %llu at this launch",
+                            (unsigned long long)n, (unsigned long long)img->bufs[x->sp].count);
+    if (sb->lo < 0)
+        return prefix_error(img, x, err, "what it sums may be negative (its range starts at %lld)", (long long)sb->lo);
+    if (n && (d->hi - d->lo) / (int64_t)n < sb->lo)
+        return prefix_error(img, x, err, "%llu summands of at least %lld pass the range's high end %lld",
+                            (unsigned long long)n, (long long)sb->lo, (long long)d->hi);
+    return true;
+}
+
+/* The sum from the summands, lowering a summand where the total would
+ * pass the range's high end (keeping room for the ones after it). */
+static bool apply_prefix(wh_image *img, const prefix *x, wh_error *err)
+{
+    wh_bounds d, sb;
+    if (!prefix_fits(img, x, &d, &sb, err)) return false;
+    uint64_t n = img->bufs[x->dp].count;
+    int64_t run = d.lo;
+    for (uint64_t e = 0; e < n; e++) {
+        field_set(img, x->dp, x->df, e, run);
+        int64_t len = field_get(img, x->sp, x->sf, e), room = d.hi - run - (int64_t)(n - 1 - e) * sb.lo;
+        if (len > room) field_set(img, x->sp, x->sf, e, len = room);
+        run += len;
+    }
+    return true;
+}
+
+static bool check_prefix(const wh_image *img, const prefix *x, wh_error *err)
+{
+    wh_bounds d, sb;
+    if (!prefix_fits(img, x, &d, &sb, err)) return false;
+    int64_t run = d.lo;
+    for (uint64_t e = 0; e < img->bufs[x->dp].count; e++) {
+        int64_t v = field_get(img, x->dp, x->df, e);
+        if (v != run)
+            return prefix_error(img, x, err, "element %llu is %lld, not %lld (the sum before it)",
+                                (unsigned long long)e, (long long)v, (long long)run);
+        run += field_get(img, x->sp, x->sf, e);
+    }
+    if (run > d.hi)
+        return prefix_error(img, x, err, "the sum reaches %lld, past the range's high end %lld", (long long)run,
+                            (long long)d.hi);
+    return true;
+}
+
+#define MAX_PREFIXES 64
+
+static bool apply_prefixes(wh_image *img, int p, wh_error *err)
+{
+    prefix x[MAX_PREFIXES];
+    int n = prefixes_of(img, p, x, MAX_PREFIXES);
+    for (int k = 0; k < n; k++)
+        if (!apply_prefix(img, &x[k], err)) return false;
+    return true;
+}
+
+static bool check_prefixes(const wh_image *img, int p, wh_error *err)
+{
+    prefix x[MAX_PREFIXES];
+    int n = prefixes_of(img, p, x, MAX_PREFIXES);
+    for (int k = 0; k < n; k++)
+        if (!check_prefix(img, &x[k], err)) return false;
+    return true;
+}
+
 bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
+{
+    prefix x[MAX_PREFIXES];
+    wh_bounds d, sb;
+    for (int k = 0, n = prefixes_of(img, p, x, MAX_PREFIXES); k < n; k++)
+        if (!prefix_fits(img, &x[k], &d, &sb, err)) return false;
+    return structure_fits(img, p, err);
+}
+
+static bool structure_fits(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
     wh_structure s = b->param->structure;
@@ -167,6 +316,11 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
 }
 
 bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
+{
+    return restructure_alone(img, p, err) && apply_prefixes(img, p, err);
+}
+
+static bool restructure_alone(wh_image *img, int p, wh_error *err)
 {
     wh_buffer *b = &img->bufs[p];
     wh_bounds bd;
@@ -239,6 +393,7 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
     wh_bounds bd;
+    if (!check_prefixes(img, p, err)) return false;
     if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
     if (!wh_image_structure_fits(img, p, err) || !wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
     if (b->param->structure == WH_STRUCTURE_DISTINCT || b->param->structure == WH_STRUCTURE_PERMUTATION)

@@ -384,13 +384,43 @@ static bool parse_field(loader *ld, json_t *fo, const char *fp, bool scalar, con
     return !r || parse_range(ld, r, tp, f);
 }
 
+/* An integer range that is the same for every element: what a running
+ * sum ("prefix_sum_of") and its summands need. */
+static bool plain_int_range(loader *ld, const wh_field *f, const char *where, const char *what)
+{
+    if (wh_type_is_float(f->type) || wh_type_size(f->type) > 8)
+        return bad(ld, where, "%s is an integer", what);
+    if (wh_field_varies_by_index(f))
+        return bad(ld, where, "%s needs a range that does not depend on i", what);
+    return true;
+}
+
+/* "prefix_sum_of" on field f of a struct: a sibling field (not an array). */
+static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, int f, int n)
+{
+    char sub[340];
+    snprintf(sub, sizeof sub, "%s.prefix_sum_of", fp);
+    const char *src = json_string_value(json_object_get(fo, "prefix_sum_of"));
+    if (!src) return bad(ld, sub, "expected the name of a sibling field");
+    if (n != 1) return bad(ld, sub, "an array field cannot be a running sum");
+    int g = 0;
+    while (g < p->nfields && strcmp(p->fields[g].name, src)) g++;
+    if (g == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (an array's elements are not summed)", src);
+    if (g == f) return bad(ld, sub, "a field cannot be its own running sum");
+    if (!p->fields[f].has_range)
+        return bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
+    p->fields[f].prefix_of = g + 1;
+    return plain_int_range(ld, &p->fields[f], sub, "a running sum") &&
+           plain_int_range(ld, &p->fields[g], sub, "the summed field");
+}
+
 /* A struct's fields, laid out as C does (each at a multiple of its size,
  * the whole padded to the largest); an array field is its elements, each
  * a field of its own.  Buffer fields take ranges, a struct scalar's fields
  * take values. */
 static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
 {
-    static const char *const buffer_keys[] = { "name", "type", "count", "range", NULL };
+    static const char *const buffer_keys[] = { "name", "type", "count", "range", "prefix_sum_of", NULL };
     static const char *const scalar_keys[] = { "name", "type", "value", NULL };
     const char *const *keys = scalar ? scalar_keys : buffer_keys;
     const char *shape = scalar ? "{name, type, value}" : "{name, type, range} (and count, for an array)";
@@ -433,6 +463,14 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
     }
     p->elem_align = align;
     p->elem_size = align_up(off, align);
+    for (size_t i = 0, f = 0; !scalar && i < nentries; i++) {
+        json_t *fo = json_array_get(fields, i);
+        snprintf(fp, sizeof fp, "%s.fields[%zu]", jpath, i);
+        int n;
+        field_count(ld, fo, fp, &n);
+        if (json_object_get(fo, "prefix_sum_of") && !field_prefix(ld, fo, fp, p, (int)f, n)) return false;
+        f += (size_t)n;
+    }
     return true;
 }
 
@@ -776,7 +814,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
-                                        "check_why", "texture", "surface", NULL };
+                                        "check_why", "texture", "surface", "prefix_sum_of", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -817,6 +855,34 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     return parse_check(ld, pobj, jpath, p);
 }
 
+/* "prefix_sum_of" on buffer p: another input buffer of one integer field,
+ * neither of them structured otherwise. */
+static bool buffer_prefix(loader *ld, json_t *pobj, int p)
+{
+    wh_spec *s = ld->spec;
+    wh_param *dst = &s->params[p];
+    char sub[96];
+    wh_param_jpath(s, p, ".prefix_sum_of", sub, sizeof sub);
+    const char *name = json_string_value(json_object_get(pobj, "prefix_sum_of"));
+    if (!name) return bad(ld, sub, "expected the name of an input buffer");
+    int q = 0;
+    while (q < s->nparams && strcmp(s->params[q].name, name)) q++;
+    if (q == s->nparams) return bad(ld, sub, "no parameter or global \"%s\"", name);
+    const wh_param *src = &s->params[q];
+    if (q == p) return bad(ld, sub, "a buffer cannot be its own running sum");
+    if (dst->kind != WH_BUFFER || dst->tex || dst->role != WH_ROLE_INPUT || dst->type == WH_STRUCT)
+        return bad(ld, sub, "a running sum is an input buffer of one integer type (on a struct, put it on a field)");
+    if (src->kind != WH_BUFFER || src->tex || src->role != WH_ROLE_INPUT || src->type == WH_STRUCT)
+        return bad(ld, sub, "\"%s\" is not an input buffer of one integer type", name);
+    if (dst->structure != WH_STRUCTURE_NONE || src->structure != WH_STRUCTURE_NONE)
+        return bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
+    if (!dst->fields[0].has_range)
+        return bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
+    dst->prefix_of = q + 1;
+    return plain_int_range(ld, &dst->fields[0], sub, "a running sum") &&
+           plain_int_range(ld, &src->fields[0], sub, "the summed buffer");
+}
+
 /* "params" (required: the kernel's, in order) and "globals" (optional:
  * module variables), into one list; names are unique across both. */
 static bool parse_params(loader *ld, json_t *root)
@@ -844,6 +910,11 @@ static bool parse_params(loader *ld, json_t *root)
                 return bad(ld, jpath, "duplicate name \"%s\" (parameters and globals share one name space)",
                            s->params[i].name);
             }
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        bool global = i >= s->nkparams;
+        json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
+        if (json_object_get(pobj, "prefix_sum_of") && !buffer_prefix(ld, pobj, i)) return false;
     }
     return true;
 }
@@ -1092,6 +1163,14 @@ uint64_t wh_launch_blocks_total(const wh_launch *l)
 uint64_t wh_launch_threads_total(const wh_launch *l)
 {
     return wh_launch_blocks_total(l) * l->block[0] * l->block[1] * l->block[2];
+}
+
+bool wh_param_structured(const wh_param *p)
+{
+    bool fields = false;
+    for (int f = 0; f < p->nfields; f++)
+        fields |= p->fields[f].prefix_of != 0;
+    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || fields;
 }
 
 bool wh_field_varies_by_index(const wh_field *f)

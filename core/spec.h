@@ -87,6 +87,8 @@ typedef struct {
     double flo, fhi;        /* float types */
     wh_expr *value;         /* a struct scalar's integer field */
     double fvalue;          /* a struct scalar's float field */
+    int prefix_of;          /* "prefix_sum_of": 1 + the sibling field whose running sum
+                               this field is (README, "Running sums"), 0: none */
 } wh_field;
 
 typedef struct {
@@ -107,6 +109,8 @@ typedef struct {
     double init_value;      /* WH_INIT_CONST */
     char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
     wh_structure structure; /* input buffers of one field */
+    int prefix_of;          /* "prefix_sum_of": 1 + the input buffer whose running sum this
+                               buffer is (README, "Running sums"), 0: none */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
     wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */
@@ -168,6 +172,9 @@ uint64_t wh_launch_blocks_total(const wh_launch *l);
 /* Values of every expression variable for a launch (threads, blocks, block,
  * i = 0, then the constants); vars must hold spec->nvars entries. */
 bool wh_spec_vars(const wh_spec *spec, const wh_launch *l, int64_t *vars, wh_error *err);
+/* Is input buffer p constrained as a whole: a "structure", or a running
+ * sum ("prefix_sum_of", on the buffer or one of its fields)? */
+bool wh_param_structured(const wh_param *p);
 /* Does an integer field's range depend on the element index `i` (so its
  * bounds must be evaluated per element)? */
 bool wh_field_varies_by_index(const wh_field *f);

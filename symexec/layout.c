@@ -588,6 +588,8 @@ static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
     const wh_param *p = &e->spec->params[r->param];
     uint64_t n = e->img->bufs[r->param].count;
     wh_bounds bd;
+    if (p->structure == WH_STRUCTURE_NONE)
+        return z->tru;   /* running sums alone (region_sums) */
     if (n < 2 || !wh_image_bounds(e->img, r->param, 0, 0, &bd, err))
         return n < 2 ? z->tru : NULL;
     if (p->structure == WH_STRUCTURE_DISTINCT || p->structure == WH_STRUCTURE_PERMUTATION) {
@@ -614,7 +616,55 @@ static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
 
 bool sx_structure_assumed(const wh_image *img, int p)
 {
-    return img->bufs[p].param->structure != WH_STRUCTURE_NONE && img->bufs[p].count <= SX_STRUCTURE_MAX;
+    return wh_param_structured(img->bufs[p].param) && img->bufs[p].count <= SX_STRUCTURE_MAX;
+}
+
+/* Field f of element el of input region r as a term, widened to 64 bits. */
+static Z3_ast field_term64(sx_engine *e, const sx_region *r, uint64_t el, int f)
+{
+    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields + f];
+    Z3_ast t = s->ast ? s->ast : sx_z_num(&e->z, s->value, s->bytes * 8);
+    return sx_z_resize(&e->z, t, 64, wh_type_is_signed(s->type));
+}
+
+static const sx_region *input_region(const sx_engine *e, int p)
+{
+    for (int i = 0; i < e->nregions; i++)
+        if (e->regions[i].param == p && e->regions[i].input)
+            return &e->regions[i];
+    return NULL;
+}
+
+/* Field df of region dr the running sum of field sf of region sr (README,
+ * "Running sums"), as image_structure.c keeps it: from the range's low
+ * end, the total no higher than its high end. */
+static Z3_ast running_sum(sx_engine *e, const sx_region *dr, int df, const sx_region *sr, int sf, wh_error *err)
+{
+    sx_z *z = &e->z;
+    wh_bounds bd;
+    if (!sr || !wh_image_bounds(e->img, dr->param, df, 0, &bd, err))
+        return NULL;
+    uint64_t n = e->img->bufs[dr->param].count;
+    Z3_ast run = sx_z_num(z, (uint64_t)bd.lo, 64), d = z->tru;
+    for (uint64_t el = 0; d && el < n; el++) {
+        d = sx_z_and2(z, d, sx_z_eq(z, field_term64(e, dr, el, df), run));
+        run = sx_zk(z, Z3_mk_bvadd(z->c, run, field_term64(e, sr, el, sf)));
+    }
+    return d ? sx_z_and2(z, d, sx_zk(z, Z3_mk_bvsle(z->c, run, sx_z_num(z, (uint64_t)bd.hi, 64)))) : NULL;
+}
+
+/* The running sums region r is the sum of (on the buffer or its fields). */
+static Z3_ast region_sums(sx_engine *e, const sx_region *r, wh_error *err)
+{
+    const wh_param *p = &e->spec->params[r->param];
+    Z3_ast d = e->z.tru;
+    if (p->prefix_of)
+        d = running_sum(e, r, 0, input_region(e, p->prefix_of - 1), 0, err);
+    for (int f = 0; d && f < p->nfields; f++) {
+        Z3_ast sum = p->fields[f].prefix_of ? running_sum(e, r, f, r, p->fields[f].prefix_of - 1, err) : e->z.tru;
+        d = sum ? sx_z_and2(&e->z, d, sum) : NULL;
+    }
+    return d;
 }
 
 static bool build_structure(sx_engine *e, wh_error *err)
@@ -625,9 +675,10 @@ static bool build_structure(sx_engine *e, wh_error *err)
         const sx_region *r = &e->regions[i];
         if (r->param < 0 || !r->input || !sx_structure_assumed(e->img, r->param))
             continue;
-        Z3_ast rs = region_structure(e, r, err);
-        if (!rs)
+        Z3_ast rs = region_structure(e, r, err), sums = rs ? region_sums(e, r, err) : NULL;
+        if (!rs || !sums)
             return false;
+        rs = sx_z_and2(z, rs, sums);
         d = d ? sx_z_and2(z, d, rs) : rs;
     }
     if (d) {
