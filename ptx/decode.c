@@ -285,6 +285,32 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
     return true;
 }
 
+/* mbarrier.OP...: the operation in mode, .parity and .noComplete as flags;
+ * the address operand where the operation has one. */
+static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
+{
+    static const char *const ops[] = { NULL, "init", "inval", "arrive", "arrive_drop", "test_wait", "try_wait",
+                                       "pending_count" };
+    ins->mode = 0;
+    for (int k = 1; ins->nmods > 0 && k <= PTX_MBAR_PENDING_COUNT; k++)
+        if (STREQ(ins->mods[0], ops[k]))
+            ins->mode = k;
+    for (int i = 1; i < ins->nmods; i++) {
+        if (STREQ(ins->mods[i], "parity"))
+            ins->flags |= PTX_F_PARITY;
+        else if (STREQ(ins->mods[i], "noComplete"))
+            ins->flags |= PTX_F_NOCOMPLETE;
+        else if (STREQ(ins->mods[i], "expect_tx"))
+            ins->mode = 0;   /* the transaction count of asynchronous copies */
+    }
+    int addr = ins->mode == PTX_MBAR_INIT || ins->mode == PTX_MBAR_INVAL ? 0
+             : ins->mode == PTX_MBAR_PENDING_COUNT || !ins->mode ? -1 : 1;
+    if (addr >= 0 && (addr >= ins->nops || ins->ops[addr].kind != PTX_OPD_ADDR))
+        return fail(err, file, ins, addr < ins->nops ? ins->ops[addr].col : 0,
+                    "'%s' needs the barrier's address [..] as operand %ld", ops[ins->mode], addr + 1, 0);
+    return true;
+}
+
 static int geometry_of(const ptx_instr *ins)
 {
     static const char *const geoms[] = { NULL, "1d", "2d", "3d" };
@@ -511,6 +537,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     case PTX_OP_SULD:
     case PTX_OP_SUST:
         if (!decode_surf(ins, file, err))
+            return false;
+        break;
+    case PTX_OP_MBARRIER:
+        if (!decode_mbarrier(ins, file, err))
             return false;
         break;
     case PTX_OP_SETP:

@@ -146,13 +146,21 @@ enum {
     PTX_F_LEFT     = 1u << 22,  /* shf.l */
     PTX_F_RIGHT    = 1u << 23,  /* shf.r */
     PTX_F_NOFTZ    = 1u << 24,  /* .noftz */
-    PTX_F_ZERO     = 1u << 25   /* suld/sust .zero (out of bounds: 0, no store); .clamp is PTX_F_CLAMP */
+    PTX_F_ZERO     = 1u << 25,  /* suld/sust .zero (out of bounds: 0, no store); .clamp is PTX_F_CLAMP */
+    PTX_F_PARITY   = 1u << 26,  /* mbarrier.test_wait.parity / try_wait.parity */
+    PTX_F_NOCOMPLETE = 1u << 27 /* mbarrier.arrive.noComplete */
 };
 
 /* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC). */
 typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
 } ptx_cp_mode;
+/* mbarrier: the operation (expect_tx, complete_tx and the .expect_tx
+ * arrivals of asynchronous copies decode to 0, which no engine runs). */
+typedef enum {
+    PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
+    PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT
+} ptx_mbar_mode;
 /* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`; the array, cube,
  * multisample and mipmap forms, and suld.p/sust.p, decode to 0, which no
  * engine runs). */

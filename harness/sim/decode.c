@@ -273,7 +273,7 @@ static sim_class classify(const ptx_instr *pi)
         }
     case PTX_OP_CP_ASYNC: case PTX_OP_TEX: case PTX_OP_SULD: case PTX_OP_SUST:
         return SIM_C_GLOBAL;
-    case PTX_OP_ATOM: case PTX_OP_RED:
+    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_MBARRIER:
         return SIM_C_ATOM;
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_SETP:
@@ -345,6 +345,8 @@ static bool supported(const ptx_instr *pi)
                (t == PTX_T_F32 || t == PTX_T_S32 || t == PTX_T_U32) &&
                (pi->type2 == PTX_T_S32 || pi->type2 == PTX_T_F32);
     }
+    case PTX_OP_MBARRIER:   /* in shared memory (a generic address to it) */
+        return pi->mode != 0 && (pi->space == PTX_SPACE_SHARED || pi->space == PTX_SPACE_GENERIC);
     case PTX_OP_SULD: case PTX_OP_SUST: {
         /* a surface object in a register, .b forms of 1..8-byte elements;
          * sust's values in registers (their slots ride in dst) */
@@ -437,6 +439,10 @@ static bool decode_ops(dctx *c, sim_instr *s)
         if (pi->op == PTX_OP_BAR && pi->mode == PTX_BAR_RED)
             first_src = 1;
         break;
+    case PTX_OP_MBARRIER:
+        if (pi->mode == PTX_MBAR_INIT || pi->mode == PTX_MBAR_INVAL)
+            first_src = 0;
+        break;
     default:
         break;
     }
@@ -480,6 +486,10 @@ static bool decode_ops(dctx *c, sim_instr *s)
     case PTX_OP_CP_ASYNC:
         if (pi->mode == PTX_CP_COPY)
             addr_op = 0;
+        break;
+    case PTX_OP_MBARRIER:
+        addr_op = pi->mode == PTX_MBAR_INIT || pi->mode == PTX_MBAR_INVAL ? 0
+                : pi->mode == PTX_MBAR_PENDING_COUNT ? -1 : 1;
         break;
     default:
         break;
