@@ -188,6 +188,10 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         /* a larger X would hit the same budget */
         if (full || kept->budget_hit) break;
     }
+    const char *unsupported = kept ? sx_result_stopped_unsupported(kept) : NULL;
+    if (unsupported && !o->quiet)
+        fprintf(stderr, "explore: warning: no path ran to its end: %s (the stage does not run it; the hunt's atoms "
+                "come from the paths up to there)\n", unsupported);
     if (kept && !o->quiet && sx_result_never_branched(kept))
         fprintf(stderr, "explore: warning: the %d symbolic threads never branched on the input (%d of %d legs): a "
                 "guard comparing the thread index with a constant of at least %d would send them all out early "

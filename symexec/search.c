@@ -52,7 +52,18 @@ static void report_progress(sx_engine *e)
 
 bool sx_result_never_branched(const sx_result *r)
 {
-    return r->forks == 0 && r->giveups == 0 && r->nlegs > 0 && r->nlegs_covered < r->nlegs;
+    return r->forks == 0 && r->giveups == 0 && r->nlegs > 0 && r->nlegs_covered < r->nlegs &&
+           !sx_result_stopped_unsupported(r);
+}
+
+const char *sx_result_stopped_unsupported(const sx_result *r)
+{
+    if (r->ndone > 0 || r->nerror > 0)
+        return NULL;
+    for (int i = 0; i < r->nissues; i++)
+        if (r->issues[i].kind == SX_ISSUE_UNSUPPORTED)
+            return r->issues[i].message;
+    return NULL;
 }
 
 double sx_result_coverage(const sx_result *r)

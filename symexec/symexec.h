@@ -261,6 +261,9 @@ double sx_result_coverage(const sx_result *r);
  * branches they did not reach?  The symptom of a guard that sends every
  * symbolic thread out early (a spec constant of at least X). */
 bool sx_result_never_branched(const sx_result *r);
+/* No path ran to its end and one stopped at an instruction the stage does
+ * not run: that issue's message (the first), else NULL. */
+const char *sx_result_stopped_unsupported(const sx_result *r);
 
 /* Fill `out` (an image of the same spec for wh_launch_threads(X)) with the
  * values of a model of path `path`'s formula.  Every input element is set

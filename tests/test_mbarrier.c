@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "cli/cli.h"
 #include "tests/sim_support.h"
 #include "tests/support.h"
 
@@ -114,6 +115,28 @@ Test(mbarrier, more_arrivals_than_pending_fault)
                                  out, msg, sizeof msg);
     cr_expect_eq(st, HARNESS_FAULT, "%s", msg);
     cr_expect(strstr(msg, "more arrivals than the phase waits for"), "%s", msg);
+}
+
+/* explore says why no path ran to its end: the instruction it stopped at,
+ * not the hint for threads sent out early. */
+Test(mbarrier, explore_names_the_instruction_it_stopped_at, .timeout = 120)
+{
+    ts_need_ptx("build/ptx/tests/ptx/mbarrier.ptx");
+    char dir[] = "/tmp/wh_mbexXXXXXX", out[128], errp[128];
+    tsim_mkdtemp(dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    snprintf(errp, sizeof errp, "%s/stderr", dir);
+    const char *args[] = { SPEC, "--time", "20", "--results", dir, "-o", out };
+    cr_expect_eq(ts_run_cmd(cmd_explore, "explore", args, 7, NULL, errp), 0);
+    FILE *f = fopen(errp, "r");
+    cr_assert(f);
+    char text[8192] = "";
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = 0;
+    fclose(f);
+    cr_expect(strstr(text, "no path ran to its end: unsupported instruction 'mbarrier'"), "%s", text);
+    cr_expect_null(strstr(text, "never branched"), "%s", text);
+    ts_rmtree(dir);
 }
 
 /* The symbolic stage stops at mbarrier (not run there yet) and says so;
