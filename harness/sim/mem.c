@@ -545,6 +545,26 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
     return NULL;
 }
 
+/* tex, suld, sust: the handle and the coordinates of every lane. */
+static void access_operands(sim_run *R, sim_warp *w, const sim_instr *in, sim_src ops[4])
+{
+    for (int k = 0; k < in->nsrc && k < 4; k++)
+        ops[k] = sim_operand(R, w, in, k);
+}
+
+/* The texture or surface lane l accesses (*p: its spec parameter) and the
+ * lane's coordinates; NULL after stopping the run. */
+static const ptx_texture *lane_access(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, const sim_src *ops,
+                                      uint64_t *p, uint32_t coord[3])
+{
+    const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(ops[0], l));
+    *p = SIM_V(ops[0], l) - PTX_ADDR_TEXTURE;
+    coord[0] = coord[1] = coord[2] = 0;
+    for (int k = 0; k + 1 < in->nsrc && k < 3; k++)
+        coord[k] = (uint32_t)SIM_V(ops[k + 1], l);
+    return tx;
+}
+
 /* suld.b / sust.b: each lane's access at (x bytes, y, z) of the surface its
  * handle names (ptx/texture.c places it), priced as a global access. */
 static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
@@ -556,18 +576,16 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
     uint64_t addrs[SIM_WARP];
     uint32_t sizes[SIM_WARP];
     int n = 0;
-    sim_src h = sim_operand(R, w, in, 0), c[3];
-    for (int k = 0; k + 1 < in->nsrc; k++)
-        c[k] = sim_operand(R, w, in, k + 1);
+    sim_src ops[4];
+    access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
-        const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(h, l));
+        uint64_t p;
+        uint32_t ucoord[3];
+        const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, ucoord);
         if (!tx)
             return false;
-        uint64_t p = SIM_V(h, l) - PTX_ADDR_TEXTURE;
         int r = P->region_of_param[p];
-        int32_t coord[3] = { 0, 0, 0 };
-        for (int k = 0; k + 1 < in->nsrc; k++)
-            coord[k] = (int32_t)SIM_V(c[k], l);
+        int32_t coord[3] = { (int32_t)ucoord[0], (int32_t)ucoord[1], (int32_t)ucoord[2] };
         uint64_t off = 0;
         ptx_surf_place place = ptx_surf_offset(tx, coord, (int)(es * nv), (in->flags & PTX_F_CLAMP) != 0, &off);
         if (place == PTX_SURF_IN && off + es * nv > R->regions[r].size)
@@ -609,19 +627,16 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
     uint32_t sizes[SIM_WARP * PTX_TEX_MAX_TAPS];
     int n = 0;
     bool int_coords = in->ty2 == PTX_T_S32;
-    sim_src h = sim_operand(R, w, in, 0), c[3];
-    for (int k = 0; k + 1 < in->nsrc; k++)
-        c[k] = sim_operand(R, w, in, k + 1);
+    sim_src ops[4];
+    access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
-        const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(h, l));
+        uint64_t p;
+        uint32_t coord[3];
+        const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, coord);
         if (!tx)
             return false;
-        uint64_t p = SIM_V(h, l) - PTX_ADDR_TEXTURE;
         const sim_region *g = &R->regions[P->region_of_param[p]];
         uint64_t base = P->regions[P->region_of_param[p]].base;
-        uint32_t coord[3] = { 0, 0, 0 };
-        for (int k = 0; k + 1 < in->nsrc; k++)
-            coord[k] = (uint32_t)SIM_V(c[k], l);
         ptx_tex_tap taps[PTX_TEX_MAX_TAPS];
         int nt = ptx_tex_taps(tx, int_coords, coord, taps);
         for (int k = 0; k < nt; k++) {
