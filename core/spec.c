@@ -688,20 +688,36 @@ static bool parse_dims(loader *ld, json_t *o, const char *sub, wh_texture *t)
     return true;
 }
 
+/* The "texture" or "surface" object of parameter p (key), its keys
+ * checked and its dims parsed into a new p->tex; NULL after an error.
+ * sub receives the object's JSON path. */
+static json_t *open_object(loader *ld, json_t *pobj, const char *jpath, const char *key,
+                           const char *const *keys, wh_param *p, char *sub, size_t n)
+{
+    snprintf(sub, n, "%s.%s", jpath, key);
+    json_t *o = json_object_get(pobj, key);
+    if (!json_is_object(o)) {
+        bad(ld, sub, "a %s needs \"%s\": { \"dims\": [...]%s }", key, key, keys[1] ? ", ..." : "");
+        return NULL;
+    }
+    if (!check_keys(ld, o, sub, keys)) return NULL;
+    if (!(p->tex = calloc(1, sizeof *p->tex))) {
+        bad(ld, sub, "out of memory");
+        return NULL;
+    }
+    return parse_dims(ld, o, sub, p->tex) ? o : NULL;
+}
+
 /* "surface": the CUDA array a `kind: surface` parameter's surface object
  * reads and writes (suld/sust). */
 static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "dims", NULL };
     char sub[320];
-    snprintf(sub, sizeof sub, "%s.surface", jpath);
-    json_t *o = json_object_get(pobj, "surface");
-    if (!json_is_object(o)) return bad(ld, sub, "a surface needs \"surface\": { \"dims\": [...] }");
-    if (!check_keys(ld, o, sub, keys)) return false;
-    wh_texture *t = p->tex = calloc(1, sizeof *p->tex);
-    if (!t) return bad(ld, sub, "out of memory");
+    if (!open_object(ld, pobj, jpath, "surface", keys, p, sub, sizeof sub)) return false;
+    wh_texture *t = p->tex;
     t->surface = true;
-    if (!parse_dims(ld, o, sub, t) || !check_texel_type(ld, p, jpath, t)) return false;
+    if (!check_texel_type(ld, p, jpath, t)) return false;
     if (json_object_get(pobj, "count"))
         return bad(ld, jpath, "a surface's element count is the product of its \"dims\" (no \"count\")");
     return texture_count(ld, t, jpath, p);
@@ -712,13 +728,9 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
 {
     static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", NULL };
     char sub[320];
-    snprintf(sub, sizeof sub, "%s.texture", jpath);
-    json_t *o = json_object_get(pobj, "texture");
-    if (!json_is_object(o)) return bad(ld, sub, "a texture needs \"texture\": { \"dims\": [...], ... }");
-    if (!check_keys(ld, o, sub, keys)) return false;
-    wh_texture *t = p->tex = calloc(1, sizeof *p->tex);
-    if (!t) return bad(ld, sub, "out of memory");
-    if (!parse_dims(ld, o, sub, t)) return false;
+    json_t *o = open_object(ld, pobj, jpath, "texture", keys, p, sub, sizeof sub);
+    if (!o) return false;
+    wh_texture *t = p->tex;
     const char *mem = json_string_value(json_object_get(o, "memory"));
     if (json_object_get(o, "memory") && (!mem || (strcmp(mem, "linear") && strcmp(mem, "array"))))
         return bad(ld, sub, "\"memory\" is \"linear\" (1-D, tex1Dfetch) or \"array\" (a CUDA array)");

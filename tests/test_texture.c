@@ -252,6 +252,17 @@ Test(texture, a_fetch_of_another_geometry_faults)
     ts_rmtree(dir);
 }
 
+/* The symbolic stage on s for 20 s: at least min_paths paths, atoms, and
+ * every atom replaying its path on the sim (free the result). */
+static gen_result *explore_replaying(const wh_spec *s, int min_paths, char *cache)
+{
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_geq(r->npaths, min_paths, "%d paths, expected %d or more", r->npaths, min_paths);
+    cr_expect_gt(r->pool.natoms, 0);
+    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    return r;
+}
+
 /* Symbolic indices into the texture: paths inside and outside it, one per
  * trip count the texel bounds, and atoms that replay their path. */
 Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 240)
@@ -261,10 +272,7 @@ Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 24
     wh_spec *s = wh_spec_load(GATHER, &err);
     cr_assert(s, "%s", err.msg);
     char cache[64];
-    gen_result *r = ts_explore(s, 20, cache);
-    cr_expect_geq(r->npaths, 16, "a path per trip count 0..15 at least (%d)", r->npaths);
-    cr_expect_gt(r->pool.natoms, 0);
-    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    gen_result *r = explore_replaying(s, 16, cache);   /* a path per trip count 0..15 at least */
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
@@ -302,9 +310,7 @@ Test(texture, pinned_float_coordinates_replay, .timeout = 240)
                            dir, &err);
     cr_assert(s, "%s", err.msg);
     char cache[64];
-    gen_result *r = ts_explore(s, 20, cache);
-    cr_expect_gt(r->pool.natoms, 0);
-    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    gen_result *r = explore_replaying(s, 1, cache);
     gen_result_free(r);
     wh_spec_free(s);
     ts_rmtree(cache);
@@ -462,10 +468,7 @@ Test(texture, the_symbolic_stage_walks_a_surface, .timeout = 240)
     wh_spec *s = wh_spec_load(WALK, &err);
     cr_assert(s, "%s", err.msg);
     char cache[64];
-    gen_result *r = ts_explore(s, 20, cache);
-    cr_expect_geq(r->npaths, 8, "%d paths", r->npaths);
-    cr_expect_gt(r->pool.natoms, 0);
-    cr_expect_eq(r->atoms_invalid, 0, "every atom replays its path on the sim");
+    gen_result *r = explore_replaying(s, 8, cache);
     gen_result_free(r);
     wh_spec_free(s);
     ts_rmtree(cache);
