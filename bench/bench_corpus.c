@@ -5,7 +5,7 @@
  * worst input.
  *
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
- *                [--explore-time S] [--timeout S] [--jobs J] [--hunt-jobs N] [--inputs-only]
+ *                [--explore-time S] [--timeout S] [--jobs J] [--hunt-jobs N] [--order O] [--inputs-only]
  *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--csv FILE]
  *                [--warphunt PATH]
  *
@@ -46,6 +46,8 @@
  * The wall times then are each run's own, its stage and scout included
  * (scout.csv's rows before history.csv's).  --no-scout: gdivan's runs
  * without it (hunt --no-scout), the baseline the scout is judged against.
+ * --order O: gdivan's symbolic stage in that order (hunt --order), for
+ * judging `--order time` against the default.
  */
 #include "core/clock.h"
 #include "core/hash.h"
@@ -80,6 +82,7 @@ typedef struct {
     int seeds, jobs;
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
+    const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
     const char *merge;          /* comma-separated saved JSON files: tables from them, no run */
@@ -124,7 +127,7 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
-                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--inputs-only]\n"
+                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
                     "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
@@ -236,9 +239,10 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
 {
     memset(r, 0, sizeof *r);
     r->strategy = st;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s-s%d", a->out, kt->k->name, a->evals,
+    bool ordered = a->order && st == 0;
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
              a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
-             seed);
+             ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -270,6 +274,10 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
         add_arg(r, "--no-cache");
     if (a->no_scout && st == 0)
         add_arg(r, "--no-scout");
+    if (ordered) {
+        add_arg(r, "--order");
+        add_arg(r, "%s", a->order);
+    }
     add_arg(r, "--no-explain"); /* a campaign compares searches; explain one best input afterwards */
     add_arg(r, "--json");
     add_arg(r, "--quiet");
@@ -804,6 +812,8 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                 a->no_scout ? " (--no-scout)" : " with its scout");
     else if (a->no_scout)
         fprintf(f, "gdivan with --no-scout; ");
+    if (a->order)
+        fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
             a->merge ? a->merge : "");
     fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. "
@@ -998,6 +1008,8 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                             a->quick, "kernels", arr);
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
+    if (a->order)
+        json_object_set_new(doc, "order", json_string(a->order));
     if (!a->inputs_only)
         json_object_set_new(doc, "summary",
                             json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "kernels", sum->kernels, "reach95",
@@ -1205,6 +1217,8 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->csv = v;
         else if (!strcmp(o, "--warphunt"))
             a->warphunt = v;
+        else if (!strcmp(o, "--order"))
+            a->order = v;
         else if (!strcmp(o, "--merge"))
             a->merge = v;
         else

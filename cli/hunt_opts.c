@@ -109,6 +109,13 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--max-iter", arg, 1, 1000000, &v, err)) return -1;
         h->explore.max_iter = (int)v;
         return 1;
+    case HOPT_ORDER:
+        if (strcmp(arg, "random") && strcmp(arg, "time")) {
+            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--order: expected random or time, not '%s'", arg);
+            return -1;
+        }
+        h->explore.order = strcmp(arg, "time") ? SX_ORDER_RANDOM : SX_ORDER_TIME;
+        return 1;
     case HOPT_NO_CACHE: h->explore.reuse = false; return 1;
     case HOPT_RESULTS: h->results_base = arg; return 1;
     case HOPT_TILING:

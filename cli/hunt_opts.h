@@ -14,7 +14,7 @@ enum {
     HOPT_EVALS = CLI_OPT_FIRST_FREE, HOPT_TIME, HOPT_SEED, HOPT_POPULATION, HOPT_ELITE, HOPT_MUTATION,
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
-    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT,
+    HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -38,6 +38,7 @@ enum {
     { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
     { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
+    { "order", required_argument, NULL, HOPT_ORDER }, \
     { "results", required_argument, NULL, HOPT_RESULTS }, { "tiling", required_argument, NULL, HOPT_TILING }, \
     { "segment", required_argument, NULL, HOPT_SEGMENT }, { "keep", required_argument, NULL, HOPT_KEEP }, \
     { "jobs", required_argument, NULL, HOPT_JOBS }
@@ -105,6 +106,9 @@ enum {
     "  --threads X       one X instead of the spec's sequence; also random-ga's gene size\n" \
     "  --max-iter N      symbolic loop bound (the spec's, else 16)\n" \
     "  --models K        atoms per path (4)\n" \
+    "  --order O         the symbolic stage's order once no pending state takes an\n" \
+    "                    uncovered leg: random (default) or time (longest first;\n" \
+    "                    as explore --order)\n" \
     "  --families N      the N warp-richest paths get a family of up to 64 siblings that\n" \
     "                    vary the last thread's inputs only, laid out one per gene (2; 0: none)\n" \
     "  --no-cache        explore again even if a cached result exists\n" \
