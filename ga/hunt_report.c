@@ -124,6 +124,8 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
+    if (o) json_object_set_new(o, "explore_order",
+                               json_string(h->opt.explore.order == SX_ORDER_TIME ? "time" : "random"));
     if (o) json_object_set_new(o, "migrate_every", json_integer(h->opt.migrate_every));
     if (o) json_object_set_new(o, "migrants", json_integer(h->opt.migrants));
     if (o) json_object_set_new(o, "topology", json_string(hunt_topology_name(h->opt.topology)));

@@ -299,3 +299,34 @@ Test(symexec_cli, hunt_explore_paths_is_a_path_budget)
     cr_expect_eq(run_hunt(3, bad), 1);
     ts_rmtree(dir);
 }
+
+/* hunt --order time: the symbolic stage in that order (recorded in
+ * run.json, a cache key of its own: the default's exploration is not
+ * reused for it); another order is refused. */
+Test(symexec_cli, hunt_order_is_the_stages_order)
+{
+    char dir[64], res[96], run[2][128], path[300];
+    tmp_dir(dir, sizeof dir);
+    results_in(dir, res, sizeof res);
+    const char *key[2] = { NULL, NULL };
+    json_t *rj[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(run[k], sizeof run[k], "%s/hunt%d", dir, k);
+        const char *hunt[] = { "kernels/bfs1.json", "--backend", "sim", "--evals", "5", "--explore-paths", "37",
+                               "--results", res, "-o", run[k], "--quiet", "--order", k ? "time" : "random" };
+        cr_assert_eq(run_hunt(14, hunt), 0);
+        snprintf(path, sizeof path, "%s/run.json", run[k]);
+        rj[k] = ts_load_json(path);
+        key[k] = json_string_value(json_object_get(json_object_get(rj[k], "explore"), "cache_key"));
+        cr_expect_str_eq(json_string_value(json_object_get(json_object_get(rj[k], "options"), "explore_order")),
+                         k ? "time" : "random");
+    }
+    cr_expect(key[0] && key[1] && strcmp(key[0], key[1]), "one cache key per order");
+    cr_expect_not(json_is_true(json_object_get(json_object_get(rj[1], "explore"), "cached")),
+                  "--order time explores for itself");
+    json_decref(rj[0]);
+    json_decref(rj[1]);
+    const char *bad[] = { "kernels/bfs1.json", "--order", "sideways" };
+    cr_expect_eq(run_hunt(3, bad), 1);
+    ts_rmtree(dir);
+}
