@@ -16,6 +16,7 @@
  * warning an error.
  */
 #include "cli/cli.h"
+#include "cli/init.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -171,6 +172,42 @@ static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
     return true;
 }
 
+/* Texture and surface parameters against the entry's tex, suld and sust
+ * (as `init` reads them): a handle the code fetches through stated as
+ * something else, or with another geometry, and a texture the entry's own
+ * code never uses. */
+static void check_one_object(const wh_param *sp, const init_param *ip, findings *f)
+{
+    const char *what = ip->surface ? "surface" : "texture";
+    if (ip->tex_geom && !sp->tex)
+        warn(f, "parameter '%s': the kernel uses it as a %dD %s object (%s): state it as \"kind\": \"%s\"",
+             sp->name, ip->tex_geom, what, ip->surface ? "suld/sust" : "tex", what);
+    else if (ip->tex_geom && sp->tex->surface != ip->surface)
+        warn(f, "parameter '%s': a %s in the spec, but the kernel uses it as a %s", sp->name,
+             sp->tex->surface ? "surface" : "texture", what);
+    else if (ip->tex_geom && sp->tex->ndims != ip->tex_geom)
+        warn(f, "parameter '%s': %d dimension(s) in the spec, but the kernel's accesses are %dD", sp->name,
+             sp->tex->ndims, ip->tex_geom);
+    else if (!ip->tex_geom && sp->tex)
+        warn(f, "%s '%s': the entry's own code never goes through it (a function it calls may)",
+             sp->tex->surface ? "surface" : "texture", sp->name);
+}
+
+static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)
+{
+    char ptx[1024];
+    if (!wh_spec_ptx_path(spec, ptx, sizeof ptx, err)) return false;
+    ptx_module *mod = ptx_parse_file(ptx, err);
+    if (!mod) return false;
+    const ptx_function *fn = ptx_find_kernel(mod, spec->entry);
+    init_param params[INIT_MAX_PARAMS];
+    int n = fn ? init_infer(fn, params, INIT_MAX_PARAMS) : -1;
+    for (int p = 0; p < n && p < spec->nkparams; p++)
+        check_one_object(&spec->params[p], &params[p], f);
+    ptx_module_free(mod);
+    return true;
+}
+
 /* One random input (PCG32 seeded 1, as measure --random 1) on the sim. */
 static bool random_run(const wh_spec *spec, findings *f, wh_error *err)
 {
@@ -311,6 +348,7 @@ static int check(const check_args *a)
     if (ok) check_slices(spec, &f);
     if (ok) check_structures(spec, &f);
     if (ok) ok = check_globals(spec, &f, &err);
+    if (ok) ok = check_objects(spec, &f, &err);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);
     size_t nwarn = json_array_size(f.warnings);
     int status = !ok ? 1 : a->strict && nwarn > 0 ? 1 : 0;

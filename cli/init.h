@@ -1,6 +1,7 @@
 /*
- * init.h — `warphunt init`'s guesses about a kernel's parameters (the
- * files cli/cmd_init.c and cli/init_infer.c only).
+ * init.h — what a kernel's code says of its parameters, guessed from its
+ * PTX: `warphunt init` drafts a spec from it, `spec check` compares a
+ * spec's textures and surfaces with it (cli/ only).
  */
 #ifndef WH_CLI_INIT_H
 #define WH_CLI_INIT_H

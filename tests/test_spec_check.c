@@ -4,8 +4,9 @@
  * the constant named (and is an error under --strict), and the same
  * kernel with the guard open is not; an input too short for its
  * per_thread slices is warned about twice (the slices, and the random
- * input that faults); a global the entry never names is warned about;
- * parameters that do not match the entry are an error.
+ * input that faults); a global the entry never names is warned about; a
+ * texture stated as a buffer, with other dimensions or as a surface is
+ * warned about; parameters that do not match the entry are an error.
  */
 #include <criterion/criterion.h>
 
@@ -214,4 +215,57 @@ Test(spec_check, parameters_that_do_not_match_the_entry_are_an_error)
     cr_expect(e && strstr(e, "the spec lists 2 parameters but kernel 'early_exit'"), "%s", e ? e : c.err);
     json_decref(c.doc);
     ts_rmtree(dir);
+}
+
+/* A spec of tex_gather whose texture parameter is edited by `edit`
+ * (0: as it is, 1: a plain buffer, 2: a 2-D texture, 3: a surface),
+ * written beside the PTX so its relative path holds; spec check's
+ * warnings. */
+static void check_texture_spec(int edit, char *w, size_t n, size_t *count)
+{
+    char dir[] = "/tmp/wh_spec_tex_XXXXXX", path[128], cwd[PATH_MAX];
+    cr_assert(mkdtemp(dir));
+    cr_assert(getcwd(cwd, sizeof cwd));
+    json_t *s = ts_load_json("tests/specs/tex_gather.json");
+    char ptx[PATH_MAX + 64];
+    snprintf(ptx, sizeof ptx, "%s/build/ptx/tests/ptx/textures.ptx", cwd);
+    json_object_set_new(s, "ptx", json_string(ptx));
+    json_t *t = json_array_get(json_object_get(s, "params"), 0);
+    if (edit == 1) {
+        json_object_set_new(t, "kind", json_string("buffer"));
+        json_object_set_new(t, "count", json_string("N"));
+        json_object_del(t, "texture");
+    } else if (edit == 2) {
+        json_object_set_new(t, "texture", json_pack("{s:[s,i], s:s}", "dims", "N", 1, "memory", "array"));
+    } else if (edit == 3) {
+        json_object_set_new(t, "kind", json_string("surface"));
+        json_object_del(t, "texture");
+        json_object_set_new(t, "surface", json_pack("{s:[s]}", "dims", "N"));
+    }
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    cr_assert_eq(json_dump_file(s, path, 0), 0);
+    json_decref(s);
+    checked c = spec_check(path, NULL);
+    warnings(&c, w, n);
+    *count = nwarnings(&c);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
+
+/* A texture stated as anything else than the kernel's tex makes it is
+ * warned about, naming the parameter and what the code does. */
+Test(spec_check, a_texture_stated_otherwise_is_warned_about)
+{
+    ts_need_ptx("build/ptx/tests/ptx/textures.ptx");
+    char w[8192];
+    size_t n;
+    check_texture_spec(0, w, sizeof w, &n);
+    cr_expect_eq(n, 0, "%s", w);
+    check_texture_spec(1, w, sizeof w, &n);
+    cr_expect(strstr(w, "parameter 'costs': the kernel uses it as a 1D texture object (tex): state it as "
+                        "\"kind\": \"texture\""), "%s", w);
+    check_texture_spec(2, w, sizeof w, &n);
+    cr_expect(strstr(w, "parameter 'costs': 2 dimension(s) in the spec, but the kernel's accesses are 1D"), "%s", w);
+    check_texture_spec(3, w, sizeof w, &n);
+    cr_expect(strstr(w, "parameter 'costs': a surface in the spec, but the kernel uses it as a texture"), "%s", w);
 }
