@@ -49,7 +49,10 @@ bool corpus_build(const corpus_input *in, wh_image *img, wh_error *err)
             return false;
     if (!in->build(img, &rng, err))
         return false;
-    return wh_image_check_domains(img, err);
+    /* running sums (a CSR row start) follow the lengths the builder set;
+     * a builder's structured buffers already have their structure, which
+     * the projection then leaves as it is */
+    return wh_image_restructure(img, err) && wh_image_check_domains(img, err);
 }
 
 wh_buffer *corpus_buffer(wh_image *img, const char *name, wh_error *err)

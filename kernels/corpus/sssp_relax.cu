@@ -9,7 +9,7 @@
  * Launch: grid 64 x block 256 = 16384 threads (1-D), one node each; at
  * most D = 16 out-edges per node (262144 edge slots).
  *
- * Inputs: row_start, degree (the row pointer, see the spec gap below),
+ * Inputs: row_start, degree (the row pointer: row_start the running sum of degree),
  * edges (targets in [0, nnodes - 1]), weights (in [0, 2^18]), frontier
  * (0/1 per node) and dist (the distances of the previous sweep, in
  * [0, 2^24]; the kernel updates them in place).  Outputs: next (the next
@@ -44,13 +44,14 @@
  * Known best: an empty frontier (every thread exits after one load):
  * 1176.
  *
- * Spec gap: real CSR has one monotone row pointer (row_ptr[u+1] -
- * row_ptr[u] = degree); the spec cannot say "monotone with a given
- * total", so each node owns a fixed slot of D edges (row_start[u] = u*D,
- * pinned by its range) and its degree is degree[u] in [0, D]: the same
- * kernel code, a padded layout.  The distances of a real sweep are
- * consistent (a frontier node's distance was set by an earlier sweep
- * from the source); here they are any values in the range.
+ * Packed CSR: row_start is the running sum of degree ("prefix_sum_of",
+ * session 18; before, each node owned a fixed slot of D edges, row_start
+ * pinned to u*D), so a node's edges follow the previous node's and the
+ * N*D edge slots are the total; degree stays in [0, D], so the hand-built
+ * inputs above (every degree D) are the same inputs as before.  Gap left:
+ * the distances of a real sweep are consistent (a frontier node's
+ * distance was set by an earlier sweep from the source); here they are
+ * any values in the range.
  */
 extern "C" __global__ void sssp_relax(const int *row_start, const int *degree, const int *edges,
                                       const int *weights, const unsigned char *frontier, int *dist,
