@@ -103,6 +103,16 @@ bool corpus_set_int(wh_image *img, const char *name, const char *field, uint64_t
     return true;
 }
 
+bool corpus_get_int(wh_image *img, const char *name, const char *field, uint64_t elem, int64_t *v, wh_error *err)
+{
+    wh_type t;
+    void *at = field_at(img, name, field, elem, &t, err);
+    if (!at)
+        return false;
+    *v = wh_value_get_int(t, at);
+    return true;
+}
+
 bool corpus_set_float(wh_image *img, const char *name, const char *field, uint64_t elem, double v,
                       wh_error *err)
 {

@@ -61,6 +61,8 @@ bool corpus_set_int(wh_image *img, const char *name, const char *field, uint64_t
                     wh_error *err);
 bool corpus_set_float(wh_image *img, const char *name, const char *field, uint64_t elem, double v,
                       wh_error *err);
+/* An element's (field's) value; false (err set) when there is none. */
+bool corpus_get_int(wh_image *img, const char *name, const char *field, uint64_t elem, int64_t *v, wh_error *err);
 /* Every element (field) of a buffer to one value. */
 bool corpus_fill_int(wh_image *img, const char *name, const char *field, int64_t v, wh_error *err);
 bool corpus_fill_float(wh_image *img, const char *name, const char *field, double v, wh_error *err);

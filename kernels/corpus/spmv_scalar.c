@@ -10,15 +10,24 @@ static bool rows_full(wh_image *img, wh_error *err)
 }
 
 /* Lane l of warp w, iteration j, reads a sector of its own: consecutive
- * gathers step by 8 floats (one sector) through the whole of x. */
+ * gathers step by 8 floats (one sector) through the whole of x.  Row r's
+ * entries start at row_start[r], the running sum of the lengths already
+ * set (the spec's prefix_sum_of). */
 static bool scatter_cols(wh_image *img, wh_error *err)
 {
     int64_t k = corpus_var(img, "K"), ncols = corpus_var(img, "ncols"), rows = corpus_var(img, "threads");
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < k; j++)
-            if (!corpus_set_int(img, "cols", NULL, (uint64_t)(r * k + j), ((j * 32 + r % 32) * 8 + r / 32) % ncols,
+    if (!wh_image_restructure(img, err))
+        return false;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t start, len;
+        if (!corpus_get_int(img, "row_start", NULL, (uint64_t)r, &start, err) ||
+            !corpus_get_int(img, "row_len", NULL, (uint64_t)r, &len, err))
+            return false;
+        for (int64_t j = 0; j < len && j < k; j++)
+            if (!corpus_set_int(img, "cols", NULL, (uint64_t)(start + j), ((j * 32 + r % 32) * 8 + r / 32) % ncols,
                                 err))
                 return false;
+    }
     return true;
 }
 

@@ -6,7 +6,7 @@
  * Launch: grid 64 x block 256 = 16384 threads (1-D), one row each; the
  * matrix is 16384 x 16384 with at most K = 16 nonzeros per row.
  *
- * Inputs: row_start, row_len (the row pointer, see the spec gap below) and
+ * Inputs: row_start, row_len (the row pointer: row_start is the running sum of row_len) and
  * cols (column indices in [0, ncols - 1]); vals and x are fixed (their
  * values do not change the time).  Output: y.
  *
@@ -24,18 +24,19 @@
  * "full-scattered"), is not the sim's worst: nvcc runs a remainder loop
  * of row_len % 4 iterations, then a loop unrolled by 4, and a warp whose
  * lanes leave the loops at different iterations pays for every divergent
- * exit.  Measured on the sim (bench_corpus --inputs-only): full rows
- * 10624 cycles, lengths K and K - 1 alternating 12565, a staircase of
- * lengths (lane l of a warp: K - (l mod (K + 1)); the reference,
- * "staircase-scattered") 13402, and the longest of 5 random inputs 13417:
- * on this kernel random testing is already within 1 % of the worst known.
- * Known best: every row empty.
+ * exit.  Measured on the sim (bench_corpus --inputs-only), packed rows:
+ * full rows 10624 cycles, lengths K and K - 1 alternating (the reference,
+ * "mixed-remainder-scattered") 16344, a staircase of lengths (lane l of a
+ * warp: K - (l mod (K + 1)), "staircase-scattered") 13575.  Known best:
+ * every row empty.
  *
- * Spec gap: real CSR has one monotone row pointer (row_ptr[r+1] -
- * row_ptr[r] = length, row_ptr[nrows] = nnz); the spec cannot say
- * "monotone with a given total", so each row owns a fixed slot of K
- * entries (row_start[r] = r*K, pinned by its range) and its length is
- * row_len[r] in [0, K]: the same kernel code, a padded layout.
+ * Packed CSR (session 18): row_start is the running sum of row_len
+ * ("prefix_sum_of"), from 0 to at most threads*K entries, as a real row
+ * pointer is.  Before, each row owned a fixed slot of K entries
+ * (row_start[r] = r*K, pinned by its range): there the alternating
+ * lengths ran 12565 cycles and the staircase, 13402, was the reference;
+ * packing the alternating rows shifts every other row's entries, and the
+ * sim's reference moved to them.  Lengths stay in [0, K].
  */
 extern "C" __global__ void spmv_scalar(const int *row_start, const int *row_len, const int *cols,
                                        const float *vals, const float *x, float *y, int nrows)

@@ -8,7 +8,7 @@
  * row each; the matrix is 1024 x 32768 with at most K = 128 nonzeros per
  * row (a lane runs at most K / 32 = 4 iterations).
  *
- * Inputs: row_start, row_len (the row pointer, see the spec gap below) and
+ * Inputs: row_start, row_len (the row pointer: row_start is the running sum of row_len) and
  * cols (column indices in [0, ncols - 1]); vals and x are fixed (their
  * values do not change the time).  Output: y.
  *
@@ -29,19 +29,20 @@
  * ceil((row_len - l) / 32), so with row_len = K - 1 lanes 0..30 run the
  * unrolled loop (4) and lane 31 the remainder loop (3): the warp issues
  * 7 iteration bodies instead of 4.  Measured on the sim (bench_corpus
- * --inputs-only): full rows 5818 cycles, row_len K - 16 (half and half)
- * 8555, K - 1 with scattered gathers 8603, K - 1 with random columns
- * 8608 (the reference, "split-random"), and the longest of 5 random
+ * --inputs-only, packed rows): full rows 5818 cycles, row_len K - 16 (half
+ * and half) 8555, K - 1 with scattered gathers 8608 (8603 with the padded
+ * layout), K - 1 with random columns 8608 (the reference, "split-random"),
+ * and (padded layout, session 13) the longest of 5 random
  * inputs 8520: random testing is within 1 % of the worst known, because
  * a random row_len in [97, 127] (31 of the 129 values) already splits the
  * warp over both loops and the gathers of random columns scatter too.
  * Known best: every row empty (the warp skips the loop): 1966.
  *
- * Spec gap: real CSR has one monotone row pointer (row_ptr[r+1] -
- * row_ptr[r] = length); the spec cannot say "monotone with a given
- * total", so each row owns a fixed slot of K entries (row_start[r] = r*K,
- * pinned by its range) and its length is row_len[r] in [0, K]: the same
- * kernel code, a padded layout.  Ownership gap: a warp owns a row, and
+ * Packed CSR (session 18): row_start is the running sum of row_len
+ * ("prefix_sum_of"), from 0 to at most rows*K entries, as a real row
+ * pointer is (before, each row owned a fixed slot of K entries,
+ * row_start[r] = r*K pinned by its range); lengths stay in [0, K].
+ * Ownership gap: a warp owns a row, and
  * the spec's per_thread counts whole elements per thread, so row_start
  * and row_len (one element per 32 threads) are shared buffers, and cols
  * (K per row) is split K / 32 = 4 per thread, which is the right size but
