@@ -31,11 +31,14 @@ const char *gen_edit_kind_name(gen_edit_kind k)
 }
 
 /* A field worth editing: an input buffer's field whose domain is not a
- * single value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned). */
+ * single value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned),
+ * and that is no running sum (the projection recomputes it from its
+ * summands: an edit of it would be undone). */
 static bool editable(const wh_image *img, int p, int f)
 {
     const wh_param *par = &img->spec->params[p];
     if (par->role != WH_ROLE_INPUT || par->kind != WH_BUFFER || img->bufs[p].count == 0) return false;
+    if (par->prefix_of || par->fields[f].prefix_of) return false;
     wh_bounds b;
     wh_error err;
     wh_error_clear(&err);
