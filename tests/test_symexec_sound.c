@@ -267,11 +267,15 @@ Test(symexec_sound, solver_give_ups_keep_atoms_on_their_paths, .timeout = 120)
 /* 1 ms per check on sssp_relax: the solver gives up and the states turn
  * concolic, yet sampled inputs show other sides of their branches
  * feasible; the paths they fork replay exactly on the sim (their formula
- * holds under the witness that is their model). */
+ * holds under the witness that is their model).  Run several times: which
+ * checks time out depends on the machine, and with Z3's own timer (see
+ * set_timeout in symexec/solver.c) 14 explorations in 20 had a path that
+ * lost its constraints. */
 Test(symexec_sound, witness_forks_keep_atoms_on_their_paths, .timeout = 120)
 {
     tally t = { .query_ms = 1 };
-    check_spec("kernels/corpus/sssp_relax.json", &t, 2);
+    for (int run = 0; run < 6; run++)
+        check_spec("kernels/corpus/sssp_relax.json", &t, 2);
     report("witness forks", &t);
     cr_expect_gt(t.giveups, 0, "no check gave up");
     cr_expect_gt(t.witnesses, 0, "no side was shown feasible by a sampled input");
