@@ -163,19 +163,19 @@ $(BUILD)/libfakecuda.so: $(FAKECUDA_SRC)
 	@mkdir -p $(dir $@)
 	@if [ -z "$(CUDA_INC)" ]; then \
 	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
-	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -fPIC -shared -o $@ $< $(CFLAGS)
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -fPIC -shared -o $@ $< $(CFLAGS) -lm
 
 $(BUILD)/libfakecuda_old.so: $(FAKECUDA_SRC)
 	@mkdir -p $(dir $@)
 	@if [ -z "$(CUDA_INC)" ]; then \
 	  echo "error: cuda.h not found: set CUDA_HOME (needed to build the fake CUDA driver of the tests)" >&2; exit 1; fi
-	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DFAKECUDA_OLD_DRIVER -fPIC -shared -o $@ $< $(CFLAGS)
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. $(CUDA_INC) -DFAKECUDA_OLD_DRIVER -fPIC -shared -o $@ $< $(CFLAGS) -lm
 
 # The fake NVML (clocks and throttle reasons) answers for the fake driver's
 # devices; tests load it through $WARPHUNT_LIBNVML.
 $(BUILD)/libfakenvml.so: tests/fakecuda/fakenvml.c tests/fakecuda/fakecuda.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(OPT) -I. -fPIC -shared -o $@ $< $(CFLAGS)
+	$(CC) $(CSTD) $(WARN) $(OPT) -I. -fPIC -shared -o $@ $< $(CFLAGS) -lm
 
 # The scripts that tests run (bench/gpu.sh) find everything built, so
 # concurrent tests never run make on the same files.

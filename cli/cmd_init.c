@@ -267,6 +267,7 @@ static json_t *texture_json(const init_param *p, notes *n)
     json_t *tex = json_pack("{s:o}", "dims", dims);
     bool linear = p->tex_geom == PTX_TEX_1D && p->tex_coord == PTX_T_S32;
     json_object_set_new(tex, "memory", json_string(linear ? "linear" : "array"));
+    if (p->gathers) json_object_set_new(tex, "gather", json_true());
     json_object_set_new(b, "texture", tex);
     note(n, "%s: a %dD texture object (fetched with tex%s): dimensions, texel channels (\"fields\" for float2, "
             "float4...), address modes, filtering and read mode are guesses to check", p->name, p->tex_geom,

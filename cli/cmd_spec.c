@@ -188,7 +188,10 @@ static void check_one_object(const wh_param *sp, const init_param *ip, findings 
     else if (ip->tex_geom && sp->tex->ndims != ip->tex_geom)
         warn(f, "parameter '%s': %d dimension(s) in the spec, but the kernel's accesses are %dD", sp->name,
              sp->tex->ndims, ip->tex_geom);
-    else if (!ip->tex_geom && sp->tex)
+    else if (ip->gathers && !sp->tex->gather)
+        warn(f, "texture '%s': the kernel gathers from it (tld4, tex2Dgather), which a GPU does only from a CUDA "
+             "array made for it: say \"gather\": true", sp->name);
+    else if (!ip->tex_geom && !ip->queried && sp->tex)
         warn(f, "%s '%s': the entry's own code never goes through it (a function it calls may)",
              sp->tex->surface ? "surface" : "texture", sp->name);
 }

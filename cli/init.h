@@ -24,8 +24,10 @@ typedef struct {
     int naccesses;              /* distinct offsets accessed from an element's start */
     int64_t access_off[INIT_MAX_FIELDS];
     ptx_type access_type[INIT_MAX_FIELDS];
-    int tex_geom;               /* a texture (tex) or surface (suld/sust) object: its ptx_tex_geom, else 0 */
+    int tex_geom;               /* a texture (tex, tld4) or surface (suld/sust) object: its ptx_tex_geom, else 0 */
     bool surface;               /* ... a surface object */
+    bool gathers;               /* ... read by tld4 (tex2Dgather) */
+    bool queried;               /* a texture or surface handle txq or suq asks about */
     ptx_type tex_type, tex_coord; /* ... the access's value and coordinate types */
 } init_param;
 

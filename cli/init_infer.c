@@ -210,12 +210,18 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
-        bool tex = in->op == PTX_OP_TEX || in->op == PTX_OP_SULD, surf = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST;
-        const ptx_operand *h = (tex || surf) && in->nops >= 2 ? &in->ops[in->op == PTX_OP_SUST ? 0 : 1] : NULL;
+        bool surf = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST || in->op == PTX_OP_SUQ;
+        bool query = in->op == PTX_OP_TXQ || in->op == PTX_OP_SUQ;
+        bool handle = surf || query || in->op == PTX_OP_TEX || in->op == PTX_OP_TLD4;
+        const ptx_operand *h = handle && in->nops >= 2 ? &in->ops[in->op == PTX_OP_SUST ? 0 : 1] : NULL;
         if (h && h->reg >= 0 && regs[h->reg].param >= 0) {
             init_param *t = &params[regs[h->reg].param];   /* a texture or surface object */
-            t->tex_geom = in->mode;
             t->surface = surf;
+            t->queried |= query;
+            if (query)
+                continue;
+            t->tex_geom = in->mode % PTX_TLD4_COMP;
+            t->gathers |= in->op == PTX_OP_TLD4;
             t->tex_type = in->type;
             t->tex_coord = in->type2;
             t->read |= in->op != PTX_OP_SUST;

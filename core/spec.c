@@ -726,7 +726,8 @@ static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param 
 /* "texture": the texture object a `kind: texture` parameter stands for. */
 static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
-    static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", NULL };
+    static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", "gather",
+                                        NULL };
     char sub[320];
     json_t *o = open_object(ld, pobj, jpath, "texture", keys, p, sub, sizeof sub);
     if (!o) return false;
@@ -745,6 +746,9 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
         return bad(ld, sub, "\"read\" is \"element\" (the default) or \"normalized_float\"");
     t->read_normalized = read && !strcmp(read, "normalized_float");
     if (!get_flag(ld, o, "normalized_coords", sub, &t->normalized_coords)) return false;
+    if (!get_flag(ld, o, "gather", sub, &t->gather)) return false;
+    if (t->gather && (t->linear_memory || t->ndims != 2))
+        return bad(ld, sub, "\"gather\" (an array made for tex2Dgather, tld4) is for 2-D textures in a CUDA array");
     if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
         return bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
                    "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");

@@ -71,6 +71,7 @@ typedef struct {
     bool normalized_coords;
     bool read_normalized;       /* 8/16-bit integers read as floats in [0, 1] or [-1, 1] */
     bool surface;               /* a surface object (suld/sust: read and written), a CUDA array */
+    bool gather;                /* a 2-D CUDA array made for tld4 (tex2Dgather: cudaArrayTextureGather) */
 } wh_texture;
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */

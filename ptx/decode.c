@@ -371,6 +371,48 @@ static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
     return check_coords(ins, &ins->ops[1], file, err);
 }
 
+/* tld4.COMP.2d.v4.DTYPE.f32 {d0, d1, d2, d3}, [handle, {x, y}]: the
+ * component joins the geometry in mode (PTX_TLD4_COMP); the array and
+ * cube forms, an explicit sampler and the depth compare decode to 0. */
+static bool decode_tld4(ptx_instr *ins, const char *file, wh_error *err)
+{
+    static const char *const comps[] = { "r", "g", "b", "a" };
+    int comp = -1;
+    for (int i = 0; i < ins->nmods; i++)
+        for (int c = 0; c < 4; c++)
+            if (STREQ(ins->mods[i], comps[c]))
+                comp = c;
+    int geom = geometry_of(ins);
+    ins->mode = comp >= 0 && geom == PTX_TEX_2D && ins->ops[1].kind == PTX_OPD_ADDR && ins->ops[1].nelems == 1
+                    ? PTX_TEX_2D : 0;
+    if (ins->ops[0].kind != PTX_OPD_VEC || ins->ops[0].nelems != 4 || ins->vec != 4)
+        return fail(err, file, ins, ins->ops[0].col, "'%s' needs .v4 and a vector of four destinations", ins->opcode, 0,
+                    0);
+    if (!check_coords(ins, &ins->ops[1], file, err))
+        return false;
+    if (ins->mode)
+        ins->mode += comp * PTX_TLD4_COMP;
+    return true;
+}
+
+/* txq.QUERY.b32 d, [handle] and suq.QUERY.b32 d, [handle]: the query in
+ * mode (0 for the ones no engine answers, and txq.level). */
+static void decode_query(ptx_instr *ins)
+{
+    static const char *const queries[] = { NULL, "width", "height", "depth", "normalized_coords", "filter_mode",
+                                           "addr_mode_0", "addr_mode_1", "addr_mode_2" };
+    bool level = false;
+    ins->mode = 0;
+    for (int i = 0; i < ins->nmods; i++) {
+        level |= STREQ(ins->mods[i], "level");
+        for (int q = PTX_TXQ_WIDTH; q <= PTX_TXQ_ADDR_MODE_2; q++)
+            if (STREQ(ins->mods[i], queries[q]) && (ins->op == PTX_OP_TXQ || q <= PTX_TXQ_DEPTH))
+                ins->mode = q;
+    }
+    if (level || ins->ops[1].kind != PTX_OPD_ADDR || ins->ops[1].nelems != 0)
+        ins->mode = 0;
+}
+
 bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, const char *file, wh_error *err)
 {
     pthread_once(&tables_once, sort_tables);
@@ -533,6 +575,14 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     case PTX_OP_TEX:
         if (!decode_tex(ins, file, err))
             return false;
+        break;
+    case PTX_OP_TLD4:
+        if (!decode_tld4(ins, file, err))
+            return false;
+        break;
+    case PTX_OP_TXQ:
+    case PTX_OP_SUQ:
+        decode_query(ins);
         break;
     case PTX_OP_SULD:
     case PTX_OP_SUST:

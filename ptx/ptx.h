@@ -165,6 +165,15 @@ typedef enum {
  * multisample and mipmap forms, and suld.p/sust.p, decode to 0, which no
  * engine runs). */
 typedef enum { PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D } ptx_tex_geom;
+/* tld4.COMP.2d: mode is PTX_TEX_2D plus the component (r g b a: 0..3)
+ * times PTX_TLD4_COMP. */
+#define PTX_TLD4_COMP 16
+/* txq and suq: the attribute asked for (the rest of the ISA's queries, and
+ * txq.level, decode to 0, which no engine runs). */
+typedef enum {
+    PTX_TXQ_WIDTH = 1, PTX_TXQ_HEIGHT, PTX_TXQ_DEPTH, PTX_TXQ_NORMALIZED_COORDS, PTX_TXQ_FILTER_MODE,
+    PTX_TXQ_ADDR_MODE_0, PTX_TXQ_ADDR_MODE_1, PTX_TXQ_ADDR_MODE_2
+} ptx_tex_query;
 
 /* Decoded opcodes, generated from ptx/opcodes.def (the one list of them).
  * Unknown opcodes parse with PTX_OP_UNKNOWN. */
@@ -651,6 +660,7 @@ typedef struct {
     int address[3];             /* wh_tex_address */
     bool filter_linear, normalized_coords, read_normalized, linear_memory;
     bool surface;               /* a surface object (suld/sust), not a texture */
+    bool gather;                /* a CUDA array made for tld4 (cudaArrayTextureGather) */
     int channels;               /* 1, 2 or 4 */
     int chan_bytes;             /* 1, 2 or 4 */
     bool chan_float, chan_signed;
@@ -694,6 +704,24 @@ ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int
  * one tap its channels, else each channel's weighted sum (f32: acc = acc +
  * w * v from +0, in tap order).  texels: the whole texel array. */
 void ptx_tex_fetch(const ptx_texture *t, const uint8_t *texels, const ptx_tex_tap *taps, int n, uint32_t out[4]);
+
+/* The four texels tld4 reads at f32 coordinates coord[0..1] of a 2-D
+ * texture: the bilinear footprint of linear filtering, whatever the
+ * texture's filter mode, in the ISA's order (counter-clockwise from the
+ * lower left: (x0, y1), (x1, y1), (x1, y0), (x0, y0)), each weight 1. */
+void ptx_tex_gather_taps(const ptx_texture *t, const uint32_t coord[2], ptx_tex_tap taps[4]);
+
+/* tld4's four values: component comp (0..3) of each tap's texel, as
+ * ptx_tex_channel reads it (0 outside the texture). */
+void ptx_tex_gather(const ptx_texture *t, const uint8_t *texels, const ptx_tex_tap taps[4], int comp,
+                    uint32_t out[4]);
+
+/* What txq (or suq, on a surface) answers for query q (ptx_tex_query):
+ * dimensions in texels (0 for a dimension the texture lacks, as a CUDA
+ * array descriptor says), normalized_coords 1 or 0, and the filter and
+ * address modes as CUDA's enums number them (point 0, linear 1; wrap 0,
+ * clamp 1, mirror 2, border 3). */
+uint32_t ptx_tex_query_value(const ptx_texture *t, int q);
 
 /* The state space a generic address falls in (isspacep, generic ld/st):
  * PTX_SPACE_SHARED, _LOCAL or _CONST inside their windows, else _GLOBAL. */

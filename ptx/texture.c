@@ -52,6 +52,7 @@ bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_textu
     t->read_normalized = d->read_normalized;
     t->linear_memory = d->linear_memory;
     t->surface = d->surface;
+    t->gather = d->gather;
     t->channels = pp->nfields;
     t->chan_bytes = (int)wh_type_size(pp->fields[0].type);
     t->chan_float = wh_type_is_float(pp->fields[0].type);
@@ -114,7 +115,7 @@ typedef struct {
     float w[2];
 } dim_taps;
 
-static void taps_of_dim(const ptx_texture *t, int d, bool int_coords, uint32_t coord, dim_taps *o)
+static void taps_of_dim(const ptx_texture *t, int d, bool int_coords, bool linear, uint32_t coord, dim_taps *o)
 {
     int64_t size = t->dims[d];
     o->w[0] = 1.0f;
@@ -126,7 +127,7 @@ static void taps_of_dim(const ptx_texture *t, int d, bool int_coords, uint32_t c
     float x = f32_of(coord);
     if (t->normalized_coords)
         x = x * (float)size;
-    if (!t->filter_linear) {
+    if (!linear) {
         o->at[0] = address(t->address[d], floor_index(x), size);
         return;
     }
@@ -148,7 +149,7 @@ int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3],
     dim_taps dt[3];
     int total = 1;
     for (int d = 0; d < t->ndims; d++) {
-        taps_of_dim(t, d, int_coords, coord[d], &dt[d]);
+        taps_of_dim(t, d, int_coords, t->filter_linear, coord[d], &dt[d]);
         total *= dt[d].n;
     }
     for (int k = 0; k < total; k++) {
@@ -209,6 +210,44 @@ void ptx_tex_fetch(const ptx_texture *t, const uint8_t *texels, const ptx_tex_ta
             acc = acc + term;
         }
         out[c] = bits_of(acc);
+    }
+}
+
+void ptx_tex_gather_taps(const ptx_texture *t, const uint32_t coord[2], ptx_tex_tap taps[4])
+{
+    dim_taps dx, dy;
+    taps_of_dim(t, 0, false, true, coord[0], &dx);
+    taps_of_dim(t, 1, false, true, coord[1], &dy);
+    static const int order[4][2] = { { 0, 1 }, { 1, 1 }, { 1, 0 }, { 0, 0 } };
+    for (int k = 0; k < 4; k++) {
+        int64_t x = dx.at[order[k][0]], y = dy.at[order[k][1]];
+        taps[k].index = x < 0 || y < 0 ? -1 : y * t->dims[0] + x;
+        taps[k].weight = 1.0f;
+    }
+}
+
+void ptx_tex_gather(const ptx_texture *t, const uint8_t *texels, const ptx_tex_tap taps[4], int comp,
+                    uint32_t out[4])
+{
+    for (int k = 0; k < 4; k++)
+        out[k] = taps[k].index < 0 ? 0 : ptx_tex_channel(t, texels + taps[k].index * t->texel_bytes, comp);
+}
+
+uint32_t ptx_tex_query_value(const ptx_texture *t, int q)
+{
+    /* CUDA's cudaTextureAddressMode numbers, by wh_tex_address */
+    static const uint32_t cuda_address[] = { [WH_TEX_CLAMP] = 1, [WH_TEX_BORDER] = 3, [WH_TEX_WRAP] = 0,
+                                             [WH_TEX_MIRROR] = 2 };
+    switch (q) {
+    case PTX_TXQ_WIDTH: case PTX_TXQ_HEIGHT: case PTX_TXQ_DEPTH: {
+        int d = q - PTX_TXQ_WIDTH;
+        return d < t->ndims ? (uint32_t)t->dims[d] : 0;
+    }
+    case PTX_TXQ_NORMALIZED_COORDS: return t->normalized_coords;
+    case PTX_TXQ_FILTER_MODE: return t->filter_linear;
+    case PTX_TXQ_ADDR_MODE_0: case PTX_TXQ_ADDR_MODE_1: case PTX_TXQ_ADDR_MODE_2:
+        return cuda_address[t->address[q - PTX_TXQ_ADDR_MODE_0]];
+    default: return 0;
     }
 }
 

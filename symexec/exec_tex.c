@@ -1,7 +1,8 @@
 /*
- * exec_tex.c — tex, suld and sust: fetches from a texture object parameter
- * and loads and stores of a surface object parameter, at the places
- * ptx/texture.c defines (the emulator follows the same definition).
+ * exec_tex.c — tex, tld4, suld, sust, txq and suq: fetches from a texture
+ * object parameter, loads and stores of a surface object parameter, and
+ * queries of either, at the places and with the answers ptx/texture.c
+ * defines (the emulator follows the same definition).
  *
  * The texels are the texture's buffer, a region like any other, so an
  * input texture's texels are its symbols and a fetch is loads through the
@@ -13,7 +14,7 @@
  * other symbolic coordinate is pinned to the state's model, the equality
  * joining the path condition, as memory.c pins addresses (sound: the path's
  * atoms fetch there; other places are not explored).  Surface coordinates
- * are always pinned when symbolic.
+ * are always pinned when symbolic, and so are tld4's.
  */
 #include "symexec/internal.h"
 
@@ -179,15 +180,23 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
         fault_path(cx, what);
         return NULL;
     }
-    if (e->tex[p].surface != (ins->op != PTX_OP_TEX)) {
+    bool surface = ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST || ins->op == PTX_OP_SUQ;
+    int geom = ins->op == PTX_OP_TXQ || ins->op == PTX_OP_SUQ ? 0 : ins->mode % PTX_TLD4_COMP;
+    if (e->tex[p].surface != surface) {
         snprintf(what, sizeof what, "%s by thread %d through the %s '%s'", ins->opcode, cx->t,
                  e->tex[p].surface ? "surface" : "texture", e->spec->params[p].name);
         fault_path(cx, what);
         return NULL;
     }
-    if (e->tex[p].ndims != ins->mode) {
-        snprintf(what, sizeof what, "a %dD tex by thread %d from the %dD texture '%s'", ins->mode, cx->t,
+    if (geom && e->tex[p].ndims != geom) {
+        snprintf(what, sizeof what, "a %dD %s by thread %d from the %dD texture '%s'", geom, ins->opcode, cx->t,
                  e->tex[p].ndims, e->spec->params[p].name);
+        fault_path(cx, what);
+        return NULL;
+    }
+    if (ins->op == PTX_OP_TLD4 && !e->tex[p].gather) {
+        snprintf(what, sizeof what, "tld4 by thread %d from the texture '%s', whose spec does not say \"gather\": "
+                 "true", cx->t, e->spec->params[p].name);
         fault_path(cx, what);
         return NULL;
     }
@@ -195,12 +204,19 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
     return &e->tex[p];
 }
 
-/* The coordinates of a tex, suld or sust as bit-vectors (s32, or f32
+/* How many coordinates the access takes (a .3d one's fourth is ignored). */
+static int ncoords(const ptx_instr *ins)
+{
+    int geom = ins->mode % PTX_TLD4_COMP;
+    return geom == PTX_TEX_3D ? 3 : geom;
+}
+
+/* The coordinates of a tex, tld4, suld or sust as bit-vectors (s32, or f32
  * bits); *symbolic when one is not a constant. */
 static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbits[3], bool *symbolic)
 {
     sx_z *z = ZZ(cx);
-    int nc = cx->ins->mode == PTX_TEX_3D ? 3 : cx->ins->mode;
+    int nc = ncoords(cx->ins);
     *symbolic = false;
     for (int k = 0; k < nc; k++) {
         Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], t);
@@ -215,7 +231,7 @@ static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbit
 /* Every coordinate as a constant, pinning the symbolic ones. */
 static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[3], uint32_t coord[3])
 {
-    int nc = cx->ins->mode == PTX_TEX_3D ? 3 : cx->ins->mode;
+    int nc = ncoords(cx->ins);
     coord[0] = coord[1] = coord[2] = 0;
     for (int k = 0; k < nc; k++) {
         uint64_t u;
@@ -225,6 +241,23 @@ static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[3], uint32_t coord[3])
             return false;
     }
     return true;
+}
+
+/* The texture or surface an access names and its coordinates, symbolic
+ * ones pinned; NULL with *ret the step's result (1: the path ended with a
+ * fault, -1: the state failed). */
+static const ptx_texture *pinned_access(sx_cx *cx, const ptx_operand *a, ptx_type ct, int *p, uint32_t coord[3],
+                                        int *ret)
+{
+    const ptx_texture *t = texture_of(cx, p);
+    *ret = -1;
+    if (!t) {
+        *ret = *p < 0 && cx->dead ? 1 : -1;
+        return NULL;
+    }
+    Z3_ast cbits[3];
+    bool symbolic;
+    return coordinates(cx, a, ct, cbits, &symbolic) && concrete_coordinates(cx, cbits, coord) ? t : NULL;
 }
 
 /* The elements of a suld/sust at address `at` (a bv64 term), or, with at
@@ -270,15 +303,11 @@ static int exec_surf(sx_cx *cx)
     if (!ins->mode || a->reg < 0 || a->nelems != 1 || nv > 4 || !bits)
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
                             ins->line), -1;
-    int p = 0;
-    const ptx_texture *t = texture_of(cx, &p);
-    if (!t)
-        return p < 0 && cx->dead ? 1 : -1;
-    Z3_ast cbits[3];
-    bool symbolic;
+    int p = 0, ret;
     uint32_t coord[3];
-    if (!coordinates(cx, a, PTX_T_S32, cbits, &symbolic) || !concrete_coordinates(cx, cbits, coord))
-        return -1;
+    const ptx_texture *t = pinned_access(cx, a, PTX_T_S32, &p, coord, &ret);
+    if (!t)
+        return ret;
     uint64_t off = 0;
     ptx_surf_place place = ptx_surf_offset(t, (const int32_t *)coord, es * nv, (ins->flags & PTX_F_CLAMP) != 0, &off);
     if (place == PTX_SURF_MISALIGNED || (place == PTX_SURF_OUT && !(ins->flags & PTX_F_ZERO))) {
@@ -293,11 +322,59 @@ static int exec_surf(sx_cx *cx)
     return surf_access(cx, place == PTX_SURF_IN ? sx_z_num(z, base, 64) : NULL, v) ? 1 : -1;
 }
 
+/* tld4: the bilinear footprint's texels (ptx_tex_gather_taps), component
+ * comp of each; symbolic coordinates pinned. */
+static int exec_tld4(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    const ptx_operand *a = &ins->ops[1];
+    if (!ins->mode || a->reg < 0 || a->nelems != 1 || ins->type2 != PTX_T_F32 ||
+        (ins->type != PTX_T_F32 && ins->type != PTX_T_S32 && ins->type != PTX_T_U32))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction 'tld4' form (line %d)", ins->line), -1;
+    int p = 0, ret;
+    uint32_t coord[3];
+    const ptx_texture *t = pinned_access(cx, a, PTX_T_F32, &p, coord, &ret);
+    if (!t)
+        return ret;
+    ptx_tex_tap taps[4];
+    ptx_tex_gather_taps(t, coord, taps);
+    for (int k = 0; k < 4; k++) {
+        Z3_ast v = zero_like(cx, t);
+        if (taps[k].index >= 0)
+            v = channel(cx, t, cx->e->tex_region[p], sx_z_num(z, (uint64_t)taps[k].index * (uint64_t)t->texel_bytes,
+                                                                64), ins->mode / PTX_TLD4_COMP);
+        if (!v || !write_dest(cx, &ins->ops[0].elems[k], v))
+            return -1;
+    }
+    return 1;
+}
+
+/* txq, suq: the answer ptx_tex_query_value gives, a constant. */
+static int exec_query(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    const ptx_operand *d = &ins->ops[0];
+    if (!ins->mode || ins->ops[1].reg < 0 || d->kind != PTX_OPD_REG)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
+                            ins->line), -1;
+    int p = 0;
+    const ptx_texture *t = texture_of(cx, &p);
+    if (!t)
+        return p < 0 && cx->dead ? 1 : -1;
+    int bits = cx->f->regs[d->reg].bits;
+    return write_dest(cx, d, sx_z_num(ZZ(cx), ptx_tex_query_value(t, ins->mode), bits > 32 ? bits : 32)) ? 1 : -1;
+}
+
 int sx_exec_tex(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     if (ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST)
         return exec_surf(cx);
+    if (ins->op == PTX_OP_TLD4)
+        return exec_tld4(cx);
+    if (ins->op == PTX_OP_TXQ || ins->op == PTX_OP_SUQ)
+        return exec_query(cx);
     if (ins->op != PTX_OP_TEX)
         return 0;
     const ptx_operand *a = &ins->ops[1];

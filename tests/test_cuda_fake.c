@@ -1190,6 +1190,25 @@ Test(fake_cuda, a_texture_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* A texture tld4 gathers from: the worker makes its CUDA array with
+ * CUDA_ARRAY3D_TEXTURE_GATHER (the fake's tex_gather4 faults without it),
+ * and the fake's gathers, in C, agree with the sim's. */
+Test(fake_cuda, a_gather_texture_is_made_for_gathers)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/textures.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_gather4.json", "3", "3");
+    fakelog g = read_log(f.log);
+    bool gather = false;
+    for (int k = 0; k < g.n; k++)
+        gather |= !strcmp(g.l[k].op, "array_create") && strstr(g.l[k].rest, "flags 8") != NULL;
+    cr_expect(gather, "a 2-D array made with CUDA_ARRAY3D_TEXTURE_GATHER");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* Surface objects: the worker makes a CUDA array with surface load/store
  * and a surface object once; an input surface is restored before every
  * launch (surf_walk writes row 0: warm-ups and repetitions start from the

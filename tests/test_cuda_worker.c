@@ -222,6 +222,7 @@ Test(cuda_proto, setup_carries_textures)
     for (int bad = 0; bad < 3; bad++) {
         p[0].tex.channels = bad == 1 ? 3 : 4;
         p[0].tex.surface = bad == 2;   /* not bad: a surface */
+        p[0].tex.gather = bad == 0;
         wh_cuda_wbuf b = { 0 };
         wh_cuda_setup_encode(&s, &b);
         wh_cuda_setup d;
@@ -232,6 +233,7 @@ Test(cuda_proto, setup_carries_textures)
         if (ok) {
             const ptx_texture *r = &d.params[0].tex;
             cr_expect_eq(r->surface, bad == 2);
+            cr_expect_eq(r->gather, bad == 0);
             cr_expect(r->ndims == 2 && r->dims[0] == 640 && r->dims[1] == 480 && r->dims[2] == 1);
             cr_expect(r->address[0] == WH_TEX_WRAP && r->address[1] == WH_TEX_MIRROR);
             cr_expect(r->filter_linear && r->normalized_coords && r->read_normalized && !r->linear_memory);

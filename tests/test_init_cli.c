@@ -133,10 +133,10 @@ Test(init_cli, module_variables_become_globals)
 Test(init_cli, texture_objects_become_textures)
 {
     need_ptx("build/ptx/tests/ptx/textures.ptx");
-    static const char *const entry[] = { "tex_gather", "tex_probe", "tex_volume", "surf_walk" },
-                             *const type[] = { "i32", "f32", "f32", "i32" },
-                             *const memory[] = { "linear", "array", "array", NULL };
-    for (int k = 0; k < 4; k++) {
+    static const char *const entry[] = { "tex_gather", "tex_probe", "tex_volume", "surf_walk", "tex_gather4" },
+                             *const type[] = { "i32", "f32", "f32", "i32", "i32" },
+                             *const memory[] = { "linear", "array", "array", NULL, "array" };
+    for (int k = 0; k < 5; k++) {
         char dir[] = "/tmp/wh_init_XXXXXX";
         cr_assert(mkdtemp(dir));
         json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", entry[k]);
@@ -146,6 +146,7 @@ Test(init_cli, texture_objects_become_textures)
         cr_expect_str_eq(str(t, "role"), "input", "%s: read (and written)", entry[k]);
         if (memory[k]) cr_expect_str_eq(str(tex, "memory"), memory[k], "%s", entry[k]);
         cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)(k < 3 ? k + 1 : 2), "%s", entry[k]);
+        cr_expect_eq(json_is_true(json_object_get(tex, "gather")), k == 4, "%s: \"gather\" for tld4", entry[k]);
         cr_expect_str_eq(str(param(spec, 1), "kind"), "buffer", "%s", entry[k]);
         json_decref(spec);
         char path[300];

@@ -221,12 +221,14 @@ Test(spec_check, parameters_that_do_not_match_the_entry_are_an_error)
  * (0: as it is, 1: a plain buffer, 2: a 2-D texture, 3: a surface),
  * written beside the PTX so its relative path holds; spec check's
  * warnings. */
-static void check_texture_spec(int edit, char *w, size_t n, size_t *count)
+#define GATHER "tests/specs/tex_gather.json"
+
+static void check_texture_spec(const char *spec, int edit, char *w, size_t n, size_t *count)
 {
     char dir[] = "/tmp/wh_spec_tex_XXXXXX", path[128], cwd[PATH_MAX];
     cr_assert(mkdtemp(dir));
     cr_assert(getcwd(cwd, sizeof cwd));
-    json_t *s = ts_load_json("tests/specs/tex_gather.json");
+    json_t *s = ts_load_json(spec);
     char ptx[PATH_MAX + 64];
     snprintf(ptx, sizeof ptx, "%s/build/ptx/tests/ptx/textures.ptx", cwd);
     json_object_set_new(s, "ptx", json_string(ptx));
@@ -241,6 +243,8 @@ static void check_texture_spec(int edit, char *w, size_t n, size_t *count)
         json_object_set_new(t, "kind", json_string("surface"));
         json_object_del(t, "texture");
         json_object_set_new(t, "surface", json_pack("{s:[s]}", "dims", "N"));
+    } else if (edit == 4) {
+        json_object_del(json_object_get(t, "texture"), "gather");
     }
     snprintf(path, sizeof path, "%s/spec.json", dir);
     cr_assert_eq(json_dump_file(s, path, 0), 0);
@@ -259,13 +263,22 @@ Test(spec_check, a_texture_stated_otherwise_is_warned_about)
     ts_need_ptx("build/ptx/tests/ptx/textures.ptx");
     char w[8192];
     size_t n;
-    check_texture_spec(0, w, sizeof w, &n);
+    check_texture_spec(GATHER, 0, w, sizeof w, &n);
     cr_expect_eq(n, 0, "%s", w);
-    check_texture_spec(1, w, sizeof w, &n);
+    check_texture_spec(GATHER, 1, w, sizeof w, &n);
     cr_expect(strstr(w, "parameter 'costs': the kernel uses it as a 1D texture object (tex): state it as "
                         "\"kind\": \"texture\""), "%s", w);
-    check_texture_spec(2, w, sizeof w, &n);
+    check_texture_spec(GATHER, 2, w, sizeof w, &n);
     cr_expect(strstr(w, "parameter 'costs': 2 dimension(s) in the spec, but the kernel's accesses are 1D"), "%s", w);
-    check_texture_spec(3, w, sizeof w, &n);
+    check_texture_spec(GATHER, 3, w, sizeof w, &n);
     cr_expect(strstr(w, "parameter 'costs': a surface in the spec, but the kernel uses it as a texture"), "%s", w);
+    /* a texture tld4 gathers from needs an array made for it; one only
+     * txq asks about is used */
+    check_texture_spec("tests/specs/tex_gather4.json", 0, w, sizeof w, &n);
+    cr_expect_eq(n, 0, "%s", w);
+    check_texture_spec("tests/specs/tex_gather4.json", 4, w, sizeof w, &n);
+    cr_expect(strstr(w, "texture 't': the kernel gathers from it (tld4, tex2Dgather)") && strstr(w, "\"gather\": true"),
+              "%s", w);
+    check_texture_spec("tests/specs/tex_query.json", 0, w, sizeof w, &n);
+    cr_expect_eq(n, 0, "%s", w);
 }

@@ -83,6 +83,8 @@ Test(texture, the_spec_says_what_a_texture_may_be)
                    "\"texture\":{\"dims\":[4,4]}}", "not f64");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
                    "\"texture\":{\"dims\":[4,4,4,4]}}", "[width, height, depth]");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[16],\"gather\":true}}", "is for 2-D textures in a CUDA array");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"struct\",\"role\":\"input\",\"fields\":["
                    "{\"name\":\"x\",\"type\":\"u8\"},{\"name\":\"y\",\"type\":\"u8\"},{\"name\":\"z\",\"type\":\"u8\"}],"
                    "\"texture\":{\"dims\":[4,4]}}", "1, 2 or 4 channels");
@@ -460,16 +462,141 @@ Test(texture, a_trap_access_outside_the_surface_faults)
     ts_rmtree(dir);
 }
 
-/* Symbolic cells and pinned rows: paths per walk length, atoms replaying. */
-Test(texture, the_symbolic_stage_walks_a_surface, .timeout = 240)
+/* The symbolic stage on the spec at path: at least min_paths paths (at
+ * most max_paths), every atom replaying its path on the sim. */
+static void spec_explores_replaying(const char *path, int min_paths, int max_paths)
 {
     ts_need_ptx(PTX);
     wh_error err;
-    wh_spec *s = wh_spec_load(WALK, &err);
+    wh_spec *s = wh_spec_load(path, &err);
     cr_assert(s, "%s", err.msg);
     char cache[64];
-    gen_result *r = explore_replaying(s, 8, cache);
+    gen_result *r = explore_replaying(s, min_paths, cache);
+    cr_expect_leq(r->npaths, max_paths, "%s: %d paths", path, r->npaths);
     gen_result_free(r);
     wh_spec_free(s);
     ts_rmtree(cache);
+}
+
+/* Symbolic cells and pinned rows: paths per walk length, atoms replaying. */
+Test(texture, the_symbolic_stage_walks_a_surface, .timeout = 240)
+{
+    spec_explores_replaying(WALK, 8, INT32_MAX);
+}
+
+#define GATHER4 "tests/specs/tex_gather4.json"
+
+/* tex_gather4 on one input: texel (x, y) of its 6 x 5 texture is 10 y + x,
+ * thread i fetches at (xs[i], ys[i]); out comes back in img. */
+static harness_result gather4_run(const wh_spec *s, const float *xs, const float *ys, int n, wh_image **imgp)
+{
+    wh_error err;
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 6; x++)
+            wh_value_set_int(WH_I32, img->bufs[0].data + 4 * (6 * y + x), 10 * y + x);
+    for (int i = 0; i < 32; i++) {
+        wh_value_set_float(WH_F32, img->bufs[1].data + 4 * i, i < n ? xs[i] : 0.0f);
+        wh_value_set_float(WH_F32, img->bufs[2].data + 4 * i, i < n ? ys[i] : 0.0f);
+    }
+    harness *h = open_sim(s, true);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    harness_close(h);
+    *imgp = img;
+    return r;
+}
+
+/* tld4 returns the bilinear footprint's texels counter-clockwise from the
+ * lower left, (x0, y1), (x1, y1), (x1, y0), (x0, y0), clamped at the edges. */
+Test(texture, tld4_reads_the_footprint_in_the_isa_order)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(GATHER4, &err);
+    cr_assert(s, "%s", err.msg);
+    const float xs[] = { 2.6f, -1.0f, 5.9f, 0.5f }, ys[] = { 1.7f, 0.2f, 4.9f, 3.5f };
+    const int want[][4] = { { 22, 23, 13, 12 }, { 0, 0, 0, 0 }, { 45, 45, 45, 45 }, { 40, 41, 31, 30 } };
+    wh_image *img;
+    harness_result r = gather4_run(s, xs, ys, 4, &img);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    for (int i = 0; i < 4; i++) {
+        int acc = 0;
+        for (int k = 0; k < (want[i][0] & 7) + (want[i][2] & 7); k++)
+            acc += k ^ want[i][1];
+        const int got[4] = { (int)wh_value_get_int(WH_I32, img->bufs[3].data + 16 * i),
+                             (int)wh_value_get_int(WH_I32, img->bufs[3].data + 16 * i + 4),
+                             (int)wh_value_get_int(WH_I32, img->bufs[3].data + 16 * i + 8),
+                             (int)wh_value_get_int(WH_I32, img->bufs[3].data + 16 * i + 12) };
+        for (int c = 0; c < 3; c++)
+            cr_expect_eq(got[c], want[i][c], "thread %d at (%g, %g) texel %d: %d, expected %d", i, xs[i], ys[i], c,
+                         got[c], want[i][c]);
+        cr_expect_eq(got[3], acc + want[i][3], "thread %d: %d, expected %d", i, got[3], acc + want[i][3]);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* A GPU gathers only from an array made for it (cudaArrayTextureGather):
+ * without "gather": true the fetch is a fault that says so. */
+Test(texture, tld4_needs_a_texture_made_for_gathers)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_gather4",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[6,5]}}",
+                           "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":32,\"role\":\"input\"},"
+                           "{\"name\":\"ys\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":32,\"role\":\"input\"},"
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":128,\"role\":\"output\"},"
+                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    const float xs[] = { 1.0f }, ys[] = { 1.0f };
+    wh_image *img;
+    harness_result r = gather4_run(s, xs, ys, 1, &img);
+    cr_expect_eq(r.status, HARNESS_FAULT, "%s", harness_status_name(r.status));
+    cr_expect(strstr(r.message, "tld4") && strstr(r.message, "\"gather\": true"), "%s", r.message);
+    harness_result_free(&r);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* txq and suq answer from the spec: dimensions (0 past the texture's),
+ * normalized coordinates, filter mode and address modes as CUDA numbers
+ * them (linear 1, mirror 2); the surface's width in elements. */
+Test(texture, txq_and_suq_answer_from_the_spec)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/tex_query.json", &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness *h = open_sim(s, true);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    const int want[8] = { 7, 3, 0, 1, 1, 2, 12, 2 };
+    for (int k = 0; k < 8; k++)
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[2].data + 4 * k), want[k], "answer %d", k);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* The symbolic stage: tld4's texels are the texture's symbols (its float
+ * coordinates pinned), so paths follow the loop the footprint bounds, and
+ * every atom replays; txq and suq are constants. */
+Test(texture, the_symbolic_stage_gathers_and_queries, .timeout = 240)
+{
+    spec_explores_replaying(GATHER4, 8, INT32_MAX);
+    spec_explores_replaying("tests/specs/tex_query.json", 1, 1);
 }

@@ -261,7 +261,8 @@ static void put_texture(wh_cuda_wbuf *b, const ptx_texture *t)
     }
     wh_cuda_put_u32(b, (uint32_t)t->filter_linear | (uint32_t)t->normalized_coords << 1 |
                            (uint32_t)t->read_normalized << 2 | (uint32_t)t->linear_memory << 3 |
-                           (uint32_t)t->chan_float << 4 | (uint32_t)t->chan_signed << 5 | (uint32_t)t->surface << 6);
+                           (uint32_t)t->chan_float << 4 | (uint32_t)t->chan_signed << 5 | (uint32_t)t->surface << 6 |
+                           (uint32_t)t->gather << 7);
     wh_cuda_put_u32(b, (uint32_t)t->channels);
     wh_cuda_put_u32(b, (uint32_t)t->chan_bytes);
 }
@@ -287,6 +288,7 @@ static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
     t->chan_float = f >> 4 & 1;
     t->chan_signed = f >> 5 & 1;
     t->surface = f >> 6 & 1;
+    t->gather = f >> 7 & 1;
     t->channels = (int)wh_cuda_get_u32(r);
     t->chan_bytes = (int)wh_cuda_get_u32(r);
     if (nd > 3 || (t->channels != 1 && t->channels != 2 && t->channels != 4) ||

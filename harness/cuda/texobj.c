@@ -4,7 +4,8 @@
  * A texture over linear memory (tex1Dfetch) lives in an allocation with
  * room to start its texels at a multiple of WH_CU_TEXTURE_ALIGNMENT; every
  * other texture, and every surface, in a CUDA array (surfaces with
- * CUDA_ARRAY3D_SURFACE_LDST).  Integer texels are read as integers unless
+ * CUDA_ARRAY3D_SURFACE_LDST, textures the spec says tld4 gathers from with
+ * CUDA_ARRAY3D_TEXTURE_GATHER).  Integer texels are read as integers unless
  * the spec asks for normalized floats.  A kernel writes its surfaces, so a
  * surface keeps a pristine linear copy of its content that is copied into
  * the array before each launch, as the engine restores its input buffers.
@@ -48,7 +49,7 @@ static CUresult make_array(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_
     ad.Depth = t->ndims > 2 ? (size_t)t->dims[2] : 0;
     ad.Format = texel_format(t);
     ad.NumChannels = (unsigned)t->channels;
-    ad.Flags = t->surface ? CUDA_ARRAY3D_SURFACE_LDST : 0;
+    ad.Flags = t->surface ? CUDA_ARRAY3D_SURFACE_LDST : t->gather ? CUDA_ARRAY3D_TEXTURE_GATHER : 0;
     CUarray a = NULL;
     CUresult r = api->Array3DCreate(&a, &ad);
     o->array = a;

@@ -271,8 +271,10 @@ static sim_class classify(const ptx_instr *pi)
         case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: return SIM_C_SHARED;
         default: return SIM_C_GLOBAL;
         }
-    case PTX_OP_CP_ASYNC: case PTX_OP_TEX: case PTX_OP_SULD: case PTX_OP_SUST:
+    case PTX_OP_CP_ASYNC: case PTX_OP_TEX: case PTX_OP_TLD4: case PTX_OP_SULD: case PTX_OP_SUST:
         return SIM_C_GLOBAL;
+    case PTX_OP_TXQ: case PTX_OP_SUQ:   /* the object's descriptor, as a constant */
+        return SIM_C_CONST;
     case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_MBARRIER:
         return SIM_C_ATOM;
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
@@ -345,6 +347,13 @@ static bool supported(const ptx_instr *pi)
                (t == PTX_T_F32 || t == PTX_T_S32 || t == PTX_T_U32) &&
                (pi->type2 == PTX_T_S32 || pi->type2 == PTX_T_F32);
     }
+    case PTX_OP_TLD4: {   /* as tex, .2d at f32 coordinates */
+        const ptx_operand *a = &pi->ops[1];
+        return pi->mode != 0 && a->reg >= 0 && a->nelems == 1 &&
+               (t == PTX_T_F32 || t == PTX_T_S32 || t == PTX_T_U32) && pi->type2 == PTX_T_F32;
+    }
+    case PTX_OP_TXQ: case PTX_OP_SUQ:
+        return pi->mode != 0 && pi->ops[1].reg >= 0;
     case PTX_OP_MBARRIER:   /* in shared memory (a generic address to it) */
         return pi->mode != 0 && (pi->space == PTX_SPACE_SHARED || pi->space == PTX_SPACE_GENERIC);
     case PTX_OP_SULD: case PTX_OP_SUST: {
@@ -391,16 +400,18 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
-/* tex, suld, sust: src[0] the texture or surface object, src[1..] the
- * coordinates (the fourth of a .3d access is ignored); mode keeps the
- * geometry; sust's values are registers whose slots go in dst. */
+/* tex, tld4, suld, sust, txq, suq: src[0] the texture or surface object,
+ * src[1..] the coordinates (the fourth of a .3d access is ignored; none for
+ * a query); mode keeps the geometry (tld4: and the component) or the
+ * query; sust's values are registers whose slots go in dst. */
 static bool decode_tex_sources(dctx *c, sim_instr *s)
 {
     bool store = c->pi->op == PTX_OP_SUST;
     const ptx_operand *a = &c->pi->ops[store ? 0 : 1];
-    const ptx_operand *co = &a->elems[0];
-    int n = c->pi->mode == PTX_TEX_3D ? 3 : c->pi->mode;
-    ptx_type ct = c->pi->op == PTX_OP_TEX ? c->pi->type2 : PTX_T_S32;
+    bool query = c->pi->op == PTX_OP_TXQ || c->pi->op == PTX_OP_SUQ;
+    int geom = c->pi->mode % PTX_TLD4_COMP;
+    int n = query ? 0 : geom == PTX_TEX_3D ? 3 : geom;
+    ptx_type ct = c->pi->op == PTX_OP_TEX || c->pi->op == PTX_OP_TLD4 ? c->pi->type2 : PTX_T_S32;
     for (int k = 0; store && k < c->pi->vec; k++) {
         const ptx_operand *v = &c->pi->ops[1];
         s->dst[k] = c->F->slot[(v->kind == PTX_OPD_VEC ? &v->elems[k] : v)->reg];
@@ -411,7 +422,7 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
     add_dep(s, c->F, s->src[0].slot, false);
     for (int k = 0; k < n; k++) {
         sim_opd *d = &s->src[1 + k];
-        if (!decode_src(c, &co->elems[k], ct, d))
+        if (!decode_src(c, &a->elems[0].elems[k], ct, d))
             return false;
         if (d->kind == SIM_OPD_REG)
             add_dep(s, c->F, d->slot, false);
@@ -471,7 +482,8 @@ static bool decode_ops(dctx *c, sim_instr *s)
         }
     }
 
-    if (pi->op == PTX_OP_TEX || pi->op == PTX_OP_SULD || pi->op == PTX_OP_SUST)
+    if (pi->op == PTX_OP_TEX || pi->op == PTX_OP_TLD4 || pi->op == PTX_OP_SULD || pi->op == PTX_OP_SUST ||
+        pi->op == PTX_OP_TXQ || pi->op == PTX_OP_SUQ)
         return decode_tex_sources(c, s);
 
     /* address operand */

@@ -518,13 +518,14 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
     return true;
 }
 
-/* The texture (tex) or surface (suld, sust) lane l's handle names, or NULL
- * after stopping the run: a texture or surface parameter of the spec, as
- * the instruction needs, whose geometry is the access's. */
+/* The texture (tex, tld4, txq) or surface (suld, sust, suq) lane l's handle
+ * names, or NULL after stopping the run: a texture or surface parameter of
+ * the spec, as the instruction needs, whose geometry is the access's. */
 static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t h)
 {
     const wh_spec *S = R->prog->spec;
-    bool surface = in->op != PTX_OP_TEX;
+    bool surface = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST || in->op == PTX_OP_SUQ;
+    int geom = in->op == PTX_OP_TXQ || in->op == PTX_OP_SUQ ? 0 : in->mode % PTX_TLD4_COMP;
     uint64_t p = h - PTX_ADDR_TEXTURE;
     const char *why = NULL;
     char thr[128], where[256];
@@ -532,8 +533,11 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
         why = surface ? "is no surface object parameter of the spec" : "is no texture object parameter of the spec";
     else if (R->tex[p].surface != surface)
         why = surface ? "names a texture, not a surface" : "names a surface, not a texture";
-    else if (R->tex[p].ndims != in->mode)
+    else if (geom && R->tex[p].ndims != geom)
         why = surface ? "names a surface of another geometry" : "names a texture of another geometry";
+    else if (in->op == PTX_OP_TLD4 && !R->tex[p].gather)
+        why = "names a texture whose spec does not say \"gather\": true (tld4 reads a CUDA array made for "
+              "tex2Dgather)";
     if (!why)
         return &R->tex[p];
     sim_thread_desc(R, w, (int)l, thr, sizeof thr);
@@ -545,7 +549,7 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
     return NULL;
 }
 
-/* tex, suld, sust: the handle and the coordinates of every lane. */
+/* tex, tld4, suld, sust, txq, suq: the handle and the coordinates of every lane. */
 static void access_operands(sim_run *R, sim_warp *w, const sim_instr *in, sim_src ops[4])
 {
     for (int k = 0; k < in->nsrc && k < 4; k++)
@@ -626,7 +630,7 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
     uint64_t addrs[SIM_WARP * PTX_TEX_MAX_TAPS];
     uint32_t sizes[SIM_WARP * PTX_TEX_MAX_TAPS];
     int n = 0;
-    bool int_coords = in->ty2 == PTX_T_S32;
+    bool int_coords = in->ty2 == PTX_T_S32, gather = in->op == PTX_OP_TLD4;
     sim_src ops[4];
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
@@ -638,7 +642,11 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
         const sim_region *g = &R->regions[P->region_of_param[p]];
         uint64_t base = P->regions[P->region_of_param[p]].base;
         ptx_tex_tap taps[PTX_TEX_MAX_TAPS];
-        int nt = ptx_tex_taps(tx, int_coords, coord, taps);
+        int nt = 4;
+        if (gather)
+            ptx_tex_gather_taps(tx, coord, taps);
+        else
+            nt = ptx_tex_taps(tx, int_coords, coord, taps);
         for (int k = 0; k < nt; k++) {
             uint64_t end = (uint64_t)(taps[k].index + 1) * (uint64_t)tx->texel_bytes;
             if (taps[k].index >= 0 && end > g->size) {
@@ -652,11 +660,32 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
             }
         }
         uint32_t out[4];
-        ptx_tex_fetch(tx, g->data, taps, nt, out);
+        if (gather)
+            ptx_tex_gather(tx, g->data, taps, in->mode / PTX_TLD4_COMP, out);
+        else
+            ptx_tex_fetch(tx, g->data, taps, nt, out);
         for (int e = 0; e < 4; e++)
             sim_dst(R, w, in, e)[l] = out[e];
     }
     *done = n ? sim_cost_global(R, sm, t, addrs, sizes, n, true) : t + R->prof->cls[SIM_C_GLOBAL].latency;
+    return true;
+}
+
+/* txq, suq: each lane's answer about the texture or surface its handle
+ * names (ptx/texture.c), at the latency of the instruction's class. */
+static bool exec_query(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t, double *done)
+{
+    sim_src ops[4];
+    access_operands(R, w, in, ops);
+    SIM_LANES(m, l) {
+        uint64_t p;
+        uint32_t coord[3];
+        const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, coord);
+        if (!tx)
+            return false;
+        sim_dst(R, w, in, 0)[l] = ptx_tex_query_value(tx, in->mode);
+    }
+    *done = t + R->prof->cls[in->cls].latency;
     return true;
 }
 
@@ -764,8 +793,10 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
         return exec_isspacep(R, w, in, m);
     case PTX_OP_CP_ASYNC:
         return exec_cp_async(R, sm, w, in, m, t, done);
-    case PTX_OP_TEX:
+    case PTX_OP_TEX: case PTX_OP_TLD4:
         return exec_tex(R, sm, w, in, m, t, done);
+    case PTX_OP_TXQ: case PTX_OP_SUQ:
+        return exec_query(R, w, in, m, t, done);
     case PTX_OP_SULD: case PTX_OP_SUST:
         return exec_surf(R, sm, w, in, m, t, done);
     case PTX_OP_MBARRIER:

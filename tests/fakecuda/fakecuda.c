@@ -43,6 +43,7 @@
 #include "tests/fakecuda/fakecuda.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1097,7 +1098,8 @@ EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_
     a->elem_bytes = eb;
     a->bytes = n * eb;
     *pHandle = a;
-    flog("array_create %zu %zu %zu fmt %d ch %u", d->Width, d->Height, d->Depth, (int)d->Format, d->NumChannels);
+    flog("array_create %zu %zu %zu fmt %d ch %u flags %u", d->Width, d->Height, d->Depth, (int)d->Format,
+         d->NumChannels, d->Flags);
     return CUDA_SUCCESS;
 }
 
@@ -1545,7 +1547,76 @@ static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned gri
     return RUN_OK;
 }
 
+/* One dimension of tld4's footprint: floor(x - 0.5) and the next texel,
+ * clamped to [0, n). */
+static void footprint(float x, int n, int at[2])
+{
+    float b = floorf(x - 0.5f);
+    long i = b < -1e9f ? -1000000000L : b > 1e9f ? 1000000000L : (long)b;
+    for (int k = 0; k < 2; k++) {
+        long v = i + k;
+        at[k] = v < 0 ? 0 : v >= n ? n - 1 : (int)v;
+    }
+}
+
+/* tests/ptx/textures.cu's tex_gather4 in C: tex2Dgather of channel 0 from
+ * a 1-channel s32 texture over a CUDA array made for gathers (without
+ * CUDA_ARRAY3D_TEXTURE_GATHER it faults), clamped, unnormalized; the four
+ * texels from the lower left, counter-clockwise; a thread costs
+ * FAKECUDA_THREAD_NS per loop iteration. */
+static run_outcome run_tex_gather4(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                   void **params, CUresult *code, double *ns)
+{
+    CUtexObject t;
+    CUdeviceptr xs, ys, out;
+    int n;
+    memcpy(&t, params[0], sizeof t);
+    memcpy(&xs, params[1], sizeof xs);
+    memcpy(&ys, params[2], sizeof ys);
+    memcpy(&out, params[3], sizeof out);
+    memcpy(&n, params[4], sizeof n);
+    const fake_texture *tx = t >= 1 && t <= FAKECUDA_MAX_TEXTURES ? &g.tex[t - 1] : NULL;
+    const struct CUarray_st *a = tx && tx->live && !tx->surface && tx->ctx == c &&
+                                         tx->res.resType == CU_RESOURCE_TYPE_ARRAY ? tx->res.res.array.hArray : NULL;
+    if (!a || !(a->desc.Flags & CUDA_ARRAY3D_TEXTURE_GATHER) || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 ||
+        a->desc.NumChannels != 1 || !a->desc.Height || a->desc.Depth || !(tx->td.flags & CU_TRSF_READ_AS_INTEGER)) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    const int *texels = (const int *)(const void *)a->host, w = (int)a->desc.Width, h = (int)a->desc.Height;
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned bx = 0; bx < grid[0]; bx++)
+        for (unsigned tx_ = 0; tx_ < block[0]; tx_++) {
+            int i = (int)(bx * block[0] + tx_);
+            if (i >= n)
+                continue;
+            unsigned char *px = device_bytes(c, xs + 4 * (CUdeviceptr)i, 4), *py = device_bytes(c, ys + 4 * (CUdeviceptr)i, 4);
+            unsigned char *po = device_bytes(c, out + 16 * (CUdeviceptr)i, 16);
+            if (!px || !py || !po) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            float x, y;
+            memcpy(&x, px, 4);
+            memcpy(&y, py, 4);
+            int ax[2], ay[2];
+            footprint(x, w, ax);
+            footprint(y, h, ay);
+            int gv[4] = { texels[ay[1] * w + ax[0]], texels[ay[1] * w + ax[1]], texels[ay[0] * w + ax[1]],
+                          texels[ay[0] * w + ax[0]] };
+            int acc = 0, trips = (gv[0] & 7) + (gv[2] & 7);
+            for (int k = 0; k < trips; k++)
+                acc += k ^ gv[1];
+            int o[4] = { gv[0], gv[1], gv[2], acc + gv[3] };
+            memcpy(po, o, 16);
+            cost += FAKECUDA_THREAD_NS * (1 + trips);
+        }
+    *ns = cost;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
+    { "tex_gather4", 5, FAKECUDA_INC_REGS, 0, run_tex_gather4 },
     { "surf_walk", 4, FAKECUDA_INC_REGS, 0, run_surf_walk },
     { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },

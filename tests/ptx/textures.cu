@@ -71,3 +71,34 @@ extern "C" __global__ void surf_gather(cudaSurfaceObject_t s, const int *idx, in
     if (i == 0)
         surf1Dwrite(v + 1, s, idx[i] * 4, cudaBoundaryModeClamp);
 }
+
+/* tex_gather4: tex2Dgather (tld4) of component r of an int texture made for gathers, at float
+ * coordinates from the input; each thread loops as long as two of the four texels say, so its
+ * time is the footprint's data.  tex_query answers txq and suq (inline PTX: CUDA C has no
+ * intrinsic for them) about a texture and a surface. */
+extern "C" __global__ void tex_gather4(cudaTextureObject_t t, const float *xs, const float *ys, int4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int4 g = tex2Dgather<int4>(t, xs[i], ys[i], 0);
+    int acc = 0;
+    for (int k = 0; k < (g.x & 7) + (g.z & 7); k++)
+        acc += k ^ g.y;
+    out[i] = make_int4(g.x, g.y, g.z, acc + g.w);
+}
+
+extern "C" __global__ void tex_query(cudaTextureObject_t t, cudaSurfaceObject_t s, int *out)
+{
+    int q[8];
+    asm("txq.width.b32 %0, [%1];" : "=r"(q[0]) : "l"(t));
+    asm("txq.height.b32 %0, [%1];" : "=r"(q[1]) : "l"(t));
+    asm("txq.depth.b32 %0, [%1];" : "=r"(q[2]) : "l"(t));
+    asm("txq.normalized_coords.b32 %0, [%1];" : "=r"(q[3]) : "l"(t));
+    asm("txq.filter_mode.b32 %0, [%1];" : "=r"(q[4]) : "l"(t));
+    asm("txq.addr_mode_1.b32 %0, [%1];" : "=r"(q[5]) : "l"(t));
+    asm("suq.width.b32 %0, [%1];" : "=r"(q[6]) : "l"(s));
+    asm("suq.height.b32 %0, [%1];" : "=r"(q[7]) : "l"(s));
+    for (int k = 0; k < 8; k++)
+        out[k] = q[k];
+}
