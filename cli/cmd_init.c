@@ -263,14 +263,20 @@ static json_t *texture_json(const init_param *p, notes *n)
     const char *type = p->tex_type == PTX_T_F32 ? "f32" : p->tex_type == PTX_T_U32 ? "u32" : "i32";
     json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "texture", "type", type, "role", "input");
     json_t *dims = json_array();
-    for (int d = 0; d < p->tex_geom; d++) json_array_append_new(dims, d ? json_integer(64) : json_string("threads"));
+    bool cube = p->tex_geom == PTX_TEX_CUBE || p->tex_geom == PTX_TEX_ACUBE;
+    for (int d = 0; d < ptx_tex_geom_dims(p->tex_geom); d++)
+        json_array_append_new(dims, cube || d ? json_integer(64) : json_string("threads"));
     json_t *tex = json_pack("{s:o}", "dims", dims);
     bool linear = p->tex_geom == PTX_TEX_1D && p->tex_coord == PTX_T_S32;
     json_object_set_new(tex, "memory", json_string(linear ? "linear" : "array"));
     if (p->gathers) json_object_set_new(tex, "gather", json_true());
+    if (p->tex_geom == PTX_TEX_A1D || p->tex_geom == PTX_TEX_A2D || p->tex_geom == PTX_TEX_ACUBE)
+        json_object_set_new(tex, "layers", json_integer(8));
+    if (cube) json_object_set_new(tex, "cube", json_true());
     json_object_set_new(b, "texture", tex);
-    note(n, "%s: a %dD texture object (fetched with tex%s): dimensions, texel channels (\"fields\" for float2, "
-            "float4...), address modes, filtering and read mode are guesses to check", p->name, p->tex_geom,
+    note(n, "%s: a .%s texture object (fetched with tex%s): dimensions, layers, texel channels (\"fields\" for float2, "
+            "float4...), address modes, filtering and read mode are guesses to check", p->name,
+         ptx_tex_geom_name(p->tex_geom),
          linear ? "1Dfetch, linear memory" : ", a CUDA array");
     return b;
 }

@@ -179,15 +179,16 @@ static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
 static void check_one_object(const wh_param *sp, const init_param *ip, findings *f)
 {
     const char *what = ip->surface ? "surface" : "texture";
+    int geom = sp->tex ? ptx_tex_geometry_of(sp->tex->ndims, sp->tex->layers != NULL, sp->tex->cube) : 0;
     if (ip->tex_geom && !sp->tex)
-        warn(f, "parameter '%s': the kernel uses it as a %dD %s object (%s): state it as \"kind\": \"%s\"",
-             sp->name, ip->tex_geom, what, ip->surface ? "suld/sust" : "tex", what);
+        warn(f, "parameter '%s': the kernel uses it as a .%s %s object (%s): state it as \"kind\": \"%s\"",
+             sp->name, ptx_tex_geom_name(ip->tex_geom), what, ip->surface ? "suld/sust" : "tex", what);
     else if (ip->tex_geom && sp->tex->surface != ip->surface)
         warn(f, "parameter '%s': a %s in the spec, but the kernel uses it as a %s", sp->name,
              sp->tex->surface ? "surface" : "texture", what);
-    else if (ip->tex_geom && sp->tex->ndims != ip->tex_geom)
-        warn(f, "parameter '%s': %d dimension(s) in the spec, but the kernel's accesses are %dD", sp->name,
-             sp->tex->ndims, ip->tex_geom);
+    else if (ip->tex_geom && geom != ip->tex_geom)
+        warn(f, "parameter '%s': a .%s %s in the spec, but the kernel's accesses are .%s", sp->name,
+             ptx_tex_geom_name(geom), what, ptx_tex_geom_name(ip->tex_geom));
     else if (ip->gathers && !sp->tex->gather)
         warn(f, "texture '%s': the kernel gathers from it (tld4, tex2Dgather), which a GPU does only from a CUDA "
              "array made for it: say \"gather\": true", sp->name);

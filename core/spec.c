@@ -662,10 +662,14 @@ static bool check_texel_type(loader *ld, const wh_param *p, const char *jpath, c
 /* The count of a texture's buffer: the product of its dimensions. */
 static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param *p)
 {
-    char text[600];
+    char text[800];
     int n = 0;
     for (int d = 0; d < t->ndims; d++)
         n += snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
+    if (t->layers && n < (int)sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, "*(%s)", wh_expr_text(t->layers));
+    if (t->cube && n < (int)sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, "*6");
     if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
     json_t *v = json_string(text);
     if (!v) return bad(ld, jpath, "out of memory");
@@ -708,6 +712,29 @@ static json_t *open_object(loader *ld, json_t *pobj, const char *jpath, const ch
     return parse_dims(ld, o, sub, p->tex) ? o : NULL;
 }
 
+/* "layers" and "cube": a layered texture (1-D or 2-D layers), a cubemap
+ * (square 2-D faces, point sampled) or a layered cubemap, in a CUDA array. */
+static bool parse_layers(loader *ld, json_t *o, const char *sub, wh_texture *t)
+{
+    char lp[352];
+    snprintf(lp, sizeof lp, "%s.layers", sub);
+    json_t *layers = json_object_get(o, "layers");
+    if (layers && !get_expr(ld, layers, lp, &t->layers)) return false;
+    if (!get_flag(ld, o, "cube", sub, &t->cube)) return false;
+    if ((t->layers || t->cube) && t->linear_memory) {
+        if (json_object_get(o, "memory"))
+            return bad(ld, sub, "a layered or cubemap texture is a CUDA array (\"memory\": \"array\")");
+        t->linear_memory = false;   /* 1-D layers: the default is an array */
+    }
+    if (t->layers && !t->cube && t->ndims == 3)
+        return bad(ld, lp, "layers are of 1-D or 2-D textures");
+    if (t->cube && t->ndims != 2)
+        return bad(ld, sub, "a cubemap's \"dims\" are its faces' [width, height] (equal)");
+    if (t->cube && t->filter_linear)
+        return bad(ld, sub, "a cubemap is point sampled here (filtering across its faces is not modelled)");
+    return true;
+}
+
 /* "surface": the CUDA array a `kind: surface` parameter's surface object
  * reads and writes (suld/sust). */
 static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
@@ -727,7 +754,7 @@ static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param 
 static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", "gather",
-                                        NULL };
+                                        "layers", "cube", NULL };
     char sub[320];
     json_t *o = open_object(ld, pobj, jpath, "texture", keys, p, sub, sizeof sub);
     if (!o) return false;
@@ -746,9 +773,10 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
         return bad(ld, sub, "\"read\" is \"element\" (the default) or \"normalized_float\"");
     t->read_normalized = read && !strcmp(read, "normalized_float");
     if (!get_flag(ld, o, "normalized_coords", sub, &t->normalized_coords)) return false;
-    if (!get_flag(ld, o, "gather", sub, &t->gather)) return false;
-    if (t->gather && (t->linear_memory || t->ndims != 2))
-        return bad(ld, sub, "\"gather\" (an array made for tex2Dgather, tld4) is for 2-D textures in a CUDA array");
+    if (!get_flag(ld, o, "gather", sub, &t->gather) || !parse_layers(ld, o, sub, t)) return false;
+    if (t->gather && (t->linear_memory || t->ndims != 2 || t->layers || t->cube))
+        return bad(ld, sub, "\"gather\" (an array made for tex2Dgather, tld4) is for 2-D textures in a CUDA array, "
+                   "neither layered nor a cubemap");
     if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
         return bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
                    "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");
@@ -1080,6 +1108,7 @@ static void free_param(wh_param *p)
     free(p->check_why);
     for (int d = 0; p->tex && d < p->tex->ndims; d++)
         wh_expr_free(p->tex->dims[d]);
+    if (p->tex) wh_expr_free(p->tex->layers);
     free(p->tex);
 }
 

@@ -72,6 +72,8 @@ typedef struct {
     bool read_normalized;       /* 8/16-bit integers read as floats in [0, 1] or [-1, 1] */
     bool surface;               /* a surface object (suld/sust: read and written), a CUDA array */
     bool gather;                /* a 2-D CUDA array made for tld4 (tex2Dgather: cudaArrayTextureGather) */
+    wh_expr *layers;            /* a layered texture's layers (of a cubemap: of 6 faces each), else NULL */
+    bool cube;                  /* a cubemap: 6 square faces of dims[0] x dims[1] texels */
 } wh_texture;
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */

@@ -313,10 +313,10 @@ static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
 
 static int geometry_of(const ptx_instr *ins)
 {
-    static const char *const geoms[] = { NULL, "1d", "2d", "3d" };
+    static const char *const geoms[] = { NULL, "1d", "2d", "3d", "a1d", "a2d", "cube", "acube" };
     int mode = 0;
     for (int i = 0; i < ins->nmods; i++)
-        for (int g = 1; g <= PTX_TEX_3D; g++)
+        for (int g = 1; g <= PTX_TEX_GEOM_LAST; g++)
             if (STREQ(ins->mods[i], geoms[g]))
                 mode = g;
     return mode;
@@ -326,7 +326,7 @@ static bool check_coords(const ptx_instr *ins, const ptx_operand *a, const char 
 {
     if (a->kind != PTX_OPD_ADDR || a->nelems < 1 || a->elems[a->nelems - 1].kind != PTX_OPD_VEC)
         return fail(err, file, ins, a->col, "'%s' needs [handle, {coordinates}]", ins->opcode, 0, 0);
-    long need = ins->mode == PTX_TEX_3D ? 4 : ins->mode;
+    long need = ptx_tex_coord_elems(ins->mode % PTX_TLD4_COMP);
     long got = a->elems[a->nelems - 1].nelems;
     if (ins->mode && got != need)
         return fail(err, file, ins, a->col, "'%s' needs %ld coordinate(s), got %ld", ins->opcode, need, got);
@@ -345,6 +345,8 @@ static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
             ins->flags |= PTX_F_ZERO;
     }
     ins->mode = plain ? geometry_of(ins) : 0;
+    if (ins->mode > PTX_TEX_3D)
+        ins->mode = 0;   /* layered surfaces: not yet */
     bool load = ins->op == PTX_OP_SULD;
     const ptx_operand *v = &ins->ops[load ? 0 : 1];
     int n = v->kind == PTX_OPD_VEC ? v->nelems : 1;
@@ -356,9 +358,9 @@ static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
 }
 
 /* tex.GEOM.v4.DTYPE.CTYPE {d0, d1, d2, d3}, [handle, {coordinates}]: the
- * geometry goes to mode (0 for the forms no engine runs: arrays, cubes,
- * multisample, explicit level or gradients), the coordinates are checked
- * for their number (.3d takes four, the last ignored). */
+ * geometry goes to mode (0 for the forms no engine runs: multisample,
+ * explicit level or gradients), the coordinates are checked for their
+ * number (.3d, .a2d and .cube take four, the last ignored). */
 static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
 {
     bool other = false;

@@ -161,10 +161,14 @@ typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
     PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT
 } ptx_mbar_mode;
-/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`; the array, cube,
- * multisample and mipmap forms, and suld.p/sust.p, decode to 0, which no
+/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`, and for tex the
+ * layered `.a1d` `.a2d` and cubemap `.cube` `.acube`; the multisample and
+ * mipmap forms, layered surfaces and suld.p/sust.p decode to 0, which no
  * engine runs). */
-typedef enum { PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D } ptx_tex_geom;
+typedef enum {
+    PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D, PTX_TEX_A1D, PTX_TEX_A2D, PTX_TEX_CUBE, PTX_TEX_ACUBE
+} ptx_tex_geom;
+#define PTX_TEX_GEOM_LAST PTX_TEX_ACUBE
 /* tld4.COMP.2d: mode is PTX_TEX_2D plus the component (r g b a: 0..3)
  * times PTX_TLD4_COMP. */
 #define PTX_TLD4_COMP 16
@@ -655,8 +659,10 @@ int ptx_sreg_bits(ptx_sreg s);
 /* A texture at one launch: the spec's description with its dimensions
  * evaluated, and its texel format. */
 typedef struct {
-    int ndims;
+    int ndims;                  /* of one layer (a cubemap's faces: 2) */
     int64_t dims[3];            /* unused dimensions are 1 */
+    int64_t layers;             /* a layered texture's layers (of 6 faces for a cubemap), else 0 */
+    bool cube;                  /* a cubemap: 6 faces of dims[0] x dims[1] (equal) texels */
     int address[3];             /* wh_tex_address */
     bool filter_linear, normalized_coords, read_normalized, linear_memory;
     bool surface;               /* a surface object (suld/sust), not a texture */
@@ -679,12 +685,33 @@ typedef struct {
 } ptx_tex_tap;
 #define PTX_TEX_MAX_TAPS 8
 
-/* The texels a fetch at coordinates `coord` reads (f32 bits, or s32 with
- * int_coords: a texel index, never filtered), in the order their weighted
- * values are summed.  Point sampling reads one texel, weight 1; linear
- * filtering 2, 4 or 8, with the CUDA guide's weights quantized to 1/256.
- * Returns the number of taps. */
-int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3], ptx_tex_tap *taps);
+/* The geometry a texture's fetches take (ptx_tex_geom): its dimensions,
+ * .a1d/.a2d when layered, .cube/.acube for a cubemap; of a texture of
+ * ndims dimensions per layer, layered or not, a cubemap or not; and the
+ * geometry's name ("1d" ... "acube"). */
+int ptx_tex_geometry(const ptx_texture *t);
+int ptx_tex_geometry_of(int ndims, bool layered, bool cube);
+const char *ptx_tex_geom_name(int g);
+/* The dimensions per layer of geometry g (a cubemap's faces: 2). */
+int ptx_tex_geom_dims(int g);
+/* A texture's texels: its dimensions' product, times its layers, times 6
+ * for a cubemap. */
+int64_t ptx_tex_texels(const ptx_texture *t);
+
+/* Elements of the coordinate vector of geometry g (a .3d, .a2d or .cube
+ * access passes four, the last ignored), and how many of them it uses. */
+int ptx_tex_coord_elems(int g);
+int ptx_tex_coords_used(int g);
+
+/* The texels a fetch at coordinates `coord` reads, in the order the
+ * geometry's vector gives them (f32 bits, or s32 with int_coords: a texel
+ * index, never filtered; a layered fetch's first coordinate is its u32
+ * layer, clamped to the layers there are; a cubemap's are a direction,
+ * whose major axis picks the face, as in the CUDA guide's table), in the
+ * order their weighted values are summed.  Point sampling reads one texel,
+ * weight 1; linear filtering 2, 4 or 8, with the CUDA guide's weights
+ * quantized to 1/256.  Returns the number of taps. */
+int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[4], ptx_tex_tap *taps);
 
 /* Channel c of one texel as the 32-bit value a fetch returns: an integer
  * sign- or zero-extended, an f32's bits, or with read_normalized an 8/16-bit

@@ -53,6 +53,21 @@ bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_textu
     t->linear_memory = d->linear_memory;
     t->surface = d->surface;
     t->gather = d->gather;
+    t->cube = d->cube;
+    if (d->cube && t->dims[0] != t->dims[1]) {
+        wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "texture '%s': a cubemap's faces are square, not %lld x %lld",
+                     pp->name, (long long)t->dims[0], (long long)t->dims[1]);
+        return false;
+    }
+    if (d->layers) {
+        if (!wh_spec_eval(spec, d->layers, vars, "a texture's layers", &t->layers, err))
+            return false;
+        if (t->layers < 1 || t->layers > 65535) {
+            wh_error_set(err, WH_ERR_USER, spec->path, 0, 0, "texture '%s': %lld layers (expected 1..65535)", pp->name,
+                         (long long)t->layers);
+            return false;
+        }
+    }
     t->channels = pp->nfields;
     t->chan_bytes = (int)wh_type_size(pp->fields[0].type);
     t->chan_float = wh_type_is_float(pp->fields[0].type);
@@ -144,7 +159,8 @@ static void taps_of_dim(const ptx_texture *t, int d, bool int_coords, bool linea
     o->w[1] = q / 256.0f;
 }
 
-int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3], ptx_tex_tap *taps)
+/* The taps of a fetch within one layer (or face) at coord[0..ndims). */
+static int layer_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3], ptx_tex_tap *taps)
 {
     dim_taps dt[3];
     int total = 1;
@@ -171,6 +187,103 @@ int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[3],
         taps[k].weight = w;
     }
     return total;
+}
+
+int ptx_tex_geometry_of(int ndims, bool layered, bool cube)
+{
+    if (cube)
+        return layered ? PTX_TEX_ACUBE : PTX_TEX_CUBE;
+    if (layered)
+        return ndims == 1 ? PTX_TEX_A1D : PTX_TEX_A2D;
+    return ndims;
+}
+
+int ptx_tex_geometry(const ptx_texture *t)
+{
+    return ptx_tex_geometry_of(t->ndims, t->layers > 0, t->cube);
+}
+
+const char *ptx_tex_geom_name(int g)
+{
+    static const char *const names[] = { "?", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube" };
+    return g >= 0 && g <= PTX_TEX_GEOM_LAST ? names[g] : "?";
+}
+
+int64_t ptx_tex_texels(const ptx_texture *t)
+{
+    return t->dims[0] * t->dims[1] * t->dims[2] * (t->layers ? t->layers : 1) * (t->cube ? 6 : 1);
+}
+
+int ptx_tex_geom_dims(int g)
+{
+    static const int dims[] = { 0, 1, 2, 3, 1, 2, 2, 2 };
+    return g >= 0 && g <= PTX_TEX_GEOM_LAST ? dims[g] : 0;
+}
+
+int ptx_tex_coord_elems(int g)
+{
+    return g == PTX_TEX_1D ? 1 : g == PTX_TEX_2D || g == PTX_TEX_A1D ? 2 : 4;
+}
+
+int ptx_tex_coords_used(int g)
+{
+    static const int used[] = { 0, 1, 2, 3, 2, 3, 3, 4 };
+    return g >= 0 && g <= PTX_TEX_GEOM_LAST ? used[g] : 0;
+}
+
+/* The face a cubemap direction (x, y, z) points at (+x -x +y -y +z -z:
+ * 0..5) and the face's normalized coordinates (s / m + 1) / 2 and
+ * (t / m + 1) / 2, after the CUDA guide's table; on a tie the earlier axis
+ * is major, and a zero direction reads face 0's centre. */
+static int cube_face(float x, float y, float z, float *u, float *v)
+{
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), m, sc, tc;
+    int face;
+    if (ax >= ay && ax >= az) {
+        face = x >= 0 ? 0 : 1;
+        m = ax, sc = x >= 0 ? -z : z, tc = -y;
+    } else if (ay >= az) {
+        face = y >= 0 ? 2 : 3;
+        m = ay, sc = x, tc = y >= 0 ? z : -z;
+    } else {
+        face = z >= 0 ? 4 : 5;
+        m = az, sc = z >= 0 ? x : -x, tc = -y;
+    }
+    if (!(m > 0)) {   /* zero or NaN */
+        *u = *v = 0.5f;
+        return 0;
+    }
+    *u = (sc / m + 1.0f) * 0.5f;
+    *v = (tc / m + 1.0f) * 0.5f;
+    return face;
+}
+
+int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[4], ptx_tex_tap *taps)
+{
+    int first = t->layers ? 1 : 0;
+    int64_t slice = 0;
+    if (t->layers)
+        slice = coord[0] >= (uint64_t)t->layers ? t->layers - 1 : (int64_t)coord[0];
+    uint32_t inner[3] = { coord[first], coord[first + 1], coord[first + 2] };
+    int n;
+    if (t->cube) {
+        /* the face, point-sampled at normalized coordinates, clamped */
+        ptx_texture face = *t;
+        face.normalized_coords = true;
+        face.filter_linear = false;
+        face.address[0] = face.address[1] = WH_TEX_CLAMP;
+        float u, v;
+        slice = slice * 6 + cube_face(f32_of(inner[0]), f32_of(inner[1]), f32_of(inner[2]), &u, &v);
+        uint32_t uv[3] = { bits_of(u), bits_of(v), 0 };
+        n = layer_taps(&face, false, uv, taps);
+    } else {
+        n = layer_taps(t, int_coords, inner, taps);
+    }
+    int64_t size = t->dims[0] * t->dims[1] * t->dims[2];
+    for (int k = 0; k < n && slice; k++)
+        if (taps[k].index >= 0)
+            taps[k].index += slice * size;
+    return n;
 }
 
 uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c)

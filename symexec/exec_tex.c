@@ -70,7 +70,7 @@ static Z3_ast zero_like(sx_cx *cx, const ptx_texture *t)
 }
 
 /* The four values of a fetch at concrete coordinates. */
-static bool fetch_taps(sx_cx *cx, const ptx_texture *t, int region, bool int_coords, const uint32_t coord[3],
+static bool fetch_taps(sx_cx *cx, const ptx_texture *t, int region, bool int_coords, const uint32_t coord[4],
                        Z3_ast out[4])
 {
     sx_z *z = ZZ(cx);
@@ -188,9 +188,9 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
         fault_path(cx, what);
         return NULL;
     }
-    if (geom && e->tex[p].ndims != geom) {
-        snprintf(what, sizeof what, "a %dD %s by thread %d from the %dD texture '%s'", geom, ins->opcode, cx->t,
-                 e->tex[p].ndims, e->spec->params[p].name);
+    if (geom && ptx_tex_geometry(&e->tex[p]) != geom) {
+        snprintf(what, sizeof what, "a .%s %s by thread %d from the .%s texture '%s'", ptx_tex_geom_name(geom),
+                 ins->opcode, cx->t, ptx_tex_geom_name(ptx_tex_geometry(&e->tex[p])), e->spec->params[p].name);
         fault_path(cx, what);
         return NULL;
     }
@@ -207,19 +207,20 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
 /* How many coordinates the access takes (a .3d one's fourth is ignored). */
 static int ncoords(const ptx_instr *ins)
 {
-    int geom = ins->mode % PTX_TLD4_COMP;
-    return geom == PTX_TEX_3D ? 3 : geom;
+    return ptx_tex_coords_used(ins->mode % PTX_TLD4_COMP);
 }
 
 /* The coordinates of a tex, tld4, suld or sust as bit-vectors (s32, or f32
- * bits); *symbolic when one is not a constant. */
-static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbits[3], bool *symbolic)
+ * bits; a layered access's first is its u32 layer); *symbolic when one is
+ * not a constant. */
+static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbits[4], bool *symbolic)
 {
     sx_z *z = ZZ(cx);
-    int nc = ncoords(cx->ins);
+    int nc = ncoords(cx->ins), geom = cx->ins->mode % PTX_TLD4_COMP;
+    bool layered = geom == PTX_TEX_A1D || geom == PTX_TEX_A2D || geom == PTX_TEX_ACUBE;
     *symbolic = false;
     for (int k = 0; k < nc; k++) {
-        Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], t);
+        Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], layered && k == 0 ? PTX_T_U32 : t);
         if (!v)
             return false;
         cbits[k] = sx_z_to_bv(z, v);
@@ -229,10 +230,10 @@ static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbit
 }
 
 /* Every coordinate as a constant, pinning the symbolic ones. */
-static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[3], uint32_t coord[3])
+static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[4], uint32_t coord[4])
 {
     int nc = ncoords(cx->ins);
-    coord[0] = coord[1] = coord[2] = 0;
+    coord[0] = coord[1] = coord[2] = coord[3] = 0;
     for (int k = 0; k < nc; k++) {
         uint64_t u;
         if (sx_z_get_u64(ZZ(cx), cbits[k], &u))
@@ -246,7 +247,7 @@ static bool concrete_coordinates(sx_cx *cx, Z3_ast cbits[3], uint32_t coord[3])
 /* The texture or surface an access names and its coordinates, symbolic
  * ones pinned; NULL with *ret the step's result (1: the path ended with a
  * fault, -1: the state failed). */
-static const ptx_texture *pinned_access(sx_cx *cx, const ptx_operand *a, ptx_type ct, int *p, uint32_t coord[3],
+static const ptx_texture *pinned_access(sx_cx *cx, const ptx_operand *a, ptx_type ct, int *p, uint32_t coord[4],
                                         int *ret)
 {
     const ptx_texture *t = texture_of(cx, p);
@@ -255,7 +256,7 @@ static const ptx_texture *pinned_access(sx_cx *cx, const ptx_operand *a, ptx_typ
         *ret = *p < 0 && cx->dead ? 1 : -1;
         return NULL;
     }
-    Z3_ast cbits[3];
+    Z3_ast cbits[4];
     bool symbolic;
     return coordinates(cx, a, ct, cbits, &symbolic) && concrete_coordinates(cx, cbits, coord) ? t : NULL;
 }
@@ -304,7 +305,7 @@ static int exec_surf(sx_cx *cx)
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
                             ins->line), -1;
     int p = 0, ret;
-    uint32_t coord[3];
+    uint32_t coord[4];
     const ptx_texture *t = pinned_access(cx, a, PTX_T_S32, &p, coord, &ret);
     if (!t)
         return ret;
@@ -333,7 +334,7 @@ static int exec_tld4(sx_cx *cx)
         (ins->type != PTX_T_F32 && ins->type != PTX_T_S32 && ins->type != PTX_T_U32))
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction 'tld4' form (line %d)", ins->line), -1;
     int p = 0, ret;
-    uint32_t coord[3];
+    uint32_t coord[4];
     const ptx_texture *t = pinned_access(cx, a, PTX_T_F32, &p, coord, &ret);
     if (!t)
         return ret;
@@ -387,17 +388,17 @@ int sx_exec_tex(sx_cx *cx)
     if (!t)
         return p < 0 && cx->dead ? 1 : -1;
     int region = cx->e->tex_region[p];
-    Z3_ast cbits[3];
+    Z3_ast cbits[4];
     bool symbolic;
     if (!coordinates(cx, a, int_coords ? PTX_T_S32 : PTX_T_F32, cbits, &symbolic))
         return -1;
     Z3_ast out[4];
     bool ok;
-    if (symbolic && int_coords && t->ndims == 1 &&
+    if (symbolic && int_coords && ptx_tex_geometry(t) == PTX_TEX_1D &&
         (t->address[0] == WH_TEX_CLAMP || t->address[0] == WH_TEX_BORDER)) {
         ok = fetch_symbolic_index(cx, t, region, cbits[0], out);
     } else {
-        uint32_t coord[3];
+        uint32_t coord[4];
         ok = concrete_coordinates(cx, cbits, coord) && fetch_taps(cx, t, region, int_coords, coord, out);
     }
     if (!ok)

@@ -1209,6 +1209,33 @@ Test(fake_cuda, a_gather_texture_is_made_for_gathers)
     fx_close(&f);
 }
 
+/* Layered textures and cubemaps: the worker makes their arrays with
+ * CUDA_ARRAY3D_LAYERED (the layers as the depth) and CUDA_ARRAY3D_CUBEMAP
+ * (6 faces, of each layer), copies the texels in whole, and the fake's C
+ * versions of tex_layered and tex_cube agree with the sim. */
+Test(fake_cuda, layered_and_cubemap_textures_reach_the_kernel)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/textures.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_layered.json", "3", "3");
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_cube.json", "3", "3");
+    fakelog g = read_log(f.log);
+    bool layered = false, cube = false, cube_layers = false;
+    for (int k = 0; k < g.n; k++) {
+        if (strcmp(g.l[k].op, "array_create")) continue;
+        layered |= strstr(g.l[k].rest, "4 3 5 fmt") && strstr(g.l[k].rest, "flags 1");
+        cube |= strstr(g.l[k].rest, "3 3 6 fmt") && strstr(g.l[k].rest, "flags 4");
+        cube_layers |= strstr(g.l[k].rest, "2 2 12 fmt") && strstr(g.l[k].rest, "flags 5");
+    }
+    cr_expect(layered, "a 4 x 3 array of 5 layers (CUDA_ARRAY3D_LAYERED)");
+    cr_expect(cube, "a cubemap of 3 x 3 faces (CUDA_ARRAY3D_CUBEMAP)");
+    cr_expect(cube_layers, "a layered cubemap of 2 layers of 2 x 2 faces");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* Surface objects: the worker makes a CUDA array with surface load/store
  * and a surface object once; an input surface is restored before every
  * launch (surf_walk writes row 0: warm-ups and repetitions start from the

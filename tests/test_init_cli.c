@@ -157,6 +157,32 @@ Test(init_cli, texture_objects_become_textures)
     }
 }
 
+/* Layered and cubemap fetches draft layered and cubemap textures, and the
+ * drafts run. */
+Test(init_cli, layered_and_cubemap_fetches_become_such_textures)
+{
+    need_ptx("build/ptx/tests/ptx/textures.ptx");
+    static const char *const entry[] = { "tex_layered", "tex_cube", "tex_cube" };
+    static const int param_of[] = { 0, 0, 1 }, ndims[] = { 2, 2, 2 };
+    static const bool layered[] = { true, false, true }, cube[] = { false, true, true };
+    for (int k = 0; k < 3; k++) {
+        char dir[] = "/tmp/wh_init_XXXXXX";
+        cr_assert(mkdtemp(dir));
+        json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", entry[k]);
+        json_t *t = param(spec, param_of[k]), *tex = json_object_get(t, "texture");
+        cr_expect_str_eq(str(t, "kind"), "texture", "%s", entry[k]);
+        cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)ndims[k], "%s", entry[k]);
+        cr_expect_eq(json_object_get(tex, "layers") != NULL, layered[k], "%s param %d layers", entry[k], param_of[k]);
+        cr_expect_eq(json_is_true(json_object_get(tex, "cube")), cube[k], "%s param %d cube", entry[k], param_of[k]);
+        json_decref(spec);
+        char path[300];
+        snprintf(path, sizeof path, "%s/spec.json", dir);
+        const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
+        cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft of %s runs", entry[k]);
+        ts_rmtree(dir);
+    }
+}
+
 /* Every entry of every bundled and corpus kernel: the draft loads (init
  * checks that itself) and one sim run ends ok, or faults or hangs as a
  * finding: never an unsupported instruction or a tool error. */

@@ -266,10 +266,10 @@ Test(spec_check, a_texture_stated_otherwise_is_warned_about)
     check_texture_spec(GATHER, 0, w, sizeof w, &n);
     cr_expect_eq(n, 0, "%s", w);
     check_texture_spec(GATHER, 1, w, sizeof w, &n);
-    cr_expect(strstr(w, "parameter 'costs': the kernel uses it as a 1D texture object (tex): state it as "
+    cr_expect(strstr(w, "parameter 'costs': the kernel uses it as a .1d texture object (tex): state it as "
                         "\"kind\": \"texture\""), "%s", w);
     check_texture_spec(GATHER, 2, w, sizeof w, &n);
-    cr_expect(strstr(w, "parameter 'costs': 2 dimension(s) in the spec, but the kernel's accesses are 1D"), "%s", w);
+    cr_expect(strstr(w, "parameter 'costs': a .2d texture in the spec, but the kernel's accesses are .1d"), "%s", w);
     check_texture_spec(GATHER, 3, w, sizeof w, &n);
     cr_expect(strstr(w, "parameter 'costs': a surface in the spec, but the kernel uses it as a texture"), "%s", w);
     /* a texture tld4 gathers from needs an array made for it; one only

@@ -85,6 +85,16 @@ Test(texture, the_spec_says_what_a_texture_may_be)
                    "\"texture\":{\"dims\":[4,4,4,4]}}", "[width, height, depth]");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
                    "\"texture\":{\"dims\":[16],\"gather\":true}}", "is for 2-D textures in a CUDA array");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4,4],\"layers\":2}}", "layers are of 1-D or 2-D textures");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[16],\"layers\":2,\"memory\":\"linear\"}}", "is a CUDA array");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4],\"cube\":true}}", "a cubemap's \"dims\" are its faces'");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"cube\":true,\"filter\":\"linear\"}}", "point sampled here");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[4,4],\"cube\":true,\"gather\":true}}", "neither layered nor a cubemap");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"struct\",\"role\":\"input\",\"fields\":["
                    "{\"name\":\"x\",\"type\":\"u8\"},{\"name\":\"y\",\"type\":\"u8\"},{\"name\":\"z\",\"type\":\"u8\"}],"
                    "\"texture\":{\"dims\":[4,4]}}", "1, 2 or 4 channels");
@@ -599,4 +609,147 @@ Test(texture, the_symbolic_stage_gathers_and_queries, .timeout = 240)
 {
     spec_explores_replaying(GATHER4, 8, INT32_MAX);
     spec_explores_replaying("tests/specs/tex_query.json", 1, 1);
+}
+
+/* Spec at path on one input: texture parameter k's texel e is value(k, e),
+ * the f32 buffers after the textures (ntex of them) take fcoords[b][i], the
+ * i32 buffer after them lcoords[i]; run on the sim, outputs in *imgp. */
+typedef double (*texel_fn)(int tex, int64_t e);
+
+static void run_fetches(const char *path, int ntex, texel_fn value, const float *const *fcoords, int nf,
+                        const int *lcoords, int n, wh_image **imgp, wh_spec **sp)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int k = 0; k < ntex; k++) {
+        wh_type t = s->params[k].fields[0].type;
+        for (uint64_t e = 0; e < img->bufs[k].count; e++) {
+            if (t == WH_F32)
+                wh_value_set_float(t, img->bufs[k].data + 4 * e, value(k, (int64_t)e));
+            else
+                wh_value_set_int(t, img->bufs[k].data + 4 * e, (int64_t)value(k, (int64_t)e));
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        for (int b = 0; b < nf; b++)
+            wh_value_set_float(WH_F32, img->bufs[ntex + b].data + 4 * i, fcoords[b][i]);
+        wh_value_set_int(WH_I32, img->bufs[ntex + nf].data + 4 * i, lcoords[i]);
+    }
+    harness *h = open_sim(s, true);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    harness_close(h);
+    *imgp = img;
+    *sp = s;
+}
+
+/* texel (x, y) of layer l of tex_layered's 4 x 3 texture: 50 l + 10 y + x */
+static double layered_texel(int tex, int64_t e)
+{
+    (void)tex;
+    return (double)(50 * (e / 12) + 10 * (e % 12 / 4) + e % 4);
+}
+
+/* A layered fetch reads its layer's texel, the layer clamped to the last
+ * and the coordinates to the layer's edges. */
+Test(texture, a_layered_fetch_reads_its_layer)
+{
+    ts_need_ptx(PTX);
+    const float xs[] = { 2.5f, -1.0f, 3.99f }, ys[] = { 1.5f, 9.0f, 0.2f };
+    const float *const fc[] = { xs, ys };
+    const int ls[] = { 3, 9, 0 }, want[] = { 162, 220, 3 };
+    wh_image *img;
+    wh_spec *s;
+    run_fetches("tests/specs/tex_layered.json", 1, layered_texel, fc, 2, ls, 3, &img, &s);
+    for (int i = 0; i < 3; i++) {
+        int acc = 0;
+        for (int k = 0; k < (want[i] & 7); k++)
+            acc += k ^ want[i];
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[4].data + 4 * i), want[i] + (acc << 8), "thread %d", i);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* texel idx of face f (of layer l): the cubemap 10 f + idx, the layered
+ * one 100 l + 10 f + idx */
+static double cube_texel(int tex, int64_t e)
+{
+    return tex == 0 ? (double)(10 * (e / 9) + e % 9) : (double)(100 * (e / 24) + 10 * (e % 24 / 4) + e % 4);
+}
+
+/* The major axis of the direction picks the face (+x -x +y -y +z -z), the
+ * CUDA guide's table the place on it; a layered cubemap's layer is
+ * clamped. */
+Test(texture, a_cubemap_fetch_picks_the_face_of_the_major_axis)
+{
+    ts_need_ptx(PTX);
+    const float xs[] = { 1.0f, 0.2f, -0.5f, -1.0f }, ys[] = { 0.0f, -1.0f, 0.2f, 0.5f },
+                zs[] = { 0.0f, 0.9f, -0.8f, 0.3f };
+    const float *const fc[] = { xs, ys, zs };
+    const int ls[] = { 1, 0, 5, 0 };
+    const float want[][2] = { { 4, 103 }, { 31, 31 }, { 55, 151 }, { 11, 11 } };
+    wh_image *img;
+    wh_spec *s;
+    run_fetches("tests/specs/tex_cube.json", 2, cube_texel, fc, 3, ls, 4, &img, &s);
+    for (int i = 0; i < 4; i++)
+        for (int c = 0; c < 2; c++)
+            cr_expect_eq(wh_value_get_float(WH_F32, img->bufs[6].data + 4 * (2 * i + c)), want[i][c],
+                         "direction (%g, %g, %g) %s: %g, expected %g", xs[i], ys[i], zs[i], c ? "layered" : "cubemap",
+                         wh_value_get_float(WH_F32, img->bufs[6].data + 4 * (2 * i + c)), want[i][c]);
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* Layered and cubemap fetches in the symbolic stage: coordinates and
+ * layers pinned, texels symbolic, every atom replaying. */
+Test(texture, the_symbolic_stage_reads_layers_and_faces, .timeout = 240)
+{
+    spec_explores_replaying("tests/specs/tex_layered.json", 4, INT32_MAX);
+    spec_explores_replaying("tests/specs/tex_cube.json", 1, INT32_MAX);
+}
+
+/* A cubemap's faces are square: a spec whose dimensions evaluate otherwise
+ * is refused when the texture is made, naming it. */
+Test(texture, a_cubemap_of_oblong_faces_is_refused)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+#define CUBE_BUF(n) "{\"name\":\"" n "\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+    wh_spec *s = spec_with("tex_cube",
+                           "{\"name\":\"c\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[3,4],\"cube\":true}},"
+                           "{\"name\":\"ca\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[2,2],\"cube\":true,\"layers\":1}}",
+                           CUBE_BUF("xs") CUBE_BUF("ys") CUBE_BUF("zs")
+                           "{\"name\":\"ls\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":16,\"role\":\"output\"},"
+                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}",
+                           dir, &err);
+#undef CUBE_BUF
+    cr_assert(s, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    wh_error_clear(&err);
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = h ? wh_image_new(s, &l, &err) : NULL;
+    harness_result r = { 0 };
+    bool ran = h && img && harness_measure(h, img, 1, &r, &err) && r.status == HARNESS_OK;
+    cr_expect(!ran, "a cubemap of 3 x 4 faces ran");
+    const char *msg = wh_error_is_set(&err) ? err.msg : r.message;
+    cr_expect(strstr(msg, "texture 'c': a cubemap's faces are square, not 3 x 4"), "%s", msg);
+    if (h && img) harness_result_free(&r);
+    wh_image_free(img);
+    harness_close(h);
+    wh_spec_free(s);
+    ts_rmtree(dir);
 }

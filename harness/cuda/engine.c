@@ -596,7 +596,7 @@ static bool load_texture(drv *d, drv_param *p, const wh_cuda_arg *a, char *msg, 
     char desc[300];
     const ptx_texture *t = &p->p.tex;
     const char *what = t->surface ? "surface" : "texture";
-    uint64_t want = (uint64_t)t->dims[0] * (uint64_t)t->dims[1] * (uint64_t)t->dims[2] * (uint64_t)t->texel_bytes;
+    uint64_t want = (uint64_t)ptx_tex_texels(t) * (uint64_t)t->texel_bytes;
     if (a->bytes != want) {
         fmt(msg, n, "%s '%s': %llu bytes sent, its dimensions take %llu", what, p->name,
             (unsigned long long)a->bytes, (unsigned long long)want);

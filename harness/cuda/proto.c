@@ -259,10 +259,11 @@ static void put_texture(wh_cuda_wbuf *b, const ptx_texture *t)
         wh_cuda_put_u64(b, (uint64_t)t->dims[k]);
         wh_cuda_put_u32(b, (uint32_t)t->address[k]);
     }
+    wh_cuda_put_u64(b, (uint64_t)t->layers);
     wh_cuda_put_u32(b, (uint32_t)t->filter_linear | (uint32_t)t->normalized_coords << 1 |
                            (uint32_t)t->read_normalized << 2 | (uint32_t)t->linear_memory << 3 |
                            (uint32_t)t->chan_float << 4 | (uint32_t)t->chan_signed << 5 | (uint32_t)t->surface << 6 |
-                           (uint32_t)t->gather << 7);
+                           (uint32_t)t->gather << 7 | (uint32_t)t->cube << 8);
     wh_cuda_put_u32(b, (uint32_t)t->channels);
     wh_cuda_put_u32(b, (uint32_t)t->chan_bytes);
 }
@@ -280,6 +281,9 @@ static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
         if (t->dims[k] < 1 || t->dims[k] > INT32_MAX || t->address[k] > WH_TEX_ADDRESS_LAST)
             r->bad = true;
     }
+    t->layers = (int64_t)wh_cuda_get_u64(r);
+    if (t->layers < 0 || t->layers > 65535)
+        r->bad = true;
     uint32_t f = wh_cuda_get_u32(r);
     t->filter_linear = f & 1;
     t->normalized_coords = f >> 1 & 1;
@@ -289,6 +293,7 @@ static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
     t->chan_signed = f >> 5 & 1;
     t->surface = f >> 6 & 1;
     t->gather = f >> 7 & 1;
+    t->cube = f >> 8 & 1;
     t->channels = (int)wh_cuda_get_u32(r);
     t->chan_bytes = (int)wh_cuda_get_u32(r);
     if (nd > 3 || (t->channels != 1 && t->channels != 2 && t->channels != 4) ||

@@ -5,7 +5,9 @@
  * room to start its texels at a multiple of WH_CU_TEXTURE_ALIGNMENT; every
  * other texture, and every surface, in a CUDA array (surfaces with
  * CUDA_ARRAY3D_SURFACE_LDST, textures the spec says tld4 gathers from with
- * CUDA_ARRAY3D_TEXTURE_GATHER).  Integer texels are read as integers unless
+ * CUDA_ARRAY3D_TEXTURE_GATHER, layered ones with CUDA_ARRAY3D_LAYERED and
+ * the layers as the depth, cubemaps with CUDA_ARRAY3D_CUBEMAP and their 6
+ * faces, of each layer, as the depth).  Integer texels are read as integers unless
  * the spec asks for normalized floats.  A kernel writes its surfaces, so a
  * surface keeps a pristine linear copy of its content that is copied into
  * the array before each launch, as the engine restores its input buffers.
@@ -40,16 +42,24 @@ static CUaddress_mode address_mode(int a)
     }
 }
 
+/* The 2-D slices of a texture's texels: its depth, its layers, its
+ * cubemap faces (of each layer). */
+static size_t slices(const ptx_texture *t)
+{
+    return (size_t)(ptx_tex_texels(t) / (t->dims[0] * t->dims[1]));
+}
+
 static CUresult make_array(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_texture *t, CUDA_RESOURCE_DESC *res)
 {
     CUDA_ARRAY3D_DESCRIPTOR ad;
     memset(&ad, 0, sizeof ad);
     ad.Width = (size_t)t->dims[0];
     ad.Height = t->ndims > 1 ? (size_t)t->dims[1] : 0;
-    ad.Depth = t->ndims > 2 ? (size_t)t->dims[2] : 0;
+    ad.Depth = t->ndims > 2 || t->layers || t->cube ? slices(t) : 0;
     ad.Format = texel_format(t);
     ad.NumChannels = (unsigned)t->channels;
     ad.Flags = t->surface ? CUDA_ARRAY3D_SURFACE_LDST : t->gather ? CUDA_ARRAY3D_TEXTURE_GATHER : 0;
+    ad.Flags |= (t->layers ? CUDA_ARRAY3D_LAYERED : 0) | (t->cube ? CUDA_ARRAY3D_CUBEMAP : 0);
     CUarray a = NULL;
     CUresult r = api->Array3DCreate(&a, &ad);
     o->array = a;
@@ -125,7 +135,7 @@ static CUresult copy_array(const wh_cuda_api *api, const wh_cuda_texobj *o, cons
     }
     cp.WidthInBytes = row;
     cp.Height = (size_t)t->dims[1];
-    cp.Depth = (size_t)t->dims[2];
+    cp.Depth = slices(t);
     return api->Memcpy3D(&cp);
 }
 
@@ -144,8 +154,9 @@ bool wh_cuda_texobj_make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_te
         return true;
     char desc[300];
     wh_cuda_describe(api, r, desc, sizeof desc);
-    snprintf(msg, n, "making %s '%s' (%d-D, %lld x %lld x %lld texels of %d bytes): %s", what, name, t->ndims,
-             (long long)t->dims[0], (long long)t->dims[1], (long long)t->dims[2], t->texel_bytes, desc);
+    snprintf(msg, n, "making %s '%s' (.%s, %lld x %lld x %lld texels of %d bytes, %lld layers): %s", what, name,
+             ptx_tex_geom_name(ptx_tex_geometry(t)), (long long)t->dims[0], (long long)t->dims[1],
+             (long long)t->dims[2], t->texel_bytes, (long long)t->layers, desc);
     wh_cuda_texobj_free(api, o);
     return false;
 }

@@ -400,34 +400,35 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
-/* tex, tld4, suld, sust, txq, suq: src[0] the texture or surface object,
- * src[1..] the coordinates (the fourth of a .3d access is ignored; none for
- * a query); mode keeps the geometry (tld4: and the component) or the
- * query; sust's values are registers whose slots go in dst. */
+/* tex, tld4, suld, sust, txq, suq: the texture or surface object's slot
+ * in addr.base, the coordinates in src (a layered access's first is its
+ * u32 layer; none for a query); mode keeps the geometry (tld4: and the
+ * component) or the query; sust's values are registers whose slots go in
+ * dst. */
 static bool decode_tex_sources(dctx *c, sim_instr *s)
 {
     bool store = c->pi->op == PTX_OP_SUST;
     const ptx_operand *a = &c->pi->ops[store ? 0 : 1];
     bool query = c->pi->op == PTX_OP_TXQ || c->pi->op == PTX_OP_SUQ;
     int geom = c->pi->mode % PTX_TLD4_COMP;
-    int n = query ? 0 : geom == PTX_TEX_3D ? 3 : geom;
+    int n = query ? 0 : ptx_tex_coords_used(geom);
+    bool layered = geom == PTX_TEX_A1D || geom == PTX_TEX_A2D || geom == PTX_TEX_ACUBE;
     ptx_type ct = c->pi->op == PTX_OP_TEX || c->pi->op == PTX_OP_TLD4 ? c->pi->type2 : PTX_T_S32;
     for (int k = 0; store && k < c->pi->vec; k++) {
         const ptx_operand *v = &c->pi->ops[1];
         s->dst[k] = c->F->slot[(v->kind == PTX_OPD_VEC ? &v->elems[k] : v)->reg];
         add_dep(s, c->F, s->dst[k], false);
     }
-    s->src[0].kind = SIM_OPD_REG;
-    s->src[0].slot = c->F->slot[a->reg];
-    add_dep(s, c->F, s->src[0].slot, false);
+    s->addr.base = c->F->slot[a->reg];
+    add_dep(s, c->F, s->addr.base, false);
     for (int k = 0; k < n; k++) {
-        sim_opd *d = &s->src[1 + k];
-        if (!decode_src(c, &a->elems[0].elems[k], ct, d))
+        sim_opd *d = &s->src[k];
+        if (!decode_src(c, &a->elems[0].elems[k], layered && k == 0 ? PTX_T_U32 : ct, d))
             return false;
         if (d->kind == SIM_OPD_REG)
             add_dep(s, c->F, d->slot, false);
     }
-    s->nsrc = (uint8_t)(1 + n);
+    s->nsrc = (uint8_t)n;
     s->space = PTX_SPACE_GLOBAL;
     return true;
 }

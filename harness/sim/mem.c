@@ -533,7 +533,7 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
         why = surface ? "is no surface object parameter of the spec" : "is no texture object parameter of the spec";
     else if (R->tex[p].surface != surface)
         why = surface ? "names a texture, not a surface" : "names a surface, not a texture";
-    else if (geom && R->tex[p].ndims != geom)
+    else if (geom && ptx_tex_geometry(&R->tex[p]) != geom)
         why = surface ? "names a surface of another geometry" : "names a texture of another geometry";
     else if (in->op == PTX_OP_TLD4 && !R->tex[p].gather)
         why = "names a texture whose spec does not say \"gather\": true (tld4 reads a CUDA array made for "
@@ -549,7 +549,7 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
     return NULL;
 }
 
-/* tex, tld4, suld, sust, txq, suq: the handle and the coordinates of every lane. */
+/* tex, tld4, suld, sust, txq, suq: the coordinates of every lane. */
 static void access_operands(sim_run *R, sim_warp *w, const sim_instr *in, sim_src ops[4])
 {
     for (int k = 0; k < in->nsrc && k < 4; k++)
@@ -559,13 +559,14 @@ static void access_operands(sim_run *R, sim_warp *w, const sim_instr *in, sim_sr
 /* The texture or surface lane l accesses (*p: its spec parameter) and the
  * lane's coordinates; NULL after stopping the run. */
 static const ptx_texture *lane_access(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, const sim_src *ops,
-                                      uint64_t *p, uint32_t coord[3])
+                                      uint64_t *p, uint32_t coord[4])
 {
-    const ptx_texture *tx = tex_of(R, w, in, l, SIM_V(ops[0], l));
-    *p = SIM_V(ops[0], l) - PTX_ADDR_TEXTURE;
-    coord[0] = coord[1] = coord[2] = 0;
-    for (int k = 0; k + 1 < in->nsrc && k < 3; k++)
-        coord[k] = (uint32_t)SIM_V(ops[k + 1], l);
+    uint64_t h = w->r[(size_t)in->addr.base * SIM_WARP + l];
+    const ptx_texture *tx = tex_of(R, w, in, l, h);
+    *p = h - PTX_ADDR_TEXTURE;
+    coord[0] = coord[1] = coord[2] = coord[3] = 0;
+    for (int k = 0; k < in->nsrc && k < 4; k++)
+        coord[k] = (uint32_t)SIM_V(ops[k], l);
     return tx;
 }
 
@@ -584,7 +585,7 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
         uint64_t p;
-        uint32_t ucoord[3];
+        uint32_t ucoord[4];
         const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, ucoord);
         if (!tx)
             return false;
@@ -635,7 +636,7 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
         uint64_t p;
-        uint32_t coord[3];
+        uint32_t coord[4];
         const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, coord);
         if (!tx)
             return false;
@@ -679,7 +680,7 @@ static bool exec_query(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m,
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
         uint64_t p;
-        uint32_t coord[3];
+        uint32_t coord[4];
         const ptx_texture *tx = lane_access(R, w, in, l, ops, &p, coord);
         if (!tx)
             return false;

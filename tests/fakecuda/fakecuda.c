@@ -1084,8 +1084,10 @@ EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_
     if (r != CUDA_SUCCESS)
         return r;
     size_t eb = d ? format_bytes(d->Format) * d->NumChannels : 0;
-    if (!pHandle || !d || !eb || d->Width == 0 || (d->Depth && !d->Height) ||
-        (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4))
+    bool layered = d && (d->Flags & CUDA_ARRAY3D_LAYERED), cube = d && (d->Flags & CUDA_ARRAY3D_CUBEMAP);
+    if (!pHandle || !d || !eb || d->Width == 0 || (d->Depth && !d->Height && !layered) ||
+        (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4) ||
+        (cube && (d->Width != d->Height || d->Depth % 6 || (!layered && d->Depth != 6))) || (layered && !d->Depth))
         return CUDA_ERROR_INVALID_VALUE;
     struct CUarray_st *a = calloc(1, sizeof *a);
     size_t n = d->Width * (d->Height ? d->Height : 1) * (d->Depth ? d->Depth : 1);
@@ -1615,7 +1617,141 @@ static run_outcome run_tex_gather4(CUcontext c, CUmodule mod, const unsigned gri
     return RUN_OK;
 }
 
+/* A 1-channel texture over a layered or cubemap CUDA array (its flags
+ * checked), or NULL. */
+static const struct CUarray_st *array_texture(CUcontext c, CUtexObject t, unsigned flags, CUarray_format fmt)
+{
+    const fake_texture *tx = t >= 1 && t <= FAKECUDA_MAX_TEXTURES ? &g.tex[t - 1] : NULL;
+    const struct CUarray_st *a = tx && tx->live && !tx->surface && tx->ctx == c &&
+                                         tx->res.resType == CU_RESOURCE_TYPE_ARRAY ? tx->res.res.array.hArray : NULL;
+    return a && (a->desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) == flags && a->desc.Format == fmt &&
+                   a->desc.NumChannels == 1 ? a : NULL;
+}
+
+/* floor(x) clamped to [0, n). */
+static int clamped(float x, int n)
+{
+    float f = floorf(x);
+    return f < 0 ? 0 : f >= (float)n ? n - 1 : (int)f;
+}
+
+/* tests/ptx/textures.cu's tex_layered in C: tex2DLayered of a 1-channel
+ * s32 layered array, point sampled, clamped, the layer clamped too. */
+static run_outcome run_tex_layered(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                   void **params, CUresult *code, double *ns)
+{
+    CUtexObject t;
+    CUdeviceptr xs, ys, ls, out;
+    int n;
+    memcpy(&t, params[0], sizeof t);
+    memcpy(&xs, params[1], sizeof xs);
+    memcpy(&ys, params[2], sizeof ys);
+    memcpy(&ls, params[3], sizeof ls);
+    memcpy(&out, params[4], sizeof out);
+    memcpy(&n, params[5], sizeof n);
+    const struct CUarray_st *a = array_texture(c, t, CUDA_ARRAY3D_LAYERED, CU_AD_FORMAT_SIGNED_INT32);
+    if (!a || !a->desc.Height) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    const int *texels = (const int *)(const void *)a->host;
+    int w = (int)a->desc.Width, h = (int)a->desc.Height, layers = (int)a->desc.Depth;
+    double cost = FAKECUDA_KERNEL_NS;
+    for (int i = 0; i < n && i < (int)(grid[0] * block[0]); i++) {
+        float x, y;
+        int l, acc = 0;
+        unsigned char *px = device_bytes(c, xs + 4 * (CUdeviceptr)i, 4), *py = device_bytes(c, ys + 4 * (CUdeviceptr)i, 4);
+        unsigned char *pl = device_bytes(c, ls + 4 * (CUdeviceptr)i, 4), *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+        if (!px || !py || !pl || !po) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        memcpy(&x, px, 4);
+        memcpy(&y, py, 4);
+        memcpy(&l, pl, 4);
+        unsigned ul = (unsigned)l;
+        int layer = ul >= (unsigned)layers ? layers - 1 : (int)ul;
+        int v = texels[(layer * h + clamped(y, h)) * w + clamped(x, w)];
+        for (int k = 0; k < (v & 7); k++)
+            acc += k ^ v;
+        int o = v + (acc << 8);
+        memcpy(po, &o, 4);
+        cost += FAKECUDA_THREAD_NS * (1 + (v & 7));
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
+/* A cubemap's texel in direction (x, y, z): the face of the major axis
+ * (+x -x +y -y +z -z), s and t as the CUDA guide's table says. */
+static int cube_texel_index(int w, float x, float y, float z)
+{
+    float ax = fabsf(x), ay = fabsf(y), az = fabsf(z), m, sc, tc;
+    int face;
+    if (ax >= ay && ax >= az)
+        face = x >= 0 ? 0 : 1, m = ax, sc = x >= 0 ? -z : z, tc = -y;
+    else if (ay >= az)
+        face = y >= 0 ? 2 : 3, m = ay, sc = x, tc = y >= 0 ? z : -z;
+    else
+        face = z >= 0 ? 4 : 5, m = az, sc = z >= 0 ? x : -x, tc = -y;
+    float u = (sc / m + 1) / 2, v = (tc / m + 1) / 2;
+    return (face * w + clamped(v * (float)w, w)) * w + clamped(u * (float)w, w);
+}
+
+/* tests/ptx/textures.cu's tex_cube in C: texCubemap and texCubemapLayered
+ * of 1-channel f32 cubemap arrays, point sampled. */
+static run_outcome run_tex_cube(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                void **params, CUresult *code, double *ns)
+{
+    CUtexObject t, ta;
+    CUdeviceptr xs, ys, zs, ls, out;
+    int n;
+    memcpy(&t, params[0], sizeof t);
+    memcpy(&ta, params[1], sizeof ta);
+    memcpy(&xs, params[2], sizeof xs);
+    memcpy(&ys, params[3], sizeof ys);
+    memcpy(&zs, params[4], sizeof zs);
+    memcpy(&ls, params[5], sizeof ls);
+    memcpy(&out, params[6], sizeof out);
+    memcpy(&n, params[7], sizeof n);
+    const struct CUarray_st *a = array_texture(c, t, CUDA_ARRAY3D_CUBEMAP, CU_AD_FORMAT_FLOAT);
+    const struct CUarray_st *al =
+        array_texture(c, ta, CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED, CU_AD_FORMAT_FLOAT);
+    if (!a || !al) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    for (int i = 0; i < n && i < (int)(grid[0] * block[0]); i++) {
+        float d[3], o[2];
+        int l;
+        CUdeviceptr at[3] = { xs, ys, zs };
+        for (int k = 0; k < 3; k++) {
+            unsigned char *pk = device_bytes(c, at[k] + 4 * (CUdeviceptr)i, 4);
+            if (!pk) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            memcpy(&d[k], pk, 4);
+        }
+        unsigned char *pl = device_bytes(c, ls + 4 * (CUdeviceptr)i, 4), *po = device_bytes(c, out + 8 * (CUdeviceptr)i, 8);
+        if (!pl || !po) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        memcpy(&l, pl, 4);
+        unsigned layers = (unsigned)al->desc.Depth / 6, ul = (unsigned)l;
+        int layer = ul >= layers ? (int)layers - 1 : (int)ul, wa = (int)al->desc.Width;
+        o[0] = ((const float *)(const void *)a->host)[cube_texel_index((int)a->desc.Width, d[0], d[1], d[2])];
+        o[1] = ((const float *)(const void *)al->host)[layer * 6 * wa * wa + cube_texel_index(wa, d[0], d[1], d[2])];
+        memcpy(po, o, 8);
+    }
+    *ns = FAKECUDA_KERNEL_NS + FAKECUDA_THREAD_NS * n;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
+    { "tex_layered", 6, FAKECUDA_INC_REGS, 0, run_tex_layered },
+    { "tex_cube", 8, FAKECUDA_INC_REGS, 0, run_tex_cube },
     { "tex_gather4", 5, FAKECUDA_INC_REGS, 0, run_tex_gather4 },
     { "surf_walk", 4, FAKECUDA_INC_REGS, 0, run_surf_walk },
     { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },

@@ -102,3 +102,30 @@ extern "C" __global__ void tex_query(cudaTextureObject_t t, cudaSurfaceObject_t 
     for (int k = 0; k < 8; k++)
         out[k] = q[k];
 }
+
+/* tex_layered: tex2DLayered of an int texture at float coordinates and a layer from the input
+ * (the layer clamped to the layers there are); each thread loops (texel & 7) times.  tex_cube
+ * reads a cubemap (texCubemap) and a layered cubemap (texCubemapLayered) in the direction
+ * (xs[i], ys[i], zs[i]): the major axis picks the face. */
+extern "C" __global__ void tex_layered(cudaTextureObject_t t, const float *xs, const float *ys, const int *ls, int *out,
+                                       int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int v = tex2DLayered<int>(t, xs[i], ys[i], ls[i]);
+    int acc = 0;
+    for (int k = 0; k < (v & 7); k++)
+        acc += k ^ v;
+    out[i] = v + (acc << 8);
+}
+
+extern "C" __global__ void tex_cube(cudaTextureObject_t c, cudaTextureObject_t ca, const float *xs, const float *ys,
+                                    const float *zs, const int *ls, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    out[2 * i] = texCubemap<float>(c, xs[i], ys[i], zs[i]);
+    out[2 * i + 1] = texCubemapLayered<float>(ca, xs[i], ys[i], zs[i], ls[i]);
+}
