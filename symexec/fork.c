@@ -94,8 +94,12 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
         }
         r = 1;
     }
-    if (r == 0)
+    if (r == 0) {
+        /* the other side is infeasible, so the model's side is implied
+         * (and joins the path when the solver is not trusted: solver.c) */
+        sx_solver_implied(e, s, mside ? cond : sx_z_not(z, cond));
         return mside;
+    }
     e->forks++;
     int side = choose(e, s, fk);
     if (fk->cut[side] && !fk->cut[!side])

@@ -242,6 +242,7 @@ struct sx_engine {
     Z3_solver solver;
     struct sx_watchdog *dog;             /* watchdog.c */
     int interrupted;                     /* solver calls the watchdog cut */
+    bool distrust;                       /* a check has ended unknown: see "trust" in solver.c */
     int memouts;                         /* of them, for Z3's memory (or not started) */
     uint64_t mem_limit;                  /* bytes of Z3 allocations; 0: none */
     sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */
@@ -363,6 +364,9 @@ bool sx_mem_zero(sx_engine *e, sx_state *s, int dst, uint64_t n);
 /* Parameters of the engine's solver, once, after it is made. */
 void sx_solver_configure(sx_engine *e);
 int sx_solver_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m);
+/* c, which a check found implied by s's path (its negation infeasible),
+ * joins the path once e->distrust is set ("trust" in solver.c). */
+void sx_solver_implied(sx_engine *e, sx_state *s, Z3_ast c);
 
 /* watchdog.c: Z3_interrupt on a solver call that runs past its deadline,
  * or while Z3's allocations are past mem_limit bytes (0: no limit)

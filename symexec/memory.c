@@ -359,8 +359,11 @@ static bool unique_value(sx_cx *cx, Z3_ast a, uint64_t *v)
     Z3_ast mv = sx_model_value(cx->e, cx->s->model, a);
     if (!mv || !sx_z_get_u64(z, mv, v))
         return false;
-    Z3_ast ne = sx_z_not(z, sx_z_eq(z, a, sx_z_num(z, *v, sx_z_width(z, a))));
-    return sx_solver_check(cx->e, cx->s, ne, NULL) == 0;
+    Z3_ast eq = sx_z_eq(z, a, sx_z_num(z, *v, sx_z_width(z, a)));
+    if (sx_solver_check(cx->e, cx->s, sx_z_not(z, eq), NULL) != 0)
+        return false;
+    sx_solver_implied(cx->e, cx->s, eq);
+    return true;
 }
 
 static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr, uint64_t v,
@@ -392,6 +395,8 @@ static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr,
     int sat = sx_solver_check(e, cx->s, bad, &bm);
     if (sat < 0)
         return -1;
+    if (sat == 0)   /* always inside */
+        sx_solver_implied(e, cx->s, sx_z_not(z, bad));
     if (sat == 1) {
         sx_issue_add(e, SX_ISSUE_OOB, cx->ins->line, cx->t, Z3_ast_to_string(z->c, bad), bm,
                   "%s access of %d bytes by thread %d may fall outside '%s' (%" PRIu64 " bytes)",
@@ -409,6 +414,39 @@ static int resolve_symbolic(sx_cx *cx, ptx_space space, int thread, Z3_ast addr,
         sx_state_set_model(e, cx->s, gm);
         Z3_model_dec_ref(z->c, gm);
     }
+    return 1;
+}
+
+/* The solver gave up on a question an access needed answered: the state
+ * turns concolic, as after a give-up on a branch (fork.c), and says where. */
+static void gave_up(sx_cx *cx, const char *what)
+{
+    cx->e->giveups++;
+    cx->s->concolic = true;
+    sx_state_note(cx->s, "solver gave up on %s at line %d (thread %d); the path follows its model from there", what,
+                  cx->ins->line, cx->t);
+}
+
+/* Does the state's model make c true? */
+static bool model_says(sx_cx *cx, Z3_ast c)
+{
+    Z3_ast v = sx_model_value(cx->e, cx->s->model, c);
+    return v && sx_z_bool_value(&cx->e->z, v) == 1;
+}
+
+/* A guarded access outside every buffer whose guard the solver could not
+ * decide: the state's model decides, its side joining the path (sound: the
+ * model satisfies it).  1: the access does not run; 0: it runs, and the
+ * path ends with the error. */
+static int guard_by_model(sx_cx *cx, ptx_space space, uint64_t v, int n)
+{
+    sx_z *z = &cx->e->z;
+    gave_up(cx, "the guard of an access outside every buffer");
+    if (model_says(cx, cx->guard)) {
+        sx_state_add_pc(cx->e, cx->s, cx->guard);
+        return die(cx, "%s access at 0x%" PRIx64 " (%d bytes) outside every buffer", space_label(space), v, n);
+    }
+    sx_state_add_pc(cx->e, cx->s, sx_z_not(z, cx->guard));
     return 1;
 }
 
@@ -451,13 +489,26 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
     }
     if (!conc && !bounded && unique_value(cx, addr, &v))
         conc = true;
-    if (!conc)
-        return resolve_symbolic(cx, space, thread, addr, v, n, loc);
+    if (!conc) {
+        int r = resolve_symbolic(cx, space, thread, addr, v, n, loc);
+        if (r >= 0 || z->failed || e->fatal)
+            return r;
+        /* the solver gave up on the address's bounds: it is pinned to the
+         * model's value, the equality joining the path, and the state goes
+         * on concolic (before: it ended as a cut path) */
+        gave_up(cx, "the bounds of an address");
+        sx_state_add_pc(e, cx->s, sx_z_eq(z, addr, sx_z_num(z, v, 64)));
+        e->pinned++;
+    }
     int ri = sx_layout_find(e, space, thread, v);
     if (ri < 0 || v - e->regions[ri].base + (uint64_t)n > e->regions[ri].size) {
         if (cx->guard) {
             /* only an error if the instruction can run */
             int g = sx_solver_check(e, cx->s, cx->guard, NULL);
+            if (g < 0 && !z->failed && !e->fatal) {
+                loc->region = -1;
+                return guard_by_model(cx, space, v, n);
+            }
             if (g < 0)
                 return -1;
             if (g == 1) {
@@ -468,6 +519,10 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
             Z3_ast ng = sx_z_not(z, cx->guard);
             Z3_model gm = NULL;
             int ok = sx_solver_check(e, cx->s, ng, &gm);
+            if (ok < 0 && !z->failed && !e->fatal) {
+                loc->region = -1;
+                return guard_by_model(cx, space, v, n);
+            }
             if (ok <= 0)
                 return ok < 0 ? -1 : die(cx, "%s access at 0x%" PRIx64 " (%d bytes) outside every buffer",
                                          space_label(space), v, n);

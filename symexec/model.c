@@ -115,14 +115,14 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
         for (int i = 0; i < ms->n; i++)
             Z3_solver_assert(z->c, s, ms->a[i]);
     }
-    /* the watchdog is the bound (Z3's own timeout only without one: see
-     * set_timeout in solver.c) */
-    bool watched = ms_left != UINT_MAX;
-    if (!ms->e->dog && (watched || ms->e->model_query_ms || ms->e->model_deadline > 0))
+    if (ms_left != UINT_MAX || ms->e->model_query_ms || ms->e->model_deadline > 0)
         limit_model_check(z, s, ms_left);
+    /* Z3's timeout does not always hold (watchdog.c): a hard bound too */
+    bool watched = ms_left != UINT_MAX;
     if (watched)
-        sx_watchdog_arm(ms->e->dog, ms_left);
+        sx_watchdog_arm(ms->e->dog, ms_left + (ms_left / 4 > 500 ? ms_left / 4 : 500));
     Z3_lbool r = Z3_solver_check(z->c, s);
+    ms->e->distrust |= r == Z3_L_UNDEF;   /* the context's next call may be cancelled: solver.c, "trust" */
     if (ms->e->res)
         ms->e->res->model_checks++;
     sx_cut cut = watched ? sx_watchdog_disarm(ms->e->dog) : SX_CUT_NONE;

@@ -78,8 +78,8 @@ static bool sync_to(sx_engine *e, sx_node *pc)
 }
 
 /* No check may run past the time budget or the per-query limit: lower
- * the limit as the budget runs out (an unknown answer is a give-up, see
- * fork.c and search.c).  UINT_MAX: no limit at all. */
+ * the solver's timeout as the budget runs out (an unknown answer is a
+ * give-up, see fork.c and search.c).  UINT_MAX: no limit at all. */
 static unsigned left_ms(const sx_engine *e)
 {
     double left = e->opt.time_budget_s > 0 ? (e->opt.time_budget_s - (wh_clock_s() - e->t0)) * 1000.0 : 4e9;
@@ -99,17 +99,30 @@ static void set_uint_param(sx_z *z, Z3_solver s, const char *name, unsigned v)
     Z3_params_dec_ref(z->c, p);
 }
 
-/* Z3's own "timeout" parameter is used only when the engine has no
- * watchdog (its thread could not start): Z3 4.8's timer can fire after
- * the check it was set for has returned, and the cancel it leaves behind
- * hits whatever the context does next.  Measured under 1 ms checks on
- * sssp_relax: the path constraint asserted right after a timed-out check
- * became `false`, every later check of that state answered "infeasible",
- * the state followed its model without adding a constraint, and atoms of
- * the path did not replay (tests/test_symexec_sound.c, 4 runs in 6; a
- * loop of timed-out checks shows it in 3 % of the checks after them).
- * The watchdog interrupts only while the call it was armed for runs
- * (sx_watchdog_disarm takes its lock), so nothing outlives the call. */
+/* Trust: Z3 4.8.12's timer can fire after the check it was set for has
+ * returned, and the cancel it leaves behind hits whatever the context does
+ * next: a loop of timed-out checks, each followed by an easy one, got
+ * "unknown" for the easy one 3 % of the time; in the engine a path
+ * constraint asserted right after a timed-out check became `false`, so
+ * every later check of that state answered "infeasible" and the state
+ * went on without the constraints of its branches (14 sssp_relax
+ * explorations in 20 under 1 ms checks had a path whose atoms did not
+ * replay).  The watchdog alone (Z3_interrupt acts only while its call
+ * runs) is no cure: Z3 heeds it far later than its own timeout on
+ * float-heavy paths (escape_time's 10 s stage took 60 s).  So once a check
+ * has ended unknown, no "infeasible" is taken on trust any more: a side, a
+ * value or a bound the solver says is forced joins the path all the same
+ * (sx_solver_implied), and a path's formula holds for its atoms whatever
+ * the solver answered; a wrong answer can only hide other paths.  Before
+ * the first unknown no late cancel can exist, so explorations without one
+ * pay nothing (adding every implied side always cost 15-55 % of the paths
+ * of a 10 s stage on bfs1, nsichneu, fsm_lexer and binary_search). */
+void sx_solver_implied(sx_engine *e, sx_state *s, Z3_ast c)
+{
+    if (e->distrust)
+        sx_state_add_pc(e, s, c);
+}
+
 static void set_timeout(sx_z *z, Z3_solver s, unsigned ms)
 {
     set_uint_param(z, s, "timeout", ms);
@@ -128,7 +141,7 @@ void sx_solver_configure(sx_engine *e)
 static void limit_check_time(sx_engine *e)
 {
     unsigned ms = left_ms(e);
-    if (e->dog || ms == UINT_MAX)
+    if (ms == UINT_MAX)
         return;
     if (e->timeout_ms && ms >= e->timeout_ms * 4 / 5)
         return;
@@ -146,7 +159,7 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     if (!fs)
         return -2;
     Z3_solver_inc_ref(z->c, fs);
-    if (!e->dog && left_ms(e) != UINT_MAX)
+    if (left_ms(e) != UINT_MAX)
         set_timeout(z, fs, left_ms(e));
     Z3_solver_assert(z->c, fs, e->domains);
     for (const sx_node *n = s->pc; n; n = n->up)
@@ -163,6 +176,7 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
             Z3_model_inc_ref(z->c, *m);
     }
     Z3_solver_dec_ref(z->c, fs);
+    e->distrust |= r == Z3_L_UNDEF;
     if (Z3_get_error_code(z->c) != Z3_OK) {
         if (m && *m)
             Z3_model_dec_ref(z->c, *m);
@@ -173,13 +187,15 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     return r == Z3_L_TRUE ? 1 : r == Z3_L_FALSE ? 0 : -2;
 }
 
-/* The watchdog's deadline for a call: the check's own limit (0: none).
- * Z3 can take a second or more to heed the interrupt (scopes,
- * preprocessing), which the call then still spends. */
-static unsigned watch_ms(const sx_engine *e)
+/* The watchdog's deadline for a call: the check's own limit and a margin
+ * for what Z3's timeout does not cover (scopes, preprocessing). */
+static unsigned hard_ms(const sx_engine *e)
 {
     unsigned ms = left_ms(e);
-    return ms == UINT_MAX ? 0 : ms;
+    if (ms == UINT_MAX)
+        return 0;
+    unsigned margin = ms / 4 > 500 ? ms / 4 : 500;
+    return ms + margin;
 }
 
 /* After an interrupt the solver's scopes are in no known state: empty it
@@ -226,7 +242,7 @@ static int check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
         return -1;   /* a give-up: the search stops at its next step */
     if (!memory_left(e))
         return -1;
-    unsigned ms = watch_ms(e);
+    unsigned ms = hard_ms(e);
     if (ms)
         sx_watchdog_arm(e->dog, ms);
     int r = check_bounded(e, s, extra, m);
@@ -271,6 +287,7 @@ static int check_bounded(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model
     }
     if (extra)
         Z3_solver_pop(z->c, e->solver, 1);
+    e->distrust |= r == Z3_L_UNDEF;
     if (Z3_get_error_code(z->c) != Z3_OK) {
         snprintf(z->errmsg, sizeof z->errmsg, "Z3: %s", Z3_get_error_msg(z->c, Z3_get_error_code(z->c)));
         z->failed = true;
