@@ -270,7 +270,7 @@ static json_t *texture_json(const init_param *p, notes *n)
     bool linear = p->tex_geom == PTX_TEX_1D && p->tex_coord == PTX_T_S32;
     json_object_set_new(tex, "memory", json_string(linear ? "linear" : "array"));
     if (p->gathers) json_object_set_new(tex, "gather", json_true());
-    if (p->tex_geom == PTX_TEX_A1D || p->tex_geom == PTX_TEX_A2D || p->tex_geom == PTX_TEX_ACUBE)
+    if (ptx_tex_geom_layered(p->tex_geom))
         json_object_set_new(tex, "layers", json_integer(8));
     if (cube) json_object_set_new(tex, "cube", json_true());
     json_object_set_new(b, "texture", tex);

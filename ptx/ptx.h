@@ -694,6 +694,9 @@ int ptx_tex_geometry_of(int ndims, bool layered, bool cube);
 const char *ptx_tex_geom_name(int g);
 /* The dimensions per layer of geometry g (a cubemap's faces: 2). */
 int ptx_tex_geom_dims(int g);
+/* Is geometry g layered (.a1d, .a2d, .acube: its first coordinate the u32
+ * layer)? */
+bool ptx_tex_geom_layered(int g);
 /* A texture's texels: its dimensions' product, times its layers, times 6
  * for a cubemap. */
 int64_t ptx_tex_texels(const ptx_texture *t);

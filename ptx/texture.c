@@ -209,6 +209,11 @@ const char *ptx_tex_geom_name(int g)
     return g >= 0 && g <= PTX_TEX_GEOM_LAST ? names[g] : "?";
 }
 
+bool ptx_tex_geom_layered(int g)
+{
+    return g == PTX_TEX_A1D || g == PTX_TEX_A2D || g == PTX_TEX_ACUBE;
+}
+
 int64_t ptx_tex_texels(const ptx_texture *t)
 {
     return t->dims[0] * t->dims[1] * t->dims[2] * (t->layers ? t->layers : 1) * (t->cube ? 6 : 1);

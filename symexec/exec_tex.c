@@ -217,7 +217,7 @@ static bool coordinates(sx_cx *cx, const ptx_operand *a, ptx_type t, Z3_ast cbit
 {
     sx_z *z = ZZ(cx);
     int nc = ncoords(cx->ins), geom = cx->ins->mode % PTX_TLD4_COMP;
-    bool layered = geom == PTX_TEX_A1D || geom == PTX_TEX_A2D || geom == PTX_TEX_ACUBE;
+    bool layered = ptx_tex_geom_layered(geom);
     *symbolic = false;
     for (int k = 0; k < nc; k++) {
         Z3_ast v = sx_opd_value(cx, &a->elems[0].elems[k], layered && k == 0 ? PTX_T_U32 : t);

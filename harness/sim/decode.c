@@ -412,7 +412,7 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
     bool query = c->pi->op == PTX_OP_TXQ || c->pi->op == PTX_OP_SUQ;
     int geom = c->pi->mode % PTX_TLD4_COMP;
     int n = query ? 0 : ptx_tex_coords_used(geom);
-    bool layered = geom == PTX_TEX_A1D || geom == PTX_TEX_A2D || geom == PTX_TEX_ACUBE;
+    bool layered = ptx_tex_geom_layered(geom);
     ptx_type ct = c->pi->op == PTX_OP_TEX || c->pi->op == PTX_OP_TLD4 ? c->pi->type2 : PTX_T_S32;
     for (int k = 0; store && k < c->pi->vec; k++) {
         const ptx_operand *v = &c->pi->ops[1];
