@@ -3,23 +3,29 @@
 #
 #   bench/gpu.sh [--device N] [--reps R] [--kernels A,B] [--skip-tests]
 #                [--skip-compare] [--reference] [--fidelity] [--prebuilt]
+#                [--check-specs 'GLOB ...'] [--step-timeout S]
 #
 # On a machine with a GPU (and the NVIDIA driver) it:
 #   1. builds warphunt, the PTX of the bundled kernels, the test runner and
 #      bench_launch;
 #   2. checks that a CUDA device is usable (driver loaded, JIT works) and
 #      fails clearly, with the reason, when not;
-#   3. runs the cuda tests with WARPHUNT_REQUIRE_GPU=1 (a skip is a failure);
-#   4. measures the launch rate of an empty kernel and the harness's fixed
+#   3. measures the launch rate of an empty kernel and the harness's fixed
 #      cost per repetition (bench_launch), and writes a sim profile of the
 #      GPU with `warphunt calibrate` (calibrated.json);
-#   5. for every bundled kernel: `warphunt measure --backend cuda --reps R
+#   4. with --fidelity: bench_fidelity --measure on the GPU, warm and cold
+#      L2 (fidelity_gpu.csv, fidelity_gpu_cold.csv): every bundled and
+#      corpus kernel's seeded random and hand-built inputs and the sim
+#      reference runs' best ones (results/<kernel>/reference), to be compared
+#      with the sim's times of the same inputs, made anywhere
+#      (bench_fidelity --compare; README, "calibrate");
+#   5. runs the cuda tests with WARPHUNT_REQUIRE_GPU=1 (a skip is a failure);
+#   6. for every bundled kernel: `warphunt measure --backend cuda --reps R
 #      --json`: the harness's overhead per repetition beyond the kernel
 #      time (its wall_s over R, less the kernel's mean; uploads and
 #      warm-ups included) and the fixed cost of the command (start_ms: its
 #      wall time less wall_s: process start, spec and PTX load, worker
-#      start, JIT);
-#   6. for every bundled kernel: `warphunt measure --backend cuda --check`:
+#      start, JIT); and `warphunt measure --backend cuda --check`:
 #      sim and GPU on the same random input, outputs compared (integers bit
 #      for bit, floats within HARNESS_CHECK_FLOAT_ULPS ulp);
 #   7. `warphunt compare` on kernels/artificial.json with the cuda backend;
@@ -29,14 +35,17 @@
 #   9. bench_groundtruth on the GPU: the ground-truth kernels' known worst,
 #      best and random inputs, beside reference/'s best inputs where there
 #      are some (groundtruth.txt, groundtruth.json);
-#  10. with --fidelity: bench_fidelity --measure on the GPU, warm and cold
-#      L2 (fidelity_gpu.csv, fidelity_gpu_cold.csv): every bundled and
-#      corpus kernel's seeded random and hand-built inputs and the sim
-#      reference runs' best ones (results/<kernel>/reference), to be compared
-#      with the sim's times of the same inputs, made anywhere
-#      (bench_fidelity --compare; README, "calibrate");
 # and writes everything under results/gpu/<device>/ with a summary.txt.
-# --kernels limits steps 5, 6 and 8 to the named bundled kernels.
+# --kernels limits steps 6 and 8 to the named bundled kernels.
+# --check-specs adds spec files (globs, e.g. 'tests/specs/tex_*.json') to
+# step 6's agreement check: the texture and surface test specs exercise what
+# the bundled kernels do not.
+# --step-timeout S: every step (each command of it) gets at most S seconds
+# (timeout(1)); one that runs out counts as failed and the run goes on, so a
+# hang costs one step, not the campaign.  Where device time is short, the
+# order matters: after the launch figures come the calibration and, with
+# --fidelity, the fidelity inputs (the issue's figures), then the tests and
+# the per-kernel steps.
 #
 # --prebuilt: build nothing; use the binaries already in BUILD (and the
 # libraries in BUILD/lib, if any) and the PTX in build/ptx.  For a GPU
@@ -68,6 +77,8 @@ RUN_REFERENCE=0
 RUN_FIDELITY=0
 PREBUILT=0
 KERNELS=
+CHECK_SPECS=
+STEP_TIMEOUT=0
 COMPARE_ARGS=${COMPARE_ARGS:-}
 
 while [ $# -gt 0 ]; do
@@ -80,6 +91,8 @@ while [ $# -gt 0 ]; do
         --fidelity) RUN_FIDELITY=1; shift ;;
         --prebuilt) PREBUILT=1; shift ;;
         --kernels) KERNELS=$2; shift 2 ;;
+        --check-specs) CHECK_SPECS=$2; shift 2 ;;
+        --step-timeout) STEP_TIMEOUT=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
         *) echo "gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -99,6 +112,33 @@ if [ -n "$KERNELS" ]; then
 else
     specs=(kernels/*.json)
 fi
+
+# Step 6 checks the bundled kernels and the --check-specs files.
+check_specs=("${specs[@]}")
+if [ -n "$CHECK_SPECS" ]; then
+    for pattern in $CHECK_SPECS; do
+        matched=0
+        for f in $pattern; do
+            [ -f "$f" ] || continue
+            check_specs+=("$f")
+            matched=1
+        done
+        [ "$matched" = 1 ] || die "--check-specs: no spec file matches '$pattern'"
+    done
+fi
+case "$STEP_TIMEOUT" in
+    ''|*[!0-9]*) die "--step-timeout: '$STEP_TIMEOUT' is not a number of seconds" ;;
+esac
+
+# One command of a step, under --step-timeout when given (exit status 124
+# when it ran out; the caller counts it as a failure).
+step() {
+    if [ "$STEP_TIMEOUT" -gt 0 ]; then
+        timeout -k 10 "$STEP_TIMEOUT" "$@"
+    else
+        "$@"
+    fi
+}
 
 # --- 1/2. build the probe first, and stop early without a GPU --------------------
 if [ "$PREBUILT" = 1 ]; then
@@ -156,29 +196,18 @@ if command -v nvidia-smi >/dev/null 2>&1; then
         --format=csv -i "$DEVICE" >>"$summary" 2>/dev/null || true
 fi
 
-# --- 3. the GPU tests -------------------------------------------------------------
-if [ "$RUN_TESTS" = 1 ]; then
-    say "cuda tests (a skip counts as a failure)"
-    if WARPHUNT_REQUIRE_GPU=1 "$BUILD/test_runner" --filter='cuda*/*' --verbose >"$OUT/tests.log" 2>&1; then
-        echo "tests: $(grep -E 'Synthesis' "$OUT/tests.log" | tail -1)" >>"$summary"
-    else
-        failures+=("tests")
-        echo "tests: FAILED ($(grep -E 'Synthesis' "$OUT/tests.log" | tail -1); see tests.log)" >>"$summary"
-    fi
-fi
-
-# --- 4. launch rate and fixed cost ------------------------------------------------
+# --- 3. launch rate and fixed cost ------------------------------------------------
 say "launch rate (bench_launch)"
-if "$BUILD/bench/bench_launch" --require-gpu --json --device "$DEVICE" >"$OUT/launch.json" 2>"$OUT/launch.err"; then
-    "$BUILD/bench/bench_launch" --require-gpu --device "$DEVICE" --n 500 >>"$summary" 2>&1 || true
+if step "$BUILD/bench/bench_launch" --require-gpu --json --device "$DEVICE" >"$OUT/launch.json" 2>"$OUT/launch.err"; then
+    step "$BUILD/bench/bench_launch" --require-gpu --device "$DEVICE" --n 500 >>"$summary" 2>&1 || true
 else
     failures+=("bench_launch")
     echo "bench_launch: FAILED ($(tail -1 "$OUT/launch.err"))" >>"$summary"
 fi
 
-# --- 4b. a sim profile of this GPU (warphunt calibrate) ---------------------------
+# --- 3b. a sim profile of this GPU (warphunt calibrate) ---------------------------
 say "calibration (warphunt calibrate)"
-if "$BUILD/warphunt" calibrate --backend cuda --device "$DEVICE" --name "$device_name" \
+if step "$BUILD/warphunt" calibrate --backend cuda --device "$DEVICE" --name "$device_name" \
     -o "$OUT/calibrated.json" --json >"$OUT/calibrate.json" 2>"$OUT/calibrate.err"; then
     echo "calibrate: ok (calibrated.json: a sim profile of this GPU)" >>"$summary"
     sed 's/^/  /' "$OUT/calibrate.err" >>"$summary"
@@ -187,17 +216,47 @@ else
     echo "calibrate: FAILED ($(tail -1 "$OUT/calibrate.err"))" >>"$summary"
 fi
 
+# --- 4. with --fidelity: every kernel's inputs timed for bench_fidelity -------------
+if [ "$RUN_FIDELITY" = 1 ]; then
+    say "fidelity inputs on the GPU (bench_fidelity), warm and cold L2"
+    fid=("$BUILD/bench/bench_fidelity" --measure --backend cuda --device "$DEVICE" --reps 5 --found 'results/{}/reference')
+    # Each CSV is written row by row: one cut short by --step-timeout keeps
+    # the kernels it measured.
+    for l2 in warm cold; do
+        csv="$OUT/fidelity_gpu.csv" extra=()
+        [ "$l2" = cold ] && csv="$OUT/fidelity_gpu_cold.csv" extra=(--cold-l2)
+        if step "${fid[@]}" "${extra[@]}" -o "$csv" 2>>"$OUT/fidelity.err"; then
+            echo "fidelity ($l2 L2): ok ($(basename "$csv"): $(($(wc -l <"$csv") - 1)) inputs;" \
+                "compare it with the sim's CSV: bench_fidelity --compare)" >>"$summary"
+        else
+            failures+=("fidelity-$l2")
+            echo "fidelity ($l2 L2): FAILED ($(tail -1 "$OUT/fidelity.err"))" >>"$summary"
+        fi
+    done
+fi
+
+# --- 5. the GPU tests --------------------------------------------------------------
+if [ "$RUN_TESTS" = 1 ]; then
+    say "cuda tests (a skip counts as a failure)"
+    if WARPHUNT_REQUIRE_GPU=1 step "$BUILD/test_runner" --filter='cuda*/*' --verbose >"$OUT/tests.log" 2>&1; then
+        echo "tests: $(grep -E 'Synthesis' "$OUT/tests.log" | tail -1)" >>"$summary"
+    else
+        failures+=("tests")
+        echo "tests: FAILED ($(grep -E 'Synthesis' "$OUT/tests.log" | tail -1); see tests.log)" >>"$summary"
+    fi
+fi
+
 # A number from a flat JSON object (no jq needed): json_num FILE KEY
 json_num() { sed -n "s/^ *\"$2\": *\\(-\\{0,1\\}[0-9.eE+-]*\\).*/\\1/p" "$1" | head -1; }
 json_str() { sed -n "s/^ *\"$2\": *\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
 
-# --- 5/6. every bundled kernel: timing overhead and agreement with the sim ---------
+# --- 6. every bundled kernel: timing overhead and agreement with the sim ---------
 printf '\n%-12s %8s %12s %12s %14s %10s %10s  %s\n' kernel status mean_us stddev_us overhead_us/rep start_ms check note >>"$summary"
-for spec in "${specs[@]}"; do
+for spec in "${check_specs[@]}"; do
     k=$(basename "$spec" .json)
     say "kernel $k"
     t0=$(date +%s.%N)
-    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
+    step "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --reps "$REPS" --json --quiet \
         >"$OUT/measure_$k.json" 2>"$OUT/measure_$k.err"
     rc=$?
     t1=$(date +%s.%N)
@@ -219,7 +278,7 @@ for spec in "${specs[@]}"; do
         note=$(json_str "$OUT/measure_$k.json" message | cut -c1-100)
     fi
 
-    "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --check --json --quiet \
+    step "$BUILD/warphunt" measure "$spec" --backend cuda --device "$DEVICE" --check --json --quiet \
         >"$OUT/check_$k.json" 2>"$OUT/check_$k.err"
     crc=$?
     if [ $crc -eq 0 ]; then
@@ -243,7 +302,7 @@ if [ "$RUN_COMPARE" = 1 ]; then
     # shellcheck disable=SC2086
     # (a budget or other search options go in COMPARE_ARGS, e.g. "--evals 300 --seeds 1")
     rm -rf "$OUT/compare"
-    if "$BUILD/warphunt" compare kernels/artificial.json --backend cuda --device "$DEVICE" $COMPARE_ARGS \
+    if step "$BUILD/warphunt" compare kernels/artificial.json --backend cuda --device "$DEVICE" $COMPARE_ARGS \
         -o "$OUT/compare" >"$OUT/compare.out" 2>"$OUT/compare.err"; then
         echo "compare: ok (compare/table.md, compare/plot.svg, one run directory per strategy and seed)" >>"$summary"
     else
@@ -271,26 +330,12 @@ say "ground-truth inputs (bench_groundtruth)"
 gt_found=()
 [ -d "$OUT/reference" ] && gt_found=(--found "$OUT/reference")
 gt=("$BUILD/bench/bench_groundtruth" --backend cuda --device "$DEVICE" "${gt_found[@]}")
-if "${gt[@]}" >"$OUT/groundtruth.txt" 2>"$OUT/groundtruth.err" &&
-    "${gt[@]}" --json >"$OUT/groundtruth.json" 2>>"$OUT/groundtruth.err"; then
+if step "${gt[@]}" >"$OUT/groundtruth.txt" 2>"$OUT/groundtruth.err" &&
+    step "${gt[@]}" --json >"$OUT/groundtruth.json" 2>>"$OUT/groundtruth.err"; then
     echo "ground truth: ok (groundtruth.txt)" >>"$summary"
 else
     failures+=("groundtruth")
     echo "ground truth: FAILED ($(tail -1 "$OUT/groundtruth.err"))" >>"$summary"
-fi
-
-# --- 10. with --fidelity: every kernel's inputs timed for bench_fidelity ------------
-if [ "$RUN_FIDELITY" = 1 ]; then
-    say "fidelity inputs on the GPU (bench_fidelity), warm and cold L2"
-    fid=("$BUILD/bench/bench_fidelity" --measure --backend cuda --device "$DEVICE" --reps 5 --found 'results/{}/reference')
-    if "${fid[@]}" -o "$OUT/fidelity_gpu.csv" 2>"$OUT/fidelity.err" &&
-        "${fid[@]}" --cold-l2 -o "$OUT/fidelity_gpu_cold.csv" 2>>"$OUT/fidelity.err"; then
-        echo "fidelity: ok (fidelity_gpu.csv, fidelity_gpu_cold.csv; compare them with the sim's" \
-            "CSVs: bench_fidelity --compare)" >>"$summary"
-    else
-        failures+=("fidelity")
-        echo "fidelity: FAILED ($(tail -1 "$OUT/fidelity.err"))" >>"$summary"
-    fi
 fi
 
 echo >>"$summary"

@@ -134,7 +134,8 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
              "mkdir -p '%s/bin' && printf '#!/bin/sh\\nexit 97\\n' >'%s/bin/make' && chmod +x '%s/bin/make' && "
              "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH='%s/bin':\"$PATH\" BUILD='%s/build-bundle' "
              "WARPHUNT_LIBCUDA='%s' WH_FAKECUDA_ANY_KERNEL=1 GPU_OUT='%s/out' "
-             "bash bench/gpu.sh --prebuilt --skip-tests --skip-compare --kernels gt_loop --reps 3 >'%s' 2>&1",
+             "bash bench/gpu.sh --prebuilt --skip-tests --skip-compare --kernels gt_loop --reps 3 "
+             "--check-specs 'tests/specs/tex_gath*.json' --step-timeout 300 >'%s' 2>&1",
              dir, dir, dir, dir, dir, lib, dir, log);
     int rc = system(cmd);
     cr_assert(WIFEXITED(rc));
@@ -146,5 +147,22 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
     cr_expect(strstr(s, "warphunt device bundle"), "the bundle's manifest is in the summary:\n%s", s);
     cr_expect(strstr(s, "\ngt_loop      "), "a row for gt_loop:\n%s", s);
     cr_expect(!strstr(s, "\nartificial   "), "--kernels measured only gt_loop:\n%s", s);
+    /* The fake driver has tex_gather and tex_gather4 in C: those checks agree. */
+    cr_expect(strstr(s, "\ntex_gather   ") && strstr(s, "\ntex_gather4  "), "--check-specs rows:\n%s", s);
+    const char *row = strstr(s, "\ntex_gather4  ");
+    cr_expect(row && strstr(row, "agree"), "tex_gather4 agrees with the sim on the fake driver:\n%s", s);
+
+    /* Bad --check-specs and --step-timeout are refused before anything runs. */
+    snprintf(cmd, sizeof cmd,
+             "BUILD='%s/build-bundle' bash bench/gpu.sh --prebuilt --check-specs 'tests/specs/nope_*.json' "
+             ">'%s' 2>&1", dir, log);
+    rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s", slurp(log));
+    cr_expect(strstr(slurp(log), "no spec file matches 'tests/specs/nope_*.json'"), "%s", slurp(log));
+    snprintf(cmd, sizeof cmd, "BUILD='%s/build-bundle' bash bench/gpu.sh --prebuilt --step-timeout 5m >'%s' 2>&1",
+             dir, log);
+    rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s", slurp(log));
+    cr_expect(strstr(slurp(log), "--step-timeout: '5m' is not a number of seconds"), "%s", slurp(log));
     ts_rmtree(dir);
 }
