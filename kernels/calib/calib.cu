@@ -10,8 +10,16 @@
  * section's last instruction feeds the clock read where completion is
  * what is measured (loads, atomics): a GPU issues in order and waits for
  * the operand, and so does the sim.  The PTX is inline `asm volatile`, so
- * neither nvcc nor ptxas can fold or reorder it; chains use `mad`/`fma`
- * with operands the compiler cannot know, which no assembler shortens.
+ * nvcc cannot fold or reorder it; chains use `mad`/`fma` with operands the
+ * compiler cannot know, which no assembler shortens.  ptxas, though,
+ * schedules a read of %clock64 like any instruction without operands: on
+ * sm_90 it put every clock read of the global chase before its first load
+ * (sections of 2 cycles).  So where memory is timed, a section's first
+ * address depends on the clock read before it (after_clk: the clock's sign
+ * bit, 0, which no compiler can know) and the read after it is predicated
+ * on the section's last value (clk_after), which no scheduler can hoist
+ * above the instruction that makes the value.  Both cost the same in every
+ * section, so they cancel in the differences.
  *
  * Launches (kernels/calib/NAME.json): one thread for the chains and the
  * pointer chases, one warp for throughput, bank conflicts, atomics,
@@ -27,6 +35,23 @@ static __device__ __forceinline__ long long clk(void)
 {
     long long t;
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+    return t;
+}
+
+/* 0, from the clock read t: added to a section's first operand, it keeps
+ * the section after the read. */
+static __device__ __forceinline__ unsigned after_clk(long long t)
+{
+    return (unsigned)((unsigned long long)t >> 63);
+}
+
+/* The clock, read once v is known (v is never all ones in these kernels:
+ * indices, counts and sums of small values). */
+static __device__ __forceinline__ long long clk_after(unsigned v)
+{
+    long long t;
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0xffffffff;\n\t"
+                 "@q mov.u64 %0, %%clock64;\n\t@!q mov.u64 %0, 0;\n\t}" : "=l"(t) : "r"(v));
     return t;
 }
 
@@ -150,10 +175,11 @@ extern "C" __global__ void calib_global(long long *out, const unsigned *next)
      * share base's register) */
     for (int pass = 0; pass < 2; pass++) {
         t[4 * pass] = clk();
-        asm volatile("mov.u64 %1, %2;\n\t" HOP32_GLOBAL : "+r"(v), "=&l"(p) : "l"(base));
-        t[4 * pass + 1] = clk();
-        asm volatile("add.u64 %1, %2, 4096;\n\t" HOP32_GLOBAL HOP32_GLOBAL : "+r"(v), "=&l"(p) : "l"(base));
-        t[4 * pass + 3] = clk();
+        asm volatile("mov.u64 %1, %2;\n\t" HOP32_GLOBAL : "+r"(v), "=&l"(p) : "l"(base + after_clk(t[4 * pass])));
+        t[4 * pass + 1] = clk_after(v);
+        asm volatile("add.u64 %1, %2, 4096;\n\t" HOP32_GLOBAL HOP32_GLOBAL
+                     : "+r"(v), "=&l"(p) : "l"(base + after_clk(t[4 * pass + 1])));
+        t[4 * pass + 3] = clk_after(v);
     }
     out[0] = t[1] - t[0];   /* cold, 32 hops */
     out[1] = t[3] - t[1];   /* cold, 64 hops */
@@ -196,22 +222,22 @@ extern "C" __global__ void calib_shared(long long *out)
     long long t0 = 0, t1 = 0, t3 = 0;
     if (threadIdx.x == 0) {
         t0 = clk();
-        asm volatile("mov.u32 %1, %2;\n\t" HOP32_SHARED : "+r"(v), "=&r"(p) : "r"(base));
-        t1 = clk();
-        asm volatile("mov.u32 %1, %2;\n\t" HOP32_SHARED HOP32_SHARED : "+r"(v), "=&r"(p) : "r"(base));
-        t3 = clk();
+        asm volatile("mov.u32 %1, %2;\n\t" HOP32_SHARED : "+r"(v), "=&r"(p) : "r"(base + after_clk(t0)));
+        t1 = clk_after(v);
+        asm volatile("mov.u32 %1, %2;\n\t" HOP32_SHARED HOP32_SHARED : "+r"(v), "=&r"(p) : "r"(base + after_clk(t1)));
+        t3 = clk_after(v);
     }
     __syncwarp();
     unsigned r0, r1, r2, r3, r4, r5, r6, r7;
     unsigned flat = base + threadIdx.x * 4, conflict = base + threadIdx.x * 128;
     long long t4 = clk();
     asm volatile(LOADS8(128, 256, 384, 512, 640, 768, 896) : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7)
-                 : "r"(flat));
-    long long t5 = clk();
+                 : "r"(flat + after_clk(t4)));
+    long long t5 = clk_after(r0);
     unsigned sum = r0;
     asm volatile(LOADS8(4, 8, 12, 16, 20, 24, 28) : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7)
-                 : "r"(conflict));
-    long long t6 = clk();
+                 : "r"(conflict + after_clk(t5)));
+    long long t6 = clk_after(r0);
     if (threadIdx.x == 0) {
         out[0] = t1 - t0;   /* chase, 32 hops */
         out[1] = t3 - t1;   /* chase, 64 hops */
@@ -236,11 +262,11 @@ extern "C" __global__ void calib_atomic(long long *out, unsigned *cell)
     asm volatile(ATOM_LAST : "=r"(r) : "l"(cell) : "memory");
     unsigned sum = r;
     long long t0 = clk();
-    asm volatile(RED8 ATOM_LAST : "=r"(r) : "l"(cell) : "memory");
-    long long t1 = clk();
+    asm volatile(RED8 ATOM_LAST : "=r"(r) : "l"(cell + after_clk(t0)) : "memory");
+    long long t1 = clk_after(r);
     sum += r;
-    asm volatile(RED8 RED8 ATOM_LAST : "=r"(r) : "l"(cell) : "memory");
-    long long t2 = clk();
+    asm volatile(RED8 RED8 ATOM_LAST : "=r"(r) : "l"(cell + after_clk(t1)) : "memory");
+    long long t2 = clk_after(r);
     if (threadIdx.x == 0) {
         out[0] = t1 - t0;
         out[1] = t2 - t1;
@@ -270,23 +296,23 @@ extern "C" __global__ void calib_l1(long long *out, const unsigned *next)
     unsigned v = 0, small = 2047;
     asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
     long long t0 = clk();
-    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
-    long long t1 = clk();
-    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base), "r"(small));
-    long long t2 = clk();
+    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base + after_clk(t0)), "r"(small));
+    long long t1 = clk_after(v);
+    asm volatile("mov.u64 %1, %2;\n\t" HOP32_L1 HOP32_L1 : "+r"(v), "=&l"(p) : "l"(base + after_clk(t1)), "r"(small));
+    long long t2 = clk_after(v);
     out[0] = t1 - t0;
     out[1] = t2 - t1;
     for (int i = 0; i < 8; i++) {
         unsigned mask = (2048u << i) - 1, hops = (8192u << i) / 128;
         long long ts = 0;
         for (int pass = 0; pass < 2; pass++) {
-            asm volatile("mov.u64 %1, %2;" : "+r"(v), "=&l"(p) : "l"(base), "r"(mask));
             if (pass == 1)
                 ts = clk();
+            asm volatile("mov.u64 %1, %2;" : "+r"(v), "=&l"(p) : "l"(base + after_clk(ts)), "r"(mask));
             for (unsigned h = 0; h < hops; h += 8)
                 asm volatile(HOP8_L1 : "+r"(v), "+l"(p) : "l"(base), "r"(mask));
         }
-        out[2 + i] = clk() - ts;
+        out[2 + i] = clk_after(v) - ts;
     }
     out[10] = v + (long long)p;
 }
@@ -326,10 +352,10 @@ extern "C" __global__ void calib_memory(long long *out, const unsigned *buf)
     unsigned long long lanep = (unsigned long long)buf + threadIdx.x * 32;
     asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep) : "memory");   /* warm */
     long long t0 = clk();
-    asm volatile(GLOADS8 "add.u32 %0, %0, %7;" : R16 : "l"(lanep) : "memory");
-    long long t1 = clk();
-    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep) : "memory");
-    long long t2 = clk();
+    asm volatile(GLOADS8 "add.u32 %0, %0, %7;" : R16 : "l"(lanep + after_clk(t0)) : "memory");
+    long long t1 = clk_after(r[0]);
+    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep + after_clk(t1)) : "memory");
+    long long t2 = clk_after(r[0]);
     unsigned sum = r[0];
 
     unsigned long long cbase, cp;
@@ -340,11 +366,12 @@ extern "C" __global__ void calib_memory(long long *out, const unsigned *buf)
     for (int k = 0; k < 4; k++) {   /* one address, 8 and 16 hops; then 32 addresses */
         unsigned off = k < 2 ? none : spread;
         tc[2 * k] = clk();
+        unsigned long long from = cbase + after_clk(tc[2 * k]);
         if (k % 2 == 0)
-            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(cbase), "r"(off));
+            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(from), "r"(off));
         else
-            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(cbase), "r"(off));
-        tc[2 * k + 1] = clk();
+            asm volatile("mov.u64 %1, %2;\n\t" HOP8_CONST HOP8_CONST : "+r"(v), "=&l"(cp) : "l"(from), "r"(off));
+        tc[2 * k + 1] = clk_after(v);
     }
 
     if (threadIdx.x == 0)
@@ -352,11 +379,11 @@ extern "C" __global__ void calib_memory(long long *out, const unsigned *buf)
     __syncwarp();
     unsigned c = (unsigned)__cvta_generic_to_shared(&cell), a;
     asm volatile(SATOM_LAST : "=r"(a) : "r"(c) : "memory");
-    long long t6 = clk();
-    asm volatile(SRED8 SATOM_LAST : "=r"(a) : "r"(c) : "memory");
-    long long t7 = clk();
-    asm volatile(SRED8 SRED8 SATOM_LAST : "=r"(a) : "r"(c) : "memory");
-    long long t8 = clk();
+    long long t6 = clk_after(a);
+    asm volatile(SRED8 SATOM_LAST : "=r"(a) : "r"(c + after_clk(t6)) : "memory");
+    long long t7 = clk_after(a);
+    asm volatile(SRED8 SRED8 SATOM_LAST : "=r"(a) : "r"(c + after_clk(t7)) : "memory");
+    long long t8 = clk_after(a);
     if (threadIdx.x == 0) {
         out[0] = t1 - t0;   /* 8 loads of 32 sectors */
         out[1] = t2 - t1;   /* 16 */
