@@ -16,10 +16,10 @@
  * sm_90 it put every clock read of the global chase before its first load
  * (sections of 2 cycles).  So where memory is timed, a section's first
  * address depends on the clock read before it (after_clk: the clock's sign
- * bit, 0, which no compiler can know) and the read after it is predicated
- * on the section's last value (clk_after), which no scheduler can hoist
- * above the instruction that makes the value.  Both cost the same in every
- * section, so they cancel in the differences.
+ * bit, 0, which no compiler can know) and the read after it follows a
+ * volatile shared store of the section's last value (clk_after), which
+ * waits for the value and which ptxas does not move a clock read above.
+ * Both cost the same in every section, so they cancel in the differences.
  *
  * Launches (kernels/calib/NAME.json): one thread for the chains and the
  * pointer chases, one warp for throughput, bank conflicts, atomics,
@@ -45,13 +45,16 @@ static __device__ __forceinline__ unsigned after_clk(long long t)
     return (unsigned)((unsigned long long)t >> 63);
 }
 
-/* The clock, read once v is known (v is never all ones in these kernels:
- * indices, counts and sums of small values). */
+/* The clock, read once v is known: v goes to a volatile shared store
+ * first, which waits for it, and ptxas keeps a clock read after a store
+ * (it hoists one above loads, or above a predicate on v: checked on the
+ * SASS of sm_90). */
 static __device__ __forceinline__ long long clk_after(unsigned v)
 {
+    __shared__ unsigned sink;
     long long t;
-    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0xffffffff;\n\t"
-                 "@q mov.u64 %0, %%clock64;\n\t@!q mov.u64 %0, 0;\n\t}" : "=l"(t) : "r"(v));
+    asm volatile("st.volatile.shared.u32 [%1], %2;\n\tmov.u64 %0, %%clock64;"
+                 : "=l"(t) : "r"((unsigned)__cvta_generic_to_shared(&sink)), "r"(v) : "memory");
     return t;
 }
 
@@ -201,13 +204,16 @@ extern "C" __global__ void calib_global(long long *out, const unsigned *next)
 /* Eight independent shared loads by the 32 lanes (addresses in %8, at
  * byte offsets 0, O1, ..., O7), then one add of the first and the last:
  * it waits for the last load, which leaves the shared-memory unit after
- * the seven before it. */
+ * the seven before it.  The caller uses every value after the section:
+ * ptxas drops a load whose value is never used, inline asm or not (on
+ * sm_90 it kept 2 of the 8). */
 #define LOADS8(O1, O2, O3, O4, O5, O6, O7) \
     "ld.shared.u32 %0, [%8];\n\t" "ld.shared.u32 %1, [%8+" #O1 "];\n\t" \
     "ld.shared.u32 %2, [%8+" #O2 "];\n\t" "ld.shared.u32 %3, [%8+" #O3 "];\n\t" \
     "ld.shared.u32 %4, [%8+" #O4 "];\n\t" "ld.shared.u32 %5, [%8+" #O5 "];\n\t" \
     "ld.shared.u32 %6, [%8+" #O6 "];\n\t" "ld.shared.u32 %7, [%8+" #O7 "];\n\t" \
     "add.u32 %0, %0, %7;\n\t"
+#define OUT8(a) "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3]), "=r"(a[4]), "=r"(a[5]), "=r"(a[6]), "=r"(a[7])
 
 /* Shared memory: the latency of a chase (32 and 64 hops, lane 0), and
  * eight loads without a bank conflict (lane l reads word l) and with a
@@ -228,22 +234,23 @@ extern "C" __global__ void calib_shared(long long *out)
         t3 = clk_after(v);
     }
     __syncwarp();
-    unsigned r0, r1, r2, r3, r4, r5, r6, r7;
+    /* each section's values summed after the last clock read, not between */
+    unsigned f[8], x[8];
     unsigned flat = base + threadIdx.x * 4, conflict = base + threadIdx.x * 128;
-    long long t4 = clk();
-    asm volatile(LOADS8(128, 256, 384, 512, 640, 768, 896) : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7)
-                 : "r"(flat + after_clk(t4)));
-    long long t5 = clk_after(r0);
-    unsigned sum = r0;
-    asm volatile(LOADS8(4, 8, 12, 16, 20, 24, 28) : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3), "=r"(r4), "=r"(r5), "=r"(r6), "=r"(r7)
-                 : "r"(conflict + after_clk(t5)));
-    long long t6 = clk_after(r0);
+    long long t4 = clk_after(v);   /* not hoisted above lane 0's chase */
+    asm volatile(LOADS8(128, 256, 384, 512, 640, 768, 896) : OUT8(f) : "r"(flat + after_clk(t4)));
+    long long t5 = clk_after(f[0]);
+    asm volatile(LOADS8(4, 8, 12, 16, 20, 24, 28) : OUT8(x) : "r"(conflict + after_clk(t5)));
+    long long t6 = clk_after(x[0]);
+    unsigned sum = 0;
+    for (int k = 0; k < 8; k++)
+        sum += f[k] + x[k];
     if (threadIdx.x == 0) {
         out[0] = t1 - t0;   /* chase, 32 hops */
         out[1] = t3 - t1;   /* chase, 64 hops */
         out[2] = t5 - t4;   /* eight loads, one wavefront each */
         out[3] = t6 - t5;   /* eight loads, 32 wavefronts each */
-        out[4] = v + sum + r0 + r1 + r2 + r3 + r4 + r5 + r6 + r7;
+        out[4] = v + sum;
         out[5] = p;
     }
 }
@@ -319,13 +326,14 @@ extern "C" __global__ void calib_l1(long long *out, const unsigned *next)
 
 /* Sixteen independent global loads by the 32 lanes, each lane 32 bytes
  * from the next (32 sectors a load), 1 KB between loads; then one add of
- * the first and the K-th loaded value, which waits for the K-th. */
+ * the first and the K-th loaded value, which waits for the K-th (every
+ * value is used after the section, as with LOADS8). */
 #define GL(k, off) "ld.global.cg.u32 %" #k ", [%16+" #off "];\n\t"
 #define GLOADS8 GL(0, 0) GL(1, 1024) GL(2, 2048) GL(3, 3072) GL(4, 4096) GL(5, 5120) GL(6, 6144) GL(7, 7168)
 #define GLOADS16 GLOADS8 GL(8, 8192) GL(9, 9216) GL(10, 10240) GL(11, 11264) GL(12, 12288) GL(13, 13312) \
     GL(14, 14336) GL(15, 15360)
-#define R16 "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]), \
-    "=r"(r[8]), "=r"(r[9]), "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]), "=r"(r[14]), "=r"(r[15])
+#define OUT16(a) OUT8(a), "=r"(a[8]), "=r"(a[9]), "=r"(a[10]), "=r"(a[11]), "=r"(a[12]), "=r"(a[13]), \
+    "=r"(a[14]), "=r"(a[15])
 
 /* A chase through the constant bank: each hop's address is the loaded
  * value (0) plus the lane's offset (%3: 128 bytes a lane, 32 addresses a
@@ -348,15 +356,17 @@ __constant__ unsigned calib_ctab[1024];
 extern "C" __global__ void calib_memory(long long *out, const unsigned *buf)
 {
     __shared__ unsigned cell;
-    unsigned r[16];
+    unsigned w[16], e[16], r[16];   /* summed after the last clock read, as in calib_shared */
     unsigned long long lanep = (unsigned long long)buf + threadIdx.x * 32;
-    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep) : "memory");   /* warm */
-    long long t0 = clk();
-    asm volatile(GLOADS8 "add.u32 %0, %0, %7;" : R16 : "l"(lanep + after_clk(t0)) : "memory");
-    long long t1 = clk_after(r[0]);
-    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : R16 : "l"(lanep + after_clk(t1)) : "memory");
+    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : OUT16(w) : "l"(lanep) : "memory");   /* warm */
+    long long t0 = clk_after(w[0]);
+    asm volatile(GLOADS8 "add.u32 %0, %0, %7;" : OUT16(e) : "l"(lanep + after_clk(t0)) : "memory");
+    long long t1 = clk_after(e[0]);
+    asm volatile(GLOADS16 "add.u32 %0, %0, %15;" : OUT16(r) : "l"(lanep + after_clk(t1)) : "memory");
     long long t2 = clk_after(r[0]);
-    unsigned sum = r[0];
+    unsigned sum = 0;
+    for (int k = 0; k < 16; k++)
+        sum += w[k] + (k < 8 ? e[k] : 0) + r[k];
 
     unsigned long long cbase, cp;
     asm volatile("mov.u64 %0, calib_ctab;" : "=l"(cbase));   /* its address in the constant space */
