@@ -88,6 +88,8 @@ static json_t *values_json(const harness_calibration *c)
     json_object_set_new(doc, "dram_sectors_per_cycle", json_real(c->dram_sectors_per_cycle));
     json_object_set_new(doc, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
     json_object_set_new(doc, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
+    json_object_set_new(doc, "unresolved", harness_calib_unresolved_json(c));
+    json_object_set_new(doc, "unresolved_sections", json_string(c->unresolved_why));
     return doc;
 }
 
@@ -125,6 +127,13 @@ static void print_values(const harness_calibration *c)
     else
         fprintf(stderr, "  divergent if       no dearer than a uniform one (%.2f)\n", c->divergence_extra);
     fprintf(stderr, "  empty kernel       %7.2f cycles\n", c->empty_kernel_cycles);
+    if (!c->unresolved)
+        return;
+    fprintf(stderr, "  not resolved (the longer section no longer; the profile keeps the built-in values):");
+    for (int q = 0; q < HARNESS_CQ_COUNT; q++)
+        if (c->unresolved & (1u << q))
+            fprintf(stderr, " %s", harness_calib_quantity_name(q));
+    fprintf(stderr, "\n    sections: %s\n", c->unresolved_why);
 }
 
 enum { OPT_OUTPUT = CLI_OPT_FIRST_FREE, OPT_NAME, OPT_REPS };

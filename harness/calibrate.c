@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,21 +115,91 @@ static bool run_repeated(harness *h, const wh_spec *spec, int reps, long long ra
     return true;
 }
 
-/* Every timed pair of sections: both counted, the longer one longer.  A
- * backend that does not run the kernel (a driver stub) leaves zeros. */
-static bool plausible(const harness_calibration *c, wh_error *err)
+const char *harness_calib_quantity_name(int q)
+{
+    static const char *const lat[HARNESS_CALIB_CLASSES] = {
+        "costs.alu.latency", "costs.fma.latency", "costs.fp64.latency", "costs.sfu.latency",
+        "costs.idiv.latency", "costs.fdiv.latency", "costs.ddiv.latency",
+    };
+    static const char *const iss[HARNESS_CALIB_CLASSES] = {
+        "costs.alu.issue", "costs.fma.issue", "costs.fp64.issue", "costs.sfu.issue",
+        "costs.idiv.issue", "costs.fdiv.issue", "costs.ddiv.issue",
+    };
+    static const char *const other[] = {
+        "costs.global.latency", "memory.dram_latency", "costs.shared.latency",
+        "memory.shared_cycles_per_wavefront", "memory.atomic_cycles_per_op", "costs.bar.latency",
+        "memory.lsu_cycles_per_sector", "memory.const_cycles_per_address", "memory.shared_atomic_cycles_per_op",
+        "memory.l1_latency", "control.divergence_cycles",
+    };
+    if (q >= 0 && q < HARNESS_CQ_ISSUE)
+        return lat[q];
+    if (q >= HARNESS_CQ_ISSUE && q < HARNESS_CQ_GLOBAL)
+        return iss[q - HARNESS_CQ_ISSUE];
+    if (q >= HARNESS_CQ_GLOBAL && q < HARNESS_CQ_COUNT)
+        return other[q - HARNESS_CQ_GLOBAL];
+    return "?";
+}
+
+#define BIT(q) (1u << (q))
+
+json_t *harness_calib_unresolved_json(const harness_calibration *c)
+{
+    json_t *a = json_array();
+    for (int q = 0; q < HARNESS_CQ_COUNT; q++)
+        if (c->unresolved & BIT(q))
+            json_array_append_new(a, json_string(harness_calib_quantity_name(q)));
+    return a;
+}
+
+/* The quantities a pair of sections (kernel k, pair i) enters, directly or
+ * through a value subtracted (the ALU's latency from a chase's hop, the
+ * wavefront from a shared chase's and a shared atomic's). */
+static unsigned pair_quantities(int k, int i)
+{
+    switch (k) {
+    case 0: return BIT(HARNESS_CQ_LATENCY + i) |
+                   (i == 0 ? BIT(HARNESS_CQ_GLOBAL) | BIT(HARNESS_CQ_SHARED) | BIT(HARNESS_CQ_L1) : 0);
+    case 1: return BIT(HARNESS_CQ_ISSUE + i);
+    case 2: return i == 0 ? BIT(HARNESS_CQ_DRAM)
+                          : BIT(HARNESS_CQ_GLOBAL) | BIT(HARNESS_CQ_DRAM) | BIT(HARNESS_CQ_L1);
+    case 3: return i == 0 ? BIT(HARNESS_CQ_SHARED)
+                          : BIT(HARNESS_CQ_WAVEFRONT) | BIT(HARNESS_CQ_SHARED) | BIT(HARNESS_CQ_SATOMIC);
+    case 4: return BIT(HARNESS_CQ_ATOMIC);
+    case 5: return BIT(HARNESS_CQ_BAR);
+    case 6: return i == 0 ? BIT(HARNESS_CQ_LSU) : i == 3 ? BIT(HARNESS_CQ_SATOMIC) : BIT(HARNESS_CQ_CONST);
+    case 7: return BIT(HARNESS_CQ_L1);
+    default: return BIT(HARNESS_CQ_DIVERGE);
+    }
+}
+
+/* Every timed section counted (a backend that does not run the kernel, a
+ * driver stub, leaves zeros: an error); a pair whose longer section is no
+ * longer leaves the quantities it enters unresolved, named with the
+ * sections' cycles, and the rest of the calibration stands. */
+static bool check_sections(harness_calibration *c, wh_error *err)
 {
     static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1,
                                                       2, 0, 0, 0, 0, 0 };
+    size_t used = 0;
+    c->unresolved = 0;
+    c->unresolved_why[0] = 0;
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
         for (int i = 0; i < pairs[k]; i++) {
             long long a = c->raw[k][2 * i], b = c->raw[k][2 * i + 1];
-            if (a > 0 && b > a)
+            if (a <= 0 || b <= 0) {
+                wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "calibration kernel %s: sections of %lld and %lld "
+                             "cycles are not a timing (does %s run the kernel?)", harness_calib_kernels[k], a, b,
+                             c->device);
+                return false;
+            }
+            if (b > a)
                 continue;
-            wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "calibration kernel %s: sections of %lld and %lld "
-                         "cycles are not a timing (the longer must take longer; does %s run the kernel?)",
-                         harness_calib_kernels[k], a, b, c->device);
-            return false;
+            c->unresolved |= pair_quantities(k, i);
+            if (used < sizeof c->unresolved_why) {
+                int n = snprintf(c->unresolved_why + used, sizeof c->unresolved_why - used, "%s%s pair %d: %lld "
+                                 "and %lld cycles", used ? "; " : "", harness_calib_kernels[k], i, a, b);
+                used += n > 0 ? (size_t)n : 0;
+            }
         }
     const double *st = c->stream_cycles;
     if (!(st[1] > st[0] && st[3] > st[2])) {
@@ -242,21 +313,28 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
         if (!ok)
             return false;
     }
-    if (!plausible(out, err))
-        return false;
-    fit(out);
-    return true;
+    return harness_calibration_fit(out, err);
 }
 
-static json_t *cost(double issue, double latency)
+bool harness_calibration_fit(harness_calibration *c, wh_error *err)
 {
-    return json_pack("{s:f, s:f}", "issue", issue, "latency", latency);
+    if (!check_sections(c, err))
+        return false;
+    fit(c);
+    return true;
 }
 
 /* Values rounded to a hundredth: what the microbenchmarks resolve. */
 static double r2(double v)
 {
     return round(v * 100.0) / 100.0;
+}
+
+/* key: v in o, unless quantity q is unresolved (the built-in value stays). */
+static void put_value(const harness_calibration *c, int q, json_t *o, const char *key, double v)
+{
+    if (!(c->unresolved & BIT(q)))
+        json_object_set_new(o, key, json_real(r2(v)));
 }
 
 bool harness_calibration_write_profile(const harness_calibration *c, const char *name, const char *path,
@@ -268,28 +346,47 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     /* the sim charges an empty kernel its launch, one block launch (150
      * cycles in the built-in profile, which stays) and a cycle */
     double launch = c->empty_kernel_cycles - 150 - 1;
-    json_t *costs = json_object();
-    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++)
-        json_object_set_new(costs, harness_calib_classes[k], cost(r2(c->issue[k]), r2(c->latency[k])));
-    json_object_set_new(costs, "global", json_pack("{s:f}", "latency", r2(c->global_latency)));
-    json_object_set_new(costs, "shared", json_pack("{s:f}", "latency", r2(c->shared_latency)));
-    json_object_set_new(costs, "bar", json_pack("{s:f}", "latency", r2(c->bar_latency)));
-    json_t *memory = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "l2_sectors_per_cycle",
-                               r2(c->l2_sectors_per_cycle), "dram_sectors_per_cycle", r2(c->dram_sectors_per_cycle),
-                               "dram_latency", r2(c->dram_latency),
-                               "shared_cycles_per_wavefront", r2(c->wavefront_cycles), "atomic_cycles_per_op",
-                               r2(c->atomic_cycles_per_op), "lsu_cycles_per_sector", r2(c->lsu_cycles_per_sector),
-                               "const_cycles_per_address", r2(c->const_cycles_per_address),
-                               "shared_atomic_cycles_per_op", r2(c->shared_atomic_cycles_per_op));
-    if (c->l1_bytes) {
+    json_t *costs = json_object(), *memory = json_object(), *control = json_object();
+    for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
+        json_t *cls = json_object();
+        put_value(c, HARNESS_CQ_ISSUE + k, cls, "issue", c->issue[k]);
+        put_value(c, HARNESS_CQ_LATENCY + k, cls, "latency", c->latency[k]);
+        json_object_set_new(costs, harness_calib_classes[k], cls);
+    }
+    static const struct { int q; const char *object, *key; size_t offset; } fields[] = {
+        { HARNESS_CQ_GLOBAL, "global", "latency", offsetof(harness_calibration, global_latency) },
+        { HARNESS_CQ_SHARED, "shared", "latency", offsetof(harness_calibration, shared_latency) },
+        { HARNESS_CQ_BAR, "bar", "latency", offsetof(harness_calibration, bar_latency) },
+        { HARNESS_CQ_DRAM, NULL, "dram_latency", offsetof(harness_calibration, dram_latency) },
+        { HARNESS_CQ_WAVEFRONT, NULL, "shared_cycles_per_wavefront", offsetof(harness_calibration, wavefront_cycles) },
+        { HARNESS_CQ_ATOMIC, NULL, "atomic_cycles_per_op", offsetof(harness_calibration, atomic_cycles_per_op) },
+        { HARNESS_CQ_LSU, NULL, "lsu_cycles_per_sector", offsetof(harness_calibration, lsu_cycles_per_sector) },
+        { HARNESS_CQ_CONST, NULL, "const_cycles_per_address",
+          offsetof(harness_calibration, const_cycles_per_address) },
+        { HARNESS_CQ_SATOMIC, NULL, "shared_atomic_cycles_per_op",
+          offsetof(harness_calibration, shared_atomic_cycles_per_op) },
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        double v = *(const double *)((const char *)c + fields[i].offset);
+        if (!fields[i].object) {
+            put_value(c, fields[i].q, memory, fields[i].key, v);
+            continue;
+        }
+        json_t *o = json_object();
+        put_value(c, fields[i].q, o, fields[i].key, v);
+        json_object_set_new(costs, fields[i].object, o);
+    }
+    json_object_set_new(memory, "l2_sectors_per_cycle", json_real(r2(c->l2_sectors_per_cycle)));
+    json_object_set_new(memory, "dram_sectors_per_cycle", json_real(r2(c->dram_sectors_per_cycle)));
+    if (c->l1_bytes && !(c->unresolved & BIT(HARNESS_CQ_L1))) {
         json_object_set_new(memory, "l1_bytes", json_integer((json_int_t)c->l1_bytes));
         json_object_set_new(memory, "l1_latency", json_real(r2(c->l1_latency)));
     }
     if (c->l2_bytes)
         json_object_set_new(memory, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
-    json_t *control = json_pack("{s:f}", "kernel_launch_cycles", r2(launch > 0 ? launch : 0));
+    json_object_set_new(control, "kernel_launch_cycles", json_real(r2(launch > 0 ? launch : 0)));
     if (c->divergence_cycles > 0)
-        json_object_set_new(control, "divergence_cycles", json_real(r2(c->divergence_cycles)));
+        put_value(c, HARNESS_CQ_DIVERGE, control, "divergence_cycles", c->divergence_cycles);
     json_t *raw = json_object();
     for (int k = 0; k < STREAM_FIRST; k++) {
         json_t *a = json_array();
@@ -299,6 +396,10 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
         json_object_set_new(raw, harness_calib_kernels[k], a);
     }
     json_object_set_new(raw, "empty_kernel_cycles", json_real(c->empty_kernel_cycles));
+    if (c->unresolved) {
+        json_object_set_new(raw, "unresolved", harness_calib_unresolved_json(c));
+        json_object_set_new(raw, "unresolved_sections", json_string(c->unresolved_why));
+    }
     json_object_set_new(raw, "stream_cycles", json_pack("[f, f, f, f]", c->stream_cycles[0], c->stream_cycles[1],
                                                         c->stream_cycles[2], c->stream_cycles[3]));
     json_t *doc = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "name", name, "description", desc, "clock_mhz",

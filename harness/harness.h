@@ -370,7 +370,37 @@ typedef struct {
     double empty_kernel_cycles;       /* a launch that does nothing, as the harness times it */
     long long raw[HARNESS_CALIB_KERNELS][16];  /* each kernel's section cycles (medians over reps) */
     int reps;
+    /* The quantities (HARNESS_CQ_* bits) whose sections did not resolve
+     * them: the longer section no longer than the shorter, as when a GPU
+     * does the extra work in the shadow of a latency.  They are not
+     * written to the profile (the built-in values stay) and `unresolved_why`
+     * names the sections. */
+    unsigned unresolved;
+    char unresolved_why[600];
 } harness_calibration;
+
+/* The calibrated quantities, as bits of harness_calibration.unresolved:
+ * one latency and one issue cost per class, then the memory and control
+ * values (harness_calib_quantity_name gives the profile's names). */
+enum {
+    HARNESS_CQ_LATENCY = 0,   /* + class */
+    HARNESS_CQ_ISSUE = HARNESS_CALIB_CLASSES,   /* + class */
+    HARNESS_CQ_GLOBAL = 2 * HARNESS_CALIB_CLASSES,
+    HARNESS_CQ_DRAM,
+    HARNESS_CQ_SHARED,
+    HARNESS_CQ_WAVEFRONT,
+    HARNESS_CQ_ATOMIC,
+    HARNESS_CQ_BAR,
+    HARNESS_CQ_LSU,
+    HARNESS_CQ_CONST,
+    HARNESS_CQ_SATOMIC,
+    HARNESS_CQ_L1,
+    HARNESS_CQ_DIVERGE,
+    HARNESS_CQ_COUNT
+};
+const char *harness_calib_quantity_name(int q);
+/* The unresolved quantities' names, a JSON array (a new reference). */
+struct json_t *harness_calib_unresolved_json(const harness_calibration *c);
 
 /* Each kernel runs `reps` times (1 .. HARNESS_CALIB_MAX_REPS; 0: 1 on the
  * sim, which is exact, HARNESS_CALIB_GPU_REPS on a GPU); each section's
@@ -379,6 +409,10 @@ typedef struct {
 #define HARNESS_CALIB_GPU_REPS 5
 bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harness_backend backend,
                        const harness_options *opt, int reps, harness_calibration *out, wh_error *err);
+/* The values from c's section cycles (raw, stream_cycles, and the empty
+ * kernel's): harness_calibrate's last step, apart so that recorded cycles
+ * can be fitted again.  False, with err, when a section is not a timing. */
+bool harness_calibration_fit(harness_calibration *c, wh_error *err);
 /* A sim profile (the format of harness/profiles/default.json) with the
  * measured values, named `name`, written to path; what it does not
  * measure stays the built-in profile's when it is loaded. */

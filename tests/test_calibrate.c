@@ -163,6 +163,50 @@ Test(calibrate, the_written_profile_loads_and_calibrates_to_itself, .timeout = 6
     ts_rmtree(dir);
 }
 
+/* A pair whose longer section is no longer (on a GPU: extra work done in
+ * the shadow of a latency) leaves the quantities it enters unresolved: not
+ * written, so the built-in values stay; the rest is calibrated.  A section
+ * of no cycles is an error. */
+Test(calibrate, an_unresolved_pair_leaves_its_quantities_built_in, .timeout = 60)
+{
+    harness_calibration c = calibrate_sim(NULL);
+    cr_expect_eq(c.unresolved, 0u, "the sim resolves everything: %s", c.unresolved_why);
+    harness_calibration u = c;
+    u.raw[6][1] = u.raw[6][0];   /* calib_memory: 16 loads no longer than 8 */
+    wh_error err;
+    wh_error_clear(&err);
+    cr_assert(harness_calibration_fit(&u, &err), "%s", err.msg);
+    cr_expect_eq(u.unresolved, 1u << HARNESS_CQ_LSU, "only the LSU's cost: %#x", u.unresolved);
+    cr_expect(strstr(u.unresolved_why, "calib_memory pair 0"), "%s", u.unresolved_why);
+    EXPECT_NEAR(u.global_latency, c.global_latency, "the global latency is still measured");
+
+    char dir[] = "/tmp/wh_calib_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[300];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    cr_assert(harness_calibration_write_profile(&u, "gpu", path, &err), "%s", err.msg);
+    json_t *doc = ts_load_json(path), *mem = json_object_get(doc, "memory");
+    cr_expect_null(json_object_get(mem, "lsu_cycles_per_sector"), "not written: the built-in value stays");
+    cr_expect(json_is_number(json_object_get(mem, "dram_latency")), "the others are");
+    json_t *names = json_object_get(json_object_get(doc, "calibration"), "unresolved");
+    cr_expect(json_array_size(names) == 1 &&
+              !strcmp(json_string_value(json_array_get(names, 0)), "memory.lsu_cycles_per_sector"));
+    json_decref(doc);
+    ts_rmtree(dir);
+
+    /* the ALU's latency enters every chase's hop */
+    u = c;
+    u.raw[0][1] = u.raw[0][0] - 5;
+    cr_assert(harness_calibration_fit(&u, &err), "%s", err.msg);
+    unsigned want = 1u << HARNESS_CQ_LATENCY | 1u << HARNESS_CQ_GLOBAL | 1u << HARNESS_CQ_SHARED | 1u << HARNESS_CQ_L1;
+    cr_expect_eq(u.unresolved, want, "%#x", u.unresolved);
+
+    u = c;
+    u.raw[3][2] = 0;
+    cr_expect_not(harness_calibration_fit(&u, &err), "a section of 0 cycles is not a timing");
+    cr_expect(strstr(err.msg, "calib_shared"), "%s", err.msg);
+}
+
 /* A driver that cannot run the kernels (the fake one refuses unknown
  * launches) gives an error naming the failure, and no profile. */
 Test(calibrate, a_backend_that_does_not_run_the_kernels_is_an_error, .timeout = 120)

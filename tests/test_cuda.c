@@ -889,20 +889,34 @@ Test(cuda, gpu_calibrates_to_plausible_values, .timeout = 300)
     o.quiet = true;
     harness_calibration c;
     cr_assert(harness_calibrate((const wh_spec *const *)specs, HARNESS_CUDA, &o, 5, &c, &err), "%s", err.msg);
+    /* a chain or a chase always resolves; a throughput may not (more of
+     * it in the shadow of a latency), and then stays built in */
+    unsigned must = 1u << HARNESS_CQ_LATENCY | 1u << HARNESS_CQ_GLOBAL | 1u << HARNESS_CQ_SHARED;
+    cr_expect_eq(c.unresolved & must, 0u, "unresolved: %s", c.unresolved_why);
+    if (c.unresolved)
+        cr_log_info("unresolved on this GPU: %s", c.unresolved_why);
+#define RESOLVED(q) (!(c.unresolved & (1u << (q))))
     for (int k = 0; k < HARNESS_CALIB_CLASSES; k++) {
-        cr_expect(c.latency[k] >= 1 && c.latency[k] <= 1000, "%s latency %g", harness_calib_classes[k], c.latency[k]);
-        cr_expect(c.issue[k] >= 0.25 && c.issue[k] <= 500, "%s issue %g", harness_calib_classes[k], c.issue[k]);
+        cr_expect(!RESOLVED(HARNESS_CQ_LATENCY + k) || (c.latency[k] >= 1 && c.latency[k] <= 1000),
+                  "%s latency %g", harness_calib_classes[k], c.latency[k]);
+        cr_expect(!RESOLVED(HARNESS_CQ_ISSUE + k) || (c.issue[k] >= 0.25 && c.issue[k] <= 500), "%s issue %g",
+                  harness_calib_classes[k], c.issue[k]);
     }
     cr_expect(c.global_latency >= 50 && c.global_latency <= 3000, "global latency %g", c.global_latency);
     cr_expect(c.shared_latency >= 5 && c.shared_latency <= 300, "shared latency %g", c.shared_latency);
-    cr_expect(c.wavefront_cycles >= 0.2 && c.wavefront_cycles <= 16, "wavefront %g", c.wavefront_cycles);
-    cr_expect(c.atomic_cycles_per_op > 0 && c.atomic_cycles_per_op <= 200, "atomic %g", c.atomic_cycles_per_op);
-    cr_expect(c.bar_latency >= 1 && c.bar_latency <= 1000, "bar %g", c.bar_latency);
-    cr_expect(c.lsu_cycles_per_sector > 0 && c.lsu_cycles_per_sector <= 32, "lsu %g", c.lsu_cycles_per_sector);
-    cr_expect(c.const_cycles_per_address > 0 && c.const_cycles_per_address <= 100, "const %g",
-              c.const_cycles_per_address);
-    cr_expect(c.shared_atomic_cycles_per_op > 0 && c.shared_atomic_cycles_per_op <= 100, "shared atomic %g",
+    cr_expect(!RESOLVED(HARNESS_CQ_WAVEFRONT) || (c.wavefront_cycles >= 0.2 && c.wavefront_cycles <= 16),
+              "wavefront %g", c.wavefront_cycles);
+    cr_expect(!RESOLVED(HARNESS_CQ_ATOMIC) || (c.atomic_cycles_per_op > 0 && c.atomic_cycles_per_op <= 200),
+              "atomic %g", c.atomic_cycles_per_op);
+    cr_expect(!RESOLVED(HARNESS_CQ_BAR) || (c.bar_latency >= 1 && c.bar_latency <= 1000), "bar %g", c.bar_latency);
+    cr_expect(!RESOLVED(HARNESS_CQ_LSU) || (c.lsu_cycles_per_sector > 0 && c.lsu_cycles_per_sector <= 32), "lsu %g",
+              c.lsu_cycles_per_sector);
+    cr_expect(!RESOLVED(HARNESS_CQ_CONST) || (c.const_cycles_per_address > 0 && c.const_cycles_per_address <= 100),
+              "const %g", c.const_cycles_per_address);
+    cr_expect(!RESOLVED(HARNESS_CQ_SATOMIC) ||
+              (c.shared_atomic_cycles_per_op > 0 && c.shared_atomic_cycles_per_op <= 100), "shared atomic %g",
               c.shared_atomic_cycles_per_op);
+#undef RESOLVED
     cr_expect_gt(c.empty_kernel_cycles, 0);
     cr_expect_gt(c.sm_count, 0);
     for (int k = 0; k < HARNESS_CALIB_KERNELS; k++)
