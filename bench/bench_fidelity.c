@@ -4,7 +4,8 @@
  *   bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N]
  *                  [--reps R] [--inputs N] [--cold-l2] [--kernels A,B]
  *                  [--found PATTERN] -o TIMES.csv
- *   bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]
+ *   bench_fidelity --compare REF.csv OTHER.csv [--ceiling REF2.csv] [--md FILE]
+ *                  [--json FILE]
  *
  * --measure times, per kernel (every bundled kernel, kernels/NAME.json, and
  * every corpus kernel, or --kernels), N random inputs (seeds 1..N, default
@@ -24,6 +25,15 @@
  * of the two rankings, and where the reference's slowest input ranks in
  * the other (whether it is in its top 3); then how many kernels reach
  * rho >= 0.9 (the issue's goal).  --md and --json write the table too.
+ * With --ceiling REF2.csv, a second run of the reference on the same
+ * inputs, each kernel also gets the reference's rho against itself: where
+ * the GPU's own run-to-run noise reorders the inputs (kernels whose inputs
+ * all take the launch's few microseconds), no model can rank them, and the
+ * summary counts the agreement on the kernels the GPU ranks reproducibly.
+ * Since a ranking of inputs that take the same time is noise, each kernel
+ * also gets the input pairs the reference tells apart (the slower 5 %
+ * slower, in both its runs with --ceiling) and how many of them the other
+ * orders the same way: what a search driven by the other would get right.
  */
 #include "core/image.h"
 #include "core/pcg32.h"
@@ -257,24 +267,78 @@ typedef struct {
     bool ranked;
     char worst[64];        /* the reference's slowest input */
     int worst_rank;        /* ... its rank in the other (1: slowest) */
+    double spread;         /* the reference's slowest over its fastest, less 1 */
+    bool has_ceiling;      /* with a second run of the reference: */
+    double ceiling;        /* ... its rho against the first, over the same inputs */
+    int pairs, pairs_agree;  /* input pairs the reference separates (PAIR_MARGIN, in both its
+                                runs), and those the other orders the same way */
 } kernel_cmp;
 
-static void compare_kernel(const row *a, int na, const row *b, int nb, const char *kernel, kernel_cmp *k)
+/* Two inputs are told apart when the slower takes 5 % longer: the H200's
+ * run-to-run noise at a few microseconds is about 1 %. */
+#define PAIR_MARGIN 1.05
+
+/* -1, 0 or 1: u below, within PAIR_MARGIN of, or above v. */
+static int separated(double u, double v)
+{
+    return u >= PAIR_MARGIN * v ? 1 : v >= PAIR_MARGIN * u ? -1 : 0;
+}
+
+/* Spearman's rho of the reference against a second run of itself over
+ * kernel's inputs: the reference's own run-to-run agreement, the most a
+ * model can be expected to reach. */
+static bool self_rho(const row *a, int na, const row *c, int nc, const char *kernel, double *rho)
+{
+    double *x = malloc((size_t)na * sizeof *x), *y = malloc((size_t)na * sizeof *y);
+    int n = 0;
+    for (int i = 0; x && y && i < na; i++) {
+        const row *o = strcmp(a[i].kernel, kernel) || strcmp(a[i].status, "ok") ? NULL : find(c, nc, kernel, a[i].input);
+        if (!o || strcmp(o->status, "ok"))
+            continue;
+        x[n] = a[i].time;
+        y[n++] = o->time;
+    }
+    bool ok = n >= 2 && wh_spearman(x, y, n, rho);
+    free(x);
+    free(y);
+    return ok;
+}
+
+/* The pairs the reference separates (x; z too, a second run, where given:
+ * the same direction in both) and how many of them y orders alike. */
+static void count_pairs(const double *x, const double *y, const double *z, int n, kernel_cmp *k)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            int d = separated(x[i], x[j]);
+            if (!d || (z && separated(z[i], z[j]) != d))
+                continue;
+            k->pairs++;
+            k->pairs_agree += (y[i] > y[j] ? 1 : y[i] < y[j] ? -1 : 0) == d;
+        }
+}
+
+static void compare_kernel(const row *a, int na, const row *b, int nb, const row *c, int nc, const char *kernel,
+                           kernel_cmp *k)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->kernel, sizeof k->kernel, "%s", kernel);
     double *x = malloc((size_t)na * sizeof *x), *y = malloc((size_t)na * sizeof *y);
+    double *z = c ? malloc((size_t)na * sizeof *z) : NULL;
     const row **ra = malloc((size_t)na * sizeof *ra);
-    for (int i = 0; x && y && ra && i < na; i++) {
+    for (int i = 0; x && y && ra && (z || !c) && i < na; i++) {
         if (strcmp(a[i].kernel, kernel) || strcmp(a[i].status, "ok"))
             continue;
-        const row *o = find(b, nb, kernel, a[i].input);
-        if (!o || strcmp(o->status, "ok"))
+        const row *o = find(b, nb, kernel, a[i].input), *again = c ? find(c, nc, kernel, a[i].input) : NULL;
+        if (!o || strcmp(o->status, "ok") || (c && (!again || strcmp(again->status, "ok"))))
             continue;
         ra[k->n] = &a[i];
         x[k->n] = a[i].time;
+        if (z)
+            z[k->n] = again->time;
         y[k->n++] = o->time;
     }
+    count_pairs(x, y, z, k->n, k);
     if (k->n >= 2) {
         k->ranked = wh_spearman(x, y, k->n, &k->rho) && wh_kendall_tau_b(x, y, k->n, &k->tau);
         int w = 0;
@@ -282,37 +346,69 @@ static void compare_kernel(const row *a, int na, const row *b, int nb, const cha
             if (x[i] > x[w])
                 w = i;
         snprintf(k->worst, sizeof k->worst, "%s", ra[w]->input);
+        double lo = x[0];
+        for (int i = 1; i < k->n; i++)
+            lo = x[i] < lo ? x[i] : lo;
+        k->spread = lo > 0 ? x[w] / lo - 1 : 0;
         k->worst_rank = 1;
         for (int i = 0; i < k->n; i++)
             k->worst_rank += y[i] > y[w];
     }
     free(x);
     free(y);
+    free(z);
     free(ra);
 }
 
-static int run_compare(const char *ref, const char *other, const char *md, const char *json_path)
+/* One kernel's row of the table. */
+static void print_kernel(FILE *f, const kernel_cmp *k, bool with_ceiling)
 {
-    row *a = NULL, *b = NULL;
-    int na = read_csv(ref, &a), nb = read_csv(other, &b);
-    if (na < 0 || nb < 0) {
-        fprintf(stderr, "bench_fidelity: cannot read %s\n", na < 0 ? ref : other);
+    char ceiling[32] = "";
+    if (with_ceiling)
+        snprintf(ceiling, sizeof ceiling, k->has_ceiling ? " %.3f |" : " - |", k->ceiling);
+    char pairs[48] = "-";
+    if (k->pairs)
+        snprintf(pairs, sizeof pairs, "%d of %d (%.0f %%)", k->pairs_agree, k->pairs, 100.0 * k->pairs_agree / k->pairs);
+    if (k->ranked)
+        fprintf(f, "| %s | %d | %.1f %% |%s %.3f | %.3f | %s | %s | %d%s |\n", k->kernel, k->n, 100 * k->spread,
+                ceiling, k->rho, k->tau, pairs, k->worst, k->worst_rank, k->worst_rank <= 3 ? " (top 3)" : "");
+    else
+        fprintf(f, "| %s | %d | %.1f %% |%s - | - | %s | %s | %s |\n", k->kernel, k->n, 100 * k->spread, ceiling,
+                pairs, k->n >= 2 ? k->worst : "-",
+                k->n >= 2 ? "a constant sample: no ranking" : "too few inputs ran on both");
+}
+
+static int run_compare(const char *ref, const char *other, const char *ref2, const char *md, const char *json_path)
+{
+    row *a = NULL, *b = NULL, *c = NULL;
+    int na = read_csv(ref, &a), nb = read_csv(other, &b), nc = ref2 ? read_csv(ref2, &c) : 0;
+    if (na < 0 || nb < 0 || nc < 0) {
+        fprintf(stderr, "bench_fidelity: cannot read %s\n", na < 0 ? ref : nb < 0 ? other : ref2);
         free(a);
         free(b);
+        free(c);
         return 2;
     }
     kernel_cmp *ks = calloc((size_t)na + 1, sizeof *ks);
-    int nk = 0, good = 0, top3 = 0;
+    int nk = 0, good = 0, top3 = 0, steady = 0, steady_good = 0, all_pairs = 0, all_agree = 0;
     for (int i = 0; i < na; i++) {
         bool seen = false;
         for (int j = 0; j < nk && !seen; j++)
             seen = !strcmp(ks[j].kernel, a[i].kernel);
         if (seen)
             continue;
-        compare_kernel(a, na, b, nb, a[i].kernel, &ks[nk]);
-        good += ks[nk].ranked && ks[nk].rho >= 0.9;
-        top3 += ks[nk].n >= 2 && ks[nk].worst_rank <= 3;
-        nk++;
+        kernel_cmp *k = &ks[nk++];
+        compare_kernel(a, na, b, nb, c, nc, a[i].kernel, k);
+        k->has_ceiling = ref2 && self_rho(a, na, c, nc, a[i].kernel, &k->ceiling);
+        all_pairs += k->pairs;
+        all_agree += k->pairs_agree;
+        bool agrees = k->ranked && k->rho >= 0.9;
+        good += agrees;
+        top3 += k->n >= 2 && k->worst_rank <= 3;
+        if (k->has_ceiling && k->ceiling >= 0.9) {
+            steady++;
+            steady_good += agrees;
+        }
     }
     FILE *m = md ? fopen(md, "w") : NULL;
     FILE *outs[2] = { stdout, m };
@@ -320,28 +416,35 @@ static int run_compare(const char *ref, const char *other, const char *md, const
     for (int o = 0; o < 2; o++) {
         if (!outs[o])
             continue;
-        fprintf(outs[o], "Reference %s against %s: rank agreement per kernel over the inputs both ran.\n\n", ref,
-                other);
-        fprintf(outs[o], "| kernel | inputs | Spearman rho | Kendall tau | reference's slowest | its rank there |\n");
-        fprintf(outs[o], "|---|---|---|---|---|---|\n");
-        for (int i = 0; i < nk; i++) {
-            const kernel_cmp *k = &ks[i];
-            if (k->ranked)
-                fprintf(outs[o], "| %s | %d | %.3f | %.3f | %s | %d%s |\n", k->kernel, k->n, k->rho, k->tau, k->worst,
-                        k->worst_rank, k->worst_rank <= 3 ? " (top 3)" : "");
-            else
-                fprintf(outs[o], "| %s | %d | - | - | %s | %s |\n", k->kernel, k->n, k->n >= 2 ? k->worst : "-",
-                        k->n >= 2 ? "a constant sample: no ranking" : "too few inputs ran on both");
-        }
+        fprintf(outs[o], "Reference %s against %s: rank agreement per kernel over the inputs both ran", ref, other);
+        if (ref2)
+            fprintf(outs[o], "; the reference against its second run %s (rho ceiling: how well it agrees with "
+                    "itself)", ref2);
+        fprintf(outs[o], ".  Spread: the reference's slowest input over its fastest.  Pairs: the input pairs "
+                "the reference tells apart (one %.0f %% slower%s) and how many the other orders alike.\n\n",
+                100 * (PAIR_MARGIN - 1), ref2 ? " in both its runs" : "");
+        fprintf(outs[o], "| kernel | inputs | spread |%s Spearman rho | Kendall tau | pairs ordered alike | "
+                "reference's slowest | its rank there |\n", ref2 ? " rho ceiling |" : "");
+        fprintf(outs[o], "|---|---|---|%s---|---|---|---|---|\n", ref2 ? "---|" : "");
+        for (int i = 0; i < nk; i++)
+            print_kernel(outs[o], &ks[i], ref2 != NULL);
         fprintf(outs[o], "\n%d of %d kernels with rho >= 0.9; the reference's slowest input is in the other's top 3 "
                 "on %d.\n", good, nk, top3);
+        if (ref2)
+            fprintf(outs[o], "The reference agrees with itself (rho ceiling >= 0.9) on %d kernels; on those, rho >= 0.9 "
+                    "on %d.\n", steady, steady_good);
+        fprintf(outs[o], "Of the %d input pairs the reference tells apart, the other orders %d alike (%.1f %%).\n",
+                all_pairs, all_agree, all_pairs ? 100.0 * all_agree / all_pairs : 0.0);
     }
     for (int i = 0; i < nk; i++) {
         const kernel_cmp *k = &ks[i];
-        json_array_append_new(doc, json_pack("{s:s, s:i, s:o, s:o, s:s, s:i}", "kernel", k->kernel, "inputs", k->n,
-                                             "rho", k->ranked ? json_real(k->rho) : json_null(), "tau",
-                                             k->ranked ? json_real(k->tau) : json_null(), "slowest", k->worst,
-                                             "slowest_rank", k->worst_rank));
+        json_t *j = json_pack("{s:s, s:i, s:o, s:o, s:s, s:i, s:f, s:i, s:i}", "kernel", k->kernel, "inputs", k->n,
+                              "rho", k->ranked ? json_real(k->rho) : json_null(), "tau",
+                              k->ranked ? json_real(k->tau) : json_null(), "slowest", k->worst, "slowest_rank",
+                              k->worst_rank, "spread", k->spread, "pairs", k->pairs, "pairs_agree", k->pairs_agree);
+        if (ref2)
+            json_object_set_new(j, "rho_ceiling", k->has_ceiling ? json_real(k->ceiling) : json_null());
+        json_array_append_new(doc, j);
     }
     if (json_path)
         json_dump_file(doc, json_path, JSON_INDENT(2));
@@ -351,6 +454,7 @@ static int run_compare(const char *ref, const char *other, const char *md, const
     free(ks);
     free(a);
     free(b);
+    free(c);
     return 0;
 }
 
@@ -358,13 +462,13 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N] [--reps R]\n"
                     "                      [--inputs N] [--cold-l2] [--kernels A,B] [--found PATTERN] -o TIMES.csv\n"
-                    "       bench_fidelity --compare REF.csv OTHER.csv [--md FILE] [--json FILE]\n");
+                    "       bench_fidelity --compare REF.csv OTHER.csv [--ceiling REF2.csv] [--md FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
     enum { O_MEASURE = 256, O_COMPARE, O_BACKEND, O_PROFILE, O_DEVICE, O_REPS, O_INPUTS, O_COLD, O_KERNELS, O_MD,
-           O_JSON, O_FOUND };
+           O_JSON, O_FOUND, O_CEILING };
     static const struct option longopts[] = {
         { "measure", no_argument, NULL, O_MEASURE }, { "compare", no_argument, NULL, O_COMPARE },
         { "backend", required_argument, NULL, O_BACKEND }, { "profile", required_argument, NULL, O_PROFILE },
@@ -372,13 +476,14 @@ int main(int argc, char **argv)
         { "inputs", required_argument, NULL, O_INPUTS }, { "cold-l2", no_argument, NULL, O_COLD },
         { "kernels", required_argument, NULL, O_KERNELS }, { "md", required_argument, NULL, O_MD },
         { "json", required_argument, NULL, O_JSON }, { "found", required_argument, NULL, O_FOUND },
+        { "ceiling", required_argument, NULL, O_CEILING },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30 };
     harness_options_init(&m.hopt);
     m.hopt.quiet = true;
     int mode = 0;
-    const char *out = NULL, *md = NULL, *json_path = NULL;
+    const char *out = NULL, *md = NULL, *json_path = NULL, *ceiling = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         wh_error err;
@@ -399,6 +504,7 @@ int main(int argc, char **argv)
         case O_FOUND: m.found = optarg; break;
         case O_MD: md = optarg; break;
         case O_JSON: json_path = optarg; break;
+        case O_CEILING: ceiling = optarg; break;
         case 'o': out = optarg; break;
         default: usage(); return c == 'h' ? 0 : 1;
         }
@@ -408,7 +514,7 @@ int main(int argc, char **argv)
     if (mode == O_MEASURE && out && optind == argc)
         return run_measure(&m, out);
     if (mode == O_COMPARE && optind == argc - 2)
-        return run_compare(argv[optind], argv[optind + 1], md, json_path);
+        return run_compare(argv[optind], argv[optind + 1], ceiling, md, json_path);
     usage();
     return 1;
 }

@@ -74,7 +74,7 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
 {
     char dir[] = "/tmp/wh_fidelity_XXXXXX";
     cr_assert(mkdtemp(dir));
-    char args[1024], csv[300], rev[300], json[300];
+    char args[1400], csv[300], rev[300], json[300];
     snprintf(csv, sizeof csv, "%s/sim.csv", dir);
     snprintf(rev, sizeof rev, "%s/rev.csv", dir);
     snprintf(json, sizeof json, "%s/cmp.json", dir);
@@ -114,6 +114,24 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     cr_expect_geq(json_integer_value(json_object_get(k, "slowest_rank")), 6, "the slowest is among the last there");
     json_decref(doc);
 
+    /* a second run of the reference: its rho against itself (1 here), and the
+     * pairs it tells apart in both runs, which the reverse orders the other way */
+    snprintf(args, sizeof args, "--compare %s %s --ceiling %s --json %s", csv, rev, csv, json);
+    cr_assert_eq(run(args), 0);
+    doc = ts_load_json(json);
+    k = json_array_get(doc, 0);
+    cr_expect_float_eq(json_real_value(json_object_get(k, "rho_ceiling")), 1.0, 1e-12);
+    json_int_t pairs = json_integer_value(json_object_get(k, "pairs"));
+    cr_expect_gt(pairs, 0, "gt_atomic's known worst is told apart from the random inputs");
+    cr_expect_eq(json_integer_value(json_object_get(k, "pairs_agree")), 0, "the reverse orders none alike");
+    json_decref(doc);
+    snprintf(args, sizeof args, "--compare %s %s --ceiling %s --json %s", csv, csv, rev, json);
+    cr_assert_eq(run(args), 0);
+    doc = ts_load_json(json);
+    k = json_array_get(doc, 0);
+    cr_expect(json_real_value(json_object_get(k, "rho_ceiling")) < -0.8, "a second run that disagrees");
+    cr_expect_eq(json_integer_value(json_object_get(k, "pairs")), 0, "no pair is told apart the same way twice");
+    json_decref(doc);
     cr_expect_eq(run("--compare /nonexistent.csv /nonexistent.csv"), 2);
     cr_expect_eq(run("--frobnicate"), 1);
     ts_rmtree(dir);
