@@ -24,6 +24,7 @@
 enum {
     CLI_OPT_BACKEND = 1000, CLI_OPT_DEVICE, CLI_OPT_PROFILE, CLI_OPT_STEP_LIMIT, CLI_OPT_JSON, CLI_OPT_QUIET,
     CLI_OPT_KERNEL_TIMEOUT, CLI_OPT_WARMUP, CLI_OPT_COLD_L2, CLI_OPT_SIM_NOISE, CLI_OPT_SET, CLI_OPT_SIM_LOCAL_MB,
+    CLI_OPT_SIZE,
     CLI_OPT_FIRST_FREE = 1100
 };
 
@@ -39,7 +40,8 @@ enum {
     { "sim-local-mb", required_argument, NULL, CLI_OPT_SIM_LOCAL_MB }, \
     { "json", no_argument, NULL, CLI_OPT_JSON }, \
     { "quiet", no_argument, NULL, CLI_OPT_QUIET }, \
-    { "set", required_argument, NULL, CLI_OPT_SET }
+    { "set", required_argument, NULL, CLI_OPT_SET }, \
+    { "size", required_argument, NULL, CLI_OPT_SIZE }
 
 #define CLI_RUN_HELP \
     "  --backend B       auto (default: cuda when a GPU is present, else sim), cuda or sim\n" \
@@ -58,6 +60,8 @@ enum {
     "  --set NAME=EXPR   give the spec's constant NAME another value or expression, so\n" \
     "                    one spec serves several problem sizes (repeatable; recorded\n" \
     "                    with saved inputs and runs, which re-apply it)\n" \
+    "  --size NAME       the spec's named problem size (\"sizes\", e.g. large): its\n" \
+    "                    constants, as --set gives them, before any --set\n" \
     "  --json            print a machine-readable summary on stdout\n" \
     "  --quiet           no progress or notes on stderr\n"
 
@@ -70,6 +74,7 @@ typedef struct {
     bool json, quiet;
     const char *sets[CLI_MAX_SETS];  /* --set NAME=EXPR, in order */
     int nsets;
+    const char *size;                /* --size NAME, or NULL */
 } cli_run_options;
 
 void cli_run_options_init(cli_run_options *r);
@@ -132,6 +137,8 @@ bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh
 int cli_explain_best(const char *run_dir, const cli_run_options *ro);
 /* Apply --set NAME=EXPR texts to a loaded spec (wh_spec_set_const). */
 bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err);
+/* --size NAME (when given), then the --set texts, of a command's options. */
+bool cli_apply_run_sets(wh_spec *spec, const cli_run_options *ro, wh_error *err);
 /* The spec of a saved input: spec_arg, else the one its manifest records,
  * with the constants the manifest records it was made with (spec_sets). */
 wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_error *err);

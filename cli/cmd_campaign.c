@@ -345,7 +345,7 @@ static int campaign_run(const campaign_options *o, cli_run_options *ro)
     bool ok = in && collect_inputs(o, in, &c.n, &err);
     if (ok) {
         spec = cli_load_input_spec(in[0].path, o->spec_path, &err);
-        ok = spec && cli_apply_sets(spec, ro->sets, ro->nsets, &err);
+        ok = spec && cli_apply_run_sets(spec, ro, &err);
     }
     c.spec = spec;
     ok = ok && load_inputs(&c, &err);

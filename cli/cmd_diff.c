@@ -158,7 +158,7 @@ static int run_diff(const diff_args *args, paired_side *a, paired_side *b)
     int rounds = (int)args->reps;
     wh_spec *spec = diff_spec(args->spec, a, b, &err);
     harness *h = NULL;
-    bool ok = spec && cli_apply_sets(spec, args->ro.sets, args->ro.nsets, &err) &&
+    bool ok = spec && cli_apply_run_sets(spec, &args->ro, &err) &&
               (a->img = wh_image_load(spec, a->dir, &err)) && (b->img = wh_image_load(spec, b->dir, &err));
     if (ok) h = harness_open(spec, args->ro.backend, &args->ro.harness, &err);
     wh_rank_test t;

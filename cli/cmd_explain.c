@@ -186,7 +186,7 @@ static int run_explain(explain_args *a)
     wh_error_clear(&err);
     char ref_label[1200];
     wh_spec *spec = cli_load_input_spec(a->input, a->spec, &err);
-    if (spec && !cli_apply_sets(spec, a->ro.sets, a->ro.nsets, &err)) {
+    if (spec && !cli_apply_run_sets(spec, &a->ro, &err)) {
         wh_spec_free(spec);
         spec = NULL;
     }
@@ -259,6 +259,7 @@ int cli_explain_best(const char *run_dir, const cli_run_options *ro)
     a.ro.json = false;
     a.ro.quiet = a.ro.harness.quiet = true;
     a.ro.nsets = 0;             /* the manifest's constants are the run's */
+    a.ro.size = NULL;
     char out[1200];
     snprintf(out, sizeof out, "%s/explain", run_dir);
     a.outdir = out;

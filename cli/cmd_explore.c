@@ -84,6 +84,7 @@ static void usage(FILE *out)
         "  --results DIR  base directory of results (default: results), as in hunt\n"
         "  --set NAME=EXPR  give the spec's constant NAME another value (repeatable); the\n"
         "                 cache keeps each variant apart\n"
+        "  --size NAME    the spec's named problem size (\"sizes\"), before any --set\n"
         "  -o DIR         output directory (default RESULTS/<kernel>/explore-<X>)\n"
         "  --json         print a summary as JSON on stdout:\n"
         "                 {\"kernel\", \"threads\", \"paths\", \"coverage\", \"legs_total\",\n"
@@ -114,10 +115,11 @@ typedef struct {
     bool json, quiet;
     const char *sets[CLI_MAX_SETS];
     int nsets;
+    const char *size;   /* --size NAME */
 } explore_args;
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
-       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB, OPT_ORDER };
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB, OPT_ORDER, OPT_SIZE };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -167,6 +169,7 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
         }
         a->sets[a->nsets++] = arg;
         return 1;
+    case OPT_SIZE: a->size = arg; return 1;
     default: return 0;
     }
 }
@@ -210,6 +213,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "seed", optional_argument, NULL, OPT_SEED }, /* gone; says why */
         { "set", required_argument, NULL, OPT_SET },
+        { "size", required_argument, NULL, OPT_SIZE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -438,7 +442,7 @@ int cmd_explore(int argc, char **argv)
     wh_error_clear(&err);
     double t0 = wh_clock_s();
     wh_spec *spec = cli_load_spec(a.spec, &err);
-    if (spec && !cli_apply_sets(spec, a.sets, a.nsets, &err)) {
+    if (spec && ((a.size && !wh_spec_apply_size(spec, a.size, &err)) || !cli_apply_sets(spec, a.sets, a.nsets, &err))) {
         wh_spec_free(spec);
         spec = NULL;
     }

@@ -23,7 +23,8 @@ static void usage(FILE *out)
         "                        [--reps R] [--outputs DIR] [--profile FILE] [--step-limit N]\n"
         "                        [--sim-local-mb M]\n"
         "                        [--device N] [--kernel-timeout S] [--warmup N] [--cold-l2]\n"
-        "                        [--check [--ulps U]] [--json] [--quiet]\n"
+        "                        [--check [--ulps U]] [--set NAME=EXPR] [--size NAME]\n"
+        "                        [--json] [--quiet]\n"
         "\n"
         "Run the kernel of SPEC (a kernel spec, kernels/NAME.json) on one input and\n"
         "report its time: mean, min, median, max and standard deviation over the\n"
@@ -64,6 +65,10 @@ static void usage(FILE *out)
         "                   backend is the sim itself)\n"
         "  --ulps U         float tolerance of --check (default 4: room for the GPU's\n"
         "                   .approx instructions)\n"
+        "  --set NAME=EXPR  give the spec's constant NAME another value or expression\n"
+        "                   (repeatable; --outputs records it with the input)\n"
+        "  --size NAME      the spec's named problem size (\"sizes\", e.g. large): its\n"
+        "                   constants, as --set gives them, before any --set\n"
         "  --json           print a JSON summary on stdout: {\"spec\", \"kernel\", \"backend\",\n"
         "                   \"device\", \"unit\", \"reps\", \"mean\", \"min\", \"median\", \"max\",\n"
         "                   \"stddev\", \"status\", \"message\", \"cycles\", \"us\",\n"
@@ -304,7 +309,7 @@ int cmd_measure(int argc, char **argv)
     harness *h = NULL;
     harness_result res;
     memset(&res, 0, sizeof res);
-    if (!spec || !cli_apply_sets(spec, ro.sets, ro.nsets, &err))
+    if (!spec || !cli_apply_run_sets(spec, &ro, &err))
         goto fail;
     char input_dir[1100];
     if (input) {

@@ -48,7 +48,7 @@ static int replay(const char *dir, const char *spec_path, long reps, const char 
     wh_error err;
     wh_error_clear(&err);
     wh_spec *spec = cli_load_input_spec(dir, spec_path, &err);
-    if (spec && !cli_apply_sets(spec, ro->sets, ro->nsets, &err)) {
+    if (spec && !cli_apply_run_sets(spec, ro, &err)) {
         wh_spec_free(spec);
         spec = NULL;
     }

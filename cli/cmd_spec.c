@@ -60,15 +60,15 @@ static void usage(FILE *out)
             "Check a kernel spec against its kernel before a hunt.  Errors (exit 1): what the\n"
             "spec loader refuses (with the file and the JSON path), a PTX or entry it cannot\n"
             "find, parameters that do not match the entry's in number, order or size, an\n"
-            "input image the full launch or a symbolic launch (one block of X threads, for\n"
-            "each X of symbolic.threads) cannot build.  Warnings (exit 0): a random input\n"
-            "that faults or runs past %llu warp instructions on the sim (counts too small\n"
-            "for the indices the kernel makes, or a hang), an input buffer whose per_thread\n"
-            "slices need more elements than its count (the launch's last threads get none),\n"
-            "and symbolic threads that never branch on the input: a guard comparing the\n"
-            "thread index with a constant of at least X sends them all out early, and the\n"
-            "symbolic stage then gives one path (the constants and fixed scalars of at\n"
-            "least X are named).\n"
+            "input image the full launch, a named size (\"sizes\": built, not run) or a\n"
+            "symbolic launch (one block of X threads, for each X of symbolic.threads) cannot\n"
+            "build.  Warnings (exit 0): a random input that faults or runs past %llu warp\n"
+            "instructions on the sim (counts too small for the indices the kernel makes, or a\n"
+            "hang), an input buffer whose per_thread slices need more elements than its count\n"
+            "(the launch's last threads get none), and symbolic threads that never branch on\n"
+            "the input: a guard comparing the thread index with a constant of at least X\n"
+            "sends them all out early, and the symbolic stage then gives one path (the\n"
+            "constants and fixed scalars of at least X are named).\n"
             "\n"
             "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
             "  --strict          exit 1 on a warning too\n"
@@ -296,6 +296,30 @@ static bool symbolic_probe(const wh_spec *spec, double seconds, findings *f, wh_
     return ok;
 }
 
+/* Every named size ("sizes") applies to a fresh copy of the spec and gives
+ * a launch and an input image within the limits (nothing is run: a large
+ * size takes the sim minutes). */
+static bool check_sizes(const wh_spec *spec, wh_error *err)
+{
+    bool ok = true;
+    for (int k = 0; ok && k < spec->nsizes; k++) {
+        wh_spec *sized = wh_spec_load(spec->path, err);
+        ok = sized && wh_spec_apply_size(sized, spec->size_names[k], err);
+        wh_launch full;
+        if (ok) full = wh_spec_launch_full(sized);
+        wh_image *img = ok ? wh_image_new(sized, &full, err) : NULL;
+        if (ok && !img) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            snprintf(err->msg, sizeof err->msg, "--size %s: %.900s", spec->size_names[k], msg);
+        }
+        ok = ok && img;
+        wh_image_free(img);
+        wh_spec_free(sized);
+    }
+    return ok;
+}
+
 /* ---- the command ------------------------------------------------------------ */
 
 typedef struct {
@@ -348,7 +372,7 @@ static int check(const check_args *a)
     wh_error_clear(&err);
     findings f = { json_array(), a->quiet };
     wh_spec *spec = cli_load_spec(a->spec, &err);
-    bool ok = spec && launches_build(spec, &err) && random_run(spec, &f, &err);
+    bool ok = spec && launches_build(spec, &err) && check_sizes(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_slices(spec, &f);
     if (ok) check_structures(spec, &f);
     if (ok) ok = check_globals(spec, &f, &err);

@@ -105,6 +105,7 @@ int cli_run_option(cli_run_options *r, int c, const char *arg, wh_error *err)
         }
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set: at most %d of them", CLI_MAX_SETS);
         return -1;
+    case CLI_OPT_SIZE: r->size = arg; return 1;
     default: return 0;
     }
 }
@@ -176,17 +177,14 @@ bool cli_input_dir(const char *command, const char *dir, char *out, size_t n, wh
 
 bool cli_apply_sets(wh_spec *spec, const char *const *sets, int n, wh_error *err)
 {
-    for (int k = 0; k < n; k++) {
-        const char *eq = strchr(sets[k], '=');
-        char name[128];
-        if (!eq || eq == sets[k] || (size_t)(eq - sets[k]) >= sizeof name) {
-            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set %s: expected NAME=EXPR (a constant of the spec)", sets[k]);
-            return false;
-        }
-        snprintf(name, sizeof name, "%.*s", (int)(eq - sets[k]), sets[k]);
-        if (!wh_spec_set_const(spec, name, eq + 1, err)) return false;
-    }
+    for (int k = 0; k < n; k++)
+        if (!wh_spec_assign(spec, sets[k], err)) return false;
     return true;
+}
+
+bool cli_apply_run_sets(wh_spec *spec, const cli_run_options *ro, wh_error *err)
+{
+    return (!ro->size || wh_spec_apply_size(spec, ro->size, err)) && cli_apply_sets(spec, ro->sets, ro->nsets, err);
 }
 
 wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_error *err)

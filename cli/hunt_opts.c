@@ -227,7 +227,7 @@ static int parse_search(int argc, char **argv, const struct option *longs, cli_o
     ho->interrupted = cli_catch_interrupt();
     *spec = cli_load_spec(path, &err);
     bool set = *spec && (ho->resume_dir ? resumed_sets(ho->resume_dir, *spec, &err)
-                                        : cli_apply_sets(*spec, ro->sets, ro->nsets, &err));
+                                        : cli_apply_run_sets(*spec, ro, &err));
     if (set) return -1;
     wh_spec_free(*spec);
     *spec = NULL;

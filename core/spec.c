@@ -246,6 +246,58 @@ static bool parse_constants(loader *ld, json_t *root)
     return true;
 }
 
+/* "NAME=EXPR" with NAME a constant of s: its index, else -1. */
+static int assigned_const(const wh_spec *s, const char *text)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || !eq[1]) return -1;
+    for (int k = 0; k < s->nconsts; k++)
+        if (strlen(s->const_names[k]) == (size_t)(eq - text) && !strncmp(s->const_names[k], text, (size_t)(eq - text)))
+            return k;
+    return -1;
+}
+
+/* "sizes": {"large": ["G=423000", "slots=threads*2"]}: names and their
+ * assignments are checked here, the expressions when a size is applied. */
+static bool parse_size(loader *ld, const char *key, json_t *list, char ***out)
+{
+    char jpath[300];
+    snprintf(jpath, sizeof jpath, "$.sizes.%s", key);
+    if (!plain_name(key)) return bad(ld, jpath, "a size's name must be plain (letters, digits, '_', '-', '.')");
+    if (!json_is_array(list) || json_array_size(list) == 0)
+        return bad(ld, jpath, "expected a non-empty array of \"NAME=EXPR\" assignments of constants");
+    *out = calloc(json_array_size(list) + 1, sizeof **out);
+    if (!*out) return bad(ld, jpath, "out of memory");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const char *text = json_string_value(json_array_get(list, i));
+        snprintf(jpath, sizeof jpath, "$.sizes.%s[%zu]", key, i);
+        if (!text || assigned_const(ld->spec, text) < 0)
+            return bad(ld, jpath, "expected \"NAME=EXPR\" with NAME one of the spec's constants");
+        if (!((*out)[i] = strdup(text))) return bad(ld, jpath, "out of memory");
+    }
+    return true;
+}
+
+static bool parse_sizes(loader *ld, json_t *root)
+{
+    wh_spec *s = ld->spec;
+    json_t *obj = json_object_get(root, "sizes");
+    if (!obj) return true;
+    if (!json_is_object(obj)) return bad(ld, "$.sizes", "expected an object of name: [\"NAME=EXPR\", ...]");
+    size_t n = json_object_size(obj);
+    s->size_names = calloc(n ? n : 1, sizeof *s->size_names);
+    s->size_sets = calloc(n ? n : 1, sizeof *s->size_sets);
+    if (!s->size_names || !s->size_sets) return bad(ld, "$.sizes", "out of memory");
+    const char *key;
+    json_t *val;
+    json_object_foreach(obj, key, val) {
+        int k = s->nsizes++;
+        if (!(s->size_names[k] = strdup(key))) return bad(ld, "$.sizes", "out of memory");
+        if (!parse_size(ld, key, val, &s->size_sets[k])) return false;
+    }
+    return true;
+}
+
 static bool parse_symbolic(loader *ld, json_t *root)
 {
     static const char *const keys[] = { "threads", "max_iter", NULL };
@@ -967,7 +1019,7 @@ static bool parse_root(loader *ld, json_t *root)
 {
     static const char *const keys[] = { "name", "source", "ptx", "entry", "grid", "block",
                                         "shared_bytes", "constants", "symbolic", "params",
-                                        "globals", "description", NULL };
+                                        "globals", "description", "sizes", NULL };
     wh_spec *s = ld->spec;
     if (!json_is_object(root)) return bad(ld, "$", "a spec is a JSON object");
     if (!check_keys(ld, root, "$", keys)) return false;
@@ -989,7 +1041,7 @@ static bool parse_root(loader *ld, json_t *root)
     static const char *const fixed_vars[] = { "threads", "blocks", "block", "i" };
     for (int i = 0; i < 4; i++)
         if (!add_var_name(s, fixed_vars[i])) return bad(ld, "$", "out of memory");
-    if (!parse_constants(ld, root) || !parse_launch_dims(ld, root, "grid", 0) ||
+    if (!parse_constants(ld, root) || !parse_sizes(ld, root) || !parse_launch_dims(ld, root, "grid", 0) ||
         !parse_launch_dims(ld, root, "block", 3) || !evaluate_launch(s, ld->err) || !parse_symbolic(ld, root))
         return false;
     uint64_t per_block = (uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2];
@@ -1092,6 +1144,38 @@ bool wh_spec_set_const(wh_spec *s, const char *name, const char *text, wh_error 
     return true;
 }
 
+bool wh_spec_assign(wh_spec *s, const char *assignment, wh_error *err)
+{
+    const char *eq = strchr(assignment, '=');
+    char name[128];
+    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--set %s: expected NAME=EXPR (a constant of the spec)", assignment);
+        return false;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
+    return wh_spec_set_const(s, name, eq + 1, err);
+}
+
+bool wh_spec_apply_size(wh_spec *s, const char *name, wh_error *err)
+{
+    for (int k = 0; k < s->nsizes; k++) {
+        if (strcmp(s->size_names[k], name)) continue;
+        for (char **a = s->size_sets[k]; *a; a++)
+            if (!wh_spec_assign(s, *a, err)) {
+                if (err) snprintf(err->file, sizeof err->file, "%s: $.sizes.%s", s->path, name);
+                return false;
+            }
+        return true;
+    }
+    char list[512] = "";
+    size_t len = 0;
+    for (int k = 0; k < s->nsizes && len < sizeof list; k++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", s->size_names[k]);
+    wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "--size %s: the spec has no size of that name (sizes: %s)", name,
+                 s->nsizes ? list : "none; \"sizes\" in a spec names them");
+    return false;
+}
+
 static void free_param(wh_param *p)
 {
     for (int f = 0; p->fields && f < p->nfields; f++) {
@@ -1123,6 +1207,13 @@ void wh_spec_free(wh_spec *s)
     }
     for (int i = 0; i < s->nsets; i++) free(s->sets[i]);
     free(s->sets);
+    for (int k = 0; k < s->nsizes; k++) {
+        for (char **a = s->size_sets && s->size_sets[k] ? s->size_sets[k] : NULL; a && *a; a++) free(*a);
+        if (s->size_sets) free(s->size_sets[k]);
+        free(s->size_names[k]);
+    }
+    free(s->size_sets);
+    free(s->size_names);
     for (int d = 0; d < 6; d++) wh_expr_free(s->launch_expr[d]);
     free(s->const_names);
     free(s->const_exprs);

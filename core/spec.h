@@ -150,6 +150,11 @@ typedef struct {
     int nkparams;           /* the kernel's parameters: params[nkparams..] are globals */
     char **sets;            /* constants given on the command line: "NAME=EXPR", in order */
     int nsets;
+    /* Named problem sizes ("sizes": {"large": ["G=423000"]}): each a list of
+     * "NAME=EXPR" that wh_spec_apply_size gives as --set would. */
+    char **size_names;
+    char ***size_sets;      /* size_sets[k]: NULL-terminated */
+    int nsizes;
 } wh_spec;
 
 /* Resource limits of a spec (README, "Limits"): threads of a launch, and
@@ -166,6 +171,11 @@ void wh_spec_free(wh_spec *spec);
  * the change (the explore cache, run.json and --resume tell the variants
  * apart) and `sets` records it.  Sizes are checked where images are made. */
 bool wh_spec_set_const(wh_spec *spec, const char *name, const char *text, wh_error *err);
+/* wh_spec_set_const of an assignment "NAME=EXPR" (--set's text). */
+bool wh_spec_assign(wh_spec *spec, const char *assignment, wh_error *err);
+/* Apply the named size's assignments in order (--size NAME); an unknown
+ * name is refused, naming the sizes there are. */
+bool wh_spec_apply_size(wh_spec *spec, const char *name, wh_error *err);
 /* The full launch, and the symbolic one: one block of X threads. */
 wh_launch wh_spec_launch_full(const wh_spec *spec);
 wh_launch wh_launch_threads(unsigned x);

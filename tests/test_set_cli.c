@@ -129,3 +129,72 @@ Test(set_cli, a_constant_sizes_the_launch)
     ts_rmtree(dir);
     ts_rmtree(dir2);
 }
+
+/* "sizes": named sets of constants.  --size NAME applies them as --set
+ * would (recorded, hashed), before the command line's --set; a size that
+ * names no constant is refused at load with its place, an unknown size
+ * names the sizes there are, and spec check refuses a size whose launch or
+ * image cannot be built. */
+Test(set_cli, a_named_size_is_a_list_of_sets)
+{
+    char dir[64], dir2[64], dir3[64];
+    wh_error err;
+    const char *head = "{ \"name\": \"g\", \"source\": \"vec_add.cu\", \"entry\": \"vec_add\",\n"
+                       "  \"constants\": { \"G\": \"4\", \"N\": \"threads\" }, \"grid\": [\"G\"], \"block\": [128],\n";
+    const char *tail = "  \"params\": [ { \"name\": \"a\", \"kind\": \"buffer\", \"type\": \"f32\", "
+                       "\"count\": \"N\", \"role\": \"input\", \"per_thread\": 1 } ] }";
+    char text[1024];
+    snprintf(text, sizeof text, "%s  \"sizes\": { \"large\": [\"G=1000\"], \"wide\": [\"G=8\", \"N=threads*2\"] },\n%s",
+             head, tail);
+    wh_spec *s = ts_temp_spec(text, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    cr_assert_eq(s->nsizes, 2);
+    char before[17];
+    memcpy(before, s->hash, sizeof before);
+    cr_assert(wh_spec_apply_size(s, "wide", &err), "%s", err.msg);
+    cr_expect_eq(s->launch.grid[0], 8);
+    cr_expect_eq(count_of(s, "a"), 2 * 8 * 128);
+    cr_assert_eq(s->nsets, 2, "recorded as the sets it stands for");
+    cr_expect_str_eq(s->sets[0], "G=8");
+    cr_expect_str_eq(s->sets[1], "N=threads*2");
+    cr_expect_str_neq(s->hash, before);
+    cr_expect_not(wh_spec_apply_size(s, "huge", &err));
+    cr_expect(strstr(err.msg, "no size of that name (sizes: large, wide)"), "%s", err.msg);
+    wh_spec_free(s);
+
+    /* the CLI: --size, then --set over it */
+    cli_run_options ro;
+    cli_run_options_init(&ro);
+    wh_error scratch;
+    char spec_path[128];
+    snprintf(spec_path, sizeof spec_path, "%s/k.json", dir);
+    s = wh_spec_load(spec_path, &scratch);
+    cr_assert(s, "%s", scratch.msg);
+    cr_assert_eq(cli_run_option(&ro, CLI_OPT_SIZE, "large", &err), 1);
+    cr_assert_eq(cli_run_option(&ro, CLI_OPT_SET, "G=500", &err), 1);
+    cr_assert(cli_apply_run_sets(s, &ro, &err), "%s", err.msg);
+    cr_expect_eq(s->launch.grid[0], 500, "--set after --size wins");
+    cr_expect_str_eq(s->sets[0], "G=1000");
+    wh_spec_free(s);
+
+    snprintf(text, sizeof text, "%s  \"sizes\": { \"large\": [\"M=1000\"] },\n%s", head, tail);
+    cr_expect_null(ts_temp_spec(text, dir2, &err));
+    cr_expect(strstr(err.msg, "one of the spec's constants"), "%s", err.msg);
+    cr_expect_str_eq(err.path, "$.sizes.large[0]");
+
+    /* 2^31 blocks of 128 f32: an image past the 4 GiB limit */
+    snprintf(text, sizeof text, "%s  \"sizes\": { \"huge\": [\"G=2147483647\"] },\n%s", head, tail);
+    wh_spec *huge = ts_temp_spec(text, dir3, &err);
+    cr_assert(huge, "%s", err.msg);
+    wh_spec_free(huge);
+    snprintf(spec_path, sizeof spec_path, "%s/k.json", dir3);
+    const char *check[] = { "check", spec_path, "--explore-time", "0", "--quiet" };
+    char out[128];
+    snprintf(out, sizeof out, "%s/err.txt", dir3);
+    cr_expect_eq(ts_run_cmd(cmd_spec, "spec", check, 5, NULL, out), 1);
+    const char *said = ts_read_text(out);
+    cr_expect(strstr(said, "--size huge") && strstr(said, "GiB"), "%s", said);
+    ts_rmtree(dir);
+    ts_rmtree(dir2);
+    ts_rmtree(dir3);
+}

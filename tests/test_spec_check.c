@@ -81,8 +81,9 @@ Test(spec_check, a_bundled_spec_passes)
 
 /* Every bundled spec passes --strict (the symbolic stage's check left to
  * the tests of each kernel): the loader's keys, expressions and ranges at
- * every launch, per_thread slices, parameters against the entry, a random
- * input that runs to its end.  (It replaced kernels/check_specs.py.) */
+ * every launch and named size ("sizes"), per_thread slices, parameters
+ * against the entry, a random input that runs to its end.  (It replaced
+ * kernels/check_specs.py.) */
 Test(spec_check, every_bundled_spec_passes_strict)
 {
     static const char *const globs[] = { "kernels/*.json", "kernels/corpus/*.json" };
