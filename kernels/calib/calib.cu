@@ -443,7 +443,7 @@ extern "C" __global__ void calib_stream(long long *out, const uint4 *buf, unsign
         out[0] = sum;
 }
 
-/* n iterations of an if on (lane & mask) == 0 around eight dependent
+/* n iterations of an if on (lane & mask) == 0 around 32 dependent
  * mads, then one more: with mask 0 every lane takes the if, with mask 1
  * half of them (a divergent branch and its reconvergence each iteration),
  * the warp issuing the same instructions either way. */
@@ -453,9 +453,12 @@ static __device__ __forceinline__ long long diverge_loop(unsigned n, unsigned ma
     long long t0 = clk();
     for (unsigned i = 0; i < n; i++) {
         /* x != b (all but never false) puts the branch behind the chain,
-         * so that what the divergence costs is not hidden by its latency */
+         * so that what the divergence costs is not hidden by its latency;
+         * 32 mads, because ptxas for sm_90 if-converts an if around 8 into
+         * predicated ones (no branch: nothing diverges), and around 32 keeps
+         * the branch (BSSY, BRA, BSYNC in ptxas 13.0's SASS) */
         if ((threadIdx.x & mask) == 0 && *x != b)
-            asm volatile(X8(STEP_ALU) : "+r"(*x) : "r"(a), "r"(b));
+            asm volatile(X32(STEP_ALU) : "+r"(*x) : "r"(a), "r"(b));
         asm volatile(STEP_ALU : "+r"(*x) : "r"(a), "r"(b));
     }
     return clk() - t0;
