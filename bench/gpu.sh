@@ -2,8 +2,8 @@
 # bench/gpu.sh — everything that needs a real NVIDIA GPU, in one go.
 #
 #   bench/gpu.sh [--device N] [--reps R] [--kernels A,B] [--skip-tests]
-#                [--skip-compare] [--reference] [--fidelity] [--prebuilt]
-#                [--check-specs 'GLOB ...'] [--step-timeout S]
+#                [--skip-compare] [--reference] [--fidelity] [--large]
+#                [--prebuilt] [--check-specs 'GLOB ...'] [--step-timeout S]
 #
 # On a machine with a GPU (and the NVIDIA driver) it:
 #   1. builds warphunt, the PTX of the bundled kernels, the test runner and
@@ -19,6 +19,8 @@
 #      reference runs' best ones (results/<kernel>/reference), to be compared
 #      with the sim's times of the same inputs, made anywhere
 #      (bench_fidelity --compare; README, "calibrate");
+#      with --large: bench/gpu_large.sh, the grid constant G at which each
+#      bundled and corpus kernel runs a millisecond (large_search.md);
 #   5. runs the cuda tests with WARPHUNT_REQUIRE_GPU=1 (a skip is a failure);
 #   6. for every bundled kernel: `warphunt measure --backend cuda --reps R
 #      --json`: the harness's overhead per repetition beyond the kernel
@@ -75,6 +77,7 @@ RUN_TESTS=1
 RUN_COMPARE=1
 RUN_REFERENCE=0
 RUN_FIDELITY=0
+RUN_LARGE=0
 PREBUILT=0
 KERNELS=
 CHECK_SPECS=
@@ -89,6 +92,7 @@ while [ $# -gt 0 ]; do
         --skip-compare) RUN_COMPARE=0; shift ;;
         --reference) RUN_REFERENCE=1; shift ;;
         --fidelity) RUN_FIDELITY=1; shift ;;
+        --large) RUN_LARGE=1; shift ;;
         --prebuilt) PREBUILT=1; shift ;;
         --kernels) KERNELS=$2; shift 2 ;;
         --check-specs) CHECK_SPECS=$2; shift 2 ;;
@@ -233,6 +237,18 @@ if [ "$RUN_FIDELITY" = 1 ]; then
             echo "fidelity ($l2 L2): FAILED ($(tail -1 "$OUT/fidelity.err"))" >>"$summary"
         fi
     done
+fi
+
+# --- 4b. with --large: launch sizes of a millisecond ---------------------------------
+if [ "$RUN_LARGE" = 1 ]; then
+    say "launch sizes of a millisecond (bench/gpu_large.sh)"
+    if step env BUILD="$BUILD" bench/gpu_large.sh --device "$DEVICE" -o "$OUT/large_search.md" \
+        2>"$OUT/large_search.err"; then
+        echo "large sizes: ok (large_search.md)" >>"$summary"
+    else
+        failures+=("large")
+        echo "large sizes: FAILED ($(tail -1 "$OUT/large_search.err"))" >>"$summary"
+    fi
 fi
 
 # --- 5. the GPU tests --------------------------------------------------------------

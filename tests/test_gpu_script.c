@@ -166,3 +166,55 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
     cr_expect(strstr(slurp(log), "--step-timeout: '5m' is not a number of seconds"), "%s", slurp(log));
     ts_rmtree(dir);
 }
+
+/* bench/gpu_large.sh on the fake driver (its every kernel "runs" 20 us):
+ * a spec's large size is where the search starts, G grows by --factor
+ * until the target, the step cap or the image limit (a size, not a
+ * failure), and the fake's figures are refused without -o. */
+Test(gpu_script, large_sizes_search_grows_g_to_a_target, .timeout = 300)
+{
+    char build[PATH_MAX], lib[PATH_MAX + 32];
+    build_dir(build, sizeof build);
+    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
+    struct stat st;
+    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    char dir[] = "/tmp/wh_large_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char cmd[8 * PATH_MAX], log[64], md[64];
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(md, sizeof md, "%s/large.md", dir);
+    const char *env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL WH_FAKECUDA_ANY_KERNEL=1";
+
+    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels gt_atomic,bfs1 "
+             "--target-us 10 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", slurp(log));
+    char *s = slurp(md);
+    cr_expect(strstr(s, "| gt_atomic | 128 | 423000 (from --size large) | 19.9"), "%s", s);
+    cr_expect(strstr(s, "| bfs1 | 4 | 4 | 19.9") && strstr(s, "| reached |"), "%s", s);
+
+    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels bfs1 "
+             "--max-steps 2 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
+    rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", slurp(log));
+    cr_expect(strstr(slurp(md), "| bfs1 | 4 | 64 | 19.9") && strstr(slurp(md), "below the target after 2 steps"),
+              "G 4 -> 16 -> 64:\n%s", slurp(md));
+
+    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels gt_atomic "
+             "--factor 1000 --max-steps 30 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
+    rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "the image limit is no failure:\n%s", slurp(log));
+    cr_expect(strstr(slurp(md), "| 423000 (from --size large) | 19.9") &&
+              strstr(slurp(md), "image limit at G=423000000"), "%s", slurp(md));
+
+    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels bfs1 "
+             "--max-steps 0 >'%s' 2>&1", env, build, lib, log);
+    rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s", slurp(log));
+    cr_expect(strstr(slurp(log), "is not a GPU"), "%s", slurp(log));
+    snprintf(cmd, sizeof cmd, "BUILD='%s' bash bench/gpu_large.sh --factor 1 >'%s' 2>&1", build, log);
+    rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && strstr(slurp(log), "--factor must be at least 2"), "%s",
+              slurp(log));
+    ts_rmtree(dir);
+}
