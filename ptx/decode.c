@@ -357,16 +357,40 @@ static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
     return check_coords(ins, &ins->ops[load ? 1 : 0], file, err);
 }
 
+/* A scalar or vector operand of f32 values: tex.level's level of detail,
+ * tex.grad's gradients. */
+static bool lod_operand(const ptx_operand *o)
+{
+    switch (o->kind) {
+    case PTX_OPD_REG: case PTX_OPD_IMM_FLOAT: case PTX_OPD_IMM_INT: return true;
+    case PTX_OPD_VEC:
+        for (int k = 0; k < o->nelems; k++)
+            if (!lod_operand(&o->elems[k])) return false;
+        return o->nelems >= 1 && o->nelems <= 4;
+    default: return false;
+    }
+}
+
 /* tex.GEOM.v4.DTYPE.CTYPE {d0, d1, d2, d3}, [handle, {coordinates}]: the
- * geometry goes to mode (0 for the forms no engine runs: multisample,
- * explicit level or gradients), the coordinates are checked for their
- * number (.3d, .a2d and .cube take four, the last ignored). */
+ * geometry goes to mode, the coordinates are checked for their number
+ * (.3d, .a2d and .cube take four, the last ignored).  tex.level (one more
+ * operand, the level of detail) and tex.grad (two, the gradients) decode
+ * the same: a texture of one level reads it whatever they say.  Mode is 0
+ * for the forms no engine runs: multisample, .base, an offset or a depth
+ * compare (more operands than that). */
 static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
 {
-    bool other = false;
-    for (int i = 0; i < ins->nmods; i++)
-        other |= STREQ(ins->mods[i], "level") || STREQ(ins->mods[i], "grad") || STREQ(ins->mods[i], "base");
-    ins->mode = other ? 0 : geometry_of(ins);
+    bool level = false, grad = false, other = false;
+    for (int i = 0; i < ins->nmods; i++) {
+        level |= STREQ(ins->mods[i], "level");
+        grad |= STREQ(ins->mods[i], "grad");
+        other |= STREQ(ins->mods[i], "base");
+    }
+    int extra = level ? 1 : grad ? 2 : 0;
+    bool plain = !other && ins->nops == 2 + extra;
+    for (int k = 2; plain && k < ins->nops; k++)
+        plain = lod_operand(&ins->ops[k]);
+    ins->mode = plain ? geometry_of(ins) : 0;
     if (ins->ops[0].kind != PTX_OPD_VEC || ins->ops[0].nelems != 4 || ins->vec != 4)
         return fail(err, file, ins, ins->ops[0].col, "'%s' needs .v4 and a vector of four destinations", ins->opcode, 0,
                     0);
@@ -375,7 +399,8 @@ static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
 
 /* tld4.COMP.2d.v4.DTYPE.f32 {d0, d1, d2, d3}, [handle, {x, y}]: the
  * component joins the geometry in mode (PTX_TLD4_COMP); the array and
- * cube forms, an explicit sampler and the depth compare decode to 0. */
+ * cube forms, an explicit sampler, an offset and the depth compare decode
+ * to 0. */
 static bool decode_tld4(ptx_instr *ins, const char *file, wh_error *err)
 {
     static const char *const comps[] = { "r", "g", "b", "a" };
@@ -385,7 +410,8 @@ static bool decode_tld4(ptx_instr *ins, const char *file, wh_error *err)
             if (STREQ(ins->mods[i], comps[c]))
                 comp = c;
     int geom = geometry_of(ins);
-    ins->mode = comp >= 0 && geom == PTX_TEX_2D && ins->ops[1].kind == PTX_OPD_ADDR && ins->ops[1].nelems == 1
+    ins->mode = comp >= 0 && geom == PTX_TEX_2D && ins->nops == 2 && ins->ops[1].kind == PTX_OPD_ADDR &&
+                        ins->ops[1].nelems == 1
                     ? PTX_TEX_2D : 0;
     if (ins->ops[0].kind != PTX_OPD_VEC || ins->ops[0].nelems != 4 || ins->vec != 4)
         return fail(err, file, ins, ins->ops[0].col, "'%s' needs .v4 and a vector of four destinations", ins->opcode, 0,

@@ -111,7 +111,7 @@ typedef struct {
     float want[4];
 } probe;
 
-static void run_probes(const char *texture_desc, const char *type, const probe *pr, int n)
+static void run_probes_of(const char *kernel, const char *texture_desc, const char *type, const probe *pr, int n)
 {
     char dir[64], tex[1200], rest[1200];
     wh_error err;
@@ -124,7 +124,7 @@ static void run_probes(const char *texture_desc, const char *type, const probe *
              "{\"name\":\"x\",\"type\":\"f32\"},{\"name\":\"y\",\"type\":\"f32\"},{\"name\":\"z\",\"type\":\"f32\"},"
              "{\"name\":\"w\",\"type\":\"f32\"}]},{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":%d}",
              n);
-    wh_spec *s = spec_with("tex_probe", tex, rest, dir, &err);
+    wh_spec *s = spec_with(kernel, tex, rest, dir, &err);
     cr_assert(s, "%s", err.msg);
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
@@ -160,6 +160,11 @@ static void run_probes(const char *texture_desc, const char *type, const probe *
     ts_rmtree(dir);
 }
 
+static void run_probes(const char *texture_desc, const char *type, const probe *pr, int n)
+{
+    run_probes_of("tex_probe", texture_desc, type, pr, n);
+}
+
 #define FLOAT4 \
     "\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":\"f32\"},{\"name\":\"y\",\"type\":\"f32\"}," \
     "{\"name\":\"z\",\"type\":\"f32\"},{\"name\":\"w\",\"type\":\"f32\"}]"
@@ -187,6 +192,18 @@ Test(texture, linear_filtering_weighs_the_neighbours)
     const probe lin[] = { { 1.0f, 0.5f, { 5, 6, 7, 8 } }, { 2.25f, 1.75f, { 142.5f, 143.5f, 144.5f, 145.5f } },
                           { 0.5f, 0.5f, { 0, 1, 2, 3 } } };
     run_probes("{\"dims\":[4,3],\"filter\":\"linear\"}", FLOAT4, lin, 3);
+}
+
+/* tex.level and tex.grad (tex2DLod, tex2DGrad) on a texture of one level
+ * read what tex does, filtered or not (decided here: level 0 is the only
+ * level; not compared with a GPU). */
+Test(texture, level_and_gradient_fetches_read_the_one_level)
+{
+    ts_need_ptx(PTX);
+    const probe point[] = { { 2.7f, 1.2f, { 120, 121, 122, 123 } }, { -3, 9, { 200, 201, 202, 203 } } };
+    run_probes_of("tex_probe_lod", "{\"dims\":[4,3]}", FLOAT4, point, 2);
+    const probe lin[] = { { 1.0f, 0.5f, { 5, 6, 7, 8 } }, { 2.25f, 1.75f, { 142.5f, 143.5f, 144.5f, 145.5f } } };
+    run_probes_of("tex_probe_lod", "{\"dims\":[4,3],\"filter\":\"linear\"}", FLOAT4, lin, 2);
 }
 
 Test(texture, eight_bit_texels_read_as_normalized_floats)
@@ -305,12 +322,14 @@ Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 24
 
 /* Float coordinates from the input are pinned to the model: the atoms
  * still replay. */
-Test(texture, pinned_float_coordinates_replay, .timeout = 240)
+/* An exploration of `kernel` (tex_probe's parameters) over a linear
+ * filtered texture: every atom replays its path on the sim. */
+static void pinned_coordinates_replay(const char *kernel)
 {
     ts_need_ptx(PTX);
     char dir[64];
     wh_error err;
-    wh_spec *s = spec_with("tex_probe",
+    wh_spec *s = spec_with(kernel,
                            "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\",\"range\":[0,1],"
                            "\"texture\":{\"dims\":[4,4],\"filter\":\"linear\"}}",
                            "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"input\","
@@ -327,6 +346,18 @@ Test(texture, pinned_float_coordinates_replay, .timeout = 240)
     wh_spec_free(s);
     ts_rmtree(cache);
     ts_rmtree(dir);
+}
+
+Test(texture, pinned_float_coordinates_replay, .timeout = 240)
+{
+    pinned_coordinates_replay("tex_probe");
+}
+
+/* tex.level and tex.grad in the symbolic stage: fetches as tex's, their
+ * level of detail and gradients read and ignored. */
+Test(texture, the_symbolic_stage_runs_level_and_gradient_fetches, .timeout = 240)
+{
+    pinned_coordinates_replay("tex_probe_lod");
 }
 
 static double gather_time(const wh_spec *s, int texel, int index)

@@ -428,6 +428,16 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
         if (d->kind == SIM_OPD_REG)
             add_dep(s, c->F, d->slot, false);
     }
+    /* tex.level's level of detail, tex.grad's gradients: unused (one level),
+     * but the fetch waits for them as the GPU's does */
+    for (int k = 2; c->pi->op == PTX_OP_TEX && k < c->pi->nops; k++) {
+        const ptx_operand *o = &c->pi->ops[k];
+        for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1); e++) {
+            const ptx_operand *x = o->kind == PTX_OPD_VEC ? &o->elems[e] : o;
+            if (x->kind == PTX_OPD_REG)
+                add_dep(s, c->F, c->F->slot[x->reg], false);
+        }
+    }
     s->nsrc = (uint8_t)n;
     s->space = PTX_SPACE_GLOBAL;
     return true;

@@ -24,6 +24,20 @@ extern "C" __global__ void tex_probe(cudaTextureObject_t t, const float *xs, con
         out[i] = tex2D<float4>(t, xs[i], ys[i]);
 }
 
+/* tex_probe through tex.level and tex.grad: a texture of one level reads
+ * it whatever the level of detail or the gradients say; a fetch whose two
+ * forms differ writes -1. */
+extern "C" __global__ void tex_probe_lod(cudaTextureObject_t t, const float *xs, const float *ys, float4 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float4 a = tex2DLod<float4>(t, xs[i], ys[i], 2.5f + xs[i]);
+    float4 b = tex2DGrad<float4>(t, xs[i], ys[i], make_float2(4.0f, ys[i]), make_float2(0.0f, 8.0f));
+    bool same = a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+    out[i] = same ? a : make_float4(-1.0f, -1.0f, -1.0f, -1.0f);
+}
+
 extern "C" __global__ void tex_probe_int(cudaTextureObject_t t, const int *xs, const int *ys, int2 *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
