@@ -269,7 +269,7 @@ static bool guard_as_ite(ptx_opcode op)
     case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_SHFL: case PTX_OP_VOTE:
     case PTX_OP_MATCH: case PTX_OP_ACTIVEMASK: case PTX_OP_REDUX: case PTX_OP_ELECT:
-    case PTX_OP_TRAP: case PTX_OP_BRKPT:
+    case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_MBARRIER:
         return false;
     default:
         return true;

@@ -511,6 +511,24 @@ bool sx_barrier_release(sx_engine *e, sx_state *s)
     return true;
 }
 
+void sx_mbarrier_deadlock(sx_engine *e, sx_state *s)
+{
+    int t = 0, nbar = 0;
+    for (int u = s->X - 1; u >= 0; u--) {
+        if (s->th[u].status == TS_MBAR)
+            t = u;
+        nbar += s->th[u].status == TS_BARRIER;
+    }
+    const sx_thread *th = &s->th[t];
+    int line = e->mod->funcs[th->fr[th->nfr - 1].func].instrs[th->fr[th->nfr - 1].pc].line;
+    sx_issue_add(e, SX_ISSUE_BARRIER, line, t, NULL, NULL,
+                 "mbarrier deadlock: thread %d waits at line %d for a phase no thread can complete%s", t, line,
+                 nbar ? " (others wait at bar.sync)" : "");
+    sx_state_note(s, "thread %d waits on an mbarrier phase no arrival can complete (line %d)", t, line);
+    s->end = SX_PATH_ERROR;
+    s->over = true;
+}
+
 int sx_exec_ctrl(sx_cx *cx)
 {
     switch (cx->ins->op) {

@@ -167,7 +167,9 @@ typedef struct {
     int call_instr;          /* in the caller: the call instruction, -1 */
 } sx_frame;
 
-typedef enum { TS_RUN = 0, TS_BARRIER, TS_WARP, TS_EXITED } sx_tstatus;
+/* TS_MBAR: at an mbarrier test_wait or try_wait whose phase has not
+ * completed; it runs the wait again once an arrival completes a phase. */
+typedef enum { TS_RUN = 0, TS_BARRIER, TS_WARP, TS_EXITED, TS_MBAR } sx_tstatus;
 
 typedef struct {
     sx_frame *fr; int nfr, capfr;
@@ -471,6 +473,9 @@ void sx_enter_block(sx_engine *e, sx_state *s, int t, int block);
 bool sx_exec_return(sx_cx *cx);
 /* All threads wait or exited: release the barrier, report divergence. */
 bool sx_barrier_release(sx_engine *e, sx_state *s);
+/* Nothing runs and a thread waits on an mbarrier phase: no arrival can
+ * complete it (the GPU would spin forever); the path ends as an error. */
+void sx_mbarrier_deadlock(sx_engine *e, sx_state *s);
 void sx_advance_pc(sx_cx *cx);
 
 /* fork.c */

@@ -272,6 +272,9 @@ static bool run_state(sx_engine *e, sx_state *s)
                 sx_state_free(e, s);
                 return false;
             }
+        } else if (any_status(s, TS_MBAR)) {
+            sx_mbarrier_deadlock(e, s);   /* no arrival can come */
+            continue;
         } else if (any_status(s, TS_BARRIER)) {
             bool ok = sx_barrier_release(e, s);
             sx_z_release(&e->z);

@@ -5,7 +5,8 @@
  * PTX walks the phases of one object (init, arrive and its token,
  * test_wait on a token and on a parity, pending_count, arrive_drop,
  * arrive.noComplete) and an arrival past the pending count faults; the
- * symbolic stage does not run mbarrier yet, and a hunt goes on without it.
+ * symbolic stage runs the barrier (a wait holds its thread until the phase
+ * completes) and ends a path whose phase no thread can complete.
  */
 #include <criterion/criterion.h>
 
@@ -117,31 +118,64 @@ Test(mbarrier, more_arrivals_than_pending_fault)
     cr_expect(strstr(msg, "more arrivals than the phase waits for"), "%s", msg);
 }
 
-/* explore says why no path ran to its end: the instruction it stopped at,
- * not the hint for threads sent out early. */
-Test(mbarrier, explore_names_the_instruction_it_stopped_at, .timeout = 120)
+/* The symbolic stage runs the cuda::barrier: a wait holds its thread until
+ * the phase completes (the library's spin loop asks once more and leaves),
+ * one path per pair of neighbour trip counts, every atom replaying its path
+ * on the sim. */
+Test(mbarrier, the_symbolic_stage_runs_the_barrier_and_its_atoms_replay, .timeout = 120)
 {
     ts_need_ptx("build/ptx/tests/ptx/mbarrier.ptx");
-    char dir[] = "/tmp/wh_mbexXXXXXX", out[128], errp[128];
+    char dir[] = "/tmp/wh_mbexXXXXXX", out[128], json[128];
     tsim_mkdtemp(dir);
     snprintf(out, sizeof out, "%s/run", dir);
-    snprintf(errp, sizeof errp, "%s/stderr", dir);
-    const char *args[] = { SPEC, "--time", "20", "--results", dir, "-o", out };
-    cr_expect_eq(ts_run_cmd(cmd_explore, "explore", args, 7, NULL, errp), 0);
-    FILE *f = fopen(errp, "r");
-    cr_assert(f);
-    char text[8192] = "";
-    size_t got = fread(text, 1, sizeof text - 1, f);
-    text[got] = 0;
-    fclose(f);
-    cr_expect(strstr(text, "no path ran to its end: unsupported instruction 'mbarrier'"), "%s", text);
-    cr_expect_null(strstr(text, "never branched"), "%s", text);
+    snprintf(json, sizeof json, "%s/stdout", dir);
+    const char *args[] = { SPEC, "--time", "20", "--results", dir, "-o", out, "--json", "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_explore, "explore", args, 9, json, NULL), 0);
+    json_t *doc = ts_load_json(json);
+    cr_expect_geq(json_integer_value(json_object_get(doc, "paths")), 64, "8 trip counts for each of 2 threads");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "cut")), 0);
+    cr_expect_gt(json_integer_value(json_object_get(doc, "atoms_valid")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "atoms_invalid")), 0, "every atom replays on the sim");
+    json_decref(doc);
     ts_rmtree(dir);
 }
 
-/* The symbolic stage stops at mbarrier (not run there yet) and says so;
- * gdivan still finds inputs above the low end. */
-Test(mbarrier, a_hunt_goes_on_without_the_symbolic_stage, .timeout = 240)
+/* A phase that expects more arrivals than there are threads never
+ * completes: the symbolic stage ends the path as an error and names the
+ * wait, where the GPU would spin forever. */
+Test(mbarrier, a_phase_no_thread_can_complete_is_a_deadlock, .timeout = 120)
+{
+    char dir[] = "/tmp/wh_mbdlXXXXXX", ptx[4096], out[128], json[128], errp[128];
+    tsim_mkdtemp(dir);
+    snprintf(ptx, sizeof ptx, "%s%s", PTX_HEAD,
+             "\tmov.u32 %r1, %tid.x;\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra SKIP;\n"
+             "\tmbarrier.init.shared.b64 [bar], 3;\n"
+             "SKIP:\n\tbar.sync 0;\n\tmbarrier.arrive.shared.b64 %rd3, [bar];\n"
+             "WAIT:\n\tmbarrier.test_wait.shared.b64 %p2, [bar], %rd3;\n\t@!%p2 bra WAIT;\n"
+             "\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n");
+    tsim_write(dir, "k.ptx", ptx);
+    tsim_write(dir, "k.json",
+               "{ \"name\": \"k\", \"source\": \"k.cu\", \"ptx\": \"k.ptx\", \"entry\": \"k\", \"grid\": [1], "
+               "\"block\": [2], \"symbolic\": { \"threads\": [2] }, \"params\": [ { \"name\": \"out\", "
+               "\"kind\": \"buffer\", \"type\": \"i32\", \"count\": 16, \"role\": \"output\" } ] }\n");
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s/k.json", dir);
+    snprintf(out, sizeof out, "%s/run", dir);
+    snprintf(json, sizeof json, "%s/stdout", dir);
+    snprintf(errp, sizeof errp, "%s/stderr", dir);
+    const char *args[] = { spec, "--time", "10", "--results", dir, "-o", out, "--json", "--no-validate" };
+    ts_run_cmd(cmd_explore, "explore", args, 9, json, errp);
+    json_t *doc = ts_load_json(json);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 1, "the one path ends in the deadlock");
+    json_decref(doc);
+    const char *said = ts_read_text(errp);
+    cr_expect(strstr(said, "mbarrier deadlock: thread 0 waits at line"), "%s", said);
+    ts_rmtree(dir);
+}
+
+/* gdivan, its symbolic stage included, finds inputs above the low end. */
+Test(mbarrier, a_hunt_finds_slower_inputs, .timeout = 240)
 {
     ts_need_ptx("build/ptx/tests/ptx/mbarrier.ptx");
     wh_error err;
