@@ -335,7 +335,8 @@ static bool check_coords(const ptx_instr *ins, const ptx_operand *a, const char 
 
 /* suld.b.GEOM{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surf, {x, y, z}] and
  * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, sust.p
- * and the array forms), .zero a flag (.clamp is one already). */
+ * and the cubemap forms; .a1d and .a2d take {layer, x} and {layer, x, y,
+ * unused}), .zero a flag (.clamp is one already). */
 static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
 {
     bool plain = false;
@@ -345,8 +346,8 @@ static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
             ins->flags |= PTX_F_ZERO;
     }
     ins->mode = plain ? geometry_of(ins) : 0;
-    if (ins->mode > PTX_TEX_3D)
-        ins->mode = 0;   /* layered surfaces: not yet */
+    if (ins->mode > PTX_TEX_A2D)
+        ins->mode = 0;   /* cubemap surfaces: not yet */
     bool load = ins->op == PTX_OP_SULD;
     const ptx_operand *v = &ins->ops[load ? 0 : 1];
     int n = v->kind == PTX_OPD_VEC ? v->nelems : 1;

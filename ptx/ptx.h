@@ -722,13 +722,15 @@ int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[4],
  * max, the most negative value -1).  A channel the format lacks reads 0. */
 uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c);
 
-/* Where a surface access of `bytes` at (x in bytes, y, z) lands, as the
- * byte offset *off in the surface's texels (x fastest): PTX_SURF_IN; outside
- * the surface PTX_SURF_OUT (with clamp: the nearest place inside instead,
- * *off set and PTX_SURF_IN); x not a multiple of the access size (at most
- * 16): PTX_SURF_MISALIGNED. */
+/* Where a surface access of `bytes` at coord = (x in bytes, y, z) lands
+ * (a layered surface's: (layer, x, y)), as the byte offset *off in the
+ * surface's texels (x fastest, then y, z, layer): PTX_SURF_IN; outside the
+ * surface PTX_SURF_OUT (with clamp: the nearest place inside instead, *off
+ * set and PTX_SURF_IN; the layer is one more coordinate under the boundary
+ * mode, decided here: the ISA does not say); x not a multiple of the
+ * access size (at most 16): PTX_SURF_MISALIGNED. */
 typedef enum { PTX_SURF_IN, PTX_SURF_OUT, PTX_SURF_MISALIGNED } ptx_surf_place;
-ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int bytes, bool clamp, uint64_t *off);
+ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], int bytes, bool clamp, uint64_t *off);
 
 /* The four values of a fetch that reads taps[0..n) (ptx_tex_taps): with
  * one tap its channels, else each channel's weighted sum (f32: acc = acc +

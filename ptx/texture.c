@@ -369,14 +369,17 @@ uint32_t ptx_tex_query_value(const ptx_texture *t, int q)
     }
 }
 
-ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int bytes, bool clamp, uint64_t *off)
+ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], int bytes, bool clamp, uint64_t *off)
 {
     int64_t align = bytes > 16 ? 16 : bytes;
     int64_t row = t->dims[0] * t->texel_bytes;
-    int64_t x = coord[0], y = t->ndims > 1 ? coord[1] : 0, z = t->ndims > 2 ? coord[2] : 0;
+    int first = t->layers ? 1 : 0;   /* a layered access's first coordinate is its layer */
+    int64_t layer = t->layers ? (int64_t)coord[0] : 0, layers = t->layers ? t->layers : 1;
+    int64_t x = (int32_t)coord[first], y = t->ndims > 1 ? (int32_t)coord[first + 1] : 0;
+    int64_t z = t->ndims > 2 ? (int32_t)coord[first + 2] : 0;
     if (x % align)
         return PTX_SURF_MISALIGNED;
-    bool out = x < 0 || x + bytes > row || y < 0 || y >= t->dims[1] || z < 0 || z >= t->dims[2];
+    bool out = x < 0 || x + bytes > row || y < 0 || y >= t->dims[1] || z < 0 || z >= t->dims[2] || layer >= layers;
     if (out && !clamp)
         return PTX_SURF_OUT;
     if (out) {
@@ -384,9 +387,10 @@ ptx_surf_place ptx_surf_offset(const ptx_texture *t, const int32_t coord[3], int
         x = x < 0 ? 0 : x > last ? last : x;
         y = y < 0 ? 0 : y >= t->dims[1] ? t->dims[1] - 1 : y;
         z = z < 0 ? 0 : z >= t->dims[2] ? t->dims[2] - 1 : z;
+        layer = layer >= layers ? layers - 1 : layer;
         if (last < 0)
             return PTX_SURF_OUT;   /* a row narrower than the access */
     }
-    *off = (uint64_t)((z * t->dims[1] + y) * row + x);
+    *off = (uint64_t)(((layer * t->dims[2] + z) * t->dims[1] + y) * row + x);
     return PTX_SURF_IN;
 }

@@ -310,12 +310,13 @@ static int exec_surf(sx_cx *cx)
     if (!t)
         return ret;
     uint64_t off = 0;
-    ptx_surf_place place = ptx_surf_offset(t, (const int32_t *)coord, es * nv, (ins->flags & PTX_F_CLAMP) != 0, &off);
+    ptx_surf_place place = ptx_surf_offset(t, coord, es * nv, (ins->flags & PTX_F_CLAMP) != 0, &off);
     if (place == PTX_SURF_MISALIGNED || (place == PTX_SURF_OUT && !(ins->flags & PTX_F_ZERO))) {
         char what[300];
-        snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d) of surface '%s' by thread %d",
+        snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d)%s of surface '%s' by thread %d",
                  place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load", es * nv,
-                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], cx->e->spec->params[p].name, cx->t);
+                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], t->layers ? " (layer, x, y)" : "",
+                 cx->e->spec->params[p].name, cx->t);
         fault_path(cx, what);
         return 1;
     }

@@ -405,6 +405,8 @@ Test(texture, the_spec_says_what_a_surface_may_be)
                    "\"surface\":{\"dims\":[4]}}", "goes with \"kind\": \"surface\"");
     expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"f64\",\"role\":\"output\","
                    "\"surface\":{\"dims\":[4]}}", "not f64");
+    expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\","
+                   "\"surface\":{\"dims\":[4,4,4],\"layers\":2}}", "layers are of 1-D or 2-D surfaces");
 }
 
 /* surf_walk on random inputs: each column's walk, as a C reference walks it. */
@@ -442,6 +444,77 @@ Test(texture, a_surface_walk_reads_rows_of_the_surface)
     }
     harness_close(h);
     wh_spec_free(s);
+}
+
+/* A layered surface (surf2DLayeredread / write: suld.b.a2d, sust.b.a2d):
+ * layer l of an 8 x 2 surface of 3 layers holds 100 l + x in row 0; a
+ * read past the last layer under .zero is 0, a write at layer 1000 under
+ * .clamp lands in the last layer (row 1 of each column: its thread's v + 1). */
+static const char *LAYERED_SURFACE =
+    "{\"name\":\"s\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\",\"range\":[0,255],"
+    "\"surface\":{\"dims\":[8,2],\"layers\":3}}";
+static const char *LAYERED_REST =
+    "{\"name\":\"ls\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"input\","
+    "\"per_thread\":1,\"range\":[0,5]},"
+    "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"output\"},"
+    "{\"name\":\"w\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}";
+
+Test(texture, a_layered_surface_reads_and_writes_its_layers)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("surf_layered", LAYERED_SURFACE, LAYERED_REST, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_assert_eq(img->bufs[0].count, 8 * 2 * 3, "dims times layers");
+    for (int layer = 0; layer < 3; layer++)
+        for (int x = 0; x < 8; x++)
+            wh_value_set_int(WH_I32, img->bufs[0].data + 4 * (layer * 16 + x), 100 * layer + x);
+    static const int ls[8] = { 0, 1, 2, 3, 5, 2, 1, 0 };
+    for (int i = 0; i < 8; i++)
+        wh_value_set_int(WH_I32, img->bufs[1].data + 4 * i, ls[i]);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_outputs = o.want_all_buffers = true;   /* the surface is an input: its writes come back too */
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+    for (int i = 0; i < 8; i++) {
+        int v = ls[i] < 3 ? 100 * ls[i] + i : 0, acc = 0;
+        for (int k = 0; k < (v & 15); k++)
+            acc += k ^ v;
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[2].data + 4 * i), acc + v, "out[%d] (layer %d)", i, ls[i]);
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[0].data + 4 * (2 * 16 + 8 + i)), v + 1,
+                     "layer 1000 clamps to the last: row 1 of column %d", i);
+    }
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* The symbolic stage on the layered surface: its layer indices pinned, its
+ * cells symbolic, every atom replaying its path. */
+Test(texture, the_symbolic_stage_reads_a_layered_surface, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("surf_layered", LAYERED_SURFACE, LAYERED_REST, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = explore_replaying(s, 2, cache);
+    gen_result_free(r);
+    wh_spec_free(s);
+    ts_rmtree(cache);
+    ts_rmtree(dir);
 }
 
 /* .zero reads 0 past the end; .clamp stores at the nearest cell; the

@@ -592,16 +592,17 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
         int r = P->region_of_param[p];
         int32_t coord[3] = { (int32_t)ucoord[0], (int32_t)ucoord[1], (int32_t)ucoord[2] };
         uint64_t off = 0;
-        ptx_surf_place place = ptx_surf_offset(tx, coord, (int)(es * nv), (in->flags & PTX_F_CLAMP) != 0, &off);
+        ptx_surf_place place = ptx_surf_offset(tx, ucoord, (int)(es * nv), (in->flags & PTX_F_CLAMP) != 0, &off);
         if (place == PTX_SURF_IN && off + es * nv > R->regions[r].size)
             place = PTX_SURF_OUT;   /* an image smaller than the dimensions: refused on load, never here */
         if (place != PTX_SURF_IN && (place == PTX_SURF_MISALIGNED || !(in->flags & PTX_F_ZERO))) {
             char thr[128], where[256];
             sim_thread_desc(R, w, (int)l, thr, sizeof thr);
             sim_where(R, w, in, where, sizeof where);
-            sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d) of surface '%s' by thread %s at %s",
+            sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d)%s of surface '%s' by thread %s at %s",
                      place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load",
-                     es * nv, coord[0], coord[1], coord[2], P->spec->params[p].name, thr, where);
+                     es * nv, coord[0], coord[1], coord[2], tx->layers ? " (layer, x, y)" : "",
+                     P->spec->params[p].name, thr, where);
             return false;
         }
         uint8_t *at = place == PTX_SURF_IN ? R->regions[r].data + off : NULL;

@@ -1549,6 +1549,51 @@ static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned gri
     return RUN_OK;
 }
 
+/* tests/ptx/textures.cu's surf_layered in C: thread i reads row 0 of
+ * column i in layer ls[i] (0 past the last layer), loops (v & 15) times,
+ * and writes v + 1 into row 1 of column i in the last layer. */
+static run_outcome run_surf_layered(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                    void **params, CUresult *code, double *ns)
+{
+    (void)mod;
+    CUsurfObject so;
+    CUdeviceptr ls, out;
+    int w;
+    memcpy(&so, params[0], sizeof so);
+    memcpy(&ls, params[1], sizeof ls);
+    memcpy(&out, params[2], sizeof out);
+    memcpy(&w, params[3], sizeof w);
+    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
+    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
+    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 ||
+        !(a->desc.Flags & CUDA_ARRAY3D_LAYERED) || a->desc.Height < 2 || (int)a->desc.Width < w ||
+        grid[0] * block[0] < (unsigned)w) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    int *cells = (int *)(void *)a->host, width = (int)a->desc.Width, h = (int)a->desc.Height;
+    int layers = (int)a->desc.Depth;
+    double cost = FAKECUDA_KERNEL_NS;
+    for (int i = 0; i < w; i++) {
+        unsigned char *pl = device_bytes(c, ls + 4 * (CUdeviceptr)i, 4), *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4);
+        if (!pl || !po) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        int l, v, acc = 0;
+        memcpy(&l, pl, 4);
+        v = (unsigned)l < (unsigned)layers ? cells[l * h * width + i] : 0;
+        for (int k = 0; k < (v & 15); k++)
+            acc += k ^ v;
+        acc += v;
+        memcpy(po, &acc, 4);
+        cells[((layers - 1) * h + 1) * width + i] = v + 1;
+        cost += FAKECUDA_THREAD_NS * (1 + (v & 15));
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
 /* One dimension of tld4's footprint: floor(x - 0.5) and the next texel,
  * clamped to [0, n). */
 static void footprint(float x, int n, int at[2])
@@ -1755,6 +1800,7 @@ static const fake_kernel kernels[] = {
     { "tex_gather4", 5, FAKECUDA_INC_REGS, 0, run_tex_gather4 },
     { "surf_walk", 4, FAKECUDA_INC_REGS, 0, run_surf_walk },
     { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },
+    { "surf_layered", 4, FAKECUDA_INC_REGS, 0, run_surf_layered },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },

@@ -143,3 +143,20 @@ extern "C" __global__ void tex_cube(cudaTextureObject_t c, cudaTextureObject_t c
     out[2 * i] = texCubemap<float>(c, xs[i], ys[i], zs[i]);
     out[2 * i + 1] = texCubemapLayered<float>(ca, xs[i], ys[i], zs[i], ls[i]);
 }
+
+/* surf_layered: a layered 2-D int surface of at least 2 rows, thread i owning column i of every
+ * layer: it reads row 0 of layer ls[i] (cudaBoundaryModeZero: 0 past the last layer), loops
+ * (v & 15) times, and writes v + 1 into row 1 of layer 1000 (cudaBoundaryModeClamp: the last
+ * layer's). */
+extern "C" __global__ void surf_layered(cudaSurfaceObject_t s, const int *ls, int *out, int w)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= w)
+        return;
+    int v = surf2DLayeredread<int>(s, i * 4, 0, ls[i], cudaBoundaryModeZero);
+    int acc = 0;
+    for (int k = 0; k < (v & 15); k++)
+        acc += k ^ v;
+    out[i] = acc + v;
+    surf2DLayeredwrite(v + 1, s, i * 4, 1, 1000, cudaBoundaryModeClamp);
+}
