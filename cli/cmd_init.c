@@ -240,7 +240,8 @@ static json_t *buffer_json(const init_param *p, notes *n)
 
 /* A surface object the entry reads (suld) or writes (sust): elements of
  * the access's size (an input, or an output when only written), width
- * `threads` and 64 rows and slices. */
+ * `threads` and 64 rows and slices; 8 layers when its accesses are
+ * layered (.a1d, .a2d: a layered surface, or a cubemap's faces). */
 static json_t *surface_json(const init_param *p, notes *n)
 {
     int size = ptx_type_size(p->tex_type);
@@ -248,10 +249,15 @@ static json_t *surface_json(const init_param *p, notes *n)
     const char *role = p->written && !p->read ? "output" : "input";
     json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "surface", "type", type, "role", role);
     json_t *dims = json_array();
-    for (int d = 0; d < p->tex_geom; d++) json_array_append_new(dims, d ? json_integer(64) : json_string("threads"));
-    json_object_set_new(b, "surface", json_pack("{s:o}", "dims", dims));
-    note(n, "%s: a %dD surface object (suld/sust): dimensions and element type (\"fields\" for several channels) "
-            "are guesses to check", p->name, p->tex_geom);
+    for (int d = 0; d < ptx_tex_geom_dims(p->tex_geom); d++)
+        json_array_append_new(dims, d ? json_integer(64) : json_string("threads"));
+    json_t *surf = json_pack("{s:o}", "dims", dims);
+    bool layered = ptx_tex_geom_layered(p->tex_geom);
+    if (layered) json_object_set_new(surf, "layers", json_integer(8));
+    json_object_set_new(b, "surface", surf);
+    note(n, "%s: a .%s surface object (suld/sust): dimensions, %selement type (\"fields\" for several channels) "
+            "are guesses to check", p->name, ptx_tex_geom_name(p->tex_geom),
+         layered ? "layers (or a cubemap's faces: \"cube\": true, square dims), " : "");
     return b;
 }
 

@@ -179,7 +179,8 @@ static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
 static void check_one_object(const wh_param *sp, const init_param *ip, findings *f)
 {
     const char *what = ip->surface ? "surface" : "texture";
-    int geom = sp->tex ? ptx_tex_geometry_of(sp->tex->ndims, sp->tex->layers != NULL, sp->tex->cube) : 0;
+    int geom = sp->tex ? ptx_tex_geometry_of(sp->tex->ndims, sp->tex->layers != NULL, sp->tex->cube, sp->tex->surface)
+                       : 0;
     if (ip->tex_geom && !sp->tex)
         warn(f, "parameter '%s': the kernel uses it as a .%s %s object (%s): state it as \"kind\": \"%s\"",
              sp->name, ptx_tex_geom_name(ip->tex_geom), what, ip->surface ? "suld/sust" : "tex", what);

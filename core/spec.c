@@ -791,7 +791,7 @@ static bool parse_layers(loader *ld, json_t *o, const char *sub, wh_texture *t)
  * reads and writes (suld/sust). */
 static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
-    static const char *const keys[] = { "dims", "layers", NULL };
+    static const char *const keys[] = { "dims", "layers", "cube", NULL };
     char sub[320], lp[340];
     json_t *o = open_object(ld, pobj, jpath, "surface", keys, p, sub, sizeof sub);
     if (!o) return false;
@@ -801,6 +801,9 @@ static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param 
     snprintf(lp, sizeof lp, "%s.layers", sub);
     if (layers && !get_expr(ld, layers, lp, &t->layers)) return false;
     if (t->layers && t->ndims == 3) return bad(ld, lp, "layers are of 1-D or 2-D surfaces");
+    if (!get_flag(ld, o, "cube", sub, &t->cube)) return false;
+    if (t->cube && t->ndims != 2)
+        return bad(ld, sub, "a cubemap surface's \"dims\" are its faces' [width, height] (equal)");
     if (!check_texel_type(ld, p, jpath, t)) return false;
     if (json_object_get(pobj, "count"))
         return bad(ld, jpath, "a surface's element count is the product of its \"dims\" (no \"count\")");

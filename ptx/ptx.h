@@ -161,10 +161,10 @@ typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
     PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT
 } ptx_mbar_mode;
-/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`, and for tex the
- * layered `.a1d` `.a2d` and cubemap `.cube` `.acube`; the multisample and
- * mipmap forms, layered surfaces and suld.p/sust.p decode to 0, which no
- * engine runs). */
+/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`, the layered `.a1d`
+ * `.a2d` (a cubemap surface's faces are an .a2d's layers) and for tex the
+ * cubemap `.cube` `.acube`; the multisample forms and suld.p/sust.p
+ * decode to 0, which no engine runs). */
 typedef enum {
     PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D, PTX_TEX_A1D, PTX_TEX_A2D, PTX_TEX_CUBE, PTX_TEX_ACUBE
 } ptx_tex_geom;
@@ -686,11 +686,12 @@ typedef struct {
 #define PTX_TEX_MAX_TAPS 8
 
 /* The geometry a texture's fetches take (ptx_tex_geom): its dimensions,
- * .a1d/.a2d when layered, .cube/.acube for a cubemap; of a texture of
+ * .a1d/.a2d when layered, .cube/.acube for a cubemap (a cubemap surface's
+ * accesses are .a2d, the face their layer); of a texture or surface of
  * ndims dimensions per layer, layered or not, a cubemap or not; and the
  * geometry's name ("1d" ... "acube"). */
 int ptx_tex_geometry(const ptx_texture *t);
-int ptx_tex_geometry_of(int ndims, bool layered, bool cube);
+int ptx_tex_geometry_of(int ndims, bool layered, bool cube, bool surface);
 const char *ptx_tex_geom_name(int g);
 /* The dimensions per layer of geometry g (a cubemap's faces: 2). */
 int ptx_tex_geom_dims(int g);

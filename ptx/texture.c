@@ -189,8 +189,10 @@ static int layer_taps(const ptx_texture *t, bool int_coords, const uint32_t coor
     return total;
 }
 
-int ptx_tex_geometry_of(int ndims, bool layered, bool cube)
+int ptx_tex_geometry_of(int ndims, bool layered, bool cube, bool surface)
 {
+    if (cube && surface)   /* surfCubemap*: the faces are the layers of a 2-D array */
+        return PTX_TEX_A2D;
     if (cube)
         return layered ? PTX_TEX_ACUBE : PTX_TEX_CUBE;
     if (layered)
@@ -200,7 +202,7 @@ int ptx_tex_geometry_of(int ndims, bool layered, bool cube)
 
 int ptx_tex_geometry(const ptx_texture *t)
 {
-    return ptx_tex_geometry_of(t->ndims, t->layers > 0, t->cube);
+    return ptx_tex_geometry_of(t->ndims, t->layers > 0, t->cube, t->surface);
 }
 
 const char *ptx_tex_geom_name(int g)
@@ -373,8 +375,11 @@ ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], in
 {
     int64_t align = bytes > 16 ? 16 : bytes;
     int64_t row = t->dims[0] * t->texel_bytes;
-    int first = t->layers ? 1 : 0;   /* a layered access's first coordinate is its layer */
-    int64_t layer = t->layers ? (int64_t)coord[0] : 0, layers = t->layers ? t->layers : 1;
+    /* a layered access's first coordinate is its layer; a cubemap's
+     * faces are its layers (face + 6 layer) */
+    int64_t layers = (t->layers ? t->layers : 1) * (t->cube ? 6 : 1);
+    int first = t->layers || t->cube ? 1 : 0;
+    int64_t layer = first ? (int64_t)coord[0] : 0;
     int64_t x = (int32_t)coord[first], y = t->ndims > 1 ? (int32_t)coord[first + 1] : 0;
     int64_t z = t->ndims > 2 ? (int32_t)coord[first + 2] : 0;
     if (x % align)

@@ -315,7 +315,7 @@ static int exec_surf(sx_cx *cx)
         char what[300];
         snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d)%s of surface '%s' by thread %d",
                  place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load", es * nv,
-                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], t->layers ? " (layer, x, y)" : "",
+                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], t->layers || t->cube ? " (layer, x, y)" : "",
                  cx->e->spec->params[p].name, cx->t);
         fault_path(cx, what);
         return 1;

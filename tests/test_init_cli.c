@@ -157,20 +157,21 @@ Test(init_cli, texture_objects_become_textures)
     }
 }
 
-/* Layered and cubemap fetches draft layered and cubemap textures, and the
- * drafts run. */
+/* Layered and cubemap fetches draft layered and cubemap textures, a
+ * layered surface access a layered surface, and the drafts run. */
 Test(init_cli, layered_and_cubemap_fetches_become_such_textures)
 {
     need_ptx("build/ptx/tests/ptx/textures.ptx");
-    static const char *const entry[] = { "tex_layered", "tex_cube", "tex_cube" };
-    static const int param_of[] = { 0, 0, 1 }, ndims[] = { 2, 2, 2 };
-    static const bool layered[] = { true, false, true }, cube[] = { false, true, true };
-    for (int k = 0; k < 3; k++) {
+    static const char *const entry[] = { "tex_layered", "tex_cube", "tex_cube", "surf_layered" };
+    static const int param_of[] = { 0, 0, 1, 0 }, ndims[] = { 2, 2, 2, 2 };
+    static const bool layered[] = { true, false, true, true }, cube[] = { false, true, true, false };
+    for (int k = 0; k < 4; k++) {
         char dir[] = "/tmp/wh_init_XXXXXX";
         cr_assert(mkdtemp(dir));
         json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", entry[k]);
-        json_t *t = param(spec, param_of[k]), *tex = json_object_get(t, "texture");
-        cr_expect_str_eq(str(t, "kind"), "texture", "%s", entry[k]);
+        const char *kind = k == 3 ? "surface" : "texture";
+        json_t *t = param(spec, param_of[k]), *tex = json_object_get(t, kind);
+        cr_expect_str_eq(str(t, "kind"), kind, "%s", entry[k]);
         cr_expect_eq(json_array_size(json_object_get(tex, "dims")), (size_t)ndims[k], "%s", entry[k]);
         cr_expect_eq(json_object_get(tex, "layers") != NULL, layered[k], "%s param %d layers", entry[k], param_of[k]);
         cr_expect_eq(json_is_true(json_object_get(tex, "cube")), cube[k], "%s param %d cube", entry[k], param_of[k]);

@@ -407,6 +407,8 @@ Test(texture, the_spec_says_what_a_surface_may_be)
                    "\"surface\":{\"dims\":[4]}}", "not f64");
     expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\","
                    "\"surface\":{\"dims\":[4,4,4],\"layers\":2}}", "layers are of 1-D or 2-D surfaces");
+    expect_refused("{\"name\":\"t\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\","
+                   "\"surface\":{\"dims\":[4],\"cube\":true}}", "a cubemap surface's");
 }
 
 /* surf_walk on random inputs: each column's walk, as a C reference walks it. */
@@ -455,25 +457,27 @@ static const char *LAYERED_SURFACE =
     "\"surface\":{\"dims\":[8,2],\"layers\":3}}";
 static const char *LAYERED_REST =
     "{\"name\":\"ls\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"input\","
-    "\"per_thread\":1,\"range\":[0,5]},"
+    "\"per_thread\":1,\"range\":[0,7]},"
     "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"output\"},"
     "{\"name\":\"w\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}";
 
-Test(texture, a_layered_surface_reads_and_writes_its_layers)
+/* surf_layered over `surface` (8 columns, `rows` rows, `layers` layers or
+ * faces): layer l holds 100 l + x in row 0; the reads at ls[i] and the
+ * clamped write into the last layer's row 1, against hand-computed cells. */
+static void layered_surface_case(const char *surface, int layers, int rows, const int ls[8])
 {
     ts_need_ptx(PTX);
     char dir[64];
     wh_error err;
-    wh_spec *s = spec_with("surf_layered", LAYERED_SURFACE, LAYERED_REST, dir, &err);
+    wh_spec *s = spec_with("surf_layered", surface, LAYERED_REST, dir, &err);
     cr_assert(s, "%s", err.msg);
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
-    cr_assert_eq(img->bufs[0].count, 8 * 2 * 3, "dims times layers");
-    for (int layer = 0; layer < 3; layer++)
+    cr_assert_eq(img->bufs[0].count, (uint64_t)(8 * rows * layers), "dims times layers");
+    for (int layer = 0; layer < layers; layer++)
         for (int x = 0; x < 8; x++)
-            wh_value_set_int(WH_I32, img->bufs[0].data + 4 * (layer * 16 + x), 100 * layer + x);
-    static const int ls[8] = { 0, 1, 2, 3, 5, 2, 1, 0 };
+            wh_value_set_int(WH_I32, img->bufs[0].data + 4 * (layer * 8 * rows + x), 100 * layer + x);
     for (int i = 0; i < 8; i++)
         wh_value_set_int(WH_I32, img->bufs[1].data + 4 * i, ls[i]);
     harness_options o;
@@ -487,17 +491,32 @@ Test(texture, a_layered_surface_reads_and_writes_its_layers)
     cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
     harness_result_free(&r);
     for (int i = 0; i < 8; i++) {
-        int v = ls[i] < 3 ? 100 * ls[i] + i : 0, acc = 0;
+        int v = ls[i] < layers ? 100 * ls[i] + i : 0, acc = 0;
         for (int k = 0; k < (v & 15); k++)
             acc += k ^ v;
         cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[2].data + 4 * i), acc + v, "out[%d] (layer %d)", i, ls[i]);
-        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[0].data + 4 * (2 * 16 + 8 + i)), v + 1,
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[0].data + 4 * ((layers - 1) * 8 * rows + 8 + i)), v + 1,
                      "layer 1000 clamps to the last: row 1 of column %d", i);
     }
     harness_close(h);
     wh_image_free(img);
     wh_spec_free(s);
     ts_rmtree(dir);
+}
+
+Test(texture, a_layered_surface_reads_and_writes_its_layers)
+{
+    static const int ls[8] = { 0, 1, 2, 3, 5, 2, 1, 0 };
+    layered_surface_case(LAYERED_SURFACE, 3, 2, ls);
+}
+
+/* surfCubemapread / write are .a2d accesses whose layer is the face. */
+Test(texture, a_cubemap_surface_is_six_layers)
+{
+    static const int ls[8] = { 0, 5, 6, 3, 7, 4, 1, 2 };
+    layered_surface_case("{\"name\":\"s\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\",\"range\":[0,255],"
+                         "\"surface\":{\"dims\":[8,8],\"cube\":true}}",
+                         6, 8, ls);
 }
 
 /* The symbolic stage on the layered surface: its layer indices pinned, its

@@ -601,7 +601,7 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
             sim_where(R, w, in, where, sizeof where);
             sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d)%s of surface '%s' by thread %s at %s",
                      place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load",
-                     es * nv, coord[0], coord[1], coord[2], tx->layers ? " (layer, x, y)" : "",
+                     es * nv, coord[0], coord[1], coord[2], tx->layers || tx->cube ? " (layer, x, y)" : "",
                      P->spec->params[p].name, thr, where);
             return false;
         }

@@ -1551,7 +1551,8 @@ static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned gri
 
 /* tests/ptx/textures.cu's surf_layered in C: thread i reads row 0 of
  * column i in layer ls[i] (0 past the last layer), loops (v & 15) times,
- * and writes v + 1 into row 1 of column i in the last layer. */
+ * and writes v + 1 into row 1 of column i in the last layer; a layered
+ * array's or a cubemap's (whose faces are the layers). */
 static run_outcome run_surf_layered(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
                                     void **params, CUresult *code, double *ns)
 {
@@ -1566,8 +1567,8 @@ static run_outcome run_surf_layered(CUcontext c, CUmodule mod, const unsigned gr
     const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
     const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
     if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 ||
-        !(a->desc.Flags & CUDA_ARRAY3D_LAYERED) || a->desc.Height < 2 || (int)a->desc.Width < w ||
-        grid[0] * block[0] < (unsigned)w) {
+        !(a->desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) || a->desc.Height < 2 ||
+        (int)a->desc.Width < w || grid[0] * block[0] < (unsigned)w) {
         *code = CUDA_ERROR_ILLEGAL_ADDRESS;
         return RUN_FAULT;
     }
