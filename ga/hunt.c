@@ -375,20 +375,44 @@ static bool has_checkpoint(const char *dir)
 }
 
 /* Evaluation threads: one per online core unless told, never more than a
- * generation; one on the cuda backend and with emulated noise. */
+ * generation; one with emulated noise (its noise is one stream).  On the
+ * cuda backend one, or with --jobs N up to one per device (launches
+ * sharing a GPU would disturb each other's times; open_workers finds how
+ * many devices there are); islands there take one device each. */
 static int effective_jobs(const hunt *h)
 {
+    bool cuda = harness_backend_of(h->h) != HARNESS_SIM;
     int jobs = h->opt.jobs;
     if (jobs <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = cores > 0 ? (int)cores : 1;
+        jobs = cuda ? 1 : cores > 0 ? (int)cores : 1;
     }
     if (jobs > h->opt.ga.population) jobs = h->opt.ga.population;
-    bool single = harness_backend_of(h->h) != HARNESS_SIM || h->opt.harness.sim_noise > 0;
+    const char *single = !cuda && h->opt.harness.sim_noise > 0 ? "the sim with --sim-noise measures one input at a time"
+                       : cuda && h->opt.islands ? "an island on the cuda backend takes one device"
+                       : NULL;
     if (single && h->opt.jobs > 1 && !h->opt.quiet)
-        fprintf(stderr, "hunt: --jobs %d ignored: %s measures one input at a time\n", h->opt.jobs,
-                harness_backend_of(h->h) != HARNESS_SIM ? "the cuda backend" : "the sim with --sim-noise");
+        fprintf(stderr, "hunt: --jobs %d ignored: %s\n", h->opt.jobs, single);
     return single || jobs < 1 ? 1 : jobs;
+}
+
+static long device_ordinal(const harness *hs)
+{
+    json_t *d = harness_device_json(hs);
+    long o = json_is_integer(json_object_get(d, "ordinal")) ? (long)json_integer_value(json_object_get(d, "ordinal")) : -1;
+    json_decref(d);
+    return o;
+}
+
+/* cuda: worker k's harness on the k-th device after --device (modulo the
+ * devices there are); false when that is a device an earlier worker has. */
+static bool on_a_device_of_its_own(hunt *h, int k)
+{
+    long o = device_ordinal(h->workers[k].h);
+    for (int j = 0; j < k; j++)
+        if (device_ordinal(h->workers[j].h) == o)
+            return false;
+    return true;
 }
 
 /* Worker 0 is the hunt's harness and image; the others get their own. */
@@ -399,13 +423,27 @@ static bool open_workers(hunt *h, wh_error *err)
     h->workers[0] = (hunt_worker){ .h = h->h, .img = h->img };
     harness_options ho = h->opt.harness;
     ho.quiet = true;
+    bool cuda = harness_backend_of(h->h) != HARNESS_SIM;
+    int asked = h->njobs;
     wh_launch full = wh_spec_launch_full(h->spec);
     for (int k = 1; k < h->njobs; k++) {
         hunt_worker *w = &h->workers[k];
-        if (!(w->h = harness_open(h->spec, harness_backend_of(h->h), &ho, err)) ||
-            !(w->img = wh_image_new(h->spec, &full, err)))
+        ho.device_rotate = cuda ? k : h->opt.harness.device_rotate;
+        if (!(w->h = harness_open(h->spec, harness_backend_of(h->h), &ho, err)))
+            return false;
+        if (cuda && !on_a_device_of_its_own(h, k)) {   /* every device has its worker */
+            harness_close(w->h);
+            w->h = NULL;
+            h->njobs = k;
+            break;
+        }
+        if (!(w->img = wh_image_new(h->spec, &full, err)))
             return false;
     }
+    if (cuda && h->opt.jobs > 1 && !h->opt.quiet)
+        fprintf(stderr, "hunt: %d evaluation thread%s on the cuda backend, one per device%s (their times are "
+                "ranked together)\n", h->njobs, h->njobs == 1 ? "" : "s",
+                h->njobs < asked ? ": the devices there are" : "");
     return true;
 }
 

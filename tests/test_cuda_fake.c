@@ -1339,6 +1339,44 @@ Test(fake_cuda, cli_measure_cold_l2_kernel_timeout_fault_and_jit_error)
 
 /* A whole hunt on the cuda backend: the GA's evaluations go through the
  * driver, with the run options every kernel-running command shares. */
+/* --jobs on the cuda backend: one evaluation thread per device, as many
+ * as asked and as there are devices (a GPU shared by two would disturb
+ * both times); one device, or no --jobs, one thread. */
+Test(fake_cuda, cli_hunt_takes_one_evaluation_thread_per_device)
+{
+    fx f;
+    fx_open(&f);
+    char results[200];
+    snprintf(results, sizeof results, "%s/results", f.dir);
+    static const struct { const char *devices, *jobs; int threads, dev1; } cases[] = {
+        { "2", "3", 2, 1 }, { "2", NULL, 1, 0 }, { "1", "2", 1, 0 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        setenv(FAKECUDA_DEVICES_ENV, cases[c].devices, 1);
+        FILE *lf = fopen(f.log, "w");   /* this case's driver calls only */
+        cr_assert(lf, "cannot truncate %s", f.log);
+        fclose(lf);
+        const char *args[] = { SPEC, "--backend", "cuda", "--evals", "20", "--population", "10", "--reps", "1",
+                               "--no-explain", "--results", results, "--json", "--quiet", "--jobs",
+                               cases[c].jobs };
+        int nargs = (int)(sizeof args / sizeof args[0]) - (cases[c].jobs ? 0 : 2);
+        cr_assert_eq(run_cmd(&f, cmd_hunt, "hunt", args, nargs), 0, "hunt failed: %s", err_text(&f));
+        json_t *j = out_json(&f);
+        cr_expect_eq(json_integer_value(json_object_get(j, "jobs")), cases[c].threads, "%s devices, --jobs %s",
+                     cases[c].devices, cases[c].jobs ? cases[c].jobs : "(none)");
+        cr_expect_eq(json_integer_value(json_object_get(j, "evals")), 20);
+        json_decref(j);
+        fakelog g = read_log(f.log);
+        int on_dev1 = 0;
+        for (int k = 0; k < g.n; k++) on_dev1 += !strcmp(g.l[k].op, "ctx_retain") && !strncmp(g.l[k].rest, "1 ", 2);
+        cr_expect_eq(on_dev1 > 0, cases[c].dev1, "%s devices, --jobs %s: a worker on device 1: %d", cases[c].devices,
+                     cases[c].jobs ? cases[c].jobs : "(none)", on_dev1);
+        free(g.l);
+    }
+    unsetenv(FAKECUDA_DEVICES_ENV);
+    fx_close(&f);
+}
+
 Test(fake_cuda, cli_hunt_runs_on_the_cuda_backend_with_cold_l2)
 {
     fx f;
