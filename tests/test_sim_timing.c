@@ -182,11 +182,23 @@ Test(sim_timing, more_iterations_cost_more)
 }
 
 /* gt_atomic: 0 distinct keys key = tid % 1024, 1 every key 77 */
+/* 0: consecutive keys (a warp's 32 counters in 4 sectors), 1: all equal,
+ * 2: a warp's 32 keys 8 counters apart (32 sectors) */
 static void fill_atomic_keys(simcase *c, uint64_t mode)
 {
     int *key = sc_buf(c, "key");
     for (uint64_t t = 0; t < sc_threads(c); t++)
-        key[t] = mode == 0 ? (int)(t % 1024) : 77;
+        key[t] = mode == 0 ? (int)(t % 1024) : mode == 1 ? 77 : (int)(t * 8 % 1024 + t / 128 % 8);
+}
+
+/* The L2 applies a request's atomics on one sector together: 32 distinct
+ * counters cost more spread over 32 sectors than packed in 4. */
+Test(sim_timing, gt_atomic_scattered_sectors_cost_more_than_packed_ones)
+{
+    uint64_t packed = cycles_of(SIM_KERNEL("gt_atomic"), fill_atomic_keys, 0);
+    uint64_t scattered = cycles_of(SIM_KERNEL("gt_atomic"), fill_atomic_keys, 2);
+    cr_assert_gt(scattered, packed, "32 sectors %llu vs 4 %llu", (unsigned long long)scattered,
+                 (unsigned long long)packed);
 }
 
 Test(sim_timing, gt_atomic_same_key_serialises)
