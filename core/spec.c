@@ -1098,16 +1098,23 @@ wh_spec *wh_spec_load(const char *path, wh_error *err)
     return s;
 }
 
+/* "a, b, c" into buf, cut short when it does not fit. */
+static void name_list(char *const *names, int n, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+}
+
 bool wh_spec_set_const(wh_spec *s, const char *name, const char *text, wh_error *err)
 {
     int k = -1;
     for (int i = 0; i < s->nconsts; i++)
         if (!strcmp(s->const_names[i], name)) k = i;
     if (k < 0) {
-        char list[512] = "";
-        size_t len = 0;
-        for (int i = 0; i < s->nconsts && len < sizeof list; i++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", s->const_names[i]);
+        char list[512];
+        name_list(s->const_names, s->nconsts, list, sizeof list);
         wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "--set %s: the spec has no constant of that name (constants: %s)",
                      name, s->nconsts ? list : "none");
         return false;
@@ -1175,10 +1182,8 @@ bool wh_spec_apply_size(wh_spec *s, const char *name, wh_error *err)
             }
         return true;
     }
-    char list[512] = "";
-    size_t len = 0;
-    for (int k = 0; k < s->nsizes && len < sizeof list; k++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", s->size_names[k]);
+    char list[512];
+    name_list(s->size_names, s->nsizes, list, sizeof list);
     wh_error_set(err, WH_ERR_USER, s->path, 0, 0, "--size %s: the spec has no size of that name (sizes: %s)", name,
                  s->nsizes ? list : "none; \"sizes\" in a spec names them");
     return false;

@@ -40,6 +40,14 @@ static int run(const char *args)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* --compare ARGS (ending in --json PATH), asserted to succeed: PATH's
+ * document (json_decref it). */
+static json_t *compared(const char *args, const char *json)
+{
+    cr_assert_eq(run(args), 0, "bench_fidelity %s", args);
+    return ts_load_json(json);
+}
+
 static int count_lines_with(const char *path, const char *needle)
 {
     FILE *f = fopen(path, "r");
@@ -88,8 +96,7 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     cr_expect_eq(count_lines_with(csv, "fig1a,"), 0, "--kernels limits the kernels");
 
     snprintf(args, sizeof args, "--compare %s %s --json %s", csv, csv, json);
-    cr_assert_eq(run(args), 0);
-    json_t *doc = ts_load_json(json);
+    json_t *doc = compared(args, json);
     cr_assert_eq(json_array_size(doc), 2);
     for (size_t i = 0; i < 2; i++) {
         json_t *k = json_array_get(doc, i);
@@ -105,8 +112,7 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
 
     reverse_csv(csv, rev);
     snprintf(args, sizeof args, "--compare %s %s --json %s", csv, rev, json);
-    cr_assert_eq(run(args), 0);
-    doc = ts_load_json(json);
+    doc = compared(args, json);
     json_t *k = json_array_get(doc, 0);
     cr_expect(json_real_value(json_object_get(k, "rho")) < -0.8, "reversed: rho %g",
               json_real_value(json_object_get(k, "rho")));
@@ -117,8 +123,7 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     /* a second run of the reference: its rho against itself (1 here), and the
      * pairs it tells apart in both runs, which the reverse orders the other way */
     snprintf(args, sizeof args, "--compare %s %s --ceiling %s --json %s", csv, rev, csv, json);
-    cr_assert_eq(run(args), 0);
-    doc = ts_load_json(json);
+    doc = compared(args, json);
     k = json_array_get(doc, 0);
     cr_expect_float_eq(json_real_value(json_object_get(k, "rho_ceiling")), 1.0, 1e-12);
     json_int_t pairs = json_integer_value(json_object_get(k, "pairs"));
@@ -126,8 +131,7 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     cr_expect_eq(json_integer_value(json_object_get(k, "pairs_agree")), 0, "the reverse orders none alike");
     json_decref(doc);
     snprintf(args, sizeof args, "--compare %s %s --ceiling %s --json %s", csv, csv, rev, json);
-    cr_assert_eq(run(args), 0);
-    doc = ts_load_json(json);
+    doc = compared(args, json);
     k = json_array_get(doc, 0);
     cr_expect(json_real_value(json_object_get(k, "rho_ceiling")) < -0.8, "a second run that disagrees");
     cr_expect_eq(json_integer_value(json_object_get(k, "pairs")), 0, "no pair is told apart the same way twice");

@@ -33,6 +33,15 @@ static void build_dir(char *out, size_t n)
     snprintf(out, n, "%s", dir);
 }
 
+/* The build tree and its fake libcuda; the test is skipped without it. */
+static void fake_driver(char *build, size_t nb, char *lib, size_t nl)
+{
+    build_dir(build, nb);
+    snprintf(lib, nl, "%s/libfakecuda.so", build);
+    struct stat st;
+    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+}
+
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -60,10 +69,7 @@ static int run_script(const char *build, const char *lib, const char *out, const
 Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
 {
     char build[PATH_MAX], lib[PATH_MAX + 32];
-    build_dir(build, sizeof build);
-    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
-    struct stat st;
-    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    fake_driver(build, sizeof build, lib, sizeof lib);
     char dir[] = "/tmp/wh_gpush_XXXXXX";
     cr_assert(mkdtemp(dir));
     char out[PATH_MAX], log[PATH_MAX], summary[PATH_MAX + 32];
@@ -91,6 +97,7 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
     cr_expect(strstr(s, "DIFFER"), "the empty kernels' outputs differ from the sim's");
     cr_expect(strstr(s, "compare: ok"), "%s", s);
     char table[PATH_MAX + 32];
+    struct stat st;
     snprintf(table, sizeof table, "%s/compare/table.md", out);
     cr_expect_eq(stat(table, &st), 0, "compare wrote its table into GPU_OUT");
     cr_expect(strstr(s, "ground truth: ok"), "%s", s);
@@ -106,10 +113,7 @@ Test(gpu_script, dry_run_against_the_fake_driver, .timeout = 600)
 Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
 {
     char build[PATH_MAX], lib[PATH_MAX + 32];
-    build_dir(build, sizeof build);
-    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
-    struct stat st;
-    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    fake_driver(build, sizeof build, lib, sizeof lib);
     char dir[] = "/tmp/wh_bundle_test_XXXXXX";
     cr_assert(mkdtemp(dir));
     char cmd[8 * PATH_MAX], log[PATH_MAX + 16];
@@ -122,6 +126,7 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
              build, dir, log, dir, dir, log);
     cr_assert_eq(system(cmd), 0, "%s", slurp(log));
     char path[PATH_MAX + 64];
+    struct stat st;
     snprintf(path, sizeof path, "%s/build-bundle/lib/libz3.so.4", dir);
     cr_expect_eq(stat(path, &st), 0, "Z3 travels in the bundle");
     snprintf(path, sizeof path, "%s/build-bundle/lib/libc.so.6", dir);
@@ -167,6 +172,18 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
     ts_rmtree(dir);
 }
 
+/* bench/gpu_large.sh ARGS on the fake driver, its output into log: the
+ * exit status. */
+static int gpu_large(const char *build, const char *lib, const char *args, const char *log)
+{
+    char cmd[4 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL WH_FAKECUDA_ANY_KERNEL=1 BUILD='%s' "
+             "WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh %s >'%s' 2>&1", build, lib, args, log);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc), "gpu_large.sh did not exit");
+    return WEXITSTATUS(rc);
+}
+
 /* bench/gpu_large.sh on the fake driver (its every kernel "runs" 20 us):
  * a spec's large size is where the search starts, G grows by --factor
  * until the target, the step cap or the image limit (a size, not a
@@ -174,47 +191,32 @@ Test(gpu_script, prebuilt_bundle_runs_without_building, .timeout = 600)
 Test(gpu_script, large_sizes_search_grows_g_to_a_target, .timeout = 300)
 {
     char build[PATH_MAX], lib[PATH_MAX + 32];
-    build_dir(build, sizeof build);
-    snprintf(lib, sizeof lib, "%s/libfakecuda.so", build);
-    struct stat st;
-    if (stat(lib, &st) != 0) cr_skip_test("%s not built (make test builds it)", lib);
+    fake_driver(build, sizeof build, lib, sizeof lib);
     char dir[] = "/tmp/wh_large_XXXXXX";
     cr_assert(mkdtemp(dir));
-    char cmd[8 * PATH_MAX], log[64], md[64];
+    char args[256], log[64], md[64];
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(md, sizeof md, "%s/large.md", dir);
-    const char *env = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL WH_FAKECUDA_ANY_KERNEL=1";
 
-    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels gt_atomic,bfs1 "
-             "--target-us 10 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
-    int rc = system(cmd);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", slurp(log));
+    snprintf(args, sizeof args, "--kernels gt_atomic,bfs1 --target-us 10 -o '%s'", md);
+    cr_assert_eq(gpu_large(build, lib, args, log), 0, "%s", slurp(log));
     char *s = slurp(md);
     cr_expect(strstr(s, "| gt_atomic | 128 | 423000 (from --size large) | 19.9"), "%s", s);
     cr_expect(strstr(s, "| bfs1 | 4 | 4 | 19.9") && strstr(s, "| reached |"), "%s", s);
 
-    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels bfs1 "
-             "--max-steps 2 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
-    rc = system(cmd);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", slurp(log));
+    snprintf(args, sizeof args, "--kernels bfs1 --max-steps 2 -o '%s'", md);
+    cr_assert_eq(gpu_large(build, lib, args, log), 0, "%s", slurp(log));
     cr_expect(strstr(slurp(md), "| bfs1 | 4 | 64 | 19.9") && strstr(slurp(md), "below the target after 2 steps"),
               "G 4 -> 16 -> 64:\n%s", slurp(md));
 
-    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels gt_atomic "
-             "--factor 1000 --max-steps 30 -o '%s' >'%s' 2>&1", env, build, lib, md, log);
-    rc = system(cmd);
-    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "the image limit is no failure:\n%s", slurp(log));
+    snprintf(args, sizeof args, "--kernels gt_atomic --factor 1000 --max-steps 30 -o '%s'", md);
+    cr_assert_eq(gpu_large(build, lib, args, log), 0, "the image limit is no failure:\n%s", slurp(log));
     cr_expect(strstr(slurp(md), "| 423000 (from --size large) | 19.9") &&
               strstr(slurp(md), "image limit at G=423000000"), "%s", slurp(md));
 
-    snprintf(cmd, sizeof cmd, "%s BUILD='%s' WARPHUNT_LIBCUDA='%s' bash bench/gpu_large.sh --kernels bfs1 "
-             "--max-steps 0 >'%s' 2>&1", env, build, lib, log);
-    rc = system(cmd);
-    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s", slurp(log));
+    cr_expect_eq(gpu_large(build, lib, "--kernels bfs1 --max-steps 0", log), 2, "%s", slurp(log));
     cr_expect(strstr(slurp(log), "is not a GPU"), "%s", slurp(log));
-    snprintf(cmd, sizeof cmd, "BUILD='%s' bash bench/gpu_large.sh --factor 1 >'%s' 2>&1", build, log);
-    rc = system(cmd);
-    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && strstr(slurp(log), "--factor must be at least 2"), "%s",
-              slurp(log));
+    cr_expect_eq(gpu_large(build, lib, "--factor 1", log), 2, "%s", slurp(log));
+    cr_expect(strstr(slurp(log), "--factor must be at least 2"), "%s", slurp(log));
     ts_rmtree(dir);
 }

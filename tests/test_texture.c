@@ -292,6 +292,17 @@ static gen_result *explore_replaying(const wh_spec *s, int min_paths, char *cach
     return r;
 }
 
+/* explore_replaying, its result and cache dropped: the number of paths. */
+static int explores_replaying(const wh_spec *s, int min_paths)
+{
+    char cache[64];
+    gen_result *r = explore_replaying(s, min_paths, cache);
+    int n = r->npaths;
+    gen_result_free(r);
+    ts_rmtree(cache);
+    return n;
+}
+
 /* Symbolic indices into the texture: paths inside and outside it, one per
  * trip count the texel bounds, and atoms that replay their path. */
 Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 240)
@@ -340,11 +351,8 @@ static void pinned_coordinates_replay(const char *kernel)
                            "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}",
                            dir, &err);
     cr_assert(s, "%s", err.msg);
-    char cache[64];
-    gen_result *r = explore_replaying(s, 1, cache);
-    gen_result_free(r);
+    explores_replaying(s, 1);
     wh_spec_free(s);
-    ts_rmtree(cache);
     ts_rmtree(dir);
 }
 
@@ -519,23 +527,6 @@ Test(texture, a_cubemap_surface_is_six_layers)
                          6, 8, ls);
 }
 
-/* The symbolic stage on the layered surface: its layer indices pinned, its
- * cells symbolic, every atom replaying its path. */
-Test(texture, the_symbolic_stage_reads_a_layered_surface, .timeout = 240)
-{
-    ts_need_ptx(PTX);
-    char dir[64];
-    wh_error err;
-    wh_spec *s = spec_with("surf_layered", LAYERED_SURFACE, LAYERED_REST, dir, &err);
-    cr_assert(s, "%s", err.msg);
-    char cache[64];
-    gen_result *r = explore_replaying(s, 2, cache);
-    gen_result_free(r);
-    wh_spec_free(s);
-    ts_rmtree(cache);
-    ts_rmtree(dir);
-}
-
 /* .zero reads 0 past the end; .clamp stores at the nearest cell; the
  * output surface starts from zeros and comes back. */
 Test(texture, zero_and_clamp_surface_boundaries)
@@ -603,18 +594,23 @@ static void spec_explores_replaying(const char *path, int min_paths, int max_pat
     wh_error err;
     wh_spec *s = wh_spec_load(path, &err);
     cr_assert(s, "%s", err.msg);
-    char cache[64];
-    gen_result *r = explore_replaying(s, min_paths, cache);
-    cr_expect_leq(r->npaths, max_paths, "%s: %d paths", path, r->npaths);
-    gen_result_free(r);
+    int n = explores_replaying(s, min_paths);
+    cr_expect_leq(n, max_paths, "%s: %d paths", path, n);
     wh_spec_free(s);
-    ts_rmtree(cache);
 }
 
 /* Symbolic cells and pinned rows: paths per walk length, atoms replaying. */
 Test(texture, the_symbolic_stage_walks_a_surface, .timeout = 240)
 {
     spec_explores_replaying(WALK, 8, INT32_MAX);
+}
+
+/* Layered and cubemap surfaces: layer indices pinned, cells symbolic,
+ * every atom replaying its path. */
+Test(texture, the_symbolic_stage_reads_layered_and_cubemap_surfaces, .timeout = 240)
+{
+    spec_explores_replaying("tests/specs/surf_layered.json", 2, INT32_MAX);
+    spec_explores_replaying("tests/specs/surf_cube.json", 2, INT32_MAX);
 }
 
 #define GATHER4 "tests/specs/tex_gather4.json"

@@ -1464,23 +1464,30 @@ static run_outcome run_tex_gather(CUcontext c, CUmodule mod, const unsigned grid
     return RUN_OK;
 }
 
+/* The CUDA array behind surface object parameter `param` when it is a live
+ * surface of 1-channel s32 elements in context c, else NULL. */
+static struct CUarray_st *int_surface(CUcontext c, const void *param)
+{
+    CUsurfObject so;
+    memcpy(&so, param, sizeof so);
+    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
+    struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
+    return a && a->desc.Format == CU_AD_FORMAT_SIGNED_INT32 && a->desc.NumChannels == 1 ? a : NULL;
+}
+
 /* tests/ptx/textures.cu's surf_walk in C over a 2-D s32 surface object:
  * each column walked from row 0, its step count written into row 0 and
  * out; a cell out of bounds (a walk never leaves) faults as .trap would. */
 static run_outcome run_surf_walk(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
                                  void **params, CUresult *code, double *ns)
 {
-    CUsurfObject so;
     CUdeviceptr out;
     int w, h;
-    memcpy(&so, params[0], sizeof so);
     memcpy(&out, params[1], sizeof out);
     memcpy(&w, params[2], sizeof w);
     memcpy(&h, params[3], sizeof h);
-    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
-    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
-    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 ||
-        (int)a->desc.Width < w || (int)a->desc.Height < h) {
+    const struct CUarray_st *a = int_surface(c, params[0]);
+    if (!a || (int)a->desc.Width < w || (int)a->desc.Height < h) {
         *code = CUDA_ERROR_ILLEGAL_ADDRESS;
         return RUN_FAULT;
     }
@@ -1515,16 +1522,13 @@ static run_outcome run_surf_walk(CUcontext c, CUmodule mod, const unsigned grid[
 static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
                                    void **params, CUresult *code, double *ns)
 {
-    CUsurfObject so;
     CUdeviceptr idx, out;
     int n;
-    memcpy(&so, params[0], sizeof so);
     memcpy(&idx, params[1], sizeof idx);
     memcpy(&out, params[2], sizeof out);
     memcpy(&n, params[3], sizeof n);
-    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
-    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
-    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 || grid[0] * block[0] > 32) {
+    const struct CUarray_st *a = int_surface(c, params[0]);
+    if (!a || grid[0] * block[0] > 32) {
         *code = CUDA_ERROR_ILLEGAL_ADDRESS;
         return RUN_FAULT;
     }
@@ -1556,18 +1560,13 @@ static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned gri
 static run_outcome run_surf_layered(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
                                     void **params, CUresult *code, double *ns)
 {
-    (void)mod;
-    CUsurfObject so;
     CUdeviceptr ls, out;
     int w;
-    memcpy(&so, params[0], sizeof so);
     memcpy(&ls, params[1], sizeof ls);
     memcpy(&out, params[2], sizeof out);
     memcpy(&w, params[3], sizeof w);
-    const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
-    const struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
-    if (!a || a->desc.Format != CU_AD_FORMAT_SIGNED_INT32 || a->desc.NumChannels != 1 ||
-        !(a->desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) || a->desc.Height < 2 ||
+    const struct CUarray_st *a = int_surface(c, params[0]);
+    if (!a || !(a->desc.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) || a->desc.Height < 2 ||
         (int)a->desc.Width < w || grid[0] * block[0] < (unsigned)w) {
         *code = CUDA_ERROR_ILLEGAL_ADDRESS;
         return RUN_FAULT;
