@@ -337,25 +337,13 @@ void sx_advance_pc(sx_cx *cx)
         sx_enter_block(cx->e, cx->s, cx->t, nb);
 }
 
-bool sx_exec_step(sx_engine *e, sx_state *s)
+/* One instruction of the current thread: its guard, then its semantics. */
+static bool step_instruction(sx_engine *e, sx_state *s, sx_cx *cxp)
 {
     sx_z *z = &e->z;
-    sx_cx cx;
-    sx_cx_init(&cx, e, s, s->cur);
+    sx_cx cx = *cxp;   /* the step's own context: forks and guards change it */
     sx_thread *th = cx.th;
     sx_frame *fr = cx.fr;
-    if (!cx.ins) {
-        sx_exec_return(&cx);
-        sx_z_release(z);
-        return !e->fatal;
-    }
-    if (th->instrs >= e->opt.max_thread_instrs) {
-        s->end = SX_PATH_CUT;
-        s->over = true;
-        sx_state_note(s, "thread %d reached the instruction cap (%llu) at line %d", cx.t,
-                   (unsigned long long)e->opt.max_thread_instrs, cx.ins->line);
-        return true;
-    }
     bool skip = false;
     if (cx.ins->guard >= 0 && cx.ins->op != PTX_OP_BRA) {
         Z3_ast g = sx_reg_get(e, fr, cx.ins->guard);
@@ -406,5 +394,49 @@ bool sx_exec_step(sx_engine *e, sx_state *s)
         sx_advance_pc(&cx);
     }
     sx_z_release(z);
+    return ok;
+}
+
+bool sx_exec_step(sx_engine *e, sx_state *s)
+{
+    sx_z *z = &e->z;
+    sx_cx cx;
+    sx_cx_init(&cx, e, s, s->cur);
+    sx_thread *th = cx.th;
+    sx_frame *fr = cx.fr;
+    if (!cx.ins) {
+        sx_exec_return(&cx);
+        sx_z_release(z);
+        return !e->fatal;
+    }
+    if (th->instrs >= e->opt.max_thread_instrs) {
+        s->end = SX_PATH_CUT;
+        s->over = true;
+        sx_state_note(s, "thread %d reached the instruction cap (%llu) at line %d", cx.t,
+                   (unsigned long long)e->opt.max_thread_instrs, cx.ins->line);
+        return true;
+    }
+    /* an atomic waits for its warp, then runs in lane order (search.c) */
+    bool atomic = cx.ins->op == PTX_OP_ATOM || cx.ins->op == PTX_OP_RED;
+    bool at_wait = fr->func == th->wait_func && cx.pc == th->wait_pc;
+    if (th->atom_pass && !(atomic && at_wait)) {
+        /* a copy that took the false side of the atomic's guard: past it */
+        th->atom_pass = false;
+        th->status = TS_ATOM_DONE;
+        return true;
+    }
+    if (atomic && !th->atom_pass) {
+        th->status = TS_ATOM;
+        th->wait_func = fr->func;
+        th->wait_pc = cx.pc;
+        return true;
+    }
+    /* the pass is spent only once the atomic has run: a copy forked inside
+     * it runs the instruction again and keeps its pass (memory.c) */
+    bool ok = step_instruction(e, s, &cx);
+    if (ok && atomic && !s->over) {
+        th->atom_pass = false;
+        th->status = TS_ATOM_DONE;
+    }
     return ok;
 }

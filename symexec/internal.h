@@ -168,8 +168,11 @@ typedef struct {
 } sx_frame;
 
 /* TS_MBAR: at an mbarrier test_wait or try_wait whose phase has not
- * completed; it runs the wait again once an arrival completes a phase. */
-typedef enum { TS_RUN = 0, TS_BARRIER, TS_WARP, TS_EXITED, TS_MBAR } sx_tstatus;
+ * completed; it runs the wait again once an arrival completes a phase.
+ * TS_ATOM: at an atomic, waiting for the other threads of its warp to stop;
+ * TS_ATOM_DONE: ran its warp's atomic, waiting for the rest of the group
+ * to run theirs (search.c, "atomics in lane order"). */
+typedef enum { TS_RUN = 0, TS_BARRIER, TS_WARP, TS_EXITED, TS_MBAR, TS_ATOM, TS_ATOM_DONE } sx_tstatus;
 
 typedef struct {
     sx_frame *fr; int nfr, capfr;
@@ -178,7 +181,8 @@ typedef struct {
     sx_node *dec;            /* decisions: a=func b=instr c=taken d=interval */
     sx_node *vis;            /* block visits: a=depth<<16|func b=block c=count d=interval */
     int vis_count;           /* instructions in the current visit so far */
-    int wait_func, wait_pc;  /* the barrier or collective it waits at */
+    int wait_func, wait_pc;  /* the barrier, collective or atomic it waits at */
+    bool atom_pass;          /* released to run the atomic it waits at */
     Z3_ast bar_val;          /* bar.red: the thread's predicate (owned), or NULL */
 } sx_thread;
 

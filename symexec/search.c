@@ -205,6 +205,41 @@ static int next_runnable(const sx_state *s)
     return -1;
 }
 
+/* Atomics in lane order.  A thread stops at an atomic (exec.c) until no
+ * thread can run; then the threads of one warp stopped at the same one
+ * (function, pc, call depth) run it one after another in lane order, each
+ * stopping right after it, and go on together once all have.  That is the
+ * order in which the emulator applies a warp instruction's atomics, so a
+ * path that turns on which thread wins a CAS (a hash slot, a lock) is one
+ * the sim takes, and its atoms replay.  Returns the thread to run next, or
+ * -1 when no thread waits at an atomic. */
+static int release_atomics(sx_state *s)
+{
+    int first = -1;
+    for (int t = 0; t < s->X; t++)
+        if (s->th[t].status == TS_ATOM_DONE) {
+            s->th[t].status = TS_RUN;
+            if (first < 0)
+                first = t;
+        }
+    if (first >= 0)
+        return first;
+    for (int t = 0; t < s->X; t++) {
+        if (s->th[t].status != TS_ATOM)
+            continue;
+        int nfr = s->th[t].nfr, func = s->th[t].wait_func, pc = s->th[t].wait_pc;
+        for (int u = t; u < s->X && u / 32 == t / 32; u++) {
+            sx_thread *b = &s->th[u];
+            if (b->status == TS_ATOM && b->nfr == nfr && b->wait_func == func && b->wait_pc == pc) {
+                b->status = TS_RUN;
+                b->atom_pass = true;
+            }
+        }
+        return t;
+    }
+    return -1;
+}
+
 static bool any_status(const sx_state *s, sx_tstatus st)
 {
     for (int t = 0; t < s->X; t++)
@@ -263,6 +298,8 @@ static bool run_state(sx_engine *e, sx_state *s)
             return give_up_state(e, s);
         }
         int n = next_runnable(s);
+        if (n < 0)
+            n = release_atomics(s);
         if (n >= 0) {
             s->cur = n;
             continue;

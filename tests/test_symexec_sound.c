@@ -49,6 +49,7 @@ static void on_branch(void *ctx, uint64_t thread, int func, int block, bool take
 
 typedef struct {
     unsigned query_ms;       /* the search's per-check limit; 0: the default */
+    int path_budget;         /* paths per exploration; 0: 5 (or SX_SOUND_PATHS) */
     int specs, unsupported, skipped_specs;
     int checked, skipped_paths, mismatches;
     long giveups, pinned, witnesses;   /* summed over the explorations */
@@ -155,7 +156,7 @@ static void check_spec(const char *path, tally *t, int x)
      * give-up, which adds the side it took to the path (or ends the path
      * as cut), so the verdict does not depend on the machine's load. */
     o.time_budget_s = 10;
-    o.path_budget = getenv("SX_SOUND_PATHS") ? atoi(getenv("SX_SOUND_PATHS")) : 5;
+    o.path_budget = getenv("SX_SOUND_PATHS") ? atoi(getenv("SX_SOUND_PATHS")) : t->path_budget ? t->path_budget : 5;
     if (t->query_ms)
         o.query_ms = t->query_ms;
     sx_result *r = sx_explore(spec, m, &o, &err);
@@ -350,4 +351,22 @@ Test(symexec_sound, large_tables_are_pinned_and_replay, .timeout = 120)
     cr_expect_eq(t.unsupported, 0, "an exploration failed");
     cr_expect_gt(t.pinned, 0, "no access was pinned");
     cr_expect_geq(t.checked, 8, "%d atoms replayed", t.checked);
+}
+
+/* Threads of one warp racing for hash slots with atomicCAS: which thread
+ * wins a slot decides every later probe.  The emulator applies a warp
+ * instruction's atomics in lane order; the executor runs each atomic for
+ * the warp's threads stopped there in that order too, so the paths in
+ * which a later thread loses a slot to an earlier one in the same round,
+ * or wins one an earlier thread probes next, replay.  Before, the executor
+ * ran thread 0's whole probe loop before thread 1's: of gt_hash's 13 paths
+ * at X = 3, one had keys the sim sent another way. */
+Test(symexec_sound, atomics_race_in_lane_order, .timeout = 120)
+{
+    tally t = { .path_budget = 40 };
+    check_spec("kernels/gt_hash.json", &t, 3);
+    check_spec("kernels/gt_hash.json", &t, 4);
+    report("CAS races", &t);
+    cr_expect_eq(t.unsupported, 0, "an exploration failed");
+    cr_expect_geq(t.checked, 40, "%d atoms replayed", t.checked);
 }
