@@ -143,7 +143,11 @@ static int distinct_u64(uint64_t *v, int n, int *count)
     int bits = 6;
     if (n > 2 * MAX_PARTS)
         n = 2 * MAX_PARTS;   /* no caller passes more */
-    while ((1 << bits) < 2 * n)
+    /* a warp's worth of values gets a sparse table: a probe that finds its
+     * slot taken is a mispredicted branch, and random addresses made them
+     * a fifth of an atomic-heavy kernel's time at half load */
+    int load = n <= SIM_WARP ? 8 : 2;
+    while ((1 << bits) < load * n)
         bits++;
     int16_t slot[4 * MAX_PARTS];   /* index in v, -1 empty */
     int size = 1 << bits;
