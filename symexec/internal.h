@@ -248,6 +248,7 @@ struct sx_engine {
     Z3_solver solver;
     struct sx_watchdog *dog;             /* watchdog.c */
     int interrupted;                     /* solver calls the watchdog cut */
+    int isolated;                        /* model checks run in a child (isolate.c) */
     bool distrust;                       /* a check has ended unknown: see "trust" in solver.c */
     int memouts;                         /* of them, for Z3's memory (or not started) */
     uint64_t mem_limit;                  /* bytes of Z3 allocations; 0: none */
@@ -388,6 +389,11 @@ bool sx_z3_memory_over(uint64_t limit);
 void sx_solver_reset_sync(sx_engine *e);
 /* Release the remembered refutations (engine teardown). */
 void sx_solver_forget_refuted(sx_engine *e);
+/* isolate.c: check s in a child process killed at `deadline` (wh_clock_s);
+ * with m, the model (referenced, symbols' values only) when satisfiable.
+ * 1: answered (*r, Z3_L_UNDEF when the child failed), -1: killed at the
+ * deadline (*r = Z3_L_UNDEF), 0: no child could be made (check here). */
+int sx_isolated_check(sx_engine *e, Z3_solver s, double deadline, Z3_model *m, Z3_lbool *r);
 /* Value of `a` in the state's model. */
 Z3_ast sx_model_value(sx_engine *e, Z3_model m, Z3_ast a);
 

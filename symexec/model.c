@@ -31,6 +31,7 @@
 
 #define PIN_CHECKS 256
 #define PIN_CHECKS_FP 12
+#define SX_ISOLATE_LEFT_MS 3000.0
 
 typedef struct {
     sx_engine *e;
@@ -97,8 +98,50 @@ static void limit_model_check(sx_z *z, Z3_solver s, unsigned ms)
     Z3_params_dec_ref(z->c, p);
 }
 
+/* A check in this process: Z3's timeout, and the watchdog as a backstop. */
+static Z3_lbool check_here(msolve *ms, Z3_solver s, unsigned ms_left)
+{
+    sx_z *z = &ms->e->z;
+    if (ms_left != UINT_MAX || ms->e->model_query_ms || ms->e->model_deadline > 0)
+        limit_model_check(z, s, ms_left);
+    /* Z3's timeout does not always hold (watchdog.c): a hard bound too */
+    bool watched = ms_left != UINT_MAX;
+    if (watched)
+        sx_watchdog_arm(ms->e->dog, ms_left + (ms_left / 4 > 500 ? ms_left / 4 : 500));
+    Z3_lbool r = Z3_solver_check(z->c, s);
+    ms->e->distrust |= r == Z3_L_UNDEF;   /* the context's next call may be cancelled: solver.c, "trust" */
+    sx_cut cut = watched ? sx_watchdog_disarm(ms->e->dog) : SX_CUT_NONE;
+    if (cut != SX_CUT_NONE) {
+        ms->e->interrupted++;
+        ms->e->memouts += cut == SX_CUT_MEMORY;
+        if (ms->e->res) {   /* after the search: paths.json is written later */
+            ms->e->res->interrupted = ms->e->interrupted;
+            ms->e->res->memouts = ms->e->memouts;
+        }
+        r = Z3_L_UNDEF;
+    }
+    return r;
+}
+
+/* A check on floats runs in a child process (isolate.c) when it starts
+ * within SX_ISOLATE_LEFT_MS of the stage's deadline: Z3 overran both its
+ * timeout and the watchdog's interrupt by seconds there (md_cutoff: 4.4 s
+ * on 1.4 s left).  Not earlier: a fork costs 7-40 ms where such checks
+ * take 1-70 ms (bvh_traverse made 14 atoms in its last 2.5 s instead of
+ * 19), and a check that starts with more time left ends before the
+ * deadline even when it overruns its timeout as far as that one did. */
+static bool isolate(const msolve *ms, unsigned ms_left)
+{
+    const sx_engine *e = ms->e;
+    if (!ms->fp || ms_left == UINT_MAX || e->model_deadline <= 0)
+        return false;
+    return (e->model_deadline - wh_clock_s()) * 1000.0 < SX_ISOLATE_LEFT_MS;
+}
+
 /* Check; with m, the model (referenced) when satisfiable.  Z3_L_UNDEF
- * when the solver gave up or the limits of sx_model_limits allow none. */
+ * when the solver gave up or the limits of sx_model_limits allow none.
+ * A bounded check on floats runs in a child process (isolate.c): there Z3
+ * overran both its timeout and the watchdog's interrupt by seconds. */
 static Z3_lbool ms_check(msolve *ms, Z3_model *m)
 {
     sx_z *z = &ms->e->z;
@@ -115,30 +158,28 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
         for (int i = 0; i < ms->n; i++)
             Z3_solver_assert(z->c, s, ms->a[i]);
     }
-    if (ms_left != UINT_MAX || ms->e->model_query_ms || ms->e->model_deadline > 0)
-        limit_model_check(z, s, ms_left);
-    /* Z3's timeout does not always hold (watchdog.c): a hard bound too */
-    bool watched = ms_left != UINT_MAX;
-    if (watched)
-        sx_watchdog_arm(ms->e->dog, ms_left + (ms_left / 4 > 500 ? ms_left / 4 : 500));
-    Z3_lbool r = Z3_solver_check(z->c, s);
-    ms->e->distrust |= r == Z3_L_UNDEF;   /* the context's next call may be cancelled: solver.c, "trust" */
     if (ms->e->res)
         ms->e->res->model_checks++;
-    sx_cut cut = watched ? sx_watchdog_disarm(ms->e->dog) : SX_CUT_NONE;
-    if (cut != SX_CUT_NONE) {
+    Z3_lbool r = Z3_L_UNDEF;
+    Z3_model got = NULL;
+    int isolated = 0;
+    if (isolate(ms, ms_left))
+        isolated = sx_isolated_check(ms->e, s, wh_clock_s() + ms_left / 1000.0, m ? &got : NULL, &r);
+    if (isolated < 0) {
         ms->e->interrupted++;
-        ms->e->memouts += cut == SX_CUT_MEMORY;
-        if (ms->e->res) {   /* after the search: paths.json is written later */
+        if (ms->e->res)
             ms->e->res->interrupted = ms->e->interrupted;
-            ms->e->res->memouts = ms->e->memouts;
+    } else if (isolated == 0) {
+        r = check_here(ms, s, ms_left);
+        if (r == Z3_L_TRUE && m) {
+            got = Z3_solver_get_model(z->c, s);
+            Z3_model_inc_ref(z->c, got);
         }
-        r = Z3_L_UNDEF;
     }
-    if (r == Z3_L_TRUE && m) {
-        *m = Z3_solver_get_model(z->c, s);
-        Z3_model_inc_ref(z->c, *m);
-    }
+    if (m)
+        *m = r == Z3_L_TRUE ? got : NULL;
+    else if (got)
+        Z3_model_dec_ref(z->c, got);
     if (ms->fp)
         Z3_solver_dec_ref(z->c, s);
     return r;

@@ -310,6 +310,131 @@ Test(symexec_solver, a_memory_limit_gives_up_checks_and_keeps_the_paths)
     run_free(&d);
 }
 
+/* ---- checks in a child process (isolate.c) ---------------------------------------- */
+
+/* The pigeons of the watchdog test, in the engine's context: an isolated
+ * check of them is killed at its deadline and answers unknown, and the
+ * parent's context answers the next check (the child had its own copy). */
+Test(symexec_solver, an_isolated_check_is_killed_at_its_deadline)
+{
+    enum { PIGEONS = 16 };
+    run r = explore("tests/specs/sym_float.json", 2, 10);
+    sx_engine *e = r.res->priv;
+    Z3_context c = e->z.c;
+    Z3_sort s8 = Z3_mk_bv_sort(c, 8);
+    Z3_solver s = Z3_mk_simple_solver(c);
+    Z3_solver_inc_ref(c, s);
+    Z3_ast p[PIGEONS];
+    for (int i = 0; i < PIGEONS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "pigeon%d", i);
+        p[i] = Z3_mk_const(c, Z3_mk_string_symbol(c, name), s8);
+        Z3_inc_ref(c, p[i]);
+        Z3_solver_assert(c, s, Z3_mk_bvult(c, p[i], Z3_mk_unsigned_int(c, PIGEONS - 1, s8)));
+        for (int j = 0; j < i; j++)
+            Z3_solver_assert(c, s, Z3_mk_not(c, Z3_mk_eq(c, p[i], p[j])));
+    }
+    Z3_lbool answer = Z3_L_TRUE;
+    double t0 = wh_clock_s();
+    int how = sx_isolated_check(e, s, t0 + 0.2, NULL, &answer);
+    cr_expect_eq(how, -1, "the child was killed at the deadline (%d)", how);
+    cr_expect_eq(answer, Z3_L_UNDEF);
+    cr_expect_lt(wh_clock_s() - t0, 5.0, "killed, not left to run (12 pigeons took 9 s)");
+    Z3_solver_reset(c, s);
+    Z3_solver_assert(c, s, Z3_mk_bvugt(c, p[0], p[1]));
+    cr_expect_eq(sx_isolated_check(e, s, wh_clock_s() + 60, NULL, &answer), 1);
+    cr_expect_eq(answer, Z3_L_TRUE, "an easy check answers in the child");
+    cr_expect_eq(Z3_solver_check(c, s), Z3_L_TRUE, "and in the parent");
+    Z3_solver_dec_ref(c, s);
+    for (int i = 0; i < PIGEONS; i++)
+        Z3_dec_ref(c, p[i]);
+    run_free(&r);
+}
+
+/* A satisfiable check on floats in a child: the model rebuilt from the
+ * values it sends back satisfies every assertion.  (It need not be the
+ * model the same check makes here afterwards: rebuilding it adds terms to
+ * this context, and Z3's choices follow its terms' ids.)  The product
+ * pins x[1] to one float, so a value off by one bit fails. */
+Test(symexec_solver, an_isolated_model_satisfies_the_check)
+{
+    run r = explore("tests/specs/sym_float.json", 2, 10);
+    sx_engine *e = r.res->priv;
+    Z3_context c = e->z.c;
+    cr_assert_geq(e->nsyms, 2);
+    sx_z *z = &e->z;   /* sx_zk: each term referenced until sx_z_release */
+    Z3_sort f32 = Z3_mk_fpa_sort_32(c);
+    Z3_ast x0 = sx_zk(z, Z3_mk_fpa_to_fp_bv(c, e->syms[0].ast, f32));
+    Z3_ast x1 = sx_zk(z, Z3_mk_fpa_to_fp_bv(c, e->syms[1].ast, f32));
+    Z3_ast rne = sx_zk(z, Z3_mk_fpa_rne(c));
+    Z3_ast prod = sx_zk(z, Z3_mk_fpa_mul(c, rne, x0, x1));
+    Z3_ast want = sx_zk(z, Z3_mk_fpa_numeral_float(c, 2.5f, f32));
+    Z3_ast first = sx_zk(z, Z3_mk_fpa_numeral_float(c, -0.625f, f32));
+    Z3_ast f[3] = { e->domains, sx_zk(z, Z3_mk_fpa_eq(c, prod, want)), sx_zk(z, Z3_mk_fpa_eq(c, x0, first)) };
+    Z3_solver s = Z3_mk_solver_for_logic(c, Z3_mk_string_symbol(c, "QF_BVFP"));
+    Z3_solver_inc_ref(c, s);
+    for (int i = 0; i < 3; i++)
+        Z3_solver_assert(c, s, f[i]);
+    Z3_model m = NULL;
+    Z3_lbool answer = Z3_L_UNDEF;
+    cr_assert_eq(sx_isolated_check(e, s, wh_clock_s() + 60, &m, &answer), 1);
+    cr_assert_eq(answer, Z3_L_TRUE);
+    cr_assert(m);
+    for (int i = 0; i < 3; i++) {
+        Z3_ast v = sx_model_value(e, m, f[i]);
+        cr_expect(v && sx_z_bool_value(z, v) == 1, "assertion %d does not hold in the rebuilt model", i);
+    }
+    Z3_model_dec_ref(c, m);
+    Z3_solver_dec_ref(c, s);
+    sx_z_release(z);
+    run_free(&r);
+}
+
+/* Atoms of float paths with a deadline near (checks in a child process)
+ * are the atoms made without one (checks here), byte for byte.  On this
+ * kernel the checks that reach the solver are the pins it refuses (the
+ * screen keeps the others), so it is the child's "unsatisfiable" that
+ * must agree; the test above covers its models. */
+Test(symexec_solver, isolated_float_checks_refuse_the_same_pins)
+{
+    run r = explore("tests/specs/sym_float.json", 2, 30);
+    sx_engine *e = r.res->priv;
+    int fp = 0;
+    for (int i = 0; i < r.res->npaths; i++)
+        fp += e->form_fp[i];
+    cr_assert_gt(fp, 0, "no path over floats");
+    wh_error err;
+    wh_error_clear(&err);
+    wh_launch l = wh_launch_threads(2);
+    wh_image *here = wh_image_new(r.spec, &l, &err), *there = wh_image_new(r.spec, &l, &err);
+    cr_assert(here && there, "%s", err.msg);
+    int compared = 0;
+    long isolated = 0;
+    for (int i = 0; i < r.res->npaths; i++) {
+        if (!e->form_fp[i])
+            continue;
+        for (uint64_t seed = 1; seed < 4; seed++) {
+            sx_model_limits(r.res, 0, 0);
+            bool a = sx_path_model(r.res, i, seed, here, &err);
+            /* isolated: within SX_ISOLATE_LEFT_MS of the deadline */
+            sx_model_limits(r.res, 20000, wh_clock_s() + 2.9);
+            long checks = e->isolated;
+            bool b = sx_path_model(r.res, i, seed, there, &err);
+            isolated += e->isolated - checks;
+            cr_expect_eq(a, b, "path %d seed %d: %s", i, (int)seed, err.msg);
+            for (int k = 0; a && b && k < here->nbufs; k++)
+                cr_expect_arr_eq(here->bufs[k].data, there->bufs[k].data, here->bufs[k].bytes,
+                                 "path %d seed %d: buffer %d differs", i, (int)seed, k);
+            compared += a && b;
+        }
+    }
+    cr_expect_gt(compared, 0);
+    cr_expect_gt(isolated, 0, "no check ran in a child (every pin screened)");
+    wh_image_free(here);
+    wh_image_free(there);
+    run_free(&r);
+}
+
 /* ---- progress -------------------------------------------------------------------- */
 
 typedef struct {
