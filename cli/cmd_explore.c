@@ -451,6 +451,7 @@ int cmd_explore(int argc, char **argv)
     char cache[1100], entry[1200], dir[1100], path[1200];
     snprintf(cache, sizeof cache, "%s/%s/.cache", a.results, spec->name);
     a.eo.cache_dir = cache;
+    a.eo.keep_doc = true;
     json_t *doc = NULL;
     gen_result *r = gen_explore_spec(spec, &a.eo, &err);
     if (!r)
@@ -463,7 +464,9 @@ int cmd_explore(int argc, char **argv)
     if (!wh_make_dirs(dir, &err) || !gen_result_write_paths(r, path, &err))
         goto fail;
     json_error_t jerr;
-    if (!(doc = json_load_file(r->paths_json, 0, &jerr))) {
+    if (r->doc) {
+        doc = json_incref(r->doc);
+    } else if (!(doc = json_load_file(r->paths_json, 0, &jerr))) {
         wh_error_set(&err, WH_ERR_INTERNAL, r->paths_json, jerr.line > 0 ? jerr.line : 0, 0, "%s", jerr.text);
         goto fail;
     }

@@ -3,6 +3,7 @@
  */
 #include "gen/internal.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +67,12 @@ static void replay_issues(gen_result *r, const sx_result *sx, const char *dir, b
         r->issues_dir = strdup(idir);
 }
 
-static bool load_cached(gen_result *r, const char *dir, wh_error *err)
+static bool load_cached(gen_result *r, const char *dir, bool keep_doc, wh_error *err)
 {
     char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    if (!gen_paths_json_read(r, pj, err)) return false;
+    if (!gen_paths_json_read(r, pj, keep_doc, err)) return false;
     if (r->x < 1 || r->x > 1024) {
         wh_error_set(err, WH_ERR_USER, pj, 0, 0, "threads %d is not an X the stage can have run", r->x);
         return false;
@@ -215,8 +216,49 @@ typedef struct {
     const ptx_module *mod;
     wh_image *scratch;
     gen_validator v;
-    double deadline;
+    double deadline;        /* for making atoms and writing paths.json */
+    double write_s;         /* what writing the atoms made so far will take */
+    double atom_write_s;    /* what one more atom adds to it */
 } atom_maker;
+
+/* paths.json lists every atom's inputs, a value a line: at
+ * GEN_JSON_BYTES_PER_VALUE bytes each (hash_lookup: 45 MB for 2.5 million
+ * values) and GEN_WRITE_BYTES_PER_S, a large input makes writing an atom
+ * cost more than solving it. */
+#define GEN_JSON_BYTES_PER_VALUE 18.0
+
+static double atom_write_s(const wh_image *img)
+{
+    double values = 0;
+    for (int p = 0; p < img->spec->nparams; p++) {
+        const wh_param *pa = &img->spec->params[p];
+        if (pa->role == WH_ROLE_INPUT && pa->elem_size > 0)
+            values += (double)img->bufs[p].bytes / (double)pa->elem_size * (pa->nfields > 0 ? pa->nfields : 1);
+    }
+    return values * GEN_JSON_BYTES_PER_VALUE / GEN_WRITE_BYTES_PER_S;
+}
+
+/* What writing the paths' formulas will take. */
+static double write_formulas_s(const sx_result *sx)
+{
+    double bytes = 0;
+    for (int i = 0; i < sx->npaths; i++)
+        bytes += sx->paths[i].formula ? (double)strlen(sx->paths[i].formula) : 0;
+    return bytes / GEN_WRITE_BYTES_PER_S;
+}
+
+/* Time left for atoms, writing them accounted. */
+static bool time_left(const atom_maker *am)
+{
+    return wh_clock_s() + am->write_s < am->deadline;
+}
+
+/* One more atom to write: the solver's checks stop earlier by as much. */
+static void account_atom(atom_maker *am)
+{
+    am->write_s += am->atom_write_s;
+    sx_model_limits(am->sx, GEN_MODEL_QUERY_MS, am->deadline - am->write_s);
+}
 
 /* The first model of every path (the solver's own: one check, no
  * pinning), replayed, before any path gets a second one: when the budget
@@ -224,7 +266,7 @@ typedef struct {
  * a path without one (an error path, no model, or no time left). */
 static bool first_models(atom_maker *am, wh_image **first, bool *valid, bool *hung, wh_error *err)
 {
-    for (int i = 0; i < am->sx->npaths && wh_clock_s() < am->deadline; i++) {
+    for (int i = 0; i < am->sx->npaths && time_left(am); i++) {
         wh_error merr;
         if (am->sx->paths[i].kind == SX_PATH_ERROR || !sx_path_model(am->sx, i, 0, am->scratch, &merr)) continue;
         valid[i] = true;
@@ -232,6 +274,7 @@ static bool first_models(atom_maker *am, wh_image **first, bool *valid, bool *hu
             !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid[i], &hung[i], err))
             return false;
         if (!(first[i] = wh_image_clone(am->scratch, err))) return false;
+        account_atom(am);
     }
     return true;
 }
@@ -257,7 +300,7 @@ static bool more_models(atom_maker *am, int i, int k, wh_error *err)
 {
     gen_result *r = am->r;
     gen_path *gp = &r->paths[i];
-    for (int m = 1; m < k && wh_clock_s() < am->deadline; m++) {
+    for (int m = 1; m < k && time_left(am); m++) {
         wh_error merr;
         if (!sx_path_model(am->sx, i, (uint64_t)m, am->scratch, &merr)) break; /* no more models */
         int id = gen_pool_add(&r->pool, am->scratch, GEN_ATOM_PATH, i, true, err);
@@ -269,6 +312,7 @@ static bool more_models(atom_maker *am, int i, int k, wh_error *err)
         if (r->validated && !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid, &hung, err))
             return false;
         if (!add_atom(am, i, am->scratch, valid, hung, err)) return false;
+        account_atom(am);
     }
     return true;
 }
@@ -283,8 +327,8 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
 {
     int k = o->models > 0 ? o->models : 4, n = sx->npaths;
     double atoms_deadline = deadline - (o->families > 0 ? (deadline - wh_clock_s()) * GEN_FAMILY_SHARE : 0);
-    sx_model_limits(sx, GEN_MODEL_QUERY_MS, atoms_deadline);
-    atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = atoms_deadline };
+    atom_maker am = { .r = r, .sx = sx, .mod = mod, .deadline = atoms_deadline, .write_s = write_formulas_s(sx) };
+    sx_model_limits(sx, GEN_MODEL_QUERY_MS, atoms_deadline - am.write_s);
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image **first = calloc(n ? (size_t)n : 1, sizeof *first);
     bool *flags = calloc(n ? (size_t)n * 2 : 1, sizeof *flags);
@@ -293,6 +337,7 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
         free(flags);
         return false;
     }
+    am.atom_write_s = atom_write_s(am.scratch);
     r->validated = o->validate && gen_validator_open(&am.v, r->spec, r->x, err);
     if (o->validate && !r->validated && !o->quiet) {
         char buf[1200];
@@ -309,7 +354,8 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
         ok = ok && add_atom(&am, i, first[i], flags[i], flags[n + i], err) && more_models(&am, i, k, err);
         wh_image_free(first[i]);
     }
-    ok = ok && gen_make_families(r, sx, mod, r->validated ? &am.v : NULL, o->families, deadline, o->quiet, err);
+    ok = ok && gen_make_families(r, sx, mod, r->validated ? &am.v : NULL, o->families, deadline - am.write_s, o->quiet,
+                                 err);
     if (r->validated) gen_validator_close(&am.v);
     wh_image_free(am.scratch);
     free(first);
@@ -418,7 +464,7 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
     snprintf(probe, sizeof probe, "%s/atoms.bin", dir);
     if (o->reuse && file_exists(probe)) {
         wh_error cerr;
-        if (load_cached(r, dir, &cerr)) {
+        if (load_cached(r, dir, o->keep_doc, &cerr)) {
             if (!o->quiet)
                 fprintf(stderr, "explore: reusing the cached exploration %s (X=%d, %d paths, %d valid atoms)\n",
                         dir, r->x, r->npaths, r->atoms_valid);
@@ -445,7 +491,7 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
     char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    ok = ok && gen_paths_json_write(r, sx, mod, pj, err) && gen_pool_save(&r->pool, ab, 0, err);
+    ok = ok && gen_paths_json_write(r, sx, mod, pj, o->keep_doc, err) && gen_pool_save(&r->pool, ab, 0, err);
     if (ok)
         replay_issues(r, sx, dir, o->quiet);
     sx_result_free(sx);
@@ -479,6 +525,7 @@ void gen_result_free(gen_result *r)
     free(r->paths_json);
     free(r->issues_dir);
     free(r->unassumed);
+    json_decref(r->doc);
     free(r);
 }
 

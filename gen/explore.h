@@ -37,6 +37,11 @@
  * no solver check for an atom runs longer than GEN_MODEL_QUERY_MS. */
 #define GEN_SEARCH_SHARE 0.75
 #define GEN_MODEL_QUERY_MS 5000u
+/* paths.json is written within the budget too: atoms stop early by what
+ * writing it will take, its formulas' and atoms' bytes at this rate
+ * (hash_lookup's 45 MB took 0.9 s to build and write on the development
+ * machine, 50 MB/s; the rate assumed is lower, for slower machines). */
+#define GEN_WRITE_BYTES_PER_S 40e6
 
 typedef struct {
     int threads;            /* one X; 0: the spec's sequence */
@@ -51,6 +56,7 @@ typedef struct {
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */
+    bool keep_doc;          /* keep paths.json's document in the result (doc) */
     bool quiet;             /* no progress on stderr */
     /* Called once when an exploration starts (not when the cache answers),
      * on the caller's thread: a hunt starts work for its idle cores. */
@@ -99,6 +105,10 @@ typedef struct {
     bool from_cache;
     char cache_key[17];
     char *paths_json;       /* path of the paths.json written, or NULL */
+    /* With keep_doc: paths.json's document as written or read (a summary
+     * needs it; reading back a large kernel's 47 MB took half a second
+     * past the budget), owned; else NULL. */
+    struct json_t *doc;
     /* Inputs of the stage's issues replayed on the sim (issues.c): the
      * directory holding issue-K-STATUS/ (NULL: no issue had an input), and
      * how many of them faulted or hung. */

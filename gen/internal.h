@@ -51,9 +51,10 @@ bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_
 /* Recount r->families, family_atoms and family_valid from the pool. */
 void gen_count_families(gen_result *r);
 
-/* paths.json: writing from a live exploration, reading back from a cache. */
-bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
+/* paths.json: writing from a live exploration, reading back from a cache;
+ * with keep, the document stays in r->doc. */
+bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path, bool keep,
                           wh_error *err);
-bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err);
+bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *err);
 
 #endif

@@ -42,7 +42,7 @@ static json_t *atoms_json(const gen_result *r, const gen_path *gp, wh_image *scr
  * formulas, metrics, decisions and legs; legs; issues; domains), so that
  * `explore` and `hunt` write one format; the generator block adds the
  * deepening, its atoms and their validation. */
-bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
+bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path, bool keep,
                           wh_error *err)
 {
     wh_launch l = wh_launch_threads((unsigned)r->x);
@@ -75,7 +75,10 @@ bool gen_paths_json_write(const gen_result *r, const sx_result *sx, const ptx_mo
         json_object_set_new(json_array_get(paths, (size_t)i), "atoms", atoms_json(r, &r->paths[i], scratch));
     wh_image_free(scratch);
     bool ok = wh_write_json_atomic(path, doc, err);
-    json_decref(doc);
+    if (ok && keep)
+        r->doc = doc;
+    else
+        json_decref(doc);
     return ok;
 }
 
@@ -129,7 +132,7 @@ static bool read_paths(gen_result *r, json_t *a)
     return true;
 }
 
-bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err)
+bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *err)
 {
     json_t *doc = wh_read_json(path, NULL, err);
     if (!doc)
@@ -153,7 +156,10 @@ bool gen_paths_json_read(gen_result *r, const char *path, wh_error *err)
         const char *leg = json_string_value(json_array_get(unc, i));
         ok = (r->uncovered[r->nuncovered++] = strdup(leg ? leg : "")) != NULL;
     }
-    json_decref(doc);
+    if (ok && keep)
+        r->doc = doc;
+    else
+        json_decref(doc);
     if (!ok) wh_error_set(err, WH_ERR_USER, path, 0, 0, "not a paths.json written by this version");
     return ok;
 }
