@@ -239,25 +239,32 @@ Test(symexec_solver, model_limits_stop_at_the_deadline)
  * 14 more than 20), far beyond the watchdog's 200 ms.  Interrupted, the
  * check answers unknown; the context must then answer the next check (an
  * interrupt that stayed set would cancel every later call). */
-Test(symexec_solver, watchdog_interrupts_a_check_and_the_context_goes_on)
+enum { PIGEONS = 16 };
+
+/* The pigeons into s: p[i] (referenced) below PIGEONS - 1, pairwise distinct. */
+static void assert_pigeons(Z3_context c, Z3_solver s, Z3_ast *p)
 {
-    enum { PIGEONS = 16 };
-    Z3_config cfg = Z3_mk_config();
-    Z3_context c = Z3_mk_context_rc(cfg);
-    Z3_del_config(cfg);
     Z3_sort s8 = Z3_mk_bv_sort(c, 8);
-    Z3_solver s = Z3_mk_simple_solver(c);
-    Z3_solver_inc_ref(c, s);
-    Z3_ast p[PIGEONS];
     for (int i = 0; i < PIGEONS; i++) {
         char name[16];
-        snprintf(name, sizeof name, "p%d", i);
+        snprintf(name, sizeof name, "pigeon%d", i);
         p[i] = Z3_mk_const(c, Z3_mk_string_symbol(c, name), s8);
         Z3_inc_ref(c, p[i]);
         Z3_solver_assert(c, s, Z3_mk_bvult(c, p[i], Z3_mk_unsigned_int(c, PIGEONS - 1, s8)));
         for (int j = 0; j < i; j++)
             Z3_solver_assert(c, s, Z3_mk_not(c, Z3_mk_eq(c, p[i], p[j])));
     }
+}
+
+Test(symexec_solver, watchdog_interrupts_a_check_and_the_context_goes_on)
+{
+    Z3_config cfg = Z3_mk_config();
+    Z3_context c = Z3_mk_context_rc(cfg);
+    Z3_del_config(cfg);
+    Z3_solver s = Z3_mk_simple_solver(c);
+    Z3_solver_inc_ref(c, s);
+    Z3_ast p[PIGEONS];
+    assert_pigeons(c, s, p);
 
     sx_watchdog *w = sx_watchdog_new(c, 0);
     cr_assert(w);
@@ -317,23 +324,13 @@ Test(symexec_solver, a_memory_limit_gives_up_checks_and_keeps_the_paths)
  * parent's context answers the next check (the child had its own copy). */
 Test(symexec_solver, an_isolated_check_is_killed_at_its_deadline)
 {
-    enum { PIGEONS = 16 };
     run r = explore("tests/specs/sym_float.json", 2, 10);
     sx_engine *e = r.res->priv;
     Z3_context c = e->z.c;
-    Z3_sort s8 = Z3_mk_bv_sort(c, 8);
     Z3_solver s = Z3_mk_simple_solver(c);
     Z3_solver_inc_ref(c, s);
     Z3_ast p[PIGEONS];
-    for (int i = 0; i < PIGEONS; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "pigeon%d", i);
-        p[i] = Z3_mk_const(c, Z3_mk_string_symbol(c, name), s8);
-        Z3_inc_ref(c, p[i]);
-        Z3_solver_assert(c, s, Z3_mk_bvult(c, p[i], Z3_mk_unsigned_int(c, PIGEONS - 1, s8)));
-        for (int j = 0; j < i; j++)
-            Z3_solver_assert(c, s, Z3_mk_not(c, Z3_mk_eq(c, p[i], p[j])));
-    }
+    assert_pigeons(c, s, p);
     Z3_lbool answer = Z3_L_TRUE;
     double t0 = wh_clock_s();
     int how = sx_isolated_check(e, s, t0 + 0.2, NULL, &answer);

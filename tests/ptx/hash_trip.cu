@@ -3,7 +3,9 @@
  * MurmurHash3's 32-bit finalizer and iterates (h & 63) + 1 times: every
  * trip count is reachable, but only through the hash, so each path the
  * stage takes asks the solver to invert two multiplications and three
- * xor-shifts.  out[i] receives the loop's accumulator. */
+ * xor-shifts.  out[i] receives the loop's accumulator.  mix32 is
+ * kernels/corpus/fmix32.h's fmix32, copied so that the .cu stands alone
+ * (as the corpus's hashing kernels do). */
 
 static __device__ unsigned mix32(unsigned h)
 {
