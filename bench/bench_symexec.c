@@ -3,7 +3,10 @@
  * paper's GKLEE figures (Horga et al., Table III).
  *
  * For each kernels/NAME.json and kernels/corpus/NAME.json (the corpus of
- * kernels users bring): deepen X over the spec's symbolic.threads
+ * kernels users bring), and the stress specs of the test corpus (a CAS
+ * hash, tables in module variables, CSR graphs, loops whose trip count is
+ * an input or a hash, 1500 shared atomics a thread, mbarriers): deepen X
+ * over the spec's symbolic.threads
  * until every branch leg is covered or the kernel's budget
  * (BENCH_SYMEXEC_BUDGET seconds, default 20) is spent, and print the
  * largest X explored (even one cut short by the budget: this measures the
@@ -120,6 +123,13 @@ static void bench_kernel(const char *path, double budget)
     wh_spec_free(spec);
 }
 
+/* The symbolic stage's stress kernels (issue #16), beside the corpus. */
+static const char *const stress[] = {
+    "tests/specs/module_inputs.json", "tests/specs/csr_bfs.json", "tests/specs/csr_sssp.json",
+    "tests/specs/scalar_trip.json", "tests/specs/mbarrier_publish.json", "tests/specs/sim_collatz.json",
+    "tests/specs/sim_digits.json", "tests/specs/sim_histogram_shared.json", "tests/specs/sim_hash_trip.json",
+};
+
 int main(void)
 {
     double budget = 20.0;
@@ -131,7 +141,10 @@ int main(void)
         fprintf(stderr, "bench_symexec: no kernels/NAME.json here (run from the repository root)\n");
         return 1;
     }
-    printf("symbolic stage, bundled and corpus kernels (budget %.0f s per kernel, deepening X until 100%% coverage)\n\n",
+    for (size_t i = 0; i < sizeof stress / sizeof stress[0]; i++)
+        glob(stress[i], GLOB_APPEND, NULL, &g);   /* a literal path: kept when it exists */
+    printf("symbolic stage, bundled, corpus and stress kernels (budget %.0f s per kernel, deepening X until 100%% "
+           "coverage)\n\n",
            budget);
     printf("| kernel        |  X | paths (done/cut/err) | coverage (legs)   | cov. at s | solver s "
            "| give-ups (cut) | total s | GKLEE (paper)        | coverage per X |\n");
