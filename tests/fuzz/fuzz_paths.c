@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (r) {
         wh_error err;
         wh_error_clear(&err);
-        if (gen_paths_json_read(r, path, &err)) check_result(r);
+        if (gen_paths_json_read(r, path, false, &err)) check_result(r);
         else if (!err.msg[0]) abort(); /* refused without saying why */
         gen_result_free(r);
     }
