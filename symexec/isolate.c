@@ -90,7 +90,7 @@ static long read_until(int fd, uint8_t *buf, size_t cap, double deadline)
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr <= 0)
-            return pr == 0 ? -1 : (long)got;
+            return -1;   /* the deadline, or poll failed: the child is killed */
         uint8_t scratch[64];
         uint8_t *to = got < cap ? buf + got : scratch;
         size_t room = got < cap ? cap - got : sizeof scratch;
@@ -125,6 +125,7 @@ int sx_isolated_check(sx_engine *e, Z3_solver s, double deadline, Z3_model *m, Z
     int fd[2];
     if (pipe(fd) != 0)
         return 0;
+    fflush(NULL);   /* a child that Z3 ends with exit() must not write our buffers again */
     pid_t pid = fork();
     if (pid < 0) {
         close(fd[0]);
