@@ -6,14 +6,14 @@
  * compare-exchange is written as in the samples' Comparator: a branch on
  * (keyA > keyB) == dir that swaps the two key/value pairs.
  *
- * Launch: grid 4 x block 512 = 2048 threads (1-D); a block sorts
- * arrayLength = 2 * blockDim.x = 1024 keys, 8192 keys in all (the tile is
+ * Launch: grid 32 x block 512 = 16384 threads (1-D); a block sorts
+ * arrayLength = 2 * blockDim.x = 1024 keys, 32768 keys in all (the tile is
  * 2 * blockDim.x rather than the samples' SHARED_SIZE_LIMIT constant, so
- * that a symbolic run of X threads sorts 2X keys in bounds).  Fewer than
- * 2^14 threads: the 55 synchronised stages cost the sim about 10 ms per
- * 512-thread block, so 32 blocks would take ~160 ms per evaluation; the
- * blocks are independent (each sorts its own tile), so 4 show the same
- * per-block behaviour.
+ * that a symbolic run of X threads sorts 2X keys in bounds).  Until
+ * session 22 the grid was 4 blocks (2048 threads), when 32 blocks cost
+ * the sim ~160 ms an evaluation; now ~80 ms.  The blocks are independent
+ * (each sorts its own tile) and fit the profile's SMs in one wave, so the
+ * times below are those of 4 blocks within 0.4 %.
  *
  * Inputs: src_key (u32, two per thread); src_val is fixed (iota).  Outputs:
  * dst_key, dst_val (every tile sorted ascending: dir = 1).
@@ -30,13 +30,14 @@
  * Known worst: random keys.  At every stage of every warp some lanes swap
  * and some do not (for random keys a warp of 32 comparators almost never
  * agrees), so the swap is issued, divergently, everywhere: no input can
- * issue more.  Measured on the sim (bench_corpus --inputs-only): random
- * keys 18430 cycles (the reference; the longest of 5 random inputs gives
- * the same 18430: the cost saturates), sorted 17020, reversed 16728,
- * alternating 0 / 2^32 - 1 16375.  Random testing is the worst input
+ * issue more.  Measured on the sim (bench_corpus --inputs-only, 32
+ * blocks): random keys 18486 cycles (the reference; the longest of 5
+ * random inputs gives 18485: the cost saturates), sorted 17129, reversed
+ * 16868, alternating 0 / 2^32 - 1 16484 (at 4 blocks: 18430, 17020, 16728,
+ * 16375).  Random testing is the worst input
  * here; the spread between best and worst is small (13 %), as a sorting
  * network is nearly oblivious.
- * Known best: all keys equal (16341): (keyA > keyB) == dir is then the
+ * Known best: all keys equal (16480; 16341 at 4 blocks): (keyA > keyB) == dir is then the
  * same for every lane with the same direction, so a warp either swaps
  * with every lane (ddd = 0) or skips the swap (ddd = 1), never diverging
  * where the direction is uniform over the warp (strides >= 32).

@@ -5,9 +5,10 @@
  * function from the start for the first index with CDF[x] >= u[i] (the
  * last particle when there is none), then copies that particle's position.
  *
- * Launch: grid 32 x block 256 = 8192 threads (1-D), one draw each (fewer
- * than 2^14 to keep the sim cheap: random inputs scan nearly the whole
- * CDF in most warps, ~1 M warp instructions at 16384 threads); the
+ * Launch: grid 64 x block 256 = 16384 threads (1-D), one draw each
+ * (until session 22 32 blocks, 8192 threads, to keep the sim cheap:
+ * random inputs scan nearly the whole CDF in most warps, ~1 M warp
+ * instructions, now 0.15-0.25 s of sim an input); the
  * CDF has NCDF = 512 entries (Rodinia uses one entry per particle; here
  * the draws outnumber the particles so that the launch is realistic and
  * one full scan stays cheap on the sim).
@@ -28,13 +29,14 @@
  * 0 of each warp beyond the CDF, the others stop at once: the warp still
  * issues the full scan, with 1 active lane) and "sorted-cdf-high-u" (a
  * real, sorted CDF (x/N)^4 and u = 1: full scan to the last entry).
- * Measured on the sim (bench_corpus --inputs-only): cdf-zero-u-one 122505
+ * Measured on the sim (bench_corpus --inputs-only, 64 blocks, the same
+ * at 32): cdf-zero-u-one 122505
  * cycles (the reference), one-lane-per-warp 122505 (issue count is what
  * counts, not active lanes), last-entry-hit and sorted-cdf-high-u 122490,
- * and the longest of 5 random inputs 122477 (121692 before the CDF was
+ * and the longest of 5 random inputs 122477 (the same at 32 blocks; 121692 before the CDF was
  * sorted): random testing is within 1 % of the worst.  The launch is
- * latency bound (256 warps over 108 SMs, 2-3 per SM), so the kernel time
- * is that of its slowest warp, and with 8192 uniform draws the largest one
+ * latency bound (512 warps over 108 SMs, 4-5 per SM), so the kernel time
+ * is that of its slowest warp, and with 16384 uniform draws the largest one
  * lies beyond the largest of 512 uniform CDF entries almost surely: some
  * warp always scans everything.
  * Known best: every entry 1 ("cdf-all-one": every draw stops at the

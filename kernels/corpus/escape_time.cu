@@ -7,11 +7,11 @@
  * count (0 for points that never escape), as the samples' kernel colours a
  * pixel.
  *
- * Launch: grid 8 x block 256 = 2048 threads (1-D), one point each.  Fewer
- * than 2^14 threads and a budget of 128 rather than the samples' 256+ to
- * keep the sim cheap: nearly every warp of a random input runs the whole
- * budget (~13 warp instructions per iteration), so 16384 threads x 256
- * cost 1.7 M warp instructions (0.6 s of sim per input).
+ * Launch: grid 64 x block 256 = 16384 threads (1-D), one point each
+ * (until session 22 8 blocks, 2048 threads), and a budget of 128 rather
+ * than the samples' 256+ to keep the sim cheap: nearly every warp of a
+ * random input runs the whole budget (~13 warp instructions per
+ * iteration), 0.8 M warp instructions at 16384 threads x 128.
  *
  * Inputs: xs, ys (f32, [-2, 2], one each per thread).  Output: iters.
  *
@@ -25,11 +25,12 @@
  * the period-2 disc: all inside, different values), "one-lane-inside"
  * (lane 0 at c = 0, the others at c = (2, 2), escaping at once: the warp
  * still issues the full loop).  Measured on the sim (bench_corpus
- * --inputs-only): origin, cardioid-spread and one-lane-inside all 7581
+ * --inputs-only, 64 blocks, the same at 8): origin, cardioid-spread and
+ * one-lane-inside all 7581
  * cycles (origin is the reference), and the longest of 5 random inputs
  * 7581 too: random testing ties the worst.  The set covers ~1.5 of the 16
  * square units of [-2, 2]^2, so a warp of 32 uniform points holds one
- * inside with probability ~96 %, and the launch (64 warps) is latency
+ * inside with probability ~96 %, and the launch (512 warps, 4-5 per SM) is latency
  * bound: its time is that of its slowest warp.  Known best: every point
  * far outside (c = (2, 2): |z|^2 = 8 at once) 2111.
  *

@@ -22,7 +22,10 @@
  * Launch: grid 4 x block 128 = 512 threads (1-D), LEN = 32 bytes each.
  * Fewer than 2^14 threads to keep the sim cheap: a divergent warp issues
  * ~160 instructions per character here, and 16384 threads of random text
- * cost 5.4 M warp instructions (1.5 s of sim per input).
+ * cost 5.4 M warp instructions (1.5 s of sim per input; 0.3-0.6 s in
+ * session 22, still 1.5-2.5 hours of one core for bench_corpus's 15,000
+ * evaluations, so the corpus's other four small launches went to 2^14
+ * first).
  *
  * Inputs: text (u8, [0, 127], LEN per thread; bytes 0-32 are white space).
  * Outputs: ntokens, digest (per thread).

@@ -6,10 +6,11 @@
  * and adds the LJ force only when the squared distance is below the
  * cut-off (r^2 < cutsq = 16).
  *
- * Launch: grid 16 x block 256 = 4096 atoms (1-D), MAXNEIGH = 32
- * neighbours each.  Fewer atoms and neighbours than SHOC (which uses
- * 73728 atoms x 128 neighbours) to keep the sim cheap: the worst input
- * issues ~30 warp instructions per neighbour step.
+ * Launch: grid 64 x block 256 = 16384 atoms (1-D; until session 22 16
+ * blocks, 4096 atoms), MAXNEIGH = 32 neighbours each.  Fewer atoms and
+ * neighbours than SHOC (which uses 73728 atoms x 128 neighbours) to keep
+ * the sim cheap: the worst input issues ~30 warp instructions per
+ * neighbour step.
  *
  * Inputs: position (float4 per atom, x, y, z in [0, 64], w unused) and
  * neighList (i32, [0, atoms - 1], MAXNEIGH per atom).  Output: force.
@@ -29,10 +30,11 @@
  * j of atom i = i + j + 1: 4 sectors per gather).  Known best: atoms on
  * a lattice of spacing 4 (r^2 >= 16 for every pair, nothing within the
  * cut-off) with coalesced neighbours.  Measured on the sim (bench_corpus
- * --inputs-only): cluster-scattered 26632 cycles (the reference),
- * cluster-random 26631, cluster-coalesced 26211, best 24039, and the
- * longest of 5 random inputs 24642.  The spread is small (the best is
- * 90 % of the worst): with 128 warps over 108 SMs the kernel is bound by
+ * --inputs-only, 64 blocks): cluster-scattered 26824 cycles (the reference),
+ * cluster-random 26740, cluster-coalesced 26414, best 24238, and the
+ * longest of 5 random inputs 24678 (at 16 blocks: 26632, 26631, 26211, 24039,
+ * 24642).  The spread is small (the best is
+ * 90 % of the worst): with 512 warps over 108 SMs the kernel is bound by
  * the latency of its dependent loads (neighList, then position: ~450
  * cycles per neighbour), which the force body (a 60-cycle IEEE reciprocal
  * and a few FMAs) and the gather's sector count barely add to.  Random
