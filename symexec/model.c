@@ -128,8 +128,9 @@ static Z3_lbool check_here(msolve *ms, Z3_solver s, unsigned ms_left)
  * timeout and the watchdog's interrupt by seconds there (md_cutoff: 4.4 s
  * on 1.4 s left).  Not earlier: a fork costs 7-40 ms where such checks
  * take 1-70 ms (bvh_traverse made 14 atoms in its last 2.5 s instead of
- * 19), and a check that starts with more time left ends before the
- * deadline even when it overruns its timeout as far as that one did. */
+ * 19).  A trade, not a bound: an earlier check that overran its timeout
+ * by as much as that one (3 s) could still end past the deadline; none
+ * did in bench/symexec_budget_session22.md. */
 static bool isolate(const msolve *ms, unsigned ms_left)
 {
     const sx_engine *e = ms->e;
@@ -140,8 +141,8 @@ static bool isolate(const msolve *ms, unsigned ms_left)
 
 /* Check; with m, the model (referenced) when satisfiable.  Z3_L_UNDEF
  * when the solver gave up or the limits of sx_model_limits allow none.
- * A bounded check on floats runs in a child process (isolate.c): there Z3
- * overran both its timeout and the watchdog's interrupt by seconds. */
+ * A check on floats near the deadline runs in a child process (isolate()
+ * above, isolate.c). */
 static Z3_lbool ms_check(msolve *ms, Z3_model *m)
 {
     sx_z *z = &ms->e->z;

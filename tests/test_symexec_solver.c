@@ -342,6 +342,9 @@ Test(symexec_solver, an_isolated_check_is_killed_at_its_deadline)
     cr_expect_eq(sx_isolated_check(e, s, wh_clock_s() + 60, NULL, &answer), 1);
     cr_expect_eq(answer, Z3_L_TRUE, "an easy check answers in the child");
     cr_expect_eq(Z3_solver_check(c, s), Z3_L_TRUE, "and in the parent");
+    Z3_solver_assert(c, s, Z3_mk_bvugt(c, p[1], p[0]));
+    cr_expect_eq(sx_isolated_check(e, s, wh_clock_s() + 60, NULL, &answer), 1);
+    cr_expect_eq(answer, Z3_L_FALSE, "an unsatisfiable check answers so in the child, not unknown");
     Z3_solver_dec_ref(c, s);
     for (int i = 0; i < PIGEONS; i++)
         Z3_dec_ref(c, p[i]);
