@@ -45,7 +45,8 @@
  * stage runs): a user's single run on an N-core machine; give --jobs 1.
  * The wall times then are each run's own, its stage and scout included
  * (scout.csv's rows before history.csv's).  --no-scout: gdivan's runs
- * without it (hunt --no-scout), the baseline the scout is judged against.
+ * without it (hunt --no-scout), the baseline the scout is judged against;
+ * --no-edit-screen: gdivan without its edit screen (hunt --no-edit-screen).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  */
@@ -82,6 +83,7 @@ typedef struct {
     int seeds, jobs;
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
+    bool no_edit_screen;        /* gdivan without its edit screen (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
@@ -127,7 +129,8 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
-                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--order O] [--inputs-only]\n"
+                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--no-edit-screen]\n"
+                    "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
                     "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
@@ -240,9 +243,9 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     memset(r, 0, sizeof *r);
     r->strategy = st;
     bool ordered = a->order && st == 0;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
              a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
-             ordered ? "-order-" : "", ordered ? a->order : "", seed);
+             a->no_edit_screen && !st ? "-noscreen" : "", ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -274,6 +277,8 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
         add_arg(r, "--no-cache");
     if (a->no_scout && st == 0)
         add_arg(r, "--no-scout");
+    if (a->no_edit_screen && st == 0)
+        add_arg(r, "--no-edit-screen");
     if (ordered) {
         add_arg(r, "--order");
         add_arg(r, "%s", a->order);
@@ -812,6 +817,8 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                 a->no_scout ? " (--no-scout)" : " with its scout");
     else if (a->no_scout)
         fprintf(f, "gdivan with --no-scout; ");
+    if (a->no_edit_screen)
+        fprintf(f, "gdivan with --no-edit-screen; ");
     if (a->order)
         fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
@@ -1008,6 +1015,7 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                             a->quick, "kernels", arr);
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
+    json_object_set_new(doc, "no_edit_screen", json_boolean(a->no_edit_screen));
     if (a->order)
         json_object_set_new(doc, "order", json_string(a->order));
     if (!a->inputs_only)
@@ -1185,6 +1193,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         }
         if (!strcmp(o, "--no-scout")) {
             a->no_scout = true;
+            continue;
+        }
+        if (!strcmp(o, "--no-edit-screen")) {
+            a->no_edit_screen = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {

@@ -49,6 +49,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         h->warp_first = (int)v;
         return 1;
     case HOPT_NO_SCOUT: h->scout = false; return 1;
+    case HOPT_NO_EDIT_SCREEN: h->edit_screen = false; return 1;
     case HOPT_EPSILON: return cli_parse_double("--epsilon", arg, 0, 1e9, &h->ga.epsilon, err) ? 1 : -1;
     case HOPT_PATIENCE:
         if (!cli_parse_long("--patience", arg, 0, 1000000, &v, err)) return -1;

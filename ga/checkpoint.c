@@ -5,8 +5,11 @@
  * wrote it): magic "WHGACKP1", a fixed header, then the best individual's
  * genes and each population member's record and genes; then the top list
  * (ga_top): magic "WHGATOP1", its count, and each member's record and
- * genes.  The top list came later, so a file that ends after the
- * population is still a valid checkpoint.
+ * genes; then the edit screen's state (screen.c): magic "WHGASCR1", its
+ * state, rounds and the last round's first and last evaluation.  The top
+ * list and the screen came later, so a file that ends after the
+ * population or the top list is still a valid checkpoint (one written
+ * before the screen existed resumes with no screen).
  */
 #include "ga/internal.h"
 
@@ -20,6 +23,12 @@
 #define CKP_MAGIC "WHGACKP1"
 #define TOP_MAGIC "WHGATOP2"     /* members carry their input hash */
 #define TOP_MAGIC_V1 "WHGATOP1"  /* read: members without one */
+#define SCREEN_MAGIC "WHGASCR1"
+
+typedef struct {
+    int32_t state, rounds;
+    int64_t first, last;
+} ckp_screen;
 
 typedef struct {
     char magic[8];
@@ -88,6 +97,8 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
     for (int i = 0; ok && i < g->ntop; i++)
         ok = write_indiv(f, &g->top[i], g->prob.ngenes) &&
              fwrite(&g->top[i].input_hash, sizeof g->top[i].input_hash, 1, f) == 1;
+    ckp_screen sc = { g->screen_state, g->screen_rounds, g->screen_first, g->screen_last };
+    ok = ok && fwrite(SCREEN_MAGIC, 1, 8, f) == 8 && fwrite(&sc, sizeof sc, 1, f) == 1;
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -149,6 +160,26 @@ static bool read_top(ga *g, FILE *f)
     return ok;
 }
 
+/* The screen's state after the top list; a file that ends there resumes
+ * with the screen done. */
+static bool read_screen(ga *g, FILE *f, const ckp_header *h)
+{
+    char magic[8];
+    ckp_screen sc;
+    size_t n = fread(magic, 1, sizeof magic, f);
+    g->screen_state = GA_SCREEN_DONE;
+    if (n == 0 && feof(f)) return true;
+    if (n != sizeof magic || memcmp(magic, SCREEN_MAGIC, 8) || fread(&sc, sizeof sc, 1, f) != 1) return false;
+    if (sc.state < GA_SCREEN_PENDING || sc.state > GA_SCREEN_DONE || sc.rounds < 0 || sc.first < 0 ||
+        sc.last < sc.first || sc.last > h->evals)
+        return false;
+    g->screen_state = (ga_screen_state)sc.state;
+    g->screen_rounds = sc.rounds;
+    g->screen_first = sc.first;
+    g->screen_last = sc.last;
+    return true;
+}
+
 bool ga_restore(ga *g, const char *path, wh_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -170,6 +201,10 @@ bool ga_restore(ga *g, const char *path, wh_error *err)
     if (ok && !read_top(g, f)) {
         ok = false;
         why = "its top list is damaged";
+    }
+    if (ok && !read_screen(g, f, &h)) {
+        ok = false;
+        why = "its edit screen's state is damaged";
     }
     fclose(f);
     if (!ok) {

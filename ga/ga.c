@@ -62,6 +62,8 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
     else if (p->nedit_genes < 0 || (p->nedit_genes > 0 && s == GA_RANDOM) ||
              (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0) + p->nedit_genes))
         bad = "edit genes need a gene-based strategy and at least one atom gene";
+    else if (p->nscreen < 0 || (p->nscreen > 0 && (!p->screen_codes || !p->screen_groups || p->nedit_genes == 0)))
+        bad = "an edit screen needs its codes and groups and edit genes";
     else if (p->nseeds < 0 || p->nseeds > o->population || (p->nseeds > 0 && s == GA_RANDOM))
         bad = "seed individuals need a gene-based strategy and at most a population of them";
     else if (s == GA_GDIVAN && p->npath_alleles < 1) bad = "gdivan needs at least one valid path atom";
@@ -201,6 +203,7 @@ ga_stop_reason ga_get_stop_reason(const ga *g) { return g->stop; }
 long ga_evals(const ga *g) { return g->evals; }
 int ga_generation(const ga *g) { return g->generation; }
 long ga_evals_to_best(const ga *g) { return g->evals_to_best; }
+int ga_screen_rounds(const ga *g) { return g->screen_rounds; }
 double ga_time_to_best(const ga *g) { return g->time_to_best; }
 double ga_elapsed(const ga *g) { return wh_clock_s() - g->t0; }
 

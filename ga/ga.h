@@ -106,6 +106,15 @@ typedef struct {
      * parent; a fifth of the mutations redraw one (a quarter of those
      * clear it). */
     int nedit_genes;
+    /* Optional (with edit genes): the edit screen (screen.c).  The
+     * generation after the first population tries each code once as one
+     * more edit of the best individual, in one of its free edit genes
+     * (codes of one group share a gene; groups spread over the free ones;
+     * a round takes at most the generation's non-elite places, codes in
+     * order); while a round's individual is the best, the next generation
+     * screens again from it.  nscreen 0: no screen. */
+    const int *screen_codes, *screen_groups;
+    int nscreen;
     const int *path_alleles;  /* gdivan: alleles for random combinations/mutations */
     int npath_alleles;
     const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */
@@ -173,6 +182,8 @@ bool ga_strategy_from_name(const char *name, ga_strategy *out);
 long ga_evals(const ga *g);
 int ga_generation(const ga *g);
 long ga_evals_to_best(const ga *g);
+/* Rounds of the edit screen so far (screen.c). */
+int ga_screen_rounds(const ga *g);
 double ga_time_to_best(const ga *g);
 double ga_elapsed(const ga *g);
 /* The current population (after the last completed generation). */

@@ -26,6 +26,7 @@ void hunt_options_default(hunt_options *o)
     o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
     o->warp_first = GEN_WARP_CANDIDATES;
     o->scout = true;
+    o->edit_screen = true;
 }
 
 static const char *const tiling_names[] = { "auto", "plain", "stride" };
@@ -331,8 +332,25 @@ static bool make_run_dir(hunt *h, wh_error *err)
     return h->made_dir;
 }
 
+/* The edit screen's codes: every operator on every editable field (at most
+ * a generation's non-elite places are tried a round). */
+static bool make_screen(hunt *h, wh_error *err)
+{
+    if (!h->opt.edit_screen || hunt_edit_genes(h) == 0) return true;
+    int max = h->opt.ga.population;
+    h->screen_codes = malloc((size_t)max * sizeof *h->screen_codes);
+    h->screen_groups = malloc((size_t)max * sizeof *h->screen_groups);
+    if (!h->screen_codes || !h->screen_groups) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the edit screen");
+        return false;
+    }
+    h->nscreen = gen_edit_screen(h->img, h->screen_codes, h->screen_groups, max);
+    return true;
+}
+
 static bool start_ga(hunt *h, wh_error *err)
 {
+    if (!make_screen(h, err)) return false;
     ga_problem p;
     memset(&p, 0, sizeof p);
     p.ctx = h;
@@ -343,6 +361,9 @@ static bool start_ga(hunt *h, wh_error *err)
     p.npath_alleles = h->nalleles;
     p.specials = (const int *const *)h->specials;
     p.nspecials = h->nspecials;
+    p.screen_codes = h->screen_codes;
+    p.screen_groups = h->screen_groups;
+    p.nscreen = h->nscreen;
     p.seeds = (const int *const *)h->seeds;
     p.nseeds = h->nseeds;
     p.new_random_allele = new_random_allele;
@@ -536,6 +557,8 @@ static void teardown(hunt *h)
     for (int i = 0; i < h->nspecials; i++) free(h->specials[i]);
     free(h->specials);
     free(h->alleles);
+    free(h->screen_codes);
+    free(h->screen_groups);
     close_workers(h);
     wh_image_free(h->img);
     if (h->pool == &h->own_pool) gen_pool_free(&h->own_pool);

@@ -55,6 +55,7 @@ typedef struct {
     int max_reps;               /* 0: 10 x reps */
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
+    bool edit_screen;           /* gdivan: the edit screen (ga/screen.c) over value_edits */
     int warp_first;             /* gdivan: candidates per gene of the warp-first
                                    individual (gen/warp.c); 0: none */
     /* gdivan: while the symbolic stage explores, random testing measures

@@ -62,6 +62,8 @@ typedef struct {
     int nalleles;
     int **specials;
     int nspecials;
+    int *screen_codes, *screen_groups;   /* the edit screen's (gen_edit_screen) */
+    int nscreen;
     gen_warp_report warp;       /* gdivan: the warp-first individual (the first special) */
     int **seeds;                /* --seed-inputs taken apart into genes */
     int nseeds;

@@ -121,6 +121,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
+    if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
@@ -249,6 +250,8 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "evals", json_integer(ga_evals(h->g) + h->scout.evals));
         json_object_set_new(doc, "search_evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
+        json_object_set_new(doc, "edit_screen", json_pack("{s:i, s:i}", "codes", h->nscreen, "rounds",
+                                                          ga_screen_rounds(h->g)));
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
         json_object_set_new(doc, "findings", json_integer(h->findings));
         json_object_set_new(doc, "best", best_json(h));
@@ -539,6 +542,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->warp_first = (int)json_integer_value(json_object_get(opt, "warp_first"));
         /* ...nor a scout (it only runs beside a first exploration) */
         o->scout = json_is_true(json_object_get(opt, "scout"));
+        /* ...nor an edit screen */
+        o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

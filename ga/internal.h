@@ -6,6 +6,9 @@
 
 #include "ga/ga.h"
 
+/* Where the edit screen (screen.c) stands. */
+typedef enum { GA_SCREEN_PENDING = 0, GA_SCREEN_ROUND, GA_SCREEN_DONE } ga_screen_state;
+
 struct ga {
     ga_problem prob;
     ga_options opt;
@@ -24,6 +27,9 @@ struct ga {
     double t0, time_to_best, elapsed_before;
     ga_stop_reason stop;
     bool resumed;           /* restored from a checkpoint: skip the first generation */
+    ga_screen_state screen_state;
+    long screen_first, screen_last;   /* the last round's evaluations */
+    int screen_rounds;
 };
 
 void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);
@@ -38,5 +44,8 @@ void ga_sort(ga *g, ga_indiv *pop, int n);
 void ga_top_offer(ga *g, const ga_indiv *ind);
 bool ga_first_generation(ga *g, wh_error *err);
 bool ga_next_generation(ga *g, wh_error *err);
+/* The edit screen's round, if one is due, as next[from..); returns the
+ * index after its last child (from: no round). */
+int ga_screen_children(ga *g, int from);
 
 #endif

@@ -203,7 +203,7 @@ bool ga_next_generation(ga *g, wh_error *err)
     int nelite = (int)(g->opt.elite_frac * g->npop + 0.5);
     if (nelite > g->npop_valid) nelite = g->npop_valid;
     for (int i = 0; i < nelite; i++) ga_copy_indiv(g, &g->next[i], &g->pop[i]);
-    for (int i = nelite; i < g->npop; i++)
+    for (int i = ga_screen_children(g, nelite); i < g->npop; i++)
         if (!make_child(g, nelite, &g->next[i], err)) {
             g->stop = GA_STOP_ERROR;
             return false;

@@ -83,27 +83,65 @@ static void draw_run(pcg32 *rng, uint64_t count, uint64_t warp_elems, gen_edit *
     }
 }
 
+/* The editable fields in buffer order: how many there are, and the
+ * ordinal-th one's buffer and field (left alone when it is out of range). */
+static int editable_fields(const wh_image *full, int ordinal, int *param, int *field)
+{
+    int n = 0;
+    for (int p = 0; p < full->nbufs; p++)
+        for (int f = 0; f < full->spec->params[p].nfields; f++)
+            if (editable(full, p, f) && n++ == ordinal) {
+                *param = p;
+                *field = f;
+            }
+    return n;
+}
+
+/* A screen code: the whole of one field's buffer, one kind (bit 31 set,
+ * which random codes never have). */
+static uint32_t screen_code(int ordinal, gen_edit_kind kind)
+{
+    return GEN_EDIT_SCREEN_BIT | (uint32_t)ordinal << 4 | (uint32_t)kind;
+}
+
 void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
 {
     memset(e, 0, sizeof *e);
     e->kind = GEN_EDIT_NONE;
     if (code == 0) return;
-    int nfields = 0;
-    for (int p = 0; p < full->nbufs; p++)
-        for (int f = 0; f < full->spec->params[p].nfields; f++) nfields += editable(full, p, f);
+    if (code & GEN_EDIT_SCREEN_BIT) {
+        uint32_t ordinal = (code & ~GEN_EDIT_SCREEN_BIT) >> 4, kind = code & 15;
+        if (kind == GEN_EDIT_NONE || kind >= GEN_EDIT_KINDS) return;
+        if ((int)ordinal >= editable_fields(full, (int)ordinal, &e->param, &e->field)) return;
+        e->count = full->bufs[e->param].count;
+        e->kind = (gen_edit_kind)kind;
+        return;
+    }
+    int nfields = editable_fields(full, -1, &e->param, &e->field);
     if (nfields == 0) return;
     pcg32 rng;
     pcg32_seed(&rng, code, 0x65646974);
-    int pick = (int)pcg32_bounded(&rng, (uint32_t)nfields);
-    for (int p = 0; p < full->nbufs; p++)
-        for (int f = 0; f < full->spec->params[p].nfields; f++)
-            if (editable(full, p, f) && pick-- == 0) {
-                e->param = p;
-                e->field = f;
-            }
+    editable_fields(full, (int)pcg32_bounded(&rng, (uint32_t)nfields), &e->param, &e->field);
     const wh_param *par = &full->spec->params[e->param];
     draw_run(&rng, full->bufs[e->param].count, 32 * owner_elems(par), e);
     e->kind = (gen_edit_kind)(1 + pcg32_bounded(&rng, GEN_EDIT_KINDS - 1));
+}
+
+/* Extremes first: if the screen is cut short, every field keeps them. */
+static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
+    GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_COPY, GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP,
+    GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
+};
+
+int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max)
+{
+    int p, f, nfields = editable_fields(full, -1, &p, &f), n = 0;
+    for (int k = 0; k < GEN_EDIT_KINDS - 1; k++)
+        for (int i = 0; i < nfields && n < max; i++, n++) {
+            codes[n] = (int)screen_code(i, screen_order[k]);
+            groups[n] = i;
+        }
+    return n;
 }
 
 /* Reads and clamped writes of one field of one buffer; bounds are

@@ -175,8 +175,9 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
  * (an owner's `per_thread` elements; single elements for shared inputs).
  * The run is the whole buffer, whole warps' elements, or any run.  An
  * edit is named by a code (0: none; any other 31-bit value draws the
- * buffer, field, run and operator from a PCG32 stream it seeds), so a
- * gene can hold it.  Written values are clamped into each element's
+ * buffer, field, run and operator from a PCG32 stream it seeds; a code
+ * with bit 31 set names a field and a kind on the whole buffer: the
+ * screen's), so a gene can hold it.  Written values are clamped into each element's
  * domain; fields whose domain is a single value are never chosen. */
 typedef enum {
     GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
@@ -196,6 +197,12 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *out);
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
 /* Decode and apply codes[0..n) in order (0s are skipped). */
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
+/* The screen's codes (bit GEN_EDIT_SCREEN_BIT set; random codes leave it
+ * clear): every kind on the whole buffer of every editable field, kinds
+ * outermost with the domain extremes first; groups[i] is codes[i]'s field.
+ * Writes at most max; returns how many. */
+#define GEN_EDIT_SCREEN_BIT 0x80000000u
+int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max);
 /* "fill-copy edges[0..262144)" */
 void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_t size);
 

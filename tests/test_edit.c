@@ -204,3 +204,53 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
     cr_expect_str_eq(text, "fill-copy edges[0..8)");
     close_fixture(&f);
 }
+
+/* The screen's codes: each (editable field, operator) pair once, on the
+ * whole buffer, the domain extremes of every field before any other
+ * operator, a field's codes in its own group; they decode apart from the
+ * random codes (which never set bit 31), and a code naming a field or
+ * operator that does not exist is no edit. */
+Test(edit, screen_codes_name_every_operator_on_every_whole_field)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 3);
+    int codes[200], groups[200];
+    int n = gen_edit_screen(f.img, codes, groups, 200);
+    int nfields = 5; /* degree, edges, weights, frontier, dist (row_start is degree's running sum) */
+    cr_assert_eq(n, nfields * (GEN_EDIT_KINDS - 1));
+    bool seen[16][GEN_EDIT_KINDS] = { { false } };
+    int field_of_group[16];
+    for (int i = 0; i < n; i++) {
+        cr_assert((uint32_t)codes[i] & GEN_EDIT_SCREEN_BIT, "code %d", i);
+        gen_edit e;
+        gen_edit_decode(f.img, (uint32_t)codes[i], &e);
+        cr_assert_neq(e.kind, GEN_EDIT_NONE);
+        cr_assert_eq(e.first, 0);
+        cr_assert_eq(e.count, f.img->bufs[e.param].count, "the whole buffer");
+        cr_assert_lt(groups[i], nfields);
+        if (i < nfields) field_of_group[groups[i]] = e.param;
+        cr_expect_eq(field_of_group[groups[i]], e.param, "group %d is one field", groups[i]);
+        cr_expect_not(seen[e.param][e.kind], "pair drawn twice");
+        seen[e.param][e.kind] = true;
+        if (i < 2 * nfields)
+            cr_expect(e.kind == (i < nfields ? GEN_EDIT_FILL_HIGH : GEN_EDIT_FILL_LOW), "extremes first: %d is %s", i,
+                      gen_edit_kind_name(e.kind));
+        cr_expect_neq(e.param, wh_image_find(f.img, "row_start"));
+    }
+    /* a short screen keeps the extremes */
+    cr_expect_eq(gen_edit_screen(f.img, codes, groups, 7), 7);
+    gen_edit e;
+    gen_edit_decode(f.img, (uint32_t)codes[6], &e);
+    cr_expect_eq(e.kind, GEN_EDIT_FILL_LOW);
+    /* out of range: field 5 does not exist, operator 0 and 15 are none */
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 5u << 4 | GEN_EDIT_FILL_LOW, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4 | 15u, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    /* and applied, they keep the image inside its domains */
+    wh_error err;
+    cr_assert(gen_edits_apply(codes, 7, f.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
+    close_fixture(&f);
+}

@@ -681,6 +681,168 @@ Test(ga, edit_genes_are_drawn_kept_and_recombined)
     free(s);
 }
 
+/* The edit screen: screen codes (negative, as real ones with bit 31 set
+ * are; random codes never are) that add weight when some edit gene holds
+ * them.  A and B help, and only screening finds them: a round tries each
+ * code on the best, the next round starts from the round's winner. */
+#define NSCREEN 12
+#define SCREEN_A (-100)
+#define SCREEN_B (-60)
+
+static int screen_codes[NSCREEN], screen_groups[NSCREEN];
+
+static bool screen_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
+{
+    if (!synth_evaluate(ctx, worker, ind, err)) return false;
+    for (int k = NGENES; k < NGENES + NEDITS; k++) {
+        int c = ind->genes[k];
+        if (c == SCREEN_A || c == SCREEN_B) ind->fitness -= c; /* +100, +60 */
+        else if (c < 0) ind->fitness -= 1;                     /* the other codes hurt a little */
+    }
+    return true;
+}
+
+/* Codes -1 .. -12 but A and B; A in group 0, B in group 1 (so they land in
+ * different edit genes), the rest spread over groups 0-3. */
+static ga_problem screen_problem(synth *s, const int *const *specials)
+{
+    for (int i = 0; i < NSCREEN; i++) {
+        screen_codes[i] = -1 - i;
+        screen_groups[i] = i % 4;
+    }
+    screen_codes[5] = SCREEN_A;
+    screen_groups[5] = 0;
+    screen_codes[9] = SCREEN_B;
+    screen_groups[9] = 1;
+    ga_problem p = synth_problem(s);
+    p.ngenes = NGENES + NEDITS;
+    p.nedit_genes = NEDITS;
+    p.evaluate = screen_evaluate;
+    p.specials = specials;
+    p.nspecials = 1;
+    p.screen_codes = screen_codes;
+    p.screen_groups = screen_groups;
+    p.nscreen = NSCREEN;
+    return p;
+}
+
+/* The heaviest allele in every atom gene, no edit. */
+static void heaviest_special(int *special)
+{
+    for (int k = 0; k < NGENES + NEDITS; k++) special[k] = k < NGENES ? NPATHS - 1 : 0;
+}
+
+Test(ga, edit_screen_finds_the_edits_that_help_one_round_each)
+{
+    synth *s = synth_new();
+    int special[NGENES + NEDITS];
+    heaviest_special(special);
+    const int *specials[1] = { special };
+    ga_problem p = screen_problem(s, specials);
+    ga_options o;
+    ga_options_default(&o);
+    o.patience = 0;
+    o.max_evals = 600;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    const ga_indiv *b = ga_best(g);
+    double optimum = (NPATHS - 1) * NGENES + 160;
+    cr_expect_eq(b->fitness, optimum, "best %g", b->fitness);
+    bool has_a = false, has_b = false;
+    for (int k = NGENES; k < NGENES + NEDITS; k++) {
+        has_a |= b->genes[k] == SCREEN_A;
+        has_b |= b->genes[k] == SCREEN_B;
+    }
+    cr_expect(has_a && has_b, "the best holds both helpful codes");
+    /* the first population (100); generation 1 (90 children) opens with a
+     * round of 12 that finds A, generation 2 with a round of the 11 left
+     * that finds B beside it */
+    cr_expect_leq(ga_evals_to_best(g), 100 + 90 + 11, "found at evaluation %ld", ga_evals_to_best(g));
+    cr_expect_gt(ga_evals_to_best(g), 100 + 90, "B cannot be found before the second round");
+    /* and no third: the best's edit genes are full */
+    cr_expect_eq(ga_screen_rounds(g), 2, "rounds: %d", ga_screen_rounds(g));
+    ga_free(g);
+
+    /* without the screen, random codes (never negative) cannot find them */
+    s->nalleles = NPATHS;
+    p.nscreen = 0;
+    g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_expect_lt(ga_best(g)->fitness, (NPATHS - 1) * NGENES + 60);
+    cr_expect_eq(ga_screen_rounds(g), 0);
+    ga_free(g);
+    free(s);
+}
+
+Test(ga, edit_screen_stops_when_a_round_finds_nothing)
+{
+    synth *s = synth_new();
+    int special[NGENES + NEDITS];
+    heaviest_special(special);
+    const int *specials[1] = { special };
+    ga_problem p = screen_problem(s, specials);
+    /* no code helps: A and B hurt like the others */
+    screen_codes[5] = -6;
+    screen_codes[9] = -10;
+    ga_options o;
+    ga_options_default(&o);
+    o.patience = 0;
+    o.max_evals = 400;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_expect_eq(ga_screen_rounds(g), 1, "rounds: %d", ga_screen_rounds(g));
+    ga_free(g);
+    free(s);
+}
+
+/* A run checkpointed in the middle of its screen (after round 1, when the
+ * next generation decides whether to screen again) resumes exactly. */
+Test(ga, edit_screen_survives_a_checkpoint)
+{
+    char path[] = "/tmp/wh_ckp_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    close(fd);
+    for (int at = 1; at <= 2; at++) {
+        int special[NGENES + NEDITS];
+        heaviest_special(special);
+        const int *specials[1] = { special };
+        synth *a = synth_new();
+        ga_problem p = screen_problem(a, specials);
+        p.on_generation = ckp_save_at;
+        ga_options o;
+        ga_options_default(&o);
+        o.max_evals = 500;
+        o.patience = 0;
+        wh_error err;
+        ckp_ctx c = { a, path, NULL, at, 0 };
+        a->user = &c;
+        c.g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+        cr_assert(ga_run(c.g, &err), "%s", err.msg);
+        cr_assert_eq(ga_screen_rounds(c.g), 2, "two rounds, the checkpoint between them or after");
+
+        synth *b = synth_new();
+        memcpy(b->weight, a->weight, sizeof a->weight);
+        b->nalleles = a->nalleles;
+        ga_problem q = screen_problem(b, specials);
+        ga *r = ga_new(&q, &o, GA_GDIVAN, 5, &err);
+        cr_assert(ga_restore(r, path, &err), "%s", err.msg);
+        cr_assert(ga_run(r, &err), "%s", err.msg);
+        cr_assert_eq(b->nhistory, 500 - c.evals_at);
+        for (long i = 0; i < b->nhistory; i++)
+            cr_assert_eq(b->history[i], a->history[c.evals_at + i], "at %d: eval %ld", at, c.evals_at + i + 1);
+        cr_expect_eq(ga_screen_rounds(r), 2);
+        ga_free(r);
+        ga_free(c.g);
+        free(a);
+        free(b);
+    }
+    unlink(path);
+}
+
 Test(ga, edit_genes_need_a_gene_based_strategy)
 {
     synth *s = synth_new();

@@ -679,6 +679,40 @@ Test(hunt, value_edits_are_recorded_in_run_json)
     wh_spec_free(s);
 }
 
+/* The edit screen: on by default with edit genes, every operator on the
+ * one input field (sel) a code, at least one round in 200 evaluations;
+ * --no-edit-screen (edit_screen false) and no edit genes: none.  run.json
+ * keeps the option (a resume needs it) and what the screen did. */
+Test(hunt, edit_screen_is_recorded_in_run_json)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_spec *s = load("tests/specs/hunt_paths_small.json");
+    char base[64];
+    tmpdir(base);
+    for (int c = 0; c < 3; c++) {
+        wh_error err;
+        hunt_summary r;
+        hunt_options o = quiet_options(base, GA_GDIVAN, 200, 3);
+        cr_expect(o.edit_screen, "on by default");
+        o.edit_screen = c != 1;
+        o.value_edits = c == 2 ? 0 : 2;
+        cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run.json", r.dir);
+        json_t *doc = ts_load_json(path);
+        cr_expect_eq(json_is_true(json_object_get(json_object_get(doc, "options"), "edit_screen")), c != 1);
+        json_t *screen = json_object_get(doc, "edit_screen");
+        int codes = (int)json_integer_value(json_object_get(screen, "codes"));
+        int rounds = (int)json_integer_value(json_object_get(screen, "rounds"));
+        cr_expect_eq(codes, c == 0 ? GEN_EDIT_KINDS - 1 : 0, "run %d: %d codes", c, codes);
+        if (c == 0) cr_expect_geq(rounds, 1);
+        else cr_expect_eq(rounds, 0);
+        json_decref(doc);
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
 /* Under emulated GPU-like noise the search's own best is a maximum over
  * noisy measurements and overstates the input's time; the final
  * re-measurement does not (why compare ranks re-measured times). */
