@@ -19,13 +19,11 @@
  * of ten from a table, dividing for negative exponents (an IEEE divide);
  * fraction digits are float multiply-adds; comments cost almost nothing.
  *
- * Launch: grid 4 x block 128 = 512 threads (1-D), LEN = 32 bytes each.
- * Fewer than 2^14 threads to keep the sim cheap: a divergent warp issues
- * ~160 instructions per character here, and 16384 threads of random text
- * cost 5.4 M warp instructions (1.5 s of sim per input; 0.3-0.6 s in
- * session 22, still 1.5-2.5 hours of one core for bench_corpus's 15,000
- * evaluations, so the corpus's other four small launches went to 2^14
- * first).
+ * Launch: grid 128 x block 128 = 16384 threads (1-D), LEN = 32 bytes
+ * each.  A divergent warp issues ~160 instructions per character here, so
+ * an input costs the sim 0.3-0.6 s (bench_corpus's 15,000 evaluations:
+ * ~53 min of both cores); until session 23 the launch was 4 blocks (512
+ * threads), whose figures are given after the current ones below.
  *
  * Inputs: text (u8, [0, 127], LEN per thread; bytes 0-32 are white space).
  * Outputs: ntokens, digest (per thread).
@@ -44,15 +42,17 @@
  * lane "9.5e-38 " repeated: the most expensive single token, no
  * divergence) and "rotated-mix" (one mixed line of every token kind,
  * rotated by the lane number).  Measured on the sim (bench_corpus
- * --inputs-only): greedy-divergent 75739 cycles (the reference),
- * rotated-mix 44516, float-exp-uniform 12250 (uniform lanes are cheap
+ * --inputs-only): greedy-divergent 93572 cycles (the reference),
+ * rotated-mix 53836, float-exp-uniform 13150 (uniform lanes are cheap
  * whatever the token: divergence is what costs), and the longest of 5
- * random inputs 41221 (random bytes put the lanes in ~6 different states,
- * mostly START/IDENT/INT/OP: 54 % of the worst).  Random printable text
- * measured 42524.  Known best: one line comment per lane ("//" then
- * letters: the cheapest case body, LINE_COMMENT's newline test) 10109;
- * blank lines are not the best (12802: white space runs START's whole
- * if-chain of character tests at every iteration).
+ * random inputs 50068 (random bytes put the lanes in ~6 different states,
+ * mostly START/IDENT/INT/OP: 54 % of the worst).  Known best: one line
+ * comment per lane ("//" then letters: the cheapest case body,
+ * LINE_COMMENT's newline test) 10964.  At 4 blocks: greedy-divergent
+ * 75739, rotated-mix 44516, float-exp-uniform 12250, random x5 41221,
+ * random printable text 42524, best 10109; blank lines are not the best
+ * (12802: white space runs START's whole if-chain of character tests at
+ * every iteration).
  *
  * Spec gap: none for the values (every byte string is a valid line); the
  * worst needs a coordinated choice over 32 lanes x 32 bytes.  This differs
