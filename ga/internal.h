@@ -1,5 +1,6 @@
 /*
- * internal.h — the GA instance, shared by ga.c (loop) and operators.c.
+ * internal.h — the GA instance, shared by ga.c (loop), operators.c and
+ * screen.c.
  */
 #ifndef WH_GA_INTERNAL_H
 #define WH_GA_INTERNAL_H
