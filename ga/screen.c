@@ -3,12 +3,13 @@
  * as one more value edit of the best individual, then again from the
  * result while a screened individual is the best.
  *
- * Random edit codes reach a given (field, operator) pair rarely: with 7
- * editable fields, 9 operators and 3 ways to draw the run, a whole-buffer
- * "every node's upper bound at its maximum" is one draw in ~190, and a
- * worst case that needs two such edits together (bvh_traverse: every
- * node's bounds wide open) is out of reach of the few dozen edit
- * mutations a 1,000-evaluation search makes.  One edit at a time on the
+ * Random edit codes reach a given (field, operator) pair rarely: with 8
+ * editable fields, 9 operators and 3 ways to draw the run (bvh_traverse),
+ * a whole-buffer "every node's upper bound at its maximum" is one draw in
+ * ~216, and a worst case that needs two such edits together (every
+ * node's bounds wide open: lower ends at the minimum, upper ends at the
+ * maximum) is out of reach of the few dozen edit mutations a
+ * 1,000-evaluation search makes.  One edit at a time on the
  * best input is a one-factor screen: a round costs one evaluation per code
  * (a generation's children), and its winner is the base of the next round,
  * so k edits that each help are found in k rounds (greedy, like warp.c's
