@@ -47,6 +47,7 @@
  * (scout.csv's rows before history.csv's).  --no-scout: gdivan's runs
  * without it (hunt --no-scout), the baseline the scout is judged against;
  * --no-edit-screen: gdivan without its edit screen (hunt --no-edit-screen).
+ * --no-location-feedback: gdivan without its archive (hunt --no-location-feedback).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  */
@@ -84,6 +85,7 @@ typedef struct {
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
     bool no_edit_screen;        /* gdivan without its edit screen (the same) */
+    bool no_feedback;           /* gdivan without location feedback (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
@@ -130,6 +132,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--no-edit-screen]\n"
+                    "                    [--no-location-feedback]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
@@ -243,9 +246,10 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     memset(r, 0, sizeof *r);
     r->strategy = st;
     bool ordered = a->order && st == 0;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
-             a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
-             a->no_edit_screen && !st ? "-noscreen" : "", ordered ? "-order-" : "", ordered ? a->order : "", seed);
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s%s-s%d", a->out, kt->k->name,
+             a->evals, a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st],
+             a->no_scout && !st ? "-noscout" : "", a->no_edit_screen && !st ? "-noscreen" : "",
+             a->no_feedback && !st ? "-nofeedback" : "", ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -279,6 +283,8 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
         add_arg(r, "--no-scout");
     if (a->no_edit_screen && st == 0)
         add_arg(r, "--no-edit-screen");
+    if (a->no_feedback && st == 0)
+        add_arg(r, "--no-location-feedback");
     if (ordered) {
         add_arg(r, "--order");
         add_arg(r, "%s", a->order);
@@ -819,6 +825,8 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
         fprintf(f, "gdivan with --no-scout; ");
     if (a->no_edit_screen)
         fprintf(f, "gdivan with --no-edit-screen; ");
+    if (a->no_feedback)
+        fprintf(f, "gdivan with --no-location-feedback; ");
     if (a->order)
         fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
@@ -1016,6 +1024,7 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
     json_object_set_new(doc, "no_edit_screen", json_boolean(a->no_edit_screen));
+    json_object_set_new(doc, "no_location_feedback", json_boolean(a->no_feedback));
     if (a->order)
         json_object_set_new(doc, "order", json_string(a->order));
     if (!a->inputs_only)
@@ -1197,6 +1206,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         }
         if (!strcmp(o, "--no-edit-screen")) {
             a->no_edit_screen = true;
+            continue;
+        }
+        if (!strcmp(o, "--no-location-feedback")) {
+            a->no_feedback = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {

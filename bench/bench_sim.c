@@ -14,7 +14,11 @@
  * every one has loaded: the table then gives their summed instructions over
  * the wall time of the slowest, the emulator's throughput on N cores.
  *
- * Usage: build/bench/bench_sim [--jobs N] [SECONDS_PER_KERNEL] [KERNEL ...]
+ * --locations measures with the location counters on (harness_options
+ * .want_locations, the feedback of gdivan's archive): their cost is the
+ * difference from a run without.
+ *
+ * Usage: build/bench/bench_sim [--locations] [--jobs N] [SECONDS_PER_KERNEL] [KERNEL ...]
  */
 #include "core/clock.h"
 #include "core/image.h"
@@ -62,11 +66,12 @@ typedef struct {
 typedef struct {
     const char *name;
     double budget;
+    bool locations;
     pthread_barrier_t *start;
     result r;
 } job;
 
-static void bench_one(const char *name, double budget, pthread_barrier_t *start, result *r)
+static void bench_one(const char *name, double budget, bool locations, pthread_barrier_t *start, result *r)
 {
     memset(r, 0, sizeof *r);
     r->name = name;
@@ -94,6 +99,7 @@ static void bench_one(const char *name, double budget, pthread_barrier_t *start,
     harness_options o;
     harness_options_init(&o);
     o.quiet = true;
+    o.want_locations = locations;
     h = harness_open(spec, HARNESS_SIM, &o, &err);
     if (!h)
         goto fail;
@@ -134,15 +140,15 @@ done:
 static void *run_job(void *arg)
 {
     job *j = arg;
-    bench_one(j->name, j->budget, j->start, &j->r);
+    bench_one(j->name, j->budget, j->locations, j->start, &j->r);
     return NULL;
 }
 
 /* The kernel measured by `jobs` loops at once, summed into *r. */
-static void bench_parallel(const char *name, double budget, int jobs, result *r)
+static void bench_parallel(const char *name, double budget, bool locations, int jobs, result *r)
 {
     if (jobs == 1) {
-        bench_one(name, budget, NULL, r);
+        bench_one(name, budget, locations, NULL, r);
         return;
     }
     job *js = calloc((size_t)jobs, sizeof *js);
@@ -151,7 +157,7 @@ static void bench_parallel(const char *name, double budget, int jobs, result *r)
     pthread_barrier_init(&start, NULL, (unsigned)jobs);
     int started = 0;
     for (int k = 0; js && tids && k < jobs; k++) {
-        js[k] = (job){ name, budget, &start, { 0 } };
+        js[k] = (job){ name, budget, locations, &start, { 0 } };
         if (pthread_create(&tids[k], NULL, run_job, &js[k]) != 0)
             break;
         started++;
@@ -186,13 +192,21 @@ int main(int argc, char **argv)
 {
     double budget = 1.0;
     int first = 1, jobs = 1;
-    if (argc > 2 && !strcmp(argv[1], "--jobs")) {
-        jobs = atoi(argv[2]);
-        if (jobs < 1 || jobs > 256) {
-            fprintf(stderr, "bench_sim: --jobs takes 1 to 256, not '%s'\n", argv[2]);
-            return 2;
+    bool locations = false;
+    for (;;) {
+        if (argc > first && !strcmp(argv[first], "--locations")) {
+            locations = true;
+            first++;
+        } else if (argc > first + 1 && !strcmp(argv[first], "--jobs")) {
+            jobs = atoi(argv[first + 1]);
+            if (jobs < 1 || jobs > 256) {
+                fprintf(stderr, "bench_sim: --jobs takes 1 to 256, not '%s'\n", argv[first + 1]);
+                return 2;
+            }
+            first += 2;
+        } else {
+            break;
         }
-        first = 3;
     }
     if (argc > first && strtod(argv[first], NULL) > 0) {
         budget = strtod(argv[first], NULL);
@@ -209,10 +223,12 @@ int main(int argc, char **argv)
     time_t tt = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tt));
     if (jobs == 1)
-        printf("sim backend speed (commit %s, %s, ~%.1f s per kernel, one core)\n\n", commit, date, budget);
+        printf("sim backend speed (commit %s, %s, ~%.1f s per kernel, one core%s)\n\n", commit, date, budget,
+               locations ? ", location counters on" : "");
     else
         printf("sim backend speed (commit %s, %s, ~%.1f s per kernel, %d loops at once: runs and instructions "
-               "summed, over the slowest loop's wall time)\n\n", commit, date, budget, jobs);
+               "summed, over the slowest loop's wall time%s)\n\n", commit, date, budget, jobs,
+               locations ? "; location counters on" : "");
     printf("%-11s %5s %9s %11s %11s %9s %9s %6s\n", "kernel", "runs", "s/run", "Mlane/s", "Mwarp/s",
            "lanes/w", "cycles", "");
     result *rs = calloc((size_t)n, sizeof *rs);
@@ -221,7 +237,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int i = 0; i < n; i++) {
         result *r = &rs[i];
-        bench_parallel(names[i], budget, jobs, r);
+        bench_parallel(names[i], budget, locations, jobs, r);
         if (!r->ok) {
             printf("%-11s skipped: %s\n", names[i], r->why);
             if (!strstr(r->why, "not built") && !strstr(r->why, "looked"))

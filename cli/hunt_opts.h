@@ -15,6 +15,7 @@ enum {
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
+    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -28,6 +29,8 @@ enum {
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
+    { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
+    { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
     { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
     { "reps", required_argument, NULL, HOPT_REPS }, { "final-reps", required_argument, NULL, HOPT_FINAL_REPS }, \
@@ -74,6 +77,14 @@ enum {
     "                    of the best input (one evaluation each, at most a generation's\n" \
     "                    children), and again from the result while a round's input is\n" \
     "                    the best (at most --value-edits rounds); this turns it off\n" \
+    "  --no-location-feedback  gdivan on the sim: the sim counts, per PTX instruction,\n" \
+    "                    the lanes that ran it, its memory transactions and its atomics'\n" \
+    "                    waits; the input that drove each count highest is kept (an\n" \
+    "                    archive, as PerfFuzz's) even when it is not slow yet, and\n" \
+    "                    --archive-share of the children take a parent from it; this\n" \
+    "                    turns it off (the cuda backend has no counters: off there)\n" \
+    "  --archive-share F share of the children whose first parent is an archive input\n" \
+    "                    (0.2)\n" \
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \
     "                    the sim, gene by gene, trying N alleles at each for the one that\n" \
     "                    makes it longest, and start from it repeated over the launch\n" \

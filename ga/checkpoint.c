@@ -6,10 +6,13 @@
  * genes and each population member's record and genes; then the top list
  * (ga_top): magic "WHGATOP1", its count, and each member's record and
  * genes; then the edit screen's state (screen.c): magic "WHGASCR1", its
- * state, rounds and the last round's first and last evaluation.  The top
- * list and the screen came later, so a file that ends after the
- * population or the top list is still a valid checkpoint (one written
- * before the screen existed resumes with no screen).
+ * state, rounds and the last round's first and last evaluation; then the
+ * archive (archive.c): magic "WHGAARC1", its location count and children,
+ * each location's maximum and holder, and each slot (in use, and then its
+ * record and genes).  The top list, the screen and the archive came later,
+ * so a file that ends after the population, the top list or the screen
+ * is still a valid checkpoint (one written before the screen existed
+ * resumes with no screen, before the archive with an empty archive).
  */
 #include "ga/internal.h"
 
@@ -24,6 +27,7 @@
 #define TOP_MAGIC "WHGATOP2"     /* members carry their input hash */
 #define TOP_MAGIC_V1 "WHGATOP1"  /* read: members without one */
 #define SCREEN_MAGIC "WHGASCR1"
+#define ARCHIVE_MAGIC "WHGAARC1"
 
 typedef struct {
     int32_t state, rounds;
@@ -63,6 +67,22 @@ static bool read_indiv(FILE *f, ga_indiv *ind, int ngenes)
     return !ind->genes || fread(ind->genes, sizeof(int), (size_t)ngenes, f) == (size_t)ngenes;
 }
 
+static bool write_archive(const ga *g, FILE *f)
+{
+    const ga_archive *a = &g->arc;
+    if (!a->best) return true;
+    int32_t n = g->prob.nlocations;
+    int64_t children = a->children;
+    bool ok = fwrite(ARCHIVE_MAGIC, 1, 8, f) == 8 && fwrite(&n, sizeof n, 1, f) == 1 &&
+              fwrite(&children, sizeof children, 1, f) == 1 && fwrite(a->best, sizeof *a->best, (size_t)n, f) == (size_t)n &&
+              fwrite(a->holder, sizeof *a->holder, (size_t)n, f) == (size_t)n;
+    for (int i = 0; ok && i < GA_ARCHIVE_MAX; i++) {
+        int32_t used = a->entries[i].genes != NULL;
+        ok = fwrite(&used, sizeof used, 1, f) == 1 && (!used || write_indiv(f, &a->entries[i], g->prob.ngenes));
+    }
+    return ok;
+}
+
 bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
 {
     char tmp[1100];
@@ -99,6 +119,7 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
              fwrite(&g->top[i].input_hash, sizeof g->top[i].input_hash, 1, f) == 1;
     ckp_screen sc = { g->screen_state, g->screen_rounds, g->screen_first, g->screen_last };
     ok = ok && fwrite(SCREEN_MAGIC, 1, 8, f) == 8 && fwrite(&sc, sizeof sc, 1, f) == 1;
+    ok = ok && write_archive(g, f);
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -180,6 +201,54 @@ static bool read_screen(ga *g, FILE *f, const ckp_header *h)
     return true;
 }
 
+/* The slots and holders of an archive read back; false when a holder
+ * names an empty slot or a maximum is not a count. */
+static bool archive_consistent(ga *g)
+{
+    ga_archive *a = &g->arc;
+    memset(a->refs, 0, GA_ARCHIVE_MAX * sizeof *a->refs);
+    for (int l = 0; l < g->prob.nlocations; l++) {
+        int s = a->holder[l];
+        if (!(a->best[l] >= 0) || s < -1 || s >= GA_ARCHIVE_MAX || (s >= 0 && !a->entries[s].genes)) return false;
+        if (s >= 0) a->refs[s]++;
+    }
+    a->live = 0;
+    for (int i = 0; i < GA_ARCHIVE_MAX; i++) {
+        if (a->entries[i].genes && a->refs[i] == 0) return false;
+        a->live += a->entries[i].genes != NULL;
+    }
+    return true;
+}
+
+/* The archive after the screen; a file that ends there resumes with an
+ * empty one. */
+static bool read_archive(ga *g, FILE *f)
+{
+    ga_archive *a = &g->arc;
+    char magic[8];
+    size_t got = fread(magic, 1, sizeof magic, f);
+    if (got == 0 && feof(f)) return true;
+    int32_t n;
+    int64_t children;
+    if (!a->best || got != sizeof magic || memcmp(magic, ARCHIVE_MAGIC, 8) || fread(&n, sizeof n, 1, f) != 1 ||
+        n != g->prob.nlocations || fread(&children, sizeof children, 1, f) != 1 || children < 0 ||
+        fread(a->best, sizeof *a->best, (size_t)n, f) != (size_t)n ||
+        fread(a->holder, sizeof *a->holder, (size_t)n, f) != (size_t)n)
+        return false;
+    a->children = children;
+    for (int i = 0; i < GA_ARCHIVE_MAX; i++) {
+        int32_t used;
+        if (fread(&used, sizeof used, 1, f) != 1 || used < 0 || used > 1) return false;
+        free(a->entries[i].genes);
+        a->entries[i].genes = NULL;
+        if (!used) continue;
+        if (!(a->entries[i].genes = calloc((size_t)g->prob.ngenes, sizeof(int))) ||
+            !read_indiv(f, &a->entries[i], g->prob.ngenes))
+            return false;
+    }
+    return archive_consistent(g);
+}
+
 bool ga_restore(ga *g, const char *path, wh_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -205,6 +274,10 @@ bool ga_restore(ga *g, const char *path, wh_error *err)
     if (ok && !read_screen(g, f, &h)) {
         ok = false;
         why = "its edit screen's state is damaged";
+    }
+    if (ok && !read_archive(g, f)) {
+        ok = false;
+        why = "its archive is damaged or was saved for another kernel";
     }
     fclose(f);
     if (!ok) {

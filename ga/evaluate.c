@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     ga *g;
@@ -24,6 +25,7 @@ typedef struct {
     int recorded;           /* inds[0..recorded) recorded */
     bool *done;             /* measured */
     double *done_at;        /* when, as seconds of the search */
+    double *locations;      /* n x prob.nlocations counters, NULL: none */
     int failed_at;          /* first individual whose evaluate() failed, n if none */
     bool record_failed;     /* on_eval said stop */
     wh_error err;           /* why, for the first failure */
@@ -52,6 +54,10 @@ static bool record(ga *g, ga_indiv *ind, double at, wh_error *err)
     g->evals = ind->eval_index;
     bool improved = ga_rank_value(ind) > ga_rank_value(&g->best) || g->best.fitness < 0;
     if (!ind->status) ga_top_offer(g, ind);
+    if (!ga_archive_offer(g, ind)) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the archive");
+        return false;
+    }
     if (improved && !ind->status) {
         ga_copy_indiv(g, &g->best, ind);
         g->evals_to_best = g->evals;
@@ -101,6 +107,10 @@ static void *work(void *arg)
         ind->fitness = -1;
         ind->status = 0;
         ind->eval_index = g->evals + (i - b->recorded) + 1;
+        if (b->locations) {
+            ind->locations = b->locations + (size_t)i * (size_t)g->prob.nlocations;
+            memset(ind->locations, 0, (size_t)g->prob.nlocations * sizeof *ind->locations);
+        }
         pthread_mutex_unlock(&b->mu);
         wh_error e;
         bool ok = g->prob.evaluate(g->prob.ctx, worker, ind, &e);
@@ -137,12 +147,13 @@ int ga_measure(ga *g, ga_indiv *inds, int n, wh_error *err)
     batch b = { .g = g, .inds = inds, .n = n, .failed_at = n };
     b.done = calloc((size_t)n, sizeof *b.done);
     b.done_at = calloc((size_t)n, sizeof *b.done_at);
+    if (g->prob.nlocations > 0) b.locations = malloc((size_t)n * (size_t)g->prob.nlocations * sizeof *b.locations);
     pthread_t *threads = calloc((size_t)nworkers, sizeof *threads);
     worker_arg *args = calloc((size_t)nworkers, sizeof *args);
-    if (!b.done || !b.done_at || !threads || !args) {
+    if (!b.done || !b.done_at || !threads || !args || (g->prob.nlocations > 0 && !b.locations)) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the evaluation of a generation");
         g->stop = GA_STOP_ERROR;
-        free(b.done), free(b.done_at), free(threads), free(args);
+        free(b.done), free(b.done_at), free(b.locations), free(threads), free(args);
         return -1;
     }
     pthread_mutex_init(&b.mu, NULL);
@@ -153,7 +164,8 @@ int ga_measure(ga *g, ga_indiv *inds, int n, wh_error *err)
     /* every worker has finished what it took: record the rest */
     record_ready(&b);
     pthread_mutex_destroy(&b.mu);
-    free(b.done), free(b.done_at), free(threads), free(args);
+    for (int i = 0; i < n; i++) inds[i].locations = NULL;
+    free(b.done), free(b.done_at), free(b.locations), free(threads), free(args);
     if (failed(&b)) {
         *err = b.err;
         g->stop = GA_STOP_ERROR;

@@ -22,6 +22,7 @@ void ga_options_default(ga_options *o)
     o->epsilon = 0.01;
     o->patience = 2;
     o->keep = 1;
+    o->archive_frac = 0.2;
 }
 
 const char *ga_stop_reason_name(ga_stop_reason r)
@@ -57,6 +58,9 @@ static bool check_options(const ga_problem *p, const ga_options *o, ga_strategy 
         bad = "random-individual fraction must be in [0, 1 - special fraction]";
     else if (o->max_evals < 0 || o->max_seconds < 0 || o->epsilon < 0 || o->patience < 0) bad = "budgets must not be negative";
     else if (o->keep < 0) bad = "the number of inputs to keep must not be negative";
+    else if (o->archive_frac < 0 || o->archive_frac > 1) bad = "archive fraction must be in [0, 1]";
+    else if (p->nlocations < 0 || (p->nlocations > 0 && s == GA_RANDOM))
+        bad = "location feedback needs a gene-based strategy";
     else if (s != GA_RANDOM && p->ngenes < 1 + (p->nparam_values > 0)) bad = "an individual needs at least one atom gene";
     else if (p->nparam_values < 0) bad = "the parameter gene needs a positive number of values";
     else if (p->nedit_genes < 0 || (p->nedit_genes > 0 && s == GA_RANDOM) ||
@@ -101,6 +105,7 @@ ga *ga_new(const ga_problem *prob, const ga_options *opt, ga_strategy strategy, 
         for (int i = 0; strategy != GA_RANDOM && i < opt->keep; i++)
             if (!(g->top[i].genes = calloc((size_t)prob->ngenes, sizeof(int)))) goto oom;
     }
+    if (!ga_archive_init(g)) goto oom;
     return g;
 oom:
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the population");
@@ -121,6 +126,7 @@ void ga_free(ga *g)
     for (int i = 0; g->top && i < g->opt.keep; i++)
         free(g->top[i].genes);
     free(g->top);
+    ga_archive_free(g);
     free(g);
 }
 
@@ -129,6 +135,7 @@ void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src)
     int *genes = dst->genes;
     *dst = *src;
     dst->genes = genes;
+    dst->locations = NULL;
     if (genes && src->genes) memcpy(genes, src->genes, (size_t)g->prob.ngenes * sizeof(int));
 }
 

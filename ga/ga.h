@@ -57,6 +57,8 @@ typedef struct {
     double epsilon;          /* relative improvement that counts as progress */
     int patience;            /* generations without progress before stopping; 0: never */
     int keep;                /* distinct best individuals remembered (ga_top); 0: none */
+    double archive_frac;     /* with ga_problem.nlocations: share of the children whose
+                                first parent comes from the archive (archive.c) */
 } ga_options;
 
 /* The paper's defaults: 100, 10 %, 25 %, 30 %, and our 5 % random genes
@@ -67,7 +69,8 @@ typedef struct {
  * launch and its effect on time is lost in the noise, so a segment
  * mutation gives one new allele to a run of consecutive genes whose length
  * is drawn log-uniformly from 1 to all of them (a warp, a block, the whole
- * launch are all likely sizes).  segment_prob = 0 is the paper's GA. */
+ * launch are all likely sizes).  segment_prob = 0 is the paper's GA.
+ * archive_frac is 0.2 (it matters only with locations). */
 void ga_options_default(ga_options *o);
 
 typedef struct {
@@ -80,6 +83,10 @@ typedef struct {
      * which the top list tells inputs apart (different genes can build one
      * input: an edit that fills a whole buffer, say). */
     uint64_t input_hash;
+    /* With ga_problem.nlocations: where `evaluate` writes the run's
+     * location counters (nlocations, zeroed before); the GA's own buffer,
+     * valid only during that evaluation's bookkeeping (NULL elsewhere). */
+    double *locations;
 } ga_indiv;
 
 typedef struct {
@@ -115,6 +122,12 @@ typedef struct {
      * screens again from it.  nscreen 0: no screen. */
     const int *screen_codes, *screen_groups;
     int nscreen;
+    /* Optional: per-location feedback (archive.c).  With nlocations > 0
+     * `evaluate` fills ind->locations (counters of the run, higher = that
+     * part of the kernel did more); the GA keeps the individual that drove
+     * each location highest and draws a share (archive_frac) of the
+     * children's first parents from them.  0: none. */
+    int nlocations;
     const int *path_alleles;  /* gdivan: alleles for random combinations/mutations */
     int npath_alleles;
     const int *const *specials; /* gdivan: special individuals (ngenes each, parameter included) */
@@ -182,6 +195,17 @@ bool ga_strategy_from_name(const char *name, ga_strategy *out);
 long ga_evals(const ga *g);
 int ga_generation(const ga *g);
 long ga_evals_to_best(const ga *g);
+/* The archive (archive.c): individuals kept, locations with one, and
+ * children bred from it so far. */
+int ga_archive_size(const ga *g);
+int ga_archive_locations(const ga *g);
+long ga_archive_children(const ga *g);
+/* The archive's i-th input (0 .. ga_archive_size - 1) and how many
+ * locations it holds; NULL past the end. */
+const ga_indiv *ga_archive_input(const ga *g, int i, int *held);
+/* Location loc's highest count so far, and which archive input holds it
+ * (an index for ga_archive_input; -1: none). */
+double ga_archive_best(const ga *g, int loc, int *input);
 /* Rounds of the edit screen so far (screen.c). */
 int ga_screen_rounds(const ga *g);
 double ga_time_to_best(const ga *g);

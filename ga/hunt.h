@@ -56,6 +56,11 @@ typedef struct {
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
     bool edit_screen;           /* gdivan: the edit screen (ga/screen.c) over value_edits */
+    /* gdivan on the sim: per-location feedback, the GA's archive
+     * (ga/archive.c) of the inputs that drove each instruction's counters
+     * highest (harness_options.want_locations), ga.archive_frac of the
+     * children bred from it */
+    bool location_feedback;
     int warp_first;             /* gdivan: candidates per gene of the warp-first
                                    individual (gen/warp.c); 0: none */
     /* gdivan: while the symbolic stage explores, random testing measures

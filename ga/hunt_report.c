@@ -103,6 +103,47 @@ static json_t *measurement_json(const hunt *h)
                      "throttled_evals", (json_int_t)throttled);
 }
 
+static json_t *edits_json(const hunt *h, const ga_indiv *ind);
+
+/* The first ARCHIVE_NAMED nonzero maxima the archive's input i holds:
+ * {"location": "file.ptx:45 atom... (atomic wait)", "count": N}. */
+#define ARCHIVE_NAMED 8
+static json_t *archive_maxima_json(const hunt *h, int i)
+{
+    json_t *list = json_array();
+    int n = harness_locations(h->h);
+    for (int l = 0; list && l < n && json_array_size(list) < ARCHIVE_NAMED; l++) {
+        int holder;
+        double best = ga_archive_best(h->g, l, &holder);
+        char name[512];
+        if (holder != i || best <= 0 || !harness_location_name(h->h, l, name, sizeof name)) continue;
+        json_array_append_new(list, json_pack("{s:s, s:f}", "location", name, "count", best));
+    }
+    return list;
+}
+
+/* The location feedback's archive (ga/archive.c): how many counters the
+ * harness gave, how many an input holds the maximum of, how many inputs
+ * those are, how many children took a parent from them. */
+static json_t *archive_json(const hunt *h)
+{
+    int n = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    json_t *o = json_pack("{s:i, s:i, s:i, s:I}", "locations", n, "held", ga_archive_locations(h->g), "inputs",
+                          ga_archive_size(h->g), "children", (json_int_t)ga_archive_children(h->g));
+    json_t *list = json_array();
+    for (int i = 0; o && list && i < ga_archive_size(h->g); i++) {
+        int held;
+        const ga_indiv *in = ga_archive_input(h->g, i, &held);
+        json_t *e = json_pack("{s:I, s:f, s:i}", "eval", (json_int_t)in->eval_index, "fitness", in->fitness,
+                              "holds", held);
+        json_object_set_new(e, "value_edits", edits_json(h, in));
+        json_object_set_new(e, "maxima", archive_maxima_json(h, i));
+        json_array_append_new(list, e);
+    }
+    if (o) json_object_set_new(o, "list", list);
+    return o;
+}
+
 static json_t *options_json(const hunt *h)
 {
     const ga_options *g = &h->opt.ga;
@@ -122,6 +163,8 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
+    if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
+    if (o) json_object_set_new(o, "archive_share", json_real(g->archive_frac));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
@@ -252,6 +295,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
         json_object_set_new(doc, "edit_screen", json_pack("{s:i, s:i}", "codes", h->nscreen, "rounds",
                                                           ga_screen_rounds(h->g)));
+        json_object_set_new(doc, "archive", archive_json(h));
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
         json_object_set_new(doc, "findings", json_integer(h->findings));
         json_object_set_new(doc, "best", best_json(h));
@@ -544,6 +588,10 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->scout = json_is_true(json_object_get(opt, "scout"));
         /* ...nor an edit screen */
         o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
+        /* ...nor location feedback */
+        o->location_feedback = json_is_true(json_object_get(opt, "location_feedback"));
+        if (json_is_number(json_object_get(opt, "archive_share")))
+            o->ga.archive_frac = json_number_value(json_object_get(opt, "archive_share"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));
         o->ga.max_seconds = secs ? secs : json_number_value(json_object_get(opt, "max_seconds"));
         o->ga.epsilon = json_number_value(json_object_get(opt, "epsilon"));

@@ -7,6 +7,20 @@
 
 #include "ga/ga.h"
 
+/* Individuals the archive (archive.c) keeps at most. */
+#define GA_ARCHIVE_MAX 128
+
+/* Per-location feedback (archive.c): per location, the highest count and
+ * the slot of the individual that reached it. */
+typedef struct {
+    double *best;           /* nlocations; NULL: no archive */
+    int *holder;            /* nlocations: slot, -1 none */
+    ga_indiv *entries;      /* GA_ARCHIVE_MAX slots; genes NULL: free */
+    int *refs;              /* locations each slot holds */
+    int live;               /* slots in use */
+    long children;          /* children that took a parent from it */
+} ga_archive;
+
 /* Where the edit screen (screen.c) stands. */
 typedef enum { GA_SCREEN_PENDING = 0, GA_SCREEN_ROUND, GA_SCREEN_DONE } ga_screen_state;
 
@@ -31,6 +45,7 @@ struct ga {
     ga_screen_state screen_state;
     long screen_first, screen_last;   /* the last round's evaluations */
     int screen_rounds;
+    ga_archive arc;
 };
 
 void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);
@@ -48,5 +63,13 @@ bool ga_next_generation(ga *g, wh_error *err);
 /* The edit screen's round, if one is due, as next[from..); returns the
  * index after its last child (from: no round). */
 int ga_screen_children(ga *g, int from);
+/* archive.c: init (false: out of memory), free, offer a measured
+ * individual with its locations (false: out of memory), and a parent
+ * drawn from it with probability archive_frac (NULL: take one from the
+ * population). */
+bool ga_archive_init(ga *g);
+void ga_archive_free(ga *g);
+bool ga_archive_offer(ga *g, const ga_indiv *ind);
+const ga_indiv *ga_archive_parent(ga *g);
 
 #endif

@@ -167,33 +167,49 @@ static void mutate_edit(ga *g, ga_indiv *child)
     child->genes[k] = pcg32_bounded(&g->rng, 4) == 0 ? 0 : draw_edit_code(g);
 }
 
+/* The paper's mutation: another draw picks the gene; a fifth of the
+ * mutations redraw an edit gene instead, a quarter of the rest the
+ * parameter gene, and a segment mutation gives the new allele to a run of
+ * genes from there. */
+static bool mutate(ga *g, ga_indiv *child, wh_error *err)
+{
+    if (g->prob.nedit_genes > 0 && pcg32_bounded(&g->rng, 5) == 0) {
+        mutate_edit(g, child);
+        return true;
+    }
+    if (g->prob.nparam_values > 0 && pcg32_bounded(&g->rng, 4) == 0) {
+        child->genes[atom_genes(g)] = draw_param(g);
+        return true;
+    }
+    int n = atom_genes(g), k = (int)pcg32_bounded(&g->rng, (uint32_t)n), len = 1;
+    if (pcg32_double(&g->rng) < g->opt.segment_prob) len = segment_length(g, n);
+    int allele;
+    if (k + len > n) k = n - len;
+    if (!mutation_allele(g, k, &allele, err)) return false;
+    for (int i = k; i < k + len; i++) child->genes[i] = allele;
+    return true;
+}
+
 static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
 {
+    /* A child of the archive is one of its individuals mutated, as a
+     * fuzzer mutates its queue: crossover with the time-ranked elite
+     * would take back most of what it holds. */
+    const ga_indiv *kept = ga_archive_parent(g);
+    if (kept) {
+        ga_copy_indiv(g, child, kept);
+        child->fitness = -1;
+        child->status = 0;
+        child->input_hash = 0;
+        return mutate(g, child, err);
+    }
     /* One parent uniform over the population, one from the elite. */
     const ga_indiv *a = &g->pop[pcg32_bounded(&g->rng, (uint32_t)g->npop_valid)];
     const ga_indiv *b = &g->pop[pcg32_bounded(&g->rng, (uint32_t)(nelite > 0 ? nelite : 1))];
     crossover(g, a, b, child);
     child->fitness = -1;
     child->status = 0;
-    /* The paper's mutation: one draw decides, another picks the gene; a
-     * quarter of the mutations redraw the parameter gene instead, and a
-     * segment mutation gives the new allele to a run of genes from there. */
-    if (pcg32_double(&g->rng) < g->opt.mutation_prob) {
-        if (g->prob.nedit_genes > 0 && pcg32_bounded(&g->rng, 5) == 0) {
-            mutate_edit(g, child);
-            return true;
-        }
-        if (g->prob.nparam_values > 0 && pcg32_bounded(&g->rng, 4) == 0) {
-            child->genes[atom_genes(g)] = draw_param(g);
-            return true;
-        }
-        int n = atom_genes(g), k = (int)pcg32_bounded(&g->rng, (uint32_t)n), len = 1;
-        if (pcg32_double(&g->rng) < g->opt.segment_prob) len = segment_length(g, n);
-        int allele;
-        if (k + len > n) k = n - len;
-        if (!mutation_allele(g, k, &allele, err)) return false;
-        for (int i = k; i < k + len; i++) child->genes[i] = allele;
-    }
+    if (pcg32_double(&g->rng) < g->opt.mutation_prob) return mutate(g, child, err);
     return true;
 }
 

@@ -31,6 +31,11 @@ typedef struct {
     /* want_outputs: copy the output buffers back into img (and every buffer
      * when the options given to open said want_all_buffers) */
     bool (*run)(void *impl, wh_image *img, bool want_outputs, harness_run *out, wh_error *err);
+    /* Optional: run with the location counters into locations[0..locations()) */
+    bool (*run_located)(void *impl, wh_image *img, bool want_outputs, double *locations, harness_run *out,
+                        wh_error *err);
+    int (*locations)(const void *impl);
+    bool (*location_name)(const void *impl, int loc, char *buf, size_t size);
     /* Optional: `reps` runs at once (times[0..reps-1] in the unit; out is
      * the last run, or the first that did not end OK, with *done the runs
      * that did).  Backends whose runs share a fixed cost (the cuda

@@ -82,6 +82,9 @@ void harness_result_free(harness_result *r)
     free(r->times);
     r->times = NULL;
     r->reps = 0;
+    free(r->locations);
+    r->locations = NULL;
+    r->nlocations = 0;
 }
 
 /* ---- opening ------------------------------------------------------------------ */
@@ -263,6 +266,30 @@ static double noisy(pcg32 *rng, double t, double sigma)
     return f > 0 ? t * f : 0;
 }
 
+int harness_locations(const harness *h)
+{
+    return h->ops->locations ? h->ops->locations(h->impl) : 0;
+}
+
+bool harness_location_name(const harness *h, int loc, char *buf, size_t size)
+{
+    return h->ops->location_name && loc < harness_locations(h) && h->ops->location_name(h->impl, loc, buf, size);
+}
+
+/* One run; with options.want_locations (and a backend that counts them)
+ * its location counters go to res->locations. */
+static bool run_once(harness *h, wh_image *img, bool copy, harness_result *res, harness_run *run, wh_error *err)
+{
+    int n = h->opt.want_locations && h->ops->run_located ? harness_locations(h) : 0;
+    if (n == 0) return h->ops->run(h->impl, img, copy, run, err);
+    if (!res->locations && !(res->locations = malloc((size_t)n * sizeof *res->locations))) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for %d location counters", n);
+        return false;
+    }
+    res->nlocations = n;
+    return h->ops->run_located(h->impl, img, copy, res->locations, run, err);
+}
+
 bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, wh_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -294,8 +321,9 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
     } else {
         for (int i = 0; i < runs; i++) {
             memset(&run, 0, sizeof run);
-            if (!h->ops->run(h->impl, img, copy && i == runs - 1, &run, err)) {
+            if (!run_once(h, img, copy && i == runs - 1, res, &run, err)) {
                 free(times);
+                harness_result_free(res);
                 return false;
             }
             times[i] = run.time;

@@ -100,6 +100,9 @@ typedef struct {
      * 0: none (the sim is exact). */
     double sim_noise;
     uint64_t noise_seed;
+    /* sim: fill harness_result.locations (see "locations" below); the
+     * cuda backend has none and ignores it */
+    bool want_locations;
 } harness_options;
 
 /* Everything 0 / NULL / false, except warmup = -1 (the backend's default). */
@@ -130,6 +133,10 @@ typedef struct {
     uint64_t lane_instructions; /* sim: sum of active lanes over issued instructions */
     double wall_s;              /* host seconds harness_measure took: uploads, warm-ups,
                                    repetitions, read-back (the harness's cost, with the kernel's) */
+    /* options.want_locations on a backend that has them: the location
+     * counters of the run (harness_locations of them; owned); else NULL */
+    double *locations;
+    int nlocations;
 } harness_result;
 
 void harness_result_free(harness_result *r);
@@ -307,6 +314,34 @@ typedef struct {
  * status, as for harness_measure. */
 bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_error *err);
 void harness_explain_report_free(harness_explain_report *r);
+
+/* ---- locations: per-instruction counters of a run, a search's feedback ----
+ *
+ * With options.want_locations the sim counts, for every PTX instruction of
+ * the functions the kernel can reach, HARNESS_LOCATION_KINDS numbers of the
+ * run harness_measure makes: location i * HARNESS_LOCATION_KINDS + k is
+ * counter k of instruction i (PTX order, function by function):
+ *   lanes        lanes that executed it (guard true), summed over the
+ *                warps: how often a branch leg or a loop body ran;
+ *   memory       its memory transactions: 32-byte global sectors plus
+ *                shared-memory wavefronts (uncoalesced accesses and bank
+ *                conflicts count more);
+ *   atomic wait  lane-cycles its atomics waited behind other operations
+ *                on the same address (contention).
+ * A search keeps, per location, the input that drove it highest (ga's
+ * archive): inputs that push one part of the kernel, though not yet its
+ * time.  Counting costs a few additions per warp instruction. */
+typedef enum {
+    HARNESS_LOCATION_LANES = 0,
+    HARNESS_LOCATION_MEMORY,
+    HARNESS_LOCATION_ATOMIC_WAIT,
+    HARNESS_LOCATION_KINDS
+} harness_location_kind;
+
+/* How many locations the backend counts for this kernel (0: none, as on cuda). */
+int harness_locations(const harness *h);
+/* "kernel.ptx:45 atom.global.min.s32 (atomic wait)"; false when loc is out of range. */
+bool harness_location_name(const harness *h, int loc, char *buf, size_t size);
 
 /* Float tolerance of harness_compare_outputs for --check: correctly
  * rounded operations (add, mul, fma, div.rn, sqrt.rn) agree bit for bit

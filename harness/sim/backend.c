@@ -44,7 +44,23 @@ static bool sim_run_once(void *impl, wh_image *img, bool want_outputs, harness_r
 {
     const sim_prog *P = impl;
     int copy = !want_outputs ? 0 : P->all_buffers ? 2 : 1;
-    return sim_execute(P, img, copy, NULL, out, err);
+    return sim_execute(P, img, copy, NULL, NULL, out, err);
+}
+
+static bool sim_run_located(void *impl, wh_image *img, bool want_outputs, double *locations, harness_run *out,
+                            wh_error *err)
+{
+    const sim_prog *P = impl;
+    int copy = !want_outputs ? 0 : P->all_buffers ? 2 : 1;
+    sim_locations *L = sim_locations_new(P, locations);
+    bool ok = sim_execute(P, img, copy, NULL, L, out, err);
+    sim_locations_free(L);
+    return ok;
+}
+
+static int sim_location_count(const void *impl)
+{
+    return sim_row_bases(impl, NULL) * HARNESS_LOCATION_KINDS;
 }
 
 static bool sim_explain_once(void *impl, wh_image *img, harness_explain_report *out, wh_error *err)
@@ -52,7 +68,7 @@ static bool sim_explain_once(void *impl, wh_image *img, harness_explain_report *
     const sim_prog *P = impl;
     sim_explain *ex = sim_explain_new(P);
     harness_run run;
-    bool ok = sim_execute(P, img, 0, ex, &run, err) && sim_explain_report(ex, out, err);
+    bool ok = sim_execute(P, img, 0, ex, NULL, &run, err) && sim_explain_report(ex, out, err);
     sim_explain_free(ex);
     if (!ok)
         return false;
@@ -94,6 +110,9 @@ const harness_backend_ops harness_sim_ops = {
     .deterministic = true,
     .open = sim_open,
     .run = sim_run_once,
+    .run_located = sim_run_located,
+    .locations = sim_location_count,
+    .location_name = sim_location_name,
     .explain = sim_explain_once,
     .close = sim_close,
     .device = sim_device,

@@ -69,14 +69,11 @@ sim_explain *sim_explain_new(const sim_prog *P)
 {
     sim_explain *ex = wh_xcalloc(1, sizeof *ex);
     ex->P = P;
-    ex->row_base = wh_xcalloc((size_t)P->nfuncs, sizeof *ex->row_base);
+    ex->row_base = wh_xcalloc((size_t)P->nfuncs + 1, sizeof *ex->row_base);
+    ex->nrows = sim_row_bases(P, ex->row_base);
     for (int f = 0; f < P->nfuncs; f++) {
         const sim_func *F = &P->funcs[f];
-        ex->row_base[f] = F->used ? ex->nrows : -1;
-        if (!F->used)
-            continue;
-        ex->nrows += F->ncode;
-        if (F->nslots + F->npreds > ex->max_slots)
+        if (F->used && F->nslots + F->npreds > ex->max_slots)
             ex->max_slots = F->nslots + F->npreds;
     }
     ex->rows = wh_xcalloc((size_t)ex->nrows + 1, sizeof *ex->rows);

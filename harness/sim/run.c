@@ -579,7 +579,8 @@ static bool simulate(sim_run *R)
     return true;
 }
 
-bool sim_execute(const sim_prog *P, wh_image *img, int copy, struct sim_explain *ex, harness_run *out, wh_error *err)
+bool sim_execute(const sim_prog *P, wh_image *img, int copy, struct sim_explain *ex, struct sim_locations *loc,
+                 harness_run *out, wh_error *err)
 {
     sim_run *R = wh_xcalloc(1, sizeof *R);
     R->prog = P;
@@ -607,6 +608,7 @@ bool sim_execute(const sim_prog *P, wh_image *img, int copy, struct sim_explain 
         R->ex = ex;
         sim_explain_begin(ex, R);
     }
+    R->loc = loc;
     if (launch_check(R) && !simulate(R) && R->sms) {
         /* stopped (fault, step limit): report how far simulated time got */
         for (int i = 0; i < P->prof.sms; i++)

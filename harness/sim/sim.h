@@ -427,6 +427,7 @@ typedef struct {
 } sim_access;
 
 typedef struct sim_explain sim_explain;
+typedef struct sim_locations sim_locations;
 
 typedef struct sim_run {
     const sim_prog *prog;
@@ -455,6 +456,7 @@ typedef struct sim_run {
     uint64_t warp_instr, lane_instr;
     uint64_t step_limit;
     struct sim_explain *ex;          /* instrumentation (explain.c); NULL: none, no cost */
+    struct sim_locations *loc;       /* location counters (locations.c); NULL: none, no cost */
     sim_access acc;
     harness_status status;
     char message[1024];
@@ -466,15 +468,27 @@ typedef struct sim_run {
 /* run.c */
 void sim_block_free(struct sim_block *b);
 /* copy_back: 0 nothing, 1 role-output buffers, 2 every buffer; ex: the
- * instrumentation to fill (explain.c), NULL for none */
-bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, struct sim_explain *ex, harness_run *out,
-                 wh_error *err);
+ * instrumentation to fill (explain.c), loc: the location counters
+ * (locations.c), NULL for none */
+bool sim_execute(const sim_prog *prog, wh_image *img, int copy_back, struct sim_explain *ex,
+                 struct sim_locations *loc, harness_run *out, wh_error *err);
 
 /* step.c: one warp instruction (functional + timing); false on a stop.
  * sim_step_exec is the step itself; sim_step also feeds the
  * instrumentation when the run has one. */
 bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w);
 bool sim_step_exec(sim_run *R, sim_sm *sm, sim_warp *w);
+
+/* locations.c: the counters behind harness_options.want_locations.
+ * sim_row_bases numbers every instruction of the used functions (row_base
+ * per function, -1 unused; NULL: count only) and returns how many. */
+int sim_row_bases(const sim_prog *P, int *row_base);
+/* counters into out (sim_row_bases(P) * HARNESS_LOCATION_KINDS, zeroed here) */
+sim_locations *sim_locations_new(const sim_prog *P, double *out);
+void sim_locations_free(sim_locations *L);
+bool sim_locations_step(sim_run *R, sim_sm *sm, sim_warp *w);
+/* "file.ptx:45 opcode (kind)" of location loc (backend op) */
+bool sim_location_name(const void *impl, int loc, char *buf, size_t size);
 
 /* explain.c: the instrumentation behind harness_explain */
 struct sim_explain *sim_explain_new(const sim_prog *P);

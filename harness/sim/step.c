@@ -372,5 +372,7 @@ bool sim_step(sim_run *R, sim_sm *sm, sim_warp *w)
 {
     if (__builtin_expect(R->ex != NULL, 0))
         return sim_explain_step(R, sm, w);
+    if (__builtin_expect(R->loc != NULL, 0))
+        return sim_locations_step(R, sm, w);
     return step(R, sm, w);
 }

@@ -1,0 +1,88 @@
+/*
+ * locations.c — the sim's light instrumentation behind harness_options
+ * .want_locations: per PTX instruction, three counters of one run that a
+ * search can use as feedback (a PerfFuzz-style archive, ga/archive.c).
+ *
+ * Unlike explain.c it keeps no per-warp state and charges no stalls: each
+ * warp instruction adds the lanes that executed it (guard true), the
+ * memory transactions it cost (global sectors, shared wavefronts) and the
+ * lane-cycles its atomics waited behind others on the same address.  Rows
+ * are numbered as explain.c numbers them (sim_row_bases), so location
+ * r * HARNESS_LOCATION_KINDS + k is counter k of row r.
+ */
+#include "harness/sim/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct sim_locations {
+    int *row_base;              /* per module function: its first row, -1 when unused */
+    int nrows;
+    double *out;                /* nrows * HARNESS_LOCATION_KINDS counters, the caller's */
+};
+
+int sim_row_bases(const sim_prog *P, int *row_base)
+{
+    int nrows = 0;
+    for (int f = 0; f < P->nfuncs; f++) {
+        const sim_func *F = &P->funcs[f];
+        if (row_base) row_base[f] = F->used ? nrows : -1;
+        if (F->used) nrows += F->ncode;
+    }
+    return nrows;
+}
+
+sim_locations *sim_locations_new(const sim_prog *P, double *out)
+{
+    sim_locations *L = wh_xcalloc(1, sizeof *L);
+    L->row_base = wh_xcalloc((size_t)P->nfuncs + 1, sizeof *L->row_base);
+    L->nrows = sim_row_bases(P, L->row_base);
+    L->out = out;
+    memset(out, 0, (size_t)L->nrows * HARNESS_LOCATION_KINDS * sizeof *out);
+    return L;
+}
+
+void sim_locations_free(sim_locations *L)
+{
+    if (!L) return;
+    free(L->row_base);
+    free(L);
+}
+
+bool sim_locations_step(sim_run *R, sim_sm *sm, sim_warp *w)
+{
+    const ptx_simt_entry *top = &w->simt.e[w->simt.n - 1];
+    const sim_instr *in = &w->code[top->pc];
+    double *c = &R->loc->out[(size_t)(R->loc->row_base[w->fn->index] + top->pc) * HARNESS_LOCATION_KINDS];
+    uint32_t m = top->mask;
+    if (in->guard >= 0) m &= in->guard_neg ? ~w->p[in->guard] : w->p[in->guard];
+    memset(&R->acc, 0, sizeof R->acc);
+    if (!sim_step_exec(R, sm, w)) return false;
+    c[HARNESS_LOCATION_LANES] += sim_popc(m);
+    c[HARNESS_LOCATION_MEMORY] += R->acc.sectors + R->acc.wavefronts;
+    c[HARNESS_LOCATION_ATOMIC_WAIT] += R->acc.atomic_wait;
+    return true;
+}
+
+bool sim_location_name(const void *impl, int loc, char *buf, size_t size)
+{
+    static const char *const kinds[HARNESS_LOCATION_KINDS] = { "lanes", "memory", "atomic wait" };
+    const sim_prog *P = impl;
+    if (loc < 0) return false;
+    int row = loc / HARNESS_LOCATION_KINDS, base = 0;
+    for (int f = 0; f < P->nfuncs; f++) {
+        const sim_func *F = &P->funcs[f];
+        if (!F->used) continue;
+        if (row < base + F->ncode) {
+            const sim_instr *in = &F->code[row - base];
+            char text[128];
+            sim_instr_text(P, F, in, text, sizeof text);
+            bool known = in->pidx >= 0 && in->pidx < F->pf->ninstrs;
+            snprintf(buf, size, "%s:%d %s (%s)", P->file, known ? F->pf->instrs[in->pidx].line : F->pf->line, text,
+                     kinds[loc % HARNESS_LOCATION_KINDS]);
+            return true;
+        }
+        base += F->ncode;
+    }
+    return false;
+}

@@ -1,0 +1,187 @@
+/*
+ * test_locations.c — the sim's location counters (harness_options
+ * .want_locations), the feedback of the GA's archive: on ground-truth
+ * kernels the counters measure what their headers say (a loop body's
+ * lanes follow the trip counts, same-address atomics wait, a scattered
+ * gather costs a sector per lane), locations are named by their PTX line,
+ * a measurement without them has none, and a hunt records its archive.
+ */
+#include <criterion/criterion.h>
+
+#include "core/image.h"
+#include "ga/hunt.h"
+#include "harness/harness.h"
+#include "tests/support.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void need_ptx(const char *ptx)
+{
+    if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built (%s): run `make ptx`", ptx);
+}
+
+/* One measurement with location counters of the spec's image of
+ * pattern `value` (first input buffer); the caller frees res. */
+static void measure(const char *spec_path, int64_t (*value)(uint64_t), bool want, harness_result *res, int *nloc)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(spec_path, &err);
+    cr_assert(s, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_locations = want;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    *nloc = harness_locations(h);
+    wh_image *img = ts_pattern_image(s, value);
+    cr_assert(harness_measure(h, img, 1, res, &err), "%s", err.msg);
+    cr_assert_eq(res->status, HARNESS_OK, "%s", res->message);
+    wh_image_free(img);
+    harness_close(h);
+    wh_spec_free(s);
+}
+
+/* The largest counter of one kind, and where. */
+static double top(const harness_result *r, harness_location_kind kind, int *where)
+{
+    double best = -1;
+    for (int l = kind; l < r->nlocations; l += HARNESS_LOCATION_KINDS)
+        if (r->locations[l] > best) best = r->locations[l], *where = l;
+    return best;
+}
+
+static int64_t trips_64(uint64_t i) { (void)i; return 64; }
+static int64_t trips_32(uint64_t i) { (void)i; return 32; }
+
+Test(locations, a_loop_body_counts_the_lanes_of_every_trip_on_gt_loop)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    harness_result a, b;
+    int na, nb, where = -1;
+    measure("tests/specs/hunt_loop_small.json", trips_64, true, &a, &na);
+    measure("tests/specs/hunt_loop_small.json", trips_32, true, &b, &nb);
+    cr_assert_gt(na, 0);
+    cr_assert_eq(na % HARNESS_LOCATION_KINDS, 0);
+    cr_assert_eq(a.nlocations, na);
+    /* 256 threads: a body instruction runs 64 x 256 lanes, then 32 x 256 */
+    bool body = false;
+    for (int l = HARNESS_LOCATION_LANES; l < na; l += HARNESS_LOCATION_KINDS) {
+        body |= a.locations[l] == 64 * 256 && b.locations[l] == 32 * 256;
+        cr_expect_leq(a.locations[l], 65 * 256, "location %d: %g lanes", l, a.locations[l]);
+    }
+    cr_expect(body, "a loop-body instruction counts every lane of every trip");
+    cr_expect_eq(top(&a, HARNESS_LOCATION_ATOMIC_WAIT, &where), 0, "no atomics");
+    harness_result_free(&a);
+    harness_result_free(&b);
+}
+
+static int64_t all_7(uint64_t i) { (void)i; return 7; }
+static int64_t tid(uint64_t i) { return (int64_t)i; }
+static int64_t tid_mod(uint64_t i) { return (int64_t)(i % 1000); }
+
+Test(locations, same_address_atomics_wait_on_artificial)
+{
+    need_ptx("build/ptx/kernels/artificial.ptx");
+    harness_result one, spread;
+    int n, where = -1, where_spread = -1;
+    measure("kernels/artificial.json", all_7, true, &one, &n);
+    measure("kernels/artificial.json", tid_mod, true, &spread, &n);
+    double wait = top(&one, HARNESS_LOCATION_ATOMIC_WAIT, &where);
+    double spread_wait = top(&spread, HARNESS_LOCATION_ATOMIC_WAIT, &where_spread);
+    cr_expect_gt(wait, 100 * spread_wait + 1, "atomic wait %g against %g", wait, spread_wait);
+    /* the location is named by its line and instruction */
+    wh_error err;
+    wh_spec *s = wh_spec_load("kernels/artificial.json", &err);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    char name[256];
+    cr_assert(harness_location_name(h, where, name, sizeof name));
+    cr_expect(strstr(name, "artificial.ptx:") && strstr(name, "atom") && strstr(name, "(atomic wait)"), "%s", name);
+    cr_expect_not(harness_location_name(h, harness_locations(h), name, sizeof name), "past the last");
+    cr_expect_not(harness_location_name(h, -1, name, sizeof name));
+    harness_close(h);
+    wh_spec_free(s);
+    harness_result_free(&one);
+    harness_result_free(&spread);
+}
+
+static int64_t stride8(uint64_t i) { return (int64_t)(8 * i); }
+
+Test(locations, a_scattered_gather_costs_a_sector_per_lane_on_gt_gather)
+{
+    need_ptx("build/ptx/kernels/gt_gather.ptx");
+    harness_result far, near;
+    int n, w1 = -1, w2 = -1;
+    measure("tests/specs/hunt_gather_small.json", stride8, true, &far, &n);
+    measure("tests/specs/hunt_gather_small.json", tid, true, &near, &n);
+    double a = top(&far, HARNESS_LOCATION_MEMORY, &w1), b = top(&near, HARNESS_LOCATION_MEMORY, &w2);
+    /* 32 sectors a request against 4 for consecutive indices */
+    cr_expect_geq(a, 7 * b, "memory transactions %g against %g", a, b);
+    harness_result_free(&far);
+    harness_result_free(&near);
+}
+
+Test(locations, none_unless_asked)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    harness_result r;
+    int n;
+    measure("tests/specs/hunt_loop_small.json", trips_64, false, &r, &n);
+    cr_expect_gt(n, 0, "the sim can count them");
+    cr_expect_null(r.locations);
+    cr_expect_eq(r.nlocations, 0);
+    harness_result_free(&r);
+}
+
+Test(locations, a_hunt_records_its_archive)
+{
+    need_ptx("build/ptx/kernels/gt_paths32.ptx");
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/hunt_paths_small.json", &err);
+    cr_assert(s, "%s", err.msg);
+    char base[64];
+    snprintf(base, sizeof base, "/tmp/wh_loc_XXXXXX");
+    cr_assert(mkdtemp(base));
+    for (int on = 0; on < 2; on++) {
+        hunt_options o;
+        hunt_options_default(&o);
+        cr_expect(o.location_feedback, "on by default");
+        o.location_feedback = on;
+        o.backend = HARNESS_SIM;
+        o.strategy = GA_GDIVAN;
+        o.ga.max_evals = 300;
+        o.ga.patience = 0;
+        o.quiet = true;
+        o.explore.time_s = 5;
+        o.results_base = base;
+        hunt_summary r;
+        cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run.json", r.dir);
+        json_t *doc = ts_load_json(path);
+        json_t *arc = json_object_get(doc, "archive");
+        cr_expect_eq(json_is_true(json_object_get(json_object_get(doc, "options"), "location_feedback")), on);
+        long locations = (long)json_integer_value(json_object_get(arc, "locations"));
+        long inputs = (long)json_integer_value(json_object_get(arc, "inputs"));
+        long held = (long)json_integer_value(json_object_get(arc, "held"));
+        if (on) {
+            cr_expect_gt(locations, 0);
+            cr_expect(inputs >= 1 && held >= inputs && held <= locations, "%ld inputs hold %ld of %ld", inputs, held,
+                      locations);
+            cr_expect_gt(json_integer_value(json_object_get(arc, "children")), 0);
+        } else {
+            cr_expect_eq(locations + inputs + held, 0);
+        }
+        json_decref(doc);
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
