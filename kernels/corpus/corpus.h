@@ -31,7 +31,7 @@ typedef struct {
     corpus_build_fn build;
 } corpus_input;
 
-#define CORPUS_MAX_WORST 4
+#define CORPUS_MAX_WORST 6
 
 typedef struct {
     const char *name;           /* the spec's name and file stem */

@@ -11,8 +11,9 @@
  * off-diagonal nonzeros per row (the diagonal apart, in diag).
  *
  * Inputs: level_rows (the rows of this level, in [0, NR - 1]), row_start,
- * row_len (the row pointer, see the spec gap below) and cols (column
- * indices, each below its own row); vals, diag and b are fixed (their
+ * row_len (the row pointer: row_start the running sum of row_len, packed
+ * CSR) and cols (column indices, each below its own row); vals, diag and
+ * b are fixed (their
  * values do not change the time), x holds the solved entries (fixed,
  * written for the level's rows).
  *
@@ -28,30 +29,42 @@
  * Known worst (expert): level rows scattered (each lane's row in a sector
  * of its own), rows as long as possible with a staircase of lengths in
  * each warp (lane l: K - (l mod (K + 1))), every gather in a sector of
- * its own.  Measured on the sim (bench_corpus --inputs-only): every row
- * full (K) with scattered rows and gathers 13588 cycles, the staircase
- * with contiguous rows 15204, with scattered rows 15309, with scattered
- * rows and random columns 15323 (the reference, "staircase-random"), and
- * the longest of 5 random inputs 15132 (14936 before level_rows were
- * distinct): random testing is within 2 % of the worst known (random
- * lengths diverge within a warp as the staircase does, random rows and
- * columns scatter).
+ * its own.  Measured on the sim (bench_corpus --inputs-only) with packed
+ * rows (session 24; the rows outside the level full, so that the level's
+ * rows stay as far apart as their numbers): every row full with
+ * scattered rows and gathers 13588 cycles, the staircase with scattered
+ * rows 14814, with scattered rows and random columns 14339, with
+ * contiguous rows 15154; but every row's length uniform in [0, K] (the
+ * level's and the others', as random testing draws them) with scattered
+ * rows and random columns 18413, the reference ("random-lengths"), and
+ * the longest of 5 random inputs 18941: the expert's staircase is not the
+ * sim's worst once rows are packed.  (With each row in a fixed slot of K
+ * entries, before session 24, the staircase with scattered rows and
+ * random columns was the reference, 15323, random 15132.)  Why random
+ * lengths win under packing is not established here: they also make
+ * the rows before each level row random, so the level's rows start at
+ * unaligned, uneven places in cols and vals.  The search goes further:
+ * gdivan's best inputs (bench/corpus_session24.md) run up to 20664
+ * cycles (1.12 of the reference), most with a warp-copy of row_len over
+ * the whole buffer (each 32 consecutive rows one length).
  * Known best: contiguous level rows, every row empty: 2708.
  *
  * Structure: a real level is a set of distinct rows, and level_rows is
  * "distinct" (a search that repeats a row has it moved to the next free
  * one).
  *
- * Spec gaps: real CSR has one row pointer; with "offsets" the spec could
- * say so, but the search would then build row lengths as the gaps between
- * sorted values, which no operator aims at, so each row keeps a fixed
- * slot of K entries (row_start[r] = r*K, pinned by its range) and its
- * length is row_len[r] in [0, K].  A column must name an earlier row: the
- * range of element i (row i / K) is [0, max(i / K - 1, 0)], so row 0 may
- * name itself (its "off-diagonal" entries read x[0]).  The columns of a
- * real level's rows all lie in earlier levels; the spec cannot say "not in
- * this level", so a column may name a row of the same level (a race on x
- * that changes values, not the memory touched or the time).
+ * Packed CSR (session 24): row_start is the running sum of row_len
+ * ("prefix_sum_of"), as a real row pointer is; before, each row owned a
+ * fixed slot of K entries (row_start[r] = r*K, pinned by its range).
+ * Spec gaps: a column must name an earlier row, and the spec says so by
+ * the entry's index: the range of entry i is [0, max(i / K - 1, 0)],
+ * which is below its row whatever the rows before it hold (row r's
+ * entries lie below (r + 1) * K), but narrower than "any earlier row"
+ * when earlier rows are short; row 0 may name itself (its "off-diagonal"
+ * entries read x[0]).  The columns of a real level's rows all lie in
+ * earlier levels; the spec cannot say "not in this level", so a column
+ * may name a row of the same level (a race on x that changes values, not
+ * the memory touched or the time).
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,
                                         const int *cols, const float *vals, const float *diag,
