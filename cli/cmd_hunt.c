@@ -98,6 +98,10 @@ static void print_summary(const hunt_summary *s)
                 (unsigned long long)s->best_stride, (unsigned long long)s->best_stride);
     else if (s->strided && !s->best_from_scout)
         fprintf(stderr, "hunt: best input's tiling: plain (no stride)\n");
+    if (s->locations)
+        fprintf(stderr, "hunt: location feedback: %d inputs kept for the maxima of %d of %d counters, %ld children "
+                        "bred from them (run.json's archive)\n",
+                s->archive_inputs, s->locations_held, s->locations, s->archive_children);
     if (s->findings) fprintf(stderr, "hunt: %ld findings (faults or hangs) saved under %s/findings/\n", s->findings, s->dir);
     if (s->state_mb >= 1)
         fprintf(stderr, "hunt: %.1f MB of search state (checkpoint.bin, pool.bin) kept for --resume; "

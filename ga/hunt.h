@@ -142,6 +142,11 @@ typedef struct {
     bool strided;               /* the layout had a tiling gene */
     uint64_t best_stride;       /* the best individual's stride (0: plain tiling) */
     int value_edits;            /* edit genes per individual (0: none) */
+    /* location feedback (ga/archive.c): counters the harness gave (0:
+     * none), how many an archive input holds the maximum of, how many
+     * inputs, children bred from them */
+    int locations, locations_held, archive_inputs;
+    long archive_children;
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;

@@ -366,6 +366,10 @@ static void fill_summary(hunt *h)
         s->best_stride = 0;
     }
     s->value_edits = hunt_edit_genes(h);
+    s->locations = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    s->locations_held = ga_archive_locations(h->g);
+    s->archive_inputs = ga_archive_size(h->g);
+    s->archive_children = ga_archive_children(h->g);
     if (h->explored) {
         s->coverage = gen_result_coverage(h->explored);
         s->paths = h->explored->npaths;

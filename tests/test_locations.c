@@ -172,6 +172,9 @@ Test(locations, a_hunt_records_its_archive)
         long locations = (long)json_integer_value(json_object_get(arc, "locations"));
         long inputs = (long)json_integer_value(json_object_get(arc, "inputs"));
         long held = (long)json_integer_value(json_object_get(arc, "held"));
+        cr_expect_eq(r.locations, locations, "the summary's counters %d, run.json's %ld", r.locations, locations);
+        cr_expect_eq(r.archive_inputs, inputs);
+        cr_expect_eq(r.locations_held, held);
         if (on) {
             cr_expect_gt(locations, 0);
             cr_expect(inputs >= 1 && held >= inputs && held <= locations, "%ld inputs hold %ld of %ld", inputs, held,
