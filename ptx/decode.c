@@ -290,9 +290,9 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
 static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
 {
     static const char *const ops[] = { NULL, "init", "inval", "arrive", "arrive_drop", "test_wait", "try_wait",
-                                       "pending_count" };
+                                       "pending_count", "expect_tx", "complete_tx" };
     ins->mode = 0;
-    for (int k = 1; ins->nmods > 0 && k <= PTX_MBAR_PENDING_COUNT; k++)
+    for (int k = 1; ins->nmods > 0 && k <= PTX_MBAR_COMPLETE_TX; k++)
         if (STREQ(ins->mods[0], ops[k]))
             ins->mode = k;
     for (int i = 1; i < ins->nmods; i++) {
@@ -300,14 +300,19 @@ static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
             ins->flags |= PTX_F_PARITY;
         else if (STREQ(ins->mods[i], "noComplete"))
             ins->flags |= PTX_F_NOCOMPLETE;
-        else if (STREQ(ins->mods[i], "expect_tx"))
-            ins->mode = 0;   /* the transaction count of asynchronous copies */
+        else if (STREQ(ins->mods[i], "expect_tx") &&
+                 (ins->mode == PTX_MBAR_ARRIVE || ins->mode == PTX_MBAR_ARRIVE_DROP))
+            ins->flags |= PTX_F_EXPECT_TX;   /* arrive, and expect the transaction bytes */
     }
-    int addr = ins->mode == PTX_MBAR_INIT || ins->mode == PTX_MBAR_INVAL ? 0
-             : ins->mode == PTX_MBAR_PENDING_COUNT || !ins->mode ? -1 : 1;
+    int addr = ins->mode ? ptx_mbar_addr_operand(ins) : -1;
     if (addr >= 0 && (addr >= ins->nops || ins->ops[addr].kind != PTX_OPD_ADDR))
         return fail(err, file, ins, addr < ins->nops ? ins->ops[addr].col : 0,
                     "'%s' needs the barrier's address [..] as operand %ld", ops[ins->mode], addr + 1, 0);
+    int tx = ins->mode == PTX_MBAR_EXPECT_TX || ins->mode == PTX_MBAR_COMPLETE_TX ? 1
+           : ins->flags & PTX_F_EXPECT_TX ? 2 : -1;
+    if (tx >= 0 && tx >= ins->nops)
+        return fail(err, file, ins, 0, "'%s' needs the transaction count (bytes) as operand %ld",
+                    ins->flags & PTX_F_EXPECT_TX ? "arrive.expect_tx" : ops[ins->mode], tx + 1, 0);
     return true;
 }
 

@@ -148,18 +148,18 @@ enum {
     PTX_F_NOFTZ    = 1u << 24,  /* .noftz */
     PTX_F_ZERO     = 1u << 25,  /* suld/sust .zero (out of bounds: 0, no store); .clamp is PTX_F_CLAMP */
     PTX_F_PARITY   = 1u << 26,  /* mbarrier.test_wait.parity / try_wait.parity */
-    PTX_F_NOCOMPLETE = 1u << 27 /* mbarrier.arrive.noComplete */
+    PTX_F_NOCOMPLETE = 1u << 27, /* mbarrier.arrive.noComplete */
+    PTX_F_EXPECT_TX = 1u << 28  /* mbarrier.arrive.expect_tx / arrive_drop.expect_tx */
 };
 
 /* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC). */
 typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
 } ptx_cp_mode;
-/* mbarrier: the operation (expect_tx, complete_tx and the .expect_tx
- * arrivals of asynchronous copies decode to 0, which no engine runs). */
+/* mbarrier: the operation (an arrival with .expect_tx sets PTX_F_EXPECT_TX). */
 typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
-    PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT
+    PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT, PTX_MBAR_EXPECT_TX, PTX_MBAR_COMPLETE_TX
 } ptx_mbar_mode;
 /* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`, the layered `.a1d`
  * `.a2d` (a cubemap surface's faces are an .a2d's layers) and for tex the
@@ -653,6 +653,27 @@ int ptx_sreg_bits(ptx_sreg s);
  * parameter's index past PTX_ADDR_TEXTURE, an address no memory answers,
  * so only `tex` can use it (the GPU's handles are opaque too). */
 #define PTX_ADDR_TEXTURE 0x0000500000000000ull
+
+/* ---- mbarrier objects (mbarrier.c): their bytes and transitions, for both engines */
+
+/* The object's operand is ops[0] for init, inval, expect_tx and
+ * complete_tx, ops[1] otherwise (pending_count has none). */
+int ptx_mbar_addr_operand(const ptx_instr *in);
+/* The object mbarrier.init makes for `count` arrivals a phase. */
+uint64_t ptx_mbar_init(uint64_t count);
+/* mode and flags are the instruction's (ptx_instr's, or a decoded copy).
+ * An arrival (arrive, arrive_drop: arg = the arrival count, or with
+ * .expect_tx the transaction bytes and one arrival), expect_tx or
+ * complete_tx (arg = the transaction bytes) applied to obj: *out the new
+ * object, *completed whether a phase completed; NULL, or what makes it a
+ * fault (more arrivals than the phase waits for, a transaction count out
+ * of range). */
+const char *ptx_mbar_apply(int mode, uint32_t flags, uint64_t obj, uint64_t arg, uint64_t *out, bool *completed);
+/* test_wait / try_wait: has the phase of `token` (or with .parity, of
+ * parity `token & 1`) completed on obj? */
+bool ptx_mbar_phase_done(uint32_t flags, uint64_t obj, uint64_t token);
+/* pending_count: the arrivals a state token's phase was still waiting for. */
+uint32_t ptx_mbar_pending(uint64_t token);
 
 /* ---- Textures (texture.c): what a `tex` fetch reads, for both engines -- */
 

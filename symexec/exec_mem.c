@@ -340,14 +340,9 @@ static int exec_cp_async(sx_cx *cx)
 
 /* ---- mbarrier -------------------------------------------------------------------- */
 
-/* The object's 8 bytes as the sim lays them out (harness/sim/mem.c), so
- * atoms replay: bits 0..19 the arrivals the current phase still waits
- * for, 20..39 the arrivals a phase expects, bit 63 the phase's parity; a
- * state token is the object as the arrival found it.  Counts and objects
- * must be concrete (a symbolic one ends the state as unsupported). */
-#define MBAR_COUNT 0xfffffull
-#define MBAR_PHASE (1ull << 63)
-
+/* The object's bytes and transitions are ptx/mbarrier.c's, as the sim's,
+ * so that atoms replay.  Counts and objects must be concrete (a symbolic
+ * one ends the state as unsupported). */
 static bool mbar_value(sx_cx *cx, Z3_ast v, uint64_t *out, const char *what)
 {
     if (v && sx_z_get_u64(ZZ(cx), fold(cx, v), out))
@@ -364,29 +359,28 @@ static void mbar_wake(sx_cx *cx)
             cx->s->th[t].status = TS_RUN;
 }
 
-static int mbar_arrive(sx_cx *cx, Z3_ast addr, ptx_space sp, uint64_t obj)
+/* arrive, arrive_drop (a count, or .expect_tx's bytes), expect_tx,
+ * complete_tx: the new object stored; an arrival's state token to its
+ * destination. */
+static int mbar_update(sx_cx *cx, Z3_ast addr, ptx_space sp, uint64_t obj)
 {
     const ptx_instr *ins = cx->ins;
-    uint64_t cnt = 1;
-    if (ins->nops > 2 && !mbar_value(cx, sx_opd_get(cx, 2, PTX_T_U32), &cnt, "count"))
+    bool arrival = ins->mode == PTX_MBAR_ARRIVE || ins->mode == PTX_MBAR_ARRIVE_DROP;
+    int argop = arrival ? 2 : 1;
+    uint64_t arg = 1, next;
+    if (ins->nops > argop &&
+        !mbar_value(cx, sx_opd_get(cx, argop, PTX_T_U32), &arg, ins->flags & PTX_F_EXPECT_TX || !arrival ?
+                    "transaction count" : "count"))
         return -1;
-    uint64_t pending = obj & MBAR_COUNT, expected = obj >> 20 & MBAR_COUNT, phase = obj & MBAR_PHASE;
-    if (cnt > pending || (ins->mode == PTX_MBAR_ARRIVE_DROP && cnt > expected))
-        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "more mbarrier arrivals than the phase waits for (line %d)",
-                            ins->line), -1;
-    if (ins->mode == PTX_MBAR_ARRIVE_DROP)
-        expected -= cnt;
-    pending -= cnt;
-    bool completed = pending == 0 && !(ins->flags & PTX_F_NOCOMPLETE);
-    if (completed) {
-        phase ^= MBAR_PHASE;
-        pending = expected;
-    }
-    if (!sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), pending | expected << 20 | phase, 64)))
+    bool completed;
+    const char *why = ptx_mbar_apply(ins->mode, ins->flags, obj, arg, &next, &completed);
+    if (why)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "mbarrier: %s (line %d)", why, ins->line), -1;
+    if (!sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), next, 64)))
         return -1;
     if (completed)
         mbar_wake(cx);
-    return sx_opd_set(cx, 0, sx_z_num(ZZ(cx), obj, 64), PTX_T_B64) ? 1 : -1;
+    return !arrival || sx_opd_set(cx, 0, sx_z_num(ZZ(cx), obj, 64), PTX_T_B64) ? 1 : -1;
 }
 
 /* test_wait, try_wait: true once the token's phase (or the parity's) has
@@ -398,8 +392,7 @@ static int mbar_wait(sx_cx *cx, uint64_t obj)
     uint64_t v;
     if (!mbar_value(cx, sx_opd_get(cx, 2, PTX_T_B64), &v, ins->flags & PTX_F_PARITY ? "parity" : "token"))
         return -1;
-    uint64_t waited = ins->flags & PTX_F_PARITY ? (v & 1) << 63 : v & MBAR_PHASE;
-    if ((obj & MBAR_PHASE) == waited) {
+    if (!ptx_mbar_phase_done(ins->flags, obj, v)) {
         cx->th->status = TS_MBAR;
         cx->stop = true;
         return 1;
@@ -417,19 +410,18 @@ static int exec_mbarrier(sx_cx *cx)
         uint64_t token;
         if (!mbar_value(cx, sx_opd_get(cx, 1, PTX_T_B64), &token, "token"))
             return -1;
-        return sx_opd_set(cx, 0, sx_z_num(ZZ(cx), token & MBAR_COUNT, 32), PTX_T_U32) ? 1 : -1;
+        return sx_opd_set(cx, 0, sx_z_num(ZZ(cx), ptx_mbar_pending(token), 32), PTX_T_U32) ? 1 : -1;
     }
-    int ao = ins->mode == PTX_MBAR_INIT || ins->mode == PTX_MBAR_INVAL ? 0 : 1;
     ptx_space sp;
-    Z3_ast addr = sx_opd_addr(cx, &ins->ops[ao], &sp);
+    Z3_ast addr = sx_opd_addr(cx, &ins->ops[ptx_mbar_addr_operand(ins)], &sp);
     if (!addr)
         return -1;
     if (ins->mode == PTX_MBAR_INIT || ins->mode == PTX_MBAR_INVAL) {
         uint64_t n = 0;
         if (ins->mode == PTX_MBAR_INIT && !mbar_value(cx, sx_opd_get(cx, 1, PTX_T_U32), &n, "count"))
             return -1;
-        n &= MBAR_COUNT;
-        return sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), n | n << 20, 64)) ? 1 : -1;
+        return sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), ins->mode == PTX_MBAR_INIT ? ptx_mbar_init(n) : 0, 64))
+                   ? 1 : -1;
     }
     Z3_ast cur = load_at(cx, sp, addr, 8);
     uint64_t obj;
@@ -437,9 +429,9 @@ static int exec_mbarrier(sx_cx *cx)
         return -1;
     if (cx->dead)
         return 1;
-    if (ins->mode == PTX_MBAR_ARRIVE || ins->mode == PTX_MBAR_ARRIVE_DROP)
-        return mbar_arrive(cx, addr, sp, obj);
-    return mbar_wait(cx, obj);
+    if (ins->mode == PTX_MBAR_TEST_WAIT || ins->mode == PTX_MBAR_TRY_WAIT)
+        return mbar_wait(cx, obj);
+    return mbar_update(cx, addr, sp, obj);
 }
 
 int sx_exec_mem(sx_cx *cx)

@@ -4,9 +4,12 @@
  * published their element, under the library's spin loop; hand-written
  * PTX walks the phases of one object (init, arrive and its token,
  * test_wait on a token and on a parity, pending_count, arrive_drop,
- * arrive.noComplete) and an arrival past the pending count faults; the
+ * arrive.noComplete) and an arrival past the pending count faults;
+ * transaction counts (arrive.expect_tx, expect_tx, complete_tx) hold a
+ * phase until its bytes are in, and a count out of range faults; the
  * symbolic stage runs the barrier (a wait holds its thread until the phase
- * completes) and ends a path whose phase no thread can complete.
+ * completes), counts transaction bytes, and ends a path whose phase no
+ * thread can complete.
  */
 #include <criterion/criterion.h>
 
@@ -107,6 +110,50 @@ Test(mbarrier, the_phases_of_one_object)
     for (int k = 0; k < 9; k++) cr_expect_eq(out[k], want[k], "out[%d] = %d, expected %d", k, out[k], want[k]);
 }
 
+/* A phase with a transaction count completes only when its arrivals are
+ * in and every expected byte has been completed, in either order. */
+Test(mbarrier, a_phase_waits_for_its_transaction_bytes)
+{
+    int32_t out[16];
+    char msg[1024];
+    harness_status st = run_body(
+        "\tmbarrier.init.shared.b64 [bar], 1;\n"
+        "\tmbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 64;\n"  /* the arrival is in, 64 bytes expected */
+        "\tmbarrier.test_wait.shared.b64 %p1, [bar], %rd3;\n"       /* not complete: the bytes */
+        STORE_PRED("%p1", 0)
+        "\tmbarrier.complete_tx.shared.b64 [bar], 48;\n"            /* 16 bytes still expected */
+        "\tmbarrier.test_wait.shared.b64 %p2, [bar], %rd3;\n"
+        STORE_PRED("%p2", 4)
+        "\tmbarrier.complete_tx.shared.b64 [bar], 16;\n"            /* phase 0 completes */
+        "\tmbarrier.test_wait.shared.b64 %p3, [bar], %rd3;\n"
+        STORE_PRED("%p3", 8)
+        "\tmbarrier.expect_tx.shared.b64 [bar], 32;\n"              /* phase 1: bytes first */
+        "\tmbarrier.complete_tx.shared.b64 [bar], 32;\n"            /* no arrival yet: not complete */
+        "\tmbarrier.test_wait.parity.shared.b64 %p4, [bar], 1;\n"
+        STORE_PRED("%p4", 12)
+        "\tmbarrier.arrive.shared.b64 %rd4, [bar];\n"               /* now it is */
+        "\tmbarrier.test_wait.parity.shared.b64 %p5, [bar], 1;\n"
+        STORE_PRED("%p5", 16)
+        "\tmbarrier.pending_count.b64 %r2, %rd4;\n"                 /* the token: 1 was pending */
+        "\tst.global.u32 [%rd2+20], %r2;\n",
+        out, msg, sizeof msg);
+    cr_assert_eq(st, HARNESS_OK, "%s", msg);
+    static const int32_t want[6] = { 0, 0, 1, 0, 1, 1 };
+    for (int k = 0; k < 6; k++) cr_expect_eq(out[k], want[k], "out[%d] = %d, expected %d", k, out[k], want[k]);
+}
+
+Test(mbarrier, a_transaction_count_out_of_range_faults)
+{
+    int32_t out[16];
+    char msg[1024];
+    harness_status st = run_body("\tmbarrier.init.shared.b64 [bar], 1;\n"
+                                 "\tmbarrier.expect_tx.shared.b64 [bar], 1048575;\n"
+                                 "\tmbarrier.expect_tx.shared.b64 [bar], 1;\n",
+                                 out, msg, sizeof msg);
+    cr_expect_eq(st, HARNESS_FAULT, "%s", msg);
+    cr_expect(strstr(msg, "transaction count leaves its range"), "%s", msg);
+}
+
 Test(mbarrier, more_arrivals_than_pending_fault)
 {
     int32_t out[16];
@@ -141,37 +188,76 @@ Test(mbarrier, the_symbolic_stage_runs_the_barrier_and_its_atoms_replay, .timeou
     ts_rmtree(dir);
 }
 
-/* A phase that expects more arrivals than there are threads never
- * completes: the symbolic stage ends the path as an error and names the
- * wait, where the GPU would spin forever. */
-Test(mbarrier, a_phase_no_thread_can_complete_is_a_deadlock, .timeout = 120)
+/* `explore` of a 2-thread kernel of PTX `body` (after the head; it ends
+ * the function) at X = 2: its JSON (the caller decrefs it) and, in
+ * said (size n), what it wrote on stderr. */
+static json_t *explore_body(const char *body, bool validate, char *said, size_t n)
 {
-    char dir[] = "/tmp/wh_mbdlXXXXXX", ptx[4096], out[128], json[128], errp[128];
+    char dir[] = "/tmp/wh_mbexXXXXXX", ptx[4096], spec[128], out[128], json[128], errp[128];
     tsim_mkdtemp(dir);
-    snprintf(ptx, sizeof ptx, "%s%s", PTX_HEAD,
-             "\tmov.u32 %r1, %tid.x;\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra SKIP;\n"
-             "\tmbarrier.init.shared.b64 [bar], 3;\n"
-             "SKIP:\n\tbar.sync 0;\n\tmbarrier.arrive.shared.b64 %rd3, [bar];\n"
-             "WAIT:\n\tmbarrier.test_wait.shared.b64 %p2, [bar], %rd3;\n\t@!%p2 bra WAIT;\n"
-             "\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n");
+    snprintf(ptx, sizeof ptx, "%s%s", PTX_HEAD, body);
     tsim_write(dir, "k.ptx", ptx);
     tsim_write(dir, "k.json",
                "{ \"name\": \"k\", \"source\": \"k.cu\", \"ptx\": \"k.ptx\", \"entry\": \"k\", \"grid\": [1], "
                "\"block\": [2], \"symbolic\": { \"threads\": [2] }, \"params\": [ { \"name\": \"out\", "
                "\"kind\": \"buffer\", \"type\": \"i32\", \"count\": 16, \"role\": \"output\" } ] }\n");
-    char spec[128];
     snprintf(spec, sizeof spec, "%s/k.json", dir);
     snprintf(out, sizeof out, "%s/run", dir);
     snprintf(json, sizeof json, "%s/stdout", dir);
     snprintf(errp, sizeof errp, "%s/stderr", dir);
     const char *args[] = { spec, "--time", "10", "--results", dir, "-o", out, "--json", "--no-validate" };
-    ts_run_cmd(cmd_explore, "explore", args, 9, json, errp);
+    ts_run_cmd(cmd_explore, "explore", args, validate ? 8 : 9, json, errp);
     json_t *doc = ts_load_json(json);
+    snprintf(said, n, "%s", ts_read_text(errp));
+    ts_rmtree(dir);
+    return doc;
+}
+
+/* A phase that expects more arrivals than there are threads never
+ * completes: the symbolic stage ends the path as an error and names the
+ * wait, where the GPU would spin forever. */
+Test(mbarrier, a_phase_no_thread_can_complete_is_a_deadlock, .timeout = 120)
+{
+    char said[4096];
+    json_t *doc = explore_body("\tmov.u32 %r1, %tid.x;\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra SKIP;\n"
+                               "\tmbarrier.init.shared.b64 [bar], 3;\n"
+                               "SKIP:\n\tbar.sync 0;\n\tmbarrier.arrive.shared.b64 %rd3, [bar];\n"
+                               "WAIT:\n\tmbarrier.test_wait.shared.b64 %p2, [bar], %rd3;\n\t@!%p2 bra WAIT;\n"
+                               "\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n",
+                               false, said, sizeof said);
     cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 1, "the one path ends in the deadlock");
     json_decref(doc);
-    const char *said = ts_read_text(errp);
     cr_expect(strstr(said, "mbarrier deadlock: thread 0 waits at line"), "%s", said);
-    ts_rmtree(dir);
+}
+
+/* Thread 0 arrives expecting 64 bytes, thread 1 completes `bytes` of
+ * them: with 64 the symbolic stage runs both through the wait (no error,
+ * the atoms replay on the sim); with 32 the phase never completes and the
+ * path ends in the deadlock. */
+Test(mbarrier, the_symbolic_stage_counts_transaction_bytes, .timeout = 120)
+{
+    for (int bytes = 64; bytes >= 32; bytes -= 32) {
+        char body[1024], said[4096];
+        snprintf(body, sizeof body,
+                 "\tmov.u32 %%r1, %%tid.x;\n\tsetp.ne.u32 %%p1, %%r1, 0;\n\t@%%p1 bra SKIP;\n"
+                 "\tmbarrier.init.shared.b64 [bar], 1;\n"
+                 "SKIP:\n\tbar.sync 0;\n\t@%%p1 bra DONE;\n"
+                 "\tmbarrier.arrive.expect_tx.shared.b64 %%rd3, [bar], 64;\n\tbra.uni WAIT;\n"
+                 "DONE:\n\tmbarrier.complete_tx.shared.b64 [bar], %d;\n"
+                 "WAIT:\n\tmbarrier.test_wait.parity.shared.b64 %%p2, [bar], 0;\n\t@!%%p2 bra WAIT;\n"
+                 "\tst.global.u32 [%%rd2], %%r1;\n\tret;\n}\n",
+                 bytes);
+        json_t *doc = explore_body(body, bytes == 64, said, sizeof said);
+        if (bytes == 64) {
+            cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 0, "%s", said);
+            cr_expect_gt(json_integer_value(json_object_get(doc, "atoms_valid")), 0);
+            cr_expect_eq(json_integer_value(json_object_get(doc, "atoms_invalid")), 0, "the atoms replay on the sim");
+        } else {
+            cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 1, "32 of 64 bytes: a deadlock");
+            cr_expect(strstr(said, "mbarrier deadlock"), "%s", said);
+        }
+        json_decref(doc);
+    }
 }
 
 /* gdivan, its symbolic stage included, finds inputs above the low end. */

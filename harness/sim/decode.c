@@ -462,7 +462,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
             first_src = 1;
         break;
     case PTX_OP_MBARRIER:
-        if (pi->mode == PTX_MBAR_INIT || pi->mode == PTX_MBAR_INVAL)
+        if (ptx_mbar_addr_operand(pi) == 0)   /* init, inval, expect_tx, complete_tx: no destination */
             first_src = 0;
         break;
     default:
@@ -511,8 +511,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
             addr_op = 0;
         break;
     case PTX_OP_MBARRIER:
-        addr_op = pi->mode == PTX_MBAR_INIT || pi->mode == PTX_MBAR_INVAL ? 0
-                : pi->mode == PTX_MBAR_PENDING_COUNT ? -1 : 1;
+        addr_op = ptx_mbar_addr_operand(pi);
         break;
     default:
         break;

@@ -691,51 +691,19 @@ static bool exec_query(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m,
     return true;
 }
 
-/* An mbarrier object's 8 bytes are ours to lay out (the ISA leaves them
- * opaque): bits 0..19 the arrivals the current phase still waits for,
- * 20..39 the arrivals a phase expects, bit 63 the current phase's parity.
- * A state token is the object as the arrival found it. */
-#define MBAR_COUNT 0xfffffull
-#define MBAR_PHASE (1ull << 63)
-
-static uint64_t mbar_make(uint64_t pending, uint64_t expected, uint64_t phase)
-{
-    return pending | expected << 20 | phase;
-}
-
-/* One lane's arrival (cnt arrivals; with drop, one fewer expected from the
- * next phase on): the token, or false (a fault: more arrivals than wait). */
-static bool mbar_arrive(const sim_instr *in, uint8_t *p, uint64_t cnt, uint64_t *token)
-{
-    uint64_t obj;
-    memcpy(&obj, p, 8);
-    uint64_t pending = obj & MBAR_COUNT, expected = obj >> 20 & MBAR_COUNT, phase = obj & MBAR_PHASE;
-    *token = obj;
-    if (cnt > pending || (in->mode == PTX_MBAR_ARRIVE_DROP && cnt > expected))
-        return false;
-    if (in->mode == PTX_MBAR_ARRIVE_DROP)
-        expected -= cnt;
-    pending -= cnt;
-    if (pending == 0 && !(in->flags & PTX_F_NOCOMPLETE)) {
-        phase ^= MBAR_PHASE;
-        pending = expected;
-    }
-    obj = mbar_make(pending, expected, phase);
-    memcpy(p, &obj, 8);
-    return true;
-}
-
-/* mbarrier.init / inval / arrive / arrive_drop / test_wait / try_wait /
- * pending_count, lane by lane in lane order, priced as shared atomics.
- * try_wait answers at once, as test_wait does (a GPU may hold the thread a
- * while first: the spin loops around both see the same answers). */
+/* mbarrier.init / inval / arrive / arrive_drop / expect_tx / complete_tx /
+ * test_wait / try_wait / pending_count, lane by lane in lane order, priced
+ * as shared atomics; the object's bytes and transitions are
+ * ptx/mbarrier.c's.  try_wait answers at once, as test_wait does (a GPU
+ * may hold the thread a while first: the spin loops around both see the
+ * same answers). */
 static bool exec_mbarrier(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                           double *done)
 {
     sim_src v = in->nsrc ? sim_operand(R, w, in, 0) : (sim_src){ 0 };
     if (in->mode == PTX_MBAR_PENDING_COUNT) {
         uint64_t *d = sim_dst(R, w, in, 0);
-        SIM_LANES(m, l) d[l] = SIM_V(v, l) & MBAR_COUNT;
+        SIM_LANES(m, l) d[l] = ptx_mbar_pending(SIM_V(v, l));
         return true;
     }
     bool wait = in->mode == PTX_MBAR_TEST_WAIT || in->mode == PTX_MBAR_TRY_WAIT;
@@ -751,25 +719,28 @@ static bool exec_mbarrier(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
         if (k != K_SHARED)
             return fault(R, w, in, l, k, 2, a, 8, "an mbarrier object lives in shared memory");
         addrs[n++] = in->space == PTX_SPACE_GENERIC ? a - PTX_ADDR_SHARED : a;
-        uint64_t obj, token;
+        uint64_t obj, next;
+        bool completed;
         memcpy(&obj, p, 8);
         switch (in->mode) {
         case PTX_MBAR_INIT:
-            obj = mbar_make(SIM_V(v, l) & MBAR_COUNT, SIM_V(v, l) & MBAR_COUNT, 0);
+            obj = ptx_mbar_init(SIM_V(v, l));
             memcpy(p, &obj, 8);
             break;
         case PTX_MBAR_INVAL:
             memset(p, 0, 8);
             break;
-        case PTX_MBAR_ARRIVE: case PTX_MBAR_ARRIVE_DROP:
-            if (!mbar_arrive(in, p, in->nsrc ? SIM_V(v, l) : 1, &token))
-                return fault(R, w, in, l, k, 2, a, 8, "more arrivals than the phase waits for");
-            sim_dst(R, w, in, 0)[l] = token;
-            break;
-        default: {   /* test_wait, try_wait: has the phase of the token (or parity) completed? */
-            uint64_t waited = in->flags & PTX_F_PARITY ? (SIM_V(v, l) & 1) << 63 : SIM_V(v, l) & MBAR_PHASE;
-            if ((obj & MBAR_PHASE) != waited)
+        case PTX_MBAR_TEST_WAIT: case PTX_MBAR_TRY_WAIT:
+            if (ptx_mbar_phase_done(in->flags, obj, SIM_V(v, l)))
                 passed |= 1u << l;
+            break;
+        default: {   /* arrive, arrive_drop (a count, or .expect_tx's bytes), expect_tx, complete_tx */
+            const char *why = ptx_mbar_apply(in->mode, in->flags, obj, in->nsrc ? SIM_V(v, l) : 1, &next, &completed);
+            if (why)
+                return fault(R, w, in, l, k, 2, a, 8, why);
+            memcpy(p, &next, 8);
+            if (in->mode == PTX_MBAR_ARRIVE || in->mode == PTX_MBAR_ARRIVE_DROP)
+                sim_dst(R, w, in, 0)[l] = obj;   /* the state token */
             break;
         }
         }
