@@ -105,6 +105,7 @@ typedef struct {
     long evals;
     double explore_s;           /* gdivan: the symbolic stage's time */
     double search_offset;       /* history.csv's time 0 on the run's clock (its stage's start) */
+    bool cached;                /* gdivan: the stage came from the cache (it ran for an earlier seed) */
     double stage_added;         /* a cached stage's seconds added to its walls (its first seed's) */
     char stage_failed[600];     /* gdivan: why the stage gave no atom (it searched on), or "" */
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
@@ -397,8 +398,8 @@ static void read_run(run_t *r, double worst)
     r->explore_s = json_number_value(json_object_get(explore, "time_s"));
     /* runs made before search_offset_s: the stage's time when it ran */
     json_t *offset = json_object_get(run, "search_offset_s");
-    bool cached = json_is_true(json_object_get(explore, "cached"));
-    r->search_offset = offset ? json_number_value(offset) : cached ? 0 : r->explore_s;
+    r->cached = json_is_true(json_object_get(explore, "cached"));
+    r->search_offset = offset ? json_number_value(offset) : r->cached ? 0 : r->explore_s;
     json_decref(run);
     double own = 0;
     if (!each_row(r, max_best, &own)) {
@@ -586,11 +587,12 @@ static void search_kernel(const args_t *a, kernel_t *kt)
     }
     run_all(rest, kept, a->jobs, a->timeout, kt);
     /* Every gdivan seed pays for the symbolic stage: a seed that found it
-     * cached pays the first seed's (with --hunt-jobs, each explored). */
+     * cached pays the first seed's (with --hunt-jobs, each explored).  A
+     * cached seed's search_offset is the cache's load, not the stage. */
     double explore = first->ok ? first->explore_s : 0;
     for (int seed = 0; seed < a->seeds; seed++) {
         run_t *r = &kt->runs[0][seed];
-        if (!r->ok || r->search_offset > 0)
+        if (!r->ok || (r->search_offset > 0 && !r->cached))
             continue;
         r->explore_s = explore;
         r->stage_added = explore;
@@ -966,6 +968,8 @@ static json_t *run_json_figures(const run_t *r);
 static json_t *run_json(const run_t *r)
 {
     json_t *o = run_json_figures(r);
+    if (r->ok && r->stage_added > 0)
+        json_object_set_new(o, "stage_added_s", json_real(r->stage_added));
     if (r->ok && r->wall_to_random != -2)
         json_object_set_new(o, "wall_to_random_best_s", json_real(r->wall_to_random));
     if (r->ok && r->wall_to_random99 != -2)
@@ -1023,6 +1027,7 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                             a->quick, "kernels", arr);
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
+    json_object_set_new(doc, "cached_stage_charged", json_true());
     json_object_set_new(doc, "no_edit_screen", json_boolean(a->no_edit_screen));
     json_object_set_new(doc, "no_location_feedback", json_boolean(a->no_feedback));
     if (a->order)
@@ -1077,8 +1082,23 @@ static void run_from_json(json_t *o, int st, run_t *r)
     r->wall_to_random99 = num(o, "wall_to_random_best99_s", -2);
 }
 
-/* One saved kernel object into kt; false (why) when it does not fit. */
-static bool kernel_from_json(json_t *o, int seeds, kernel_t *kt, char *why, size_t n)
+/* Files saved between the scout (e879b81) and cached_stage_charged: their
+ * gdivan seeds after the first found the stage cached and their walls left
+ * it out; each is charged the stage's seconds here, as the bench now does. */
+static void charge_cached_stage(run_t *r)
+{
+    if (!r->ok) return;
+    double s = r->explore_s;
+    r->stage_added = s;
+    if (r->evals_to_99 >= 0) r->wall_to_99 += s;
+    r->wall_to_own_99 += s;
+    if (r->wall_to_random >= 0) r->wall_to_random += s;
+    if (r->wall_to_random99 >= 0) r->wall_to_random99 += s;
+}
+
+/* One saved kernel object into kt; false (why) when it does not fit.
+ * uncharged: the file's cached gdivan seeds are not charged the stage. */
+static bool kernel_from_json(json_t *o, int seeds, bool uncharged, kernel_t *kt, char *why, size_t n)
 {
     const char *name = json_string_value(json_object_get(o, "kernel"));
     memset(kt, 0, sizeof *kt);
@@ -1105,7 +1125,10 @@ static bool kernel_from_json(json_t *o, int seeds, kernel_t *kt, char *why, size
         if ((int)json_array_size(arr) != seeds)
             return snprintf(why, n, "%s: %zu %s runs, not %d", name, json_array_size(arr), strategies[st], seeds),
                    false;
-        for (int i = 0; i < seeds; i++) run_from_json(json_array_get(arr, (size_t)i), st, &kt->runs[st][i]);
+        for (int i = 0; i < seeds; i++) {
+            run_from_json(json_array_get(arr, (size_t)i), st, &kt->runs[st][i]);
+            if (uncharged && st == 0 && i > 0) charge_cached_stage(&kt->runs[st][i]);
+        }
     }
     return true;
 }
@@ -1133,6 +1156,7 @@ static int merge_kernels(args_t *a, kernel_t *ks)
         int seeds = (int)num(doc, "seeds", 0);
         double xt = num(doc, "explore_time_s", 0);
         int hj = (int)num(doc, "hunt_jobs", 1);   /* files saved before --hunt-jobs: 1 */
+        bool uncharged = json_object_get(doc, "no_scout") && !json_object_get(doc, "cached_stage_charged") && hj <= 1;
         if (first) {
             a->evals = evals, a->seeds = seeds, a->explore_time = xt, a->hunt_jobs = hj, first = false;
         } else if (evals != a->evals || seeds != a->seeds || xt != a->explore_time || hj != a->hunt_jobs) {
@@ -1150,7 +1174,7 @@ static int merge_kernels(args_t *a, kernel_t *ks)
         json_array_foreach(json_object_get(doc, "kernels"), i, ko) {
             kernel_t kt;
             if (bad) break;
-            if (!kernel_from_json(ko, seeds, &kt, why, sizeof why)) {
+            if (!kernel_from_json(ko, seeds, uncharged, &kt, why, sizeof why)) {
                 fprintf(stderr, "bench_corpus: --merge: %s: %s\n", file, why);
                 bad = 1;
                 break;
