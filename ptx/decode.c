@@ -285,6 +285,84 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
     return true;
 }
 
+/* cp.async.bulk.DST.SRC.COMPLETION...: the form (ptx_cp_mode), or 0 for
+ * one no engine runs: tensor copies, multicast, byte masks, out-of-bounds
+ * fills, and any pair of spaces the ISA does not pair with its completion
+ * mechanism. */
+static int bulk_mode(const ptx_instr *ins)
+{
+    const char *sp[2] = { NULL, NULL };
+    bool tx = false, group = false, prefetch = false;
+    int nsp = 0;
+    for (int i = 2; i < ins->nmods; i++) {
+        const char *m = ins->mods[i];
+        if (STREQ(m, "tensor") || STREQ(m, "multicast::cluster") || STREQ(m, "cp_mask") || STREQ(m, "ignore_oob"))
+            return 0;
+        if (STREQ(m, "commit_group")) return PTX_CP_COMMIT_GROUP;
+        if (STREQ(m, "wait_group")) return PTX_CP_WAIT_GROUP;
+        tx |= STREQ(m, "mbarrier::complete_tx::bytes");
+        group |= STREQ(m, "bulk_group");
+        prefetch |= STREQ(m, "prefetch");
+        if ((STREQ(m, "global") || STREQ(m, "shared::cta") || STREQ(m, "shared::cluster")) && nsp < 2)
+            sp[nsp++] = m;
+    }
+    if (prefetch)
+        return nsp == 1 && STREQ(sp[0], "global") ? PTX_CP_BULK_PREFETCH : 0;
+    if (nsp != 2)
+        return 0;
+    bool shared_dst = STREQ(sp[0], "shared::cta") || STREQ(sp[0], "shared::cluster");
+    if (tx && shared_dst && STREQ(sp[1], "global"))
+        return PTX_CP_BULK_TO_SHARED;
+    if (tx && STREQ(sp[0], "shared::cluster") && STREQ(sp[1], "shared::cta"))
+        return PTX_CP_BULK_SHARED_CLUSTER;
+    if (group && STREQ(sp[0], "global") && STREQ(sp[1], "shared::cta"))
+        return PTX_CP_BULK_TO_GLOBAL;
+    return 0;
+}
+
+ptx_space ptx_cp_bulk_source(int mode)
+{
+    return mode == PTX_CP_BULK_TO_SHARED || mode == PTX_CP_BULK_PREFETCH ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED;
+}
+
+bool ptx_cp_bulk_completes_tx(int mode)
+{
+    return mode == PTX_CP_BULK_TO_SHARED || mode == PTX_CP_BULK_SHARED_CLUSTER;
+}
+
+bool ptx_cp_is_bulk_copy(int mode)
+{
+    return mode == PTX_CP_BULK_TO_SHARED || mode == PTX_CP_BULK_SHARED_CLUSTER || mode == PTX_CP_BULK_TO_GLOBAL;
+}
+
+/* A bulk copy's operands: [dst], [src], size and, completing transaction
+ * bytes, [mbar]; a cache policy after them with .L2::cache_hint.  The
+ * prefetch: [src], size{, policy}. */
+static bool decode_cp_bulk(const ptx_instr *ins, const char *file, wh_error *err)
+{
+    bool hint = false;
+    for (int i = 0; i < ins->nmods; i++) hint |= STREQ(ins->mods[i], "L2::cache_hint");
+    bool pre = ins->mode == PTX_CP_BULK_PREFETCH, tx = ptx_cp_bulk_completes_tx(ins->mode);
+    int naddr = pre ? 1 : 2, need = naddr + 1 + tx + hint;
+    const char *form = pre ? "'cp.async.bulk.prefetch' needs [src], size%s"
+                     : tx  ? "'cp.async.bulk' into shared memory needs [dst], [src], size, [mbarrier]%s"
+                           : "'cp.async.bulk' into global memory needs [dst], [src], size%s";
+    char what[160];
+    snprintf(what, sizeof what, form, hint ? " and the cache policy (.L2::cache_hint)" : "");
+    if (ins->nops != need)
+        return fail(err, file, ins, 0, "%s: %ld operands, got %ld", what, need, ins->nops);
+    for (int k = 0; k < naddr + 1 + tx; k++) {
+        bool addr = k < naddr || k == naddr + 1;
+        if ((ins->ops[k].kind == PTX_OPD_ADDR) != addr) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s: operand %d must be %s", what, k + 1,
+                     addr ? "an address [...]" : "the size, a register or an integer");
+            return fail(err, file, ins, ins->ops[k].col, "%s", msg, 0, 0);
+        }
+    }
+    return true;
+}
+
 /* mbarrier.OP...: the operation in mode, .parity and .noComplete as flags;
  * the address operand where the operation has one. */
 static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
@@ -464,8 +542,12 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
             if (STREQ(ins->mods[i], "cluster")) ins->op = PTX_OP_UNKNOWN; /* barrier.cluster */
         if (STREQ(ins->opcode, "bar")) ins->flags |= PTX_F_ALIGNED;
     } else if (ins->op == PTX_OP_CP_ASYNC) {
-        if (ins->nmods > 0 && STREQ(ins->mods[0], "async") &&
-            !(ins->nmods > 1 && (STREQ(ins->mods[1], "bulk") || STREQ(ins->mods[1], "mbarrier")))) {
+        bool async = ins->nmods > 0 && STREQ(ins->mods[0], "async");
+        if (async && ins->nmods > 1 && STREQ(ins->mods[1], "bulk")) {
+            ins->mode = bulk_mode(ins);
+            first_mod = 2;
+            if (!ins->mode) ins->op = PTX_OP_UNKNOWN;
+        } else if (async && !(ins->nmods > 1 && STREQ(ins->mods[1], "mbarrier"))) {
             ins->mode = PTX_CP_COPY;
             first_mod = 1;
         } else {
@@ -625,6 +707,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         break;
     case PTX_OP_MBARRIER:
         if (!decode_mbarrier(ins, file, err))
+            return false;
+        break;
+    case PTX_OP_CP_ASYNC:
+        if ((ptx_cp_is_bulk_copy(ins->mode) || ins->mode == PTX_CP_BULK_PREFETCH) && !decode_cp_bulk(ins, file, err))
             return false;
         break;
     case PTX_OP_SETP:

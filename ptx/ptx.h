@@ -152,10 +152,27 @@ enum {
     PTX_F_EXPECT_TX = 1u << 28  /* mbarrier.arrive.expect_tx / arrive_drop.expect_tx */
 };
 
-/* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC). */
+/* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC).  The bulk copies
+ * (cp.async.bulk, sm_90) move SIZE bytes, a multiple of 16 at 16-byte
+ * aligned addresses: global to shared (shared::cta or shared::cluster)
+ * and shared::cta to shared::cluster complete SIZE transaction bytes on
+ * an mbarrier (their fourth operand); shared::cta to global belongs to
+ * a bulk async-group (cp.async.bulk.commit_group / wait_group, which
+ * decode to PTX_CP_COMMIT_GROUP / PTX_CP_WAIT_GROUP).  The tensor,
+ * multicast, masked and reducing forms decode to PTX_OP_UNKNOWN. */
 typedef enum {
-    PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL
+    PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL,
+    PTX_CP_BULK_TO_SHARED,      /* .shared::{cta,cluster}.global.mbarrier::complete_tx::bytes */
+    PTX_CP_BULK_SHARED_CLUSTER, /* .shared::cluster.shared::cta.mbarrier::complete_tx::bytes */
+    PTX_CP_BULK_TO_GLOBAL,      /* .global.shared::cta.bulk_group */
+    PTX_CP_BULK_PREFETCH        /* cp.async.bulk.prefetch.L2.global [src], size */
 } ptx_cp_mode;
+
+/* A bulk copy's source space (the destination is ptx_instr.space), and
+ * whether it completes transaction bytes on an mbarrier (operand 3). */
+ptx_space ptx_cp_bulk_source(int mode);
+bool ptx_cp_bulk_completes_tx(int mode);
+bool ptx_cp_is_bulk_copy(int mode);
 /* mbarrier: the operation (an arrival with .expect_tx sets PTX_F_EXPECT_TX). */
 typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,

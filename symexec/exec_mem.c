@@ -359,6 +359,37 @@ static void mbar_wake(sx_cx *cx)
             cx->s->th[t].status = TS_RUN;
 }
 
+/* The object at addr (obj) after operation `mode` with arg, stored; the
+ * threads waiting on a phase it completed are woken. */
+static int mbar_store_applied(sx_cx *cx, Z3_ast addr, ptx_space sp, uint64_t obj, int mode, uint32_t flags,
+                              uint64_t arg)
+{
+    uint64_t next;
+    bool completed;
+    const char *why = ptx_mbar_apply(mode, flags, obj, arg, &next, &completed);
+    if (why)
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "mbarrier: %s (line %d)", why, cx->ins->line), -1;
+    if (!sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), next, 64)))
+        return -1;
+    if (completed)
+        mbar_wake(cx);
+    return 1;
+}
+
+/* The mbarrier object operand k names: its address, space and (concrete)
+ * value; 0 when the path ended there, -1 on failure. */
+static int mbar_object(sx_cx *cx, int k, Z3_ast *addr, ptx_space *sp, uint64_t *obj)
+{
+    if (!(*addr = sx_opd_addr(cx, &cx->ins->ops[k], sp)))
+        return -1;
+    if (*sp == PTX_SPACE_SHARED_CLUSTER)   /* a block's own objects: one CTA per cluster */
+        *sp = PTX_SPACE_SHARED;
+    Z3_ast cur = load_at(cx, *sp, *addr, 8);
+    if (!mbar_value(cx, cur, obj, "object"))
+        return -1;
+    return cx->dead ? 0 : 1;
+}
+
 /* arrive, arrive_drop (a count, or .expect_tx's bytes), expect_tx,
  * complete_tx: the new object stored; an arrival's state token to its
  * destination. */
@@ -367,19 +398,13 @@ static int mbar_update(sx_cx *cx, Z3_ast addr, ptx_space sp, uint64_t obj)
     const ptx_instr *ins = cx->ins;
     bool arrival = ins->mode == PTX_MBAR_ARRIVE || ins->mode == PTX_MBAR_ARRIVE_DROP;
     int argop = arrival ? 2 : 1;
-    uint64_t arg = 1, next;
+    uint64_t arg = 1;
     if (ins->nops > argop &&
         !mbar_value(cx, sx_opd_get(cx, argop, PTX_T_U32), &arg, ins->flags & PTX_F_EXPECT_TX || !arrival ?
                     "transaction count" : "count"))
         return -1;
-    bool completed;
-    const char *why = ptx_mbar_apply(ins->mode, ins->flags, obj, arg, &next, &completed);
-    if (why)
-        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "mbarrier: %s (line %d)", why, ins->line), -1;
-    if (!sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), next, 64)))
+    if (mbar_store_applied(cx, addr, sp, obj, ins->mode, ins->flags, arg) < 0)
         return -1;
-    if (completed)
-        mbar_wake(cx);
     return !arrival || sx_opd_set(cx, 0, sx_z_num(ZZ(cx), obj, 64), PTX_T_B64) ? 1 : -1;
 }
 
@@ -413,32 +438,86 @@ static int exec_mbarrier(sx_cx *cx)
         return sx_opd_set(cx, 0, sx_z_num(ZZ(cx), ptx_mbar_pending(token), 32), PTX_T_U32) ? 1 : -1;
     }
     ptx_space sp;
-    Z3_ast addr = sx_opd_addr(cx, &ins->ops[ptx_mbar_addr_operand(ins)], &sp);
-    if (!addr)
-        return -1;
+    Z3_ast addr;
     if (ins->mode == PTX_MBAR_INIT || ins->mode == PTX_MBAR_INVAL) {
         uint64_t n = 0;
+        if (!(addr = sx_opd_addr(cx, &ins->ops[ptx_mbar_addr_operand(ins)], &sp)))
+            return -1;
         if (ins->mode == PTX_MBAR_INIT && !mbar_value(cx, sx_opd_get(cx, 1, PTX_T_U32), &n, "count"))
             return -1;
         return sx_mem_store(cx, sp, addr, 8, sx_z_num(ZZ(cx), ins->mode == PTX_MBAR_INIT ? ptx_mbar_init(n) : 0, 64))
                    ? 1 : -1;
     }
-    Z3_ast cur = load_at(cx, sp, addr, 8);
     uint64_t obj;
-    if (!mbar_value(cx, cur, &obj, "object"))
-        return -1;
-    if (cx->dead)
-        return 1;
+    int got = mbar_object(cx, ptx_mbar_addr_operand(ins), &addr, &sp, &obj);
+    if (got <= 0)
+        return got < 0 ? -1 : 1;
     if (ins->mode == PTX_MBAR_TEST_WAIT || ins->mode == PTX_MBAR_TRY_WAIT)
         return mbar_wait(cx, obj);
     return mbar_update(cx, addr, sp, obj);
+}
+
+/* ---- cp.async.bulk --------------------------------------------------------------- */
+
+/* A concrete operand's value, or false (unsupported, said) when it is
+ * symbolic. */
+static bool bulk_concrete(sx_cx *cx, Z3_ast v, uint64_t *out, const char *what)
+{
+    if (v && sx_z_get_u64(ZZ(cx), fold(cx, v), out))
+        return true;
+    return v ? sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async.bulk with a data-dependent %s (line %d)", what,
+                            cx->ins->line)
+             : false;
+}
+
+/* cp.async.bulk [dst], [src], size{, [mbar]}: the copy runs at issue, as
+ * the emulator's does (harness/sim/mem.c exec_cp_bulk), 16 bytes at a
+ * time; a size or a concrete address off 16 bytes ends the path where the
+ * emulator faults; a copy into shared memory then completes its bytes on
+ * the mbarrier (ptx/mbarrier.c, as mbarrier.complete_tx).  The size must
+ * be concrete. */
+static int exec_cp_bulk(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    uint64_t size, a;
+    if (!bulk_concrete(cx, sx_opd_get(cx, 2, PTX_T_U32), &size, "size"))
+        return -1;
+    ptx_space dsp, ssp;
+    Z3_ast dst = sx_opd_addr(cx, &ins->ops[0], &dsp), src = dst ? sx_opd_addr(cx, &ins->ops[1], &ssp) : NULL;
+    if (!dst || !src)
+        return -1;
+    bool misaligned = size % 16 != 0;
+    misaligned |= sx_z_get_u64(ZZ(cx), fold(cx, dst), &a) && a % 16;
+    misaligned |= sx_z_get_u64(ZZ(cx), fold(cx, src), &a) && a % 16;
+    if (misaligned) {
+        sx_fault_path(cx, "misaligned bulk copy: it moves a multiple of 16 bytes between 16-byte aligned addresses");
+        return 1;
+    }
+    dsp = dsp == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : dsp;
+    ssp = ptx_cp_bulk_source(ins->mode);
+    for (uint64_t o = 0; o < size && !cx->dead; o += 16) {
+        Z3_ast v;
+        if (!sx_mem_load(cx, ssp, addr_plus(cx, src, o), 16, &v))
+            return -1;
+        if (!cx->dead && !sx_mem_store(cx, dsp, addr_plus(cx, dst, o), 16, v))
+            return -1;
+    }
+    if (cx->dead || !ptx_cp_bulk_completes_tx(ins->mode))
+        return 1;
+    Z3_ast bar;
+    ptx_space bsp;
+    uint64_t obj;
+    int got = mbar_object(cx, 3, &bar, &bsp, &obj);
+    if (got <= 0)
+        return got < 0 ? -1 : 1;
+    return mbar_store_applied(cx, bar, bsp, obj, PTX_MBAR_COMPLETE_TX, 0, size);
 }
 
 int sx_exec_mem(sx_cx *cx)
 {
     switch (cx->ins->op) {
     case PTX_OP_MBARRIER: return exec_mbarrier(cx);
-    case PTX_OP_CP_ASYNC: return exec_cp_async(cx);
+    case PTX_OP_CP_ASYNC: return ptx_cp_is_bulk_copy(cx->ins->mode) ? exec_cp_bulk(cx) : exec_cp_async(cx);
     case PTX_OP_LD: case PTX_OP_LDU: return exec_ld(cx);
     case PTX_OP_ST: return exec_st(cx);
     case PTX_OP_ATOM: case PTX_OP_RED: return exec_atom(cx);

@@ -148,16 +148,6 @@ static bool write_dest(sx_cx *cx, const ptx_operand *o, Z3_ast v)
     return sx_reg_write(cx, o->reg, v);
 }
 
-/* A fetch the emulator faults on ends the path with an error, as an
- * access outside every buffer does (memory.c). */
-static void fault_path(sx_cx *cx, const char *what)
-{
-    sx_issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", what);
-    sx_state_note(cx->s, "%s (line %d, thread %d)", what, cx->ins->line, cx->t);
-    cx->s->end = SX_PATH_ERROR;
-    cx->dead = true;
-}
-
 /* The texture parameter a handle names; NULL after ending or failing the
  * state (then *param is -1 when the path ended with a fault). */
 static const ptx_texture *texture_of(sx_cx *cx, int *param)
@@ -177,7 +167,7 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
     if (hv < PTX_ADDR_TEXTURE || p >= (uint64_t)e->spec->nkparams || !e->tex[p].ndims) {
         snprintf(what, sizeof what, "tex by thread %d with handle 0x%llx, no texture object parameter of the spec",
                  cx->t, (unsigned long long)hv);
-        fault_path(cx, what);
+        sx_fault_path(cx, what);
         return NULL;
     }
     bool surface = ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST || ins->op == PTX_OP_SUQ;
@@ -185,19 +175,19 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
     if (e->tex[p].surface != surface) {
         snprintf(what, sizeof what, "%s by thread %d through the %s '%s'", ins->opcode, cx->t,
                  e->tex[p].surface ? "surface" : "texture", e->spec->params[p].name);
-        fault_path(cx, what);
+        sx_fault_path(cx, what);
         return NULL;
     }
     if (geom && ptx_tex_geometry(&e->tex[p]) != geom) {
         snprintf(what, sizeof what, "a .%s %s by thread %d from the .%s texture '%s'", ptx_tex_geom_name(geom),
                  ins->opcode, cx->t, ptx_tex_geom_name(ptx_tex_geometry(&e->tex[p])), e->spec->params[p].name);
-        fault_path(cx, what);
+        sx_fault_path(cx, what);
         return NULL;
     }
     if (ins->op == PTX_OP_TLD4 && !e->tex[p].gather) {
         snprintf(what, sizeof what, "tld4 by thread %d from the texture '%s', whose spec does not say \"gather\": "
                  "true", cx->t, e->spec->params[p].name);
-        fault_path(cx, what);
+        sx_fault_path(cx, what);
         return NULL;
     }
     *param = (int)p;
@@ -317,7 +307,7 @@ static int exec_surf(sx_cx *cx)
                  place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load", es * nv,
                  (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], t->layers || t->cube ? " (layer, x, y)" : "",
                  cx->e->spec->params[p].name, cx->t);
-        fault_path(cx, what);
+        sx_fault_path(cx, what);
         return 1;
     }
     uint64_t base = sx_layout_generic(&cx->e->regions[cx->e->tex_region[p]]) + off;

@@ -354,6 +354,9 @@ void sx_state_set_model(sx_engine *e, sx_state *s, Z3_model m);
 
 /* memory.c */
 bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast *out);
+/* Ends the path with an error where the emulator faults (an access outside
+ * every buffer, a misaligned one), with `what` as its issue and note. */
+void sx_fault_path(sx_cx *cx, const char *what);
 bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int nbytes, Z3_ast val);
 void sx_mem_release(sx_engine *e, int region, sx_mem *m);
 /* Copy the first n bytes of region src into region dst (call arguments). */

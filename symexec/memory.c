@@ -324,6 +324,14 @@ static const char *space_label(ptx_space sp)
                                                                                                    : "global";
 }
 
+void sx_fault_path(sx_cx *cx, const char *what)
+{
+    sx_issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", what);
+    sx_state_note(cx->s, "%s (line %d, thread %d)", what, cx->ins->line, cx->t);
+    cx->s->end = SX_PATH_ERROR;
+    cx->dead = true;
+}
+
 static int die(sx_cx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int die(sx_cx *cx, const char *fmt, ...)
 {
@@ -332,10 +340,7 @@ static int die(sx_cx *cx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    sx_issue_add(cx->e, SX_ISSUE_OOB, cx->ins->line, cx->t, NULL, NULL, "%s", buf);
-    sx_state_note(cx->s, "%s (line %d, thread %d)", buf, cx->ins->line, cx->t);
-    cx->s->end = SX_PATH_ERROR;
-    cx->dead = true;
+    sx_fault_path(cx, buf);
     return 0;
 }
 

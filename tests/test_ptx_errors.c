@@ -52,6 +52,8 @@ static const bad_case bad_cases[] = {
     { "not_pred_on_b32.ptx", 16, "operand 1 of 'not' (%r2) is a .b32 register; expected a .pred register" },
     { "selp_cond_not_pred.ptx", 16, "operand 4 of 'selp' (%r1) is a .b32 register; expected a .pred register" },
     { "mbarrier_no_tx_count.ptx", 13, "'expect_tx' needs the transaction count (bytes) as operand 2" },
+    { "bulk_copy_no_mbarrier.ptx", 13,
+      "'cp.async.bulk' into shared memory needs [dst], [src], size, [mbarrier]: 4 operands, got 3" },
 };
 
 Test(ptx_errors, every_malformed_file_names_line_and_token)

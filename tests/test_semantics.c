@@ -239,6 +239,19 @@ static const form FORMS[] = {
                                                          "\tst.global.u32 [diff_g+4], %r10;\n"
                                                          "\tcp.async.ca.shared.global [diff_s], [diff_g], 8, %r2;\n"
                                                          "\tcp.async.wait_all;\n\tld.shared.u64 %rd0, [diff_s];"),
+    /* cp.async.bulk: in through an mbarrier's transaction bytes (the wait's
+     * answer in the top bit), back out through a bulk async-group */
+    B("cp.async.bulk", 32, 2, 32, "st.global.u32 [diff_gb+4], %r1;\n\tst.global.u32 [diff_gb+8], %r2;\n"
+                                  "\tmbarrier.init.shared.b64 [diff_bar], 1;\n"
+                                  "\tmbarrier.arrive.expect_tx.shared.b64 %rd21, [diff_bar], 16;\n"
+                                  "\tcp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [diff_sb], [diff_gb], 16, "
+                                  "[diff_bar];\n"
+                                  "\tmbarrier.test_wait.shared.b64 %p5, [diff_bar], %rd21;\n"
+                                  "\tld.shared.u32 %r0, [diff_sb+4];\n\tst.shared.u32 [diff_sb+4], %r2;\n"
+                                  "\tcp.async.bulk.global.shared::cta.bulk_group [diff_gb], [diff_sb], 16;\n"
+                                  "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group 0;\n"
+                                  "\tld.global.u32 %r10, [diff_gb+4];\n\txor.b32 %r0, %r0, %r10;\n"
+                                  "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
     /* shfl with its lane and clamp from source registers */
     B("shfl.sync.bfly.b32", 32, 2, 32, "shfl.sync.bfly.b32 %r0|%p5, %r1, %r2, %r1, 1;\n"
                                        "\tselp.u32 %r10, 0x80000000, 0, %p5;\n\txor.b32 %r0, %r0, %r10;"),
@@ -422,6 +435,7 @@ static void head(buf *b)
 {
     put(b, ".version 8.0\n.target sm_90\n.address_size 64\n\n"
            ".global .align 8 .b8 diff_g[16];\n"
+           ".global .align 16 .b8 diff_gb[16];\n"
            /* the memory map: an unreferenced shared variable takes no room,
             * const and local variables sit in their windows */
            ".shared .align 4 .b8 diff_unused[12];\n"
@@ -432,6 +446,7 @@ static void head(buf *b)
            "\t.reg .pred %%p<8>;\n\t.reg .b16 %%h<8>;\n\t.reg .b32 %%r<16>;\n\t.reg .b64 %%rd<24>;\n"
            "\t.reg .f32 %%f<8>;\n\t.reg .f64 %%fd<8>;\n"
            "\t.shared .align 8 .b8 diff_s[16];\n"
+           "\t.shared .align 16 .b8 diff_sb[16];\n\t.shared .align 8 .b64 diff_bar;\n"
            "\t.local .align 4 .b8 diff_l[12];\n"
            "\tld.param.u64 %%rd10, [diff_out];\n\tcvta.to.global.u64 %%rd11, %%rd10;\n"
            /* generic addresses: a shared variable, a module .global variable */

@@ -368,8 +368,7 @@ static bool supported(const ptx_instr *pi)
                (t == PTX_T_B8 || t == PTX_T_B16 || t == PTX_T_B32 || t == PTX_T_B64);
     }
     case PTX_OP_CP_ASYNC:
-        return pi->mode == PTX_CP_COPY || pi->mode == PTX_CP_COMMIT_GROUP || pi->mode == PTX_CP_WAIT_GROUP ||
-               pi->mode == PTX_CP_WAIT_ALL;
+        return pi->mode != 0;
     default:
         break;
     }
@@ -507,7 +506,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
         addr_op = 0;
         break;
     case PTX_OP_CP_ASYNC:
-        if (pi->mode == PTX_CP_COPY)
+        if (pi->mode == PTX_CP_COPY || ptx_cp_is_bulk_copy(pi->mode))
             addr_op = 0;
         break;
     case PTX_OP_MBARRIER:
@@ -535,10 +534,16 @@ static bool decode_ops(dctx *c, sim_instr *s)
             break;
         if (pi->op == PTX_OP_BRX && i == 1)
             break;
-        if (pi->op == PTX_OP_CP_ASYNC && i == 1) {
-            /* second address: the global source */
+        if (pi->op == PTX_OP_CP_ASYNC && pi->mode == PTX_CP_BULK_PREFETCH)
+            break;   /* a hint: nothing to run */
+        if (pi->op == PTX_OP_CP_ASYNC && (i == 1 || (i == 3 && ptx_cp_bulk_completes_tx(pi->mode))) &&
+            pi->mode != PTX_CP_BULK_PREFETCH) {
+            /* more addresses: the source (global, or a bulk copy's shared
+             * one), a bulk copy's mbarrier (shared) */
             sim_addr a2;
-            if (!decode_addr(c, o, PTX_SPACE_GLOBAL, &a2))
+            ptx_space sp = i == 3 ? PTX_SPACE_SHARED : pi->mode == PTX_CP_COPY ? PTX_SPACE_GLOBAL
+                                                                                 : ptx_cp_bulk_source(pi->mode);
+            if (!decode_addr(c, o, sp, &a2))
                 return false;
             s->src[k].kind = a2.base >= 0 ? SIM_OPD_REG : SIM_OPD_IMM;
             s->src[k].slot = a2.base;

@@ -477,9 +477,77 @@ static bool exec_isspacep(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t
 
 /* cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}: copied
  * at issue; the data is ready for cp.async.wait_* at the returned time. */
+/* The cost of moving `size` bytes at `a` (global when global, else shared)
+ * from time t: in pieces of as many sectors as one access prices; the
+ * copy engine does not go through the L1. */
+static double bulk_cost(sim_run *R, sim_sm *sm, double t, uint64_t a, uint32_t size, bool global)
+{
+    enum { PIECE = 32 * 256 };
+    double done = t;
+    for (uint32_t o = 0; o < size; o += PIECE) {
+        uint64_t at = a + o;
+        uint32_t n = size - o < PIECE ? size - o : PIECE;
+        done = global ? sim_cost_global(R, sm, done, &at, &n, 1, false) : sim_cost_shared(R, sm, done, &at, &n, 1);
+    }
+    return done;
+}
+
+/* Source k's value as an address in lane l: an address operand decoded
+ * as a source (a register plus an offset, or an offset). */
+static uint64_t src_addr(const sim_warp *w, const sim_instr *in, int k, uint32_t l)
+{
+    const sim_opd *o = &in->src[k];
+    return o->imm + (o->kind == SIM_OPD_REG ? w->r[(size_t)o->slot * SIM_WARP + l] : 0);
+}
+
+/* cp.async.bulk: each lane's copy of `size` bytes (a multiple of 16, both
+ * addresses 16-byte aligned) runs at issue, as cp.async's do; a copy into
+ * shared memory then completes its bytes on the mbarrier (which may
+ * complete its phase).  The warp pays both sides of every copy. */
+static bool exec_cp_bulk(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                         double *done)
+{
+    int dsp = ptx_cp_bulk_source(in->mode) == PTX_SPACE_GLOBAL ? PTX_SPACE_SHARED : in->space;
+    int ssp = ptx_cp_bulk_source(in->mode);
+    bool tx = ptx_cp_bulk_completes_tx(in->mode);
+    sim_src sizes = sim_operand(R, w, in, 1);
+    *done = t;
+    SIM_LANES(m, l) {
+        uint64_t dst = lane_addr(w, in, l), src = src_addr(w, in, 0, l);
+        uint32_t size = (uint32_t)SIM_V(sizes, l);
+        mkind k = K_GLOBAL;
+        if (size % 16 || dst % 16 || src % 16)
+            return fault(R, w, in, l, k, 1, size % 16 ? dst : dst % 16 ? dst : src, size,
+                         "misaligned: a bulk copy moves a multiple of 16 bytes between 16-byte aligned addresses");
+        uint8_t *ps = size ? resolve(R, w, in, l, ssp, src, size, 0, &k) : NULL;
+        uint8_t *pd = size && ps ? resolve(R, w, in, l, dsp, dst, size, 1, &k) : NULL;
+        if (size && !pd)
+            return false;
+        if (size)
+            memmove(pd, ps, size);
+        if (tx) {
+            uint64_t a = src_addr(w, in, 2, l), obj, next;
+            uint8_t *pb = resolve(R, w, in, l, PTX_SPACE_SHARED, a, 8, 2, &k);
+            if (!pb)
+                return false;
+            bool completed;
+            memcpy(&obj, pb, 8);
+            const char *why = ptx_mbar_apply(PTX_MBAR_COMPLETE_TX, 0, obj, size, &next, &completed);
+            if (why)
+                return fault(R, w, in, l, k, 2, a, 8, why);
+            memcpy(pb, &next, 8);
+        }
+        double read = bulk_cost(R, sm, t, src, size, ssp == PTX_SPACE_GLOBAL);
+        *done = sim_dmax(*done, bulk_cost(R, sm, read, dst, size, dsp == PTX_SPACE_GLOBAL));
+    }
+    return true;
+}
+
 static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                           double *done)
 {
+    if (ptx_cp_is_bulk_copy(in->mode))
+        return exec_cp_bulk(R, sm, w, in, m, t, done);
     if (in->mode != PTX_CP_COPY) {
         *done = t;
         return true;
@@ -495,8 +563,7 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
         if (sz > cp)
             sz = cp;
         uint64_t dst = lane_addr(w, in, l);
-        uint64_t src = in->src[0].imm + (in->src[0].kind == SIM_OPD_REG
-                                             ? w->r[(size_t)in->src[0].slot * SIM_WARP + l] : 0);
+        uint64_t src = src_addr(w, in, 0, l);
         uint8_t *pd = resolve(R, w, in, l, PTX_SPACE_SHARED, dst, cp, 1, &k);
         if (!pd)
             return false;

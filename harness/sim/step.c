@@ -178,9 +178,9 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
         if (op == PTX_OP_ST || op == PTX_OP_RED || op == PTX_OP_ATOM || op == PTX_OP_CP_ASYNC || op == PTX_OP_SUST)
             w->mem_done = sim_dmax(w->mem_done, done);
         if (op == PTX_OP_CP_ASYNC) {
-            if (in->mode == PTX_CP_COPY)
+            if (in->mode == PTX_CP_COPY || in->mode == PTX_CP_BULK_TO_GLOBAL)
                 w->async_done = sim_dmax(w->async_done, done);
-            else if (in->mode != PTX_CP_COMMIT_GROUP)
+            else if (in->mode == PTX_CP_WAIT_GROUP || in->mode == PTX_CP_WAIT_ALL)
                 tmin = sim_dmax(tmin, w->async_done);
         }
         top->pc = pc + 1;
