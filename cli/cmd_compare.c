@@ -371,6 +371,7 @@ static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
                 o.scout = false;
                 o.edit_screen = false;
                 o.location_feedback = false;
+                o.explore.saturation_s = 0;
             }
             o.seed = seed0 + (uint64_t)k;
             snprintf(out, sizeof out, "%s/%s-s%llu", c->dir, c->rows[s]->name, (unsigned long long)o.seed);

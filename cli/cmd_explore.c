@@ -27,7 +27,7 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: warphunt explore SPEC [--threads X] [--max-iter N] [--time S] [--paths N]\n"
         "                        [--models K] [--query-ms MS] [--solver-mb MB] [--order random|time]\n"
-        "                        [--families N]\n"
+        "                        [--families N] [--saturation S]\n"
         "                        [--no-validate]\n"
         "                        [--no-cache] [--results DIR]\n"
         "                        [-o DIR] [--json] [--quiet]\n"
@@ -40,9 +40,13 @@ static void usage(FILE *out)
         "X deepens over the spec's symbolic.threads (default 2, 3, 4) until every\n"
         "conditional branch leg is covered or the time budget is spent; the paths of the\n"
         "largest X whose exploration finished are kept, or of a larger X that --paths\n"
-        "stopped when it covers more legs (its first N paths, whole; deepening stops\n"
-        "there); one the clock cut short only when no X finished.  The coverage of every\n"
-        "X tried is reported.\n"
+        "or saturation stopped when it covers more legs (its first N paths, whole;\n"
+        "deepening stops at --paths); one the clock cut short only when no X finished.\n"
+        "An X saturates when it has found nothing new (a branch leg, or a path with\n"
+        "more warp-issued instructions or more divergence than any before) for as long\n"
+        "as its last find took to come and at least --saturation seconds: the search\n"
+        "goes on to the next X, whose own saturation ends it when it covers no more\n"
+        "legs.  The coverage of every X tried is reported, with why it stopped.\n"
         "\n"
         "Up to K distinct atoms (models of the path's formula) are solved per finished or\n"
         "loop-cut path (none for an error path) and replayed on the sim backend with the\n"
@@ -51,9 +55,10 @@ static void usage(FILE *out)
         "\n"
         "The result is cached under RESULTS/<kernel>/.cache/<key>/, keyed by the PTX, the\n"
         "spec and the options that change it (--threads, --max-iter, --time, --paths,\n"
-        "--models, --query-ms, --families, --no-validate); an explore or hunt with the same\n"
-        "ones reuses it (hunt's --explore-time is explore's --time; hunt always uses the\n"
-        "default --paths and --query-ms).\n"
+        "--models, --query-ms, --families, --saturation, --no-validate); an explore or\n"
+        "hunt with the same ones reuses it (hunt's --explore-time, --explore-paths and\n"
+        "--explore-saturation are explore's --time, --paths and --saturation; hunt\n"
+        "always uses the default --query-ms).\n"
         "\n"
         "options:\n"
         "  --threads X    explore for X threads only\n"
@@ -63,6 +68,9 @@ static void usage(FILE *out)
         "  --time S       time budget in seconds for the whole stage (default %g): the\n"
         "                 deepening, the atoms and their replays, and writing paths.json\n"
         "  --paths N      stop each X after N paths (default %d)\n"
+        "  --saturation S stop each X once nothing new came for as long as the last new\n"
+        "                 thing took, and at least S seconds (default %g; 0: only the\n"
+        "                 budgets stop it)\n"
         "  --models K     atoms per path (default %d)\n"
         "  --query-ms MS  limit of each solver check of the search (default %u); a check\n"
         "                 that reaches it is a give-up: the branch keeps the side the\n"
@@ -106,7 +114,7 @@ static void usage(FILE *out)
         "call starts once --time is spent.\n"
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, options), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.saturation_s, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,
         GEN_FAMILY_ATOMS, d.families);
 }
 
@@ -120,7 +128,8 @@ typedef struct {
 } explore_args;
 
 enum { OPT_THREADS = 1, OPT_MAX_ITER, OPT_TIME, OPT_PATHS, OPT_MODELS, OPT_FAMILIES, OPT_QUERY_MS, OPT_NO_VALIDATE, OPT_NO_CACHE,
-       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB, OPT_ORDER, OPT_SIZE };
+       OPT_RESULTS, OPT_JSON, OPT_QUIET, OPT_SEED, OPT_SET, OPT_SOLVER_MB, OPT_ORDER, OPT_SIZE,
+       OPT_SATURATION };
 
 /* -1 a bad value (err), 0 not a value option, 1 consumed. */
 static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
@@ -136,6 +145,8 @@ static int value_option(explore_args *a, int c, const char *arg, wh_error *err)
         a->eo.max_iter = (int)v;
         return 1;
     case OPT_TIME: return cli_parse_double("--time", arg, 0.001, 1e7, &a->eo.time_s, err) ? 1 : -1;
+    case OPT_SATURATION:
+        return cli_parse_double("--saturation", arg, 0, 1e7, &a->eo.saturation_s, err) ? 1 : -1;
     case OPT_PATHS:
         if (!cli_parse_long("--paths", arg, 1, 1000000000L, &v, err)) return -1;
         a->eo.path_budget = (int)v;
@@ -207,6 +218,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
         { "query-ms", required_argument, NULL, OPT_QUERY_MS },
         { "solver-mb", required_argument, NULL, OPT_SOLVER_MB },
         { "order", required_argument, NULL, OPT_ORDER },
+        { "saturation", required_argument, NULL, OPT_SATURATION },
         { "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
         { "no-cache", no_argument, NULL, OPT_NO_CACHE },
         { "results", required_argument, NULL, OPT_RESULTS },
@@ -309,11 +321,15 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
     int kept = kept_xstat(r);
     for (int i = 0; i < r->nxs; i++) {
         const gen_xstat *x = &r->xs[i];
-        char legs[32];
+        char legs[32], why[64];
         snprintf(legs, sizeof legs, "%d/%d", x->legs_covered, x->legs_total);
+        if (x->saturated)
+            snprintf(why, sizeof why, "  (saturated: nothing new after %.2fs)", x->last_gain_s);
+        else
+            snprintf(why, sizeof why, "%s",
+                     x->path_cap ? "  (path budget spent)" : x->budget_hit ? "  (time budget spent)" : "");
         fprintf(stderr, "  %3d  %6d  %6d  %5d  %5d  %7.2f%%  %-9s %7.2fs%s%s\n", x->x, x->paths, x->done, x->cut,
-                x->error, x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0, legs, x->time_s,
-                x->path_cap ? "  (path budget spent)" : x->budget_hit ? "  (time budget spent)" : "",
+                x->error, x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0, legs, x->time_s, why,
                 i == kept ? "  (kept)" : "");
     }
     fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up; %ld cut by the watchdog, %ld of those for Z3's "
@@ -388,6 +404,8 @@ static json_t *per_x_json(const gen_result *r)
         json_object_set_new(o, "time_s", json_real(x->time_s));
         json_object_set_new(o, "budget_hit", json_boolean(x->budget_hit));
         json_object_set_new(o, "path_budget_hit", json_boolean(x->path_cap));
+        json_object_set_new(o, "saturated", json_boolean(x->saturated));
+        json_object_set_new(o, "last_gain_s", json_real(x->last_gain_s));
         json_array_append_new(a, o);
     }
     return a;

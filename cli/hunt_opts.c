@@ -97,6 +97,8 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_double("--explore-time", arg, 0.1, 1e7, &d, err)) return -1;
         h->explore.time_s = d;
         return 1;
+    case HOPT_EXPLORE_SATURATION:
+        return cli_parse_double("--explore-saturation", arg, 0, 1e7, &h->explore.saturation_s, err) ? 1 : -1;
     case HOPT_EXPLORE_PATHS:
         if (!cli_parse_long("--explore-paths", arg, 1, 10000000, &v, err)) return -1;
         h->explore.path_budget = (int)v;

@@ -15,7 +15,7 @@ enum {
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
-    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE,
+    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -40,6 +40,7 @@ enum {
     { "sync-dir", required_argument, NULL, HOPT_SYNC_DIR }, { "sync-id", required_argument, NULL, HOPT_SYNC_ID }, \
     { "explore-time", required_argument, NULL, HOPT_EXPLORE_TIME }, \
     { "explore-paths", required_argument, NULL, HOPT_EXPLORE_PATHS }, \
+    { "explore-saturation", required_argument, NULL, HOPT_EXPLORE_SATURATION }, \
     { "models", required_argument, NULL, HOPT_MODELS }, { "threads", required_argument, NULL, HOPT_THREADS }, \
     { "max-iter", required_argument, NULL, HOPT_MAX_ITER }, { "no-cache", no_argument, NULL, HOPT_NO_CACHE }, \
     { "order", required_argument, NULL, HOPT_ORDER }, \
@@ -121,6 +122,12 @@ enum {
     "                    found depend on the machine's speed: see --explore-paths\n" \
     "  --explore-paths N paths per X before the symbolic stage stops (2000): a budget\n" \
     "                    that does not depend on the machine, for reproducible runs\n" \
+    "                    (with --explore-saturation 0: saturation is timed)\n" \
+    "  --explore-saturation S  each X of the symbolic stage stops once it has found\n" \
+    "                    nothing new (a branch leg, a path longer in warp instructions\n" \
+    "                    or more divergent) for as long as its last find took, and at\n" \
+    "                    least S seconds (default 2; 0: only the budgets stop it, as\n" \
+    "                    compare's gdivan-paper does); as explore --saturation\n" \
     "  --threads X       one X instead of the spec's sequence; also random-ga's gene size\n" \
     "  --max-iter N      symbolic loop bound (the spec's, else 16)\n" \
     "  --models K        atoms per path (4)\n" \

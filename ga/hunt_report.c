@@ -168,6 +168,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
     if (o) json_object_set_new(o, "explore_paths", json_integer(h->opt.explore.path_budget));
+    if (o) json_object_set_new(o, "explore_saturation", json_real(h->opt.explore.saturation_s));
     if (o) json_object_set_new(o, "explore_order",
                                json_string(h->opt.explore.order == SX_ORDER_TIME ? "time" : "random"));
     if (o) json_object_set_new(o, "migrate_every", json_integer(h->opt.migrate_every));
@@ -188,9 +189,10 @@ static json_t *explore_json(const hunt *h)
     if (!r) return failed ? failed : json_null();
     json_t *per_x = json_array();
     for (int i = 0; i < r->nxs; i++)
-        json_array_append_new(per_x, json_pack("{s:i, s:i, s:i, s:i, s:f}", "threads", r->xs[i].x, "paths",
+        json_array_append_new(per_x, json_pack("{s:i, s:i, s:i, s:i, s:b, s:f}", "threads", r->xs[i].x, "paths",
                                                r->xs[i].paths, "legs_total", r->xs[i].legs_total,
-                                               "legs_covered", r->xs[i].legs_covered, "time_s", r->xs[i].time_s));
+                                               "legs_covered", r->xs[i].legs_covered, "saturated",
+                                               r->xs[i].saturated, "time_s", r->xs[i].time_s));
     json_t *o = json_pack("{s:i, s:i, s:f, s:i, s:i, s:i, s:i, s:b, s:b, s:f, s:s, s:o}", "threads", r->x, "paths",
                      r->npaths, "coverage", gen_result_coverage(r), "legs_total", r->legs_total, "legs_covered",
                      r->legs_covered, "atoms_valid", r->atoms_valid, "atoms_invalid", r->atoms_invalid,

@@ -23,6 +23,7 @@ void gen_explore_options_default(gen_explore_options *o)
     o->families = GEN_FAMILY_PATHS;
     o->validate = true;
     o->reuse = true;
+    o->saturation_s = GEN_SATURATION_S;
 }
 
 /* Everything that changes what an exploration produces is in the key. */
@@ -42,6 +43,7 @@ static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_expl
     /* hashed only when given, so that the default keeps the keys it had */
     if (o->solver_mb) h = wh_fnv1a(h, &o->solver_mb, sizeof o->solver_mb);
     if (o->order != SX_ORDER_RANDOM) h = wh_fnv1a(h, &o->order, sizeof o->order);
+    if (o->saturation_s > 0) h = wh_fnv1a(h, &o->saturation_s, sizeof o->saturation_s);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -104,7 +106,8 @@ static bool push_xstat(gen_result *r, const sx_result *sx, double t)
     if (!xs) return false;
     r->xs = xs;
     r->xs[r->nxs++] = (gen_xstat){ sx->threads, sx->npaths, sx->ndone, sx->ncut, sx->nerror, sx->nlegs,
-                                   sx->nlegs_covered, sx->budget_hit, sx->path_cap_hit, t };
+                                   sx->nlegs_covered, sx->budget_hit, sx->path_cap_hit, sx->saturated,
+                                   sx->last_gain_s, t };
     return true;
 }
 
@@ -125,13 +128,25 @@ static void print_progress(void *ctx, const sx_progress *p)
  * equal coverage the finished one stays: the capped one's paths are the
  * search order's first ones, and can miss the longest (substring_search's
  * all-match path, in X = 2's 1089 paths, was not among X = 3's first 2000:
- * gdivan fell from 1.00 to 0.66 of the known worst).  One the clock
- * stopped only stands in when nothing else is there. */
+ * gdivan fell from 1.00 to 0.66 of the known worst).  One that saturated
+ * (found nothing new for long enough) is judged as a capped one.  One the
+ * clock stopped only stands in when nothing else is there. */
 static bool keeps_over(const sx_result *sx, const sx_result *kept)
 {
     if (!kept || !sx->budget_hit)
         return true;
-    return sx->path_cap_hit && sx->nlegs_covered > kept->nlegs_covered;
+    return (sx->path_cap_hit || sx->saturated) && sx->nlegs_covered > kept->nlegs_covered;
+}
+
+/* What stopped one X short of finishing, for its line ("" when it did). */
+static const char *stop_reason(const sx_result *sx, char *buf, size_t n)
+{
+    if (sx->path_cap_hit) return ", path budget hit";
+    if (sx->saturated)
+        snprintf(buf, n, ", saturated: nothing new after %.2f s", sx->last_gain_s);
+    else
+        snprintf(buf, n, "%s", sx->budget_hit ? ", time budget hit" : "");
+    return buf;
 }
 
 /* Run the X sequence; returns the exploration to keep (or NULL + err). */
@@ -157,8 +172,10 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         if (o->query_ms) so.query_ms = o->query_ms;
         if (o->solver_mb) so.solver_mb = o->solver_mb;
         so.order = o->order;
+        so.saturation_s = o->saturation_s;
         if (!o->quiet) so.progress = print_progress;
         double tx = wh_clock_s();
+        char buf[80];
         sx_result *sx = sx_explore(spec, mod, &so, err);
         if (!sx) {
             sx_result_free(kept);
@@ -173,21 +190,22 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         if (!o->quiet)
             fprintf(stderr, "explore: X=%d: %d paths (%d done, %d cut), coverage %.1f%% (%d/%d legs), %.2f s%s\n",
                     sx->threads, sx->npaths, sx->ndone, sx->ncut, sx_result_coverage(sx), sx->nlegs_covered,
-                    sx->nlegs, wh_clock_s() - tx,
-                    sx->path_cap_hit ? ", path budget hit" : sx->budget_hit ? ", time budget hit" : "");
+                    sx->nlegs, wh_clock_s() - tx, stop_reason(sx, buf, sizeof buf));
         bool full = sx->nlegs_covered == sx->nlegs;
         if (keeps_over(sx, kept)) {
-            if (sx->path_cap_hit && kept && !o->quiet)
-                fprintf(stderr, "explore: keeping X=%d's first %d paths (each whole; the path budget cut the rest) "
-                        "over X=%d's %d\n", sx->threads, sx->npaths, kept->threads, kept->npaths);
+            if ((sx->path_cap_hit || sx->saturated) && kept && !o->quiet)
+                fprintf(stderr, "explore: keeping X=%d's first %d paths (each whole; the %s stopped the rest) "
+                        "over X=%d's %d: it covers more legs\n", sx->threads, sx->npaths,
+                        sx->saturated ? "saturation" : "path budget", kept->threads, kept->npaths);
             sx_result_free(kept);
             kept = sx;
         } else {
             sx_result_free(sx);
             break;
         }
-        /* a larger X would hit the same budget */
-        if (full || kept->budget_hit) break;
+        /* a larger X would hit the same budget; a saturated one may still
+         * meet new legs with more threads (and saturates in turn) */
+        if (full || (kept->budget_hit && !kept->saturated)) break;
     }
     const char *unsupported = kept ? sx_result_stopped_unsupported(kept) : NULL;
     if (unsupported && !o->quiet)

@@ -43,6 +43,12 @@
  * machine, 50 MB/s; the rate assumed is lower, for slower machines). */
 #define GEN_WRITE_BYTES_PER_S 40e6
 
+/* The default saturation (gen_explore_options.saturation_s): seconds
+ * without a new leg or a longer or more divergent path after which an X
+ * stops, at least (and never sooner than the time it took to find the
+ * last new thing).  Measured on the corpus: bench/stage_saturation.md. */
+#define GEN_SATURATION_S 2.0
+
 typedef struct {
     int threads;            /* one X; 0: the spec's sequence */
     int max_iter;           /* loop bound; 0: the spec's, else the symexec default */
@@ -53,6 +59,8 @@ typedef struct {
     unsigned query_ms;      /* the search's per-check solver limit; 0: SX_DEFAULT_QUERY_MS */
     unsigned solver_mb;     /* Z3's memory limit, MiB; 0: SX_DEFAULT_SOLVER_MB */
     sx_order order;         /* the search order after coverage (SX_ORDER_RANDOM by default) */
+    double saturation_s;    /* each X stops once it finds nothing new (sx_options.saturation_s;
+                               default GEN_SATURATION_S); 0: only the budgets stop it */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */
@@ -73,6 +81,8 @@ typedef struct {
     int legs_total, legs_covered;
     bool budget_hit;
     bool path_cap;          /* the path budget stopped it (its paths are whole) */
+    bool saturated;         /* it found nothing new for long enough (saturation_s) */
+    double last_gain_s;     /* when it last found something new */
     double time_s;
 } gen_xstat;
 

@@ -17,11 +17,12 @@ static json_t *xstats_json(const gen_result *r)
     for (int i = 0; i < r->nxs; i++) {
         const gen_xstat *x = &r->xs[i];
         double cov = x->legs_total ? 100.0 * x->legs_covered / x->legs_total : 100.0;
-        json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:b, s:b, s:f}", "threads",
-                                           x->x, "paths", x->paths, "done", x->done, "cut", x->cut, "errors",
-                                           x->error, "legs_total", x->legs_total, "legs_covered", x->legs_covered,
-                                           "coverage", cov, "budget_hit", x->budget_hit, "path_budget_hit",
-                                           x->path_cap, "time_s", x->time_s));
+        json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:b, s:b, s:b, s:f, s:f}",
+                                           "threads", x->x, "paths", x->paths, "done", x->done, "cut", x->cut,
+                                           "errors", x->error, "legs_total", x->legs_total, "legs_covered",
+                                           x->legs_covered, "coverage", cov, "budget_hit", x->budget_hit,
+                                           "path_budget_hit", x->path_cap, "saturated", x->saturated,
+                                           "last_gain_s", x->last_gain_s, "time_s", x->time_s));
     }
     return a;
 }
@@ -99,6 +100,8 @@ static bool read_xstats(gen_result *r, json_t *a)
         x->legs_covered = (int)json_integer_value(json_object_get(o, "legs_covered"));
         x->budget_hit = json_is_true(json_object_get(o, "budget_hit"));
         x->path_cap = json_is_true(json_object_get(o, "path_budget_hit"));
+        x->saturated = json_is_true(json_object_get(o, "saturated"));
+        x->last_gain_s = json_number_value(json_object_get(o, "last_gain_s"));
         x->time_s = json_number_value(json_object_get(o, "time_s"));
     }
     return true;

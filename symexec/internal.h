@@ -283,6 +283,9 @@ struct sx_engine {
     pcg32 rng;
     long seq;
     double t0;
+    /* saturation (sx_options.saturation_s): what the search had found when
+     * it last found something new, and when */
+    struct { double at; int legs, paths; uint64_t warp_instr; double brdiv; } gain;
     long checks;
     double solver_s;
     long forks;

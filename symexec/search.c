@@ -192,6 +192,32 @@ static bool out_of_paths(const sx_engine *e)
     return e->opt.path_budget > 0 && e->res->npaths >= e->opt.path_budget;
 }
 
+/* Paths recorded since the last look that cover a new leg or beat every
+ * earlier one in warp instructions or divergence (the metrics atoms are
+ * ranked by) move the time of the last gain. */
+static void note_gains(sx_engine *e)
+{
+    const sx_result *r = e->res;
+    bool gained = r->nlegs_covered > e->gain.legs;
+    for (; e->gain.paths < r->npaths; e->gain.paths++) {
+        const sx_path *p = &r->paths[e->gain.paths];
+        if (p->warp_instr > e->gain.warp_instr) e->gain.warp_instr = p->warp_instr, gained = true;
+        if (p->brdiv > e->gain.brdiv) e->gain.brdiv = p->brdiv, gained = true;
+    }
+    e->gain.legs = r->nlegs_covered;
+    if (gained) e->gain.at = wh_clock_s();
+}
+
+/* Nothing new for as long as the last gain took to come (so a search that
+ * is still finding things every few seconds goes on), and at least
+ * saturation_s: more of the same paths add atoms, not coverage. */
+static bool saturated(const sx_engine *e)
+{
+    if (e->opt.saturation_s <= 0) return false;
+    double since = wh_clock_s() - e->gain.at, before = e->gain.at - e->t0;
+    return since >= (before > e->opt.saturation_s ? before : e->opt.saturation_s);
+}
+
 /* ---- running one state ----------------------------------------------------------- */
 
 static int next_runnable(const sx_state *s)
@@ -439,6 +465,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     const char *d = Z3_benchmark_to_smtlib_string(e->z.c, "domains", "", "unknown", "", 0, NULL, e->domains);
     r->domains = strdup(d ? d : "");
     r->time_s = wh_clock_s() - e->t0;
+    r->last_gain_s = e->gain.at - e->t0;
     r->solver_s = e->solver_s;
     r->solver_calls = e->checks;
     r->forks = e->forks;
@@ -480,10 +507,16 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     sx_work_push(e, s0);
     bool ok = true;
     double next_report = e->t0 + progress_every(e);
+    e->gain.at = e->t0;
     for (;;) {
         if (out_of_time(e) || out_of_paths(e)) {
             r->budget_hit = e->nwork > 0;
             r->path_cap_hit = r->budget_hit && !out_of_time(e);
+            break;
+        }
+        note_gains(e);
+        if (e->nwork > 0 && saturated(e)) {
+            r->budget_hit = r->saturated = true;
             break;
         }
         sx_state *s = work_pick(e);

@@ -89,6 +89,10 @@ typedef struct {
     unsigned query_ms;           /* per solver check of the search; 0: only the time budget */
     unsigned solver_mb;          /* Z3's memory, MiB: a check is interrupted (a give-up) once
                                     Z3's allocations pass it; 0: SX_DEFAULT_SOLVER_MB */
+    double saturation_s;         /* > 0: stop once nothing new (a leg, or a path longer in warp
+                                    instructions or more divergent than any before) has come
+                                    for as long as the last new thing took to come, and at
+                                    least this many seconds; 0: only the budgets stop it */
     /* Called about every progress_s seconds during the search (NULL: never):
      * how far it has got, for a progress line. */
     void (*progress)(void *ctx, const sx_progress *p);
@@ -193,6 +197,8 @@ typedef struct {
     bool budget_hit;        /* time or path budget stopped the search */
     bool path_cap_hit;      /* the path budget did, within the time budget: its
                                paths are whole, only fewer than there are */
+    bool saturated;         /* sx_options.saturation_s stopped it (states were left) */
+    double last_gain_s;     /* when the last new leg or longest path came, from the start */
     sx_leg *legs; int nlegs;   /* all legs of the entry and its callees */
     bool *covered;          /* [nlegs] */
     int nlegs_covered;

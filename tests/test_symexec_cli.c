@@ -280,7 +280,8 @@ Test(symexec_cli, options_and_exit_statuses, .init = cr_redirect_stderr)
 }
 
 /* hunt --explore-paths N: a symbolic-stage budget that does not depend on
- * the machine (bfs1 has thousands of paths at X = 2). */
+ * the machine (bfs1 has thousands of paths at X = 2), with saturation off
+ * (it is timed). */
 Test(symexec_cli, hunt_explore_paths_is_a_path_budget)
 {
     char dir[64], res[96], run[128], path[300];
@@ -288,8 +289,8 @@ Test(symexec_cli, hunt_explore_paths_is_a_path_budget)
     results_in(dir, res, sizeof res);
     snprintf(run, sizeof run, "%s/hunt", dir);
     const char *hunt[] = { "kernels/bfs1.json", "--backend", "sim", "--evals", "5", "--explore-paths", "37",
-                           "--results", res, "-o", run, "--quiet" };
-    cr_assert_eq(run_hunt(12, hunt), 0);
+                           "--explore-saturation", "0", "--results", res, "-o", run, "--quiet" };
+    cr_assert_eq(run_hunt(14, hunt), 0);
     snprintf(path, sizeof path, "%s/run.json", run);
     json_t *rj = ts_load_json(path);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(rj, "explore"), "paths")), 37);
@@ -313,8 +314,9 @@ Test(symexec_cli, hunt_order_is_the_stages_order)
     for (int k = 0; k < 2; k++) {
         snprintf(run[k], sizeof run[k], "%s/hunt%d", dir, k);
         const char *hunt[] = { "kernels/bfs1.json", "--backend", "sim", "--evals", "5", "--explore-paths", "37",
-                               "--results", res, "-o", run[k], "--quiet", "--order", k ? "time" : "random" };
-        cr_assert_eq(run_hunt(14, hunt), 0);
+                               "--explore-saturation", "0", "--results", res, "-o", run[k], "--quiet",
+                               "--order", k ? "time" : "random" };
+        cr_assert_eq(run_hunt(16, hunt), 0);
         snprintf(path, sizeof path, "%s/run.json", run[k]);
         rj[k] = ts_load_json(path);
         key[k] = json_string_value(json_object_get(json_object_get(rj[k], "explore"), "cache_key"));
