@@ -49,7 +49,8 @@
  * --no-edit-screen: gdivan without its edit screen (hunt --no-edit-screen).
  * --no-location-feedback: gdivan without its archive (hunt --no-location-feedback).
  * --no-saturation: gdivan's symbolic stage stopped by its budgets only
- * (hunt --explore-saturation 0).
+ * (hunt --explore-saturation 0).  --no-warp-refine: gdivan without the
+ * warp-first unit's element refinement (hunt --warp-refine 0).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  */
@@ -89,6 +90,7 @@ typedef struct {
     bool no_edit_screen;        /* gdivan without its edit screen (the same) */
     bool no_feedback;           /* gdivan without location feedback (the same) */
     bool no_saturation;         /* gdivan's stage without saturation (the same) */
+    bool no_refine;             /* gdivan without warp element refinement (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
@@ -136,7 +138,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--no-edit-screen]\n"
-                    "                    [--no-location-feedback] [--no-saturation]\n"
+                    "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
@@ -250,11 +252,11 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     memset(r, 0, sizeof *r);
     r->strategy = st;
     bool ordered = a->order && st == 0;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s%s%s-s%d", a->out, kt->k->name,
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s%s%s%s-s%d", a->out, kt->k->name,
              a->evals, a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st],
              a->no_scout && !st ? "-noscout" : "", a->no_edit_screen && !st ? "-noscreen" : "",
              a->no_feedback && !st ? "-nofeedback" : "", a->no_saturation && !st ? "-nosat" : "",
-             ordered ? "-order-" : "", ordered ? a->order : "", seed);
+             a->no_refine && !st ? "-norefine" : "", ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -292,6 +294,10 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
         add_arg(r, "--no-location-feedback");
     if (a->no_saturation && st == 0) {
         add_arg(r, "--explore-saturation");
+        add_arg(r, "0");
+    }
+    if (a->no_refine && st == 0) {
+        add_arg(r, "--warp-refine");
         add_arg(r, "0");
     }
     if (ordered) {
@@ -839,6 +845,8 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
         fprintf(f, "gdivan with --no-location-feedback; ");
     if (a->no_saturation)
         fprintf(f, "gdivan with --explore-saturation 0; ");
+    if (a->no_refine)
+        fprintf(f, "gdivan with --warp-refine 0; ");
     if (a->order)
         fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
@@ -1041,6 +1049,7 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     json_object_set_new(doc, "no_edit_screen", json_boolean(a->no_edit_screen));
     json_object_set_new(doc, "no_location_feedback", json_boolean(a->no_feedback));
     json_object_set_new(doc, "no_saturation", json_boolean(a->no_saturation));
+    json_object_set_new(doc, "no_warp_refine", json_boolean(a->no_refine));
     if (a->order)
         json_object_set_new(doc, "order", json_string(a->order));
     if (!a->inputs_only)
@@ -1249,6 +1258,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         }
         if (!strcmp(o, "--no-saturation")) {
             a->no_saturation = true;
+            continue;
+        }
+        if (!strcmp(o, "--no-warp-refine")) {
+            a->no_refine = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {

@@ -114,7 +114,7 @@ static void usage(FILE *out)
         "call starts once --time is spent.\n"
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, options), 2 internal error.\n",
-        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, d.saturation_s, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,
+        SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, GEN_SATURATION_S, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,
         GEN_FAMILY_ATOMS, d.families);
 }
 
@@ -232,6 +232,7 @@ static int parse_args(int argc, char **argv, explore_args *a)
     };
     memset(a, 0, sizeof *a);
     gen_explore_options_default(&a->eo);
+    a->eo.saturation_s = GEN_SATURATION_S;   /* the command line's default (explore.h) */
     a->results = "results";
     optind = 1;
     int saved = opterr, c;

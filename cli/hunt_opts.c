@@ -48,6 +48,10 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
         if (!cli_parse_long("--warp-first", arg, 0, 100000, &v, err)) return -1;
         h->warp_first = (int)v;
         return 1;
+    case HOPT_WARP_REFINE:
+        if (!cli_parse_long("--warp-refine", arg, 0, 100000000L, &v, err)) return -1;
+        h->warp_refine = v;
+        return 1;
     case HOPT_NO_SCOUT: h->scout = false; return 1;
     case HOPT_NO_EDIT_SCREEN: h->edit_screen = false; return 1;
     case HOPT_NO_LOCATION_FEEDBACK: h->location_feedback = false; return 1;
@@ -246,6 +250,10 @@ int cli_parse_search(int argc, char **argv, const struct option *longs, cli_own_
     wh_error err;
     wh_error_clear(&err);
     *spec = NULL;
+    /* the command line's defaults that the library leaves off, as its
+     * results then depend on the machine's speed (tests need them off) */
+    ho->explore.saturation_s = GEN_SATURATION_S;
+    ho->warp_refine = GEN_WARP_REFINE_LAUNCHES;
     /* the command as typed, for run.json: getopt reorders argv */
     char **typed = wh_xmalloc((size_t)(argc + 1) * sizeof *typed);
     memcpy(typed, argv, (size_t)(argc + 1) * sizeof *typed);

@@ -15,7 +15,7 @@ enum {
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
-    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION,
+    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -28,6 +28,7 @@ enum {
     { "random-individuals", required_argument, NULL, HOPT_RANDOM_INDIVIDUALS }, \
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
+    { "warp-refine", required_argument, NULL, HOPT_WARP_REFINE }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
     { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
@@ -91,6 +92,14 @@ enum {
     "                    makes it longest, and start from it repeated over the launch\n" \
     "                    when it beats one allele everywhere by 2 %% (default 48; 0:\n" \
     "                    none, the paper's; at most 10 s)\n" \
+    "  --warp-refine N   gdivan: then refine that warp element by element in up to N\n" \
+    "                    launches of it (at most 10 s): each per-thread input element\n" \
+    "                    (contiguous owners, no structure) tries its domain's ends and 6\n" \
+    "                    values drawn in it, keeping what makes the warp longer, until\n" \
+    "                    a pass or as many launches as the last gain took (at least\n" \
+    "                    2000) gain nothing; the refined warp repeated over the launch\n" \
+    "                    is one more first individual when it gains 2 %% (default 20000;\n" \
+    "                    0: none)\n" \
     "  --no-scout        gdivan: while the symbolic stage explores (one core), random\n" \
     "                    testing measures inputs on the other evaluation workers, out of\n" \
     "                    the --evals budget (at most half of it; scout.csv); the run's\n" \

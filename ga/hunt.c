@@ -252,16 +252,50 @@ static bool setup_gdivan(hunt *h, wh_error *err)
  * atoms (values no path constrains: a long loop, a far index). */
 #define WARP_RANDOM_CANDIDATES 16
 
-/* gdivan: the warp-first individual (gen/warp.c), the first special. */
+/* The refined unit laid over the launch (the composed genes' input, its
+ * per-thread buffers the unit's), taken apart into genes: new atoms, as a
+ * seed input's (hunt_seeds.c), saved with the pool. */
+static int *refined_individual(hunt *h, const int *genes, const wh_image *cell, wh_error *err)
+{
+    int *out = calloc((size_t)h->lay.ngenes + 1, sizeof *out);
+    if (!out) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    if (gen_scale(h->pool, &h->lay, genes, h->img, err) && gen_warp_tile(cell, h->img, err) &&
+        gen_unscale(h->pool, &h->lay, h->img, out, err))
+        return out;
+    free(out);
+    return NULL;
+}
+
+/* Specials to put first: refined, then genes (each when not NULL). */
+static bool put_first(hunt *h, int *genes, int *refined, wh_error *err)
+{
+    int n = (refined != NULL) + (genes != NULL);
+    int **sp = realloc(h->specials, (size_t)(h->nspecials + n) * sizeof *sp);
+    if (!sp) {
+        free(genes);
+        free(refined);
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    h->specials = sp;
+    memmove(h->specials + n, h->specials, (size_t)h->nspecials * sizeof *h->specials);
+    if (refined) h->specials[0] = refined;
+    if (genes) h->specials[n - 1] = genes;
+    h->nspecials += n;
+    return true;
+}
+
+/* gdivan: the warp-first individuals (gen/warp.c), the first specials:
+ * the refined unit's, then the composed one's. */
 static bool add_warp_special(hunt *h, wh_error *err)
 {
     if (h->opt.warp_first <= 0 || h->nalleles <= 0) return true;
     int ncand = h->nalleles + WARP_RANDOM_CANDIDATES;
     int *cand = malloc((size_t)ncand * sizeof *cand);
-    int **sp = realloc(h->specials, (size_t)(h->nspecials + 1) * sizeof *sp);
-    if (sp) h->specials = sp;
-    if (!cand || !sp) {
-        free(cand);
+    if (!cand) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
@@ -272,22 +306,37 @@ static bool add_warp_special(hunt *h, wh_error *err)
     gen_warp_options wo;
     gen_warp_options_default(&wo);
     wo.candidates = h->opt.warp_first;
+    wo.refine_launches = h->opt.warp_refine;
     wo.seed = hunt_island_seed(h);
     wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
     wh_error_clear(&werr);
-    int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, &werr);
+    wh_image *cell = NULL;
+    int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, h->img, &cell, &werr);
     free(cand);
     if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (%llu "
-                "cycles, %llu composed): no individual\n", h->warp.unit_threads,
+                "cycles, %llu composed): no composed individual\n", h->warp.unit_threads,
                 (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
+    if (!h->opt.quiet && h->warp.refined_cycles)
+        fprintf(stderr, "hunt: warp-first: element refinement: %llu cycles (%ld elements changed, %ld sim launches, "
+                "%.1f s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
+                h->warp.refine_evaluations, h->warp.refine_seconds,
+                cell ? ": one more individual" : ": too little gain, no individual");
     if (!genes && wh_error_is_set(&werr)) *err = werr;
     if (!genes) return !wh_error_is_set(&werr);
+    wh_error rerr;
+    wh_error_clear(&rerr);
+    int *refined = cell ? refined_individual(h, genes, cell, &rerr) : NULL;
+    wh_image_free(cell);
+    if (cell && !refined && !h->opt.quiet)   /* the composed individual is still there */
+        fprintf(stderr, "hunt: warp-first: the refined warp is no input of the full launch: %s\n", rerr.msg);
     /* first: the first population takes only special_frac of it in specials */
-    memmove(h->specials + 1, h->specials, (size_t)h->nspecials * sizeof *h->specials);
-    h->specials[0] = genes;
-    h->nspecials++;
-    if (!h->opt.quiet)
+    if (!h->warp.kept) {
+        free(genes);
+        genes = NULL;
+    }
+    if ((genes || refined) && !put_first(h, genes, refined, err)) return false;
+    if (!h->opt.quiet && h->warp.kept)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): %llu cycles, "
                 "%llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
                 (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);

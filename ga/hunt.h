@@ -63,6 +63,10 @@ typedef struct {
     bool location_feedback;
     int warp_first;             /* gdivan: candidates per gene of the warp-first
                                    individual (gen/warp.c); 0: none */
+    long warp_refine;           /* gdivan: unit launches of element refinement of
+                                   the warp-first unit (its own individual); 0 (the
+                                   default here; the command line's is
+                                   GEN_WARP_REFINE_LAUNCHES): none */
     /* gdivan: while the symbolic stage explores, random testing measures
      * inputs on a spare core (hunt_scout.c), out of the --evals budget (at
      * most half of it); the run's best is the better of the two */

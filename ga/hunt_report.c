@@ -161,6 +161,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "random_individuals", json_real(g->random_frac));
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
+    if (o) json_object_set_new(o, "warp_refine", json_integer(h->opt.warp_refine));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
@@ -276,12 +277,16 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     provenance_json(h, ptx, doc);
     if (h->warp.unit_threads)
-        json_object_set_new(doc, "warp_first", json_pack("{s:i, s:I, s:f, s:I, s:I, s:b, s:b}", "unit_threads",
-                                                         h->warp.unit_threads, "sim_launches",
+        json_object_set_new(doc, "warp_first", json_pack("{s:i, s:I, s:f, s:I, s:I, s:b, s:b, s:{s:I, s:f, s:I, s:I}}",
+                                                         "unit_threads", h->warp.unit_threads, "sim_launches",
                                                          (json_int_t)h->warp.evaluations, "seconds", h->warp.seconds,
                                                          "uniform_cycles", (json_int_t)h->warp.uniform_cycles,
                                                          "cycles", (json_int_t)h->warp.cycles, "budget_hit",
-                                                         h->warp.budget_hit, "individual", h->warp.kept));
+                                                         h->warp.budget_hit, "individual", h->warp.kept, "refine",
+                                                         "sim_launches", (json_int_t)h->warp.refine_evaluations,
+                                                         "seconds", h->warp.refine_seconds, "cycles",
+                                                         (json_int_t)h->warp.refined_cycles, "elements_changed",
+                                                         (json_int_t)h->warp.refined_elements));
     if (h->seeds_json) json_object_set(doc, "seed_inputs", h->seeds_json);
     if (h->seeds_given) json_object_set(doc, "seed_inputs_given", h->seeds_given);
     if (h->spec->nsets) { /* the constants given with --set: a resume re-applies them */
@@ -590,6 +595,7 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->value_edits = (int)json_integer_value(json_object_get(opt, "value_edits"));
         /* ...nor a warp-first individual (only the first population has one) */
         o->warp_first = (int)json_integer_value(json_object_get(opt, "warp_first"));
+        o->warp_refine = (long)json_integer_value(json_object_get(opt, "warp_refine"));
         /* ...nor a scout (it only runs beside a first exploration) */
         o->scout = json_is_true(json_object_get(opt, "scout"));
         /* ...nor an edit screen */

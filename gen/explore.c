@@ -23,7 +23,6 @@ void gen_explore_options_default(gen_explore_options *o)
     o->families = GEN_FAMILY_PATHS;
     o->validate = true;
     o->reuse = true;
-    o->saturation_s = GEN_SATURATION_S;
 }
 
 /* Everything that changes what an exploration produces is in the key. */

@@ -43,7 +43,7 @@
  * machine, 50 MB/s; the rate assumed is lower, for slower machines). */
 #define GEN_WRITE_BYTES_PER_S 40e6
 
-/* The default saturation (gen_explore_options.saturation_s): seconds
+/* The command line's saturation (gen_explore_options.saturation_s): seconds
  * without a new leg or a longer or more divergent path after which an X
  * stops, at least (and never sooner than the time it took to find the
  * last new thing).  Measured on the corpus: bench/stage_saturation.md. */
@@ -59,8 +59,10 @@ typedef struct {
     unsigned query_ms;      /* the search's per-check solver limit; 0: SX_DEFAULT_QUERY_MS */
     unsigned solver_mb;     /* Z3's memory limit, MiB; 0: SX_DEFAULT_SOLVER_MB */
     sx_order order;         /* the search order after coverage (SX_ORDER_RANDOM by default) */
-    double saturation_s;    /* each X stops once it finds nothing new (sx_options.saturation_s;
-                               default GEN_SATURATION_S); 0: only the budgets stop it */
+    double saturation_s;    /* each X stops once it finds nothing new (sx_options.saturation_s);
+                               0 (the default here: runs that do not depend on the machine's
+                               speed, as tests need): only the budgets stop it; the command
+                               line's default is GEN_SATURATION_S */
     bool validate;          /* replay atoms on the sim backend */
     const char *cache_dir;  /* where paths.json and atoms.bin are written (required) */
     bool reuse;             /* load a matching earlier result instead of exploring */
@@ -182,10 +184,22 @@ int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, 
 /* The composed unit is kept when at least this much longer than the
  * uniform one (see warp.c). */
 #define GEN_WARP_GAIN 1.02
+/* Element refinement of the composed unit: values tried per element
+ * besides the domain's two ends. */
+#define GEN_WARP_REFINE_DRAWS 6
+/* ... and it stops after this many launches without a gain, at least
+ * (warp.c); at most GEN_WARP_REFINE_S seconds whatever the budget. */
+#define GEN_WARP_REFINE_QUIET 2000
+#define GEN_WARP_REFINE_S 10.0
+/* The command line's budget of refinement launches (hunt --warp-refine);
+ * gen_warp_options_default and hunt_options_default leave it off. */
+#define GEN_WARP_REFINE_LAUNCHES 20000
 typedef struct {
     int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
     int passes;              /* over the genes (1) */
     double time_s;           /* bound on the whole composition (10); 0: none */
+    long refine_launches;    /* then element refinement: its budget of unit launches
+                                (at most GEN_WARP_REFINE_S); 0 (the default): none */
     uint64_t seed;           /* which candidates are drawn when there are more */
 } gen_warp_options;
 
@@ -197,15 +211,38 @@ typedef struct {
     uint64_t cycles;         /* the composed unit */
     bool budget_hit;
     bool kept;               /* it beat the uniform unit by GEN_WARP_GAIN */
+    /* element refinement (warp.c): its launches and seconds, the refined
+     * unit's cycles (0: not refined), and how many elements it changed */
+    long refine_evaluations;
+    double refine_seconds;
+    uint64_t refined_cycles;
+    long refined_elements;
 } gen_warp_report;
 
 void gen_warp_options_default(gen_warp_options *o);
 /* The full layout's genes (malloc'd), or NULL: with err set on an error,
  * else when there was nothing to compose (no candidate, a launch smaller
- * than the unit, every candidate faulting) or the composed unit was not
- * kept (rep->kept).  cand[0..ncand): allele ids
- * (pool atoms, or gen_seeded_allele values). */
+ * than the unit, every candidate faulting) or neither the composed unit
+ * was kept (rep->kept) nor a refined one made.  cand[0..ncand): allele ids
+ * (pool atoms, or gen_seeded_allele values).  With o->refine_launches and
+ * `launch` (an image of the full launch: its buffers' sizes), *refined
+ * (when not NULL) receives the unit's image after element refinement when
+ * that made it longer than the composed unit by GEN_WARP_GAIN (the caller
+ * frees it; gen_warp_tile lays it over the input the genes build), else
+ * NULL.  The genes are the composed unit's, an individual only when
+ * rep->kept. */
 int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
-                      const gen_warp_options *o, gen_warp_report *rep, wh_error *err);
+                      const gen_warp_options *o, gen_warp_report *rep, const wh_image *launch,
+                      wh_image **refined, wh_error *err);
+/* Whether input buffer p's elements are refined per thread: per-thread,
+ * contiguous ownership, not structured as a whole.  (Shared input buffers
+ * as long in the unit as in the launch are refined too, whole.) */
+bool gen_warp_refinable(const wh_param *par);
+/* `full` takes the unit's refinable values: thread t those of unit thread
+ * t mod the unit's threads, a shared buffer of the unit's size the unit's
+ * whole; running sums and structures are brought back
+ * (wh_image_restructure); false (err) when a value is outside the
+ * launch's domain. */
+bool gen_warp_tile(const wh_image *unit, wh_image *full, wh_error *err);
 
 #endif

@@ -21,10 +21,26 @@
  * pulls the search towards itself (bvh_traverse: +0.7 %, and lower bests
  * in 2 of 4 seeds with it than without).
  *
+ * Genes choose among atoms, whose lanes were solved for X threads; a
+ * lexer's worst warp needs each of its 32 lanes in another state at every
+ * step, and a tree traversal's worst needs a tree no atom holds.  So the
+ * unit (kept or not) is then refined element by element (refine_launches,
+ * hunt's default 20000 unit launches, at most 10 s): every per-thread input
+ * element in lane order, then every element of a shared input as long in
+ * the unit as in the launch (a tree, a table), tries its domain's two ends
+ * and GEN_WARP_REFINE_DRAWS values drawn in it, keeping what lengthens the
+ * unit, pass after pass while passes gain (fsm_lexer: a unit of 48648
+ * cycles to 64134 in one pass of 8192 launches, 5 s: 0.85 of the known
+ * worst over the launch, where gdivan's best had been 0.69; bvh_traverse's
+ * tree: 0.98 of it at evaluation 1, where the composed unit gained nothing
+ * and gdivan's best had been 0.80).  The refined unit, laid over the
+ * launch (gen_warp_tile), becomes one more individual (the hunt takes it
+ * apart into genes, as a seed input).
+ *
  * What it cannot see: anything between warps (atomics on one address,
  * hash collisions across the grid, SM balance); a unit measured alone may
- * also rank inputs differently from the full launch.  It only adds an
- * individual, so the GA decides.
+ * also rank inputs differently from the full launch.  It only adds
+ * individuals, so the GA decides.
  */
 #include "core/clock.h"
 #include "core/pcg32.h"
@@ -63,22 +79,28 @@ typedef struct {
     int ncand;
     pcg32 rng;
     double deadline;         /* 0: none */
+    long budget, gained;     /* refinement: launches allowed, launches at its last gain */
     gen_warp_report *rep;
 } unit;
+
+/* The unit image's sim cycles; 0 when it faults or hangs. */
+static uint64_t measure(unit *u)
+{
+    wh_error err;
+    wh_error_clear(&err);
+    harness_result res;
+    memset(&res, 0, sizeof res);
+    uint64_t c = harness_measure(u->sim, u->img, 1, &res, &err) && res.status == HARNESS_OK ? res.cycles : 0;
+    harness_result_free(&res);
+    return c;
+}
 
 /* The unit's sim cycles with its current genes; 0 when it faults, hangs
  * or cannot be built (such a candidate is never kept). */
 static uint64_t unit_cycles(unit *u)
 {
     wh_error err;
-    wh_error_clear(&err);
-    harness_result res;
-    memset(&res, 0, sizeof res);
-    uint64_t c = 0;
-    if (gen_scale(u->pool, &u->lay, u->genes, u->img, &err) && harness_measure(u->sim, u->img, 1, &res, &err) &&
-        res.status == HARNESS_OK)
-        c = res.cycles;
-    harness_result_free(&res);
+    uint64_t c = gen_scale(u->pool, &u->lay, u->genes, u->img, &err) ? measure(u) : 0;
     u->rep->evaluations++;
     return c;
 }
@@ -149,6 +171,154 @@ static uint64_t ascend_gene(unit *u, int g, uint64_t cur, int *pick, int k)
     return cur;
 }
 
+/* ---- element refinement ------------------------------------------------------- */
+
+bool gen_warp_refinable(const wh_param *par)
+{
+    return par->role == WH_ROLE_INPUT && par->kind == WH_BUFFER && par->per_thread > 0 &&
+           par->owner == WH_OWNER_CONTIGUOUS && !wh_param_structured(par);
+}
+
+/* A shared input buffer (no owner) as long in the unit as in the launch of
+ * `full`'s size (a tree, a table of constants): refined whole, and copied
+ * whole (a shared buffer whose size follows the thread count is not). */
+static bool shared_refinable(const wh_image *cell, const wh_image *full, int p)
+{
+    const wh_param *par = &cell->spec->params[p];
+    return par->role == WH_ROLE_INPUT && par->kind == WH_BUFFER && par->per_thread == 0 &&
+           !wh_param_structured(par) && cell->bufs[p].count == full->bufs[p].count && cell->bufs[p].count > 0;
+}
+
+/* The unit's cycles as its image stands (after a running sum or structure
+ * is brought back); 0 when it faults or hangs. */
+static uint64_t image_cycles(unit *u)
+{
+    wh_error err;
+    uint64_t c = wh_image_restructure(u->img, &err) ? measure(u) : 0;
+    u->rep->refine_evaluations++;
+    return c;
+}
+
+/* Candidate k of an element whose domain is b: the two ends, then values
+ * drawn in it. */
+static void candidate(unit *u, const wh_bounds *b, int k, int64_t *iv, double *fv)
+{
+    if (b->is_float) {
+        *fv = k == 0 ? b->flo : k == 1 ? b->fhi : b->flo + pcg32_double(&u->rng) * (b->fhi - b->flo);
+        return;
+    }
+    uint64_t width = (uint64_t)b->hi - (uint64_t)b->lo;
+    *iv = k == 0 ? b->lo : k == 1 ? b->hi
+        : (int64_t)((uint64_t)b->lo + (width == UINT64_MAX ? pcg32_next64(&u->rng)
+                                                            : pcg32_next64(&u->rng) % (width + 1)));
+}
+
+/* One element's field: the candidate that lengthens the unit most, or the
+ * value it had; cur updated. */
+static uint64_t refine_one(unit *u, int p, int f, uint64_t e, uint64_t cur)
+{
+    wh_image *img = u->img;
+    const wh_param *par = &img->spec->params[p];
+    const wh_field *fd = &par->fields[f];
+    wh_bounds b;
+    wh_error err;
+    if (fd->prefix_of || !wh_image_bounds(img, p, f, e, &b, &err) || (b.is_float ? b.fhi <= b.flo : b.hi <= b.lo))
+        return cur;
+    void *at = img->bufs[p].data + e * par->elem_size + fd->offset;
+    int64_t keep_i = b.is_float ? 0 : wh_value_get_int(fd->type, at);
+    double keep_f = b.is_float ? wh_value_get_float(fd->type, at) : 0;
+    bool changed = false;
+    for (int k = 0; k < GEN_WARP_REFINE_DRAWS + 2 && !out_of_time(u); k++) {
+        int64_t iv = 0;
+        double fv = 0;
+        candidate(u, &b, k, &iv, &fv);
+        if (b.is_float ? fv == keep_f : iv == keep_i) continue;
+        if (b.is_float) wh_value_set_float(fd->type, at, fv);
+        else wh_value_set_int(fd->type, at, iv);
+        uint64_t c = image_cycles(u);
+        if (c > cur) {
+            cur = c;
+            keep_i = iv;
+            keep_f = fv;
+            changed = true;
+            u->gained = u->rep->refine_evaluations;
+        }
+    }
+    if (b.is_float) wh_value_set_float(fd->type, at, keep_f);
+    else wh_value_set_int(fd->type, at, keep_i);
+    u->rep->refined_elements += changed;
+    return cur;
+}
+
+/* Refinement stops at its budget, or, as the symbolic stage's saturation
+ * does, once nothing has lengthened the unit for as many launches as its
+ * last gain took, and at least GEN_WARP_REFINE_QUIET (so the budget is not
+ * spent on kernels whose lanes gain nothing from disagreeing).  Counted in
+ * launches, it ends at the same place on every machine (the time bound
+ * aside). */
+static bool refine_done(const unit *u)
+{
+    long n = u->rep->refine_evaluations, quiet = u->gained > GEN_WARP_REFINE_QUIET ? u->gained : GEN_WARP_REFINE_QUIET;
+    return out_of_time(u) || n >= u->budget || n - u->gained >= quiet;
+}
+
+/* Passes over every refinable element of the unit (per-thread buffers in
+ * lane order, then shared ones the launch has as many of), while a pass
+ * still lengthens it and refinement is not done. */
+static uint64_t refine_unit(unit *u, const wh_image *full, uint64_t cur)
+{
+    const wh_image *img = u->img;
+    for (uint64_t before = 0; cur > before && !refine_done(u);) {
+        before = cur;
+        for (int p = 0; p < img->nbufs; p++) {
+            const wh_param *par = &img->spec->params[p];
+            if (!gen_warp_refinable(par) && !shared_refinable(img, full, p)) continue;
+            for (uint64_t e = 0; e < img->bufs[p].count && !refine_done(u); e++)
+                for (int f = 0; f < par->nfields; f++) cur = refine_one(u, p, f, e, cur);
+        }
+    }
+    wh_error err;
+    return wh_image_restructure(u->img, &err) ? cur : 0;
+}
+
+/* The refined unit's image, when refinement made it longer by
+ * GEN_WARP_GAIN; else NULL (its cycles in the report either way). */
+static wh_image *refined_unit(unit *u, const gen_warp_options *o, const wh_image *full, uint64_t cur,
+                              wh_error *err)
+{
+    double t0 = wh_clock_s();
+    u->deadline = t0 + GEN_WARP_REFINE_S;
+    u->budget = o->refine_launches;
+    u->gained = 0;
+    if (!gen_scale(u->pool, &u->lay, u->genes, u->img, err)) return NULL;
+    uint64_t base = image_cycles(u);
+    uint64_t r = base ? refine_unit(u, full, base > cur ? base : cur) : 0;
+    u->rep->refined_cycles = r;
+    u->rep->refine_seconds = wh_clock_s() - t0;
+    if ((double)r < GEN_WARP_GAIN * (double)cur) return NULL;
+    return wh_image_clone(u->img, err);
+}
+
+bool gen_warp_tile(const wh_image *cell, wh_image *full, wh_error *err)
+{
+    uint64_t ut = wh_launch_threads_total(&cell->launch);
+    for (int p = 0; p < full->nbufs && ut; p++) {
+        const wh_param *par = &full->spec->params[p];
+        if (shared_refinable(cell, full, p)) {
+            memcpy(full->bufs[p].data, cell->bufs[p].data, full->bufs[p].count * par->elem_size);
+            continue;
+        }
+        if (!gen_warp_refinable(par)) continue;
+        size_t per = (size_t)par->per_thread * par->elem_size;
+        uint64_t threads = full->bufs[p].count / (uint64_t)par->per_thread;
+        for (uint64_t t = 0; t < threads; t++)
+            memcpy(full->bufs[p].data + t * per, cell->bufs[p].data + (t % ut) * per, per);
+    }
+    /* a unit's value may lie outside the launch's domain (a range that
+     * shrinks as the thread count grows): then there is no such input */
+    return wh_image_restructure(full, err) && wh_image_check_domains(full, err);
+}
+
 /* The unit's thread genes repeated over the full layout; its shared gene;
  * plain tiling. */
 static int *repeat_unit(const unit *u, const gen_layout *full)
@@ -192,10 +362,12 @@ static void close_unit(unit *u)
 }
 
 int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
-                      const gen_warp_options *o, gen_warp_report *rep, wh_error *err)
+                      const gen_warp_options *o, gen_warp_report *rep, const wh_image *launch,
+                      wh_image **refined, wh_error *err)
 {
     double t0 = wh_clock_s();
     memset(rep, 0, sizeof *rep);
+    if (refined) *refined = NULL;
     int x = pool->x, threads = WARP_LANES / gcd(WARP_LANES, x) * x;
     if (ncand <= 0 || o->candidates <= 0 || (uint64_t)threads > full->threads) return NULL;   /* nothing to do */
     unit u = { .pool = pool, .cand = cand, .ncand = ncand, .rep = rep };
@@ -215,8 +387,13 @@ int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand
         rep->cycles = cur;
         rep->budget_hit = out_of_time(&u);
         rep->kept = (double)cur >= GEN_WARP_GAIN * (double)rep->uniform_cycles && cur > 0;
-        out = rep->kept ? repeat_unit(&u, full) : NULL;
-        if (rep->kept && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        /* refinement starts from the unit either way: lanes that gain
+         * nothing from disagreeing atoms may from other values, and a
+         * shared tree or table is refined only here */
+        if (refined && launch && o->refine_launches > 0 && cur > 0)
+            *refined = refined_unit(&u, o, launch, cur, err);
+        out = rep->kept || (refined && *refined) ? repeat_unit(&u, full) : NULL;
+        if ((rep->kept || (refined && *refined)) && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
     }
     close_unit(&u);
     free(pick);

@@ -92,12 +92,14 @@ static int exec_addsub(sx_cx *cx)
     return sx_opd_set(cx, 0, r, t) ? 1 : -1;
 }
 
-/* Product of a and b in 2w bits, extended by signedness. */
+/* Product of a and b in 2w bits, extended by signedness; NULL when Z3
+ * failed on the way (a NULL argument would crash Z3 itself: seen under
+ * AddressSanitizer, a widening cancelled by the solver's watchdog). */
 static Z3_ast wide_product(sx_cx *cx, Z3_ast a, Z3_ast b, int w, bool sgn)
 {
     sx_z *z = ZZ(cx);
     Z3_ast ea = sx_z_resize(z, a, 2 * w, sgn), eb = sx_z_resize(z, b, 2 * w, sgn);
-    return fold(cx, Z3_mk_bvmul(C, ea, eb));
+    return ea && eb ? fold(cx, Z3_mk_bvmul(C, ea, eb)) : NULL;
 }
 
 static Z3_ast mul_mode(sx_cx *cx, Z3_ast a, Z3_ast b, int w, bool sgn, uint32_t flags, int *rw)
@@ -124,11 +126,12 @@ static int exec_mul(sx_cx *cx)
     if (!a || !b)
         return -1;
     Z3_ast r = mul_mode(cx, a, b, w, sgn, ins->flags, &rw);
+    if (!r)
+        return -1;
     if (ins->op == PTX_OP_MAD || ins->op == PTX_OP_MADC) {
         Z3_ast c = sx_opd_get(cx, 3, rw == w ? t : (sgn ? PTX_T_S64 : PTX_T_U64));
-        if (!c)
+        if (!c || !(c = sx_z_as_bv(z, c, rw)))
             return -1;
-        c = sx_z_as_bv(z, c, rw);
         if ((ins->flags & PTX_F_SAT) && sgn && (ins->flags & PTX_F_HI)) {
             r = add_sat_s(cx, r, c, rw, false);
         } else if (ins->op != PTX_OP_MADC && !(ins->flags & PTX_F_CC)) {

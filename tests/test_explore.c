@@ -50,10 +50,6 @@ static gen_explore_options quiet(const fixture *f)
     o.quiet = true;
     o.cache_dir = f->cache;
     o.time_s = 30;
-    /* these tests are about the budgets and deepening: saturation, timed,
-     * would stop an X at a point that depends on the machine's speed
-     * (tests/test_saturation.c tests it) */
-    o.saturation_s = 0;
     return o;
 }
 

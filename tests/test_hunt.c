@@ -545,6 +545,125 @@ Test(hunt, warp_first_adds_nothing_where_lanes_need_not_disagree)
     wh_spec_free(s);
 }
 
+/* The fitness of a run's first two evaluations (history.csv). */
+static void first_two_fitnesses(const char *dir, double fit[2])
+{
+    char path[1200], line[256];
+    snprintf(path, sizeof path, "%s/history.csv", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    fit[0] = fit[1] = 0;
+    for (int k = 0; fgets(line, sizeof line, f);)
+        if (k < 2 && sscanf(line, "%*d,%*d,%*f,%lf", &fit[k]) == 1) k++;
+    fclose(f);
+}
+
+/* A gdivan hunt of two evaluations of corpus kernel `name` (a 3 s stage,
+ * one thread, --warp-refine refine) under base; its spec. */
+static wh_spec *two_evaluations(const char *base, const char *name, long refine, uint64_t seed, hunt_summary *r)
+{
+    char spec[128], ptx[160];
+    snprintf(spec, sizeof spec, "kernels/corpus/%s.json", name);
+    snprintf(ptx, sizeof ptx, "build/ptx/kernels/corpus/%s.ptx", name);
+    need_ptx(ptx);
+    wh_spec *s = load(spec);
+    hunt_options o = quiet_options(base, GA_GDIVAN, 2, seed);
+    o.explore.time_s = 3;
+    o.jobs = 1;
+    o.warp_refine = refine;
+    wh_error err;
+    cr_assert(hunt_run(s, &o, r, &err), "%s", err.msg);
+    return s;
+}
+
+/* Element refinement of the warp-first unit (gen/warp.c): on sssp_relax,
+ * whose worst needs lanes' edges, weights and distances to agree, the
+ * refined unit is longer than the composed one by more than 2 %, and laid
+ * over the launch it is the first individual and longer than the
+ * composed one, the second; run.json says so.  Off (--warp-refine 0),
+ * nothing is refined and the composed individual is the first. */
+Test(hunt, warp_refinement_lengthens_the_composed_warp, .timeout = 240)
+{
+    char base[64];
+    tmpdir(base);
+    hunt_summary r;
+    wh_spec *s = two_evaluations(base, "sssp_relax", 20000, 1, &r);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    json_t *run = ts_load_json(path);
+    json_t *w = json_object_get(run, "warp_first"), *ref = json_object_get(w, "refine");
+    cr_assert(json_is_true(json_object_get(w, "individual")), "warp-first kept its unit");
+    cr_expect_gt(json_integer_value(json_object_get(ref, "sim_launches")), 0);
+    cr_expect_gt(json_integer_value(json_object_get(ref, "elements_changed")), 0);
+    cr_expect_gt((double)json_integer_value(json_object_get(ref, "cycles")),
+                 1.02 * (double)json_integer_value(json_object_get(w, "cycles")));
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(run, "options"), "warp_refine")), 20000);
+    json_decref(run);
+    double fit[2];
+    first_two_fitnesses(r.dir, fit);
+    cr_expect_gt(fit[0], fit[1], "the refined individual (first) %g, the composed one %g", fit[0], fit[1]);
+    wh_spec_free(s);
+    s = two_evaluations(base, "sssp_relax", 0, 2, &r);
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    run = ts_load_json(path);
+    ref = json_object_get(json_object_get(run, "warp_first"), "refine");
+    cr_expect_eq(json_integer_value(json_object_get(ref, "sim_launches")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(ref, "cycles")), 0);
+    json_decref(run);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* Shared inputs as long in a warp's launch as in the full one are refined
+ * too: bvh_traverse's tree (21 nodes, 63 items), whose worst is a chain
+ * with every bound containing every query, where the composed warp can
+ * only choose queries (its tree is an atom's).  In 2000 unit launches the
+ * refined input is several times the composed one's and past 0.3 of the
+ * hand-built worst (34243 cycles, kernels/corpus/bvh_traverse.cu), at
+ * evaluation 1. */
+Test(hunt, warp_refinement_builds_a_shared_tree, .timeout = 240)
+{
+    char base[64];
+    tmpdir(base);
+    hunt_summary r;
+    wh_spec *s = two_evaluations(base, "bvh_traverse", 2000, 1, &r);
+    double fit[2];
+    first_two_fitnesses(r.dir, fit);
+    cr_expect_gt(fit[0], 2 * fit[1], "refined %g, the next individual %g", fit[0], fit[1]);
+    cr_expect_gt(fit[0], 0.3 * 34243, "refined %g", fit[0]);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* gen_warp_tile: thread t of the launch takes unit thread t mod 32's
+ * per-thread elements, and a running sum over them is brought back. */
+Test(hunt, a_refined_warp_is_laid_over_the_launch)
+{
+    wh_spec *s = load("kernels/corpus/sssp_relax.json");
+    wh_error err;
+    wh_launch ul = wh_launch_threads(32), fl = wh_spec_launch_full(s);
+    wh_image *cell = wh_image_new(s, &ul, &err), *full = wh_image_new(s, &fl, &err);
+    cr_assert(cell && full, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 7, 1);
+    cr_assert(wh_image_fill_random(cell, &rng, &err), "%s", err.msg);
+    cr_assert(gen_warp_tile(cell, full, &err), "%s", err.msg);
+    int deg = wh_image_find(full, "degree"), edges = wh_image_find(full, "edges"), rs = wh_image_find(full, "row_start");
+    cr_assert(deg >= 0 && edges >= 0 && rs >= 0);
+    const int32_t *fd = (const int32_t *)full->bufs[deg].data, *cd = (const int32_t *)cell->bufs[deg].data;
+    const int32_t *fe = (const int32_t *)full->bufs[edges].data, *ce = (const int32_t *)cell->bufs[edges].data;
+    for (uint64_t t = 0; t < full->bufs[deg].count; t++) {
+        cr_assert_eq(fd[t], cd[t % 32], "degree[%llu]", (unsigned long long)t);
+        for (int k = 0; k < 16; k++) cr_assert_eq(fe[t * 16 + k], ce[(t % 32) * 16 + k]);
+    }
+    cr_expect(wh_image_check_structure(full, rs, &err), "row_start is degree's running sum: %s", err.msg);
+    cr_expect(!gen_warp_refinable(&s->params[rs]), "a running sum is not refined: it is recomputed");
+    cr_expect(gen_warp_refinable(&s->params[deg]));
+    wh_image_free(cell);
+    wh_image_free(full);
+    wh_spec_free(s);
+}
+
 Test(hunt, stride_tiling_reaches_32_paths_per_warp)
 {
     relation_case("tests/specs/hunt_paths_small.json", "build/ptx/kernels/gt_paths32.ptx", lane_leaf, 0.999);

@@ -94,8 +94,9 @@ Test(saturation, off_the_budgets_stop_it)
     close_kernel(&k);
 }
 
-/* The stage: saturation is on by default (GEN_SATURATION_S), recorded per
- * X in the result and paths.json, and part of the cache key. */
+/* The stage: saturation is off in the library's defaults (the command
+ * line's is GEN_SATURATION_S), recorded per X in the result and
+ * paths.json, and part of the cache key. */
 Test(saturation, the_stage_records_it_and_keys_its_cache_by_it)
 {
     kernel k = open_kernel();
@@ -103,7 +104,7 @@ Test(saturation, the_stage_records_it_and_keys_its_cache_by_it)
     cr_assert(mkdtemp(cache));
     gen_explore_options o;
     gen_explore_options_default(&o);
-    cr_expect_eq(o.saturation_s, GEN_SATURATION_S);
+    cr_expect_eq(o.saturation_s, 0);
     cr_expect_gt(GEN_SATURATION_S, 0);
     o.quiet = true;
     o.cache_dir = cache;
@@ -152,6 +153,14 @@ Test(saturation, explore_and_hunt_take_it, .init = cr_redirect_stderr)
     snprintf(path, sizeof path, "%s/paths.json", out);
     json_t *doc = ts_load_json(path);
     cr_expect(json_is_true(json_object_get(json_array_get(json_object_get(doc, "coverage_per_x"), 0), "saturated")));
+    json_decref(doc);
+    /* the command line's default saturates too (its 2 s, not a budget) */
+    const char *dflt[] = { DIAMONDS, "--models", "1", "--time", "600", "--no-cache", "--results", res, "-o", out,
+                           "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_explore, "explore", dflt, 11, NULL, NULL), 0);
+    doc = ts_load_json(path);
+    cr_expect(json_is_true(json_object_get(json_array_get(json_object_get(doc, "coverage_per_x"), 0), "saturated")),
+              "explore saturates by default");
     json_decref(doc);
     const char *hunt[] = { DIAMONDS, "--backend", "sim", "--evals", "5", "--explore-saturation", "0.3",
                            "--models", "1", "--results", res, "-o", run, "--quiet" };
