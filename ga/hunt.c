@@ -317,6 +317,10 @@ static bool add_warp_special(hunt *h, wh_error *err)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (%llu "
                 "cycles, %llu composed): no composed individual\n", h->warp.unit_threads,
                 (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
+    if (!h->opt.quiet && h->warp.kept)
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): %llu cycles, "
+                "%llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
+                (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.refined_cycles)
         fprintf(stderr, "hunt: warp-first: element refinement: %llu cycles (%ld elements changed, %ld sim launches, "
                 "%.1f s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
@@ -335,12 +339,7 @@ static bool add_warp_special(hunt *h, wh_error *err)
         free(genes);
         genes = NULL;
     }
-    if ((genes || refined) && !put_first(h, genes, refined, err)) return false;
-    if (!h->opt.quiet && h->warp.kept)
-        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): %llu cycles, "
-                "%llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
-                (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
-    return true;
+    return !(genes || refined) || put_first(h, genes, refined, err);
 }
 
 /* Resume: the pool and the path alleles come from the run directory. */
