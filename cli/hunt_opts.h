@@ -94,8 +94,10 @@ enum {
     "                    none, the paper's; at most 10 s)\n" \
     "  --warp-refine N   gdivan: then refine that warp element by element in up to N\n" \
     "                    launches of it (at most 10 s): each per-thread input element\n" \
-    "                    (contiguous owners, no structure) tries its domain's ends and 6\n" \
-    "                    values drawn in it, keeping what makes the warp longer, until\n" \
+    "                    (contiguous owners, no structure), then each element of a\n" \
+    "                    shared input as long for the warp as for the launch (a tree,\n" \
+    "                    a table), tries its domain's ends and 6 values drawn in it,\n" \
+    "                    keeping what makes the warp longer (composed or not), until\n" \
     "                    a pass or as many launches as the last gain took (at least\n" \
     "                    2000) gain nothing; the refined warp repeated over the launch\n" \
     "                    is one more first individual when it gains 2 %% (default 20000;\n" \
