@@ -16,6 +16,7 @@ enum {
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
     HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
+    HOPT_NO_REFINE_DICTIONARY,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -29,6 +30,7 @@ enum {
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
     { "warp-refine", required_argument, NULL, HOPT_WARP_REFINE }, \
+    { "no-refine-dictionary", no_argument, NULL, HOPT_NO_REFINE_DICTIONARY }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
     { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
@@ -93,15 +95,18 @@ enum {
     "                    when it beats one allele everywhere by 2 %% (default 48; 0:\n" \
     "                    none, the paper's; at most 10 s)\n" \
     "  --warp-refine N   gdivan: then refine that warp element by element in up to N\n" \
-    "                    launches of it (at most 10 s): each per-thread input element\n" \
+    "                    launches of it (at most 60 s): each per-thread input element\n" \
     "                    (contiguous owners, no structure), then each element of a\n" \
     "                    shared input as long for the warp as for the launch (a tree,\n" \
-    "                    a table), tries its domain's ends and 6 values drawn in it,\n" \
-    "                    keeping what makes the warp longer (composed or not), until\n" \
-    "                    a pass or as many launches as the last gain took (at least\n" \
-    "                    2000) gain nothing; the refined warp repeated over the launch\n" \
-    "                    is one more first individual when it gains 2 %% (default 20000;\n" \
-    "                    0: none)\n" \
+    "                    a table), tries its domain's ends and 6 values drawn in it\n" \
+    "                    (every other one among the kernel's constants in the domain:\n" \
+    "                    each integer immediate of its PTX, +-1 and negated, and each\n" \
+    "                    floating one), keeping what makes the warp longer (composed\n" \
+    "                    or not), pass after pass, until as many launches as the last\n" \
+    "                    gain took (at least a pass's and 2000) gain nothing; the\n" \
+    "                    refined warp repeated over the launch is one more first\n" \
+    "                    individual when it gains 2 %% (default 50000; 0: none)\n" \
+    "  --no-refine-dictionary  gdivan: refinement draws uniformly in the domain only\n" \
     "  --no-scout        gdivan: while the symbolic stage explores (one core), random\n" \
     "                    testing measures inputs on the other evaluation workers, out of\n" \
     "                    the --evals budget (at most half of it; scout.csv); the run's\n" \

@@ -25,6 +25,7 @@ void hunt_options_default(hunt_options *o)
     o->results_base = "results";
     o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
     o->warp_first = GEN_WARP_CANDIDATES;
+    o->refine_dictionary = true;
     o->scout = true;
     o->edit_screen = true;
     o->location_feedback = true;
@@ -307,6 +308,7 @@ static bool add_warp_special(hunt *h, wh_error *err)
     gen_warp_options_default(&wo);
     wo.candidates = h->opt.warp_first;
     wo.refine_launches = h->opt.warp_refine;
+    wo.dictionary = h->opt.refine_dictionary;
     wo.seed = hunt_island_seed(h);
     wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
     wh_error_clear(&werr);

@@ -67,6 +67,8 @@ typedef struct {
                                    the warp-first unit (its own individual); 0 (the
                                    default here; the command line's is
                                    GEN_WARP_REFINE_LAUNCHES): none */
+    bool refine_dictionary;     /* ... half its values from the kernel's constants
+                                   (gen_dictionary; default true) */
     /* gdivan: while the symbolic stage explores, random testing measures
      * inputs on a spare core (hunt_scout.c), out of the --evals budget (at
      * most half of it); the run's best is the better of the two */

@@ -162,6 +162,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "value_edits", json_integer(h->opt.value_edits));
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
     if (o) json_object_set_new(o, "warp_refine", json_integer(h->opt.warp_refine));
+    if (o) json_object_set_new(o, "refine_dictionary", json_boolean(h->opt.refine_dictionary));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
@@ -596,6 +597,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         /* ...nor a warp-first individual (only the first population has one) */
         o->warp_first = (int)json_integer_value(json_object_get(opt, "warp_first"));
         o->warp_refine = (long)json_integer_value(json_object_get(opt, "warp_refine"));
+        /* ...and refinement drew uniformly before the dictionary */
+        o->refine_dictionary = json_is_true(json_object_get(opt, "refine_dictionary"));
         /* ...nor a scout (it only runs beside a first exploration) */
         o->scout = json_is_true(json_object_get(opt, "scout"));
         /* ...nor an edit screen */

@@ -190,16 +190,18 @@ int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, 
 /* ... and it stops after this many launches without a gain, at least
  * (warp.c); at most GEN_WARP_REFINE_S seconds whatever the budget. */
 #define GEN_WARP_REFINE_QUIET 2000
-#define GEN_WARP_REFINE_S 10.0
+#define GEN_WARP_REFINE_S 60.0
 /* The command line's budget of refinement launches (hunt --warp-refine);
  * gen_warp_options_default and hunt_options_default leave it off. */
-#define GEN_WARP_REFINE_LAUNCHES 20000
+#define GEN_WARP_REFINE_LAUNCHES 50000
 typedef struct {
     int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
     int passes;              /* over the genes (1) */
     double time_s;           /* bound on the whole composition (10); 0: none */
     long refine_launches;    /* then element refinement: its budget of unit launches
                                 (at most GEN_WARP_REFINE_S); 0 (the default): none */
+    bool dictionary;         /* refinement draws half its values from the kernel's
+                                constants (gen_dictionary); false: uniform only */
     uint64_t seed;           /* which candidates are drawn when there are more */
 } gen_warp_options;
 
@@ -218,6 +220,25 @@ typedef struct {
     uint64_t refined_cycles;
     long refined_elements;
 } gen_warp_report;
+
+/* The kernel's constants (dictionary.c): every integer immediate of the
+ * module's code with v - 1, v + 1 and -v, and every floating one, each
+ * sorted and once; element refinement draws half its values from those in
+ * an element's domain. */
+typedef struct {
+    int64_t *ints;
+    int nints;
+    double *floats;
+    int nfloats;
+} gen_dictionary;
+
+bool gen_dictionary_build(const ptx_module *mod, gen_dictionary *d, wh_error *err);
+/* The same from the spec's PTX file. */
+bool gen_dictionary_for_spec(const wh_spec *spec, gen_dictionary *d, wh_error *err);
+void gen_dictionary_free(gen_dictionary *d);
+/* How many of its values lie in [lo, hi]; the first's index in *first. */
+int gen_dictionary_ints_in(const gen_dictionary *d, int64_t lo, int64_t hi, int *first);
+int gen_dictionary_floats_in(const gen_dictionary *d, double lo, double hi, int *first);
 
 void gen_warp_options_default(gen_warp_options *o);
 /* The full layout's genes (malloc'd), or NULL: with err set on an error,

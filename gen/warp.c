@@ -25,15 +25,18 @@
  * lexer's worst warp needs each of its 32 lanes in another state at every
  * step, and a tree traversal's worst needs a tree no atom holds.  So the
  * unit (kept or not) is then refined element by element (refine_launches,
- * hunt's default 20000 unit launches, at most 10 s): every per-thread input
+ * hunt's default 50000 unit launches, at most 60 s): every per-thread input
  * element in lane order, then every element of a shared input as long in
  * the unit as in the launch (a tree, a table), tries its domain's two ends
- * and GEN_WARP_REFINE_DRAWS values drawn in it, keeping what lengthens the
- * unit, pass after pass while passes gain (fsm_lexer: a unit of 48648
- * cycles to 64134 in one pass of 8192 launches, 5 s: 0.85 of the known
- * worst over the launch, where gdivan's best had been 0.69; bvh_traverse's
- * tree: 0.98 of it at evaluation 1, where the composed unit gained nothing
- * and gdivan's best had been 0.80).  The refined unit, laid over the
+ * and GEN_WARP_REFINE_DRAWS values drawn in it (every other one among the
+ * kernel's constants in its domain, gen_dictionary: a lexer's classes are
+ * single byte values a uniform draw rarely hits), keeping what lengthens
+ * the unit, pass after pass until the quiet rule (refine_done) ends it
+ * (fsm_lexer: a unit of 50615 cycles to 73664 in 50000 launches, 31 s:
+ * 0.999 of the known worst over the launch, where gdivan's best had been
+ * 0.69; bvh_traverse's tree: 1.03 of it at evaluation 1, where the
+ * composed unit gained nothing and gdivan's best had been 0.80).  The
+ * refined unit, laid over the
  * launch (gen_warp_tile), becomes one more individual (the hunt takes it
  * apart into genes, as a seed input).
  *
@@ -80,6 +83,8 @@ typedef struct {
     pcg32 rng;
     double deadline;         /* 0: none */
     long budget, gained;     /* refinement: launches allowed, launches at its last gain */
+    long pass;               /* ... and in its first pass (0 until it ends) */
+    gen_dictionary dict;     /* refinement's constants (empty: uniform draws only) */
     gen_warp_report *rep;
 } unit;
 
@@ -199,10 +204,41 @@ static uint64_t image_cycles(unit *u)
     return c;
 }
 
-/* Candidate k of an element whose domain is b: the two ends, then values
- * drawn in it. */
-static void candidate(unit *u, const wh_bounds *b, int k, int64_t *iv, double *fv)
+/* The values an element has tried (the first: the value it had). */
+typedef struct {
+    int64_t i[GEN_WARP_REFINE_DRAWS + 3];
+    double f[GEN_WARP_REFINE_DRAWS + 3];
+    int n;
+} tried_values;
+
+static bool was_tried(const tried_values *t, bool is_float, int64_t iv, double fv)
 {
+    for (int k = 0; k < t->n; k++)
+        if (is_float ? t->f[k] == fv : t->i[k] == iv) return true;
+    return false;
+}
+
+/* A value of the kernel's constants in b not tried yet, if a few draws
+ * find one (a domain may hold only its own ends, or one constant). */
+static bool dictionary_value(unit *u, const wh_bounds *b, const tried_values *t, int64_t *iv, double *fv)
+{
+    int first, n = b->is_float ? gen_dictionary_floats_in(&u->dict, b->flo, b->fhi, &first)
+                               : gen_dictionary_ints_in(&u->dict, b->lo, b->hi, &first);
+    for (int attempt = 0; n > 0 && attempt < 4; attempt++) {
+        int k = first + (int)pcg32_bounded(&u->rng, (uint32_t)n);
+        if (b->is_float) *fv = u->dict.floats[k];
+        else *iv = u->dict.ints[k];
+        if (!was_tried(t, b->is_float, *iv, *fv)) return true;
+    }
+    return false;
+}
+
+/* Candidate k of an element whose domain is b: the two ends, then values
+ * drawn in it, every other one among the kernel's constants there (when
+ * it has one not tried yet). */
+static void candidate(unit *u, const wh_bounds *b, int k, const tried_values *t, int64_t *iv, double *fv)
+{
+    if (k >= 2 && k % 2 == 0 && dictionary_value(u, b, t, iv, fv)) return;
     if (b->is_float) {
         *fv = k == 0 ? b->flo : k == 1 ? b->fhi : b->flo + pcg32_double(&u->rng) * (b->fhi - b->flo);
         return;
@@ -228,11 +264,14 @@ static uint64_t refine_one(unit *u, int p, int f, uint64_t e, uint64_t cur)
     int64_t keep_i = b.is_float ? 0 : wh_value_get_int(fd->type, at);
     double keep_f = b.is_float ? wh_value_get_float(fd->type, at) : 0;
     bool changed = false;
-    for (int k = 0; k < GEN_WARP_REFINE_DRAWS + 2 && !out_of_time(u); k++) {
+    tried_values t = { .i = { keep_i }, .f = { keep_f }, .n = 1 };
+    for (int k = 0; k < GEN_WARP_REFINE_DRAWS + 2 && !out_of_time(u) && u->rep->refine_evaluations < u->budget; k++) {
         int64_t iv = 0;
         double fv = 0;
-        candidate(u, &b, k, &iv, &fv);
-        if (b.is_float ? fv == keep_f : iv == keep_i) continue;
+        candidate(u, &b, k, &t, &iv, &fv);
+        if (was_tried(&t, b.is_float, iv, fv)) continue;
+        t.i[t.n] = iv;
+        t.f[t.n++] = fv;
         if (b.is_float) wh_value_set_float(fd->type, at, fv);
         else wh_value_set_int(fd->type, at, iv);
         uint64_t c = image_cycles(u);
@@ -252,24 +291,30 @@ static uint64_t refine_one(unit *u, int p, int f, uint64_t e, uint64_t cur)
 
 /* Refinement stops at its budget, or, as the symbolic stage's saturation
  * does, once nothing has lengthened the unit for as many launches as its
- * last gain took, and at least GEN_WARP_REFINE_QUIET (so the budget is not
- * spent on kernels whose lanes gain nothing from disagreeing).  Counted in
+ * last gain took, and at least a whole pass's and GEN_WARP_REFINE_QUIET
+ * (so the budget is not spent on kernels whose lanes gain nothing from
+ * disagreeing, and every element has had another chance).  Counted in
  * launches, it ends at the same place on every machine (the time bound
  * aside). */
 static bool refine_done(const unit *u)
 {
-    long n = u->rep->refine_evaluations, quiet = u->gained > GEN_WARP_REFINE_QUIET ? u->gained : GEN_WARP_REFINE_QUIET;
+    long n = u->rep->refine_evaluations, quiet = GEN_WARP_REFINE_QUIET;
+    if (u->gained > quiet) quiet = u->gained;
+    if (u->pass > quiet) quiet = u->pass;
     return out_of_time(u) || n >= u->budget || n - u->gained >= quiet;
 }
 
 /* Passes over every refinable element of the unit (per-thread buffers in
- * lane order, then shared ones the launch has as many of), while a pass
- * still lengthens it and refinement is not done. */
+ * lane order, then shared ones the launch has as many of) until
+ * refinement is done.  A pass without a gain does not end it: its draws
+ * were random, and the next pass draws others (a value one in twenty
+ * draws hits is missed by a whole pass a third of the time). */
 static uint64_t refine_unit(unit *u, const wh_image *full, uint64_t cur)
 {
     const wh_image *img = u->img;
-    for (uint64_t before = 0; cur > before && !refine_done(u);) {
-        before = cur;
+    for (long before = -1; u->rep->refine_evaluations > before && !refine_done(u);) {
+        if (before >= 0 && !u->pass) u->pass = u->rep->refine_evaluations;
+        before = u->rep->refine_evaluations;
         for (int p = 0; p < img->nbufs; p++) {
             const wh_param *par = &img->spec->params[p];
             if (!gen_warp_refinable(par) && !shared_refinable(img, full, p)) continue;
@@ -289,7 +334,7 @@ static wh_image *refined_unit(unit *u, const gen_warp_options *o, const wh_image
     double t0 = wh_clock_s();
     u->deadline = t0 + GEN_WARP_REFINE_S;
     u->budget = o->refine_launches;
-    u->gained = 0;
+    u->gained = u->pass = 0;
     if (!gen_scale(u->pool, &u->lay, u->genes, u->img, err)) return NULL;
     uint64_t base = image_cycles(u);
     uint64_t r = base ? refine_unit(u, full, base > cur ? base : cur) : 0;
@@ -356,6 +401,7 @@ static bool open_unit(unit *u, const wh_spec *spec, int threads, wh_error *err)
 
 static void close_unit(unit *u)
 {
+    gen_dictionary_free(&u->dict);
     if (u->sim) harness_close(u->sim);
     wh_image_free(u->img);
     free(u->genes);
@@ -390,7 +436,8 @@ int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand
         /* refinement starts from the unit either way: lanes that gain
          * nothing from disagreeing atoms may from other values, and a
          * shared tree or table is refined only here */
-        if (refined && launch && o->refine_launches > 0 && cur > 0)
+        if (refined && launch && o->refine_launches > 0 && cur > 0 &&
+            (!o->dictionary || gen_dictionary_for_spec(spec, &u.dict, err)))
             *refined = refined_unit(&u, o, launch, cur, err);
         out = rep->kept || (refined && *refined) ? repeat_unit(&u, full) : NULL;
         if ((rep->kept || (refined && *refined)) && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");

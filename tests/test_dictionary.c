@@ -1,0 +1,172 @@
+/*
+ * test_dictionary.c — the kernel's constants (gen/dictionary.c) and the
+ * element refinement that draws from them (gen/warp.c): the dictionary
+ * holds every immediate with its neighbours and negation, not address
+ * offsets; on a kernel whose lanes spin for every byte equal to 90, the
+ * refined warp holds many of them with the dictionary and next to none
+ * with uniform draws alone, in the same launches; `hunt` draws from it
+ * unless told --no-refine-dictionary, and run.json says which.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include "cli/cli.h"
+#include "gen/explore.h"
+#include "gen/gen.h"
+#include "ptx/ptx.h"
+#include "tests/support.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC_SPEC "tests/specs/magic_bytes.json"
+#define MAGIC_PTX "tests/ptx_sym/magic_bytes.ptx"
+
+static bool has_int(const gen_dictionary *d, int64_t v)
+{
+    int first;
+    return gen_dictionary_ints_in(d, v, v, &first) == 1 && d->ints[first] == v;
+}
+
+Test(dictionary, holds_immediates_neighbours_and_negations)
+{
+    wh_error err;
+    ptx_module *mod = ptx_parse_file(MAGIC_PTX, &err);
+    cr_assert(mod, "%s", err.msg);
+    gen_dictionary d;
+    cr_assert(gen_dictionary_build(mod, &d, &err), "%s", err.msg);
+    for (int64_t v = 89; v <= 91; v++) cr_expect(has_int(&d, v), "%lld", (long long)v);
+    cr_expect(has_int(&d, -90));
+    cr_expect(has_int(&d, 8) && has_int(&d, 7) && has_int(&d, 6), "the loop bound and the shift");
+    cr_expect(!has_int(&d, 92) && !has_int(&d, 88));
+    for (int i = 1; i < d.nints; i++) cr_assert_lt(d.ints[i - 1], d.ints[i], "sorted, each once");
+    int first, n = gen_dictionary_ints_in(&d, 0, 255, &first);
+    cr_expect_gt(n, 3);
+    for (int i = first; i < first + n; i++) cr_expect(d.ints[i] >= 0 && d.ints[i] <= 255);
+    cr_expect_eq(gen_dictionary_ints_in(&d, 1000, 2000, &first), 0);
+    cr_expect_eq(d.nfloats, 0);
+    gen_dictionary_free(&d);
+    ptx_module_free(mod);
+}
+
+Test(dictionary, leaves_address_offsets_out_and_keeps_floats)
+{
+    const char *text = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                       ".visible .entry k(.param .u64 p)\n{\n"
+                       "    .reg .b64 %rd<4>;\n    .reg .f32 %f<4>;\n    .reg .pred %p<2>;\n"
+                       "    ld.param.u64 %rd1, [p];\n"
+                       "    ld.global.f32 %f1, [%rd1+1234];\n"
+                       "    setp.lt.f32 %p1, %f1, 0f3FC00000;\n"
+                       "    @%p1 st.global.f32 [%rd1+4], %f1;\n"
+                       "    ret;\n}\n";
+    wh_error err;
+    ptx_module *mod = ptx_parse_string(text, "offsets.ptx", &err);
+    cr_assert(mod, "%s", err.msg);
+    gen_dictionary d;
+    cr_assert(gen_dictionary_build(mod, &d, &err), "%s", err.msg);
+    cr_expect(!has_int(&d, 1234) && !has_int(&d, 4), "address offsets are not constants of the code");
+    int first;
+    cr_assert_eq(gen_dictionary_floats_in(&d, 0, 10, &first), 1);
+    cr_expect_float_eq(d.floats[first], 1.5, 1e-12);
+    gen_dictionary_free(&d);
+    ptx_module_free(mod);
+}
+
+/* The bytes equal to 90 of the lane with the most of them. */
+static int most_matches(const wh_image *cell)
+{
+    int best = 0;
+    const uint8_t *text = cell->bufs[0].data;
+    for (uint64_t t = 0; t < cell->bufs[0].count / 8; t++) {
+        int n = 0;
+        for (int k = 0; k < 8; k++) n += text[t * 8 + k] == 90;
+        if (n > best) best = n;
+    }
+    return best;
+}
+
+/* Warp-first composition from random alleles only (no path atom knows
+ * the magic value), then refinement in at most 20000 unit launches; the
+ * refined warp's most matching lane, or 0 when refinement gained too
+ * little to make an image. */
+static int refined_matches(const wh_spec *s, bool dictionary, gen_warp_report *rep)
+{
+    wh_error err;
+    wh_launch fl = wh_spec_launch_full(s);
+    wh_image *full = wh_image_new(s, &fl, &err);
+    cr_assert(full, "%s", err.msg);
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, s, 1, &err), "%s", err.msg);
+    gen_pool_set_full(&pool, full);
+    gen_layout lay;
+    cr_assert(gen_layout_make(s, &fl, 1, &lay, &err), "%s", err.msg);
+    int cand[4];
+    for (int i = 0; i < 4; i++) cand[i] = gen_seeded_allele((uint32_t)(11 + i));
+    gen_warp_options o;
+    gen_warp_options_default(&o);
+    o.candidates = 4;
+    o.refine_launches = 20000;
+    o.dictionary = dictionary;
+    o.seed = 3;
+    wh_image *cell = NULL;
+    wh_error_clear(&err);
+    int *genes = gen_warp_compose(s, &pool, cand, 4, &lay, &o, rep, full, &cell, &err);
+    cr_assert(!wh_error_is_set(&err), "%s", err.msg);
+    int n = cell ? most_matches(cell) : 0;
+    free(genes);
+    wh_image_free(cell);
+    gen_pool_free(&pool);
+    wh_image_free(full);
+    return n;
+}
+
+Test(dictionary, refinement_finds_the_compared_value, .timeout = 120)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(MAGIC_SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    gen_warp_report with, without;
+    int m_with = refined_matches(s, true, &with), m_without = refined_matches(s, false, &without);
+    cr_expect_geq(m_with, 7, "with the dictionary: %d matches in a lane (%ld launches)", m_with,
+                  with.refine_evaluations);
+    cr_expect_leq(m_without, 3, "uniform draws: %d matches in a lane (%ld launches)", m_without,
+                  without.refine_evaluations);
+    cr_expect_gt(with.refined_cycles, without.refined_cycles);
+    cr_expect_leq(with.refine_evaluations, 20000);
+    wh_spec_free(s);
+}
+
+/* The hunt's default draws from the dictionary, --no-refine-dictionary
+ * does not, and run.json says which. */
+static bool hunt_dictionary_option(const char *res, const char *run, bool off)
+{
+    const char *args[] = { MAGIC_SPEC, "--backend", "sim", "--evals", "4", "--explore-paths", "16",
+                           "--explore-saturation", "0", "--warp-refine", "300", "--no-explain", "--results", res,
+                           "-o", run, "--quiet", "--no-refine-dictionary" };
+    int nargs = off ? 18 : 17;
+    cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, nargs, NULL, NULL), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/run.json", run);
+    json_t *rj = ts_load_json(path);
+    json_t *opt = json_object_get(rj, "options");
+    cr_assert(json_is_boolean(json_object_get(opt, "refine_dictionary")));
+    bool on = json_is_true(json_object_get(opt, "refine_dictionary"));
+    cr_expect_gt(json_integer_value(json_object_get(json_object_get(json_object_get(rj, "warp_first"), "refine"),
+                                                    "sim_launches")), 0);
+    json_decref(rj);
+    return on;
+}
+
+Test(dictionary, hunt_takes_the_option, .init = cr_redirect_stderr, .timeout = 120)
+{
+    char dir[] = "/tmp/wh_dict_cli_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char res[128], run[128];
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(run, sizeof run, "%s/hunt", dir);
+    cr_expect(hunt_dictionary_option(res, run, false), "on by default");
+    cr_expect(!hunt_dictionary_option(res, run, true), "off with --no-refine-dictionary");
+    ts_rmtree(dir);
+}
