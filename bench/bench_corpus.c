@@ -51,6 +51,8 @@
  * --no-saturation: gdivan's symbolic stage stopped by its budgets only
  * (hunt --explore-saturation 0).  --no-warp-refine: gdivan without the
  * warp-first unit's element refinement (hunt --warp-refine 0).
+ * --no-refine-dictionary: its refinement drawing uniformly only (hunt
+ * --no-refine-dictionary).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  */
@@ -80,6 +82,25 @@
 
 static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
 
+/* gdivan without one of its extensions, the baseline it is judged
+ * against: the bench's option, the hunt's arguments for it, the suffix of
+ * its runs' directories (in this order after -noscout) and its key in the
+ * bench's JSON. */
+typedef struct {
+    const char *option;
+    const char *hunt_args[2];
+    const char *suffix, *json_key;
+} ablation;
+
+static const ablation ablations[] = {
+    { "--no-edit-screen", { "--no-edit-screen" }, "-noscreen", "no_edit_screen" },
+    { "--no-location-feedback", { "--no-location-feedback" }, "-nofeedback", "no_location_feedback" },
+    { "--no-saturation", { "--explore-saturation", "0" }, "-nosat", "no_saturation" },
+    { "--no-warp-refine", { "--warp-refine", "0" }, "-norefine", "no_warp_refine" },
+    { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
+};
+#define NABLATIONS ((int)(sizeof ablations / sizeof *ablations))
+
 typedef struct {
     bool quick, inputs_only, reuse, retry_failed;
     const char *kernels;        /* comma-separated names, or NULL: all */
@@ -87,10 +108,7 @@ typedef struct {
     int seeds, jobs;
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
-    bool no_edit_screen;        /* gdivan without its edit screen (the same) */
-    bool no_feedback;           /* gdivan without location feedback (the same) */
-    bool no_saturation;         /* gdivan's stage without saturation (the same) */
-    bool no_refine;             /* gdivan without warp element refinement (the same) */
+    bool without[NABLATIONS];   /* gdivan without ablations[i] (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
@@ -139,6 +157,7 @@ static int usage(void)
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--no-edit-screen]\n"
                     "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
+                    "                    [--no-refine-dictionary]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
@@ -252,11 +271,12 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     memset(r, 0, sizeof *r);
     r->strategy = st;
     bool ordered = a->order && st == 0;
-    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s%s%s%s-s%d", a->out, kt->k->name,
-             a->evals, a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st],
-             a->no_scout && !st ? "-noscout" : "", a->no_edit_screen && !st ? "-noscreen" : "",
-             a->no_feedback && !st ? "-nofeedback" : "", a->no_saturation && !st ? "-nosat" : "",
-             a->no_refine && !st ? "-norefine" : "", ordered ? "-order-" : "", ordered ? a->order : "", seed);
+    char without[128] = "";
+    for (int i = 0; i < NABLATIONS && st == 0; i++)
+        if (a->without[i]) strncat(without, ablations[i].suffix, sizeof without - strlen(without) - 1);
+    snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
+             a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
+             without, ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
     add_arg(r, "%s", a->warphunt);
@@ -288,18 +308,9 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
         add_arg(r, "--no-cache");
     if (a->no_scout && st == 0)
         add_arg(r, "--no-scout");
-    if (a->no_edit_screen && st == 0)
-        add_arg(r, "--no-edit-screen");
-    if (a->no_feedback && st == 0)
-        add_arg(r, "--no-location-feedback");
-    if (a->no_saturation && st == 0) {
-        add_arg(r, "--explore-saturation");
-        add_arg(r, "0");
-    }
-    if (a->no_refine && st == 0) {
-        add_arg(r, "--warp-refine");
-        add_arg(r, "0");
-    }
+    for (int i = 0; i < NABLATIONS && st == 0; i++)
+        for (int k = 0; k < 2 && a->without[i] && ablations[i].hunt_args[k]; k++)
+            add_arg(r, "%s", ablations[i].hunt_args[k]);
     if (ordered) {
         add_arg(r, "--order");
         add_arg(r, "%s", a->order);
@@ -839,14 +850,10 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                 a->no_scout ? " (--no-scout)" : " with its scout");
     else if (a->no_scout)
         fprintf(f, "gdivan with --no-scout; ");
-    if (a->no_edit_screen)
-        fprintf(f, "gdivan with --no-edit-screen; ");
-    if (a->no_feedback)
-        fprintf(f, "gdivan with --no-location-feedback; ");
-    if (a->no_saturation)
-        fprintf(f, "gdivan with --explore-saturation 0; ");
-    if (a->no_refine)
-        fprintf(f, "gdivan with --warp-refine 0; ");
+    for (int i = 0; i < NABLATIONS; i++)
+        if (a->without[i])
+            fprintf(f, "gdivan with %s%s%s; ", ablations[i].hunt_args[0], ablations[i].hunt_args[1] ? " " : "",
+                    ablations[i].hunt_args[1] ? ablations[i].hunt_args[1] : "");
     if (a->order)
         fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
@@ -1046,10 +1053,8 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
     json_object_set_new(doc, "cached_stage_charged", json_true());
-    json_object_set_new(doc, "no_edit_screen", json_boolean(a->no_edit_screen));
-    json_object_set_new(doc, "no_location_feedback", json_boolean(a->no_feedback));
-    json_object_set_new(doc, "no_saturation", json_boolean(a->no_saturation));
-    json_object_set_new(doc, "no_warp_refine", json_boolean(a->no_refine));
+    for (int i = 0; i < NABLATIONS; i++)
+        json_object_set_new(doc, ablations[i].json_key, json_boolean(a->without[i]));
     if (a->order)
         json_object_set_new(doc, "order", json_string(a->order));
     if (!a->inputs_only)
@@ -1248,20 +1253,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->no_scout = true;
             continue;
         }
-        if (!strcmp(o, "--no-edit-screen")) {
-            a->no_edit_screen = true;
-            continue;
-        }
-        if (!strcmp(o, "--no-location-feedback")) {
-            a->no_feedback = true;
-            continue;
-        }
-        if (!strcmp(o, "--no-saturation")) {
-            a->no_saturation = true;
-            continue;
-        }
-        if (!strcmp(o, "--no-warp-refine")) {
-            a->no_refine = true;
+        int ab = 0;
+        while (ab < NABLATIONS && strcmp(o, ablations[ab].option)) ab++;
+        if (ab < NABLATIONS) {
+            a->without[ab] = true;
             continue;
         }
         if (!strcmp(o, "--inputs-only")) {
