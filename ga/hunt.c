@@ -289,6 +289,16 @@ static bool put_first(hunt *h, int *genes, int *refined, wh_error *err)
     return true;
 }
 
+/* Refinement measures on the sim whatever the backend: on the sim as many
+ * threads as evaluate (the scout shares them while it runs), beside a GPU
+ * every online core (its evaluations wait on the device). */
+static int refine_threads(const hunt *h)
+{
+    if (harness_backend_of(h->h) == HARNESS_SIM) return h->njobs;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
 /* gdivan: the warp-first individuals (gen/warp.c), the first specials:
  * the refined unit's, then the composed one's. */
 static bool add_warp_special(hunt *h, wh_error *err)
@@ -309,6 +319,7 @@ static bool add_warp_special(hunt *h, wh_error *err)
     wo.candidates = h->opt.warp_first;
     wo.refine_launches = h->opt.warp_refine;
     wo.dictionary = h->opt.refine_dictionary;
+    wo.refine_threads = refine_threads(h);
     wo.seed = hunt_island_seed(h);
     wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
     wh_error_clear(&werr);
@@ -325,8 +336,9 @@ static bool add_warp_special(hunt *h, wh_error *err)
                 (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.refined_cycles)
         fprintf(stderr, "hunt: warp-first: element refinement: %llu cycles (%ld elements changed, %ld sim launches, "
-                "%.1f s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
-                h->warp.refine_evaluations, h->warp.refine_seconds,
+                "%.1f s on %d thread%s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
+                h->warp.refine_evaluations, h->warp.refine_seconds, h->warp.refine_threads,
+                h->warp.refine_threads == 1 ? "" : "s",
                 cell ? ": one more individual" : ": too little gain, no individual");
     if (!genes && wh_error_is_set(&werr)) *err = werr;
     if (!genes) return !wh_error_is_set(&werr);

@@ -278,7 +278,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
     json_object_set_new(doc, "device_info", h->h ? harness_device_json(h->h) : json_null());
     provenance_json(h, ptx, doc);
     if (h->warp.unit_threads)
-        json_object_set_new(doc, "warp_first", json_pack("{s:i, s:I, s:f, s:I, s:I, s:b, s:b, s:{s:I, s:f, s:I, s:I}}",
+        json_object_set_new(doc, "warp_first", json_pack("{s:i, s:I, s:f, s:I, s:I, s:b, s:b, s:{s:I, s:f, s:I, s:I, s:i}}",
                                                          "unit_threads", h->warp.unit_threads, "sim_launches",
                                                          (json_int_t)h->warp.evaluations, "seconds", h->warp.seconds,
                                                          "uniform_cycles", (json_int_t)h->warp.uniform_cycles,
@@ -287,7 +287,8 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
                                                          "sim_launches", (json_int_t)h->warp.refine_evaluations,
                                                          "seconds", h->warp.refine_seconds, "cycles",
                                                          (json_int_t)h->warp.refined_cycles, "elements_changed",
-                                                         (json_int_t)h->warp.refined_elements));
+                                                         (json_int_t)h->warp.refined_elements, "threads",
+                                                         h->warp.refine_threads));
     if (h->seeds_json) json_object_set(doc, "seed_inputs", h->seeds_json);
     if (h->seeds_given) json_object_set(doc, "seed_inputs_given", h->seeds_given);
     if (h->spec->nsets) { /* the constants given with --set: a resume re-applies them */

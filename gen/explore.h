@@ -202,6 +202,8 @@ typedef struct {
                                 (at most GEN_WARP_REFINE_S); 0 (the default): none */
     bool dictionary;         /* refinement draws half its values from the kernel's
                                 constants (gen_dictionary); false: uniform only */
+    int refine_threads;      /* sim threads measuring an element's candidates at once
+                                (the result is the same for any number); <= 1: one */
     uint64_t seed;           /* which candidates are drawn when there are more */
 } gen_warp_options;
 
@@ -217,6 +219,7 @@ typedef struct {
      * unit's cycles (0: not refined), and how many elements it changed */
     long refine_evaluations;
     double refine_seconds;
+    int refine_threads;      /* threads it measured on */
     uint64_t refined_cycles;
     long refined_elements;
 } gen_warp_report;

@@ -57,4 +57,22 @@ bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *
                           wh_error *err);
 bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *err);
 
+/* Warp-first units (refine.c): a quiet sim for them, and a unit's cycles
+ * (0 when it faults or hangs). */
+harness *gen_unit_harness(const wh_spec *spec, wh_error *err);
+uint64_t gen_unit_cycles(harness *sim, wh_image *img);
+/* A shared input buffer (no owner) as long in the unit `cell` as in the
+ * launch of `full`'s size (a tree, a table of constants): refined whole,
+ * and copied whole (a shared buffer whose size follows the thread count is
+ * not). */
+bool gen_shared_refinable(const wh_image *cell, const wh_image *full, int p);
+/* Element refinement of the unit `img` (measured on `sim`) by coordinate
+ * ascent, in o->refine_launches launches at most and GEN_WARP_REFINE_S
+ * seconds, on o->refine_threads threads; cur: the composed unit's cycles.
+ * Returns the refined unit's cycles (0: it faults, or could not be
+ * measured); img holds it; rep's refinement counts are set. */
+uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const wh_image *full,
+                         const gen_dictionary *dict, const gen_warp_options *o, pcg32 *rng, uint64_t cur,
+                         gen_warp_report *rep);
+
 #endif

@@ -82,30 +82,16 @@ typedef struct {
     int ncand;
     pcg32 rng;
     double deadline;         /* 0: none */
-    long budget, gained;     /* refinement: launches allowed, launches at its last gain */
-    long pass;               /* ... and in its first pass (0 until it ends) */
     gen_dictionary dict;     /* refinement's constants (empty: uniform draws only) */
     gen_warp_report *rep;
 } unit;
-
-/* The unit image's sim cycles; 0 when it faults or hangs. */
-static uint64_t measure(unit *u)
-{
-    wh_error err;
-    wh_error_clear(&err);
-    harness_result res;
-    memset(&res, 0, sizeof res);
-    uint64_t c = harness_measure(u->sim, u->img, 1, &res, &err) && res.status == HARNESS_OK ? res.cycles : 0;
-    harness_result_free(&res);
-    return c;
-}
 
 /* The unit's sim cycles with its current genes; 0 when it faults, hangs
  * or cannot be built (such a candidate is never kept). */
 static uint64_t unit_cycles(unit *u)
 {
     wh_error err;
-    uint64_t c = gen_scale(u->pool, &u->lay, u->genes, u->img, &err) ? measure(u) : 0;
+    uint64_t c = gen_scale(u->pool, &u->lay, u->genes, u->img, &err) ? gen_unit_cycles(u->sim, u->img) : 0;
     u->rep->evaluations++;
     return c;
 }
@@ -176,155 +162,7 @@ static uint64_t ascend_gene(unit *u, int g, uint64_t cur, int *pick, int k)
     return cur;
 }
 
-/* ---- element refinement ------------------------------------------------------- */
-
-bool gen_warp_refinable(const wh_param *par)
-{
-    return par->role == WH_ROLE_INPUT && par->kind == WH_BUFFER && par->per_thread > 0 &&
-           par->owner == WH_OWNER_CONTIGUOUS && !wh_param_structured(par);
-}
-
-/* A shared input buffer (no owner) as long in the unit as in the launch of
- * `full`'s size (a tree, a table of constants): refined whole, and copied
- * whole (a shared buffer whose size follows the thread count is not). */
-static bool shared_refinable(const wh_image *cell, const wh_image *full, int p)
-{
-    const wh_param *par = &cell->spec->params[p];
-    return par->role == WH_ROLE_INPUT && par->kind == WH_BUFFER && par->per_thread == 0 &&
-           !wh_param_structured(par) && cell->bufs[p].count == full->bufs[p].count && cell->bufs[p].count > 0;
-}
-
-/* The unit's cycles as its image stands (after a running sum or structure
- * is brought back); 0 when it faults or hangs. */
-static uint64_t image_cycles(unit *u)
-{
-    wh_error err;
-    uint64_t c = wh_image_restructure(u->img, &err) ? measure(u) : 0;
-    u->rep->refine_evaluations++;
-    return c;
-}
-
-/* The values an element has tried (the first: the value it had). */
-typedef struct {
-    int64_t i[GEN_WARP_REFINE_DRAWS + 3];
-    double f[GEN_WARP_REFINE_DRAWS + 3];
-    int n;
-} tried_values;
-
-static bool was_tried(const tried_values *t, bool is_float, int64_t iv, double fv)
-{
-    for (int k = 0; k < t->n; k++)
-        if (is_float ? t->f[k] == fv : t->i[k] == iv) return true;
-    return false;
-}
-
-/* A value of the kernel's constants in b not tried yet, if a few draws
- * find one (a domain may hold only its own ends, or one constant). */
-static bool dictionary_value(unit *u, const wh_bounds *b, const tried_values *t, int64_t *iv, double *fv)
-{
-    int first, n = b->is_float ? gen_dictionary_floats_in(&u->dict, b->flo, b->fhi, &first)
-                               : gen_dictionary_ints_in(&u->dict, b->lo, b->hi, &first);
-    for (int attempt = 0; n > 0 && attempt < 4; attempt++) {
-        int k = first + (int)pcg32_bounded(&u->rng, (uint32_t)n);
-        if (b->is_float) *fv = u->dict.floats[k];
-        else *iv = u->dict.ints[k];
-        if (!was_tried(t, b->is_float, *iv, *fv)) return true;
-    }
-    return false;
-}
-
-/* Candidate k of an element whose domain is b: the two ends, then values
- * drawn in it, every other one among the kernel's constants there (when
- * it has one not tried yet). */
-static void candidate(unit *u, const wh_bounds *b, int k, const tried_values *t, int64_t *iv, double *fv)
-{
-    if (k >= 2 && k % 2 == 0 && dictionary_value(u, b, t, iv, fv)) return;
-    if (b->is_float) {
-        *fv = k == 0 ? b->flo : k == 1 ? b->fhi : b->flo + pcg32_double(&u->rng) * (b->fhi - b->flo);
-        return;
-    }
-    uint64_t width = (uint64_t)b->hi - (uint64_t)b->lo;
-    *iv = k == 0 ? b->lo : k == 1 ? b->hi
-        : (int64_t)((uint64_t)b->lo + (width == UINT64_MAX ? pcg32_next64(&u->rng)
-                                                            : pcg32_next64(&u->rng) % (width + 1)));
-}
-
-/* One element's field: the candidate that lengthens the unit most, or the
- * value it had; cur updated. */
-static uint64_t refine_one(unit *u, int p, int f, uint64_t e, uint64_t cur)
-{
-    wh_image *img = u->img;
-    const wh_param *par = &img->spec->params[p];
-    const wh_field *fd = &par->fields[f];
-    wh_bounds b;
-    wh_error err;
-    if (fd->prefix_of || !wh_image_bounds(img, p, f, e, &b, &err) || (b.is_float ? b.fhi <= b.flo : b.hi <= b.lo))
-        return cur;
-    void *at = img->bufs[p].data + e * par->elem_size + fd->offset;
-    int64_t keep_i = b.is_float ? 0 : wh_value_get_int(fd->type, at);
-    double keep_f = b.is_float ? wh_value_get_float(fd->type, at) : 0;
-    bool changed = false;
-    tried_values t = { .i = { keep_i }, .f = { keep_f }, .n = 1 };
-    for (int k = 0; k < GEN_WARP_REFINE_DRAWS + 2 && !out_of_time(u) && u->rep->refine_evaluations < u->budget; k++) {
-        int64_t iv = 0;
-        double fv = 0;
-        candidate(u, &b, k, &t, &iv, &fv);
-        if (was_tried(&t, b.is_float, iv, fv)) continue;
-        t.i[t.n] = iv;
-        t.f[t.n++] = fv;
-        if (b.is_float) wh_value_set_float(fd->type, at, fv);
-        else wh_value_set_int(fd->type, at, iv);
-        uint64_t c = image_cycles(u);
-        if (c > cur) {
-            cur = c;
-            keep_i = iv;
-            keep_f = fv;
-            changed = true;
-            u->gained = u->rep->refine_evaluations;
-        }
-    }
-    if (b.is_float) wh_value_set_float(fd->type, at, keep_f);
-    else wh_value_set_int(fd->type, at, keep_i);
-    u->rep->refined_elements += changed;
-    return cur;
-}
-
-/* Refinement stops at its budget, or, as the symbolic stage's saturation
- * does, once nothing has lengthened the unit for as many launches as its
- * last gain took, and at least a whole pass's and GEN_WARP_REFINE_QUIET
- * (so the budget is not spent on kernels whose lanes gain nothing from
- * disagreeing, and every element has had another chance).  Counted in
- * launches, it ends at the same place on every machine (the time bound
- * aside). */
-static bool refine_done(const unit *u)
-{
-    long n = u->rep->refine_evaluations, quiet = GEN_WARP_REFINE_QUIET;
-    if (u->gained > quiet) quiet = u->gained;
-    if (u->pass > quiet) quiet = u->pass;
-    return out_of_time(u) || n >= u->budget || n - u->gained >= quiet;
-}
-
-/* Passes over every refinable element of the unit (per-thread buffers in
- * lane order, then shared ones the launch has as many of) until
- * refinement is done.  A pass without a gain does not end it: its draws
- * were random, and the next pass draws others (a value one in twenty
- * draws hits is missed by a whole pass a third of the time). */
-static uint64_t refine_unit(unit *u, const wh_image *full, uint64_t cur)
-{
-    const wh_image *img = u->img;
-    for (long before = -1; u->rep->refine_evaluations > before && !refine_done(u);) {
-        if (before >= 0 && !u->pass) u->pass = u->rep->refine_evaluations;
-        before = u->rep->refine_evaluations;
-        for (int p = 0; p < img->nbufs; p++) {
-            const wh_param *par = &img->spec->params[p];
-            if (!gen_warp_refinable(par) && !shared_refinable(img, full, p)) continue;
-            for (uint64_t e = 0; e < img->bufs[p].count && !refine_done(u); e++)
-                for (int f = 0; f < par->nfields; f++) cur = refine_one(u, p, f, e, cur);
-        }
-    }
-    wh_error err;
-    return wh_image_restructure(u->img, &err) ? cur : 0;
-}
+/* ---- element refinement (refine.c) and tiling ------------------------------------ */
 
 /* The refined unit's image, when refinement made it longer by
  * GEN_WARP_GAIN; else NULL (its cycles in the report either way). */
@@ -332,12 +170,8 @@ static wh_image *refined_unit(unit *u, const gen_warp_options *o, const wh_image
                               wh_error *err)
 {
     double t0 = wh_clock_s();
-    u->deadline = t0 + GEN_WARP_REFINE_S;
-    u->budget = o->refine_launches;
-    u->gained = u->pass = 0;
     if (!gen_scale(u->pool, &u->lay, u->genes, u->img, err)) return NULL;
-    uint64_t base = image_cycles(u);
-    uint64_t r = base ? refine_unit(u, full, base > cur ? base : cur) : 0;
+    uint64_t r = gen_refine_unit(u->img->spec, u->img, u->sim, full, &u->dict, o, &u->rng, cur, u->rep);
     u->rep->refined_cycles = r;
     u->rep->refine_seconds = wh_clock_s() - t0;
     if ((double)r < GEN_WARP_GAIN * (double)cur) return NULL;
@@ -349,7 +183,7 @@ bool gen_warp_tile(const wh_image *cell, wh_image *full, wh_error *err)
     uint64_t ut = wh_launch_threads_total(&cell->launch);
     for (int p = 0; p < full->nbufs && ut; p++) {
         const wh_param *par = &full->spec->params[p];
-        if (shared_refinable(cell, full, p)) {
+        if (gen_shared_refinable(cell, full, p)) {
             memcpy(full->bufs[p].data, cell->bufs[p].data, full->bufs[p].count * par->elem_size);
             continue;
         }
@@ -391,11 +225,7 @@ static bool open_unit(unit *u, const wh_spec *spec, int threads, wh_error *err)
         if (u->img && !u->genes) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.step_limit = GEN_VALIDATE_STEP_LIMIT;
-    u->sim = harness_open(spec, HARNESS_SIM, &o, err);
+    u->sim = gen_unit_harness(spec, err);
     return u->sim != NULL;
 }
 

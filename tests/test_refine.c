@@ -1,11 +1,13 @@
 /*
- * test_dictionary.c — the kernel's constants (gen/dictionary.c) and the
- * element refinement that draws from them (gen/warp.c): the dictionary
+ * test_refine.c — element refinement of the warp-first unit
+ * (gen/refine.c) and the kernel's constants it draws from
+ * (gen/dictionary.c): the dictionary
  * holds every immediate with its neighbours and negation, not address
  * offsets; on a kernel whose lanes spin for every byte equal to 90, the
  * refined warp holds many of them with the dictionary and next to none
  * with uniform draws alone, in the same launches; `hunt` draws from it
- * unless told --no-refine-dictionary, and run.json says which.
+ * unless told --no-refine-dictionary, and run.json says which; on 1 or
+ * 3 threads refinement ends with the same unit.
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -91,7 +93,7 @@ static int most_matches(const wh_image *cell)
  * the magic value), then refinement in at most 20000 unit launches; the
  * refined warp's most matching lane, or 0 when refinement gained too
  * little to make an image. */
-static int refined_matches(const wh_spec *s, bool dictionary, gen_warp_report *rep)
+static int refined_matches(const wh_spec *s, bool dictionary, int threads, gen_warp_report *rep, wh_image **out)
 {
     wh_error err;
     wh_launch fl = wh_spec_launch_full(s);
@@ -109,6 +111,7 @@ static int refined_matches(const wh_spec *s, bool dictionary, gen_warp_report *r
     o.candidates = 4;
     o.refine_launches = 20000;
     o.dictionary = dictionary;
+    o.refine_threads = threads;
     o.seed = 3;
     wh_image *cell = NULL;
     wh_error_clear(&err);
@@ -116,7 +119,8 @@ static int refined_matches(const wh_spec *s, bool dictionary, gen_warp_report *r
     cr_assert(!wh_error_is_set(&err), "%s", err.msg);
     int n = cell ? most_matches(cell) : 0;
     free(genes);
-    wh_image_free(cell);
+    if (out) *out = cell;
+    else wh_image_free(cell);
     gen_pool_free(&pool);
     wh_image_free(full);
     return n;
@@ -128,7 +132,7 @@ Test(dictionary, refinement_finds_the_compared_value, .timeout = 120)
     wh_spec *s = wh_spec_load(MAGIC_SPEC, &err);
     cr_assert(s, "%s", err.msg);
     gen_warp_report with, without;
-    int m_with = refined_matches(s, true, &with), m_without = refined_matches(s, false, &without);
+    int m_with = refined_matches(s, true, 1, &with, NULL), m_without = refined_matches(s, false, 1, &without, NULL);
     cr_expect_geq(m_with, 7, "with the dictionary: %d matches in a lane (%ld launches)", m_with,
                   with.refine_evaluations);
     cr_expect_leq(m_without, 3, "uniform draws: %d matches in a lane (%ld launches)", m_without,
@@ -169,4 +173,28 @@ Test(dictionary, hunt_takes_the_option, .init = cr_redirect_stderr, .timeout = 1
     cr_expect(hunt_dictionary_option(res, run, false), "on by default");
     cr_expect(!hunt_dictionary_option(res, run, true), "off with --no-refine-dictionary");
     ts_rmtree(dir);
+}
+
+/* Refinement measures an element's candidates on several threads at once
+ * and keeps the first longest, as one thread does: the same unit, cycles
+ * and counts on 1 and 3 threads. */
+Test(refine, threads_end_with_the_same_unit, .timeout = 120)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(MAGIC_SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    gen_warp_report one, three;
+    wh_image *a = NULL, *b = NULL;
+    refined_matches(s, true, 1, &one, &a);
+    refined_matches(s, true, 3, &three, &b);
+    cr_expect_eq(one.refine_threads, 1);
+    cr_expect_eq(three.refine_threads, 3);
+    cr_assert(a && b, "both refined");
+    cr_expect_eq(one.refined_cycles, three.refined_cycles);
+    cr_expect_eq(one.refine_evaluations, three.refine_evaluations);
+    cr_expect_eq(one.refined_elements, three.refined_elements);
+    cr_expect_eq(memcmp(a->bufs[0].data, b->bufs[0].data, a->bufs[0].count), 0, "the same bytes");
+    wh_image_free(a);
+    wh_image_free(b);
+    wh_spec_free(s);
 }
