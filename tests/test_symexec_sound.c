@@ -89,6 +89,20 @@ static bool same_trace(const ptx_module *m, const sx_path *p, const trace *tr, c
     return true;
 }
 
+/* The atom's values lie in their ranges, and its structures hold where the
+ * stage assumes them: past SX_STRUCTURE_MAX elements it does not (its
+ * atoms may break them; the search sorts what it measures). */
+static bool atom_in_domain(const wh_image *atom, wh_error *err)
+{
+    wh_image *c = wh_image_clone(atom, err);
+    bool ok = c != NULL;
+    for (int p = 0; ok && p < c->nbufs; p++)
+        if (!sx_structure_assumed(c, p)) ok = wh_image_restructure_buffer(c, p, err);
+    ok = ok && wh_image_check_domains(c, err);
+    wh_image_free(c);
+    return ok;
+}
+
 static void check_path(const wh_spec *spec, const ptx_module *m, const sx_result *r, int i, harness *h,
                        trace *tr, tally *t)
 {
@@ -100,7 +114,7 @@ static void check_path(const wh_spec *spec, const ptx_module *m, const sx_result
     cr_assert(img, "%s: %s", spec->name, err.msg);
     for (uint64_t seed = 0; seed < 2; seed++) {
         cr_assert(sx_path_model(r, i, seed, img, &err), "%s path %d: %s", spec->name, i, err.msg);
-        cr_assert(wh_image_check_domains(img, &err), "%s path %d: %s", spec->name, i, err.msg);
+        cr_assert(atom_in_domain(img, &err), "%s path %d: %s", spec->name, i, err.msg);
         memset(tr, 0, sizeof *tr);
         harness_result res;
         cr_assert(harness_measure(h, img, 1, &res, &err), "%s: %s", spec->name, err.msg);

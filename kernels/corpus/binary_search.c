@@ -27,11 +27,21 @@ static uint32_t bitrev(uint32_t x, int bits)
     return r;
 }
 
-/* Query of thread t at depth depth(t), path(t). */
+/* keys[i] = i: the perfect search tree the queries below are placed in. */
+static bool iota_keys(wh_image *img, wh_error *err)
+{
+    int64_t keys = corpus_var(img, "N");
+    for (int64_t i = 0; i < keys; i++)
+        if (!corpus_set_int(img, "keys", NULL, (uint64_t)i, i, err)) return false;
+    return true;
+}
+
+/* Query of thread t at depth depth(t), path(t), over iota keys. */
 static bool by_node(wh_image *img, int (*depth)(int64_t t), uint32_t (*path)(int64_t t, pcg32 *rng), pcg32 *rng,
                     wh_error *err)
 {
     int64_t n = corpus_var(img, "threads"), keys = corpus_var(img, "N");
+    if (!iota_keys(img, err)) return false;
     for (int64_t t = 0; t < n; t++) {
         int d = depth(t);
         uint32_t p = path(t, rng) & ((1u << (d - 1)) - 1u);
@@ -87,18 +97,27 @@ static bool staircase_spread(wh_image *img, pcg32 *rng, wh_error *err)
     return by_node(img, depth_staircase, path_spread, rng, err);
 }
 
+/* Every query the leftmost leaf's key: every lane of every warp walks the
+ * same 16 nodes. */
+static bool one_path(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    (void)rng;
+    return iota_keys(img, err) && corpus_fill_int(img, "queries", NULL, 0, err);
+}
+
 /* Every query the root's key. */
 static bool root_key(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
-    return corpus_fill_int(img, "queries", NULL, (corpus_var(img, "N") - 1) / 2, err);
+    return iota_keys(img, err) && corpus_fill_int(img, "queries", NULL, (corpus_var(img, "N") - 1) / 2, err);
 }
 
 const corpus_kernel corpus_binary_search = {
     .name = "binary_search",
     .family = "searching",
     .worst = { { "leaves-spread", leaves_spread }, { "random-leaves", random_leaves },
-               { "staircase-random", staircase_random }, { "staircase-spread", staircase_spread } },
+               { "staircase-random", staircase_random }, { "staircase-spread", staircase_spread },
+               { "one-path", one_path } },
     .best = { "root-key", root_key },
     .quick = false,
 };

@@ -35,10 +35,11 @@
  * Known best: lane l of every warp on bin l + 32 k for byte k: 32 distinct
  * bins in 32 distinct banks for every atomic.
  *
- * Spec gap: none for the values (every 32-bit word is a valid input).  The
- * grid-stride loop reads word t + j * threads in thread t, which the spec's
- * contiguous per-thread slices cannot express, so data is a shared buffer
- * (no per_thread).
+ * Spec gap: none (every 32-bit word is a valid input).  The grid-stride
+ * loop reads word t + j * threads in thread t: the spec says so ("owner":
+ * "stride", 4 words per thread; until session 26 data was a shared
+ * buffer, from before ownership maps), so a thread's genes and a warp copy
+ * move the words that thread reads.
  */
 #define HIST_BINS 256
 
