@@ -320,6 +320,7 @@ static bool add_warp_special(hunt *h, wh_error *err)
     wo.refine_launches = h->opt.warp_refine;
     wo.dictionary = h->opt.refine_dictionary;
     wo.refine_threads = refine_threads(h);
+    wo.progress = !h->opt.quiet;
     wo.seed = hunt_island_seed(h);
     wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
     wh_error_clear(&werr);

@@ -194,6 +194,7 @@ int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, 
 /* The command line's budget of refinement launches (hunt --warp-refine);
  * gen_warp_options_default and hunt_options_default leave it off. */
 #define GEN_WARP_REFINE_LAUNCHES 50000
+#define GEN_WARP_PROGRESS_S 5.0
 typedef struct {
     int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
     int passes;              /* over the genes (1) */
@@ -204,6 +205,7 @@ typedef struct {
                                 constants (gen_dictionary); false: uniform only */
     int refine_threads;      /* sim threads measuring an element's candidates at once
                                 (the result is the same for any number); <= 1: one */
+    bool progress;           /* a line on stderr every GEN_WARP_PROGRESS_S of refinement */
     uint64_t seed;           /* which candidates are drawn when there are more */
 } gen_warp_options;
 

@@ -20,6 +20,7 @@
 #include "gen/internal.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +57,9 @@ struct refiner {
     const gen_dictionary *dict;
     pcg32 *rng;
     gen_warp_report *rep;
-    double deadline;
+    double t0, deadline, noted;  /* start, time bound, last progress line */
+    bool progress;
+    uint64_t start_cycles;       /* the unit before refinement */
     long budget, gained, pass;   /* launches allowed, at the last gain, in the first pass */
     int nthreads;                /* measuring: thread 0 (the caller) and the started ones */
     thread_state *threads;
@@ -301,6 +304,19 @@ static bool refinement_done(const refiner *r)
     return out_of_time(r) || n >= r->budget || n - r->gained >= quiet;
 }
 
+/* A progress line every GEN_WARP_PROGRESS_S, when asked for (refinement
+ * may take a minute before the search's first evaluation). */
+static void note_progress(refiner *r, uint64_t cur)
+{
+    double now = wh_clock_s();
+    if (!r->progress || now - r->noted < GEN_WARP_PROGRESS_S) return;
+    r->noted = now;
+    fprintf(stderr, "hunt: warp-first: refining a unit of %llu cycles, %.0f s: %ld of at most %ld launches, %llu "
+            "cycles (%+.1f %%), %ld elements changed\n", (unsigned long long)r->start_cycles, now - r->t0,
+            r->rep->refine_evaluations, r->budget, (unsigned long long)cur,
+            r->start_cycles ? 100.0 * ((double)cur / (double)r->start_cycles - 1) : 0.0, r->rep->refined_elements);
+}
+
 /* Passes over every refinable element of the unit (per-thread buffers in
  * lane order, then shared ones the launch has as many of) until
  * refinement is done.  A pass without a gain does not end it: its draws
@@ -316,7 +332,10 @@ static uint64_t ascend(refiner *r, uint64_t cur)
             const wh_param *par = &img->spec->params[p];
             if (!gen_warp_refinable(par) && !gen_shared_refinable(img, r->full, p)) continue;
             for (uint64_t e = 0; e < img->bufs[p].count && !refinement_done(r); e++)
-                for (int f = 0; f < par->nfields; f++) cur = refine_one(r, p, f, e, cur);
+                for (int f = 0; f < par->nfields; f++) {
+                    cur = refine_one(r, p, f, e, cur);
+                    note_progress(r, cur);
+                }
         }
     }
     wh_error err;
@@ -370,8 +389,8 @@ uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const
 {
     double t0 = wh_clock_s();
     int want = o->refine_threads > 1 ? o->refine_threads : 1;
-    refiner r = { .full = full, .dict = dict, .rng = rng, .rep = rep, .deadline = t0 + GEN_WARP_REFINE_S,
-                  .budget = o->refine_launches };
+    refiner r = { .full = full, .dict = dict, .rng = rng, .rep = rep, .t0 = t0, .deadline = t0 + GEN_WARP_REFINE_S,
+                  .noted = t0, .progress = o->progress, .budget = o->refine_launches };
     r.threads = calloc((size_t)want, sizeof *r.threads);
     if (!r.threads) return 0;
     r.threads[0] = (thread_state){ .r = &r, .index = 0, .img = img, .sim = sim };
@@ -380,7 +399,8 @@ uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const
     uint64_t out = 0;
     if (base) {
         start_threads(&r, spec, want);
-        out = ascend(&r, base > cur ? base : cur);
+        r.start_cycles = base > cur ? base : cur;
+        out = ascend(&r, r.start_cycles);
         stop_threads(&r, want);
     }
     rep->refine_threads = r.nthreads;

@@ -31,12 +31,12 @@
  * and GEN_WARP_REFINE_DRAWS values drawn in it (every other one among the
  * kernel's constants in its domain, gen_dictionary: a lexer's classes are
  * single byte values a uniform draw rarely hits), keeping what lengthens
- * the unit, pass after pass until the quiet rule (refine_done) ends it
- * (fsm_lexer: a unit of 50615 cycles to 73664 in 50000 launches, 31 s:
- * 0.999 of the known worst over the launch, where gdivan's best had been
- * 0.69; bvh_traverse's tree: 1.03 of it at evaluation 1, where the
- * composed unit gained nothing and gdivan's best had been 0.80).  The
- * refined unit, laid over the
+ * the unit, pass after pass until the quiet rule ends it (refine.c)
+ * (fsm_lexer: a unit of ~50600 cycles to ~72000 in 50000 launches,
+ * 30-45 s: 0.95-0.97 of the known worst over the launch at evaluation 1,
+ * where gdivan's best had been 0.69; bvh_traverse's tree: 0.95-1.07 of
+ * it, where the composed unit gained nothing and gdivan's best had been
+ * 0.80).  The refined unit, laid over the
  * launch (gen_warp_tile), becomes one more individual (the hunt takes it
  * apart into genes, as a seed input).
  *
