@@ -36,20 +36,36 @@
 #define CHECK_STEP_LIMIT 200000000ULL
 
 typedef struct {
-    json_t *warnings;       /* strings */
+    json_t *warnings;       /* strings: what may be wrong in the spec */
+    json_t *notes;          /* strings: what the tools will do with it that the user
+                               should know, but cannot change in the spec */
     bool quiet;
 } findings;
+
+static void add_finding(findings *f, json_t *to, const char *kind, const char *fmt, va_list ap)
+{
+    char text[1024];
+    vsnprintf(text, sizeof text, fmt, ap);
+    json_array_append_new(to, json_string(text));
+    if (!f->quiet) fprintf(stderr, "spec check: %s: %s\n", kind, text);
+}
 
 static void warn(findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(findings *f, const char *fmt, ...)
 {
-    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    add_finding(f, f->warnings, "warning", fmt, ap);
     va_end(ap);
-    json_array_append_new(f->warnings, json_string(text));
-    if (!f->quiet) fprintf(stderr, "spec check: warning: %s\n", text);
+}
+
+static void note(findings *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(findings *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    add_finding(f, f->notes, "note", fmt, ap);
+    va_end(ap);
 }
 
 static void usage(FILE *out)
@@ -68,12 +84,13 @@ static void usage(FILE *out)
             "(the launch's last threads get none), and symbolic threads that never branch on\n"
             "the input: a guard comparing the thread index with a constant of at least X\n"
             "sends them all out early, and the symbolic stage then gives one path (the\n"
-            "constants and fixed scalars of at least X are named).\n"
+            "constants and fixed scalars of at least X are named).  Notes (never an error):\n"
+            "a structured input too large for the symbolic stage to assume its structure.\n"
             "\n"
             "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
-            "  --strict          exit 1 on a warning too\n"
+            "  --strict          exit 1 on a warning too (not on a note)\n"
             "  --json            the findings as JSON on stdout: {spec, kernel, errors,\n"
-            "                    warnings, ok}\n"
+            "                    warnings, notes, ok}\n"
             "  --quiet           nothing on stderr\n"
             "  -h, --help        this text\n",
             (unsigned long long)CHECK_STEP_LIMIT);
@@ -142,7 +159,7 @@ static void check_structures(const wh_spec *spec, findings *f)
     for (int p = 0; img && p < img->nbufs; p++) {
         const wh_param *q = img->bufs[p].param;
         if (q->role == WH_ROLE_INPUT && wh_param_structured(q) && !sx_structure_assumed(img, p))
-            warn(f, "input '%s' (\"structure\": \"%s\"%s) has %llu elements at X = %d, more than the %d the "
+            note(f, "input '%s' (\"structure\": \"%s\"%s) has %llu elements at X = %d, more than the %d the "
                  "symbolic stage assumes a structure over: its atoms may break it (the search's inputs keep it)",
                  q->name, wh_structure_name(q->structure), q->structure ? "" : ", or a running sum",
                  (unsigned long long)img->bufs[p].count, x, SX_STRUCTURE_MAX);
@@ -371,7 +388,7 @@ static int check(const check_args *a)
 {
     wh_error err;
     wh_error_clear(&err);
-    findings f = { json_array(), a->quiet };
+    findings f = { json_array(), json_array(), a->quiet };
     wh_spec *spec = cli_load_spec(a->spec, &err);
     bool ok = spec && launches_build(spec, &err) && check_sizes(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_slices(spec, &f);
@@ -382,19 +399,21 @@ static int check(const check_args *a)
     size_t nwarn = json_array_size(f.warnings);
     int status = !ok ? 1 : a->strict && nwarn > 0 ? 1 : 0;
     if (a->json) {
-        json_t *j = json_pack("{s:s, s:s?, s:o, s:o, s:b}", "spec", a->spec, "kernel", spec ? spec->name : NULL,
-                              "errors", ok ? json_array() : json_pack("[s]", err.msg), "warnings",
-                              json_incref(f.warnings), "ok", status == 0);
+        json_t *j = json_pack("{s:s, s:s?, s:o, s:o, s:o, s:b}", "spec", a->spec, "kernel",
+                              spec ? spec->name : NULL, "errors", ok ? json_array() : json_pack("[s]", err.msg),
+                              "warnings", json_incref(f.warnings), "notes", json_incref(f.notes), "ok", status == 0);
         cli_print_json(j);
         json_decref(j);
     }
     if (!ok) {
         status = cli_report(&err);
     } else if (!a->quiet) {
-        fprintf(stderr, "spec check: %s: %s%s\n", spec->name, nwarn ? "loads and runs, with warnings" : "ok",
+        fprintf(stderr, "spec check: %s: %s%s%s\n", spec->name, nwarn ? "loads and runs, with warnings" : "ok",
+                json_array_size(f.notes) ? (nwarn ? " and notes" : ", with notes") : "",
                 a->strict && nwarn ? " (--strict: an error)" : "");
     }
     json_decref(f.warnings);
+    json_decref(f.notes);
     wh_spec_free(spec);
     return status;
 }

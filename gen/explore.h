@@ -188,12 +188,14 @@ int gen_arrangements(const gen_result *r, const gen_layout *layout, int ***out, 
  * besides the domain's two ends. */
 #define GEN_WARP_REFINE_DRAWS 6
 /* ... and it stops after this many launches without a gain, at least
- * (warp.c); at most GEN_WARP_REFINE_S seconds whatever the budget. */
+ * (a whole pass's, and the launches its last gain took, if more;
+ * refine.c); at most GEN_WARP_REFINE_S seconds whatever the budget. */
 #define GEN_WARP_REFINE_QUIET 2000
 #define GEN_WARP_REFINE_S 60.0
 /* The command line's budget of refinement launches (hunt --warp-refine);
  * gen_warp_options_default and hunt_options_default leave it off. */
 #define GEN_WARP_REFINE_LAUNCHES 50000
+/* Seconds between refinement's progress lines (gen_warp_options.progress). */
 #define GEN_WARP_PROGRESS_S 5.0
 typedef struct {
     int candidates;          /* alleles tried per gene (GEN_WARP_CANDIDATES); 0: off */
