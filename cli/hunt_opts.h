@@ -133,7 +133,8 @@ enum {
     "                    the run is the same for every N; --sim-noise measures one at a\n" \
     "                    time; cuda: one at a time unless N > 1, then one thread per device\n" \
     "                    from --device on, at most N (a GPU measures one input at a time);\n" \
-    "                    warp refinement measures on N sim threads (cuda: every core)\n" \
+    "                    warp refinement measures on N sim threads, at most 8 (cuda: every\n" \
+    "                    core, at most 8)\n" \
     "symbolic stage (gdivan):\n" \
     "  --explore-time S  budget of the symbolic stage (60); when it is spent the paths\n" \
     "                    found depend on the machine's speed: see --explore-paths\n" \

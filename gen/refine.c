@@ -388,7 +388,8 @@ uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const
                          gen_warp_report *rep)
 {
     double t0 = wh_clock_s();
-    int want = o->refine_threads > 1 ? o->refine_threads : 1;
+    /* an element has at most MAX_CANDIDATES candidates: more threads would idle */
+    int want = o->refine_threads < 1 ? 1 : o->refine_threads > MAX_CANDIDATES ? MAX_CANDIDATES : o->refine_threads;
     refiner r = { .full = full, .dict = dict, .rng = rng, .rep = rep, .t0 = t0, .deadline = t0 + GEN_WARP_REFINE_S,
                   .noted = t0, .progress = o->progress, .budget = o->refine_launches };
     r.threads = calloc((size_t)want, sizeof *r.threads);
