@@ -68,11 +68,12 @@ uint64_t gen_unit_cycles(harness *sim, wh_image *img);
 bool gen_shared_refinable(const wh_image *cell, const wh_image *full, int p);
 /* Element refinement of the unit `img` (measured on `sim`) by coordinate
  * ascent, in o->refine_launches launches at most and GEN_WARP_REFINE_S
- * seconds, on o->refine_threads threads; cur: the composed unit's cycles.
- * Returns the refined unit's cycles (0: it faults, or could not be
- * measured); img holds it; rep's refinement counts are set. */
+ * seconds, on o->refine_threads threads, drawing from the kernel's
+ * constants when o->dictionary; cur: the composed unit's cycles.  Returns
+ * the refined unit's cycles (0: it faults, could not be measured, or err
+ * is set: the PTX could not be read again for its constants); img holds
+ * it; rep's refinement counts are set. */
 uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const wh_image *full,
-                         const gen_dictionary *dict, const gen_warp_options *o, pcg32 *rng, uint64_t cur,
-                         gen_warp_report *rep);
+                         const gen_warp_options *o, pcg32 *rng, uint64_t cur, gen_warp_report *rep, wh_error *err);
 
 #endif

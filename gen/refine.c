@@ -383,9 +383,10 @@ static void stop_threads(refiner *r, int want)
     free(r->tids);
 }
 
-uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const wh_image *full,
-                         const gen_dictionary *dict, const gen_warp_options *o, pcg32 *rng, uint64_t cur,
-                         gen_warp_report *rep)
+/* The ascent on `want` threads, drawing from dict. */
+static uint64_t refine_with(const wh_spec *spec, wh_image *img, harness *sim, const wh_image *full,
+                            const gen_dictionary *dict, const gen_warp_options *o, pcg32 *rng, uint64_t cur,
+                            gen_warp_report *rep)
 {
     double t0 = wh_clock_s();
     /* an element has at most MAX_CANDIDATES candidates: more threads would idle */
@@ -406,5 +407,15 @@ uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const
     }
     rep->refine_threads = r.nthreads;
     free(r.threads);
+    return out;
+}
+
+uint64_t gen_refine_unit(const wh_spec *spec, wh_image *img, harness *sim, const wh_image *full,
+                         const gen_warp_options *o, pcg32 *rng, uint64_t cur, gen_warp_report *rep, wh_error *err)
+{
+    gen_dictionary dict = { 0 };
+    if (o->dictionary && !gen_dictionary_for_spec(spec, &dict, err)) return 0;
+    uint64_t out = refine_with(spec, img, sim, full, &dict, o, rng, cur, rep);
+    gen_dictionary_free(&dict);
     return out;
 }

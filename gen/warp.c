@@ -82,7 +82,6 @@ typedef struct {
     int ncand;
     pcg32 rng;
     double deadline;         /* 0: none */
-    gen_dictionary dict;     /* refinement's constants (empty: uniform draws only) */
     gen_warp_report *rep;
 } unit;
 
@@ -171,7 +170,7 @@ static wh_image *refined_unit(unit *u, const gen_warp_options *o, const wh_image
 {
     double t0 = wh_clock_s();
     if (!gen_scale(u->pool, &u->lay, u->genes, u->img, err)) return NULL;
-    uint64_t r = gen_refine_unit(u->img->spec, u->img, u->sim, full, &u->dict, o, &u->rng, cur, u->rep);
+    uint64_t r = gen_refine_unit(u->img->spec, u->img, u->sim, full, o, &u->rng, cur, u->rep, err);
     u->rep->refined_cycles = r;
     u->rep->refine_seconds = wh_clock_s() - t0;
     if ((double)r < GEN_WARP_GAIN * (double)cur) return NULL;
@@ -231,7 +230,6 @@ static bool open_unit(unit *u, const wh_spec *spec, int threads, wh_error *err)
 
 static void close_unit(unit *u)
 {
-    gen_dictionary_free(&u->dict);
     if (u->sim) harness_close(u->sim);
     wh_image_free(u->img);
     free(u->genes);
@@ -266,8 +264,7 @@ int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand
         /* refinement starts from the unit either way: lanes that gain
          * nothing from disagreeing atoms may from other values, and a
          * shared tree or table is refined only here */
-        if (refined && launch && o->refine_launches > 0 && cur > 0 &&
-            (!o->dictionary || gen_dictionary_for_spec(spec, &u.dict, err)))
+        if (refined && launch && o->refine_launches > 0 && cur > 0)
             *refined = refined_unit(&u, o, launch, cur, err);
         out = rep->kept || (refined && *refined) ? repeat_unit(&u, full) : NULL;
         if ((rep->kept || (refined && *refined)) && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
