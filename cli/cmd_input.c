@@ -47,6 +47,8 @@ static void usage(FILE *out)
             "         i (the element index), threads, blocks, the spec's constants, + - * / %%,\n"
             "         min(), max().  Every value must lie in its domain: the error names the\n"
             "         element.  Fixed buffers come from the spec; outputs are not saved.\n"
+            "         A running sum (\"prefix_sum_of\") that no --from or --set writes is\n"
+            "         computed from its summands (--set degree=16 alone gives CSR row starts).\n"
             "         --set NAME=EXPR naming one of the spec's constants gives it that value\n"
             "         before anything else (the input's sizes follow; its manifest records it).\n"
             "\n"
@@ -261,21 +263,28 @@ static int input_buffer(const wh_image *img, const char *name, const char *what,
     return -1;
 }
 
-/* --from [NAME=]FILE: NAME when it names an input, else the file's stem. */
-static bool apply_from(wh_image *img, const char *arg, wh_error *err)
+/* --from [NAME=]FILE: the buffer's name (NAME when it names an input, else
+ * the file's stem) into name[256]; returns the file. */
+static const char *from_target(const wh_image *img, const char *arg, char *name)
 {
-    char name[256];
     const char *file = arg, *eq = strchr(arg, '=');
-    if (eq && (size_t)(eq - arg) < sizeof name) {
-        snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    if (eq && eq - arg < 256) {
+        snprintf(name, 256, "%.*s", (int)(eq - arg), arg);
         if (wh_image_find(img, name) >= 0) file = eq + 1;
     }
     if (file == arg) {
         const char *base = strrchr(arg, '/');
-        snprintf(name, sizeof name, "%s", base ? base + 1 : arg);
+        snprintf(name, 256, "%s", base ? base + 1 : arg);
         char *dot = strrchr(name, '.');
         if (dot && dot != name) *dot = '\0';
     }
+    return file;
+}
+
+static bool apply_from(wh_image *img, const char *arg, wh_error *err)
+{
+    char name[256];
+    const char *file = from_target(img, arg, name);
     int p = input_buffer(img, name, "--from", err);
     return p >= 0 && wh_buffer_import(img, p, file, err);
 }
@@ -340,6 +349,39 @@ typedef struct {
     const char *arg;
 } import_step;
 
+/* Does the step write field f of buffer p (--from: every field)? */
+static bool step_writes(const wh_image *img, const import_step *s, int p, int f)
+{
+    char name[256];
+    if (!s->is_set) {
+        from_target(img, s->arg, name);
+        return !strcmp(name, img->bufs[p].param->name);
+    }
+    size_t n = strcspn(s->arg, "=.");
+    const wh_param *par = img->bufs[p].param;
+    if (strlen(par->name) != n || strncmp(s->arg, par->name, n)) return false;
+    if (s->arg[n] != '.') return true;
+    size_t m = strcspn(s->arg + n + 1, "=");
+    return par->type == WH_STRUCT && strlen(par->fields[f].name) == m && !strncmp(s->arg + n + 1, par->fields[f].name, m);
+}
+
+/* A running sum no step wrote is computed from its summands, which users
+ * give alone (a CSR graph's degrees, not its row starts). */
+static bool sum_unwritten(wh_image *img, const import_step *steps, int nsteps, wh_error *err)
+{
+    for (int p = 0; p < img->nbufs; p++) {
+        const wh_param *par = img->bufs[p].param;
+        if (par->role != WH_ROLE_INPUT || par->kind != WH_BUFFER) continue;
+        for (int f = 0; f < (par->type == WH_STRUCT ? par->nfields : 1); f++) {
+            bool is_sum = par->type == WH_STRUCT ? par->fields[f].prefix_of : par->prefix_of;
+            bool written = false;
+            for (int k = 0; k < nsteps && !written; k++) written = step_writes(img, &steps[k], p, f);
+            if (is_sum && !written && !wh_image_sum_into(img, p, f, err)) return false;
+        }
+    }
+    return true;
+}
+
 /* Does a --set NAME=... name one of the spec's constants (not a buffer)? */
 static bool names_constant(const wh_spec *spec, const char *arg)
 {
@@ -372,7 +414,8 @@ static int import_input(const char *spec_arg, const char *out_dir, const import_
     for (int k = 0; ok && k < nsteps; k++)
         if (!steps[k].is_set || !names_constant(spec, steps[k].arg))
             ok = steps[k].is_set ? apply_set(img, steps[k].arg, &err) : apply_from(img, steps[k].arg, &err);
-    ok = ok && wh_image_check_domains(img, &err) && wh_image_save(img, out_dir, &err);
+    ok = ok && sum_unwritten(img, steps, nsteps, &err) && wh_image_check_domains(img, &err) &&
+         wh_image_save(img, out_dir, &err);
     if (ok && !quiet)
         fprintf(stderr, "input: saved an input of %s (%u x %u threads) in %s\n", spec->name,
                 full.grid[0] * full.grid[1] * full.grid[2], full.block[0] * full.block[1] * full.block[2], out_dir);

@@ -71,6 +71,11 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err);
  * image element by element calls this before the image is used. */
 bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err);
 bool wh_image_restructure(wh_image *img, wh_error *err);
+/* Field f of input buffer p, when it is a running sum ("prefix_sum_of"),
+ * computed from what it sums, which is left as it is: an error when the
+ * total passes the range (where restructuring would lower summands).  For
+ * inputs a user writes by hand, who gives the summands only. */
+bool wh_image_sum_into(wh_image *img, int p, int f, wh_error *err);
 /* Does buffer p have its structure?  The error names the elements that
  * break it.  (wh_image_check_domains checks it for every input.) */
 bool wh_image_check_structure(const wh_image *img, int p, wh_error *err);

@@ -267,6 +267,24 @@ static bool check_prefix(const wh_image *img, const prefix *x, wh_error *err)
 
 #define MAX_PREFIXES 64
 
+bool wh_image_sum_into(wh_image *img, int p, int f, wh_error *err)
+{
+    prefix x[MAX_PREFIXES];
+    for (int k = 0, n = prefixes_of(img, p, x, MAX_PREFIXES); k < n; k++) {
+        if (x[k].dp != p || x[k].df != f) continue;
+        wh_bounds d, sb;
+        if (!prefix_fits(img, &x[k], &d, &sb, err)) return false;
+        int64_t run = d.lo;
+        for (uint64_t e = 0; e < img->bufs[p].count; e++) {
+            field_set(img, p, f, e, run);
+            run += field_get(img, x[k].sp, x[k].sf, e);
+        }
+        return run <= d.hi || prefix_error(img, &x[k], err, "what it sums totals %lld, past the range's high end %lld",
+                                           (long long)run, (long long)d.hi);
+    }
+    return true;
+}
+
 static bool apply_prefixes(wh_image *img, int p, wh_error *err)
 {
     prefix x[MAX_PREFIXES];

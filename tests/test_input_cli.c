@@ -151,6 +151,43 @@ Test(input_cli, set_fills_every_element_by_expression)
     ts_rmtree(dir);
 }
 
+/* A running sum the user does not give (a CSR graph's row starts) is
+ * computed from the summands they give; one they give is checked. */
+Test(input_cli, a_running_sum_not_given_is_computed_from_its_summands)
+{
+    char dir[64], a[128];
+    tmpdir(dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    const char *make[] = { "import", "tests/specs/csr_bfs.json", "-o", a, "--random", "7",
+                           "--set", "nodes.n_edges=i%3", "--quiet" };
+    cr_assert_eq(input_cmd(dir, make, 9), 0, "%s", stderr_of(dir));
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/csr_bfs.json", &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *img = wh_image_load(s, a, &err);
+    cr_assert(img, "%s", err.msg);
+    const wh_buffer *nodes = &img->bufs[0];
+    int64_t run = 0;
+    for (uint64_t e = 0; e < nodes->count; e++) {
+        const unsigned char *el = nodes->data + e * nodes->param->elem_size;
+        cr_assert_eq(wh_value_get_int(WH_I32, el + nodes->param->fields[0].offset), run, "start of node %llu",
+                     (unsigned long long)e);
+        cr_assert_eq(wh_value_get_int(WH_I32, el + nodes->param->fields[1].offset), (int64_t)(e % 3));
+        run += (int64_t)(e % 3);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+
+    const char *too_many[] = { "import", "tests/specs/csr_bfs.json", "-o", a, "--set", "nodes.n_edges=32" };
+    cr_expect_eq(input_cmd(dir, too_many, 6), 1);
+    cr_expect(strstr(stderr_of(dir), "totals 8192, past the range's high end 2048"), "%s", stderr_of(dir));
+    const char *given[] = { "import", "kernels/corpus/sssp_relax.json", "-o", a, "--set", "degree=1",
+                            "--set", "row_start=i+1" };
+    cr_expect_eq(input_cmd(dir, given, 8), 1, "a running sum given is checked, not recomputed");
+    cr_expect(strstr(stderr_of(dir), "element 0 is 1, not 0 (the sum before it)"), "%s", stderr_of(dir));
+    ts_rmtree(dir);
+}
+
 static void expect_refused(const char *dir, const char *const *args, int n, const char *says)
 {
     cr_expect_eq(input_cmd(dir, args, n), 1, "%s: a user error", args[n - 1]);
