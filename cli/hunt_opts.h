@@ -74,8 +74,10 @@ enum {
     "                    random values, as random testing draws them (0.20; 0: the paper's)\n" \
     "  --value-edits N   gdivan: genes per individual that edit the built input: a run of\n" \
     "                    a buffer filled with one value or a domain end, sorted, reversed,\n" \
-    "                    a ramp of distinct values, a lane's values copied across its warp\n" \
-    "                    (default 3; 0: none, the paper's)\n" \
+    "                    a ramp of distinct values, a lane's values copied across its warp,\n" \
+    "                    values drawn from a searched shape (a long tail, heavy lanes in\n" \
+    "                    every warp, a few hubs: CSR row lengths, degrees) (default 3;\n" \
+    "                    0: none, the paper's)\n" \
     "  --no-edit-screen  gdivan: the generation after the first tries every operator on\n" \
     "                    the whole of every input field, one at a time, as one more edit\n" \
     "                    of the best input (one evaluation each, at most a generation's\n" \

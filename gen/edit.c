@@ -12,6 +12,12 @@
  * field, the run and the operator, against the launch's own layout.
  * Every written value is clamped into its element's domain, so an edited
  * image never violates the spec.
+ *
+ * A shape edit draws the run's values from a distribution whose family
+ * and parameters come from the code: how a CSR matrix's row lengths or a
+ * graph's degrees are spread (a long tail, a heavy lane in every warp, a
+ * few hubs) is then searched like any other gene, and the running sum
+ * over them (row starts) follows by projection.
  */
 #include "gen/gen.h"
 
@@ -22,8 +28,10 @@
 
 static const char *const kind_names[GEN_EDIT_KINDS] = {
     "none", "fill-copy", "fill-low", "fill-high", "sort-up", "sort-down",
-    "ramp-up", "ramp-down", "reverse", "warp-copy",
+    "ramp-up", "ramp-down", "reverse", "warp-copy", "shape",
 };
+
+static const char *const shape_names[GEN_SHAPE_FAMILIES] = { "skew", "heavy-lanes", "hubs" };
 
 const char *gen_edit_kind_name(gen_edit_kind k)
 {
@@ -125,12 +133,28 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
     const wh_param *par = &full->spec->params[e->param];
     draw_run(&rng, full->bufs[e->param].count, 32 * owner_elems(par), e);
     e->kind = (gen_edit_kind)(1 + pcg32_bounded(&rng, GEN_EDIT_KINDS - 1));
+    if (e->kind == GEN_EDIT_SHAPE) e->shape = code;
+}
+
+void gen_shape_of(const gen_edit *e, gen_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    out->family = GEN_SHAPE_HEAVY_LANES;
+    out->lanes = 1;
+    if (e->shape == 0) return;
+    pcg32 rng;
+    pcg32_seed(&rng, e->shape, 0x73686170);
+    out->family = (gen_shape_family)pcg32_bounded(&rng, GEN_SHAPE_FAMILIES);
+    out->alpha = exp2(4.0 * pcg32_double(&rng));
+    out->lanes = (int)log_uniform(&rng, 32);
+    out->offset = (int)pcg32_bounded(&rng, 32);
+    out->share = exp2(-12.0 * pcg32_double(&rng));
 }
 
 /* Extremes first: if the screen is cut short, every field keeps them. */
 static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
     GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_COPY, GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP,
-    GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
+    GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
 };
 
 int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max)
@@ -310,6 +334,46 @@ static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
     return ok;
 }
 
+/* The lane of the thread owning element k (shared inputs: k's lane). */
+static uint64_t lane_of(const field_access *a, uint64_t k)
+{
+    const wh_param *par = &a->img->spec->params[a->p];
+    uint64_t j;
+    return (par->per_thread ? wh_elem_owner(par, &a->img->launch, k, &j) : k) % 32;
+}
+
+/* Element k's value as a fraction of its domain. */
+static double shape_at(const gen_shape *s, const field_access *a, uint64_t k, pcg32 *rng)
+{
+    switch (s->family) {
+    case GEN_SHAPE_SKEW: return pow(pcg32_double(rng), s->alpha);
+    case GEN_SHAPE_HEAVY_LANES: {
+        uint64_t spacing = 32 / (uint64_t)s->lanes;
+        return (lane_of(a, k) + 32 - (uint64_t)s->offset) % 32 % spacing == 0 ? 1.0 : 0.0;
+    }
+    default: return pcg32_double(rng) < s->share ? 1.0 : 0.0;
+    }
+}
+
+static bool shape(field_access *a, const gen_edit *e, wh_error *err)
+{
+    gen_shape s;
+    gen_shape_of(e, &s);
+    pcg32 rng;
+    pcg32_seed(&rng, e->shape, 0x76616c73);
+    for (uint64_t k = e->first; k < e->first + e->count; k++) {
+        double t = shape_at(&s, a, k, &rng);
+        if (!bounds_of(a, k, err)) return false;
+        if (a->b.is_float) {
+            put_float(a, k, a->b.flo + t * (a->b.fhi - a->b.flo));
+        } else {
+            double width = (double)((uint64_t)a->b.hi - (uint64_t)a->b.lo);
+            store_int(a, k, (int64_t)((uint64_t)a->b.lo + (uint64_t)(t * width + 0.5)));
+        }
+    }
+    return true;
+}
+
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 {
     if (e->kind == GEN_EDIT_NONE) return true;
@@ -328,6 +392,7 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
     case GEN_EDIT_SORT_DOWN:
     case GEN_EDIT_REVERSE: return rearrange(&a, e, err);
     case GEN_EDIT_WARP_COPY: return warp_copy(&a, e, err);
+    case GEN_EDIT_SHAPE: return shape(&a, e, err);
     default: return true;
     }
 }
@@ -353,6 +418,17 @@ void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_
     }
     const wh_param *par = &full->spec->params[e->param];
     const char *fname = par->fields[e->field].name;
-    snprintf(buf, size, "%s %s%s%s[%llu..%llu)", gen_edit_kind_name(e->kind), par->name, fname[0] ? "." : "",
-             fname, (unsigned long long)e->first, (unsigned long long)(e->first + e->count));
+    char kind[80];
+    gen_shape s;
+    gen_shape_of(e, &s);
+    if (e->kind != GEN_EDIT_SHAPE)
+        snprintf(kind, sizeof kind, "%s", gen_edit_kind_name(e->kind));
+    else if (s.family == GEN_SHAPE_SKEW)
+        snprintf(kind, sizeof kind, "shape(%s, alpha %.2f)", shape_names[s.family], s.alpha);
+    else if (s.family == GEN_SHAPE_HEAVY_LANES)
+        snprintf(kind, sizeof kind, "shape(%s, %d per warp from lane %d)", shape_names[s.family], s.lanes, s.offset);
+    else
+        snprintf(kind, sizeof kind, "shape(%s, share %.2g)", shape_names[s.family], s.share);
+    snprintf(buf, size, "%s %s%s%s[%llu..%llu)", kind, par->name, fname[0] ? "." : "", fname,
+             (unsigned long long)e->first, (unsigned long long)(e->first + e->count));
 }

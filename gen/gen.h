@@ -172,24 +172,46 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
  * to its first value (fill-copy) or to its domain's low or high end, the
  * run sorted up or down or reversed, a ramp of distinct values from one
  * end of the domain, or the first lane's elements copied across each warp
- * (an owner's `per_thread` elements; single elements for shared inputs).
- * The run is the whole buffer, whole warps' elements, or any run.  An
- * edit is named by a code (0: none; any other 31-bit value draws the
- * buffer, field, run and operator from a PCG32 stream it seeds; a code
- * with bit 31 set names a field and a kind on the whole buffer: the
- * screen's), so a gene can hold it.  Written values are clamped into each element's
- * domain; fields whose domain is a single value are never chosen. */
+ * (an owner's `per_thread` elements; single elements for shared inputs),
+ * or values drawn from a searched shape (gen_shape, below).  The run is
+ * the whole buffer, whole warps' elements, or any run.  An edit is named
+ * by a code (0: none; any other 31-bit value draws the buffer, field, run
+ * and operator from a PCG32 stream it seeds; a code with bit 31 set names
+ * a field and a kind on the whole buffer: the screen's), so a gene can
+ * hold it.  Written values are clamped into each element's domain; fields
+ * whose domain is a single value are never chosen. */
 typedef enum {
     GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
     GEN_EDIT_SORT_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
-    GEN_EDIT_KINDS
+    GEN_EDIT_SHAPE, GEN_EDIT_KINDS
 } gen_edit_kind;
 
 typedef struct {
     gen_edit_kind kind;
     int param, field;
     uint64_t first, count;  /* the run, in elements */
+    uint32_t shape;         /* GEN_EDIT_SHAPE: the code its family and
+                               parameters are drawn from (0: the screen's) */
 } gen_edit;
+
+/* A shape edit's distribution of values over the run (edit.c), as a
+ * fraction of each element's domain: a CSR matrix's row lengths or a
+ * graph's degrees (the summands of a running sum) drawn from a family
+ * whose skew is itself searched.  SKEW: u^alpha for uniform u (alpha in
+ * [1, 16]: most rows short, a few long); HEAVY_LANES: `lanes` evenly
+ * spaced lanes of every warp from `offset` at the top, the others at the
+ * bottom (a warp waits for its longest row); HUBS: each element at the
+ * top with probability `share`, else the bottom (a few hubs). */
+typedef enum { GEN_SHAPE_SKEW, GEN_SHAPE_HEAVY_LANES, GEN_SHAPE_HUBS, GEN_SHAPE_FAMILIES } gen_shape_family;
+
+typedef struct {
+    gen_shape_family family;
+    double alpha, share;
+    int lanes, offset;
+} gen_shape;
+
+/* The shape a shape edit draws (the screen's: one heavy lane per warp). */
+void gen_shape_of(const gen_edit *e, gen_shape *out);
 
 const char *gen_edit_kind_name(gen_edit_kind k);
 /* The edit a code names on images of full's layout. */

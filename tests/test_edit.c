@@ -9,6 +9,7 @@
 
 #include "gen/gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +48,7 @@ static int64_t get(const fixture *f, int p, int field, uint64_t e)
 
 static void apply(fixture *f, const char *param, int field, gen_edit_kind kind, uint64_t first, uint64_t count)
 {
-    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count };
+    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count, 0 };
     cr_assert_geq(e.param, 0, "%s", param);
     wh_error err;
     cr_assert(gen_edit_apply(&e, f->img, &err), "%s", err.msg);
@@ -199,7 +200,7 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
     cr_assert(gen_edits_apply(codes, 300, f.img, &err), "%s", err.msg);
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     char text[200];
-    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8 };
+    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8, 0 };
     gen_edit_describe(&fill, f.img, text, sizeof text);
     cr_expect_str_eq(text, "fill-copy edges[0..8)");
     close_fixture(&f);
@@ -251,6 +252,75 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     /* and applied, they keep the image inside its domains */
     wh_error err;
     cr_assert(gen_edits_apply(codes, 7, f.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
+    close_fixture(&f);
+}
+
+/* A shape code whose family is `family` (the first of 1, 2, ...). */
+static uint32_t shape_code(gen_shape_family family, gen_shape *s)
+{
+    for (uint32_t code = 1;; code++) {
+        gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code };
+        gen_shape_of(&e, s);
+        if (s->family == family && (family != GEN_SHAPE_HUBS || s->share > 0.05)) return code;
+    }
+}
+
+/* Shape edits: the screen's puts one lane of every warp at the top of the
+ * domain and the rest at the bottom, and row starts follow; a heavy-lanes
+ * code puts its lanes (evenly spaced from its offset) at the top; a skew
+ * spreads values with the mean its exponent gives (E[u^a] = 1/(a+1)); hubs
+ * put about their share at the top; each stays inside its run. */
+Test(edit, shapes_spread_values_as_their_family_says)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 11);
+    int degree = wh_image_find(f.img, "degree"), row_start = wh_image_find(f.img, "row_start");
+    uint64_t n = f.img->bufs[degree].count;
+    gen_edit screen = { GEN_EDIT_SHAPE, degree, 0, 0, n, 0 };
+    wh_error err;
+    cr_assert(gen_edit_apply(&screen, f.img, &err), "%s", err.msg);
+    cr_assert(wh_image_restructure(f.img, &err), "%s", err.msg);
+    for (uint64_t e = 0; e < n; e++) {
+        cr_assert_eq(get(&f, degree, 0, e), e % 32 == 0 ? 16 : 0, "node %llu", (unsigned long long)e);
+        cr_assert_eq(get(&f, row_start, 0, e), (int64_t)((e + 31) / 32) * 16, "row start %llu", (unsigned long long)e);
+    }
+    char text[200];
+    gen_edit_describe(&screen, f.img, text, sizeof text);
+    cr_expect_str_eq(text, "shape(heavy-lanes, 1 per warp from lane 0) degree[0..16384)");
+
+    gen_shape s;
+    gen_edit lanes = { GEN_EDIT_SHAPE, degree, 0, 0, n, shape_code(GEN_SHAPE_HEAVY_LANES, &s) };
+    cr_assert(gen_edit_apply(&lanes, f.img, &err), "%s", err.msg);
+    uint64_t spacing = 32 / (uint64_t)s.lanes;
+    for (uint64_t e = 0; e < n; e++)
+        cr_assert_eq(get(&f, degree, 0, e), (e % 32 + 32 - (uint64_t)s.offset) % 32 % spacing == 0 ? 16 : 0,
+                     "%d lanes from %d: node %llu", s.lanes, s.offset, (unsigned long long)e);
+
+    int weights = wh_image_find(f.img, "weights");
+    uint64_t nw = f.img->bufs[weights].count;
+    int32_t *before = snapshot(&f, weights);
+    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s) };
+    cr_assert(gen_edit_apply(&skew, f.img, &err), "%s", err.msg);
+    double mean = 0;
+    for (uint64_t e = 1000; e < nw - 1000; e++) mean += (double)get(&f, weights, 0, e) / 262144.0;
+    mean /= (double)(nw - 2000);
+    cr_expect(mean > 1.0 / (s.alpha + 1) - 0.01 && mean < 1.0 / (s.alpha + 1) + 0.01, "alpha %.2f: mean %.4f",
+              s.alpha, mean);
+    cr_expect(!memcmp(before, f.img->bufs[weights].data, 1000 * 4), "the run's outside is left alone");
+    cr_expect(!memcmp(before + nw - 1000, (int32_t *)f.img->bufs[weights].data + nw - 1000, 1000 * 4));
+    free(before);
+
+    gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s) };
+    cr_assert(gen_edit_apply(&hubs, f.img, &err), "%s", err.msg);
+    uint64_t top = 0;
+    for (uint64_t e = 0; e < nw; e++) {
+        int64_t v = get(&f, weights, 0, e);
+        cr_assert(v == 0 || v == 262144, "hubs are at an end: %lld", (long long)v);
+        top += v == 262144;
+    }
+    cr_expect(fabs((double)top / (double)nw - s.share) < 0.01, "share %.3f: %.3f at the top", s.share,
+              (double)top / (double)nw);
+    cr_assert(wh_image_restructure(f.img, &err), "%s", err.msg);
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     close_fixture(&f);
 }
