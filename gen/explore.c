@@ -148,6 +148,17 @@ static const char *stop_reason(const sx_result *sx, char *buf, size_t n)
     return buf;
 }
 
+/* Did the last X finish with exactly the paths and legs of the X before,
+ * which finished too?  Its threads then never told one another apart (no
+ * path depends on how many there are: md_cutoff's 2 paths at X = 2, 3 and
+ * 4, 6.4 s each), and a larger X is time taken from the search. */
+static bool same_as_smaller(const gen_result *r)
+{
+    if (r->nxs < 2) return false;
+    const gen_xstat *a = &r->xs[r->nxs - 2], *b = &r->xs[r->nxs - 1];
+    return !a->budget_hit && !b->budget_hit && a->paths == b->paths && a->legs_covered == b->legs_covered;
+}
+
 /* Run the X sequence; returns the exploration to keep (or NULL + err). */
 static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore_options *o, double budget,
                          wh_error *err)
@@ -205,6 +216,12 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         /* a larger X would hit the same budget; a saturated one may still
          * meet new legs with more threads (and saturates in turn) */
         if (full || (kept->budget_hit && !kept->saturated)) break;
+        if (same_as_smaller(r)) {
+            if (!o->quiet && i + 1 < nxs)
+                fprintf(stderr, "explore: X=%d found what X=%d found (%d paths, %d legs): no larger X tried\n",
+                        sx->threads, r->xs[r->nxs - 2].x, sx->npaths, sx->nlegs_covered);
+            break;
+        }
     }
     const char *unsupported = kept ? sx_result_stopped_unsupported(kept) : NULL;
     if (unsupported && !o->quiet)

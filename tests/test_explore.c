@@ -145,6 +145,22 @@ Test(explore, deepening_records_every_x)
     close_fixture(&f);
 }
 
+/* histogram_smem (X = 2, 3, 4 in its spec): every X finishes with the one
+ * path and the same legs, so X = 4 is not tried; the paths kept are X = 3's. */
+Test(explore, deepening_stops_when_a_larger_x_finds_nothing_more)
+{
+    fixture f;
+    gen_result *r = explore_default(&f, "kernels/corpus/histogram_smem.json");
+    cr_assert_eq(f.spec->nsym_threads, 3);
+    cr_assert_eq(r->nxs, 2, "X tried: %d", r->nxs);
+    cr_expect_eq(r->xs[0].paths, r->xs[1].paths);
+    cr_expect_eq(r->xs[0].legs_covered, r->xs[1].legs_covered);
+    cr_expect_not(r->xs[1].budget_hit);
+    cr_expect_eq(r->x, 3);
+    gen_result_free(r);
+    close_fixture(&f);
+}
+
 /* lbm: X = 2 (49 paths) and X = 3 (343) finish at 88.9 % of the legs.
  * With a 400-path budget X = 4 stops at the budget covering 94.4 %: its
  * 400 whole paths are kept.  With 100, X = 3 stops at the budget covering
