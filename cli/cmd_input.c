@@ -119,8 +119,10 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
     for (int f = 0; saved && b->count && f < p->nfields; f++) {
         long double lo = 0, hi = 0;
         field_range(b, &p->fields[f], &lo, &hi);
-        json_array_append_new(fields, json_pack("{s:s, s:f, s:f}", "name", p->fields[f].name, "min", (double)lo,
-                                                "max", (double)hi));
+        json_t *fj = json_pack("{s:s, s:f, s:f}", "name", p->fields[f].name, "min", (double)lo, "max", (double)hi);
+        if (p->fields[f].structure != WH_STRUCTURE_NONE)
+            json_object_set_new(fj, "structure", json_string(wh_structure_name(p->fields[f].structure)));
+        json_array_append_new(fields, fj);
     }
     uint64_t n = !saved ? 0 : limit == 0 || limit > b->count ? b->count : limit;
     for (uint64_t e = 0; e < n; e++) json_array_append_new(first, element_json(p, b->data + e * p->elem_size));
@@ -169,8 +171,10 @@ static void print_buffer(const json_t *b)
     json_t *f;
     json_array_foreach(json_object_get(b, "fields"), k, f) {
         const char *fname = json_string_value(json_object_get(f, "name"));
-        fprintf(stderr, "%s%s%s %.9g..%.9g", k ? "," : " ", fname[0] ? " " : "", fname,
-                json_real_value(json_object_get(f, "min")), json_real_value(json_object_get(f, "max")));
+        const char *fs = json_string_value(json_object_get(f, "structure"));
+        fprintf(stderr, "%s%s%s %.9g..%.9g%s%s", k ? "," : " ", fname[0] ? " " : "", fname,
+                json_real_value(json_object_get(f, "min")), json_real_value(json_object_get(f, "max")),
+                fs ? " " : "", fs ? fs : "");
     }
     const char *structure = json_string_value(json_object_get(b, "structure"));
     if (structure) fprintf(stderr, "  %s", structure);

@@ -47,6 +47,9 @@ static int cmp_ranked(const void *a, const void *b)
 
 static bool structure_fits(const wh_image *img, int p, wh_error *err);
 static bool restructure_alone(wh_image *img, int p, wh_error *err);
+static bool arrays_fit(const wh_image *img, int p, wh_error *err);
+static bool restructure_arrays(wh_image *img, int p, wh_error *err);
+static bool check_arrays(const wh_image *img, int p, wh_error *err);
 
 static bool oom(wh_error *err)
 {
@@ -148,6 +151,136 @@ static bool structure_error(const wh_image *img, int p, wh_error *err, const cha
     wh_param_jpath(img->spec, p, ".structure", path, sizeof path);
     wh_error_set_path(err, path);
     return false;
+}
+
+/* ---- array fields ---------------------------------------------------------- */
+
+/* An array field's structure orders its n elements within each element of
+ * the buffer (a b+tree node's keys: "keys[0]" .. "keys[n-1]", consecutive
+ * fields); the same projections as a whole buffer's, element by element. */
+
+static bool array_start(const wh_param *par, int f)
+{
+    const wh_field *fd = &par->fields[f];
+    return fd->array_len > 1 && fd->array_index == 0 && fd->structure != WH_STRUCTURE_NONE;
+}
+
+static bool array_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static bool array_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
+{
+    const wh_param *par = img->bufs[p].param;
+    const char *name = par->fields[f].name;
+    int entry = 0;
+    for (int g = 0; g < f; g++) entry += par->fields[g].array_index == 0;
+    char msg[256], path[80], suffix[48];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\", array field \"%.*s\" (\"structure\": \"%s\"): %s",
+                 par->name, (int)strcspn(name, "["), name, wh_structure_name(par->fields[f].structure), msg);
+    snprintf(suffix, sizeof suffix, ".fields[%d].structure", entry);
+    wh_param_jpath(img->spec, p, suffix, path, sizeof path);
+    wh_error_set_path(err, path);
+    return false;
+}
+
+static bool arrays_fit(const wh_image *img, int p, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    for (int f = 0; f < par->nfields; f++) {
+        wh_bounds bd;
+        int n = par->fields[f].array_len;
+        if (!array_start(par, f) || par->fields[f].structure == WH_STRUCTURE_SORTED) continue;
+        if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+        if ((uint64_t)bd.hi - (uint64_t)bd.lo < (uint64_t)n - 1)
+            return array_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
+                               (long long)((uint64_t)bd.hi - (uint64_t)bd.lo + 1), n);
+    }
+    return true;
+}
+
+/* The array at field f of element e, ordered as its structure says. */
+static void restructure_array(wh_image *img, int p, int f, uint64_t e, const wh_bounds *bd, ranked *r, int64_t *v)
+{
+    const wh_param *par = img->bufs[p].param;
+    int n = par->fields[f].array_len;
+    unsigned char *el = elem_at(&img->bufs[p], e);
+    for (int k = 0; k < n; k++) {
+        r[k].v = wh_value_get_int(par->fields[f + k].type, el + par->fields[f + k].offset);
+        r[k].at = (uint64_t)k;
+    }
+    qsort(r, (size_t)n, sizeof *r, cmp_ranked);
+    for (int k = 0; k < n; k++) v[k] = r[k].v;
+    if (par->fields[f].structure != WH_STRUCTURE_SORTED) make_increasing(v, (uint64_t)n, bd->lo, bd->hi);
+    /* sorted ones go in order; distinct ones back to their ranks' places */
+    for (int k = 0; k < n; k++) {
+        int at = par->fields[f].structure == WH_STRUCTURE_DISTINCT ? (int)r[k].at : k;
+        wh_value_set_int(par->fields[f + at].type, el + par->fields[f + at].offset, v[k]);
+    }
+}
+
+static bool restructure_arrays(wh_image *img, int p, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    for (int f = 0; f < par->nfields; f++) {
+        wh_bounds bd;
+        if (!array_start(par, f)) continue;
+        if (!arrays_fit(img, p, err) || !wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+        int n = par->fields[f].array_len;
+        ranked *r = malloc((size_t)n * sizeof *r);
+        int64_t *v = malloc((size_t)n * sizeof *v);
+        if (!r || !v) {
+            free(r);
+            free(v);
+            return oom(err);
+        }
+        for (uint64_t e = 0; e < img->bufs[p].count; e++) restructure_array(img, p, f, e, &bd, r, v);
+        free(r);
+        free(v);
+    }
+    return true;
+}
+
+/* Element e's array at field f against its structure (r: room for it). */
+static bool check_array(const wh_image *img, int p, int f, uint64_t e, ranked *r, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    wh_structure s = par->fields[f].structure;
+    int n = par->fields[f].array_len;
+    const unsigned char *el = elem_at(&img->bufs[p], e);
+    for (int k = 0; k < n; k++) {
+        r[k].v = wh_value_get_int(par->fields[f + k].type, el + par->fields[f + k].offset);
+        r[k].at = (uint64_t)k;
+    }
+    if (s == WH_STRUCTURE_DISTINCT) qsort(r, (size_t)n, sizeof *r, cmp_ranked);
+    for (int k = 1; k < n; k++) {
+        int64_t x = r[k - 1].v, y = r[k].v;
+        bool ok = s == WH_STRUCTURE_SORTED ? x <= y : x < y;
+        if (!ok)
+            return array_error(img, p, f, err, "element %llu: %s is %lld and %s is %lld", (unsigned long long)e,
+                               par->fields[f + (int)r[k - 1].at].name, (long long)x,
+                               par->fields[f + (int)r[k].at].name, (long long)y);
+    }
+    return true;
+}
+
+/* The first element whose array breaks its structure, as an error. */
+static bool check_arrays(const wh_image *img, int p, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    for (int f = 0; f < par->nfields; f++) {
+        if (!array_start(par, f)) continue;
+        ranked *r = malloc((size_t)par->fields[f].array_len * sizeof *r);
+        if (!r) return oom(err);
+        bool ok = true;
+        for (uint64_t e = 0; ok && e < img->bufs[p].count; e++) ok = check_array(img, p, f, e, r, err);
+        free(r);
+        if (!ok) return false;
+    }
+    return true;
 }
 
 /* ---- running sums ---------------------------------------------------------- */
@@ -309,7 +442,7 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
     wh_bounds d, sb;
     for (int k = 0, n = prefixes_of(img, p, x, MAX_PREFIXES); k < n; k++)
         if (!prefix_fits(img, &x[k], &d, &sb, err)) return false;
-    return structure_fits(img, p, err);
+    return structure_fits(img, p, err) && arrays_fit(img, p, err);
 }
 
 static bool structure_fits(const wh_image *img, int p, wh_error *err)
@@ -335,7 +468,7 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
 
 bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
 {
-    return restructure_alone(img, p, err) && apply_prefixes(img, p, err);
+    return restructure_alone(img, p, err) && restructure_arrays(img, p, err) && apply_prefixes(img, p, err);
 }
 
 static bool restructure_alone(wh_image *img, int p, wh_error *err)
@@ -411,7 +544,7 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
     wh_bounds bd;
-    if (!check_prefixes(img, p, err)) return false;
+    if (!check_prefixes(img, p, err) || !check_arrays(img, p, err)) return false;
     if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
     if (!wh_image_structure_fits(img, p, err) || !wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
     if (b->param->structure == WH_STRUCTURE_DISTINCT || b->param->structure == WH_STRUCTURE_PERMUTATION)

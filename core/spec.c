@@ -433,6 +433,8 @@ static bool parse_field(loader *ld, json_t *fo, const char *fp, bool scalar, con
     if (scalar) return parse_field_value(ld, fo, fp, f);
     json_t *r = json_object_get(fo, "range");
     snprintf(tp, sizeof tp, "%s.range", fp);
+    f->array_index = n > 1 ? k : 0;
+    f->array_len = n;
     return !r || parse_range(ld, r, tp, f);
 }
 
@@ -466,13 +468,37 @@ static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, in
            plain_int_range(ld, &p->fields[g], sub, "the summed field");
 }
 
+#define ARRAY_STRUCTURES "\"sorted\", \"strictly_sorted\" or \"distinct\""
+
+/* "structure" on an array field of n: its elements within each element
+ * of the buffer (a b+tree node's keys), integers with a range that does
+ * not depend on i. */
+static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *first, int n)
+{
+    char sub[340];
+    snprintf(sub, sizeof sub, "%s.structure", fp);
+    const char *name = json_string_value(json_object_get(fo, "structure"));
+    int k = WH_STRUCTURE_SORTED;
+    while (name && k <= WH_STRUCTURE_DISTINCT && strcmp(name, wh_structure_name((wh_structure)k))) k++;
+    if (!name || k > WH_STRUCTURE_DISTINCT)
+        return bad(ld, sub, "expected " ARRAY_STRUCTURES " (an array field's order within each element)");
+    if (n < 2)
+        return bad(ld, sub, "a field's structure orders its array within each element: give it a \"count\" of at "
+                   "least 2 (a structure across the buffer's elements is for buffers of one scalar type)");
+    if (first->prefix_of) return bad(ld, sub, "a running sum takes no other \"structure\"");
+    if (!plain_int_range(ld, first, sub, "an array field with a structure")) return false;
+    for (int j = 0; j < n; j++) first[j].structure = (wh_structure)k;
+    return true;
+}
+
 /* A struct's fields, laid out as C does (each at a multiple of its size,
  * the whole padded to the largest); an array field is its elements, each
  * a field of its own.  Buffer fields take ranges, a struct scalar's fields
  * take values. */
 static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
 {
-    static const char *const buffer_keys[] = { "name", "type", "count", "range", "prefix_sum_of", NULL };
+    static const char *const buffer_keys[] = { "name", "type", "count", "range", "prefix_sum_of", "structure",
+                                               NULL };
     static const char *const scalar_keys[] = { "name", "type", "value", NULL };
     const char *const *keys = scalar ? scalar_keys : buffer_keys;
     const char *shape = scalar ? "{name, type, value}" : "{name, type, range} (and count, for an array)";
@@ -521,6 +547,7 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
         int n;
         field_count(ld, fo, fp, &n);
         if (json_object_get(fo, "prefix_sum_of") && !field_prefix(ld, fo, fp, p, (int)f, n)) return false;
+        if (json_object_get(fo, "structure") && !field_structure(ld, fo, fp, &p->fields[f], n)) return false;
         f += (size_t)n;
     }
     return true;
@@ -1318,7 +1345,7 @@ bool wh_param_structured(const wh_param *p)
 {
     bool fields = false;
     for (int f = 0; f < p->nfields; f++)
-        fields |= p->fields[f].prefix_of != 0;
+        fields |= p->fields[f].prefix_of != 0 || p->fields[f].structure != WH_STRUCTURE_NONE;
     return p->structure != WH_STRUCTURE_NONE || p->prefix_of || fields;
 }
 

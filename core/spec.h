@@ -92,6 +92,10 @@ typedef struct {
     double fvalue;          /* a struct scalar's float field */
     int prefix_of;          /* "prefix_sum_of": 1 + the sibling field whose running sum
                                this field is (README, "Running sums"), 0: none */
+    int array_index, array_len;  /* element k of an array field of n ("keys[k]"); 0, 1 otherwise */
+    wh_structure structure; /* an array field's: sorted, strictly sorted or distinct within
+                               each element of the buffer (a tree node's keys), on every one
+                               of its element fields */
 } wh_field;
 
 typedef struct {

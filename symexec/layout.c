@@ -627,6 +627,40 @@ static Z3_ast field_term64(sx_engine *e, const sx_region *r, uint64_t el, int f)
     return sx_z_resize(&e->z, t, 64, wh_type_is_signed(s->type));
 }
 
+/* The array fields' structures of input region r (README, "Structured
+ * inputs"): each element's array in order, or its values distinct. */
+static Z3_ast region_arrays(sx_engine *e, const sx_region *r)
+{
+    sx_z *z = &e->z;
+    const wh_param *p = &e->spec->params[r->param];
+    uint64_t n = e->img->bufs[r->param].count;
+    Z3_ast d = z->tru;
+    for (int f = 0; d && f < p->nfields; f++) {
+        const wh_field *fd = &p->fields[f];
+        if (fd->array_len < 2 || fd->array_index != 0 || fd->structure == WH_STRUCTURE_NONE) continue;
+        int len = fd->array_len;
+        bool is_signed = wh_type_is_signed(fd->type), strict = fd->structure != WH_STRUCTURE_SORTED;
+        Z3_ast *t = malloc((size_t)len * sizeof *t);
+        if (!t)
+            return NULL;
+        for (uint64_t el = 0; d && el < n; el++) {
+            for (int k = 0; k < len; k++)
+                t[k] = field_term64(e, r, el, f + k);
+            if (fd->structure == WH_STRUCTURE_DISTINCT) {
+                d = sx_z_and2(z, d, sx_zk(z, Z3_mk_distinct(z->c, (unsigned)len, t)));
+                continue;
+            }
+            for (int k = 1; d && k < len; k++) {
+                Z3_ast o = is_signed ? (strict ? Z3_mk_bvslt(z->c, t[k - 1], t[k]) : Z3_mk_bvsle(z->c, t[k - 1], t[k]))
+                                     : (strict ? Z3_mk_bvult(z->c, t[k - 1], t[k]) : Z3_mk_bvule(z->c, t[k - 1], t[k]));
+                d = sx_z_and2(z, d, sx_zk(z, o));
+            }
+        }
+        free(t);
+    }
+    return d;
+}
+
 static const sx_region *input_region(const sx_engine *e, int p)
 {
     for (int i = 0; i < e->nregions; i++)
@@ -676,9 +710,10 @@ static bool build_structure(sx_engine *e, wh_error *err)
         if (r->param < 0 || !r->input || !sx_structure_assumed(e->img, r->param))
             continue;
         Z3_ast rs = region_structure(e, r, err), sums = rs ? region_sums(e, r, err) : NULL;
-        if (!rs || !sums)
+        Z3_ast arrays = sums ? region_arrays(e, r) : NULL;
+        if (!rs || !sums || !arrays)
             return false;
-        rs = sx_z_and2(z, rs, sums);
+        rs = sx_z_and2(z, sx_z_and2(z, rs, sums), arrays);
         d = d ? sx_z_and2(z, d, rs) : rs;
     }
     if (d) {

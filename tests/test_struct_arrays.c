@@ -93,3 +93,131 @@ Test(struct_arrays, the_symbolic_stage_and_the_search_see_every_element)
     wh_image_free(best);
     wh_spec_free(s);
 }
+
+#define SORTED_SPEC "tests/specs/node_scan_sorted.json"
+
+static int64_t key(const wh_image *img, uint64_t e, int k)
+{
+    const wh_param *p = img->bufs[0].param;
+    return wh_value_get_int(WH_I32, img->bufs[0].data + e * p->elem_size + p->fields[1 + k].offset);
+}
+
+static void expect_sorted_keys(const wh_image *img, const char *what)
+{
+    for (uint64_t e = 0; e < img->bufs[0].count; e++)
+        for (int k = 1; k < 4; k++)
+            cr_assert_lt(key(img, e, k - 1), key(img, e, k), "%s: node %llu keys[%d] %lld, keys[%d] %lld", what,
+                         (unsigned long long)e, k - 1, (long long)key(img, e, k - 1), k, (long long)key(img, e, k));
+}
+
+/* "structure" on an array field orders the array within each element (a
+ * b+tree node's keys): random and lowest images have it, a broken one is
+ * refused with the element and the two fields, and the projection mends
+ * it; "distinct" keeps each value's rank in its place. */
+Test(struct_arrays, an_array_fields_structure_holds_within_each_element)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(SORTED_SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    const wh_param *p = &s->params[0];
+    for (int f = 0; f < p->nfields; f++)
+        cr_expect_eq(p->fields[f].structure, f >= 1 && f <= 4 ? WH_STRUCTURE_STRICTLY_SORTED : WH_STRUCTURE_NONE,
+                     "%s", p->fields[f].name);
+    cr_expect(wh_param_structured(p));
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_assert(wh_image_fill_low(img, 0, &err), "%s", err.msg);
+    expect_sorted_keys(img, "lowest");
+    cr_expect_eq(key(img, 5, 3), 3, "the lowest strictly sorted keys are 0 1 2 3");
+    pcg32 rng;
+    pcg32_seed(&rng, 5, 1);
+    cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+    expect_sorted_keys(img, "random");
+    cr_assert(wh_image_check_domains(img, &err), "%s", err.msg);
+
+    unsigned char *el = img->bufs[0].data + 3 * p->elem_size;
+    wh_value_set_int(WH_I32, el + p->fields[3].offset, key(img, 3, 1));
+    cr_expect_not(wh_image_check_structure(img, 0, &err));
+    char want[160];
+    snprintf(want, sizeof want, "element 3: keys[1] is %lld and keys[2] is %lld", (long long)key(img, 3, 1),
+             (long long)key(img, 3, 1));
+    cr_expect(strstr(err.msg, want), "%s", err.msg);
+    cr_expect(strstr(err.msg, "array field \"keys\" (\"structure\": \"strictly_sorted\")"), "%s", err.msg);
+    cr_expect_str_eq(err.path, "$.params[0].fields[1].structure");
+    cr_assert(wh_image_restructure(img, &err), "%s", err.msg);
+    expect_sorted_keys(img, "mended");
+    wh_image_free(img);
+    wh_spec_free(s);
+
+    char dir[64];
+    s = ts_temp_spec("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":[{"
+                     "\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":4,\"role\":\"input\",\"fields\":[{"
+                     "\"name\":\"a\",\"type\":\"i32\",\"count\":4,\"range\":[0,100],\"structure\":\"distinct\"}]}]}",
+                     dir, &err);
+    cr_assert(s, "%s", err.msg);
+    full = wh_spec_launch_full(s);
+    img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    static const int32_t given[4] = { 5, 5, 1, 9 }, mended[4] = { 5, 6, 1, 9 };
+    memcpy(img->bufs[0].data, given, sizeof given);
+    cr_expect_not(wh_image_check_structure(img, 0, &err));
+    cr_expect(strstr(err.msg, "element 0: a[0] is 5 and a[1] is 5"), "%s", err.msg);
+    cr_assert(wh_image_restructure(img, &err), "%s", err.msg);
+    cr_expect(!memcmp(img->bufs[0].data, mended, sizeof mended), "ranks kept: %d %d %d %d",
+              ((int32_t *)img->bufs[0].data)[0], ((int32_t *)img->bufs[0].data)[1], ((int32_t *)img->bufs[0].data)[2],
+              ((int32_t *)img->bufs[0].data)[3]);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+
+    s = ts_temp_spec("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":[{"
+                     "\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":4,\"role\":\"input\",\"fields\":[{"
+                     "\"name\":\"a\",\"type\":\"i32\",\"count\":4,\"range\":[0,2],\"structure\":\"distinct\"}]}]}",
+                     dir, &err);
+    cr_assert(s, "%s", err.msg);
+    full = wh_spec_launch_full(s);
+    cr_expect_null(wh_image_new(s, &full, &err), "4 distinct values cannot come from a range of 3");
+    cr_expect(strstr(err.msg, "the range has 3 values, fewer than the array's 4"), "%s", err.msg);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+Test(struct_arrays, an_array_structure_is_refused_where_it_cannot_hold)
+{
+    expect_refused("{\"name\":\"a\",\"type\":\"i32\",\"structure\":\"sorted\"}", "give it a \"count\" of at least 2",
+                   "$.params[0].fields[0].structure");
+    expect_refused("{\"name\":\"a\",\"type\":\"i32\"},{\"name\":\"b\",\"type\":\"i32\",\"count\":3,"
+                   "\"structure\":\"permutation\"}",
+                   "expected \"sorted\", \"strictly_sorted\" or \"distinct\"", "$.params[0].fields[1].structure");
+    expect_refused("{\"name\":\"a\",\"type\":\"f32\",\"count\":3,\"structure\":\"sorted\"}",
+                   "an array field with a structure is an integer", "$.params[0].fields[0].structure");
+    expect_refused("{\"name\":\"a\",\"type\":\"i32\",\"count\":3,\"range\":[0,\"i\"],\"structure\":\"sorted\"}",
+                   "needs a range that does not depend on i", "$.params[0].fields[0].structure");
+}
+
+/* The symbolic stage assumes the order: every atom the solver gives has
+ * each thread's keys strictly increasing before any projection, and the
+ * paths (one per pair of counts) are all still there. */
+Test(struct_arrays, the_symbolic_stage_solves_atoms_with_sorted_keys)
+{
+    wh_error err;
+    wh_spec *s = wh_spec_load(SORTED_SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(s, 20, cache);
+    cr_expect_eq(r->npaths, 25, "%d paths", r->npaths);
+    cr_expect_eq(r->atoms_invalid, 0);
+    cr_assert_gt(r->pool.natoms, 25);
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        expect_sorted_keys(img, "atom");
+    }
+    wh_image_free(img);
+    gen_result_free(r);
+    ts_rmtree(cache);
+    wh_spec_free(s);
+}
