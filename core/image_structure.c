@@ -75,80 +75,115 @@ static void make_increasing(int64_t *v, uint64_t n, int64_t lo, int64_t hi)
     }
 }
 
-static bool restructure_floats(wh_buffer *b, wh_error *err)
+/* Field f of element e of buffer p: where it is, its type, and the
+ * structure over the buffer's elements it has (a buffer of one type: the
+ * buffer's; an array field's orders the array within each element, below). */
+static unsigned char *value_at(const wh_image *img, int p, int f, uint64_t e)
 {
-    double *v = malloc(b->count * sizeof *v);
+    return elem_at(&img->bufs[p], e) + img->bufs[p].param->fields[f].offset;
+}
+
+static wh_type type_of(const wh_image *img, int p, int f)
+{
+    return img->bufs[p].param->fields[f].type;
+}
+
+static wh_structure structure_of(const wh_param *par, int f)
+{
+    if (par->type != WH_STRUCT) return par->structure;
+    return par->fields[f].array_len > 1 ? WH_STRUCTURE_NONE : par->fields[f].structure;
+}
+
+static bool restructure_floats(wh_image *img, int p, int f, wh_error *err)
+{
+    uint64_t n = img->bufs[p].count;
+    double *v = malloc(n * sizeof *v);
     if (!v) return oom(err);
-    for (uint64_t e = 0; e < b->count; e++) v[e] = wh_value_get_float(b->param->type, elem_at(b, e));
-    qsort(v, b->count, sizeof *v, cmp_f64);
-    for (uint64_t e = 0; e < b->count; e++) wh_value_set_float(b->param->type, elem_at(b, e), v[e]);
+    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_float(type_of(img, p, f), value_at(img, p, f, e));
+    qsort(v, n, sizeof *v, cmp_f64);
+    for (uint64_t e = 0; e < n; e++) wh_value_set_float(type_of(img, p, f), value_at(img, p, f, e), v[e]);
     free(v);
     return true;
 }
 
 /* Sorted, strictly sorted and offsets: the values in order. */
-static bool restructure_in_order(wh_buffer *b, const wh_bounds *bd, wh_error *err)
+static bool restructure_in_order(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
 {
-    wh_type t = b->param->type;
-    int64_t *v = malloc(b->count * sizeof *v);
+    uint64_t n = img->bufs[p].count;
+    wh_structure s = structure_of(img->bufs[p].param, f);
+    int64_t *v = malloc(n * sizeof *v);
     if (!v) return oom(err);
-    for (uint64_t e = 0; e < b->count; e++) v[e] = wh_value_get_int(t, elem_at(b, e));
-    qsort(v, b->count, sizeof *v, cmp_i64);
-    if (b->param->structure == WH_STRUCTURE_STRICTLY_SORTED) make_increasing(v, b->count, bd->lo, bd->hi);
-    if (b->param->structure == WH_STRUCTURE_OFFSETS) {
+    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e));
+    qsort(v, n, sizeof *v, cmp_i64);
+    if (s == WH_STRUCTURE_STRICTLY_SORTED) make_increasing(v, n, bd->lo, bd->hi);
+    if (s == WH_STRUCTURE_OFFSETS) {
         v[0] = bd->lo;
-        v[b->count - 1] = bd->hi;
+        v[n - 1] = bd->hi;
     }
-    for (uint64_t e = 0; e < b->count; e++) wh_value_set_int(t, elem_at(b, e), v[e]);
+    for (uint64_t e = 0; e < n; e++) wh_value_set_int(type_of(img, p, f), value_at(img, p, f, e), v[e]);
     free(v);
     return true;
 }
 
-static ranked *rank_values(const wh_buffer *b)
+static ranked *rank_values(const wh_image *img, int p, int f)
 {
-    ranked *r = malloc(b->count * sizeof *r);
+    uint64_t n = img->bufs[p].count;
+    ranked *r = malloc(n * sizeof *r);
     if (!r) return NULL;
-    for (uint64_t e = 0; e < b->count; e++) {
-        r[e].v = wh_value_get_int(b->param->type, elem_at(b, e));
+    for (uint64_t e = 0; e < n; e++) {
+        r[e].v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e));
         r[e].at = e;
     }
-    qsort(r, b->count, sizeof *r, cmp_ranked);
+    qsort(r, n, sizeof *r, cmp_ranked);
     return r;
 }
 
 /* Distinct and permutation: each element keeps its rank among the values. */
-static bool restructure_by_rank(wh_buffer *b, const wh_bounds *bd, wh_error *err)
+static bool restructure_by_rank(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
 {
-    ranked *r = rank_values(b);
-    int64_t *v = malloc(b->count * sizeof *v);
+    uint64_t n = img->bufs[p].count;
+    ranked *r = rank_values(img, p, f);
+    int64_t *v = malloc(n * sizeof *v);
     if (!r || !v) {
         free(r);
         free(v);
         return oom(err);
     }
-    for (uint64_t k = 0; k < b->count; k++)
-        v[k] = b->param->structure == WH_STRUCTURE_PERMUTATION ? bd->lo + (int64_t)k : r[k].v;
-    make_increasing(v, b->count, bd->lo, bd->hi);
-    for (uint64_t k = 0; k < b->count; k++) wh_value_set_int(b->param->type, elem_at(b, r[k].at), v[k]);
+    bool permutation = structure_of(img->bufs[p].param, f) == WH_STRUCTURE_PERMUTATION;
+    for (uint64_t k = 0; k < n; k++) v[k] = permutation ? bd->lo + (int64_t)k : r[k].v;
+    make_increasing(v, n, bd->lo, bd->hi);
+    for (uint64_t k = 0; k < n; k++) wh_value_set_int(type_of(img, p, f), value_at(img, p, f, r[k].at), v[k]);
     free(r);
     free(v);
     return true;
 }
 
-static bool structure_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static bool structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static bool structure_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
+/* The error names the buffer (and a struct's field) and the structure,
+ * at the spec's "structure" key. */
+static bool structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
 {
     const wh_param *par = img->bufs[p].param;
-    char msg[256], path[64];
+    const wh_field *fd = &par->fields[f];
+    char msg[256], path[80], suffix[48], field[120] = "";
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\" (\"structure\": \"%s\"): %s",
-                 par->name, wh_structure_name(par->structure), msg);
-    wh_param_jpath(img->spec, p, ".structure", path, sizeof path);
+    snprintf(suffix, sizeof suffix, ".structure");
+    if (par->type == WH_STRUCT) {
+        int entry = 0;
+        for (int g = 0; g < f; g++) entry += par->fields[g].array_index == 0;
+        snprintf(field, sizeof field, ", %sfield \"%.*s\"", fd->array_len > 1 ? "array " : "",
+                 (int)strcspn(fd->name, "["), fd->name);
+        snprintf(suffix, sizeof suffix, ".fields[%d].structure", entry);
+    }
+    wh_structure s = par->type == WH_STRUCT ? fd->structure : par->structure;
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\"%s (\"structure\": \"%s\"): %s", par->name,
+                 field, wh_structure_name(s), msg);
+    wh_param_jpath(img->spec, p, suffix, path, sizeof path);
     wh_error_set_path(err, path);
     return false;
 }
@@ -165,28 +200,6 @@ static bool array_start(const wh_param *par, int f)
     return fd->array_len > 1 && fd->array_index == 0 && fd->structure != WH_STRUCTURE_NONE;
 }
 
-static bool array_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static bool array_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
-{
-    const wh_param *par = img->bufs[p].param;
-    const char *name = par->fields[f].name;
-    int entry = 0;
-    for (int g = 0; g < f; g++) entry += par->fields[g].array_index == 0;
-    char msg[256], path[80], suffix[48];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\", array field \"%.*s\" (\"structure\": \"%s\"): %s",
-                 par->name, (int)strcspn(name, "["), name, wh_structure_name(par->fields[f].structure), msg);
-    snprintf(suffix, sizeof suffix, ".fields[%d].structure", entry);
-    wh_param_jpath(img->spec, p, suffix, path, sizeof path);
-    wh_error_set_path(err, path);
-    return false;
-}
-
 static bool arrays_fit(const wh_image *img, int p, wh_error *err)
 {
     const wh_param *par = img->bufs[p].param;
@@ -196,7 +209,7 @@ static bool arrays_fit(const wh_image *img, int p, wh_error *err)
         if (!array_start(par, f) || par->fields[f].structure == WH_STRUCTURE_SORTED) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         if ((uint64_t)bd.hi - (uint64_t)bd.lo < (uint64_t)n - 1)
-            return array_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
+            return structure_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
                                (long long)((uint64_t)bd.hi - (uint64_t)bd.lo + 1), n);
     }
     return true;
@@ -260,7 +273,7 @@ static bool check_array(const wh_image *img, int p, int f, uint64_t e, ranked *r
         int64_t x = r[k - 1].v, y = r[k].v;
         bool ok = s == WH_STRUCTURE_SORTED ? x <= y : x < y;
         if (!ok)
-            return array_error(img, p, f, err, "element %llu: %s is %lld and %s is %lld", (unsigned long long)e,
+            return structure_error(img, p, f, err, "element %llu: %s is %lld and %s is %lld", (unsigned long long)e,
                                par->fields[f + (int)r[k - 1].at].name, (long long)x,
                                par->fields[f + (int)r[k].at].name, (long long)y);
     }
@@ -448,21 +461,25 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
 static bool structure_fits(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
-    wh_structure s = b->param->structure;
-    wh_bounds bd;
-    if (s == WH_STRUCTURE_NONE || s == WH_STRUCTURE_SORTED || b->count == 0) return true;
-    if (!wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
-    uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
-    if (s == WH_STRUCTURE_OFFSETS)
-        return b->count > 1 || bd.lo == bd.hi ||
-               structure_error(img, p, err, "one offset cannot be both the range's ends %lld and %lld",
-                               (long long)bd.lo, (long long)bd.hi);
-    if (s == WH_STRUCTURE_PERMUTATION && width != b->count - 1)
-        return structure_error(img, p, err, "a permutation of the range's %lld values needs as many elements, "
-                               "and the buffer has %lld at this launch", (long long)(width + 1), (long long)b->count);
-    if (width < b->count - 1)
-        return structure_error(img, p, err, "the range has %lld values, fewer than the buffer's %lld elements",
-                               (long long)(width + 1), (long long)b->count);
+    for (int f = 0; f < b->param->nfields; f++) {
+        wh_structure s = structure_of(b->param, f);
+        wh_bounds bd;
+        if (s == WH_STRUCTURE_NONE || s == WH_STRUCTURE_SORTED || b->count == 0) continue;
+        if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+        uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
+        if (s == WH_STRUCTURE_OFFSETS) {
+            if (b->count > 1 || bd.lo == bd.hi) continue;
+            return structure_error(img, p, f, err, "one offset cannot be both the range's ends %lld and %lld",
+                                   (long long)bd.lo, (long long)bd.hi);
+        }
+        if (s == WH_STRUCTURE_PERMUTATION && width != b->count - 1)
+            return structure_error(img, p, f, err, "a permutation of the range's %lld values needs as many "
+                                   "elements, and the buffer has %lld at this launch", (long long)(width + 1),
+                                   (long long)b->count);
+        if (width < b->count - 1)
+            return structure_error(img, p, f, err, "the range has %lld values, fewer than the buffer's %lld "
+                                   "elements", (long long)(width + 1), (long long)b->count);
+    }
     return true;
 }
 
@@ -471,18 +488,24 @@ bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
     return restructure_alone(img, p, err) && restructure_arrays(img, p, err) && apply_prefixes(img, p, err);
 }
 
+static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
+{
+    wh_bounds bd;
+    if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+    if (bd.is_float) return restructure_floats(img, p, f, err);
+    switch (structure_of(img->bufs[p].param, f)) {
+    case WH_STRUCTURE_DISTINCT:
+    case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(img, p, f, &bd, err);
+    default: return restructure_in_order(img, p, f, &bd, err);
+    }
+}
+
 static bool restructure_alone(wh_image *img, int p, wh_error *err)
 {
-    wh_buffer *b = &img->bufs[p];
-    wh_bounds bd;
-    if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
-    if (!wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
-    if (bd.is_float) return restructure_floats(b, err);
-    switch (b->param->structure) {
-    case WH_STRUCTURE_DISTINCT:
-    case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(b, &bd, err);
-    default: return restructure_in_order(b, &bd, err);
-    }
+    const wh_buffer *b = &img->bufs[p];
+    for (int f = 0; b->count > 0 && f < b->param->nfields; f++)
+        if (structure_of(b->param, f) != WH_STRUCTURE_NONE && !restructure_field(img, p, f, err)) return false;
+    return true;
 }
 
 bool wh_image_restructure(wh_image *img, wh_error *err)
@@ -493,47 +516,50 @@ bool wh_image_restructure(wh_image *img, wh_error *err)
 }
 
 /* The first pair of neighbours out of order, as an error. */
-static bool check_in_order(const wh_image *img, int p, const wh_bounds *bd, wh_error *err)
+static bool check_in_order(const wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
-    wh_type t = b->param->type;
-    bool strict = b->param->structure == WH_STRUCTURE_STRICTLY_SORTED;
+    wh_type t = type_of(img, p, f);
+    wh_structure s = structure_of(b->param, f);
+    bool strict = s == WH_STRUCTURE_STRICTLY_SORTED;
     for (uint64_t e = 1; e < b->count; e++) {
         bool ok;
+        const unsigned char *x = value_at(img, p, f, e - 1), *y = value_at(img, p, f, e);
         if (bd->is_float)
-            ok = wh_value_get_float(t, elem_at(b, e - 1)) <= wh_value_get_float(t, elem_at(b, e));
+            ok = wh_value_get_float(t, x) <= wh_value_get_float(t, y);
         else if (strict)
-            ok = wh_value_get_int(t, elem_at(b, e - 1)) < wh_value_get_int(t, elem_at(b, e));
+            ok = wh_value_get_int(t, x) < wh_value_get_int(t, y);
         else
-            ok = wh_value_get_int(t, elem_at(b, e - 1)) <= wh_value_get_int(t, elem_at(b, e));
+            ok = wh_value_get_int(t, x) <= wh_value_get_int(t, y);
         if (!ok)
-            return structure_error(img, p, err, strict ? "element %lld is not above element %lld"
-                                                       : "element %lld is below element %lld",
+            return structure_error(img, p, f, err, strict ? "element %lld is not above element %lld"
+                                                          : "element %lld is below element %lld",
                                    (long long)e, (long long)(e - 1));
     }
-    if (b->param->structure != WH_STRUCTURE_OFFSETS) return true;
-    int64_t first = wh_value_get_int(t, elem_at(b, 0)), last = wh_value_get_int(t, elem_at(b, b->count - 1));
+    if (s != WH_STRUCTURE_OFFSETS) return true;
+    int64_t first = wh_value_get_int(t, value_at(img, p, f, 0));
+    int64_t last = wh_value_get_int(t, value_at(img, p, f, b->count - 1));
     if (first != bd->lo)
-        return structure_error(img, p, err, "the first offset is %lld, not the range's low end %lld",
+        return structure_error(img, p, f, err, "the first offset is %lld, not the range's low end %lld",
                                (long long)first, (long long)bd->lo);
     if (last != bd->hi)
-        return structure_error(img, p, err, "the last offset is %lld, not the range's high end %lld",
+        return structure_error(img, p, f, err, "the last offset is %lld, not the range's high end %lld",
                                (long long)last, (long long)bd->hi);
     return true;
 }
 
 /* The first value found twice, as an error (a permutation's values are in
  * its range, checked with the domains, and as many as the range holds). */
-static bool check_distinct(const wh_image *img, int p, wh_error *err)
+static bool check_distinct(const wh_image *img, int p, int f, wh_error *err)
 {
-    ranked *r = rank_values(&img->bufs[p]);
+    ranked *r = rank_values(img, p, f);
     if (!r) return oom(err);
     for (uint64_t k = 1; k < img->bufs[p].count; k++)
         if (r[k].v == r[k - 1].v) {
             uint64_t a = r[k - 1].at, b = r[k].at;
             long long v = (long long)r[k].v;
             free(r);
-            return structure_error(img, p, err, "elements %llu and %llu are both %lld", (unsigned long long)a,
+            return structure_error(img, p, f, err, "elements %llu and %llu are both %lld", (unsigned long long)a,
                                    (unsigned long long)b, v);
         }
     free(r);
@@ -543,11 +569,17 @@ static bool check_distinct(const wh_image *img, int p, wh_error *err)
 bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
-    wh_bounds bd;
     if (!check_prefixes(img, p, err) || !check_arrays(img, p, err)) return false;
-    if (b->param->structure == WH_STRUCTURE_NONE || b->count == 0) return true;
-    if (!wh_image_structure_fits(img, p, err) || !wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
-    if (b->param->structure == WH_STRUCTURE_DISTINCT || b->param->structure == WH_STRUCTURE_PERMUTATION)
-        return check_distinct(img, p, err);
-    return check_in_order(img, p, &bd, err);
+    if (b->count == 0) return true;
+    if (!wh_image_structure_fits(img, p, err)) return false;
+    for (int f = 0; f < b->param->nfields; f++) {
+        wh_structure s = structure_of(b->param, f);
+        wh_bounds bd;
+        if (s == WH_STRUCTURE_NONE) continue;
+        if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+        bool ok = s == WH_STRUCTURE_DISTINCT || s == WH_STRUCTURE_PERMUTATION ? check_distinct(img, p, f, err)
+                                                                             : check_in_order(img, p, f, &bd, err);
+        if (!ok) return false;
+    }
+    return true;
 }

@@ -468,25 +468,33 @@ static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, in
            plain_int_range(ld, &p->fields[g], sub, "the summed field");
 }
 
-#define ARRAY_STRUCTURES "\"sorted\", \"strictly_sorted\" or \"distinct\""
+#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
 
-/* "structure" on an array field of n: its elements within each element
- * of the buffer (a b+tree node's keys), integers with a range that does
- * not depend on i. */
+/* "structure" on field f (n of them: an array field) of a struct buffer:
+ * a field of one value is ordered across the buffer's elements (records
+ * sorted by a key), as a buffer of one type is; an array field orders its
+ * n elements within each element (a b+tree node's keys): sorted, strictly
+ * sorted or distinct, integers.  The role is checked with the buffer's. */
 static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *first, int n)
 {
     char sub[340];
     snprintf(sub, sizeof sub, "%s.structure", fp);
     const char *name = json_string_value(json_object_get(fo, "structure"));
-    int k = WH_STRUCTURE_SORTED;
-    while (name && k <= WH_STRUCTURE_DISTINCT && strcmp(name, wh_structure_name((wh_structure)k))) k++;
-    if (!name || k > WH_STRUCTURE_DISTINCT)
-        return bad(ld, sub, "expected " ARRAY_STRUCTURES " (an array field's order within each element)");
-    if (n < 2)
-        return bad(ld, sub, "a field's structure orders its array within each element: give it a \"count\" of at "
-                   "least 2 (a structure across the buffer's elements is for buffers of one scalar type)");
-    if (first->prefix_of) return bad(ld, sub, "a running sum takes no other \"structure\"");
-    if (!plain_int_range(ld, first, sub, "an array field with a structure")) return false;
+    int k = WH_STRUCTURE_SORTED, last = n > 1 ? WH_STRUCTURE_DISTINCT : WH_STRUCTURE_LAST;
+    while (name && k <= last && strcmp(name, wh_structure_name((wh_structure)k))) k++;
+    if (!name || k > last)
+        return bad(ld, sub, n > 1 ? "expected \"sorted\", \"strictly_sorted\" or \"distinct\" (an array field's order "
+                                    "within each element)"
+                                  : "expected " STRUCTURES);
+    if (first->prefix_of) return bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
+    if (wh_type_is_float(first->type) && (n > 1 || k != WH_STRUCTURE_SORTED))
+        return bad(ld, sub, "\"%s\" is for integer fields (a float field can only be \"sorted\", across elements)",
+                   name);
+    if (!first->has_range && (k == WH_STRUCTURE_PERMUTATION || k == WH_STRUCTURE_OFFSETS))
+        return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
+                   k == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
+    if (wh_field_varies_by_index(first))
+        return bad(ld, sub, "a field with a structure needs a range that does not depend on i");
     for (int j = 0; j < n; j++) first[j].structure = (wh_structure)k;
     return true;
 }
@@ -550,6 +558,10 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
         if (json_object_get(fo, "structure") && !field_structure(ld, fo, fp, &p->fields[f], n)) return false;
         f += (size_t)n;
     }
+    for (int f = 0; !scalar && f < p->nfields; f++)
+        if (p->fields[f].prefix_of && p->fields[p->fields[f].prefix_of - 1].structure != WH_STRUCTURE_NONE)
+            return bad(ld, jpath, "field \"%s\" is summed by \"%s\": a running sum and what it sums take no other "
+                       "\"structure\"", p->fields[p->fields[f].prefix_of - 1].name, p->fields[f].name);
     return true;
 }
 
@@ -611,7 +623,6 @@ static bool parse_role(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     return true;
 }
 
-#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
 
 /* "structure": a whole-buffer constraint on an input buffer of one field
  * whose range is the same for every element (the constraint is over the
@@ -620,6 +631,9 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
 {
     char sub[320];
     json_t *v = json_object_get(pobj, "structure");
+    for (int f = 0; !v && p->role != WH_ROLE_INPUT && f < p->nfields; f++)
+        if (p->fields[f].structure != WH_STRUCTURE_NONE)
+            return bad(ld, jpath, "field \"%s\" has a \"structure\": only input buffers take one", p->fields[f].name);
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.structure", jpath);
     const char *name = json_string_value(v);
@@ -631,7 +645,8 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
     const wh_field *f = &p->fields[0];
     if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"structure\" is only for input buffers");
     if (p->type == WH_STRUCT)
-        return bad(ld, sub, "a struct buffer cannot have a structure yet (only buffers of one scalar type)");
+        return bad(ld, sub, "a struct buffer's structure goes on one of its fields (a key field sorted across the "
+                   "elements, an array field within each)");
     if (wh_type_is_float(p->type) && p->structure != WH_STRUCTURE_SORTED)
         return bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
     if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))

@@ -554,9 +554,9 @@ int sx_layout_symbol_of(const sx_engine *e, Z3_ast a)
 
 /* Element el of input region r as a term: its constant, or the numeral of
  * a one-value domain. */
-static Z3_ast elem_term(sx_engine *e, const sx_region *r, uint64_t el)
+static Z3_ast elem_term(sx_engine *e, const sx_region *r, uint64_t el, int f)
 {
-    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields];
+    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields + f];
     return s->ast ? s->ast : sx_z_num(&e->z, s->value, s->bytes * 8);
 }
 
@@ -579,38 +579,58 @@ static Z3_ast elem_order(sx_engine *e, wh_type t, double flo, Z3_ast a, Z3_ast b
     return sx_zk(z, strict ? Z3_mk_bvult(z->c, a, b) : Z3_mk_bvule(z->c, a, b));
 }
 
-/* The structure of input region r over its symbols (README, "Structured
- * inputs"): neighbours in order, or all distinct (a permutation is
- * distinct values in a range that holds exactly as many). */
-static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
+/* The structure over the buffer's elements that field f of region r's
+ * parameter has: a buffer of one type, the buffer's; a struct's field of
+ * one value, its own (an array field's is within each element: below). */
+static wh_structure field_structure(const wh_param *p, int f)
+{
+    if (p->type != WH_STRUCT)
+        return p->structure;
+    return p->fields[f].array_len > 1 ? WH_STRUCTURE_NONE : p->fields[f].structure;
+}
+
+/* The structure of field f of input region r over its symbols (README,
+ * "Structured inputs"): neighbours in order, or all distinct (a
+ * permutation is distinct values in a range that holds exactly as many). */
+static Z3_ast field_order(sx_engine *e, const sx_region *r, int f, wh_error *err)
 {
     sx_z *z = &e->z;
     const wh_param *p = &e->spec->params[r->param];
+    wh_structure st = field_structure(p, f);
+    wh_type t = p->fields[f].type;
     uint64_t n = e->img->bufs[r->param].count;
     wh_bounds bd;
-    if (p->structure == WH_STRUCTURE_NONE)
+    if (st == WH_STRUCTURE_NONE)
         return z->tru;   /* running sums alone (region_sums) */
-    if (n < 2 || !wh_image_bounds(e->img, r->param, 0, 0, &bd, err))
+    if (n < 2 || !wh_image_bounds(e->img, r->param, f, 0, &bd, err))
         return n < 2 ? z->tru : NULL;
-    if (p->structure == WH_STRUCTURE_DISTINCT || p->structure == WH_STRUCTURE_PERMUTATION) {
+    if (st == WH_STRUCTURE_DISTINCT || st == WH_STRUCTURE_PERMUTATION) {
         Z3_ast *v = malloc(n * sizeof *v);
         if (!v)
             return NULL;
         for (uint64_t el = 0; el < n; el++)
-            v[el] = elem_term(e, r, el);
+            v[el] = elem_term(e, r, el, f);
         Z3_ast d = sx_zk(z, Z3_mk_distinct(z->c, (unsigned)n, v));
         free(v);
         return d;
     }
     Z3_ast d = z->tru;
     for (uint64_t el = 1; d && el < n; el++)
-        d = sx_z_and2(z, d, elem_order(e, p->type, bd.flo, elem_term(e, r, el - 1), elem_term(e, r, el),
-                                       p->structure == WH_STRUCTURE_STRICTLY_SORTED));
-    if (d && p->structure == WH_STRUCTURE_OFFSETS) {
-        int w = (int)wh_type_size(p->type) * 8;
-        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, 0), sx_z_num(z, (uint64_t)bd.lo, w)));
-        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, n - 1), sx_z_num(z, (uint64_t)bd.hi, w)));
+        d = sx_z_and2(z, d, elem_order(e, t, bd.flo, elem_term(e, r, el - 1, f), elem_term(e, r, el, f),
+                                       st == WH_STRUCTURE_STRICTLY_SORTED));
+    if (d && st == WH_STRUCTURE_OFFSETS) {
+        int w = (int)wh_type_size(t) * 8;
+        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, 0, f), sx_z_num(z, (uint64_t)bd.lo, w)));
+        d = sx_z_and2(z, d, sx_z_eq(z, elem_term(e, r, n - 1, f), sx_z_num(z, (uint64_t)bd.hi, w)));
     }
+    return d;
+}
+
+static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
+{
+    Z3_ast d = e->z.tru;
+    for (int f = 0; d && f < e->spec->params[r->param].nfields; f++)
+        d = sx_z_and2(&e->z, d, field_order(e, r, f, err));
     return d;
 }
 
