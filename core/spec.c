@@ -623,7 +623,6 @@ static bool parse_role(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     return true;
 }
 
-
 /* "structure": a whole-buffer constraint on an input buffer of one field
  * whose range is the same for every element (the constraint is over the
  * values, so a per-element range would make it a puzzle). */
