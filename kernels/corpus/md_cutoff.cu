@@ -46,8 +46,9 @@
  * maxNeighbors nearest atoms, never the atom itself); the spec cannot tie
  * the two, so the list is any atoms, and the positions any points of the
  * box.  The column-major list (atom i's neighbours at i, i + inum, ...)
- * does not fit the spec's contiguous per-thread slices, so neighList is a
- * shared buffer.
+ * is a grid-stride ownership ("owner": "stride", 32 per thread; until
+ * session 27 neighList was a shared buffer, from before ownership maps),
+ * so a thread's genes and a warp copy move the neighbours it reads.
  */
 extern "C" __global__ void md_cutoff(float4 *force3, const float4 *position, const int neighCount,
                                      const int *neighList, const float cutsq, const float lj1, const float lj2,
