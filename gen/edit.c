@@ -367,8 +367,11 @@ static bool shape(field_access *a, const gen_edit *e, wh_error *err)
         if (a->b.is_float) {
             put_float(a, k, a->b.flo + t * (a->b.fhi - a->b.flo));
         } else {
-            double width = (double)((uint64_t)a->b.hi - (uint64_t)a->b.lo);
-            store_int(a, k, (int64_t)((uint64_t)a->b.lo + (uint64_t)(t * width + 0.5)));
+            /* a 64-bit domain's width is no exact double: cast only below 2^64 */
+            uint64_t width = (uint64_t)a->b.hi - (uint64_t)a->b.lo;
+            double x = t * (double)width + 0.5;
+            uint64_t off = x >= 0x1p64 ? width : (uint64_t)x;
+            store_int(a, k, (int64_t)((uint64_t)a->b.lo + (off < width ? off : width)));
         }
     }
     return true;
