@@ -210,9 +210,18 @@ static bool arrays_fit(const wh_image *img, int p, wh_error *err)
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         if ((uint64_t)bd.hi - (uint64_t)bd.lo < (uint64_t)n - 1)
             return structure_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
-                               (long long)((uint64_t)bd.hi - (uint64_t)bd.lo + 1), n);
+                                   (long long)((uint64_t)bd.hi - (uint64_t)bd.lo + 1), n);
     }
     return true;
+}
+
+/* The array at field f of element el into r, each value with its index. */
+static void gather_array(const wh_param *par, int f, const unsigned char *el, ranked *r)
+{
+    for (int k = 0; k < par->fields[f].array_len; k++) {
+        r[k].v = wh_value_get_int(par->fields[f + k].type, el + par->fields[f + k].offset);
+        r[k].at = (uint64_t)k;
+    }
 }
 
 /* The array at field f of element e, ordered as its structure says. */
@@ -221,10 +230,7 @@ static void restructure_array(wh_image *img, int p, int f, uint64_t e, const wh_
     const wh_param *par = img->bufs[p].param;
     int n = par->fields[f].array_len;
     unsigned char *el = elem_at(&img->bufs[p], e);
-    for (int k = 0; k < n; k++) {
-        r[k].v = wh_value_get_int(par->fields[f + k].type, el + par->fields[f + k].offset);
-        r[k].at = (uint64_t)k;
-    }
+    gather_array(par, f, el, r);
     qsort(r, (size_t)n, sizeof *r, cmp_ranked);
     for (int k = 0; k < n; k++) v[k] = r[k].v;
     if (par->fields[f].structure != WH_STRUCTURE_SORTED) make_increasing(v, (uint64_t)n, bd->lo, bd->hi);
@@ -263,11 +269,7 @@ static bool check_array(const wh_image *img, int p, int f, uint64_t e, ranked *r
     const wh_param *par = img->bufs[p].param;
     wh_structure s = par->fields[f].structure;
     int n = par->fields[f].array_len;
-    const unsigned char *el = elem_at(&img->bufs[p], e);
-    for (int k = 0; k < n; k++) {
-        r[k].v = wh_value_get_int(par->fields[f + k].type, el + par->fields[f + k].offset);
-        r[k].at = (uint64_t)k;
-    }
+    gather_array(par, f, elem_at(&img->bufs[p], e), r);
     if (s == WH_STRUCTURE_DISTINCT) qsort(r, (size_t)n, sizeof *r, cmp_ranked);
     for (int k = 1; k < n; k++) {
         int64_t x = r[k - 1].v, y = r[k].v;
