@@ -1,8 +1,10 @@
 /*
  * image_structure.c — structured input buffers: sorted, strictly sorted,
- * distinct, permutation, offsets (core/spec.h, wh_structure), and running
- * sums ("prefix_sum_of": a buffer or struct field that is the running sum
- * of another, as CSR row starts are of row lengths).
+ * distinct, permutation, offsets (core/spec.h, wh_structure) over a
+ * buffer's elements (a buffer of one type, or one field of a struct), an
+ * array field's order within each element (a tree node's keys), and
+ * running sums ("prefix_sum_of": a buffer or struct field that is the
+ * running sum of another, as CSR row starts are of row lengths).
  *
  * The search builds inputs element by element (atoms tiled over the
  * launch, value edits, random values), so no operator has to know a
