@@ -365,7 +365,7 @@ static bool shape(field_access *a, const gen_edit *e, wh_error *err)
         double t = shape_at(&s, a, k, &rng);
         if (!bounds_of(a, k, err)) return false;
         if (a->b.is_float) {
-            put_float(a, k, a->b.flo + t * (a->b.fhi - a->b.flo));
+            put_float(a, k, a->b.flo * (1.0 - t) + a->b.fhi * t); /* no overflow on a whole double domain */
         } else {
             /* a 64-bit domain's width is no exact double: cast only below 2^64 */
             uint64_t width = (uint64_t)a->b.hi - (uint64_t)a->b.lo;

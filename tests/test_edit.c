@@ -326,8 +326,8 @@ Test(edit, shapes_spread_values_as_their_family_says)
     close_fixture(&f);
 }
 
-/* A shape over a whole 64-bit domain lands on its ends exactly (its width
- * is no exact double). */
+/* A shape over a whole 64-bit domain lands on its ends exactly (an
+ * integer domain's width is no exact double; a double one's overflows). */
 Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
 {
     char dir[64];
@@ -336,21 +336,26 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
                               "{\"name\":\"u\",\"kind\":\"buffer\",\"type\":\"u64\",\"count\":64,\"role\":\"input\","
                               "\"per_thread\":1},"
                               "{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i64\",\"count\":64,\"role\":\"input\","
-                              "\"per_thread\":1}]}",
+                              "\"per_thread\":1},"
+                              "{\"name\":\"w\",\"kind\":\"buffer\",\"type\":\"f64\",\"count\":64,\"role\":\"input\","
+                              "\"per_thread\":1,\"range\":[-1.5e308,1.5e308]}]}",
                               dir, &err);
     cr_assert(s, "%s", err.msg);
     wh_launch full = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &full, &err);
     cr_assert(img, "%s", err.msg);
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < 3; p++) {
         gen_edit e = { GEN_EDIT_SHAPE, p, 0, 0, 64, 0 };
         cr_assert(gen_edit_apply(&e, img, &err), "%s", err.msg);
     }
     const uint64_t *u = (const uint64_t *)img->bufs[0].data;
     const int64_t *v = (const int64_t *)img->bufs[1].data;
-    wh_bounds bu;
+    const double *w = (const double *)img->bufs[2].data;
+    wh_bounds bu, bw;
     cr_assert(wh_image_bounds(img, 0, 0, 0, &bu, &err), "%s", err.msg);
+    cr_assert(wh_image_bounds(img, 2, 0, 0, &bw, &err), "%s", err.msg);
     for (int k = 0; k < 64; k++) {
+        cr_expect(w[k] == (k % 32 == 0 ? bw.fhi : bw.flo), "w[%d] %g", k, w[k]);
         cr_expect_eq(u[k], k % 32 == 0 ? (uint64_t)bu.hi : (uint64_t)bu.lo, "u[%d] %llu", k, (unsigned long long)u[k]);
         cr_expect_eq(v[k], k % 32 == 0 ? INT64_MAX : INT64_MIN, "v[%d] %lld", k, (long long)v[k]);
     }
