@@ -253,12 +253,14 @@ static bool ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
 {
     if (!bounds_of(a, e->first, err)) return false;
     wh_bounds b0 = a->b;
-    double step = e->count > 1 ? (b0.fhi - b0.flo) / (double)(e->count - 1) : 0;
     for (uint64_t k = 0; k < e->count; k++) {
         if (!b0.is_float) {
             if (!put_int(a, e->first + k, step_in(&b0, k, up), err)) return false;
         } else {
-            put_float(a, e->first + k, up ? b0.flo + step * (double)k : b0.fhi - step * (double)k);
+            /* between the ends, not from one by a step: fhi - flo may overflow */
+            double s = e->count > 1 ? (double)k / (double)(e->count - 1) : 0;
+            if (!up) s = 1.0 - s;
+            put_float(a, e->first + k, b0.flo * (1.0 - s) + b0.fhi * s);
         }
     }
     return true;

@@ -359,6 +359,10 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
         cr_expect_eq(u[k], k % 32 == 0 ? (uint64_t)bu.hi : (uint64_t)bu.lo, "u[%d] %llu", k, (unsigned long long)u[k]);
         cr_expect_eq(v[k], k % 32 == 0 ? INT64_MAX : INT64_MIN, "v[%d] %lld", k, (long long)v[k]);
     }
+    gen_edit up = { GEN_EDIT_RAMP_UP, 2, 0, 0, 64, 0 };
+    cr_assert(gen_edit_apply(&up, img, &err), "%s", err.msg);
+    cr_expect(w[0] == bw.flo && w[63] == bw.fhi, "a ramp spans the domain: %g .. %g", w[0], w[63]);
+    for (int k = 1; k < 64; k++) cr_expect(w[k] > w[k - 1], "w[%d] %g after %g", k, w[k], w[k - 1]);
     wh_image_free(img);
     wh_spec_free(s);
     ts_rmtree(dir);
