@@ -54,6 +54,11 @@ void wh_value_set_float(wh_type t, void *p, double v)
 #define WH_DEFAULT_FLOAT_LO (-1000.0)
 #define WH_DEFAULT_FLOAT_HI 1000.0
 
+double wh_bounds_lerp(const wh_bounds *b, double t)
+{
+    return b->flo * (1.0 - t) + b->fhi * t;
+}
+
 bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err)
 {
     const wh_param *par = &img->spec->params[p];
@@ -344,7 +349,7 @@ static void set_low(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
 static void set_random(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
 {
     if (b->is_float) {
-        double v = b->flo + (b->fhi - b->flo) * pcg32_double(rng);
+        double v = wh_bounds_lerp(b, pcg32_double(rng));
         if (t == WH_F32 && (float)v > (float)b->fhi) v = b->fhi; /* rounding up past hi */
         wh_value_set_float(t, at, v);
     } else {

@@ -44,6 +44,11 @@ typedef struct {
     double flo, fhi;
 } wh_bounds;
 
+/* The float t of the way from b's low end to its high end (t in [0, 1]):
+ * flo (1 - t) + fhi t, which stays finite where fhi - flo overflows (a
+ * range such as [-1e308, 1e308]). */
+double wh_bounds_lerp(const wh_bounds *b, double t);
+
 wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err);
 wh_image *wh_image_clone(const wh_image *img, wh_error *err);
 void wh_image_free(wh_image *img);

@@ -257,10 +257,8 @@ static bool ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
         if (!b0.is_float) {
             if (!put_int(a, e->first + k, step_in(&b0, k, up), err)) return false;
         } else {
-            /* between the ends, not from one by a step: fhi - flo may overflow */
             double s = e->count > 1 ? (double)k / (double)(e->count - 1) : 0;
-            if (!up) s = 1.0 - s;
-            put_float(a, e->first + k, b0.flo * (1.0 - s) + b0.fhi * s);
+            put_float(a, e->first + k, wh_bounds_lerp(&b0, up ? s : 1.0 - s));
         }
     }
     return true;
@@ -367,7 +365,7 @@ static bool shape(field_access *a, const gen_edit *e, wh_error *err)
         double t = shape_at(&s, a, k, &rng);
         if (!bounds_of(a, k, err)) return false;
         if (a->b.is_float) {
-            put_float(a, k, a->b.flo * (1.0 - t) + a->b.fhi * t); /* no overflow on a whole double domain */
+            put_float(a, k, wh_bounds_lerp(&a->b, t));
         } else {
             /* a 64-bit domain's width is no exact double: cast only below 2^64 */
             uint64_t width = (uint64_t)a->b.hi - (uint64_t)a->b.lo;

@@ -158,7 +158,7 @@ static bool fill_field_full(const gen_pool *pool, int p, int f, pcg32 *rng, unsi
             return false;
         void *at = dst + e * b->param->elem_size + fd->offset;
         if (db.is_float) {
-            double v = db.flo + (db.fhi - db.flo) * pcg32_double(rng);
+            double v = wh_bounds_lerp(&db, pcg32_double(rng));
             wh_value_set_float(fd->type, at, fd->type == WH_F32 && (float)v > (float)db.fhi ? db.fhi : v);
         } else {
             uint64_t width = (uint64_t)db.hi - (uint64_t)db.lo;

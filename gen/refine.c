@@ -137,7 +137,7 @@ static void candidate(refiner *r, const wh_bounds *b, int k, const element_job *
 {
     if (k >= 2 && k % 2 == 0 && dictionary_value(r, b, j, iv, fv)) return;
     if (b->is_float) {
-        *fv = k == 0 ? b->flo : k == 1 ? b->fhi : b->flo + pcg32_double(r->rng) * (b->fhi - b->flo);
+        *fv = k == 0 ? b->flo : k == 1 ? b->fhi : wh_bounds_lerp(b, pcg32_double(r->rng));
         return;
     }
     uint64_t width = (uint64_t)b->hi - (uint64_t)b->lo;

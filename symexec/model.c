@@ -208,7 +208,7 @@ static uint64_t pick_float(pcg32 *rng, const wh_bounds *b, wh_type t)
     switch (pcg32_bounded(rng, 4)) {
     case 0: v = b->flo; break;
     case 1: v = b->fhi; break;
-    default: v = b->flo + (b->fhi - b->flo) * pcg32_double(rng); break;
+    default: v = wh_bounds_lerp(b, pcg32_double(rng)); break;
     }
     if (t == WH_F64) {
         uint64_t bits;

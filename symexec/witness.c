@@ -67,7 +67,7 @@ static bool random_value(sx_engine *e, const sx_symbol *s, uint64_t *bits)
         return false;
     if (b.is_float) {
         double u = (double)pcg32_next(&e->rng) / 4294967296.0;
-        double v = b.flo + u * (b.fhi - b.flo);
+        double v = wh_bounds_lerp(&b, u);
         if (!isfinite(v))
             return false;
         if (s->bytes == 4) {

@@ -327,7 +327,8 @@ Test(edit, shapes_spread_values_as_their_family_says)
 }
 
 /* A shape over a whole 64-bit domain lands on its ends exactly (an
- * integer domain's width is no exact double; a double one's overflows). */
+ * integer domain's width is no exact double; a double one's overflows),
+ * and ramps and random values over such a double domain stay in it. */
 Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
 {
     char dir[64];
@@ -363,6 +364,11 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
     cr_assert(gen_edit_apply(&up, img, &err), "%s", err.msg);
     cr_expect(w[0] == bw.flo && w[63] == bw.fhi, "a ramp spans the domain: %g .. %g", w[0], w[63]);
     for (int k = 1; k < 64; k++) cr_expect(w[k] > w[k - 1], "w[%d] %g after %g", k, w[k], w[k - 1]);
+    pcg32 rng;
+    pcg32_seed(&rng, 3, 3);
+    cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+    for (int k = 0; k < 64; k++) cr_expect(isfinite(w[k]), "a random value of the domain: %g", w[k]);
+    cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
     wh_image_free(img);
     wh_spec_free(s);
     ts_rmtree(dir);
