@@ -1151,6 +1151,18 @@ Test(fake_cuda, a_struct_passed_by_value_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* Structures on struct fields (a key count sorted across the nodes, each
+ * node's keys strictly sorted) reach the kernel as the sim gets them: the
+ * fake runs node_scan in C and its outputs agree with the sim's. */
+Test(fake_cuda, struct_field_structures_reach_the_kernel)
+{
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/node_scan_sorted.json", "3", "3");
+    expect_agrees_with_the_sim(&f, "tests/specs/node_scan_by_count.json", "4", "3");
+    fx_close(&f);
+}
+
 /* Module variables ("globals": a __constant__ input, a fixed __device__
  * array, two outputs, one with an initializer) reach the kernel through
  * cuModuleGetGlobal and come back: the fake runs module_inputs in C and

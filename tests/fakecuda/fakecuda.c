@@ -1794,6 +1794,45 @@ static run_outcome run_tex_cube(CUcontext c, CUmodule mod, const unsigned grid[3
     return RUN_OK;
 }
 
+/* tests/ptx_sym/node_scan.cu in C: each thread folds its node's first
+ * nkeys keys (struct node { int nkeys; int keys[4]; unsigned char leaf; },
+ * 24 bytes), in 32-bit wrapping arithmetic as the PTX's mul.lo/add do. */
+static run_outcome run_node_scan(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                 void **params, CUresult *code, double *ns)
+{
+    (void)mod;
+    CUdeviceptr nodes, out;
+    memcpy(&nodes, params[0], sizeof nodes);
+    memcpy(&out, params[1], sizeof out);
+    unsigned n = grid[0] * block[0];
+    for (unsigned t = 0; t < n; t++) {
+        CUdeviceptr node = nodes + 24 * (CUdeviceptr)t;
+        unsigned char *pn = device_bytes(c, node, 4), *pl = device_bytes(c, node + 20, 1);
+        unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)t, 4);
+        if (!pn || !pl || !po) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        int32_t nkeys;
+        uint32_t acc = 0;
+        memcpy(&nkeys, pn, 4);
+        for (int32_t k = 0; k < nkeys; k++) {
+            unsigned char *pk = device_bytes(c, node + 4 + 4 * (CUdeviceptr)k, 4);
+            if (!pk) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            uint32_t key;
+            memcpy(&key, pk, 4);
+            acc = acc * 7u + key;
+        }
+        uint32_t v = *pl ? acc : 0u - acc;
+        memcpy(po, &v, 4);
+    }
+    *ns = FAKECUDA_KERNEL_NS + FAKECUDA_THREAD_NS * n;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
     { "tex_layered", 6, FAKECUDA_INC_REGS, 0, run_tex_layered },
     { "tex_cube", 8, FAKECUDA_INC_REGS, 0, run_tex_cube },
@@ -1806,6 +1845,7 @@ static const fake_kernel kernels[] = {
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },
     { "struct_byval", 5, FAKECUDA_INC_REGS, 0, run_struct_byval },
     { "module_inputs", 2, FAKECUDA_INC_REGS, 0, run_module_inputs },
+    { "node_scan", 2, FAKECUDA_INC_REGS, 0, run_node_scan },
 };
 
 static int static_shared_of(const struct CUfunc_st *f)
