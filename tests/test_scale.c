@@ -473,23 +473,25 @@ Test(scale, unscale_then_scale_gives_back_any_input_the_layout_states)
         }
 }
 
-/* md_cutoff's neighList is shared and sized by the launch: the layout
- * repeats its first X-thread elements, so a random one cannot be stated,
- * and the round trip says so, while the per-thread inputs stay exact. */
+/* A shared input sized by the launch (structure_none's a, threads + 1
+ * elements; md_cutoff's neighList was one until session 27 made it owned):
+ * the layout repeats its first X-thread elements, so a random one cannot
+ * be stated, and the round trip says so, while the rest stays exact. */
 Test(scale, unscale_cannot_state_a_shared_input_that_does_not_repeat)
 {
-    wh_spec *s = load("kernels/corpus/md_cutoff.json");
-    int neigh = -1;
+    const char *spec = "tests/specs/structure_none.json";
+    wh_spec *s = load(spec);
+    int a = -1;
     for (int p = 0; p < s->nparams; p++)
-        if (!strcmp(s->params[p].name, "neighList")) neigh = p;
-    cr_assert_geq(neigh, 0);
-    cr_assert_eq(s->params[neigh].per_thread, 0, "neighList is shared");
+        if (!strcmp(s->params[p].name, "a")) a = p;
+    cr_assert_geq(a, 0);
+    cr_assert_eq(s->params[a].per_thread, 0, "a is shared");
     wh_spec_free(s);
     uint64_t diff[64] = { 0 };
-    unscale_round_trip("kernels/corpus/md_cutoff.json", false, 5, diff);
-    cr_expect_gt(diff[neigh], 0, "a random neighList is not a repetition of its first elements");
+    unscale_round_trip(spec, false, 5, diff);
+    cr_expect_gt(diff[a], 0, "a random a is not a repetition of its first elements");
     for (int p = 0; p < 64; p++)
-        if (p != neigh) cr_expect_eq(diff[p], 0, "parameter %d", p);
+        if (p != a) cr_expect_eq(diff[p], 0, "parameter %d", p);
 }
 
 /* Seeded alleles (negative ids) store nothing: the scaler draws their
