@@ -5,6 +5,7 @@
 #include "core/image.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,17 +60,66 @@ double wh_bounds_lerp(const wh_bounds *b, double t)
     return b->flo * (1.0 - t) + b->fhi * t;
 }
 
+/* A range's error at its JSON path ($.params[P].range, or the field's). */
+static bool range_error(const wh_image *img, int p, int f, wh_error *err)
+{
+    const wh_param *par = &img->spec->params[p];
+    char what[300], suffix[200];
+    if (err) snprintf(err->file, sizeof err->file, "%s", img->spec->path);
+    snprintf(suffix, sizeof suffix, "%s%s.range", f || par->type == WH_STRUCT ? ".fields." : "",
+             par->fields[f].name);
+    wh_param_jpath(img->spec, p, suffix, what, sizeof what);
+    wh_error_set_path(err, what);
+    return false;
+}
+
+/* One end of a float range: its number, or its expression at element
+ * elem (a double holds every f32, and every f64 the expression can make
+ * up to 2^53). */
+static bool float_end(const wh_image *img, const wh_expr *e, double num, uint64_t elem, double *out, wh_error *err)
+{
+    int64_t v;
+    if (!e) {
+        *out = num;
+        return true;
+    }
+    if (!wh_expr_eval_with(e, img->vars, WH_VAR_I, (int64_t)elem, &v, err)) return false;
+    *out = (double)v;
+    return true;
+}
+
+static bool float_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err)
+{
+    const wh_field *fd = &img->spec->params[p].fields[f];
+    out->is_float = true;
+    out->flo = WH_DEFAULT_FLOAT_LO;
+    out->fhi = WH_DEFAULT_FLOAT_HI;
+    if (!fd->has_range) return true;
+    if (!float_end(img, fd->lo, fd->flo, elem, &out->flo, err) || !float_end(img, fd->hi, fd->fhi, elem, &out->fhi, err))
+        return range_error(img, p, f, err);
+    bool fits = fd->type != WH_F32 || (fabs(out->flo) <= FLT_MAX && fabs(out->fhi) <= FLT_MAX);
+    bool empty = out->flo > out->fhi;
+    if (fits && !empty && fd->type == WH_F32) {
+        /* the domain is the f32 values in it: ends rounded inwards, so
+         * that a value written at an end is inside ("2^24+1" is no f32) */
+        float lo = (float)out->flo, hi = (float)out->fhi;
+        out->flo = lo < out->flo ? nextafterf(lo, INFINITY) : lo;
+        out->fhi = hi > out->fhi ? nextafterf(hi, -INFINITY) : hi;
+        empty = out->flo > out->fhi;
+    }
+    if (fits && !empty) return true;
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "for element %llu the range is [%.9g, %.9g], which %s",
+                 (unsigned long long)elem, out->flo, out->fhi,
+                 !fits ? "is outside f32's range" : "holds no value of its type");
+    return range_error(img, p, f, err);
+}
+
 bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err)
 {
     const wh_param *par = &img->spec->params[p];
     const wh_field *fd = &par->fields[f];
     memset(out, 0, sizeof *out);
-    if (wh_type_is_float(fd->type)) {
-        out->is_float = true;
-        out->flo = fd->has_range ? fd->flo : WH_DEFAULT_FLOAT_LO;
-        out->fhi = fd->has_range ? fd->fhi : WH_DEFAULT_FLOAT_HI;
-        return true;
-    }
+    if (wh_type_is_float(fd->type)) return float_bounds(img, p, f, elem, out, err);
     int64_t tlo, thi;
     wh_type_limits(fd->type, &tlo, &thi);
     if (!fd->has_range) {
@@ -79,23 +129,17 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
     }
     /* Called for every element of a random fill: the JSON path of the
      * range is formatted only when there is an error to report. */
-    char what[300];
     bool evaluated = wh_expr_eval_with(fd->lo, img->vars, WH_VAR_I, (int64_t)elem, &out->lo, err) &&
                      wh_expr_eval_with(fd->hi, img->vars, WH_VAR_I, (int64_t)elem, &out->hi, err);
-    if (!evaluated && err) snprintf(err->file, sizeof err->file, "%s", img->spec->path);
     bool in_type = evaluated && out->lo <= out->hi && out->lo >= tlo && out->hi <= thi;
     if (in_type) return true;
-    char suffix[200];
-    snprintf(suffix, sizeof suffix, "%s%s.range", f || par->type == WH_STRUCT ? ".fields." : "", fd->name);
-    wh_param_jpath(img->spec, p, suffix, what, sizeof what);
     if (evaluated)
         wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
                      "for element %llu the range is [%lld, %lld], which is %s %s's [%lld, %lld]",
                      (unsigned long long)elem, (long long)out->lo, (long long)out->hi,
                      out->lo > out->hi ? "empty; the type is" : "outside", wh_type_name(fd->type),
                      (long long)tlo, (long long)thi);
-    wh_error_set_path(err, what);
-    return false;
+    return range_error(img, p, f, err);
 }
 
 static void fill_fixed(wh_buffer *b)
@@ -376,8 +420,7 @@ static bool check_field(const wh_image *img, int p, int f, wh_error *err)
     const wh_field *fd = &b->param->fields[f];
     wh_bounds bd;
     for (uint64_t e = 0; e < b->count; e++) {
-        if ((e == 0 || (fd->has_range && !wh_type_is_float(fd->type))) &&
-            !wh_image_bounds(img, p, f, e, &bd, err))
+        if ((e == 0 || wh_field_varies_by_index(fd)) && !wh_image_bounds(img, p, f, e, &bd, err))
             return false;
         const void *at = b->data + e * b->param->elem_size + fd->offset;
         bool ok;

@@ -190,6 +190,45 @@ static bool structure_error(const wh_image *img, int p, int f, wh_error *err, co
     return false;
 }
 
+/* A sorted field whose range depends on i ("(i+1)/n": a CDF that ends at
+ * 1): sorting and then clamping each value into its own range keeps the
+ * order only when neither end of the range ever falls, so that is what
+ * such a range must do. */
+static bool sorted_bounds_rise(const wh_image *img, int p, int f, wh_error *err)
+{
+    wh_bounds prev, cur;
+    if (!wh_image_bounds(img, p, f, 0, &prev, err)) return false;
+    for (uint64_t e = 1; e < img->bufs[p].count; e++, prev = cur) {
+        if (!wh_image_bounds(img, p, f, e, &cur, err)) return false;
+        bool rise = cur.is_float ? cur.flo >= prev.flo && cur.fhi >= prev.fhi : cur.lo >= prev.lo && cur.hi >= prev.hi;
+        if (!rise)
+            return structure_error(img, p, f, err, "the range falls from element %llu to element %llu (a sorted "
+                                   "buffer's range may depend on i only if neither end ever falls)",
+                                   (unsigned long long)e - 1, (unsigned long long)e);
+    }
+    return true;
+}
+
+/* Each value of a sorted field with a range that rises with i clamped
+ * into its own range (sorted_bounds_rise: the order stays). */
+static bool clamp_each(wh_image *img, int p, int f, wh_error *err)
+{
+    wh_type t = type_of(img, p, f);
+    for (uint64_t e = 0; e < img->bufs[p].count; e++) {
+        wh_bounds bd;
+        unsigned char *at = value_at(img, p, f, e);
+        if (!wh_image_bounds(img, p, f, e, &bd, err)) return false;
+        if (bd.is_float) {
+            double v = wh_value_get_float(t, at);
+            wh_value_set_float(t, at, v < bd.flo ? bd.flo : v > bd.fhi ? bd.fhi : v);
+        } else {
+            int64_t v = wh_value_get_int(t, at);
+            wh_value_set_int(t, at, v < bd.lo ? bd.lo : v > bd.hi ? bd.hi : v);
+        }
+    }
+    return true;
+}
+
 /* ---- array fields ---------------------------------------------------------- */
 
 /* An array field's structure orders its n elements within each element of
@@ -468,6 +507,9 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
     for (int f = 0; f < b->param->nfields; f++) {
         wh_structure s = structure_of(b->param, f);
         wh_bounds bd;
+        if (s == WH_STRUCTURE_SORTED && wh_field_varies_by_index(&b->param->fields[f]) &&
+            !sorted_bounds_rise(img, p, f, err))
+            return false;
         if (s == WH_STRUCTURE_NONE || s == WH_STRUCTURE_SORTED || b->count == 0) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
@@ -496,6 +538,10 @@ static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
 {
     wh_bounds bd;
     if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
+    if (wh_field_varies_by_index(&img->bufs[p].param->fields[f]))   /* sorted: the spec allows no other */
+        return sorted_bounds_rise(img, p, f, err) &&
+               (bd.is_float ? restructure_floats(img, p, f, err) : restructure_in_order(img, p, f, &bd, err)) &&
+               clamp_each(img, p, f, err);
     if (bd.is_float) return restructure_floats(img, p, f, err);
     switch (structure_of(img->bufs[p].param, f)) {
     case WH_STRUCTURE_DISTINCT:

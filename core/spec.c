@@ -354,6 +354,17 @@ static bool number_for(loader *ld, json_t *v, wh_type t, const char *jpath, doub
                wh_type_is_float(t) ? "" : " (an integer in the type's range)");
 }
 
+/* One end of a float range: a number, or an integer expression string
+ * (which may use i: "(i+1)/n" is 1 at the last of n elements and 0
+ * before), evaluated per element when the image is made. */
+static bool float_bound(loader *ld, json_t *v, wh_type t, const char *jpath, double *num, wh_expr **expr)
+{
+    *expr = NULL;
+    if (json_is_string(v)) return get_expr(ld, v, jpath, expr);
+    if (!json_is_number(v)) return bad(ld, jpath, "expected a number or an integer expression string");
+    return number_for(ld, v, t, jpath, num);
+}
+
 static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
 {
     char ep[320];
@@ -362,13 +373,11 @@ static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
     f->has_range = true;
     if (wh_type_is_float(f->type)) {
         json_t *lo = json_array_get(v, 0), *hi = json_array_get(v, 1);
-        if (!json_is_number(lo) || !json_is_number(hi))
-            return bad(ld, jpath, "a float range takes two numbers");
         snprintf(ep, sizeof ep, "%s[0]", jpath);
-        if (!number_for(ld, lo, f->type, ep, &f->flo)) return false;
+        if (!float_bound(ld, lo, f->type, ep, &f->flo, &f->lo)) return false;
         snprintf(ep, sizeof ep, "%s[1]", jpath);
-        if (!number_for(ld, hi, f->type, ep, &f->fhi)) return false;
-        if (f->flo > f->fhi) return bad(ld, jpath, "empty range: lo > hi");
+        if (!float_bound(ld, hi, f->type, ep, &f->fhi, &f->hi)) return false;
+        if (!f->lo && !f->hi && f->flo > f->fhi) return bad(ld, jpath, "empty range: lo > hi");
         return true;
     }
     snprintf(ep, sizeof ep, "%s[0]", jpath);
@@ -493,8 +502,8 @@ static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *fi
     if (!first->has_range && (k == WH_STRUCTURE_PERMUTATION || k == WH_STRUCTURE_OFFSETS))
         return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
                    k == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
-    if (wh_field_varies_by_index(first))
-        return bad(ld, sub, "a field with a structure needs a range that does not depend on i");
+    if (k != WH_STRUCTURE_SORTED && wh_field_varies_by_index(first))
+        return bad(ld, sub, "a field with a structure other than \"sorted\" needs a range that does not depend on i");
     for (int j = 0; j < n; j++) first[j].structure = (wh_structure)k;
     return true;
 }
@@ -651,8 +660,8 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
     if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))
         return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
                    p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
-    if (wh_field_varies_by_index(f))
-        return bad(ld, sub, "a buffer with a structure needs a range that does not depend on i");
+    if (p->structure != WH_STRUCTURE_SORTED && wh_field_varies_by_index(f))
+        return bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not depend on i");
     return true;
 }
 
@@ -1365,8 +1374,7 @@ bool wh_param_structured(const wh_param *p)
 
 bool wh_field_varies_by_index(const wh_field *f)
 {
-    return f->has_range && !wh_type_is_float(f->type) && f->lo &&
-           (wh_expr_uses(f->lo, WH_VAR_I) || wh_expr_uses(f->hi, WH_VAR_I));
+    return f->has_range && ((f->lo && wh_expr_uses(f->lo, WH_VAR_I)) || (f->hi && wh_expr_uses(f->hi, WH_VAR_I)));
 }
 
 bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,

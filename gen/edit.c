@@ -212,28 +212,32 @@ static bool put_int(field_access *a, uint64_t e, int64_t v, wh_error *err)
     return true;
 }
 
-static void put_float(field_access *a, uint64_t e, double v)
+static void store_float(field_access *a, uint64_t e, double v)
 {
     v = v < a->b.flo ? a->b.flo : v > a->b.fhi ? a->b.fhi : v;
     if (a->fd->type == WH_F32 && (float)v > (float)a->b.fhi) v = a->b.fhi;
     wh_value_set_float(a->fd->type, field_at(a, e), v);
 }
 
+static bool put_float(field_access *a, uint64_t e, double v, wh_error *err)
+{
+    if (!bounds_of(a, e, err)) return false;
+    store_float(a, e, v);
+    return true;
+}
+
 /* Element e takes the value element `from` holds (clamped into e's domain). */
 static bool copy_elem(field_access *a, uint64_t from, uint64_t e, wh_error *err)
 {
-    if (a->b.is_float) {
-        put_float(a, e, wh_value_get_float(a->fd->type, field_at(a, from)));
-        return true;
-    }
+    if (a->b.is_float) return put_float(a, e, wh_value_get_float(a->fd->type, field_at(a, from)), err);
     return put_int(a, e, wh_value_get_int(a->fd->type, field_at(a, from)), err);
 }
 
 static bool fill_extreme(field_access *a, const gen_edit *e, bool high, wh_error *err)
 {
     for (uint64_t k = e->first; k < e->first + e->count; k++) {
-        if (a->b.is_float) put_float(a, k, high ? a->b.fhi : a->b.flo);
-        else if (!bounds_of(a, k, err)) return false;
+        if (!bounds_of(a, k, err)) return false;
+        if (a->b.is_float) store_float(a, k, high ? a->b.fhi : a->b.flo);
         else store_int(a, k, high ? a->b.hi : a->b.lo);
     }
     return true;
@@ -258,7 +262,7 @@ static bool ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
             if (!put_int(a, e->first + k, step_in(&b0, k, up), err)) return false;
         } else {
             double s = e->count > 1 ? (double)k / (double)(e->count - 1) : 0;
-            put_float(a, e->first + k, wh_bounds_lerp(&b0, up ? s : 1.0 - s));
+            if (!put_float(a, e->first + k, wh_bounds_lerp(&b0, up ? s : 1.0 - s), err)) return false;
         }
     }
     return true;
@@ -297,7 +301,7 @@ static bool rearrange(field_access *a, const gen_edit *e, wh_error *err)
     bool ok = true;
     for (size_t k = 0; k < n && ok; k++) {
         size_t from = flip ? n - 1 - k : k;
-        if (a->b.is_float) put_float(a, e->first + k, fv[from]);
+        if (a->b.is_float) ok = put_float(a, e->first + k, fv[from], err);
         else ok = put_int(a, e->first + k, iv[from], err);
     }
     free(vals);
@@ -365,7 +369,7 @@ static bool shape(field_access *a, const gen_edit *e, wh_error *err)
         double t = shape_at(&s, a, k, &rng);
         if (!bounds_of(a, k, err)) return false;
         if (a->b.is_float) {
-            put_float(a, k, wh_bounds_lerp(&a->b, t));
+            store_float(a, k, wh_bounds_lerp(&a->b, t));
         } else {
             /* a 64-bit domain's width is no exact double: cast only below 2^64 */
             uint64_t width = (uint64_t)a->b.hi - (uint64_t)a->b.lo;

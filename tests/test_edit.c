@@ -136,6 +136,21 @@ Test(edit, float_ramp_spans_the_domain)
     close_fixture(&f);
 }
 
+/* cdf_search's CDF ends at 1 (its last element's range is [1, 1]): an
+ * edit to the low end leaves it there. */
+Test(edit, an_edit_keeps_each_element_in_its_own_range)
+{
+    fixture f = open_random("kernels/corpus/cdf_search.json", 4);
+    int cdf = wh_image_find(f.img, "CDF");
+    apply(&f, "CDF", 0, GEN_EDIT_FILL_LOW, 0, 512);
+    const float *v = (const float *)f.img->bufs[cdf].data;
+    for (int k = 0; k < 511; k++) cr_assert_eq(v[k], 0.0f, "CDF[%d] %g", k, v[k]);
+    cr_expect_eq(v[511], 1.0f);
+    wh_error err;
+    cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
+    close_fixture(&f);
+}
+
 /* edges: each node owns 16 elements, a warp 512. */
 Test(edit, warp_copy_gives_every_lane_the_first_lanes_elements)
 {

@@ -190,8 +190,9 @@ Test(struct_arrays, an_array_structure_is_refused_where_it_cannot_hold)
                    "expected \"sorted\", \"strictly_sorted\" or \"distinct\"", "$.params[0].fields[1].structure");
     expect_refused("{\"name\":\"a\",\"type\":\"f32\",\"count\":3,\"structure\":\"sorted\"}",
                    "\"sorted\" is for integer fields", "$.params[0].fields[0].structure");
-    expect_refused("{\"name\":\"a\",\"type\":\"i32\",\"count\":3,\"range\":[0,\"i\"],\"structure\":\"sorted\"}",
-                   "needs a range that does not depend on i", "$.params[0].fields[0].structure");
+    expect_refused("{\"name\":\"a\",\"type\":\"i32\",\"count\":3,\"range\":[0,\"i\"],"
+                   "\"structure\":\"distinct\"}",
+                   "other than \"sorted\" needs a range that does not depend on i", "$.params[0].fields[0].structure");
     expect_refused("{\"name\":\"a\",\"type\":\"i32\",\"count\":3,\"structure\":\"offsets\"}",
                    "expected \"sorted\", \"strictly_sorted\" or \"distinct\"", "$.params[0].fields[0].structure");
 }

@@ -88,8 +88,21 @@ Test(structure, what_cannot_hold_is_refused_with_its_place)
                    "floats can only be \"sorted\"", "$.params[0].structure");
     expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"structure\":\"permutation\"",
                    "needs a \"range\"", "$.params[0].structure");
-    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,\"i\"],\"structure\":\"sorted\"",
-                   "does not depend on i", "$.params[0].structure");
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,\"i\"],"
+                   "\"structure\":\"strictly_sorted\"",
+                   "other than \"sorted\" needs a range that does not depend on i", "$.params[0].structure");
+    /* sorted with a range that depends on i: only one whose ends never
+     * fall (at this launch) */
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,\"9-i\"],\"structure\":\"sorted\"",
+                   "the range falls from element 0 to element 1", "$.params[0].structure");
+    expect_refused("\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"range\":[\"x\",1.0]",
+                   "unknown", "$.params[0].range[0]");
+    expect_refused("\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"range\":[[0],1.0]",
+                   "expected a number or an integer expression string", "$.params[0].range[0]");
+    expect_refused("\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"range\":[\"16777217\",\"16777217\"]",
+                   "the range is [16777218, 16777216], which holds no value of its type", "$.params[0].range");
+    expect_refused("\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"range\":[\"i\",4.0]",
+                   "for element 5 the range is [5, 4], which holds no value of its type", "$.params[0].range");
     /* at this launch: 8 elements cannot be a permutation of 10 values, nor
      * 8 distinct values of 5 */
     expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,9],\"structure\":\"permutation\"",
@@ -212,6 +225,59 @@ Test(structure, sorted_floats)
     close_buffer(&b);
 }
 
+static double getf(const one_buffer *b, uint64_t e)
+{
+    return wh_value_get_float(WH_F32, b->img->bufs[0].data + 4 * e);
+}
+
+/* A CDF: sorted floats in [0, 1] whose last element is 1 (the range
+ * ["(i+1)/8", 1.0]).  Random images and projections keep both; an input
+ * whose last value is below 1 is refused by its domain. */
+Test(structure, a_sorted_float_range_may_depend_on_i)
+{
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"range\":[\"(i+1)/8\",1.0],"
+                              "\"structure\":\"sorted\"", &err), "%s", err.msg);
+    cr_expect(wh_field_varies_by_index(&b.spec->params[0].fields[0]));
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 7);
+        cr_assert(wh_image_fill_random(b.img, &rng, &err), "%s", err.msg);
+        cr_expect(wh_image_check_domains(b.img, &err), "seed %llu: %s", (unsigned long long)seed, err.msg);
+        cr_expect_eq(getf(&b, 7), 1.0, "the last element is 1");
+        cr_expect_lt(getf(&b, 0), 1.0, "seed %llu: the others are drawn in [0, 1]", (unsigned long long)seed);
+        for (uint64_t e = 1; e < 8; e++) cr_expect_leq(getf(&b, e - 1), getf(&b, e));
+    }
+    for (uint64_t e = 0; e < 8; e++) wh_value_set_float(WH_F32, b.img->bufs[0].data + 4 * e, 0.9 - 0.1 * (double)e);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_domains(b.img, &err), "%s", err.msg);
+    cr_expect_float_eq(getf(&b, 0), 0.2f, 1e-6, "sorted: the smallest value first (%g)", getf(&b, 0));
+    cr_expect_eq(getf(&b, 7), 1.0, "the largest value, 0.9, raised to the last element's 1");
+    wh_value_set_float(WH_F32, b.img->bufs[0].data + 4 * 7, 0.95);
+    cr_expect_not(wh_image_check_domains(b.img, &err));
+    cr_expect(strstr(err.msg, "element 7 is 0.95 (domain [1, 1])"), "%s", err.msg);
+    close_buffer(&b);
+}
+
+/* An integer sorted buffer whose range rises with i: each value is
+ * clamped into its own range after sorting, and stays sorted. */
+Test(structure, a_sorted_integer_range_may_rise_with_i)
+{
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[\"i\",\"i+10\"],"
+                              "\"structure\":\"sorted\"", &err), "%s", err.msg);
+    set_all(&b, (const int64_t[]){ 0, 0, 0, 0, 0, 0, 0, 0 }, 8);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    expect_values(&b, (const int64_t[]){ 0, 1, 2, 3, 4, 5, 6, 7 }, 8, "every value raised to its low end");
+    set_all(&b, (const int64_t[]){ 30, 2, 9, 4, 12, 6, 30, 8 }, 8);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    expect_values(&b, (const int64_t[]){ 2, 4, 6, 8, 9, 12, 16, 17 }, 8, "sorted, then clamped");
+    cr_expect(wh_image_check_domains(b.img, &err), "%s", err.msg);
+    close_buffer(&b);
+}
+
 static bool sorted_buffer(const wh_image *img, int p)
 {
     for (uint64_t e = 1; e < img->bufs[p].count; e++)
@@ -257,6 +323,34 @@ Test(structure, the_symbolic_stage_assumes_the_structure)
     wh_spec_free(none);
     ts_rmtree(c1);
     ts_rmtree(c2);
+}
+
+/* cdf_search's CDF ends at 1 (its range ["(i+1)/NCDF", 1.0]): the stage
+ * assumes each element's own range, so every atom it solves is a real
+ * CDF: sorted, in [0, 1], its last entry 1. */
+Test(structure, the_symbolic_stage_assumes_ranges_that_depend_on_i)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/corpus/cdf_search.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    char cache[64];
+    gen_result *r = ts_explore(spec, 6, cache);
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int cdf = wh_image_find(img, "CDF");
+    uint64_t n = img->bufs[cdf].count;
+    cr_expect_gt(r->pool.natoms, 0);
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        const unsigned char *v = img->bufs[cdf].data;
+        cr_expect_eq(wh_value_get_float(WH_F32, v + 4 * (n - 1)), 1.0, "atom %d ends at 1", a);
+        cr_expect(wh_image_check_domains(img, &err), "atom %d: %s", a, err.msg);
+    }
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(spec);
+    ts_rmtree(cache);
 }
 
 /* Whatever the strategy builds (tiled atoms, edits, random values), the

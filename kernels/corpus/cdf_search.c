@@ -4,12 +4,6 @@
  */
 #include "kernels/corpus/corpus.h"
 
-static bool cdf_zero_u_one(wh_image *img, pcg32 *rng, wh_error *err)
-{
-    (void)rng;
-    return corpus_fill_float(img, "CDF", NULL, 0.0, err) && corpus_fill_float(img, "u", NULL, 1.0, err);
-}
-
 static bool last_entry_hit(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
@@ -19,12 +13,13 @@ static bool last_entry_hit(wh_image *img, pcg32 *rng, wh_error *err)
            corpus_fill_float(img, "u", NULL, 1.0, err);
 }
 
-/* Lane 0 of every warp scans everything; the others stop at entry 0. */
+/* Lane 0 of every warp scans everything (to the last entry, the only 1);
+ * the others stop at entry 0. */
 static bool one_lane_per_warp(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
-    int64_t threads = corpus_var(img, "threads");
-    if (!corpus_fill_float(img, "CDF", NULL, 0.5, err))
+    int64_t threads = corpus_var(img, "threads"), n = corpus_var(img, "NCDF");
+    if (!corpus_fill_float(img, "CDF", NULL, 0.5, err) || !corpus_set_float(img, "CDF", NULL, (uint64_t)(n - 1), 1.0, err))
         return false;
     for (int64_t t = 0; t < threads; t++)
         if (!corpus_set_float(img, "u", NULL, (uint64_t)t, t % 32 ? 0.25 : 1.0, err))
@@ -56,7 +51,7 @@ static bool all_one(wh_image *img, pcg32 *rng, wh_error *err)
 const corpus_kernel corpus_cdf_search = {
     .name = "cdf_search",
     .family = "searching",
-    .worst = { { "cdf-zero-u-one", cdf_zero_u_one }, { "last-entry-hit", last_entry_hit },
+    .worst = { { "last-entry-hit", last_entry_hit },
                { "one-lane-per-warp", one_lane_per_warp }, { "sorted-cdf-high-u", sorted_cdf_high_u } },
     .best = { "cdf-all-one", all_one },
     .quick = false,

@@ -14,40 +14,40 @@
  * one full scan stays cheap on the sim).
  *
  * Inputs: u (one f32 draw per thread, [0, 1]) and CDF (f32, [0, 1],
- * shared by all threads); arrayX, arrayY (particle positions) are fixed.
- * Outputs: xj, yj.
+ * sorted, its last entry 1; shared by all threads); arrayX, arrayY
+ * (particle positions) are fixed.  Outputs: xj, yj.
  *
  * Where the time depends on the data: the linear scan runs until the first
  * CDF entry >= u, so a warp issues max over its lanes of that index + 1
- * iterations (every lane reads the same CDF[x]: a broadcast, one sector),
- * plus the index == -1 fix-up when some lane finds nothing.
+ * iterations (every lane reads the same CDF[x]: a broadcast, one sector).
+ * The index == -1 fix-up runs only for a draw beyond every entry, which a
+ * real CDF (ending at 1) never leaves for a draw in [0, 1].
  *
- * Known worst (expert): every draw beyond every CDF entry, so every lane
- * scans all NCDF entries and takes the fix-up ("cdf-zero-u-one": CDF all
- * 0, u all 1).  Candidates: "last-entry-hit" (CDF 0 except CDF[N-1] = 1,
- * u = 1: the full scan ending in the break), "one-lane-per-warp" (only lane
- * 0 of each warp beyond the CDF, the others stop at once: the warp still
+ * Known worst (expert): every draw beyond every entry but the last, so
+ * every lane scans all NCDF entries ("last-entry-hit": CDF 0 except
+ * CDF[N-1] = 1, u = 1).  Candidates: "one-lane-per-warp" (only lane 0 of
+ * each warp scans to the end, the others stop at once: the warp still
  * issues the full scan, with 1 active lane) and "sorted-cdf-high-u" (a
- * real, sorted CDF (x/N)^4 and u = 1: full scan to the last entry).
- * Measured on the sim (bench_corpus --inputs-only, 64 blocks, the same
- * at 32): cdf-zero-u-one 122505
- * cycles (the reference), one-lane-per-warp 122505 (issue count is what
- * counts, not active lanes), last-entry-hit and sorted-cdf-high-u 122490,
- * and the longest of 5 random inputs 122477 (the same at 32 blocks; 121692 before the CDF was
- * sorted): random testing is within 1 % of the worst.  The launch is
- * latency bound (512 warps over 108 SMs, 4-5 per SM), so the kernel time
- * is that of its slowest warp, and with 16384 uniform draws the largest one
- * lies beyond the largest of 512 uniform CDF entries almost surely: some
- * warp always scans everything.
+ * smooth CDF (x/N)^4 and u = 1: full scan to the last entry).  Measured on
+ * the sim (bench_corpus --inputs-only, session 28): all three 122490
+ * cycles (issue count is what counts, not active lanes), and the longest
+ * of 5 random inputs 122456: random testing is within 1 % of the worst.
+ * The launch is latency bound (512 warps over 108 SMs, 4-5 per SM), so the
+ * kernel time is that of its slowest warp, and of 16384 uniform draws
+ * some lie beyond the largest of 511 uniform entries below the last
+ * (each with probability about 1/512): some warp scans everything.
+ * Until session 28 the spec could not say that a CDF ends at 1, and the
+ * reference was "cdf-zero-u-one" (CDF all 0, u = 1: the full scan plus
+ * the fix-up, 122505 cycles), an input no real CDF gives.
  * Known best: every entry 1 ("cdf-all-one": every draw stops at the
  * first entry).
  *
- * Structure: the CDF is "sorted" (non-decreasing), as a real one is, so
- * the search and the symbolic stage see only sorted CDFs.  Spec gap left:
- * a real CDF also ends at 1, which the spec does not force (a float
- * buffer can only be "sorted"), so CDFs that never reach u stay in the
- * domain; that is what makes the full scan plus fix-up reachable.  The
- * kernel code is Rodinia's.
+ * Structure: the CDF is "sorted" (non-decreasing) with the range
+ * ["(i+1)/NCDF", 1.0]: [0, 1] for every entry but the last, which is 1,
+ * as a real CDF is; the search and the symbolic stage see only such CDFs.
+ * Spec gap: none left for the CDF (its entries need not be the running
+ * sum of normalised weights: any non-decreasing CDF ending at 1 is one).
+ * The kernel code is Rodinia's.
  */
 extern "C" __global__ void cdf_search(const float *arrayX, const float *arrayY, const float *CDF, const float *u,
                                       float *xj, float *yj, int Nparticles, int lengthCDF)
