@@ -130,6 +130,7 @@ typedef struct {
     double search_offset;       /* history.csv's time 0 on the run's clock (its stage's start) */
     bool cached;                /* gdivan: the stage came from the cache (it ran for an earlier seed) */
     double stage_added;         /* a cached stage's seconds added to its walls (its first seed's) */
+    bool scout_head;            /* gdivan on one core: scout.csv's rows came before the stage */
     char stage_failed[600];     /* gdivan: why the stage gave no atom (it searched on), or "" */
     long evals_to_99;           /* -1: never reached 99 % of the known worst */
     double wall_to_99;          /* seconds, symbolic stage included */
@@ -342,7 +343,8 @@ static pid_t start_run(run_t *r)
 /* Every evaluation of run r in order: scout.csv's (timed from the stage's
  * start) then history.csv's (shifted onto that clock), with the run's best
  * so far over both and its evaluation number among them; a cached stage's
- * seconds (stage_added) are added to every time.  false: no history. */
+ * seconds (stage_added) are added to every time after the stage (a head
+ * start's scout rows came before it).  false: no history. */
 static bool each_row(const run_t *r, void (*fn)(void *ctx, long ev, double wall, double best), void *ctx)
 {
     static const char *const files[] = { "scout.csv", "history.csv" };
@@ -356,7 +358,7 @@ static bool each_row(const run_t *r, void (*fn)(void *ctx, long ev, double wall,
             if (k == 1) return false;
             continue;
         }
-        double shift = r->stage_added + (k == 1 ? r->search_offset : 0);
+        double shift = (k == 0 && r->scout_head ? 0 : r->stage_added) + (k == 1 ? r->search_offset : 0);
         char line[256];
         long ev;
         int gen;
@@ -398,6 +400,18 @@ static void first_reach(void *ctx, long ev, double wall, double best)
     }
 }
 
+/* When run r's rows first reach 99 % of its own best and of the known
+ * worst (on the clock stage_added says); false: no history. */
+static bool find_reach(run_t *r, double worst)
+{
+    double own = 0;
+    if (!each_row(r, max_best, &own)) return false;
+    reach_t reach = { r, own, worst, false };
+    r->evals_to_99 = -1;
+    each_row(r, first_reach, &reach);
+    return true;
+}
+
 /* Parse the summary and history of a finished run. */
 static void read_run(run_t *r, double worst)
 {
@@ -425,15 +439,10 @@ static void read_run(run_t *r, double worst)
     json_t *offset = json_object_get(run, "search_offset_s");
     r->cached = json_is_true(json_object_get(explore, "cached"));
     r->search_offset = offset ? json_number_value(offset) : r->cached ? 0 : r->explore_s;
+    r->scout_head = json_is_true(json_object_get(json_object_get(run, "scout"), "head"));
     json_decref(run);
-    double own = 0;
-    if (!each_row(r, max_best, &own)) {
-        snprintf(r->why, sizeof r->why, "no %s/history.csv", r->dir);
-        return;
-    }
-    reach_t reach = { r, own, worst, false };
-    each_row(r, first_reach, &reach);
-    r->ok = true;
+    r->ok = find_reach(r, worst);
+    if (!r->ok) snprintf(r->why, sizeof r->why, "no %s/history.csv", r->dir);
 }
 
 /* A finished run records the PTX it measured, for --reuse, and drops its
@@ -621,9 +630,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
             continue;
         r->explore_s = explore;
         r->stage_added = explore;
-        if (r->evals_to_99 >= 0)
-            r->wall_to_99 += explore;
-        r->wall_to_own_99 += explore;
+        find_reach(r, kt->worst);
     }
 }
 

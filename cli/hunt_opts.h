@@ -16,7 +16,7 @@ enum {
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
     HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
-    HOPT_NO_REFINE_DICTIONARY,
+    HOPT_NO_REFINE_DICTIONARY, HOPT_SCOUT_HEAD,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -29,6 +29,7 @@ enum {
     { "random-individuals", required_argument, NULL, HOPT_RANDOM_INDIVIDUALS }, \
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
+    { "scout-head", required_argument, NULL, HOPT_SCOUT_HEAD }, \
     { "warp-refine", required_argument, NULL, HOPT_WARP_REFINE }, \
     { "no-refine-dictionary", no_argument, NULL, HOPT_NO_REFINE_DICTIONARY }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
@@ -114,8 +115,14 @@ enum {
     "                    the --evals budget (at most half of it; scout.csv); the run's\n" \
     "                    best is the better of the search's and this scout's (run.json\n" \
     "                    says which); its count follows the stage's wall time, so only\n" \
-    "                    the search is repeatable for a seed.  None with --jobs 1, one\n" \
-    "                    core, or a cached stage.  This turns it off (the paper's)\n" \
+    "                    the search is repeatable for a seed.  None with --jobs 1 or\n" \
+    "                    one core (a head start instead: --scout-head) or a cached\n" \
+    "                    stage.  This turns both off (the paper's)\n" \
+    "  --scout-head N    gdivan with no spare core (--jobs 1, one core): N random\n" \
+    "                    inputs measured before the stage, cached or not, out of the\n" \
+    "                    budget (at most half; scout.csv), so that the run reaches random\n" \
+    "                    testing's level in its first seconds (default: --evals / 50,\n" \
+    "                    1 to 100; 0: none)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \

@@ -27,6 +27,7 @@ void hunt_options_default(hunt_options *o)
     o->warp_first = GEN_WARP_CANDIDATES;
     o->refine_dictionary = true;
     o->scout = true;
+    o->scout_head = -1;
     o->edit_screen = true;
     o->location_feedback = true;
 }
@@ -223,8 +224,10 @@ static bool setup_gdivan(hunt *h, wh_error *err)
     eo.on_explore = hunt_scout_start;
     eo.on_explore_ctx = h;
     h->stage_t0 = wh_clock_s();
+    hunt_scout_head(h);
+    double t0 = wh_clock_s();
     h->explored = gen_explore_spec(h->spec, &eo, &xerr);
-    h->explore_s = wh_clock_s() - h->stage_t0;
+    h->explore_s = wh_clock_s() - t0;
     if (!h->explored) {
         wh_error_format(&xerr, h->explore_failure, sizeof h->explore_failure);
         return setup_gdivan_fallback(h, err);

@@ -73,6 +73,9 @@ typedef struct {
      * inputs on a spare core (hunt_scout.c), out of the --evals budget (at
      * most half of it); the run's best is the better of the two */
     bool scout;
+    /* with no spare core: the scout's head start, random inputs measured
+     * before the stage (-1: a fiftieth of --evals, 1-100; 0: none) */
+    long scout_head;
     harness_backend backend;
     harness_options harness;
     gen_explore_options explore;

@@ -27,7 +27,8 @@ typedef struct {
 /* Random testing while gdivan's symbolic stage runs (hunt_scout.c). */
 typedef struct {
     bool ran;                   /* this run had a scout (a resumed one: recalled from run.json) */
-    bool running;               /* its threads are alive */
+    bool running;               /* its threads are alive (a head start: not yet closed) */
+    bool head;                  /* one core: a head start before the stage, not threads during it */
     int nthreads, first_worker; /* thread k measures on evaluation worker first_worker + k */
     pthread_t *threads;
     void *args;                 /* the threads' arguments (hunt_scout.c) */
@@ -202,6 +203,8 @@ bool hunt_islands_merge(hunt *h, wh_error *err);
  * json: run.json's "scout" (null when none ran); recall: a resumed run's,
  * from DIR/run.json. */
 void hunt_scout_start(void *hunt_ctx);
+/* One core: the head start, on worker 0, before the stage (hunt_scout.c). */
+void hunt_scout_head(hunt *h);
 bool hunt_scout_stop(hunt *h, wh_error *err);
 bool hunt_scout_wins(const hunt *h);
 json_t *hunt_scout_json(const hunt *h);

@@ -164,6 +164,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "warp_refine", json_integer(h->opt.warp_refine));
     if (o) json_object_set_new(o, "refine_dictionary", json_boolean(h->opt.refine_dictionary));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
+    if (o) json_object_set_new(o, "scout_head", json_integer(h->opt.scout_head));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
     if (o) json_object_set_new(o, "archive_share", json_real(g->archive_frac));
@@ -602,6 +603,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->refine_dictionary = json_is_true(json_object_get(opt, "refine_dictionary"));
         /* ...nor a scout (it only runs beside a first exploration) */
         o->scout = json_is_true(json_object_get(opt, "scout"));
+        json_t *head = json_object_get(opt, "scout_head");   /* runs made before the head start: the default */
+        o->scout_head = json_is_integer(head) ? (long)json_integer_value(head) : -1;
         /* ...nor an edit screen */
         o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
         /* ...nor location feedback */

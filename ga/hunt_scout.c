@@ -15,6 +15,12 @@
  * the search's and the scout's (run.json says which).  Being bounded by the
  * stage's wall time, the number of scout evaluations is not repeatable; the
  * search itself is, for a seed: it never sees the scout's inputs.
+ *
+ * With no spare core (--jobs 1, one core) there is a head start instead:
+ * worker 0 measures a fixed number of the scout's random inputs (a fiftieth
+ * of the budget, 1-100; --scout-head N) before the stage starts, cached or
+ * not, so a run on one core still reaches random testing's level within its
+ * first seconds; being a fixed number, the search stays repeatable.
  */
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -118,14 +124,68 @@ static int scout_workers(const hunt *h, int *first, const char **why)
     return *first ? h->njobs - 1 : 1;
 }
 
+/* Does this run get a scout at all?  A budget of one evaluation leaves
+ * none to share. */
+static bool scout_wanted(const hunt *h)
+{
+    return h->opt.scout && h->opt.strategy == GA_GDIVAN && !h->opt.resume_dir && h->opt.ga.max_evals != 1;
+}
+
+/* The scout's state, stream and scout.csv, for at most max_evals
+ * evaluations (0: no bound); false when scout.csv cannot be written. */
+static bool scout_open(hunt *h, long max_evals)
+{
+    hunt_scout *s = &h->scout;
+    s->max_evals = max_evals;
+    pcg32_seed(&s->rng, hunt_island_seed(h), SCOUT_STREAM);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/scout.csv", h->dir);
+    if (!wh_history_open(&s->csv, path, false, &s->err)) {
+        s->failed = true;
+        return false;
+    }
+    atomic_init(&s->stop, false);
+    pthread_mutex_init(&s->mu, NULL);
+    s->ran = true;
+    return true;
+}
+
+static long head_evals(const hunt *h)
+{
+    long budget = h->opt.ga.max_evals;
+    if (h->opt.scout_head >= 0) return budget ? (h->opt.scout_head < budget / 2 ? h->opt.scout_head : budget / 2)
+                                              : h->opt.scout_head;
+    long n = budget ? budget / 50 : 20;
+    return n < 1 ? 1 : n > 100 ? 100 : n;
+}
+
+void hunt_scout_head(hunt *h)
+{
+    hunt_scout *s = &h->scout;
+    memset(s, 0, sizeof *s);
+    s->best = -1;
+    const char *why = NULL;
+    int first = 0;
+    long n = head_evals(h);
+    if (!scout_wanted(h) || scout_workers(h, &first, &why) > 0 || n <= 0 || !scout_open(h, n)) return;
+    s->head = true;
+    if (!h->opt.quiet)
+        fprintf(stderr, "hunt: %s: a head start of %ld random inputs before it instead\n", why, n);
+    scout_thread t = { h, 0 };
+    scout_main(&t);
+    s->nthreads = 1;
+    s->seconds = wh_clock_s() - h->stage_t0;
+    s->running = true;   /* hunt_scout_stop closes it */
+}
+
 void hunt_scout_start(void *hunt_ctx)
 {
     hunt *h = hunt_ctx;
     hunt_scout *s = &h->scout;
+    if (s->head) return;   /* one core: it ran before the stage */
     memset(s, 0, sizeof *s);
     s->best = -1;
-    /* a budget of one evaluation leaves none to share */
-    if (!h->opt.scout || h->opt.strategy != GA_GDIVAN || h->opt.resume_dir || h->opt.ga.max_evals == 1) return;
+    if (!scout_wanted(h)) return;
     const char *why = NULL;
     int first = 0, n = scout_workers(h, &first, &why);
     if (n <= 0) {
@@ -133,20 +193,11 @@ void hunt_scout_start(void *hunt_ctx)
             fprintf(stderr, "hunt: %s: no scout\n", why);
         return;
     }
-    s->max_evals = h->opt.ga.max_evals / 2;
-    pcg32_seed(&s->rng, hunt_island_seed(h), SCOUT_STREAM);
-    char path[1100];
-    snprintf(path, sizeof path, "%s/scout.csv", h->dir);
-    if (!wh_history_open(&s->csv, path, false, &s->err)) {
-        s->failed = true;
-        return;
-    }
-    atomic_init(&s->stop, false);
-    pthread_mutex_init(&s->mu, NULL);
+    if (!scout_open(h, h->opt.ga.max_evals / 2)) return;
     s->threads = wh_xcalloc((size_t)n, sizeof *s->threads);
     s->args = wh_xcalloc((size_t)n, sizeof(scout_thread));
     scout_thread *args = s->args;
-    s->running = s->ran = true;
+    s->running = true;
     for (int k = 0; k < n; k++) {
         args[k] = (scout_thread){ h, first + k };
         if (pthread_create(&s->threads[k], NULL, scout_main, &args[k]) != 0) {
@@ -167,9 +218,9 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
         return !s->failed;
     }
     atomic_store(&s->stop, true);
-    for (int k = 0; k < s->nthreads; k++) pthread_join(s->threads[k], NULL);
+    for (int k = 0; s->threads && k < s->nthreads; k++) pthread_join(s->threads[k], NULL);
     s->running = false;
-    s->seconds = wh_clock_s() - h->stage_t0;
+    if (!s->head) s->seconds = wh_clock_s() - h->stage_t0;
     free(s->threads);
     free(s->args);
     pthread_mutex_destroy(&s->mu);
@@ -182,9 +233,9 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
     }
     if (!written) return false;
     if (!h->opt.quiet)
-        fprintf(stderr, "hunt: scout: %ld random inputs measured on %d thread%s during the symbolic stage (%.1f s), "
+        fprintf(stderr, "hunt: scout: %ld random inputs measured on %d thread%s %s the symbolic stage (%.1f s), "
                 "best %.6g %s at its evaluation %ld; the search gets %ld evaluations\n", s->evals, s->nthreads,
-                s->nthreads == 1 ? "" : "s", s->seconds,
+                s->nthreads == 1 ? "" : "s", s->head ? "before" : "during", s->seconds,
                 s->best > 0 ? s->best : 0, harness_unit(h->h), s->best_eval,
                 h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
     return true;
@@ -202,10 +253,10 @@ json_t *hunt_scout_json(const hunt *h)
     if (!s->ran) return json_null();
     char seed[20];   /* hex: a u64 need not fit JSON's signed integers */
     snprintf(seed, sizeof seed, "%016llx", (unsigned long long)s->best_seed);
-    return json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i}", "evals", (json_int_t)s->evals, "seconds",
+    return json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i, s:b}", "evals", (json_int_t)s->evals, "seconds",
                      s->seconds, "best", s->best > 0 ? s->best : 0, "best_eval", (json_int_t)s->best_eval,
                      "best_time_s", s->best_time_s, "best_seed", seed, "findings", (json_int_t)s->findings,
-                     "threads", s->nthreads);
+                     "threads", s->nthreads, "head", s->head);
 }
 
 void hunt_scout_recall(hunt *h, const char *dir)
@@ -228,6 +279,7 @@ void hunt_scout_recall(hunt *h, const char *dir)
         s->best_time_s = json_number_value(json_object_get(saved, "best_time_s"));
         s->findings = (long)json_integer_value(json_object_get(saved, "findings"));
         s->nthreads = (int)json_integer_value(json_object_get(saved, "threads"));
+        s->head = json_is_true(json_object_get(saved, "head"));
         const char *seed = json_string_value(json_object_get(saved, "best_seed"));
         unsigned long long v;
         if (seed && sscanf(seed, "%llx", &v) == 1) s->best_seed = v;

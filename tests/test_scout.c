@@ -4,7 +4,9 @@
  * (at most half), writes scout.csv before the search's history, its best
  * becomes the run's best (best/, run.json) when the search falls short,
  * its evaluation k is one input on any number of threads, and it stays
- * off with one job, with --no-scout and beside a cached stage.
+ * off with --no-scout and beside a cached stage; with one job it is a head
+ * start of a fixed number of inputs before the stage, which leaves the
+ * search repeatable.
  *
  * scout_loop.json: gt_loop on 128 threads with trip counts up to 4096;
  * the stage cannot reach far in 2 s, while every random warp holds a lane
@@ -96,16 +98,24 @@ static double replay_time(const wh_spec *s, const char *run_dir)
 }
 
 /* A scouted run of SPEC in a fresh results directory (base: 32 bytes). */
-static wh_spec *scouted_run(char *base, hunt_options *o, hunt_summary *r)
+/* The spec, a fresh results directory base (32 bytes) and its options. */
+static wh_spec *open_scout_spec(char *base, hunt_options *o)
 {
     ts_need_ptx("build/ptx/kernels/gt_loop.ptx");
-    need_two_cores();
     wh_error err;
     wh_spec *s = wh_spec_load(SPEC, &err);
     cr_assert(s, "%s", err.msg);
     strcpy(base, "/tmp/wh_scout_XXXXXX");
     cr_assert(mkdtemp(base));
     *o = scout_options(base);
+    return s;
+}
+
+static wh_spec *scouted_run(char *base, hunt_options *o, hunt_summary *r)
+{
+    need_two_cores();
+    wh_spec *s = open_scout_spec(base, o);
+    wh_error err;
     cr_assert(hunt_run(s, o, r, &err), "%s", err.msg);
     cr_assert_gt(r->scout_evals, 0, "the 2 s stage leaves time for random inputs");
     return s;
@@ -180,21 +190,78 @@ Test(scout, its_best_is_the_runs_when_the_search_falls_short)
     wh_spec_free(s);
 }
 
-Test(scout, off_with_one_job_with_no_scout_and_beside_a_cached_stage)
+/* scout.csv's or history.csv's fitness of each evaluation number (index
+ * ev; 0: absent). */
+static void csv_fitness(const char *dir, const char *file, double *fit, long n)
 {
-    ts_need_ptx("build/ptx/kernels/gt_loop.ptx");
+    char path[1200], line[256];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no %s", path);
+    long ev;
+    int gen;
+    double t, x;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%ld,%d,%lf,%lf", &ev, &gen, &t, &x) == 4 && ev >= 1 && ev < n) fit[ev] = x;
+    fclose(f);
+}
+
+static bool scout_was_head(const char *dir)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    bool head = json_is_true(json_object_get(json_object_get(run, "scout"), "head"));
+    json_decref(run);
+    return head;
+}
+
+/* One job: no spare worker, so the scout is a head start of --scout-head
+ * inputs before the stage (cached or not), out of the budget; the search
+ * after it is the same in two runs; --scout-head 0 turns it off. */
+Test(scout, one_job_gets_a_head_start_of_a_fixed_size)
+{
+    char base[32];
+    hunt_options o;
+    wh_spec *s = open_scout_spec(base, &o);
     wh_error err;
-    wh_spec *s = wh_spec_load(SPEC, &err);
-    cr_assert(s, "%s", err.msg);
-    char base[] = "/tmp/wh_scout_XXXXXX";
-    cr_assert(mkdtemp(base));
-    hunt_options o = scout_options(base);
     o.jobs = 1;
-    hunt_summary one, cached, off;
-    cr_assert(hunt_run(s, &o, &one, &err), "%s", err.msg);
-    cr_expect_eq(one.scout_evals, 0, "one evaluation thread: no spare worker");
-    cr_expect_eq(data_rows(one.dir, "scout.csv"), -1, "no scout.csv");
+    o.scout_head = 5;
+    hunt_summary first, again, none;
+    cr_assert(hunt_run(s, &o, &first, &err), "%s", err.msg);
+    cr_expect_eq(first.scout_evals, 5);
+    cr_expect_eq(data_rows(first.dir, "scout.csv"), 5);
+    cr_expect_eq(data_rows(first.dir, "history.csv"), BUDGET - 5, "the search gets what is left");
+    cr_expect(scout_was_head(first.dir), "run.json says the scout ran before the stage");
+    cr_assert(hunt_run(s, &o, &again, &err), "%s", err.msg);   /* the stage now cached */
+    cr_expect_eq(again.scout_evals, 5, "a cached stage still gets the head start");
+    double a[BUDGET + 1] = { 0 }, b[BUDGET + 1] = { 0 }, h1[6] = { 0 }, h2[6] = { 0 };
+    csv_fitness(first.dir, "history.csv", a, BUDGET + 1);
+    csv_fitness(again.dir, "history.csv", b, BUDGET + 1);
+    for (int ev = 1; ev <= BUDGET - 5; ev++) cr_expect_eq(a[ev], b[ev], "search evaluation %d", ev);
+    csv_fitness(first.dir, "scout.csv", h1, 6);
+    csv_fitness(again.dir, "scout.csv", h2, 6);
+    for (int ev = 1; ev <= 5; ev++) cr_expect(h1[ev] > 0 && h1[ev] == h2[ev], "scout evaluation %d", ev);
+    o.scout_head = 0;
+    cr_assert(hunt_run(s, &o, &none, &err), "%s", err.msg);
+    cr_expect_eq(none.scout_evals, 0, "--scout-head 0");
+    cr_expect_eq(data_rows(none.dir, "scout.csv"), -1, "no scout.csv");
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+Test(scout, off_with_no_scout_and_beside_a_cached_stage)
+{
+    need_two_cores();
+    char base[32];
+    hunt_options o;
+    wh_spec *s = open_scout_spec(base, &o);
+    wh_error err;
+    hunt_summary first, cached, off;
     o.jobs = 2;
+    cr_assert(hunt_run(s, &o, &first, &err), "%s", err.msg);   /* explores: the stage is cached after */
+    cr_expect_gt(first.scout_evals, 0, "a spare worker beside the stage");
+    cr_expect_not(scout_was_head(first.dir));
     cr_assert(hunt_run(s, &o, &cached, &err), "%s", err.msg);
     cr_expect_eq(cached.scout_evals, 0, "a cached stage leaves no time to use");
     cr_expect_eq(data_rows(cached.dir, "history.csv"), BUDGET);
@@ -205,21 +272,6 @@ Test(scout, off_with_one_job_with_no_scout_and_beside_a_cached_stage)
     cr_expect_eq(data_rows(off.dir, "history.csv"), BUDGET);
     ts_rmtree(base);
     wh_spec_free(s);
-}
-
-/* scout.csv's fitness of each evaluation number (index ev; 0: absent). */
-static void scout_fitness(const char *dir, double *fit, long n)
-{
-    char path[1200], line[256];
-    snprintf(path, sizeof path, "%s/scout.csv", dir);
-    FILE *f = fopen(path, "r");
-    cr_assert(f);
-    long ev;
-    int gen;
-    double t, x;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%ld,%d,%lf,%lf", &ev, &gen, &t, &x) == 4 && ev >= 1 && ev < n) fit[ev] = x;
-    fclose(f);
 }
 
 /* With two scout threads (three workers) evaluation k is still the k-th
@@ -237,8 +289,8 @@ Test(scout, an_evaluation_is_the_same_input_on_any_number_of_threads)
     cr_assert(hunt_run(s, &o, &two, &err), "%s", err.msg);
     cr_assert_gt(two.scout_evals, 0);
     double a[BUDGET + 1] = { 0 }, b[BUDGET + 1] = { 0 };
-    scout_fitness(one.dir, a, BUDGET + 1);
-    scout_fitness(two.dir, b, BUDGET + 1);
+    csv_fitness(one.dir, "scout.csv", a, BUDGET + 1);
+    csv_fitness(two.dir, "scout.csv", b, BUDGET + 1);
     int both = 0;
     for (int k = 1; k <= BUDGET; k++)
         if (a[k] > 0 && b[k] > 0) {
