@@ -210,10 +210,11 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
-        bool surf = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST || in->op == PTX_OP_SUQ;
+        bool writes = in->op == PTX_OP_SUST || in->op == PTX_OP_SURED;   /* sured reads too */
+        bool surf = in->op == PTX_OP_SULD || writes || in->op == PTX_OP_SUQ;
         bool query = in->op == PTX_OP_TXQ || in->op == PTX_OP_SUQ;
         bool handle = surf || query || in->op == PTX_OP_TEX || in->op == PTX_OP_TLD4;
-        const ptx_operand *h = handle && in->nops >= 2 ? &in->ops[in->op == PTX_OP_SUST ? 0 : 1] : NULL;
+        const ptx_operand *h = handle && in->nops >= 2 ? &in->ops[writes ? 0 : 1] : NULL;
         if (h && h->reg >= 0 && regs[h->reg].param >= 0) {
             init_param *t = &params[regs[h->reg].param];   /* a texture or surface object */
             t->surface = surf;
@@ -225,7 +226,7 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
             t->tex_type = in->type;
             t->tex_coord = in->type2;
             t->read |= in->op != PTX_OP_SUST;
-            t->written |= in->op == PTX_OP_SUST;
+            t->written |= writes;
             continue;
         }
         bool mem = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ST || in->op == PTX_OP_ATOM ||

@@ -170,6 +170,7 @@ static bool op_mode(ptx_instr *ins, const word *w)
     case PTX_OP_ATOM:
     case PTX_OP_RED:
     case PTX_OP_REDUX:
+    case PTX_OP_SURED:
         if (w->aop && w->aop != PTX_AOP_POPC) {
             ins->aop = (ptx_atomop)w->aop;
             return true;
@@ -416,10 +417,27 @@ static bool check_coords(const ptx_instr *ins, const ptx_operand *a, const char 
     return true;
 }
 
+/* sured.b.OP.GEOM.TYPE{.trap,.clamp,.zero} [surf, {x, y, z}], v: one
+ * value (a register or an immediate) reduced into the element at the
+ * coordinates; the operation goes to aop (add, min, max, and, or). */
+static bool decode_sured(ptx_instr *ins, const char *file, wh_error *err)
+{
+    const ptx_operand *v = &ins->ops[1];
+    if (v->kind != PTX_OPD_REG && v->kind != PTX_OPD_IMM_INT)
+        return fail(err, file, ins, v->col, "'%s' needs one value (a register or an integer)", ins->opcode, 0, 0);
+    bool op_ok = ins->aop == PTX_AOP_ADD || ins->aop == PTX_AOP_MIN || ins->aop == PTX_AOP_MAX ||
+                 ins->aop == PTX_AOP_AND || ins->aop == PTX_AOP_OR;
+    if (!op_ok)
+        return fail(err, file, ins, 0, "'%s' needs an operation: .add, .min, .max, .and or .or", ins->opcode, 0, 0);
+    if (ins->mode > PTX_TEX_3D)
+        ins->mode = 0;   /* sured takes .1d, .2d and .3d only */
+    return check_coords(ins, &ins->ops[0], file, err);
+}
+
 /* suld.b.GEOM{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surf, {x, y, z}] and
- * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, sust.p
- * and the cubemap forms; .a1d and .a2d take {layer, x} and {layer, x, y,
- * unused}), .zero a flag (.clamp is one already). */
+ * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, sust.p,
+ * sured.p and the cubemap forms; .a1d and .a2d take {layer, x} and
+ * {layer, x, y, unused}), .zero a flag (.clamp is one already). */
 static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
 {
     bool plain = false;
@@ -431,6 +449,8 @@ static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
     ins->mode = plain ? geometry_of(ins) : 0;
     if (ins->mode > PTX_TEX_A2D)
         ins->mode = 0;   /* cubemap surfaces: not yet */
+    if (ins->op == PTX_OP_SURED)
+        return decode_sured(ins, file, err);
     bool load = ins->op == PTX_OP_SULD;
     const ptx_operand *v = &ins->ops[load ? 0 : 1];
     int n = v->kind == PTX_OPD_VEC ? v->nelems : 1;
@@ -702,6 +722,7 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         break;
     case PTX_OP_SULD:
     case PTX_OP_SUST:
+    case PTX_OP_SURED:
         if (!decode_surf(ins, file, err))
             return false;
         break;

@@ -417,7 +417,7 @@ bool sx_exec_step(sx_engine *e, sx_state *s)
         return true;
     }
     /* an atomic waits for its warp, then runs in lane order (search.c) */
-    bool atomic = cx.ins->op == PTX_OP_ATOM || cx.ins->op == PTX_OP_RED;
+    bool atomic = cx.ins->op == PTX_OP_ATOM || cx.ins->op == PTX_OP_RED || cx.ins->op == PTX_OP_SURED;
     bool at_wait = fr->func == th->wait_func && cx.pc == th->wait_pc;
     if (th->atom_pass && !(atomic && at_wait)) {
         /* a copy that took the false side of the atomic's guard: past it */

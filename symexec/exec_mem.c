@@ -185,7 +185,7 @@ static int exec_st(sx_cx *cx)
 
 /* ---- atomics ---------------------------------------------------------------- */
 
-static Z3_ast atom_new(sx_cx *cx, ptx_atomop op, ptx_type t, Z3_ast old, Z3_ast b, Z3_ast c)
+Z3_ast sx_atom_value(sx_cx *cx, ptx_atomop op, ptx_type t, Z3_ast old, Z3_ast b, Z3_ast c)
 {
     sx_z *z = ZZ(cx);
     int w = ptx_type_bits(t);
@@ -249,7 +249,7 @@ static int exec_atom(sx_cx *cx)
     Z3_ast old = load_at(cx, sp, addr, n);
     if (!old || cx->dead)
         return old ? 1 : -1;
-    Z3_ast nv = atom_new(cx, ins->aop, t, old, sx_z_as_bv(ZZ(cx), b, 8 * n), c ? sx_z_as_bv(ZZ(cx), c, 8 * n) : NULL);
+    Z3_ast nv = sx_atom_value(cx, ins->aop, t, old, sx_z_as_bv(ZZ(cx), b, 8 * n), c ? sx_z_as_bv(ZZ(cx), c, 8 * n) : NULL);
     if (!nv || !sx_mem_store(cx, sp, addr, n, nv))
         return -1;
     if (red || cx->dead)

@@ -154,7 +154,7 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
 {
     const ptx_instr *ins = cx->ins;
     sx_engine *e = cx->e;
-    Z3_ast h = sx_reg_get(e, cx->fr, ins->ops[ins->op == PTX_OP_SUST ? 0 : 1].reg);
+    Z3_ast h = sx_reg_get(e, cx->fr, ins->ops[ins->op == PTX_OP_SUST || ins->op == PTX_OP_SURED ? 0 : 1].reg);
     uint64_t hv;
     if (!h || !sx_z_get_u64(&e->z, h, &hv)) {
         sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "%s through a handle that depends on the input (line %d)", ins->opcode,
@@ -170,7 +170,7 @@ static const ptx_texture *texture_of(sx_cx *cx, int *param)
         sx_fault_path(cx, what);
         return NULL;
     }
-    bool surface = ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST || ins->op == PTX_OP_SUQ;
+    bool surface = ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST || ins->op == PTX_OP_SURED || ins->op == PTX_OP_SUQ;
     int geom = ins->op == PTX_OP_TXQ || ins->op == PTX_OP_SUQ ? 0 : ins->mode % PTX_TLD4_COMP;
     if (e->tex[p].surface != surface) {
         snprintf(what, sizeof what, "%s by thread %d through the %s '%s'", ins->opcode, cx->t,
@@ -278,8 +278,27 @@ static bool surf_access(sx_cx *cx, Z3_ast at, const ptx_operand *v)
     return true;
 }
 
-/* suld.b / sust.b: the access ptx_surf_offset places, through the memory
- * model; symbolic coordinates pinned.  (Forking on the bounds and reading
+/* sured.b at address `at` (a bv64 term; NULL: outside the surface under
+ * .zero, dropped): the element read, reduced with the value, written back,
+ * as red.global does (an atomic: exec.c runs a warp's in lane order). */
+static bool surf_reduce(sx_cx *cx, Z3_ast at)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    int es = ptx_type_size(ins->type);
+    Z3_ast v = at ? sx_opd_value(cx, &ins->ops[1], ins->type) : NULL, old = NULL;
+    if (!at)
+        return true;
+    if (!v || !sx_mem_load(cx, PTX_SPACE_GLOBAL, at, es, &old))
+        return false;
+    if (cx->dead)
+        return true;
+    Z3_ast nv = sx_atom_value(cx, ins->aop, ins->type, old, sx_z_as_bv(z, v, 8 * es), NULL);
+    return nv && sx_mem_store(cx, PTX_SPACE_GLOBAL, at, es, nv);
+}
+
+/* suld.b / sust.b / sured.b: the access ptx_surf_offset places, through
+ * the memory model; symbolic coordinates pinned.  (Forking on the bounds and reading
  * at a symbolic offset instead was tried on surf_walk: the array reads of
  * its walk made the solver give up, 2 paths in 30 s against 12 paths, every
  * atom valid, in 0.2 s pinned.) */
@@ -287,10 +306,13 @@ static int exec_surf(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
     sx_z *z = ZZ(cx);
-    bool st = ins->op == PTX_OP_SUST;
+    bool red = ins->op == PTX_OP_SURED, st = ins->op == PTX_OP_SUST || red;
     const ptx_operand *a = &ins->ops[st ? 0 : 1], *v = &ins->ops[st ? 1 : 0];
     int es = ptx_type_size(ins->type), nv = ins->vec;
     bool bits = ins->type == PTX_T_B8 || ins->type == PTX_T_B16 || ins->type == PTX_T_B32 || ins->type == PTX_T_B64;
+    if (red)
+        bits = ins->type == PTX_T_U32 || ins->type == PTX_T_S32 || ins->type == PTX_T_B32 || ins->type == PTX_T_U64 ||
+               ins->type == PTX_T_S64;
     if (!ins->mode || a->reg < 0 || a->nelems != 1 || nv > 4 || !bits)
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
                             ins->line), -1;
@@ -311,7 +333,8 @@ static int exec_surf(sx_cx *cx)
         return 1;
     }
     uint64_t base = sx_layout_generic(&cx->e->regions[cx->e->tex_region[p]]) + off;
-    return surf_access(cx, place == PTX_SURF_IN ? sx_z_num(z, base, 64) : NULL, v) ? 1 : -1;
+    Z3_ast at = place == PTX_SURF_IN ? sx_z_num(z, base, 64) : NULL;
+    return (red ? surf_reduce(cx, at) : surf_access(cx, at, v)) ? 1 : -1;
 }
 
 /* tld4: the bilinear footprint's texels (ptx_tex_gather_taps), component
@@ -361,7 +384,7 @@ static int exec_query(sx_cx *cx)
 int sx_exec_tex(sx_cx *cx)
 {
     const ptx_instr *ins = cx->ins;
-    if (ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST)
+    if (ins->op == PTX_OP_SULD || ins->op == PTX_OP_SUST || ins->op == PTX_OP_SURED)
         return exec_surf(cx);
     if (ins->op == PTX_OP_TLD4)
         return exec_tld4(cx);

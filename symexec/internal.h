@@ -450,6 +450,10 @@ Z3_ast sx_float_to_int(sx_cx *cx, Z3_ast a, ptx_type st, ptx_type dt);
  * first; same return convention). */
 int sx_exec_half(sx_cx *cx);
 int sx_exec_mem(sx_cx *cx);
+/* exec_mem.c: the value an atomic (or sured) operation `op` of type t
+ * leaves at a location holding `old` with operands b (and c, cas); NULL
+ * and the path failed for an operation the engine lacks. */
+Z3_ast sx_atom_value(sx_cx *cx, ptx_atomop op, ptx_type t, Z3_ast old, Z3_ast b, Z3_ast c);
 int sx_exec_tex(sx_cx *cx);
 int sx_exec_ctrl(sx_cx *cx);
 /* exec_brx.c: brx.idx (forks one state per feasible target). */

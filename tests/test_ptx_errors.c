@@ -54,6 +54,8 @@ static const bad_case bad_cases[] = {
     { "mbarrier_no_tx_count.ptx", 13, "'expect_tx' needs the transaction count (bytes) as operand 2" },
     { "bulk_copy_no_mbarrier.ptx", 13,
       "'cp.async.bulk' into shared memory needs [dst], [src], size, [mbarrier]: 4 operands, got 3" },
+    { "sured_no_operation.ptx", 13, "'sured' needs an operation: .add, .min, .max, .and or .or" },
+    { "sured_vector_value.ptx", 13, "'sured' needs one value (a register or an integer)" },
 };
 
 Test(ptx_errors, every_malformed_file_names_line_and_token)

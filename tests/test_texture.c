@@ -456,6 +456,54 @@ Test(texture, a_surface_walk_reads_rows_of_the_surface)
     wh_spec_free(s);
 }
 
+#define SURF_REDUCE "tests/specs/surf_reduce.json"
+
+/* surf_reduce on random inputs: each bin's count (bins past the end
+ * dropped under .zero) and minimum, as a C reference reduces them. */
+Test(texture, surface_reductions_add_and_take_the_minimum)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(SURF_REDUCE, &err);
+    cr_assert(s, "%s", err.msg);
+    harness *h = open_sim(s, true);
+    wh_launch l = wh_spec_launch_full(s);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        wh_image *img = wh_image_new(s, &l, &err);
+        cr_assert(img, "%s", err.msg);
+        pcg32 rng;
+        pcg32_seed(&rng, seed, 23);
+        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        int cells[2][8], bins[32], vals[32];
+        memcpy(cells, img->bufs[0].data, sizeof cells);
+        memcpy(bins, img->bufs[1].data, sizeof bins);
+        memcpy(vals, img->bufs[2].data, sizeof vals);
+        int dropped = 0;
+        for (int i = 0; i < 32; i++) {
+            int c = bins[i] < 8 ? bins[i] : 7;
+            dropped += bins[i] == 8;
+            if (bins[i] < 8) cells[0][c]++;
+            if (vals[i] < cells[1][c]) cells[1][c] = vals[i];
+        }
+        harness_result r;
+        cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+        cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+        harness_result_free(&r);
+        for (int i = 0; i < 32; i++) {
+            int c = bins[i] < 8 ? bins[i] : 7, acc = 0;
+            for (int j = 0; j < (cells[1][c] & 7); j++) acc += j ^ cells[0][c];
+            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[3].data + 4 * i), cells[0][c], "seed %llu count %d",
+                         (unsigned long long)seed, i);
+            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[4].data + 4 * i), cells[1][c] + (acc << 8),
+                         "seed %llu least %d", (unsigned long long)seed, i);
+        }
+        cr_log_info("seed %llu: %d of 32 adds past the end, dropped", (unsigned long long)seed, dropped);
+        wh_image_free(img);
+    }
+    harness_close(h);
+    wh_spec_free(s);
+}
+
 /* A layered surface (surf2DLayeredread / write: suld.b.a2d, sust.b.a2d):
  * layer l of an 8 x 2 surface of 3 layers holds 100 l + x in row 0; a
  * read past the last layer under .zero is 0, a write at layer 1000 under
@@ -611,6 +659,13 @@ Test(texture, the_symbolic_stage_reads_layered_and_cubemap_surfaces, .timeout = 
 {
     spec_explores_replaying("tests/specs/surf_layered.json", 2, INT32_MAX);
     spec_explores_replaying("tests/specs/surf_cube.json", 2, INT32_MAX);
+}
+
+/* Surface reductions run in lane order, as atomics: a path per trip count
+ * of the loop over the reduced minimum (0..7), every atom replaying it. */
+Test(texture, the_symbolic_stage_reduces_into_a_surface, .timeout = 240)
+{
+    spec_explores_replaying(SURF_REDUCE, 8, INT32_MAX);
 }
 
 #define GATHER4 "tests/specs/tex_gather4.json"

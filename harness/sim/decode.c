@@ -275,7 +275,7 @@ static sim_class classify(const ptx_instr *pi)
         return SIM_C_GLOBAL;
     case PTX_OP_TXQ: case PTX_OP_SUQ:   /* the object's descriptor, as a constant */
         return SIM_C_CONST;
-    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_MBARRIER:
+    case PTX_OP_ATOM: case PTX_OP_RED: case PTX_OP_MBARRIER: case PTX_OP_SURED:
         return SIM_C_ATOM;
     case PTX_OP_ADD: case PTX_OP_SUB: case PTX_OP_MUL: case PTX_OP_MAD: case PTX_OP_FMA:
     case PTX_OP_MIN: case PTX_OP_MAX: case PTX_OP_ABS: case PTX_OP_NEG: case PTX_OP_SETP:
@@ -356,6 +356,9 @@ static bool supported(const ptx_instr *pi)
         return pi->mode != 0 && pi->ops[1].reg >= 0;
     case PTX_OP_MBARRIER:   /* in shared memory (a generic address to it) */
         return pi->mode != 0 && (pi->space == PTX_SPACE_SHARED || pi->space == PTX_SPACE_GENERIC);
+    case PTX_OP_SURED:   /* a surface object in a register, .b forms, one integer value */
+        return pi->mode != 0 && pi->ops[0].reg >= 0 && pi->ops[0].nelems == 1 &&
+               (t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_B32 || t == PTX_T_U64 || t == PTX_T_S64);
     case PTX_OP_SULD: case PTX_OP_SUST: {
         /* a surface object in a register, .b forms of 1..8-byte elements;
          * sust's values in registers (their slots ride in dst) */
@@ -399,21 +402,21 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
-/* tex, tld4, suld, sust, txq, suq: the texture or surface object's slot
- * in addr.base, the coordinates in src (a layered access's first is its
- * u32 layer; none for a query); mode keeps the geometry (tld4: and the
- * component) or the query; sust's values are registers whose slots go in
- * dst. */
+/* tex, tld4, suld, sust, sured, txq, suq: the texture or surface object's
+ * slot in addr.base, the coordinates in src (a layered access's first is
+ * its u32 layer; none for a query), sured's value after them; mode keeps
+ * the geometry (tld4: and the component) or the query; sust's values are
+ * registers whose slots go in dst. */
 static bool decode_tex_sources(dctx *c, sim_instr *s)
 {
-    bool store = c->pi->op == PTX_OP_SUST;
+    bool store = c->pi->op == PTX_OP_SUST || c->pi->op == PTX_OP_SURED;
     const ptx_operand *a = &c->pi->ops[store ? 0 : 1];
     bool query = c->pi->op == PTX_OP_TXQ || c->pi->op == PTX_OP_SUQ;
     int geom = c->pi->mode % PTX_TLD4_COMP;
     int n = query ? 0 : ptx_tex_coords_used(geom);
     bool layered = ptx_tex_geom_layered(geom);
     ptx_type ct = c->pi->op == PTX_OP_TEX || c->pi->op == PTX_OP_TLD4 ? c->pi->type2 : PTX_T_S32;
-    for (int k = 0; store && k < c->pi->vec; k++) {
+    for (int k = 0; c->pi->op == PTX_OP_SUST && k < c->pi->vec; k++) {
         const ptx_operand *v = &c->pi->ops[1];
         s->dst[k] = c->F->slot[(v->kind == PTX_OPD_VEC ? &v->elems[k] : v)->reg];
         add_dep(s, c->F, s->dst[k], false);
@@ -437,6 +440,13 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
                 add_dep(s, c->F, c->F->slot[x->reg], false);
         }
     }
+    if (c->pi->op == PTX_OP_SURED) {
+        if (n >= 4 || !decode_src(c, &c->pi->ops[1], c->pi->type, &s->src[n]))
+            return false;
+        if (s->src[n].kind == SIM_OPD_REG)
+            add_dep(s, c->F, s->src[n].slot, false);
+        n++;
+    }
     s->nsrc = (uint8_t)n;
     s->space = PTX_SPACE_GLOBAL;
     return true;
@@ -455,7 +465,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
     case PTX_OP_ST: case PTX_OP_RED: case PTX_OP_BAR: case PTX_OP_BAR_WARP: case PTX_OP_BRA:
     case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
     case PTX_OP_FENCE: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_TRAP:
-    case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_CP_ASYNC: case PTX_OP_SUST:
+    case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_CP_ASYNC: case PTX_OP_SUST: case PTX_OP_SURED:
         first_src = 0;
         if (pi->op == PTX_OP_BAR && pi->mode == PTX_BAR_RED)
             first_src = 1;
@@ -493,7 +503,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
     }
 
     if (pi->op == PTX_OP_TEX || pi->op == PTX_OP_TLD4 || pi->op == PTX_OP_SULD || pi->op == PTX_OP_SUST ||
-        pi->op == PTX_OP_TXQ || pi->op == PTX_OP_SUQ)
+        pi->op == PTX_OP_SURED || pi->op == PTX_OP_TXQ || pi->op == PTX_OP_SUQ)
         return decode_tex_sources(c, s);
 
     /* address operand */

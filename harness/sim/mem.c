@@ -591,7 +591,7 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
 static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t h)
 {
     const wh_spec *S = R->prog->spec;
-    bool surface = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST || in->op == PTX_OP_SUQ;
+    bool surface = in->op == PTX_OP_SULD || in->op == PTX_OP_SUST || in->op == PTX_OP_SURED || in->op == PTX_OP_SUQ;
     int geom = in->op == PTX_OP_TXQ || in->op == PTX_OP_SUQ ? 0 : in->mode % PTX_TLD4_COMP;
     uint64_t p = h - PTX_ADDR_TEXTURE;
     const char *why = NULL;
@@ -616,10 +616,17 @@ static const ptx_texture *tex_of(sim_run *R, sim_warp *w, const sim_instr *in, u
     return NULL;
 }
 
-/* tex, tld4, suld, sust, txq, suq: the coordinates of every lane. */
+/* How many of an access's sources are coordinates (sured's value is the
+ * last source). */
+static int coord_sources(const sim_instr *in)
+{
+    return in->op == PTX_OP_SURED ? in->nsrc - 1 : in->nsrc;
+}
+
+/* tex, tld4, suld, sust, sured, txq, suq: the coordinates of every lane. */
 static void access_operands(sim_run *R, sim_warp *w, const sim_instr *in, sim_src ops[4])
 {
-    for (int k = 0; k < in->nsrc && k < 4; k++)
+    for (int k = 0; k < coord_sources(in) && k < 4; k++)
         ops[k] = sim_operand(R, w, in, k);
 }
 
@@ -632,23 +639,24 @@ static const ptx_texture *lane_access(sim_run *R, sim_warp *w, const sim_instr *
     const ptx_texture *tx = tex_of(R, w, in, l, h);
     *p = h - PTX_ADDR_TEXTURE;
     coord[0] = coord[1] = coord[2] = coord[3] = 0;
-    for (int k = 0; k < in->nsrc && k < 4; k++)
+    for (int k = 0; k < coord_sources(in) && k < 4; k++)
         coord[k] = (uint32_t)SIM_V(ops[k], l);
     return tx;
 }
 
-/* suld.b / sust.b: each lane's access at (x bytes, y, z) of the surface its
- * handle names (ptx/texture.c places it), priced as a global access. */
+/* suld.b / sust.b / sured.b: each lane's access at (x bytes, y, z) of the
+ * surface its handle names (ptx/texture.c places it), priced as a global
+ * access; sured's, in lane order, as an atomic. */
 static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                       double *done)
 {
     const sim_prog *P = R->prog;
-    bool st = in->op == PTX_OP_SUST;
+    bool red = in->op == PTX_OP_SURED, st = in->op == PTX_OP_SUST || red;
     uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->ty), nv = in->vec ? in->vec : 1;
     uint64_t addrs[SIM_WARP];
     uint32_t sizes[SIM_WARP];
     int n = 0;
-    sim_src ops[4];
+    sim_src ops[4], val = red ? sim_operand(R, w, in, in->nsrc - 1) : (sim_src){ 0 };
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
         uint64_t p;
@@ -673,7 +681,9 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
             return false;
         }
         uint8_t *at = place == PTX_SURF_IN ? R->regions[r].data + off : NULL;
-        for (uint32_t e = 0; e < nv; e++) {
+        if (red && at)
+            atomic_apply(in, at, SIM_V(val, l), 0);
+        for (uint32_t e = 0; !red && e < nv; e++) {
             if (st && at) {
                 uint64_t v = w->r[(size_t)in->dst[e] * SIM_WARP + l];
                 memcpy(at + e * es, &v, es);
@@ -686,7 +696,10 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
             sizes[n++] = es * nv;
         }
     }
-    *done = n ? sim_cost_global(R, sm, t, addrs, sizes, n, !st) : t + R->prof->cls[SIM_C_GLOBAL].latency;
+    if (red)
+        *done = n ? sim_cost_atomic(R, sm, t, addrs, n, false) : t + R->prof->cls[SIM_C_ATOM].latency;
+    else
+        *done = n ? sim_cost_global(R, sm, t, addrs, sizes, n, !st) : t + R->prof->cls[SIM_C_GLOBAL].latency;
     return true;
 }
 
@@ -837,7 +850,7 @@ bool sim_exec_mem(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint
         return exec_tex(R, sm, w, in, m, t, done);
     case PTX_OP_TXQ: case PTX_OP_SUQ:
         return exec_query(R, w, in, m, t, done);
-    case PTX_OP_SULD: case PTX_OP_SUST:
+    case PTX_OP_SULD: case PTX_OP_SUST: case PTX_OP_SURED:
         return exec_surf(R, sm, w, in, m, t, done);
     case PTX_OP_MBARRIER:
         return exec_mbarrier(R, sm, w, in, m, t, done);

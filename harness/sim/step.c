@@ -172,10 +172,12 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
     switch (op) {
     case PTX_OP_LD: case PTX_OP_LDU: case PTX_OP_ST: case PTX_OP_ATOM: case PTX_OP_RED:
     case PTX_OP_CVTA: case PTX_OP_ISSPACEP: case PTX_OP_CP_ASYNC: case PTX_OP_TEX:
-    case PTX_OP_SULD: case PTX_OP_SUST: case PTX_OP_MBARRIER: case PTX_OP_TLD4: case PTX_OP_TXQ: case PTX_OP_SUQ:
+    case PTX_OP_SULD: case PTX_OP_SUST: case PTX_OP_SURED: case PTX_OP_MBARRIER: case PTX_OP_TLD4: case PTX_OP_TXQ:
+    case PTX_OP_SUQ:
         if (m && !sim_exec_mem(R, sm, w, in, m, t, &done))
             return false;
-        if (op == PTX_OP_ST || op == PTX_OP_RED || op == PTX_OP_ATOM || op == PTX_OP_CP_ASYNC || op == PTX_OP_SUST)
+        if (op == PTX_OP_ST || op == PTX_OP_RED || op == PTX_OP_ATOM || op == PTX_OP_CP_ASYNC || op == PTX_OP_SUST ||
+            op == PTX_OP_SURED)
             w->mem_done = sim_dmax(w->mem_done, done);
         if (op == PTX_OP_CP_ASYNC) {
             if (in->mode == PTX_CP_COPY || in->mode == PTX_CP_BULK_TO_GLOBAL)

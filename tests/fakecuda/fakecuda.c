@@ -1553,6 +1553,67 @@ static run_outcome run_surf_gather(CUcontext c, CUmodule mod, const unsigned gri
     return RUN_OK;
 }
 
+/* A device int at p + 4 i, read (out NULL: written from *v); false when
+ * outside every allocation. */
+static bool device_int(CUcontext c, CUdeviceptr p, int i, int *v, bool write)
+{
+    unsigned char *b = device_bytes(c, p + 4 * (CUdeviceptr)i, 4);
+    if (!b)
+        return false;
+    if (write)
+        memcpy(b, v, 4);
+    else
+        memcpy(v, b, 4);
+    return true;
+}
+
+/* tests/ptx/textures.cu's surf_reduce in C for one warp: every lane's
+ * sured.add (dropped past the end, .zero) and sured.min, then every
+ * lane's reads of its column and its loop. */
+static run_outcome run_surf_reduce(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                   void **params, CUresult *code, double *ns)
+{
+    CUdeviceptr bins, vals, count, least;
+    int n, w;
+    memcpy(&bins, params[1], sizeof bins);
+    memcpy(&vals, params[2], sizeof vals);
+    memcpy(&count, params[3], sizeof count);
+    memcpy(&least, params[4], sizeof least);
+    memcpy(&n, params[5], sizeof n);
+    memcpy(&w, params[6], sizeof w);
+    const struct CUarray_st *a = int_surface(c, params[0]);
+    if (!a || grid[0] * block[0] > 32 || (int)a->desc.Width < w || a->desc.Height < 2 || n > 32 || w < 1) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    int *cells = (int *)(void *)a->host, stride = (int)a->desc.Width, b[32], v[32];
+    double cost = FAKECUDA_KERNEL_NS;
+    for (int i = 0; i < n; i++) {
+        if (!device_int(c, bins, i, &b[i], false) || !device_int(c, vals, i, &v[i], false)) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        int col = b[i] < w ? b[i] : w - 1;
+        if (b[i] >= 0 && b[i] < w)
+            cells[b[i]]++;
+        if (v[i] < cells[stride + col])
+            cells[stride + col] = v[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int col = b[i] < w ? b[i] : w - 1, k = cells[col], m = cells[stride + col], acc = 0;
+        for (int j = 0; j < (m & 7); j++)
+            acc += j ^ k;
+        int l = m + (acc << 8);
+        if (!device_int(c, count, i, &k, true) || !device_int(c, least, i, &l, true)) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        cost += FAKECUDA_THREAD_NS * (1 + (m & 7));
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
 /* tests/ptx/textures.cu's surf_layered in C: thread i reads row 0 of
  * column i in layer ls[i] (0 past the last layer), loops (v & 15) times,
  * and writes v + 1 into row 1 of column i in the last layer; a layered
@@ -1840,6 +1901,7 @@ static const fake_kernel kernels[] = {
     { "surf_walk", 4, FAKECUDA_INC_REGS, 0, run_surf_walk },
     { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },
     { "surf_layered", 4, FAKECUDA_INC_REGS, 0, run_surf_layered },
+    { "surf_reduce", 7, FAKECUDA_INC_REGS, 0, run_surf_reduce },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },

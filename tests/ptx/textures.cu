@@ -86,6 +86,30 @@ extern "C" __global__ void surf_gather(cudaSurfaceObject_t s, const int *idx, in
         surf1Dwrite(v + 1, s, idx[i] * 4, cudaBoundaryModeClamp);
 }
 
+/* surf_reduce: surface reductions (sured.b, inline PTX: CUDA C has no intrinsic for them) on a
+ * 2-D int surface of w x 2 cells: thread i adds 1 to cell (bins[i], 0) under .zero (a bin of w
+ * is past the end: dropped) and takes the minimum of vals[i] into cell (c, 1), c = min(bins[i],
+ * w - 1), under .trap; then it reads both cells of column c back (one warp: every lane's
+ * reductions are in by then) and loops over the minimum's low bits, so its time is the data. */
+extern "C" __global__ void surf_reduce(cudaSurfaceObject_t s, const int *bins, const int *vals, int *count,
+                                       int *least, int n, int w)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int b = bins[i], c = b < w ? b : w - 1;
+    asm volatile("sured.b.add.2d.u32.zero [%0, {%1, %2}], %3;" ::"l"(s), "r"(b * 4), "r"(0), "r"(1) : "memory");
+    asm volatile("sured.b.min.2d.s32.trap [%0, {%1, %2}], %3;" ::"l"(s), "r"(c * 4), "r"(1), "r"(vals[i]) : "memory");
+    int k, m;
+    surf2Dread(&k, s, c * 4, 0);
+    surf2Dread(&m, s, c * 4, 1);
+    int acc = 0;
+    for (int j = 0; j < (m & 7); j++)
+        acc += j ^ k;
+    count[i] = k;
+    least[i] = m + (acc << 8);
+}
+
 /* tex_gather4: tex2Dgather (tld4) of component r of an int texture made for gathers, at float
  * coordinates from the input; each thread loops as long as two of the four texels say, so its
  * time is the footprint's data.  tex_query answers txq and suq (inline PTX: CUDA C has no
