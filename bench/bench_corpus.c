@@ -44,7 +44,11 @@
  * (no cache) with its scout (random testing on a spare core while the
  * stage runs): a user's single run on an N-core machine; give --jobs 1.
  * The wall times then are each run's own, its stage and scout included
- * (scout.csv's rows before history.csv's).  --no-scout: gdivan's runs
+ * (scout.csv's rows before history.csv's).  --stage-each: every gdivan
+ * seed explores on its own (no cache) at one thread per hunt, so that the
+ * seeds' spread includes the symbolic stage's run-to-run variance (its
+ * atom phase is timed: atoms, composition and refinement move between
+ * stages); the table is that of one user's run per seed.  --no-scout: gdivan's runs
  * without it (hunt --no-scout), the baseline the scout is judged against;
  * --no-edit-screen: gdivan without its edit screen (hunt --no-edit-screen).
  * --no-location-feedback: gdivan without its archive (hunt --no-location-feedback).
@@ -107,6 +111,7 @@ typedef struct {
     long evals;
     int seeds, jobs;
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
+    bool stage_each;            /* every gdivan seed explores (no cache), one thread each */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
     bool without[NABLATIONS];   /* gdivan without ablations[i] (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
@@ -156,7 +161,8 @@ typedef struct {
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
-                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--no-scout] [--no-edit-screen]\n"
+                    "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--stage-each] [--no-scout]\n"
+                    "                    [--no-edit-screen]\n"
                     "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
                     "                    [--no-refine-dictionary]\n"
                     "                    [--order O] [--inputs-only]\n"
@@ -267,6 +273,12 @@ static void add_arg(run_t *r, const char *fmt, ...)
     r->argv[++r->argc] = NULL;
 }
 
+/* Does every gdivan seed run its own symbolic stage (no cache)? */
+static bool each_explores(const args_t *a)
+{
+    return a->hunt_jobs > 1 || a->stage_each;
+}
+
 static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
 {
     memset(r, 0, sizeof *r);
@@ -276,7 +288,7 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
     for (int i = 0; i < NABLATIONS && st == 0; i++)
         if (a->without[i]) strncat(without, ablations[i].suffix, sizeof without - strlen(without) - 1);
     snprintf(r->dir, sizeof r->dir, "%s/runs/%s/e%ld-x%g%s/%s%s%s%s%s-s%d", a->out, kt->k->name, a->evals,
-             a->explore_time, a->hunt_jobs > 1 ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
+             a->explore_time, each_explores(a) ? "-each" : "", strategies[st], a->no_scout && !st ? "-noscout" : "",
              without, ordered ? "-order-" : "", ordered ? a->order : "", seed);
     snprintf(r->log, sizeof r->log, "%s.log", r->dir);
     snprintf(r->summary, sizeof r->summary, "%s.json", r->dir);
@@ -305,7 +317,7 @@ static void plan_run(const args_t *a, kernel_t *kt, int st, int seed, run_t *r)
      * keeps the cores from being shared twice over (the runs are the same) */
     add_arg(r, "--jobs");
     add_arg(r, "%d", a->hunt_jobs);
-    if (a->hunt_jobs > 1 && st == 0)
+    if (each_explores(a) && st == 0)
         add_arg(r, "--no-cache");
     if (a->no_scout && st == 0)
         add_arg(r, "--no-scout");
@@ -589,7 +601,7 @@ static void search_kernel(const args_t *a, kernel_t *kt)
 {
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/runs/%s/e%ld-x%g%s'", a->out, kt->k->name, a->evals, a->explore_time,
-             a->hunt_jobs > 1 ? "-each" : "");
+             each_explores(a) ? "-each" : "");
     if (system(cmd) != 0)
         return;
     run_t *rest[NSTRATS * MAX_SEEDS];
@@ -855,7 +867,9 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
     if (a->hunt_jobs > 1)
         fprintf(f, "one hunt at a time on %d evaluation threads, every gdivan seed exploring%s; ", a->hunt_jobs,
                 a->no_scout ? " (--no-scout)" : " with its scout");
-    else if (a->no_scout)
+    else if (a->stage_each)
+        fprintf(f, "every gdivan seed exploring on its own (--stage-each, no cache); ");
+    if (a->hunt_jobs <= 1 && a->no_scout)
         fprintf(f, "gdivan with --no-scout; ");
     for (int i = 0; i < NABLATIONS; i++)
         if (a->without[i])
@@ -1058,6 +1072,7 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
                             (json_int_t)a->evals, "seeds", a->seeds, "explore_time_s", a->explore_time, "quick",
                             a->quick, "kernels", arr);
     json_object_set_new(doc, "hunt_jobs", json_integer(a->hunt_jobs));
+    json_object_set_new(doc, "stage_each", json_boolean(a->stage_each));
     json_object_set_new(doc, "no_scout", json_boolean(a->no_scout));
     json_object_set_new(doc, "cached_stage_charged", json_true());
     for (int i = 0; i < NABLATIONS; i++)
@@ -1258,6 +1273,10 @@ static bool parse_args(int argc, char **argv, args_t *a)
         }
         if (!strcmp(o, "--no-scout")) {
             a->no_scout = true;
+            continue;
+        }
+        if (!strcmp(o, "--stage-each")) {
+            a->stage_each = true;
             continue;
         }
         int ab = 0;

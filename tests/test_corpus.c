@@ -238,6 +238,34 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     ts_rmtree(tmp);
 }
 
+/* --stage-each: every gdivan seed explores on its own (no cache), so no
+ * seed is charged another's stage: each carries its own. */
+Test(corpus, stage_each_gives_every_gdivan_seed_its_own_stage, .timeout = 300)
+{
+    char tmp[] = "/tmp/wh-corpus-XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    cr_assert_eq(run_bench("--evals 20 --seeds 2 --explore-time 2 --stage-each", tmp), 0);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/c.json", tmp);
+    json_t *doc = ts_load_json(path);
+    cr_expect(json_is_true(json_object_get(doc, "stage_each")));
+    json_t *runs = runs_of(doc, "gdivan");
+    cr_assert_eq(json_array_size(runs), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *r = json_array_get(runs, i);
+        cr_expect(json_is_true(json_object_get(r, "ok")), "seed %zu", i + 1);
+        cr_expect_null(json_object_get(r, "stage_added_s"), "seed %zu explored: no stage charged", i + 1);
+        cr_expect_gt(json_number_value(json_object_get(r, "explore_s")), 0, "seed %zu's own stage", i + 1);
+        char run[PATH_MAX + 64];
+        snprintf(run, sizeof run, "%s/out/runs/spmv_scalar/e20-x2-each/gdivan-s%zu/run.json", tmp, i + 1);
+        json_t *rj = ts_load_json(run);
+        cr_expect(json_is_false(json_object_get(json_object_get(rj, "explore"), "cached")), "seed %zu", i + 1);
+        json_decref(rj);
+    }
+    json_decref(doc);
+    ts_rmtree(tmp);
+}
+
 Test(corpus, bench_reports_failed_and_stopped_runs, .timeout = 300)
 {
     char tmp[] = "/tmp/wh-corpus-XXXXXX";
