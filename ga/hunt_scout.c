@@ -150,6 +150,8 @@ static bool scout_open(hunt *h, long max_evals)
     return true;
 }
 
+/* The head start's size: --scout-head (at most half the budget), or a
+ * fiftieth of the budget from 1 to 100 (20 with no evaluation bound). */
 static long head_evals(const hunt *h)
 {
     long budget = h->opt.ga.max_evals;
@@ -167,8 +169,9 @@ void hunt_scout_head(hunt *h)
     const char *why = NULL;
     int first = 0;
     long n = head_evals(h);
-    if (!scout_wanted(h) || scout_workers(h, &first, &why) > 0 || n <= 0 || !scout_open(h, n)) return;
-    s->head = true;
+    if (!scout_wanted(h) || scout_workers(h, &first, &why) > 0 || n <= 0) return;
+    s->head = true;   /* from here hunt_scout_start leaves it alone, a failure included */
+    if (!scout_open(h, n)) return;   /* hunt_scout_stop reports it */
     if (!h->opt.quiet)
         fprintf(stderr, "hunt: %s: a head start of %ld random inputs before it instead\n", why, n);
     scout_thread t = { h, 0 };
