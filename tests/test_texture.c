@@ -494,7 +494,7 @@ Test(texture, surface_reductions_add_and_take_the_minimum)
             for (int j = 0; j < (cells[1][c] & 7); j++) acc += j ^ cells[0][c];
             cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[3].data + 4 * i), cells[0][c], "seed %llu count %d",
                          (unsigned long long)seed, i);
-            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[4].data + 4 * i), cells[1][c] + (acc << 8),
+            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[4].data + 4 * i), cells[1][c] + acc * 256,
                          "seed %llu least %d", (unsigned long long)seed, i);
         }
         cr_log_info("seed %llu: %d of 32 adds past the end, dropped", (unsigned long long)seed, dropped);

@@ -1603,7 +1603,7 @@ static run_outcome run_surf_reduce(CUcontext c, CUmodule mod, const unsigned gri
         int col = b[i] < w ? b[i] : w - 1, k = cells[col], m = cells[stride + col], acc = 0;
         for (int j = 0; j < (m & 7); j++)
             acc += j ^ k;
-        int l = m + (acc << 8);
+        int l = m + acc * 256;   /* acc may be negative: the kernel's shift, without C's undefined one */
         if (!device_int(c, count, i, &k, true) || !device_int(c, least, i, &l, true)) {
             *code = CUDA_ERROR_ILLEGAL_ADDRESS;
             return RUN_FAULT;
