@@ -145,6 +145,16 @@ static int run_bench(const char *extra, const char *tmp)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* run_bench into tmp (made here), then its c.json. */
+static json_t *bench_doc(const char *extra, char *tmp)
+{
+    cr_assert(mkdtemp(tmp));
+    cr_assert_eq(run_bench(extra, tmp), 0, "bench_corpus %s (see %s/stderr)", extra, tmp);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/c.json", tmp);
+    return ts_load_json(path);
+}
+
 static json_t *runs_of(json_t *doc, const char *strategy)
 {
     json_t *k = json_array_get(json_object_get(doc, "kernels"), 0);
@@ -194,11 +204,7 @@ static void expect_merge_reproduces(const char *tmp, const char *table)
 Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
 {
     char tmp[] = "/tmp/wh-corpus-XXXXXX";
-    cr_assert(mkdtemp(tmp));
-    cr_assert_eq(run_bench("--evals 30 --seeds 2 --explore-time 5", tmp), 0);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/c.json", tmp);
-    json_t *doc = ts_load_json(path);
+    json_t *doc = bench_doc("--evals 30 --seeds 2 --explore-time 5", tmp);
     json_t *k = json_array_get(json_object_get(doc, "kernels"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(k, "kernel")), "spmv_scalar");
     double worst = json_number_value(json_object_get(k, "known_worst"));
@@ -224,6 +230,7 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     json_t *soon = json_object_get(json_object_get(doc, "summary"), "gdivan_at_random_best_as_soon");
     cr_expect(json_is_integer(soon) && json_integer_value(soon) <= 1, "the summary counts gdivan at random's best");
     json_decref(doc);
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/c.md", tmp);
     FILE *f = fopen(path, "r");
     cr_assert(f);
@@ -243,11 +250,7 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
 Test(corpus, stage_each_gives_every_gdivan_seed_its_own_stage, .timeout = 300)
 {
     char tmp[] = "/tmp/wh-corpus-XXXXXX";
-    cr_assert(mkdtemp(tmp));
-    cr_assert_eq(run_bench("--evals 20 --seeds 2 --explore-time 2 --stage-each", tmp), 0);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/c.json", tmp);
-    json_t *doc = ts_load_json(path);
+    json_t *doc = bench_doc("--evals 20 --seeds 2 --explore-time 2 --stage-each", tmp);
     cr_expect(json_is_true(json_object_get(doc, "stage_each")));
     json_t *runs = runs_of(doc, "gdivan");
     cr_assert_eq(json_array_size(runs), 2);
@@ -269,12 +272,8 @@ Test(corpus, stage_each_gives_every_gdivan_seed_its_own_stage, .timeout = 300)
 Test(corpus, bench_reports_failed_and_stopped_runs, .timeout = 300)
 {
     char tmp[] = "/tmp/wh-corpus-XXXXXX";
-    cr_assert(mkdtemp(tmp));
     /* A search budget no run finishes in a second: every run is stopped. */
-    cr_assert_eq(run_bench("--evals 100000 --seeds 1 --explore-time 5 --timeout 1", tmp), 0);
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/c.json", tmp);
-    json_t *doc = ts_load_json(path);
+    json_t *doc = bench_doc("--evals 100000 --seeds 1 --explore-time 5 --timeout 1", tmp);
     json_t *r = json_array_get(runs_of(doc, "random"), 0);
     cr_expect(json_is_false(json_object_get(r, "ok")));
     cr_expect(strstr(json_string_value(json_object_get(r, "why")), "--timeout"), "%s",

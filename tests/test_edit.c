@@ -142,11 +142,13 @@ Test(edit, an_edit_keeps_each_element_in_its_own_range)
 {
     fixture f = open_random("kernels/corpus/cdf_search.json", 4);
     int cdf = wh_image_find(f.img, "CDF");
-    apply(&f, "CDF", 0, GEN_EDIT_FILL_LOW, 0, 512);
+    gen_edit e = { GEN_EDIT_FILL_LOW, cdf, 0, 0, 512, 0 };
+    wh_error err;
+    /* the edit alone, before the projection (which would clamp it too) */
+    cr_assert(gen_edit_apply(&e, f.img, &err), "%s", err.msg);
     const float *v = (const float *)f.img->bufs[cdf].data;
     for (int k = 0; k < 511; k++) cr_assert_eq(v[k], 0.0f, "CDF[%d] %g", k, v[k]);
-    cr_expect_eq(v[511], 1.0f);
-    wh_error err;
+    cr_expect_eq(v[511], 1.0f, "the last element at its own low end, 1");
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     close_fixture(&f);
 }
