@@ -18,6 +18,16 @@
  * graph's degrees are spread (a long tail, a heavy lane in every warp, a
  * few hubs) is then searched like any other gene, and the running sum
  * over them (row starts) follows by projection.
+ *
+ * A contention worst case needs several buffers to agree at once:
+ * sssp_relax's relaxations all succeed, serialised on one node, only if
+ * every edge goes into that node, its distance starts far above the rest,
+ * the distances fall with the node and the weights fall with the slot a
+ * thread's loop reads them in, by more than the distances' span.  Each
+ * part alone makes the kernel faster (measured: 19799 cycles for a
+ * random input with a full frontier, 13891-16021 with one to three of
+ * the parts, 84677 with all four), so a screen of one edit at a time
+ * never assembles it: contend-min is the four parts as one edit.
  */
 #include "gen/gen.h"
 
@@ -28,7 +38,7 @@
 
 static const char *const kind_names[GEN_EDIT_KINDS] = {
     "none", "fill-copy", "fill-low", "fill-high", "sort-up", "sort-down",
-    "ramp-up", "ramp-down", "reverse", "warp-copy", "shape",
+    "ramp-up", "ramp-down", "reverse", "warp-copy", "shape", "contend-min", "contend-max",
 };
 
 static const char *const shape_names[GEN_SHAPE_FAMILIES] = { "skew", "heavy-lanes", "hubs" };
@@ -52,6 +62,42 @@ static bool editable(const wh_image *img, int p, int f)
     wh_error_clear(&err);
     if (!wh_image_bounds(img, p, f, 0, &b, &err)) return false;
     return b.is_float ? b.fhi > b.flo : b.hi > b.lo;
+}
+
+static bool is_contend(gen_edit_kind k)
+{
+    return k == GEN_EDIT_CONTEND_MIN || k == GEN_EDIT_CONTEND_MAX;
+}
+
+/* Whether field (ip, ifield) indexes buffer p's elements: an integer field
+ * of another input buffer whose range is exactly [0, count - 1] of p's
+ * (the same at every element).  A range that only fits inside p's (flags
+ * in [0, 1], degrees in [0, 16]) is no index buffer: its contend edits
+ * would be noise in the screen. */
+static bool indexes(const wh_image *full, int ip, int ifield, int p)
+{
+    const wh_param *par = &full->spec->params[ip];
+    if (ip == p || par->role != WH_ROLE_INPUT || par->kind != WH_BUFFER || full->bufs[ip].count == 0) return false;
+    if (wh_field_varies_by_index(&par->fields[ifield])) return false;
+    wh_bounds b;
+    wh_error err;
+    wh_error_clear(&err);
+    if (!wh_image_bounds(full, ip, ifield, 0, &b, &err) || b.is_float) return false;
+    return b.lo == 0 && b.hi >= 0 && (uint64_t)b.hi == full->bufs[p].count - 1;
+}
+
+/* The index fields into buffer p in buffer order: how many there are, and
+ * the ordinal-th one's buffer and field (left alone when out of range). */
+static int index_fields(const wh_image *full, int p, int ordinal, int *ip, int *ifield)
+{
+    int n = 0;
+    for (int q = 0; q < full->nbufs; q++)
+        for (int f = 0; f < full->spec->params[q].nfields; f++)
+            if (indexes(full, q, f, p) && n++ == ordinal) {
+                *ip = q;
+                *ifield = f;
+            }
+    return n;
 }
 
 /* Elements one thread owns (a warp owns 32 of these); 1 for shared inputs. */
@@ -106,10 +152,19 @@ static int editable_fields(const wh_image *full, int ordinal, int *param, int *f
 }
 
 /* A screen code: the whole of one field's buffer, one kind (bit 31 set,
- * which random codes never have). */
-static uint32_t screen_code(int ordinal, gen_edit_kind kind)
+ * which random codes never have); contend kinds name their index field by
+ * its ordinal among the field's (bits 16-30). */
+static uint32_t screen_code(int ordinal, gen_edit_kind kind, int index_ordinal)
 {
-    return GEN_EDIT_SCREEN_BIT | (uint32_t)ordinal << 4 | (uint32_t)kind;
+    return GEN_EDIT_SCREEN_BIT | (uint32_t)index_ordinal << 16 | ((uint32_t)ordinal & 0xfff) << 4 | (uint32_t)kind;
+}
+
+/* A contend edit's index field, the index_ordinal-th of its buffer's.
+ * False when there is none. */
+static bool point_from(const wh_image *full, gen_edit *e, int index_ordinal)
+{
+    int n = index_fields(full, e->param, index_ordinal, &e->index_param, &e->index_field);
+    return index_ordinal >= 0 && index_ordinal < n;
 }
 
 void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
@@ -118,10 +173,11 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
     e->kind = GEN_EDIT_NONE;
     if (code == 0) return;
     if (code & GEN_EDIT_SCREEN_BIT) {
-        uint32_t ordinal = (code & ~GEN_EDIT_SCREEN_BIT) >> 4, kind = code & 15;
+        uint32_t ordinal = code >> 4 & 0xfff, kind = code & 15, index_ordinal = (code & ~GEN_EDIT_SCREEN_BIT) >> 16;
         if (kind == GEN_EDIT_NONE || kind >= GEN_EDIT_KINDS) return;
         if ((int)ordinal >= editable_fields(full, (int)ordinal, &e->param, &e->field)) return;
-        e->count = full->bufs[e->param].count;
+        if (is_contend((gen_edit_kind)kind) && !point_from(full, e, (int)index_ordinal)) return;
+        e->count = full->bufs[is_contend((gen_edit_kind)kind) ? e->index_param : e->param].count;
         e->kind = (gen_edit_kind)kind;
         return;
     }
@@ -132,7 +188,7 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
     editable_fields(full, (int)pcg32_bounded(&rng, (uint32_t)nfields), &e->param, &e->field);
     const wh_param *par = &full->spec->params[e->param];
     draw_run(&rng, full->bufs[e->param].count, 32 * owner_elems(par), e);
-    e->kind = (gen_edit_kind)(1 + pcg32_bounded(&rng, GEN_EDIT_KINDS - 1));
+    e->kind = (gen_edit_kind)(1 + pcg32_bounded(&rng, GEN_EDIT_RUN_KINDS - 1));
     if (e->kind == GEN_EDIT_SHAPE) e->shape = code;
 }
 
@@ -151,19 +207,33 @@ void gen_shape_of(const gen_edit *e, gen_shape *out)
     out->share = exp2(-12.0 * pcg32_double(&rng));
 }
 
-/* Extremes first: if the screen is cut short, every field keeps them. */
+/* Extremes first: if the screen is cut short, every field keeps them (and
+ * the few contend codes, which no sequence of other edits reaches). */
 static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
-    GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_COPY, GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP,
-    GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
+    GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_FILL_COPY,
+    GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE,
+    GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
 };
+
+/* How many screen codes kind k has on buffer p: contend kinds one per
+ * index field into it. */
+static int screen_variants(const wh_image *full, gen_edit_kind k, int p)
+{
+    int ip, ifield;
+    return is_contend(k) ? index_fields(full, p, -1, &ip, &ifield) : 1;
+}
 
 int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max)
 {
     int p, f, nfields = editable_fields(full, -1, &p, &f), n = 0;
     for (int k = 0; k < GEN_EDIT_KINDS - 1; k++)
-        for (int i = 0; i < nfields && n < max; i++, n++) {
-            codes[n] = (int)screen_code(i, screen_order[k]);
-            groups[n] = i;
+        for (int i = 0; i < nfields; i++) {
+            editable_fields(full, i, &p, &f);
+            int variants = screen_variants(full, screen_order[k], p);
+            for (int v = 0; v < variants && n < max; v++, n++) {
+                codes[n] = (int)screen_code(i, screen_order[k], v);
+                groups[n] = is_contend(screen_order[k]) ? nfields + i : i;
+            }
         }
     return n;
 }
@@ -252,18 +322,97 @@ static int64_t step_in(const wh_bounds *b, uint64_t k, bool up)
 }
 
 /* Distinct consecutive values from one end of the domain of the run's
- * first element: lo, lo+1, ... (floats: evenly spaced across it). */
-static bool ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
+ * first element: lo, lo+1, ... (floats: evenly spaced across it); with
+ * `reversed`, the run's last element takes the first value (ramp-to-low:
+ * ..., lo+1, lo). */
+static bool ramp(field_access *a, const gen_edit *e, bool up, bool reversed, wh_error *err)
 {
     if (!bounds_of(a, e->first, err)) return false;
     wh_bounds b0 = a->b;
     for (uint64_t k = 0; k < e->count; k++) {
+        uint64_t step = reversed ? e->count - 1 - k : k;
         if (!b0.is_float) {
-            if (!put_int(a, e->first + k, step_in(&b0, k, up), err)) return false;
+            if (!put_int(a, e->first + k, step_in(&b0, step, up), err)) return false;
         } else {
-            double s = e->count > 1 ? (double)k / (double)(e->count - 1) : 0;
+            double s = e->count > 1 ? (double)step / (double)(e->count - 1) : 0;
             if (!put_float(a, e->first + k, wh_bounds_lerp(&b0, up ? s : 1.0 - s), err)) return false;
         }
+    }
+    return true;
+}
+
+/* A running sum that cuts buffer q into rows: an input buffer's running
+ * sum whose range is [0, count(q)] (sssp_relax's row_start over its edges
+ * and weights); -1: none. */
+static int row_starts_of(const wh_image *img, int q)
+{
+    for (int r = 0; r < img->nbufs; r++) {
+        const wh_param *par = &img->spec->params[r];
+        if (!par->prefix_of || par->role != WH_ROLE_INPUT || par->nfields != 1 || img->bufs[r].count == 0) continue;
+        wh_bounds b;
+        wh_error err;
+        wh_error_clear(&err);
+        if (wh_image_bounds(img, r, 0, 0, &b, &err) && !b.is_float && b.lo == 0 && b.hi >= 0 &&
+            (uint64_t)b.hi == img->bufs[q].count)
+            return r;
+    }
+    return -1;
+}
+
+/* Element k's place in its row: k less the last row start at or below it
+ * (the starts rise: a running sum of counts). */
+static uint64_t place_in_row(const wh_image *img, int r, uint64_t k)
+{
+    const wh_param *par = &img->spec->params[r];
+    uint64_t lo = 0, hi = img->bufs[r].count;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)wh_value_get_int(par->fields[0].type, img->bufs[r].data + mid * par->elem_size) <= k) lo = mid;
+        else hi = mid;
+    }
+    int64_t start = wh_value_get_int(par->fields[0].type, img->bufs[r].data + lo * par->elem_size);
+    return start >= 0 && (uint64_t)start <= k ? k - (uint64_t)start : k;
+}
+
+/* Each element's value by the iteration of its thread's loop that reads
+ * it, j (its place in its row when a running sum cuts the buffer into
+ * rows, else its owned index), at most per_thread - 1: j/per_thread of the
+ * way from one end of its domain (integers: j steps of width/per_thread),
+ * so every thread reads values falling (or rising) by a fixed amount per
+ * iteration. */
+static bool slot_ramp(field_access *a, const gen_edit *e, bool up, wh_error *err)
+{
+    const wh_param *par = &a->img->spec->params[a->p];
+    uint64_t own = owner_elems(par);
+    int rows = row_starts_of(a->img, a->p);
+    for (uint64_t k = e->first; k < e->first + e->count; k++) {
+        uint64_t j = 0;
+        if (rows >= 0) j = place_in_row(a->img, rows, k);
+        else if (par->per_thread > 0) wh_elem_owner(par, &a->img->launch, k, &j);
+        if (j >= own) j = own - 1;
+        if (!bounds_of(a, k, err)) return false;
+        if (a->b.is_float) {
+            double s = (double)j / (double)own;
+            store_float(a, k, wh_bounds_lerp(&a->b, up ? s : 1.0 - s));
+        } else {
+            uint64_t width = (uint64_t)a->b.hi - (uint64_t)a->b.lo, off = j * (width / own);
+            store_int(a, k, up ? (int64_t)((uint64_t)a->b.lo + off) : (int64_t)((uint64_t)a->b.hi - off));
+        }
+    }
+    return true;
+}
+
+/* The elements the index buffer's run points at take their domain's end
+ * (indices outside the buffer point at nothing). */
+static bool pointed(field_access *a, field_access *idx, const gen_edit *e, bool high, wh_error *err)
+{
+    uint64_t count = a->img->bufs[a->p].count;
+    for (uint64_t k = e->first; k < e->first + e->count; k++) {
+        int64_t v = wh_value_get_int(idx->fd->type, field_at(idx, k));
+        if (v < 0 || (uint64_t)v >= count) continue;
+        if (!bounds_of(a, (uint64_t)v, err)) return false;
+        if (a->b.is_float) store_float(a, (uint64_t)v, high ? a->b.fhi : a->b.flo);
+        else store_int(a, (uint64_t)v, high ? a->b.hi : a->b.lo);
     }
     return true;
 }
@@ -381,6 +530,54 @@ static bool shape(field_access *a, const gen_edit *e, wh_error *err)
     return true;
 }
 
+/* Whether buffer q runs beside buffer p: another input buffer with as
+ * many elements and the same ownership (sssp_relax's weights beside its
+ * edges: element e of both is one edge). */
+static bool parallel(const wh_image *img, int q, int p)
+{
+    const wh_param *a = &img->spec->params[q], *b = &img->spec->params[p];
+    return q != p && a->role == WH_ROLE_INPUT && a->kind == WH_BUFFER && img->bufs[q].count == img->bufs[p].count &&
+           a->per_thread == b->per_thread && a->owner == b->owner;
+}
+
+/* When a running sum cuts the index buffer into rows, every row at its
+ * longest: the summands at their high end, the row starts recomputed. */
+static bool rows_full(wh_image *img, int index_param, wh_error *err)
+{
+    int rows = row_starts_of(img, index_param);
+    if (rows < 0) return true;
+    int lengths = img->spec->params[rows].prefix_of - 1;
+    field_access len;
+    gen_edit all = { .first = 0, .count = img->bufs[lengths].count };
+    if (img->spec->params[lengths].nfields != 1 || !editable(img, lengths, 0)) return true;
+    return access_open(&len, img, lengths, 0, err) && fill_extreme(&len, &all, true, err) &&
+           wh_image_restructure(img, err);
+}
+
+/* contend-min (min) or contend-max on buffer b through the edit's index
+ * field: the index run at 0 (and its rows, if a running sum cuts it into
+ * rows, at their longest), b ramped to its low (high) end, every editable
+ * field beside the index buffer falling (rising) with the iteration that
+ * reads it, and the element the indices point at at b's high (low) end. */
+static bool contend(field_access *b, const gen_edit *e, bool min, wh_error *err)
+{
+    wh_image *img = b->img;
+    field_access idx;
+    if (!access_open(&idx, img, e->index_param, e->index_field, err) || !fill_extreme(&idx, e, false, err) ||
+        !rows_full(img, e->index_param, err))
+        return false;
+    gen_edit whole = { .first = 0, .count = img->bufs[b->p].count };
+    if (!ramp(b, &whole, min, true, err)) return false;
+    for (int q = 0; q < img->nbufs; q++)
+        for (int f = 0; q != b->p && parallel(img, q, e->index_param) && f < img->spec->params[q].nfields; f++) {
+            field_access side;
+            gen_edit all = { .first = 0, .count = img->bufs[q].count };
+            if (editable(img, q, f) && !(access_open(&side, img, q, f, err) && slot_ramp(&side, &all, !min, err)))
+                return false;
+        }
+    return pointed(b, &idx, e, min, err);
+}
+
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 {
     if (e->kind == GEN_EDIT_NONE) return true;
@@ -393,8 +590,10 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
         return true;
     case GEN_EDIT_FILL_LOW: return fill_extreme(&a, e, false, err);
     case GEN_EDIT_FILL_HIGH: return fill_extreme(&a, e, true, err);
-    case GEN_EDIT_RAMP_UP: return ramp(&a, e, true, err);
-    case GEN_EDIT_RAMP_DOWN: return ramp(&a, e, false, err);
+    case GEN_EDIT_RAMP_UP: return ramp(&a, e, true, false, err);
+    case GEN_EDIT_RAMP_DOWN: return ramp(&a, e, false, false, err);
+    case GEN_EDIT_CONTEND_MIN: return contend(&a, e, true, err);
+    case GEN_EDIT_CONTEND_MAX: return contend(&a, e, false, err);
     case GEN_EDIT_SORT_UP:
     case GEN_EDIT_SORT_DOWN:
     case GEN_EDIT_REVERSE: return rearrange(&a, e, err);
@@ -406,13 +605,18 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err)
 {
-    bool edited = false;
-    for (int i = 0; i < n; i++) {
-        gen_edit e;
-        gen_edit_decode(full, (uint32_t)codes[i], &e);
-        if (!gen_edit_apply(&e, full, err)) return false;
-        edited |= e.kind != GEN_EDIT_NONE;
-    }
+    bool edited = false, synced = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            gen_edit e;
+            gen_edit_decode(full, (uint32_t)codes[i], &e);
+            if (is_contend(e.kind) != (pass == 1)) continue;
+            /* a contend edit reads the row starts: brought up to date first */
+            if (pass == 1 && edited && !synced && !wh_image_restructure(full, err)) return false;
+            synced = pass == 1;
+            if (!gen_edit_apply(&e, full, err)) return false;
+            edited |= e.kind != GEN_EDIT_NONE;
+        }
     /* a ramp or a filled slice can break a sorted buffer or a permutation */
     return !edited || wh_image_restructure(full, err);
 }
@@ -436,6 +640,14 @@ void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_
         snprintf(kind, sizeof kind, "shape(%s, %d per warp from lane %d)", shape_names[s.family], s.lanes, s.offset);
     else
         snprintf(kind, sizeof kind, "shape(%s, share %.2g)", shape_names[s.family], s.share);
+    if (is_contend(e->kind)) {
+        const wh_param *ipar = &full->spec->params[e->index_param];
+        const char *iname = ipar->fields[e->index_field].name;
+        snprintf(buf, size, "%s %s%s%s[%s%s%s[%llu..%llu)]", kind, par->name, fname[0] ? "." : "", fname,
+                 ipar->name, iname[0] ? "." : "", iname, (unsigned long long)e->first,
+                 (unsigned long long)(e->first + e->count));
+        return;
+    }
     snprintf(buf, size, "%s %s%s%s[%llu..%llu)", kind, par->name, fname[0] ? "." : "", fname,
              (unsigned long long)e->first, (unsigned long long)(e->first + e->count));
 }

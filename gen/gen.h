@@ -173,7 +173,18 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
  * run sorted up or down or reversed, a ramp of distinct values from one
  * end of the domain, or the first lane's elements copied across each warp
  * (an owner's `per_thread` elements; single elements for shared inputs),
- * or values drawn from a searched shape (gen_shape, below).  The run is
+ * or values drawn from a searched shape (gen_shape, below).  Two more
+ * kinds, contend-min and contend-max, are screen-only (random codes never
+ * draw them) and write several buffers at once: the contention worst case
+ * of a relaxation (`if (x < B[A[e]]) atomicMin(&B[A[e]], x)`) over an
+ * index buffer A into the edited buffer B -- every index of A at 0, B's
+ * values falling to its low end along the buffer (rising to its high end
+ * for max), the element they point at at B's high end (low for max), and
+ * each buffer parallel to A (same count and ownership) falling (rising) by
+ * owned index, a thread's loop order, in steps of width / per_thread;
+ * they apply after every other edit.  An index buffer is another input
+ * buffer's integer field whose range is exactly [0, count - 1] of B's.
+ * The run is
  * the whole buffer, whole warps' elements, or any run.  An edit is named
  * by a code (0: none; any other 31-bit value draws the buffer, field, run
  * and operator from a PCG32 stream it seeds; a code with bit 31 set names
@@ -183,15 +194,19 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
 typedef enum {
     GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
     GEN_EDIT_SORT_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
-    GEN_EDIT_SHAPE, GEN_EDIT_KINDS
+    GEN_EDIT_SHAPE, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX,
+    GEN_EDIT_KINDS  /* at most 16: a screen code holds a kind in 4 bits */
 } gen_edit_kind;
+/* Random codes draw kinds below this one (the run operators). */
+#define GEN_EDIT_RUN_KINDS GEN_EDIT_CONTEND_MIN
 
 typedef struct {
     gen_edit_kind kind;
     int param, field;
-    uint64_t first, count;  /* the run, in elements */
+    uint64_t first, count;  /* the run, in elements (contend kinds: of the index buffer) */
     uint32_t shape;         /* GEN_EDIT_SHAPE: the code its family and
                                parameters are drawn from (0: the screen's) */
+    int index_param, index_field;  /* contend kinds: the index buffer's field */
 } gen_edit;
 
 /* A shape edit's distribution of values over the run (edit.c), as a
@@ -217,11 +232,15 @@ const char *gen_edit_kind_name(gen_edit_kind k);
 /* The edit a code names on images of full's layout. */
 void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *out);
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
-/* Decode and apply codes[0..n) in order (0s are skipped). */
+/* Decode and apply codes[0..n) in order (0s are skipped), contend kinds
+ * after all others. */
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
 /* The screen's codes (bit GEN_EDIT_SCREEN_BIT set; random codes leave it
- * clear): every kind on the whole buffer of every editable field, kinds
- * outermost with the domain extremes first; groups[i] is codes[i]'s field.
+ * clear): every kind on the whole buffer of every editable field (contend
+ * kinds once per index buffer into the field), kinds outermost with the
+ * domain extremes first, then contention; groups[i] is codes[i]'s field
+ * (its ordinal; a contend code's is the field's ordinal plus the number
+ * of editable fields, so it goes to another gene than the field's own).
  * Writes at most max; returns how many. */
 #define GEN_EDIT_SCREEN_BIT 0x80000000u
 int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max);

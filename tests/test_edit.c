@@ -3,7 +3,8 @@
  * run it names and nowhere else, written values stay in their element's
  * domain (index-dependent ones included), and codes decode
  * deterministically to every operator and every editable field, never a
- * pinned one.
+ * pinned one; the contend edits write a relaxation's contention worst case
+ * through an index buffer, and only the screen names them.
  */
 #include <criterion/criterion.h>
 
@@ -49,7 +50,7 @@ static int64_t get(const fixture *f, int p, int field, uint64_t e)
 
 static void apply(fixture *f, const char *param, int field, gen_edit_kind kind, uint64_t first, uint64_t count)
 {
-    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count, 0 };
+    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count, 0, 0, 0 };
     cr_assert_geq(e.param, 0, "%s", param);
     wh_error err;
     cr_assert(gen_edit_apply(&e, f->img, &err), "%s", err.msg);
@@ -142,7 +143,7 @@ Test(edit, an_edit_keeps_each_element_in_its_own_range)
 {
     fixture f = open_random("kernels/corpus/cdf_search.json", 4);
     int cdf = wh_image_find(f.img, "CDF");
-    gen_edit e = { GEN_EDIT_FILL_LOW, cdf, 0, 0, 512, 0 };
+    gen_edit e = { GEN_EDIT_FILL_LOW, cdf, 0, 0, 512, 0, 0, 0 };
     wh_error err;
     /* the edit alone, before the projection (which would clamp it too) */
     cr_assert(gen_edit_apply(&e, f.img, &err), "%s", err.msg);
@@ -209,7 +210,9 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
         kind_seen[e.kind] = true;
         param_seen[e.param] = true;
     }
-    for (int k = 1; k < GEN_EDIT_KINDS; k++) cr_expect(kind_seen[k], "%s never drawn", gen_edit_kind_name(k));
+    for (int k = 1; k < GEN_EDIT_RUN_KINDS; k++) cr_expect(kind_seen[k], "%s never drawn", gen_edit_kind_name(k));
+    for (int k = GEN_EDIT_RUN_KINDS; k < GEN_EDIT_KINDS; k++)
+        cr_expect_not(kind_seen[k], "%s is the screen's only", gen_edit_kind_name(k));
     for (int p = 0; p < f.spec->nparams; p++) {
         bool want = f.spec->params[p].role == WH_ROLE_INPUT && strcmp(f.spec->params[p].name, "row_start");
         cr_expect_eq(param_seen[p], want, "%s drawn: %d", f.spec->params[p].name, param_seen[p]);
@@ -218,7 +221,7 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
     cr_assert(gen_edits_apply(codes, 300, f.img, &err), "%s", err.msg);
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     char text[200];
-    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8, 0 };
+    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8, 0, 0, 0 };
     gen_edit_describe(&fill, f.img, text, sizeof text);
     cr_expect_str_eq(text, "fill-copy edges[0..8)");
     close_fixture(&f);
@@ -226,7 +229,10 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
 
 /* The screen's codes: each (editable field, operator) pair once, on the
  * whole buffer, the domain extremes of every field before any other
- * operator, a field's codes in its own group; they decode apart from the
+ * operator, a field's codes in its own group; the contend kinds once per
+ * index buffer into a field (edges, in [0, N - 1], into the N-element
+ * degree, frontier and dist; nothing points into edges or weights), in
+ * groups of their own; they decode apart from the
  * random codes (which never set bit 31), and a code naming a field or
  * operator that does not exist is no edit. */
 Test(edit, screen_codes_name_every_operator_on_every_whole_field)
@@ -235,7 +241,9 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     int codes[200], groups[200];
     int n = gen_edit_screen(f.img, codes, groups, 200);
     int nfields = 5; /* degree, edges, weights, frontier, dist (row_start is degree's running sum) */
-    cr_assert_eq(n, nfields * (GEN_EDIT_KINDS - 1));
+    int pointed_into = 3, contend_kinds = GEN_EDIT_KINDS - GEN_EDIT_RUN_KINDS;
+    cr_assert_eq(n, nfields * (GEN_EDIT_RUN_KINDS - 1) + pointed_into * contend_kinds);
+    int edges = wh_image_find(f.img, "edges");
     bool seen[16][GEN_EDIT_KINDS] = { { false } };
     int field_of_group[16];
     for (int i = 0; i < n; i++) {
@@ -244,6 +252,16 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
         gen_edit_decode(f.img, (uint32_t)codes[i], &e);
         cr_assert_neq(e.kind, GEN_EDIT_NONE);
         cr_assert_eq(e.first, 0);
+        if (e.kind >= GEN_EDIT_RUN_KINDS) {
+            cr_expect_eq(e.index_param, edges, "contend codes index through edges");
+            cr_expect_eq(e.count, f.img->bufs[edges].count, "the whole index buffer");
+            cr_expect(e.param != edges && e.param != wh_image_find(f.img, "weights"), "nothing points into %s",
+                      f.spec->params[e.param].name);
+            cr_expect_geq(groups[i], nfields, "a group apart from the field's own");
+            cr_expect_not(seen[e.param][e.kind], "pair drawn twice");
+            seen[e.param][e.kind] = true;
+            continue;
+        }
         cr_assert_eq(e.count, f.img->bufs[e.param].count, "the whole buffer");
         cr_assert_lt(groups[i], nfields);
         if (i < nfields) field_of_group[groups[i]] = e.param;
@@ -260,12 +278,19 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     gen_edit e;
     gen_edit_decode(f.img, (uint32_t)codes[6], &e);
     cr_expect_eq(e.kind, GEN_EDIT_FILL_LOW);
-    /* out of range: field 5 does not exist, operator 0 and 15 are none */
+    /* out of range: field 5 does not exist, operator 0 and 15 are none,
+     * edges has no index buffer into it, dist no second one */
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 5u << 4 | GEN_EDIT_FILL_LOW, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4 | 15u, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4 | GEN_EDIT_CONTEND_MIN, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 4u << 4 | GEN_EDIT_CONTEND_MIN, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_CONTEND_MIN, "dist through edges");
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 16 | 4u << 4 | GEN_EDIT_CONTEND_MIN, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
     /* and applied, they keep the image inside its domains */
     wh_error err;
@@ -278,7 +303,7 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
 static uint32_t shape_code(gen_shape_family family, gen_shape *s)
 {
     for (uint32_t code = 1;; code++) {
-        gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code };
+        gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code, 0, 0 };
         gen_shape_of(&e, s);
         if (s->family == family && (family != GEN_SHAPE_HUBS || s->share > 0.05)) return code;
     }
@@ -294,7 +319,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     fixture f = open_random("kernels/corpus/sssp_relax.json", 11);
     int degree = wh_image_find(f.img, "degree"), row_start = wh_image_find(f.img, "row_start");
     uint64_t n = f.img->bufs[degree].count;
-    gen_edit screen = { GEN_EDIT_SHAPE, degree, 0, 0, n, 0 };
+    gen_edit screen = { GEN_EDIT_SHAPE, degree, 0, 0, n, 0, 0, 0 };
     wh_error err;
     cr_assert(gen_edit_apply(&screen, f.img, &err), "%s", err.msg);
     cr_assert(wh_image_restructure(f.img, &err), "%s", err.msg);
@@ -307,7 +332,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     cr_expect_str_eq(text, "shape(heavy-lanes, 1 per warp from lane 0) degree[0..16384)");
 
     gen_shape s;
-    gen_edit lanes = { GEN_EDIT_SHAPE, degree, 0, 0, n, shape_code(GEN_SHAPE_HEAVY_LANES, &s) };
+    gen_edit lanes = { GEN_EDIT_SHAPE, degree, 0, 0, n, shape_code(GEN_SHAPE_HEAVY_LANES, &s), 0, 0 };
     cr_assert(gen_edit_apply(&lanes, f.img, &err), "%s", err.msg);
     uint64_t spacing = 32 / (uint64_t)s.lanes;
     for (uint64_t e = 0; e < n; e++)
@@ -317,7 +342,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     int weights = wh_image_find(f.img, "weights");
     uint64_t nw = f.img->bufs[weights].count;
     int32_t *before = snapshot(&f, weights);
-    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s) };
+    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s), 0, 0 };
     cr_assert(gen_edit_apply(&skew, f.img, &err), "%s", err.msg);
     double mean = 0;
     for (uint64_t e = 1000; e < nw - 1000; e++) mean += (double)get(&f, weights, 0, e) / 262144.0;
@@ -328,7 +353,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     cr_expect(!memcmp(before + nw - 1000, (int32_t *)f.img->bufs[weights].data + nw - 1000, 1000 * 4));
     free(before);
 
-    gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s) };
+    gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s), 0, 0 };
     cr_assert(gen_edit_apply(&hubs, f.img, &err), "%s", err.msg);
     uint64_t top = 0;
     for (uint64_t e = 0; e < nw; e++) {
@@ -363,7 +388,7 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
     wh_image *img = wh_image_new(s, &full, &err);
     cr_assert(img, "%s", err.msg);
     for (int p = 0; p < 3; p++) {
-        gen_edit e = { GEN_EDIT_SHAPE, p, 0, 0, 64, 0 };
+        gen_edit e = { GEN_EDIT_SHAPE, p, 0, 0, 64, 0, 0, 0 };
         cr_assert(gen_edit_apply(&e, img, &err), "%s", err.msg);
     }
     const uint64_t *u = (const uint64_t *)img->bufs[0].data;
@@ -377,7 +402,7 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
         cr_expect_eq(u[k], k % 32 == 0 ? (uint64_t)bu.hi : (uint64_t)bu.lo, "u[%d] %llu", k, (unsigned long long)u[k]);
         cr_expect_eq(v[k], k % 32 == 0 ? INT64_MAX : INT64_MIN, "v[%d] %lld", k, (long long)v[k]);
     }
-    gen_edit up = { GEN_EDIT_RAMP_UP, 2, 0, 0, 64, 0 };
+    gen_edit up = { GEN_EDIT_RAMP_UP, 2, 0, 0, 64, 0, 0, 0 };
     cr_assert(gen_edit_apply(&up, img, &err), "%s", err.msg);
     cr_expect(w[0] == bw.flo && w[63] == bw.fhi, "a ramp spans the domain: %g .. %g", w[0], w[63]);
     for (int k = 1; k < 64; k++) cr_expect(w[k] > w[k - 1], "w[%d] %g after %g", k, w[k], w[k - 1]);
@@ -388,5 +413,110 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
     cr_expect(wh_image_check_domains(img, &err), "%s", err.msg);
     wh_image_free(img);
     wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* The screen's contend code of `kind` on buffer `name` (through its one
+ * index buffer). */
+static void apply_contend(fixture *f, const char *name, gen_edit_kind kind)
+{
+    int codes[200], groups[200], n = gen_edit_screen(f->img, codes, groups, 200);
+    for (int i = 0; i < n; i++) {
+        gen_edit e;
+        gen_edit_decode(f->img, (uint32_t)codes[i], &e);
+        if (e.kind == kind && e.param == wh_image_find(f->img, name)) {
+            wh_error err;
+            cr_assert(gen_edits_apply(&codes[i], 1, f->img, &err), "%s", err.msg);
+            cr_assert(wh_image_check_domains(f->img, &err), "%s", err.msg);
+            return;
+        }
+    }
+    cr_assert_fail("no %s code on %s", gen_edit_kind_name(kind), name);
+}
+
+/* contend-min on sssp_relax's dist through edges is the header's known
+ * worst up to the target: every edge into node 0, every row full (degree
+ * 16, so row_start[u] = 16 u), dist falling with the node to 0 but node
+ * 0's at the top, the weights falling with the slot by 2^18 / 16, more
+ * than the distances' span; frontier untouched.  On the sim it is within
+ * 0.1 % of the header's input (84709 cycles) and over 3 times a random
+ * input's time. */
+Test(edit, contend_min_writes_the_relaxation_worst_case)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 8);
+    int edges = wh_image_find(f.img, "edges"), degree = wh_image_find(f.img, "degree");
+    int rs = wh_image_find(f.img, "row_start"), dist = wh_image_find(f.img, "dist");
+    int w = wh_image_find(f.img, "weights"), frontier = wh_image_find(f.img, "frontier");
+    double random_time = ts_sim_time(f.spec, f.img);
+    uint8_t before[16384];
+    memcpy(before, f.img->bufs[frontier].data, sizeof before);
+    apply_contend(&f, "dist", GEN_EDIT_CONTEND_MIN);
+    for (uint64_t e = 0; e < 262144; e++) {
+        cr_assert_eq(get(&f, edges, 0, e), 0, "edges[%llu]", (unsigned long long)e);
+        cr_assert_eq(get(&f, w, 0, e), 262144 - (int64_t)(e % 16) * 16384, "weights[%llu]", (unsigned long long)e);
+    }
+    for (uint64_t u = 0; u < 16384; u++) {
+        cr_assert_eq(get(&f, degree, 0, u), 16);
+        cr_assert_eq(get(&f, rs, 0, u), 16 * (int64_t)u);
+        cr_assert_eq(get(&f, dist, 0, u), u == 0 ? 16777216 : 16383 - (int64_t)u, "dist[%llu]", (unsigned long long)u);
+    }
+    cr_expect(!memcmp(before, f.img->bufs[frontier].data, sizeof before), "frontier untouched");
+    memset(f.img->bufs[frontier].data, 1, 16384);
+    double t = ts_sim_time(f.spec, f.img);
+    cr_expect(t > 0.999 * 84709 && t < 1.001 * 84709, "%g cycles", t);
+    cr_expect_gt(t, 3 * random_time, "%g against a random input's %g", t, random_time);
+    close_fixture(&f);
+}
+
+/* contend-max mirrors it: node 0 at the bottom, the rest rising to the
+ * top, the weights rising with the slot. */
+Test(edit, contend_max_mirrors_it)
+{
+    fixture f = open_random("kernels/corpus/sssp_relax.json", 9);
+    int dist = wh_image_find(f.img, "dist"), w = wh_image_find(f.img, "weights");
+    apply_contend(&f, "dist", GEN_EDIT_CONTEND_MAX);
+    for (uint64_t u = 0; u < 16384; u++)
+        cr_assert_eq(get(&f, dist, 0, u), u == 0 ? 0 : 16777216 - 16383 + (int64_t)u, "dist[%llu]", (unsigned long long)u);
+    for (uint64_t e = 0; e < 262144; e++) cr_assert_eq(get(&f, w, 0, e), (int64_t)(e % 16) * 16384);
+    close_fixture(&f);
+}
+
+/* Where the longest row is shorter than a thread's share (degree at most
+ * 4 of 16 slots), a buffer beside the index buffer falls with the place in
+ * its row, not with the owned index: row u is elements 4u .. 4u + 3. */
+Test(edit, contend_follows_the_rows_a_running_sum_cuts)
+{
+    char dir[64];
+    wh_error err;
+    wh_spec *s = ts_temp_spec(
+        "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[64],"
+        "\"constants\":{\"N\":\"threads\"},\"params\":["
+        "{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
+        "\"per_thread\":1,\"range\":[0,\"N*16\"],\"prefix_sum_of\":\"len\"},"
+        "{\"name\":\"len\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
+        "\"per_thread\":1,\"range\":[0,4]},"
+        "{\"name\":\"to\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\",\"role\":\"input\","
+        "\"per_thread\":16,\"range\":[0,\"N-1\"]},"
+        "{\"name\":\"cost\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\",\"role\":\"input\","
+        "\"per_thread\":16,\"range\":[0,1600]},"
+        "{\"name\":\"best\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
+        "\"per_thread\":1,\"range\":[0,1000000]}]}",
+        dir, &err);
+    cr_assert(s, "%s", err.msg);
+    fixture f = { s, NULL };
+    wh_launch full = wh_spec_launch_full(s);
+    f.img = wh_image_new(s, &full, &err);
+    cr_assert(f.img, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 10, 7);
+    cr_assert(wh_image_fill_random(f.img, &rng, &err), "%s", err.msg);
+    apply_contend(&f, "best", GEN_EDIT_CONTEND_MIN);
+    for (uint64_t u = 0; u < 64; u++) {
+        cr_assert_eq(get(&f, 1, 0, u), 4, "len[%llu]", (unsigned long long)u);
+        cr_assert_eq(get(&f, 0, 0, u), 4 * (int64_t)u);
+        for (int64_t j = 0; j < 4; j++)
+            cr_assert_eq(get(&f, 3, 0, 4 * u + (uint64_t)j), 1600 - j * 100, "cost[%llu]", (unsigned long long)(4 * u + j));
+    }
+    close_fixture(&f);
     ts_rmtree(dir);
 }
