@@ -81,7 +81,11 @@ enum {
     "                    0: none, the paper's)\n" \
     "  --no-edit-screen  gdivan: the generation after the first tries every operator on\n" \
     "                    the whole of every input field, one at a time, as one more edit\n" \
-    "                    of the best input (one evaluation each, at most a generation's\n" \
+    "                    of the best input, and through every index buffer (a field whose\n" \
+    "                    range is [0, count - 1] of another buffer) a relaxation's\n" \
+    "                    contention worst case: every index at 0, the values falling, the\n" \
+    "                    pointed one at the top, the loop's side values falling (contend-min;\n" \
+    "                    contend-max mirrors it) (one evaluation each, at most a generation's\n" \
     "                    children), and again from the result while a round's input is\n" \
     "                    the best (at most --value-edits rounds); this turns it off\n" \
     "  --no-location-feedback  gdivan on the sim: the sim counts, per PTX instruction,\n" \

@@ -18,18 +18,23 @@
  *
  * Codes of one group (one field) go to the same edit gene and groups are
  * spread over the base's free edit genes, so that crossover between
- * screened individuals can join edits of different fields.
+ * screened individuals can join edits of different fields.  A base whose
+ * edit genes are all taken (random edits of the first population) is
+ * screened too, each code replacing the edit in its group's gene: a
+ * screen that waited for a free gene never ran on such a best (one
+ * sssp_relax seed in five, session 29).  At most one round per edit gene.
  */
 #include "ga/internal.h"
 
-/* The base's free (0) edit genes, indices into genes, into free_genes;
- * returns how many. */
+/* The base's free (0) edit genes, indices into genes, into free_genes, or
+ * every edit gene when none is free; returns how many. */
 static int free_edit_genes(const ga *g, const ga_indiv *base, int *free_genes)
 {
-    int n = 0;
-    for (int k = g->prob.ngenes - g->prob.nedit_genes; k < g->prob.ngenes; k++)
+    int n = 0, first = g->prob.ngenes - g->prob.nedit_genes;
+    for (int k = first; k < g->prob.ngenes; k++)
         if (base->genes[k] == 0) free_genes[n++] = k;
-    return n;
+    for (int k = first; n == 0 && k < g->prob.ngenes; k++) free_genes[k - first] = k;
+    return n ? n : g->prob.nedit_genes;
 }
 
 static bool base_has_code(const ga *g, const ga_indiv *base, int code)
@@ -41,10 +46,11 @@ static bool base_has_code(const ga *g, const ga_indiv *base, int code)
 
 /* Whether this generation screens: the first one after the first
  * population does, and each one after a round whose individual became the
- * best; a round needs a free edit gene in the best. */
+ * best, up to one round per edit gene. */
 static bool screen_due(ga *g)
 {
     if (g->prob.nscreen == 0 || g->prob.nedit_genes == 0 || g->screen_state == GA_SCREEN_DONE) return false;
+    if (g->screen_rounds >= g->prob.nedit_genes) g->screen_state = GA_SCREEN_DONE;
     if (g->screen_state == GA_SCREEN_ROUND) {
         long e = g->pop[0].eval_index;
         if (e < g->screen_first || e > g->screen_last) g->screen_state = GA_SCREEN_DONE;

@@ -776,6 +776,45 @@ Test(ga, edit_screen_finds_the_edits_that_help_one_round_each)
     free(s);
 }
 
+/* Random codes (positive) weigh 40 here, so the first population's best
+ * holds two of them: every edit gene taken. */
+static bool crowded_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
+{
+    if (!screen_evaluate(ctx, worker, ind, err)) return false;
+    for (int k = NGENES; k < NGENES + NEDITS; k++) ind->fitness += ind->genes[k] > 0 ? 40 : 0;
+    return true;
+}
+
+/* A best whose edit genes are all taken is screened too: each code
+ * replaces its group's edit, and the two rounds put A and B in place of
+ * the random edits (A and B outweigh them). */
+Test(ga, edit_screen_replaces_edits_when_no_gene_is_free)
+{
+    synth *s = synth_new();
+    int special[NGENES + NEDITS];
+    heaviest_special(special);
+    const int *specials[1] = { special };
+    ga_problem p = screen_problem(s, specials);
+    p.evaluate = crowded_evaluate;
+    ga_options o;
+    ga_options_default(&o);
+    o.patience = 0;
+    o.max_evals = 100;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    for (int k = NGENES; k < NGENES + NEDITS; k++) cr_assert_gt(ga_best(g)->genes[k], 0, "the first best's genes are full");
+    ga_free(g);
+    o.max_evals = 600;
+    g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_expect_eq(ga_best(g)->fitness, (NPATHS - 1) * NGENES + 160, "best %g", ga_best(g)->fitness);
+    cr_expect_eq(ga_screen_rounds(g), 2, "rounds: %d", ga_screen_rounds(g));
+    ga_free(g);
+    free(s);
+}
+
 Test(ga, edit_screen_stops_when_a_round_finds_nothing)
 {
     synth *s = synth_new();
