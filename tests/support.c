@@ -137,19 +137,24 @@ wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *ev
     return img;
 }
 
-gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache)
+gen_result *ts_explore_with(const wh_spec *spec, gen_explore_options *o, char *cache)
 {
     strcpy(cache, "/tmp/wh_cache_XXXXXX");
     cr_assert(mkdtemp(cache));
-    gen_explore_options o;
-    gen_explore_options_default(&o);
-    o.quiet = true;
-    o.cache_dir = cache;
-    o.time_s = time_s;
+    o->quiet = true;
+    o->cache_dir = cache;
     wh_error err;
-    gen_result *r = gen_explore_spec(spec, &o, &err);
+    gen_result *r = gen_explore_spec(spec, o, &err);
     cr_assert(r, "%s", err.msg);
     return r;
+}
+
+gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache)
+{
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.time_s = time_s;
+    return ts_explore_with(spec, &o, cache);
 }
 
 wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)

@@ -70,5 +70,9 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err);
  * fresh temporary directory written to cache (64 bytes; ts_rmtree it);
  * asserted (gen_result_free the result). */
 gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache);
+/* The same with the caller's options (quiet and cache_dir are set here):
+ * a test whose outcome must not depend on the machine's speed bounds the
+ * stage by threads and paths, not time. */
+gen_result *ts_explore_with(const wh_spec *spec, gen_explore_options *o, char *cache);
 
 #endif

@@ -726,6 +726,21 @@ static ga_problem screen_problem(synth *s, const int *const *specials)
     return p;
 }
 
+/* gdivan on a screen problem for max_evals evaluations, seed 5, no early
+ * stop; asserted (ga_free it). */
+static ga *screen_run(const ga_problem *p, long max_evals)
+{
+    ga_options o;
+    ga_options_default(&o);
+    o.patience = 0;
+    o.max_evals = max_evals;
+    wh_error err;
+    ga *g = ga_new(p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    return g;
+}
+
 /* The heaviest allele in every atom gene, no edit. */
 static void heaviest_special(int *special)
 {
@@ -739,14 +754,7 @@ Test(ga, edit_screen_finds_the_edits_that_help_one_round_each)
     heaviest_special(special);
     const int *specials[1] = { special };
     ga_problem p = screen_problem(s, specials);
-    ga_options o;
-    ga_options_default(&o);
-    o.patience = 0;
-    o.max_evals = 600;
-    wh_error err;
-    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
-    cr_assert(g, "%s", err.msg);
-    cr_assert(ga_run(g, &err), "%s", err.msg);
+    ga *g = screen_run(&p, 600);
     const ga_indiv *b = ga_best(g);
     double optimum = (NPATHS - 1) * NGENES + 160;
     cr_expect_eq(b->fitness, optimum, "best %g", b->fitness);
@@ -768,8 +776,7 @@ Test(ga, edit_screen_finds_the_edits_that_help_one_round_each)
     /* without the screen, random codes (never negative) cannot find them */
     s->nalleles = NPATHS;
     p.nscreen = 0;
-    g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
-    cr_assert(ga_run(g, &err), "%s", err.msg);
+    g = screen_run(&p, 600);
     cr_expect_lt(ga_best(g)->fitness, (NPATHS - 1) * NGENES + 60);
     cr_expect_eq(ga_screen_rounds(g), 0);
     ga_free(g);
@@ -796,19 +803,10 @@ Test(ga, edit_screen_replaces_edits_when_no_gene_is_free)
     const int *specials[1] = { special };
     ga_problem p = screen_problem(s, specials);
     p.evaluate = crowded_evaluate;
-    ga_options o;
-    ga_options_default(&o);
-    o.patience = 0;
-    o.max_evals = 100;
-    wh_error err;
-    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
-    cr_assert(g, "%s", err.msg);
-    cr_assert(ga_run(g, &err), "%s", err.msg);
+    ga *g = screen_run(&p, 100);
     for (int k = NGENES; k < NGENES + NEDITS; k++) cr_assert_gt(ga_best(g)->genes[k], 0, "the first best's genes are full");
     ga_free(g);
-    o.max_evals = 600;
-    g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
-    cr_assert(ga_run(g, &err), "%s", err.msg);
+    g = screen_run(&p, 600);
     cr_expect_eq(ga_best(g)->fitness, (NPATHS - 1) * NGENES + 160, "best %g", ga_best(g)->fitness);
     cr_expect_eq(ga_screen_rounds(g), 2, "rounds: %d", ga_screen_rounds(g));
     ga_free(g);
@@ -825,13 +823,7 @@ Test(ga, edit_screen_stops_when_a_round_finds_nothing)
     /* no code helps: A and B hurt like the others */
     screen_codes[5] = -6;
     screen_codes[9] = -10;
-    ga_options o;
-    ga_options_default(&o);
-    o.patience = 0;
-    o.max_evals = 400;
-    wh_error err;
-    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
-    cr_assert(ga_run(g, &err), "%s", err.msg);
+    ga *g = screen_run(&p, 400);
     cr_expect_eq(ga_screen_rounds(g), 1, "rounds: %d", ga_screen_rounds(g));
     ga_free(g);
     free(s);

@@ -336,18 +336,14 @@ Test(structure, the_symbolic_stage_assumes_ranges_that_depend_on_i)
     /* Bounded by paths, not by time: a sanitized build explores several
      * times slower, and a short time budget then ends before any atom
      * (each of this CDF's atoms takes Z3 about 3 s: 512 sorted floats). */
-    char cache[64] = "/tmp/wh_cache_XXXXXX";
-    cr_assert(mkdtemp(cache));
+    char cache[64];
     gen_explore_options o;
     gen_explore_options_default(&o);
-    o.quiet = true;
-    o.cache_dir = cache;
     o.threads = 2;
     o.path_budget = 3;
     o.models = 1;
     o.time_s = 600;
-    gen_result *r = gen_explore_spec(spec, &o, &err);
-    cr_assert(r, "%s", err.msg);
+    gen_result *r = ts_explore_with(spec, &o, cache);
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image *img = wh_image_new(spec, &l, &err);
     cr_assert(img, "%s", err.msg);
