@@ -25,8 +25,9 @@
  * the distances fall with the node and the weights fall with the slot a
  * thread's loop reads them in, by more than the distances' span.  Each
  * part alone makes the kernel faster (measured: 19799 cycles for a
- * random input with a full frontier, 13891-16021 with one to three of
- * the parts, 84677 with all four), so a screen of one edit at a time
+ * random input with a full frontier and full rows, 13891-16021 for five
+ * combinations of one to three of the parts, 84677 with all four), so a
+ * screen of one edit at a time
  * never assembles it: contend-min is the four parts as one edit.
  */
 #include "gen/gen.h"
