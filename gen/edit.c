@@ -23,8 +23,8 @@
  * sssp_relax's relaxations all succeed, serialised on one node, only if
  * every edge goes into that node, its distance starts far above the rest,
  * the distances fall with the node and the weights fall with the slot a
- * thread's loop reads them in, by more than the distances' span.  Each
- * part alone makes the kernel faster (measured: 19799 cycles for a
+ * thread's loop reads them in, by more than the distances' span.  Fewer
+ * parts make the kernel faster (measured: 19799 cycles for a
  * random input with a full frontier and full rows, 13891-16021 for five
  * combinations of one to three of the parts, 84677 with all four), so a
  * screen of one edit at a time

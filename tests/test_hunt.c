@@ -679,7 +679,7 @@ static bool best_has_edit(const char *dir, const char *prefix)
 
 /* sssp_relax's worst needs four relations at once (every edge into one
  * node, that node's distance at the top, the others' falling, the weights
- * falling with the slot): each alone makes the kernel faster, so only the
+ * falling with the slot): fewer of them make the kernel faster, so only the
  * screen's contend-min edit reaches it.  At 8192 threads (at 2048 the
  * contention is no worst: random inputs run longer), 300
  * evaluations: gdivan gets within 5 % of the header's input with that
