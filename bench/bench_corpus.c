@@ -56,7 +56,8 @@
  * (hunt --explore-saturation 0).  --no-warp-refine: gdivan without the
  * warp-first unit's element refinement (hunt --warp-refine 0).
  * --no-refine-dictionary: its refinement drawing uniformly only (hunt
- * --no-refine-dictionary).
+ * --no-refine-dictionary).  --no-scout-screen: its scout measuring random
+ * inputs only (hunt --no-scout-screen).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  */
@@ -102,6 +103,7 @@ static const ablation ablations[] = {
     { "--no-saturation", { "--explore-saturation", "0" }, "-nosat", "no_saturation" },
     { "--no-warp-refine", { "--warp-refine", "0" }, "-norefine", "no_warp_refine" },
     { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
+    { "--no-scout-screen", { "--no-scout-screen" }, "-noscoutscreen", "no_scout_screen" },
 };
 #define NABLATIONS ((int)(sizeof ablations / sizeof *ablations))
 
@@ -164,7 +166,7 @@ static int usage(void)
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--stage-each] [--no-scout]\n"
                     "                    [--no-edit-screen]\n"
                     "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
-                    "                    [--no-refine-dictionary]\n"
+                    "                    [--no-refine-dictionary] [--no-scout-screen]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"

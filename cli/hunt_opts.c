@@ -56,6 +56,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     case HOPT_SCOUT_HEAD: return cli_parse_long("--scout-head", arg, 0, 1000000000L, &h->scout_head, err) ? 1 : -1;
     case HOPT_NO_REFINE_DICTIONARY: h->refine_dictionary = false; return 1;
     case HOPT_NO_EDIT_SCREEN: h->edit_screen = false; return 1;
+    case HOPT_NO_SCOUT_SCREEN: h->scout_screen = false; return 1;
     case HOPT_NO_LOCATION_FEEDBACK: h->location_feedback = false; return 1;
     case HOPT_ARCHIVE_SHARE:
         return cli_parse_double("--archive-share", arg, 0, 1, &h->ga.archive_frac, err) ? 1 : -1;

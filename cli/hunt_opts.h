@@ -16,7 +16,7 @@ enum {
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
     HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
-    HOPT_NO_REFINE_DICTIONARY, HOPT_SCOUT_HEAD,
+    HOPT_NO_REFINE_DICTIONARY, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -30,6 +30,7 @@ enum {
     { "value-edits", required_argument, NULL, HOPT_VALUE_EDITS }, \
     { "warp-first", required_argument, NULL, HOPT_WARP_FIRST }, { "no-scout", no_argument, NULL, HOPT_NO_SCOUT }, \
     { "scout-head", required_argument, NULL, HOPT_SCOUT_HEAD }, \
+    { "no-scout-screen", no_argument, NULL, HOPT_NO_SCOUT_SCREEN }, \
     { "warp-refine", required_argument, NULL, HOPT_WARP_REFINE }, \
     { "no-refine-dictionary", no_argument, NULL, HOPT_NO_REFINE_DICTIONARY }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
@@ -127,6 +128,14 @@ enum {
     "                    budget (at most half; scout.csv), so that the run reaches random\n" \
     "                    testing's level in its first seconds (default: --evals / 50,\n" \
     "                    1 to 100; 0: none)\n" \
+    "  --no-scout-screen gdivan: after as many random inputs as a head start's (the\n" \
+    "                    head start itself on one core), the scout tries the edit\n" \
+    "                    screen's codes (those of --no-edit-screen) on its best random\n" \
+    "                    input, one at a time, the longest of a round the base of the\n" \
+    "                    next, while a round gains, one round per --value-edits, at\n" \
+    "                    most a tenth of --evals: a buffer-wide worst case (every edge\n" \
+    "                    into one node) in the first seconds, not after the stage.\n" \
+    "                    This turns it off (--no-edit-screen leaves it on)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \

@@ -28,6 +28,7 @@ void hunt_options_default(hunt_options *o)
     o->refine_dictionary = true;
     o->scout = true;
     o->scout_head = -1;
+    o->scout_screen = true;
     o->edit_screen = true;
     o->location_feedback = true;
 }
@@ -51,9 +52,14 @@ bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_erro
     if (ind->genes)
         return gen_scale(h->pool, &h->lay, ind->genes, img, err) &&
                gen_edits_apply(ind->genes + h->lay.ngenes, hunt_edit_genes(h), img, err);
+    return hunt_build_scouted(ind->seed, NULL, img, err);
+}
+
+bool hunt_build_scouted(uint64_t seed, const hunt_edits *edits, wh_image *img, wh_error *err)
+{
     pcg32 rng;
-    pcg32_seed(&rng, ind->seed, 0x72616e64);
-    return wh_image_fill_random(img, &rng, err);
+    pcg32_seed(&rng, seed, 0x72616e64);
+    return wh_image_fill_random(img, &rng, err) && (!edits || gen_edits_apply(edits->codes, edits->n, img, err));
 }
 
 uint64_t hunt_input_hash(const wh_image *img)
@@ -401,10 +407,11 @@ static bool make_run_dir(hunt *h, wh_error *err)
 }
 
 /* The edit screen's codes: every operator on every editable field (at most
- * a generation's non-elite places are tried a round). */
+ * a generation's non-elite places are tried a round), for the GA's screen
+ * or the scout's. */
 static bool make_screen(hunt *h, wh_error *err)
 {
-    if (!h->opt.edit_screen || hunt_edit_genes(h) == 0) return true;
+    if (!(h->opt.edit_screen || h->opt.scout_screen) || hunt_edit_genes(h) == 0) return true;
     int max = h->opt.ga.population;
     h->screen_codes = malloc((size_t)max * sizeof *h->screen_codes);
     h->screen_groups = malloc((size_t)max * sizeof *h->screen_groups);
@@ -418,7 +425,6 @@ static bool make_screen(hunt *h, wh_error *err)
 
 static bool start_ga(hunt *h, wh_error *err)
 {
-    if (!make_screen(h, err)) return false;
     ga_problem p;
     memset(&p, 0, sizeof p);
     p.ctx = h;
@@ -431,7 +437,7 @@ static bool start_ga(hunt *h, wh_error *err)
     p.nspecials = h->nspecials;
     p.screen_codes = h->screen_codes;
     p.screen_groups = h->screen_groups;
-    p.nscreen = h->nscreen;
+    p.nscreen = h->opt.edit_screen ? h->nscreen : 0;
     p.nlocations = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
     p.seeds = (const int *const *)h->seeds;
     p.nseeds = h->nseeds;
@@ -583,7 +589,7 @@ static bool setup(hunt *h, wh_error *err)
     h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;
     wh_launch full = wh_spec_launch_full(h->spec);
     h->img = wh_image_new(h->spec, &full, err);
-    if (!h->img || !open_workers(h, err)) return false;
+    if (!h->img || !open_workers(h, err) || !make_screen(h, err)) return false;   /* the scout screens too */
     if (h->opt.resume_dir) {
         if (!setup_resume(h, x > 0 ? x : h->spec->sym_threads[0], err)) return false;
         hunt_scout_recall(h, h->dir);

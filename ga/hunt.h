@@ -76,6 +76,10 @@ typedef struct {
     /* with no spare core: the scout's head start, random inputs measured
      * before the stage (-1: a fiftieth of --evals, 1-100; 0: none) */
     long scout_head;
+    /* the scout's screen: after its first scout_head random inputs (its
+     * head start's size), each edit screen code tried on its best, greedily,
+     * one round per value-edit gene (hunt_scout.c; default true) */
+    bool scout_screen;
     harness_backend backend;
     harness_options harness;
     gen_explore_options explore;

@@ -24,6 +24,15 @@ typedef struct {
     long throttled;             /* evaluations still throttled after the retries: fitness 0 */
 } hunt_worker;
 
+/* A scouted input's value edits: screen codes (gen_edit_screen) applied to
+ * the random input of a seed, each with its screen group (one edit per
+ * group: a code replaces the edit of its own group). */
+#define HUNT_SCOUT_EDITS 8
+typedef struct {
+    int n;
+    int codes[HUNT_SCOUT_EDITS], groups[HUNT_SCOUT_EDITS];
+} hunt_edits;
+
 /* Random testing while gdivan's symbolic stage runs (hunt_scout.c). */
 typedef struct {
     bool ran;                   /* this run had a scout (a resumed one: recalled from run.json) */
@@ -40,7 +49,10 @@ typedef struct {
     double seconds;             /* its wall time */
     double best;                /* its best fitness, -1 while none */
     uint64_t best_seed;         /* the random input that gave it (a gene-less ga_indiv's seed) */
+    hunt_edits best_edits;      /* ...with these edits (the scout's screen) */
     long best_eval;
+    long screen_evals;          /* inputs its screen measured (in evals) */
+    int screen_rounds;          /* the screen's rounds that found a longer input */
     double best_time_s;
     wh_history csv;             /* scout.csv */
     atomic_bool stop;
@@ -115,6 +127,8 @@ int hunt_edit_genes(const hunt *h);
 /* Rebuild the input of an individual into img (a full-size image of the
  * spec): scaled atoms, then edits. */
 bool hunt_build_image(const hunt *h, const ga_indiv *ind, wh_image *img, wh_error *err);
+/* The scout's input: the random input of seed with edits applied (NULL: none). */
+bool hunt_build_scouted(uint64_t seed, const hunt_edits *edits, wh_image *img, wh_error *err);
 /* The hash of img's input buffers, never 0 (ga_indiv.input_hash). */
 uint64_t hunt_input_hash(const wh_image *img);
 /* Save img, the input of evaluation `eval` (kind "eval": the search's,

@@ -165,6 +165,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "refine_dictionary", json_boolean(h->opt.refine_dictionary));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "scout_head", json_integer(h->opt.scout_head));
+    if (o) json_object_set_new(o, "scout_screen", json_boolean(h->opt.scout_screen));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
     if (o) json_object_set_new(o, "archive_share", json_real(g->archive_frac));
@@ -208,19 +209,25 @@ static json_t *explore_json(const hunt *h)
     return o;
 }
 
-/* The value edits an individual applies, described ("fill-copy edges[0..8)"). */
-static json_t *edits_json(const hunt *h, const ga_indiv *ind)
+/* Value edit codes, described ("fill-copy edges[0..8)"); 0s skipped. */
+static json_t *codes_json(const hunt *h, const int *codes, int n)
 {
     json_t *list = json_array();
-    for (int k = 0; k < hunt_edit_genes(h); k++) {
+    for (int k = 0; k < n; k++) {
         gen_edit e;
         char text[300];
-        gen_edit_decode(h->img, (uint32_t)ind->genes[h->lay.ngenes + k], &e);
+        gen_edit_decode(h->img, (uint32_t)codes[k], &e);
         if (e.kind == GEN_EDIT_NONE) continue;
         gen_edit_describe(&e, h->img, text, sizeof text);
         json_array_append_new(list, json_string(text));
     }
     return list;
+}
+
+/* The value edits an individual applies. */
+static json_t *edits_json(const hunt *h, const ga_indiv *ind)
+{
+    return codes_json(h, ind->genes + h->lay.ngenes, hunt_edit_genes(h));
 }
 
 static json_t *best_json(const hunt *h)
@@ -234,6 +241,8 @@ static json_t *best_json(const hunt *h)
                           s->final_max, "stddev", s->final_stddev, "stride", (json_int_t)s->best_stride);
     if (o) json_object_set_new(o, "source", json_string(s->best_from_scout ? "scout" : "search"));
     if (o && b && b->genes && !s->best_from_scout) json_object_set_new(o, "value_edits", edits_json(h, b));
+    if (o && s->best_from_scout)   /* the scout's random input, with its screen's edits */
+        json_object_set_new(o, "value_edits", codes_json(h, h->scout.best_edits.codes, h->scout.best_edits.n));
     return o;
 }
 
@@ -303,7 +312,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "evals", json_integer(ga_evals(h->g) + h->scout.evals));
         json_object_set_new(doc, "search_evals", json_integer(ga_evals(h->g)));
         json_object_set_new(doc, "generations", json_integer(ga_generation(h->g)));
-        json_object_set_new(doc, "edit_screen", json_pack("{s:i, s:i}", "codes", h->nscreen, "rounds",
+        json_object_set_new(doc, "edit_screen", json_pack("{s:i, s:i}", "codes", h->opt.edit_screen ? h->nscreen : 0, "rounds",
                                                           ga_screen_rounds(h->g)));
         json_object_set_new(doc, "archive", archive_json(h));
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
@@ -462,15 +471,11 @@ bool hunt_finish(hunt *h, wh_error *err)
 {
     fill_summary(h);
     const ga_indiv *b = ga_best(h->g);
-    ga_indiv scouted;   /* a gene-less individual: the random input of a seed */
-    if (h->sum->best_from_scout) {
-        memset(&scouted, 0, sizeof scouted);
-        scouted.seed = h->scout.best_seed;
-        scouted.fitness = h->scout.best;
-        b = &scouted;
-    }
-    if (b) {
-        if (!hunt_build_image(h, b, h->img, err)) return false;
+    if (h->sum->best_from_scout || b) {
+        bool built = h->sum->best_from_scout
+                         ? hunt_build_scouted(h->scout.best_seed, &h->scout.best_edits, h->img, err)
+                         : hunt_build_image(h, b, h->img, err);
+        if (!built) return false;
         harness_result r;
         int reps = h->opt.final_reps > 0 ? h->opt.final_reps : 30;
         if (!harness_measure(h->h, h->img, reps, &r, err)) return false;
@@ -605,6 +610,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->scout = json_is_true(json_object_get(opt, "scout"));
         json_t *head = json_object_get(opt, "scout_head");   /* runs made before the head start: the default */
         o->scout_head = json_is_integer(head) ? (long)json_integer_value(head) : -1;
+        /* ...nor the scout's screen */
+        o->scout_screen = json_is_true(json_object_get(opt, "scout_screen"));
         /* ...nor an edit screen */
         o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
         /* ...nor location feedback */

@@ -5,8 +5,8 @@
  * The stage runs on one thread for tens of seconds while the other cores
  * idle, and random testing often finds a good input within a second.  The
  * scout measures independent random inputs (what `--strategy random`
- * draws; evaluation k is the k-th seed of its own PCG32 stream, whichever
- * thread measures it) on every evaluation worker but the first, one thread
+ * draws; its k-th random input is the k-th seed of its own PCG32 stream,
+ * whichever thread measures it) on every evaluation worker but the first, one thread
  * each, until the stage and the warp-first composition end, or until it
  * has spent half the evaluation budget.  Its evaluations count against
  * --evals (the search gets what is left), its rows go to scout.csv (the
@@ -21,6 +21,16 @@
  * of the budget, 1-100; --scout-head N) before the stage starts, cached or
  * not, so a run on one core still reaches random testing's level within its
  * first seconds; being a fixed number, the search stays repeatable.
+ *
+ * After that many random inputs the scout screens its best (the head
+ * start's, or on a spare core its first thread's after as many): each edit
+ * screen code (gen_edit_screen) applied to it, the longest of a round the
+ * base of the next, while a round finds a longer input, one round per
+ * value-edit gene, at most a tenth of the budget.  The GA screens its own
+ * best too, but only after the stage: on kernels whose worst input is a
+ * buffer-wide edit of any input (every key in one hash slot, every edge
+ * into one node) the scout finds it in the first seconds instead of after
+ * the stage's tens.  A scouted input is a seed and its edits.
  */
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -34,8 +44,8 @@
 #define SCOUT_STREAM 0x73636f75
 
 /* The next evaluation to measure, or 0 when the scout is to stop: its
- * number and the seed of its input, the number-th of the scout's stream
- * whichever thread takes it. */
+ * number and, for a random input (seed not NULL), the seed of its input,
+ * the next of the scout's stream whichever thread takes it. */
 static long take(hunt *h, uint64_t *seed)
 {
     hunt_scout *s = &h->scout;
@@ -44,61 +54,130 @@ static long take(hunt *h, uint64_t *seed)
     if (!atomic_load(&s->stop) && !s->failed && (!s->max_evals || s->taken < s->max_evals) &&
         !(h->opt.interrupted && *h->opt.interrupted)) {
         eval = ++s->taken;
-        *seed = pcg32_next64(&s->rng);
+        if (seed) *seed = pcg32_next64(&s->rng);
     }
     pthread_mutex_unlock(&s->mu);
     return eval;
 }
 
-/* One measured evaluation, recorded under the lock; of equal times the
- * earlier evaluation stays the best. */
-static void record(hunt *h, hunt_worker *w, long eval, uint64_t seed, double fitness, const harness_result *res)
+/* Measure the input of seed and edits (NULL: none) on w, record it under
+ * the lock (of equal times the earlier evaluation stays the best) and give
+ * its fitness (< 0: it failed or faulted); false when the harness failed
+ * (s->err says why). */
+static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hunt_edits *edits, double *fitness)
 {
     hunt_scout *s = &h->scout;
+    harness_result res;
+    wh_error err;
+    if (!hunt_build_scouted(seed, edits, w->img, &err) || !hunt_measure_fitness(h, w, &res, fitness, &err)) {
+        pthread_mutex_lock(&s->mu);
+        if (!s->failed) s->err = err;
+        s->failed = true;
+        pthread_mutex_unlock(&s->mu);
+        return false;
+    }
     pthread_mutex_lock(&s->mu);
     double at = wh_clock_s() - h->stage_t0;
     s->evals++;
-    if (res->status != HARNESS_OK) {
+    if (edits) s->screen_evals++;
+    if (res.status != HARNESS_OK) {
         s->findings++;
-        hunt_record_finding(h, w->img, "scout", eval, res);
-    } else if (fitness > s->best || (fitness == s->best && eval < s->best_eval)) {
-        s->best = fitness;
+        hunt_record_finding(h, w->img, "scout", eval, &res);
+    } else if (*fitness > s->best || (*fitness == s->best && eval < s->best_eval)) {
+        s->best = *fitness;
         s->best_seed = seed;
+        s->best_edits = edits ? *edits : (hunt_edits){ 0 };
         s->best_eval = eval;
         s->best_time_s = at;
     }
-    wh_history_row(&s->csv, eval, 0, at, fitness, s->best > 0 ? s->best : 0, harness_status_name(res->status));
+    wh_history_row(&s->csv, eval, 0, at, *fitness, s->best > 0 ? s->best : 0, harness_status_name(res.status));
+    if (res.status != HARNESS_OK) *fitness = -1;   /* never a screen's winner */
     pthread_mutex_unlock(&s->mu);
+    harness_result_free(&res);
+    return true;
+}
+
+/* base with code added, or replacing base's edit of the same group; false
+ * when base has the code already or no room for one more. */
+static bool with_code(const hunt_edits *base, int code, int group, hunt_edits *out)
+{
+    *out = *base;
+    for (int k = 0; k < base->n; k++) {
+        if (base->codes[k] == code) return false;
+        if (base->groups[k] == group) {
+            out->codes[k] = code;
+            return true;
+        }
+    }
+    if (base->n == HUNT_SCOUT_EDITS) return false;
+    out->codes[out->n] = code;
+    out->groups[out->n++] = group;
+    return true;
+}
+
+/* The screen's size: one round per value-edit gene (as the GA's), and at
+ * most a tenth of a bounded budget (a fifth took 200 of bvh_traverse's
+ * 1,000 evaluations from a search that still gained near its end). */
+static int screen_rounds(const hunt *h)
+{
+    int n = hunt_edit_genes(h);
+    return !h->opt.scout_screen || h->nscreen == 0 ? 0 : n < HUNT_SCOUT_EDITS ? n : HUNT_SCOUT_EDITS;
+}
+
+static long screen_budget(const hunt *h)
+{
+    long n = h->opt.ga.max_evals / 10;
+    return h->opt.ga.max_evals && n < 1 ? 1 : n;   /* 0: no bound but the rounds */
+}
+
+/* The screen on w from the scout's best so far: each round tries every
+ * code on the base and keeps the longest if it is longer than the base. */
+static void screen(hunt *h, hunt_worker *w)
+{
+    hunt_scout *s = &h->scout;
+    pthread_mutex_lock(&s->mu);
+    uint64_t seed = s->best_seed;
+    hunt_edits base = s->best_edits;
+    double base_fit = s->best;
+    pthread_mutex_unlock(&s->mu);
+    long budget = screen_budget(h), spent = 0;
+    for (int round = 0; base_fit > 0 && round < screen_rounds(h); round++) {
+        hunt_edits best = base, cand;
+        double best_fit = base_fit, fitness;
+        for (int i = 0; i < h->nscreen && (!budget || spent < budget); i++) {
+            if (!with_code(&base, h->screen_codes[i], h->screen_groups[i], &cand)) continue;
+            long eval = take(h, NULL);
+            if (!eval || !measure(h, w, eval, seed, &cand, &fitness)) return;
+            spent++;
+            if (fitness > best_fit) {
+                best = cand;
+                best_fit = fitness;
+            }
+        }
+        if (best_fit <= base_fit) return;
+        base = best;
+        base_fit = best_fit;
+        s->screen_rounds++;   /* one screening thread: no other writer */
+    }
 }
 
 typedef struct {
     hunt *h;
     int worker;
+    long screen_after;   /* random inputs this thread measures before it screens (< 0: never) */
 } scout_thread;
 
 static void *scout_main(void *arg)
 {
     scout_thread *t = arg;
     hunt *h = t->h;
-    hunt_scout *s = &h->scout;
     hunt_worker *w = &h->workers[t->worker];
     uint64_t seed;
+    double fitness;
+    long measured = 0;
     for (long eval; (eval = take(h, &seed)) > 0;) {
-        ga_indiv ind;   /* gene-less: the random input of its seed, as random testing draws it */
-        memset(&ind, 0, sizeof ind);
-        ind.seed = seed;
-        harness_result res;
-        double fitness;
-        wh_error err;
-        if (!hunt_build_image(h, &ind, w->img, &err) || !hunt_measure_fitness(h, w, &res, &fitness, &err)) {
-            pthread_mutex_lock(&s->mu);
-            if (!s->failed) s->err = err;
-            s->failed = true;
-            pthread_mutex_unlock(&s->mu);
-            break;
-        }
-        record(h, w, eval, seed, fitness, &res);
-        harness_result_free(&res);
+        if (!measure(h, w, eval, seed, NULL, &fitness)) break;
+        if (++measured == t->screen_after) screen(h, w);
     }
     return NULL;
 }
@@ -173,9 +252,12 @@ void hunt_scout_head(hunt *h)
     s->head = true;   /* from here hunt_scout_start leaves it alone, a failure included */
     if (!scout_open(h, n)) return;   /* hunt_scout_stop reports it */
     if (!h->opt.quiet)
-        fprintf(stderr, "hunt: %s: a head start of %ld random inputs before it instead\n", why, n);
-    scout_thread t = { h, 0 };
+        fprintf(stderr, "hunt: %s: a head start of %ld random inputs%s before it instead\n", why, n,
+                screen_rounds(h) > 0 ? " and a screen of edits of their best" : "");
+    scout_thread t = { h, 0, -1 };
     scout_main(&t);
+    s->max_evals = 0;   /* the screen bounds itself */
+    if (screen_rounds(h) > 0) screen(h, &h->workers[0]);
     s->nthreads = 1;
     s->seconds = wh_clock_s() - h->stage_t0;
     s->running = true;   /* hunt_scout_stop closes it */
@@ -202,7 +284,7 @@ void hunt_scout_start(void *hunt_ctx)
     scout_thread *args = s->args;
     s->running = true;
     for (int k = 0; k < n; k++) {
-        args[k] = (scout_thread){ h, first + k };
+        args[k] = (scout_thread){ h, first + k, k == 0 && screen_rounds(h) > 0 ? head_evals(h) : -1 };
         if (pthread_create(&s->threads[k], NULL, scout_main, &args[k]) != 0) {
             wh_error_set(&s->err, WH_ERR_INTERNAL, NULL, 0, 0, "cannot start a scout thread");
             s->failed = true;
@@ -236,10 +318,12 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
     }
     if (!written) return false;
     if (!h->opt.quiet)
-        fprintf(stderr, "hunt: scout: %ld random inputs measured on %d thread%s %s the symbolic stage (%.1f s), "
-                "best %.6g %s at its evaluation %ld; the search gets %ld evaluations\n", s->evals, s->nthreads,
-                s->nthreads == 1 ? "" : "s", s->head ? "before" : "during", s->seconds,
-                s->best > 0 ? s->best : 0, harness_unit(h->h), s->best_eval,
+        fprintf(stderr, "hunt: scout: %ld random inputs and %ld screened edits of their best (%d round%s that "
+                "gained) measured on %d thread%s %s the symbolic stage (%.1f s), best %.6g %s at its evaluation "
+                "%ld (%d edit%s); the search gets %ld evaluations\n", s->evals - s->screen_evals, s->screen_evals,
+                s->screen_rounds, s->screen_rounds == 1 ? "" : "s", s->nthreads, s->nthreads == 1 ? "" : "s",
+                s->head ? "before" : "during", s->seconds, s->best > 0 ? s->best : 0, harness_unit(h->h),
+                s->best_eval, s->best_edits.n, s->best_edits.n == 1 ? "" : "s",
                 h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
     return true;
 }
@@ -256,10 +340,31 @@ json_t *hunt_scout_json(const hunt *h)
     if (!s->ran) return json_null();
     char seed[20];   /* hex: a u64 need not fit JSON's signed integers */
     snprintf(seed, sizeof seed, "%016llx", (unsigned long long)s->best_seed);
-    return json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i, s:b}", "evals", (json_int_t)s->evals, "seconds",
-                     s->seconds, "best", s->best > 0 ? s->best : 0, "best_eval", (json_int_t)s->best_eval,
-                     "best_time_s", s->best_time_s, "best_seed", seed, "findings", (json_int_t)s->findings,
-                     "threads", s->nthreads, "head", s->head);
+    json_t *codes = json_array();   /* as unsigned: a screen code has bit 31 set */
+    for (int k = 0; k < s->best_edits.n; k++)
+        json_array_append_new(codes, json_integer((json_int_t)(uint32_t)s->best_edits.codes[k]));
+    json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:f, s:s, s:I, s:i, s:b}", "evals", (json_int_t)s->evals, "seconds",
+                          s->seconds, "best", s->best > 0 ? s->best : 0, "best_eval", (json_int_t)s->best_eval,
+                          "best_time_s", s->best_time_s, "best_seed", seed, "findings", (json_int_t)s->findings,
+                          "threads", s->nthreads, "head", s->head);
+    json_object_set_new(o, "best_edit_codes", codes);
+    json_object_set_new(o, "screen", json_pack("{s:I, s:i}", "evals", (json_int_t)s->screen_evals, "rounds",
+                                               s->screen_rounds));
+    return o;
+}
+
+/* A recalled run.json's best_edit_codes (each its own group: a finished
+ * screen needs none). */
+static void recall_edits(const json_t *codes, hunt_edits *e)
+{
+    size_t k;
+    json_t *c;
+    json_array_foreach(codes, k, c) {
+        if (e->n == HUNT_SCOUT_EDITS || !json_is_integer(c)) break;
+        e->codes[e->n] = (int)(uint32_t)json_integer_value(c);
+        e->groups[e->n] = e->n;
+        e->n++;
+    }
 }
 
 void hunt_scout_recall(hunt *h, const char *dir)
@@ -286,6 +391,10 @@ void hunt_scout_recall(hunt *h, const char *dir)
         const char *seed = json_string_value(json_object_get(saved, "best_seed"));
         unsigned long long v;
         if (seed && sscanf(seed, "%llx", &v) == 1) s->best_seed = v;
+        recall_edits(json_object_get(saved, "best_edit_codes"), &s->best_edits);
+        const json_t *screened = json_object_get(saved, "screen");
+        s->screen_evals = (long)json_integer_value(json_object_get(screened, "evals"));
+        s->screen_rounds = (int)json_integer_value(json_object_get(screened, "rounds"));
     }
     json_decref(doc);
 }

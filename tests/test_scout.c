@@ -6,14 +6,18 @@
  * its evaluation k is one input on any number of threads, and it stays
  * off with --no-scout and beside a cached stage; with one job it is a head
  * start of a fixed number of inputs before the stage, which leaves the
- * search repeatable.
+ * search repeatable.  With value edits the scout then screens its best
+ * random input (each edit screen code, greedily), on one job and on a
+ * spare core.
  *
  * scout_loop.json: gt_loop on 128 threads with trip counts up to 4096;
  * the stage cannot reach far in 2 s, while every random warp holds a lane
  * near 4096, so random testing beats the path atoms by far.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
+#include "cli/cli.h"
 #include "core/results.h"
 #include "ga/hunt.h"
 #include "tests/support.h"
@@ -219,14 +223,20 @@ static bool scout_was_head(const char *dir)
 /* One job: no spare worker, so the scout is a head start of --scout-head
  * inputs before the stage (cached or not), out of the budget; the search
  * after it is the same in two runs; --scout-head 0 turns it off. */
+static wh_spec *open_head_start_spec(char *base, hunt_options *o, long head)
+{
+    wh_spec *s = open_scout_spec(base, o);
+    o->jobs = 1;
+    o->scout_head = head;
+    return s;
+}
+
 Test(scout, one_job_gets_a_head_start_of_a_fixed_size)
 {
     char base[32];
     hunt_options o;
-    wh_spec *s = open_scout_spec(base, &o);
+    wh_spec *s = open_head_start_spec(base, &o, 5);
     wh_error err;
-    o.jobs = 1;
-    o.scout_head = 5;
     hunt_summary first, again, none;
     cr_assert(hunt_run(s, &o, &first, &err), "%s", err.msg);
     cr_expect_eq(first.scout_evals, 5);
@@ -300,4 +310,126 @@ Test(scout, an_evaluation_is_the_same_input_on_any_number_of_threads)
     cr_expect_gt(both, 0);
     ts_rmtree(base);
     wh_spec_free(s);
+}
+
+/* run.json's scout object of a run directory (the caller decrefs the
+ * document it returns through doc). */
+static json_t *scout_json(const char *dir, json_t **doc)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    *doc = ts_load_json(path);
+    return json_object_get(*doc, "scout");
+}
+
+/* The scout's screen: with value edits, the head start's best random input
+ * gets each screen code in turn (here the budget's tenth allows one: the
+ * first, fill-high); "every trip count at 4096" is longer than any random
+ * warp's slowest lane, so the scout's best becomes that edit of its best
+ * random input, found before the stage.  The search's budget is its first
+ * population, all special individuals (path atoms, no edits; the stage is
+ * bounded by paths, which reach few trips), so the scouted input stays the
+ * run's best: best/ must be the random input with the edit applied.  The
+ * GA's own screen is off: the scout's does not need it. */
+#define SCREEN_HEAD 5
+#define SCREEN_BUDGET 10   /* 5 random inputs, 1 screened (a tenth), a population of 4 */
+Test(scout, one_job_screens_the_head_starts_best)
+{
+    char base[32];
+    hunt_options o;
+    wh_spec *s = open_head_start_spec(base, &o, SCREEN_HEAD);
+    wh_error err;
+    o.ga.max_evals = SCREEN_BUDGET;
+    o.value_edits = 3;
+    o.edit_screen = false;
+    o.ga.special_frac = 1;
+    o.explore.time_s = 600;   /* bounded by paths: the same specials every run */
+    o.explore.path_budget = 8;
+    hunt_summary r, again, plain;
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    json_t *doc, *scout = scout_json(r.dir, &doc);
+    long screened = (long)json_integer_value(json_object_get(json_object_get(scout, "screen"), "evals"));
+    cr_expect_eq(screened, SCREEN_BUDGET / 10, "as many codes as the budget's tenth allows");
+    cr_expect_eq(r.scout_evals, SCREEN_HEAD + screened);
+    cr_expect_eq(data_rows(r.dir, "scout.csv"), r.scout_evals);
+    double fit[SCREEN_BUDGET + 1] = { 0 }, random_best = 0;
+    csv_fitness(r.dir, "scout.csv", fit, SCREEN_BUDGET + 1);
+    for (int ev = 1; ev <= SCREEN_HEAD; ev++) random_best = fit[ev] > random_best ? fit[ev] : random_best;
+    cr_expect_gt(r.scout_best, random_best, "an edit of the best random input is longer than it");
+    cr_expect_gt(json_integer_value(json_object_get(scout, "best_eval")), SCREEN_HEAD, "found by the screen");
+    cr_expect_eq(json_array_size(json_object_get(scout, "best_edit_codes")), 1);
+    cr_expect(r.best_from_scout, "the search's first population stays below (best %g, scout %g)", r.best, r.scout_best);
+    cr_expect_eq(replay_time(s, r.dir), r.best, "best/ is the scouted input with its edit");
+    const char *edit = json_string_value(json_array_get(json_object_get(json_object_get(doc, "best"), "value_edits"), 0));
+    cr_expect(edit && !strncmp(edit, "fill-high n[", 12), "run.json names the edit: %s", edit ? edit : "(none)");
+    json_decref(doc);
+    /* repeatable: the same rows from a cached stage */
+    cr_assert(hunt_run(s, &o, &again, &err), "%s", err.msg);
+    double fit2[SCREEN_BUDGET + 1] = { 0 };
+    csv_fitness(again.dir, "scout.csv", fit2, SCREEN_BUDGET + 1);
+    for (int ev = 1; ev <= r.scout_evals; ev++) cr_expect_eq(fit[ev], fit2[ev], "scout evaluation %d", ev);
+    cr_expect_eq(again.best, r.best);
+    /* --no-scout-screen: the head start alone */
+    o.scout_screen = false;
+    cr_assert(hunt_run(s, &o, &plain, &err), "%s", err.msg);
+    cr_expect_eq(plain.scout_evals, SCREEN_HEAD);
+    cr_expect_eq(plain.scout_best, random_best, "the same random inputs, no edit");
+    cr_expect_lt(plain.best, r.best);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* On a spare core the scout's first thread screens once it has measured
+ * as many random inputs as a head start's, while the stage explores. */
+Test(scout, a_spare_core_screens_during_the_stage)
+{
+    char base[32];
+    hunt_options o;
+    need_two_cores();
+    wh_spec *s = open_scout_spec(base, &o);
+    wh_error err;
+    o.scout_head = SCREEN_HEAD;
+    o.value_edits = 3;
+    hunt_summary r;
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    json_t *doc, *scout = scout_json(r.dir, &doc);
+    cr_expect_not(json_is_true(json_object_get(scout, "head")));
+    long screened = (long)json_integer_value(json_object_get(json_object_get(scout, "screen"), "evals"));
+    cr_expect_gt(screened, 0, "the 2 s stage leaves time for the screen (%ld scout inputs)", r.scout_evals);
+    cr_expect_gt(json_integer_value(json_object_get(scout, "best_eval")), SCREEN_HEAD);
+    cr_expect_geq(json_array_size(json_object_get(scout, "best_edit_codes")), 1, "its best is a screened input");
+    json_decref(doc);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* `hunt --no-scout-screen` reaches the option: run.json's options say it,
+ * and the scout measures its head start only. */
+static long cli_screen_evals(const char *dir, bool off, bool *option)
+{
+    char res[128], run[128];
+    snprintf(res, sizeof res, "%s/results", dir);
+    snprintf(run, sizeof run, "%s/hunt-%d", dir, off);
+    const char *args[] = { SPEC, "--backend", "sim", "--evals", "20", "--jobs", "1", "--scout-head", "5",
+                           "--population", "4", "--explore-paths", "8", "--no-explain", "--results", res, "-o",
+                           run, "--quiet", "--no-scout-screen" };
+    cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, off ? 20 : 19, NULL, NULL), 0);
+    json_t *doc, *scout = scout_json(run, &doc);
+    *option = json_is_true(json_object_get(json_object_get(doc, "options"), "scout_screen"));
+    long n = (long)json_integer_value(json_object_get(json_object_get(scout, "screen"), "evals"));
+    json_decref(doc);
+    return n;
+}
+
+Test(scout, hunt_takes_no_scout_screen, .init = cr_redirect_stderr)
+{
+    ts_need_ptx("build/ptx/kernels/gt_loop.ptx");
+    char dir[] = "/tmp/wh_scout_cli_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    bool option;
+    cr_expect_gt(cli_screen_evals(dir, false, &option), 0, "on by default");
+    cr_expect(option);
+    cr_expect_eq(cli_screen_evals(dir, true, &option), 0, "off with --no-scout-screen");
+    cr_expect_not(option);
+    ts_rmtree(dir);
 }
