@@ -76,9 +76,10 @@ typedef struct {
     /* with no spare core: the scout's head start, random inputs measured
      * before the stage (-1: a fiftieth of --evals, 1-100; 0: none) */
     long scout_head;
-    /* the scout's screen: after its first scout_head random inputs (its
-     * head start's size), each edit screen code tried on its best, greedily,
-     * one round per value-edit gene (hunt_scout.c; default true) */
+    /* the scout's screen: after as many random inputs as a head start's
+     * (scout_head's), each edit screen code tried on its best, greedily,
+     * one round per value-edit gene, at most a tenth of the budget
+     * (hunt_scout.c; default true) */
     bool scout_screen;
     harness_backend backend;
     harness_options harness;

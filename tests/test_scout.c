@@ -210,13 +210,21 @@ static void csv_fitness(const char *dir, const char *file, double *fit, long n)
     fclose(f);
 }
 
-static bool scout_was_head(const char *dir)
+/* run.json's scout object of a run directory (the caller decrefs the
+ * document it returns through doc). */
+static json_t *scout_json(const char *dir, json_t **doc)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", dir);
-    json_t *run = json_load_file(path, 0, NULL);
-    bool head = json_is_true(json_object_get(json_object_get(run, "scout"), "head"));
-    json_decref(run);
+    *doc = ts_load_json(path);
+    return json_object_get(*doc, "scout");
+}
+
+static bool scout_was_head(const char *dir)
+{
+    json_t *doc;
+    bool head = json_is_true(json_object_get(scout_json(dir, &doc), "head"));
+    json_decref(doc);
     return head;
 }
 
@@ -310,16 +318,6 @@ Test(scout, an_evaluation_is_the_same_input_on_any_number_of_threads)
     cr_expect_gt(both, 0);
     ts_rmtree(base);
     wh_spec_free(s);
-}
-
-/* run.json's scout object of a run directory (the caller decrefs the
- * document it returns through doc). */
-static json_t *scout_json(const char *dir, json_t **doc)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    *doc = ts_load_json(path);
-    return json_object_get(*doc, "scout");
 }
 
 /* The scout's screen: with value edits, the head start's best random input
