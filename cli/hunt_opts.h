@@ -135,7 +135,8 @@ enum {
     "                    next, while a round gains, one round per --value-edits, at\n" \
     "                    most a tenth of --evals: a buffer-wide worst case (every edge\n" \
     "                    into one node) in the first seconds, not after the stage.\n" \
-    "                    This turns it off (--no-edit-screen leaves it on)\n" \
+    "                    None with --scout-head 0.  This turns it off\n" \
+    "                    (--no-edit-screen leaves it on)\n" \
     "  --tiling T        how genes fill the launch: 'stride' adds an evolved gene that shifts\n" \
     "                    group g's integer inputs by g * 2^k (distinct keys, spread indices,\n" \
     "                    many paths per warp); 'plain' repeats atoms as in the paper\n" \
