@@ -146,7 +146,8 @@ check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	status=$$?; \
 	$(call SKIPS,$(BUILD)/check.tap); $(call FAILS,$(BUILD)/check.tap); \
 	if grep -q -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log; then \
-	  echo "make check: sanitizer reports found (see $(BUILD)/check.log)" >&2; exit 1; fi; \
+	  grep -m 1 -B 8 -A 30 -E '(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:' $(BUILD)/check.log >&2; \
+	  echo "make check: sanitizer reports found (the first above; all in $(BUILD)/check.log)" >&2; exit 1; fi; \
 	[ $$status = 0 ] || exit $$status; \
 	$(MAKE) --no-print-directory fuzz-smoke
 

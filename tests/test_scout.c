@@ -222,8 +222,8 @@ static json_t *scout_json(const char *dir, json_t **doc)
 
 static bool scout_was_head(const char *dir)
 {
-    json_t *doc;
-    bool head = json_is_true(json_object_get(scout_json(dir, &doc), "head"));
+    json_t *doc, *scout = scout_json(dir, &doc);   /* json_is_true reads its argument twice */
+    bool head = json_is_true(json_object_get(scout, "head"));
     json_decref(doc);
     return head;
 }
