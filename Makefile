@@ -140,7 +140,7 @@ test: warphunt ptx $(BUILD)/test_runner $(GPU_SCRIPT_BIN)
 # not change the test's verdict, so the log is scanned for them as well.
 check: warphunt ptx $(BUILD)/test_runner_san $(GPU_SCRIPT_BIN)
 	@set -o pipefail 2>/dev/null || true; \
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	ASAN_OPTIONS=detect_leaks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(BUILD)/test_runner_san $(TEST_ARGS) --tap=$(BUILD)/check.tap 2>&1 | tee $(BUILD)/check.log; \
 	status=$$?; \
