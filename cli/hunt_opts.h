@@ -132,8 +132,9 @@ enum {
     "                    head start itself on one core), the scout tries the edit\n" \
     "                    screen's codes (those of --no-edit-screen) on its best random\n" \
     "                    input, one at a time, the longest of a round the base of the\n" \
-    "                    next, while a round gains, one round per --value-edits, at\n" \
-    "                    most a tenth of --evals: a buffer-wide worst case (every edge\n" \
+    "                    next, while a round gains (where none gains, a round of pairs:\n" \
+    "                    one kind of edit on two fields), one round per --value-edits,\n" \
+    "                    at most a tenth of --evals: a buffer-wide worst case (every edge\n" \
     "                    into one node) in the first seconds, not after the stage.\n" \
     "                    None with --scout-head 0.  This turns it off\n" \
     "                    (--no-edit-screen leaves it on)\n" \

@@ -77,8 +77,9 @@ typedef struct {
      * before the stage (-1: a fiftieth of --evals, 1-100; 0: none) */
     long scout_head;
     /* the scout's screen: after as many random inputs as a head start's
-     * (scout_head's), each edit screen code tried on its best, greedily,
-     * one round per value-edit gene, at most a tenth of the budget
+     * (scout_head's), each edit screen code tried on its best, greedily
+     * (pairs of one kind on two fields where no single code gains), one
+     * round per value-edit gene, at most a tenth of the budget
      * (hunt_scout.c; default true) */
     bool scout_screen;
     harness_backend backend;

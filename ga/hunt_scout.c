@@ -25,8 +25,10 @@
  * After that many random inputs the scout screens its best (the head
  * start's, or on a spare core its first thread's after as many): each edit
  * screen code (gen_edit_screen) applied to it, the longest of a round the
- * base of the next, while a round finds a longer input, one round per
- * value-edit gene, at most a tenth of the budget.  The GA screens its own
+ * base of the next, while a round finds a longer input (where a round of
+ * single codes finds none, a round of pairs, one kind on two fields: two
+ * buffers that must agree), one round per value-edit gene, at most a tenth
+ * of the budget.  The GA screens its own
  * best too, but only after the stage: on kernels whose worst input is a
  * buffer-wide edit of any input (every key in one hash slot, every edge
  * into one node) the scout finds it in the first seconds instead of after
@@ -130,33 +132,90 @@ static long screen_budget(const hunt *h)
     return h->opt.ga.max_evals && n < 1 ? 1 : n;   /* 0: no bound but the rounds */
 }
 
+/* Whether codes a and b are one edit kind on two fields: a pair the
+ * screen tries where no single code gains (text and pattern both one
+ * character: neither alone makes a window match). */
+static bool a_pair(const hunt *h, int a, int b)
+{
+    gen_edit ea, eb;
+    gen_edit_decode(h->img, h->screen_codes[a], &ea);
+    gen_edit_decode(h->img, h->screen_codes[b], &eb);
+    return ea.kind == eb.kind && h->screen_groups[a] != h->screen_groups[b];
+}
+
+/* A screen's input seed and its evaluations. */
+typedef struct {
+    uint64_t seed;
+    long budget, spent;   /* budget 0: no bound */
+} screening;
+
+/* Measure the seed's input with cand's edits; the longer of it and
+ * best/best_fit into them.  False when the scout is to stop. */
+static bool try_edits(hunt *h, hunt_worker *w, screening *sc, const hunt_edits *cand, hunt_edits *best,
+                      double *best_fit)
+{
+    double fitness;
+    long eval = take(h, NULL);
+    if (!eval || !measure(h, w, eval, sc->seed, cand, &fitness)) return false;
+    sc->spent++;
+    if (fitness > *best_fit) {
+        *best = *cand;
+        *best_fit = fitness;
+    }
+    return true;
+}
+
+static bool over_budget(const screening *sc)
+{
+    return sc->budget && sc->spent >= sc->budget;
+}
+
+/* One screening round on base: every code (pairs: every two codes of one
+ * kind on two fields) added to it; the longest into best/best_fit, left as
+ * they are when nothing beats them.  False when the scout is to stop. */
+static bool screen_round(hunt *h, hunt_worker *w, screening *sc, const hunt_edits *base, bool pairs,
+                         hunt_edits *best, double *best_fit)
+{
+    hunt_edits one, two;
+    for (int i = 0; i < h->nscreen && !over_budget(sc); i++) {
+        if (!with_code(base, h->screen_codes[i], h->screen_groups[i], &one)) continue;
+        if (!pairs) {
+            if (!try_edits(h, w, sc, &one, best, best_fit)) return false;
+            continue;
+        }
+        for (int j = i + 1; j < h->nscreen && !over_budget(sc); j++)
+            if (a_pair(h, i, j) && with_code(&one, h->screen_codes[j], h->screen_groups[j], &two) &&
+                !try_edits(h, w, sc, &two, best, best_fit))
+                return false;
+    }
+    return true;
+}
+
 /* The screen on w from the scout's best so far: each round tries every
- * code on the base and keeps the longest if it is longer than the base. */
+ * code on the base and keeps the longest if it is longer than the base;
+ * a round of single codes that gains nothing is followed by one of pairs. */
 static void screen(hunt *h, hunt_worker *w)
 {
     hunt_scout *s = &h->scout;
     pthread_mutex_lock(&s->mu);
-    uint64_t seed = s->best_seed;
+    screening sc = { .seed = s->best_seed, .budget = screen_budget(h) };
     hunt_edits base = s->best_edits;
     double base_fit = s->best;
     pthread_mutex_unlock(&s->mu);
-    long budget = screen_budget(h), spent = 0;
-    for (int round = 0; base_fit > 0 && round < screen_rounds(h); round++) {
-        hunt_edits best = base, cand;
-        double best_fit = base_fit, fitness;
-        for (int i = 0; i < h->nscreen && (!budget || spent < budget); i++) {
-            if (!with_code(&base, h->screen_codes[i], h->screen_groups[i], &cand)) continue;
-            long eval = take(h, NULL);
-            if (!eval || !measure(h, w, eval, seed, &cand, &fitness)) return;
-            spent++;
-            if (fitness > best_fit) {
-                best = cand;
-                best_fit = fitness;
-            }
+    bool pairs = false;
+    for (int round = 0; base_fit > 0 && round < screen_rounds(h);) {
+        hunt_edits best = base;
+        double best_fit = base_fit;
+        if (!screen_round(h, w, &sc, &base, pairs, &best, &best_fit)) return;
+        if (best_fit <= base_fit) {
+            if (pairs || over_budget(&sc)) return;
+            pairs = true;
+            continue;
         }
-        if (best_fit <= base_fit) return;
+        pairs = false;
         base = best;
         base_fit = best_fit;
+        round++;
         s->screen_rounds++;   /* one screening thread: no other writer */
     }
 }

@@ -7,8 +7,8 @@
  * off with --no-scout and beside a cached stage; with one job it is a head
  * start of a fixed number of inputs before the stage, which leaves the
  * search repeatable.  With value edits the scout then screens its best
- * random input (each edit screen code, greedily), on one job and on a
- * spare core.
+ * random input (each edit screen code, greedily; pairs of one kind on two
+ * fields where no single code gains), on one job and on a spare core.
  *
  * scout_loop.json: gt_loop on 128 threads with trip counts up to 4096;
  * the stage cannot reach far in 2 s, while every random warp holds a lane
@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 #include "core/results.h"
 #include "ga/hunt.h"
+#include "gen/gen.h"
 #include "tests/support.h"
 
 #include <stdio.h>
@@ -396,6 +397,55 @@ Test(scout, a_spare_core_screens_during_the_stage)
     cr_expect_gt(screened, 0, "the 2 s stage leaves time for the screen (%ld scout inputs)", r.scout_evals);
     cr_expect_gt(json_integer_value(json_object_get(scout, "best_eval")), SCREEN_HEAD);
     cr_expect_geq(json_array_size(json_object_get(scout, "best_edit_codes")), 1, "its best is a screened input");
+    json_decref(doc);
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
+/* Where no single edit gains, a pair of one kind on two fields can:
+ * substring_search's windows match only where the text and the shared
+ * pattern agree, so random inputs fail at a window's first or second byte
+ * and a fill of either buffer alone changes nothing; both filled alike,
+ * every window matches.  The search is given no atoms' head start over the
+ * scout's screen: one job, and the screen's tenth of PAIR_BUDGET (30) holds
+ * the single codes' round (20) and the first pairs. */
+#define PAIR_SPEC "kernels/corpus/substring_search.json"
+#define PAIR_BUDGET 300
+Test(scout, a_pair_of_edits_where_no_single_one_gains)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/substring_search.ptx");
+    wh_error err;
+    wh_spec *s = wh_spec_load(PAIR_SPEC, &err);
+    cr_assert(s, "%s", err.msg);
+    char base[] = "/tmp/wh_scout_XXXXXX";
+    cr_assert(mkdtemp(base));
+    hunt_options o = scout_options(base);
+    o.ga.max_evals = PAIR_BUDGET;
+    o.jobs = 1;
+    o.scout_head = SCREEN_HEAD;
+    o.value_edits = 3;
+    o.edit_screen = false;
+    o.explore.time_s = 600;   /* bounded by paths */
+    o.explore.path_budget = 8;
+    hunt_summary r;
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    double fit[SCREEN_HEAD + 1] = { 0 }, random_best = 0;
+    csv_fitness(r.dir, "scout.csv", fit, SCREEN_HEAD + 1);
+    for (int ev = 1; ev <= SCREEN_HEAD; ev++) random_best = fit[ev] > random_best ? fit[ev] : random_best;
+    cr_expect_gt(r.scout_best, 5 * random_best, "every window a match (scout %g, random %g)", r.scout_best,
+                 random_best);
+    json_t *doc, *scout = scout_json(r.dir, &doc);
+    json_t *codes = json_object_get(scout, "best_edit_codes");
+    cr_assert_eq(json_array_size(codes), 2, "a pair");
+    wh_launch full = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    gen_edit e[2];
+    for (int k = 0; k < 2; k++)
+        gen_edit_decode(img, (uint32_t)json_integer_value(json_array_get(codes, (size_t)k)), &e[k]);
+    cr_expect_eq(e[0].kind, e[1].kind, "one kind of edit");
+    cr_expect_neq(e[0].param, e[1].param, "on the text and on the pattern");
+    wh_image_free(img);
     json_decref(doc);
     ts_rmtree(base);
     wh_spec_free(s);
