@@ -406,9 +406,9 @@ Test(scout, a_spare_core_screens_during_the_stage)
  * substring_search's windows match only where the text and the shared
  * pattern agree, so random inputs fail at a window's first or second byte
  * and a fill of either buffer alone changes nothing; both filled alike,
- * every window matches.  The search is given no atoms' head start over the
- * scout's screen: one job, and the screen's tenth of PAIR_BUDGET (30) holds
- * the single codes' round (20) and the first pairs. */
+ * every window matches.  One job, so the screen runs before the stage and
+ * is repeatable; the screen's tenth of PAIR_BUDGET (30) holds the round of
+ * single codes (20) and the first pairs. */
 #define PAIR_SPEC "kernels/corpus/substring_search.json"
 #define PAIR_BUDGET 300
 Test(scout, a_pair_of_edits_where_no_single_one_gains)
