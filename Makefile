@@ -67,10 +67,15 @@ KSOBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(BENCH_KERNEL_SRC))
 
 .PHONY: all deps test check bench bench-corpus install uninstall clean help ptx fuzz fuzz-smoke
 
-all: warphunt ptx
+# The default build is what a hunt needs: ./warphunt and the PTX of the
+# kernels users hunt (kernels/, its calib/ and corpus/); the test kernels'
+# PTX (tests/ptx/, 57 files at about 0.6 s of nvcc each, nvcc being one
+# process per file) is built by `make ptx`, test, check and fuzz.
+all: warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
 
 help:
 	@echo "make            build ./warphunt and the PTX of bundled kernels (BUILD=dir: dir/warphunt)"
+	@echo "make ptx        the PTX of bundled kernels and of the test kernels (tests/ptx/)"
 	@echo "make deps       install the Debian packages warphunt needs"
 	@echo "make test       build and run the test suite"
 	@echo "make check      run the test suite under ASan + UBSan, then each fuzz harness for 5 s"
