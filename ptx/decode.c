@@ -435,18 +435,23 @@ static bool decode_sured(ptx_instr *ins, const char *file, wh_error *err)
 }
 
 /* suld.b.GEOM{.v2,.v4}.bN{.trap,.clamp,.zero} d, [surf, {x, y, z}] and
- * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, sust.p,
- * sured.p and the cubemap forms; .a1d and .a2d take {layer, x} and
- * {layer, x, y, unused}), .zero a flag (.clamp is one already). */
+ * sust.b... [surf, {x, y, z}], v: geometry in mode (0 for suld.p, which
+ * the ISA no longer has, and the cubemap forms; .a1d and .a2d take
+ * {layer, x} and {layer, x, y, unused}), .zero a flag (.clamp is one
+ * already); sust.p and sured.p, formatted, set PTX_F_FORMATTED. */
 static bool decode_surf(ptx_instr *ins, const char *file, wh_error *err)
 {
-    bool plain = false;
+    bool plain = false, formatted = false;
     for (int i = 0; i < ins->nmods; i++) {
         plain |= STREQ(ins->mods[i], "b");
+        formatted |= STREQ(ins->mods[i], "p");
         if (STREQ(ins->mods[i], "zero"))
             ins->flags |= PTX_F_ZERO;
     }
-    ins->mode = plain ? geometry_of(ins) : 0;
+    formatted &= ins->op != PTX_OP_SULD;
+    if (formatted)
+        ins->flags |= PTX_F_FORMATTED;
+    ins->mode = plain || formatted ? geometry_of(ins) : 0;
     if (ins->mode > PTX_TEX_A2D)
         ins->mode = 0;   /* cubemap surfaces: not yet */
     if (ins->op == PTX_OP_SURED)

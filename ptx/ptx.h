@@ -149,7 +149,8 @@ enum {
     PTX_F_ZERO     = 1u << 25,  /* suld/sust .zero (out of bounds: 0, no store); .clamp is PTX_F_CLAMP */
     PTX_F_PARITY   = 1u << 26,  /* mbarrier.test_wait.parity / try_wait.parity */
     PTX_F_NOCOMPLETE = 1u << 27, /* mbarrier.arrive.noComplete */
-    PTX_F_EXPECT_TX = 1u << 28  /* mbarrier.arrive.expect_tx / arrive_drop.expect_tx */
+    PTX_F_EXPECT_TX = 1u << 28, /* mbarrier.arrive.expect_tx / arrive_drop.expect_tx */
+    PTX_F_FORMATTED = 1u << 29  /* sust.p / sured.p: x counts samples, values in the surface's format */
 };
 
 /* cp.async forms (ptx_instr.mode of PTX_OP_CP_ASYNC).  The bulk copies
@@ -178,10 +179,11 @@ typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
     PTX_MBAR_TRY_WAIT, PTX_MBAR_PENDING_COUNT, PTX_MBAR_EXPECT_TX, PTX_MBAR_COMPLETE_TX
 } ptx_mbar_mode;
-/* tex, suld, sust: the geometry (`.1d` `.2d` `.3d`, the layered `.a1d`
- * `.a2d` (a cubemap surface's faces are an .a2d's layers) and for tex the
- * cubemap `.cube` `.acube`; the multisample forms and suld.p/sust.p
- * decode to 0, which no engine runs). */
+/* tex, suld, sust, sured: the geometry (`.1d` `.2d` `.3d`, the layered
+ * `.a1d` `.a2d` (a cubemap surface's faces are an .a2d's layers) and for
+ * tex the cubemap `.cube` `.acube`; the multisample forms and suld.p
+ * decode to 0, which no engine runs; sust.p and sured.p set
+ * PTX_F_FORMATTED). */
 typedef enum {
     PTX_TEX_1D = 1, PTX_TEX_2D, PTX_TEX_3D, PTX_TEX_A1D, PTX_TEX_A2D, PTX_TEX_CUBE, PTX_TEX_ACUBE
 } ptx_tex_geom;
@@ -770,6 +772,24 @@ uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c);
  * access size (at most 16): PTX_SURF_MISALIGNED. */
 typedef enum { PTX_SURF_IN, PTX_SURF_OUT, PTX_SURF_MISALIGNED } ptx_surf_place;
 ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], int bytes, bool clamp, uint64_t *off);
+/* The same for sust.p and sured.p, whose x is a sample (texel) index, not
+ * a byte offset: the access is one whole texel, never misaligned. */
+ptx_surf_place ptx_surf_sample_offset(const ptx_texture *t, const uint32_t coord[4], bool clamp, uint64_t *off);
+
+/* sust.p: the texel that n 32-bit values (R, G, B, A in that order) make
+ * in the surface's format: an f32 channel takes the value's bits, an
+ * integer channel the value read as .s32 (signed channels) or .u32
+ * (unsigned) saturated to the channel's range; channels the values lack
+ * are written 0 (the ISA: unpredictable), values the texel lacks are
+ * ignored.  Decided here, not compared with a GPU: the saturation. */
+void ptx_surf_format_texel(const ptx_texture *t, const uint32_t *v, int n, uint8_t *texel);
+
+/* sured.p of type ty (.b32, .b64): the type the reduction runs in (.u32 or
+ * .s32 as the surface's samples are unsigned or signed, as the ISA says),
+ * or PTX_T_NONE when the surface's samples are no single integer of that
+ * width (the spec's surfaces have no 64-bit channel; decided here: such a
+ * reduction faults). */
+ptx_type ptx_surf_reduce_type(const ptx_texture *t, ptx_type ty);
 
 /* The four values of a fetch that reads taps[0..n) (ptx_tex_taps): with
  * one tap its channels, else each channel's weighted sum (f32: acc = acc +

@@ -17,7 +17,11 @@
  * value.  Surfaces (suld.b/sust.b): x is a byte offset in its row, y and z
  * rows and slices; out of bounds .trap faults, .zero reads 0 and drops the
  * store, .clamp goes to the nearest place inside; an x that is no multiple
- * of the access size faults.  Measured against a GPU: not yet.
+ * of the access size faults.  The formatted sust.p and sured.p count x in
+ * samples and convert values to the surface's format (saturating integer
+ * channels, decided here).  Compared with an H200 (README, "Textures"):
+ * point sampling, tld4, layered and cubemap fetches and suld.b/sust.b
+ * agree; the rest (filtering, the formatted forms...) is not compared yet.
  */
 #include "ptx/internal.h"
 
@@ -371,17 +375,15 @@ uint32_t ptx_tex_query_value(const ptx_texture *t, int q)
     }
 }
 
-ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], int bytes, bool clamp, uint64_t *off)
+/* Where an access of `bytes` at x bytes into its row, row y, slice z and
+ * layer lands (ptx_surf_offset). */
+static ptx_surf_place surf_place(const ptx_texture *t, int64_t layer, int64_t x, int64_t y, int64_t z, int bytes,
+                                 bool clamp, uint64_t *off)
 {
     int64_t align = bytes > 16 ? 16 : bytes;
     int64_t row = t->dims[0] * t->texel_bytes;
-    /* a layered access's first coordinate is its layer; a cubemap's
-     * faces are its layers (face + 6 layer) */
+    /* a cubemap's faces are its layers (face + 6 layer) */
     int64_t layers = (t->layers ? t->layers : 1) * (t->cube ? 6 : 1);
-    int first = t->layers || t->cube ? 1 : 0;
-    int64_t layer = first ? (int64_t)coord[0] : 0;
-    int64_t x = (int32_t)coord[first], y = t->ndims > 1 ? (int32_t)coord[first + 1] : 0;
-    int64_t z = t->ndims > 2 ? (int32_t)coord[first + 2] : 0;
     if (x % align)
         return PTX_SURF_MISALIGNED;
     bool out = x < 0 || x + bytes > row || y < 0 || y >= t->dims[1] || z < 0 || z >= t->dims[2] || layer >= layers;
@@ -398,4 +400,56 @@ ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], in
     }
     *off = (uint64_t)(((layer * t->dims[2] + z) * t->dims[1] + y) * row + x);
     return PTX_SURF_IN;
+}
+
+/* An access's coordinates: a layered one's first is its layer (u32). */
+static ptx_surf_place surf_coords(const ptx_texture *t, const uint32_t coord[4], int64_t x_scale, int bytes,
+                                  bool clamp, uint64_t *off)
+{
+    int first = t->layers || t->cube ? 1 : 0;
+    int64_t layer = first ? (int64_t)coord[0] : 0;
+    int64_t x = (int64_t)(int32_t)coord[first] * x_scale, y = t->ndims > 1 ? (int32_t)coord[first + 1] : 0;
+    int64_t z = t->ndims > 2 ? (int32_t)coord[first + 2] : 0;
+    return surf_place(t, layer, x, y, z, bytes, clamp, off);
+}
+
+ptx_surf_place ptx_surf_offset(const ptx_texture *t, const uint32_t coord[4], int bytes, bool clamp, uint64_t *off)
+{
+    return surf_coords(t, coord, 1, bytes, clamp, off);
+}
+
+ptx_surf_place ptx_surf_sample_offset(const ptx_texture *t, const uint32_t coord[4], bool clamp, uint64_t *off)
+{
+    return surf_coords(t, coord, t->texel_bytes, t->texel_bytes, clamp, off);
+}
+
+/* Value v, an s32 or a u32, saturated to an integer channel of `bytes`. */
+static uint32_t saturate_channel(uint32_t v, int bytes, bool is_signed)
+{
+    if (bytes >= 4)
+        return v;
+    int bits = 8 * bytes;
+    if (!is_signed)
+        return v > (1u << bits) - 1 ? (1u << bits) - 1 : v;
+    int32_t s = (int32_t)v, hi = (int32_t)((1u << (bits - 1)) - 1), lo = -hi - 1;
+    return (uint32_t)(s > hi ? hi : s < lo ? lo : s);
+}
+
+void ptx_surf_format_texel(const ptx_texture *t, const uint32_t *v, int n, uint8_t *texel)
+{
+    for (int c = 0; c < t->channels; c++) {
+        uint32_t x = c < n ? v[c] : 0;
+        if (!t->chan_float)
+            x = saturate_channel(x, t->chan_bytes, t->chan_signed);
+        /* little-endian: the channel's low bytes */
+        for (int b = 0; b < t->chan_bytes; b++)
+            texel[c * t->chan_bytes + b] = (uint8_t)(x >> (8 * b));
+    }
+}
+
+ptx_type ptx_surf_reduce_type(const ptx_texture *t, ptx_type ty)
+{
+    if (ty != PTX_T_B32 || t->channels != 1 || t->chan_bytes != 4 || t->chan_float)
+        return PTX_T_NONE;
+    return t->chan_signed ? PTX_T_S32 : PTX_T_U32;
 }

@@ -278,27 +278,89 @@ static bool surf_access(sx_cx *cx, Z3_ast at, const ptx_operand *v)
     return true;
 }
 
-/* sured.b at address `at` (a bv64 term; NULL: outside the surface under
- * .zero, dropped): the element read, reduced with the value, written back,
- * as red.global does (an atomic: exec.c runs a warp's in lane order). */
-static bool surf_reduce(sx_cx *cx, Z3_ast at)
+/* Value v (bv32, an s32 or a u32) saturated to an integer channel of
+ * `bytes` < 4, as ptx_surf_format_texel does. */
+static Z3_ast saturate_channel(sx_cx *cx, Z3_ast v, int bytes, bool is_signed)
+{
+    sx_z *z = ZZ(cx);
+    int bits = 8 * bytes;
+    if (!is_signed) {
+        Z3_ast max = sx_z_num(z, (1u << bits) - 1, 32);
+        return sx_z_ite(z, sx_zk(z, Z3_mk_bvugt(C, v, max)), max, v);
+    }
+    Z3_ast hi = sx_z_num(z, (1u << (bits - 1)) - 1, 32), lo = sx_z_num(z, (uint32_t)-(1 << (bits - 1)), 32);
+    return sx_z_ite(z, sx_zk(z, Z3_mk_bvsgt(C, v, hi)), hi, sx_z_ite(z, sx_zk(z, Z3_mk_bvslt(C, v, lo)), lo, v));
+}
+
+/* sust.p at address `at` (a bv64 term; NULL: dropped under .zero): the
+ * values v as the texel of the surface's format (ptx_surf_format_texel). */
+static bool surf_store_formatted(sx_cx *cx, Z3_ast at, const ptx_texture *t, const ptx_operand *v)
 {
     const ptx_instr *ins = cx->ins;
     sx_z *z = ZZ(cx);
-    int es = ptx_type_size(ins->type);
-    Z3_ast v = at ? sx_opd_value(cx, &ins->ops[1], ins->type) : NULL, old = NULL;
+    for (int c = 0; at && c < t->channels && !cx->dead; c++) {
+        const ptx_operand *o = v->kind == PTX_OPD_VEC ? &v->elems[c] : v;
+        Z3_ast val = c < ins->vec ? sx_opd_value(cx, o, PTX_T_B32) : sx_z_num(z, 0, 32);
+        if (!val)
+            return false;
+        val = sx_z_as_bv(z, val, 32);
+        if (!t->chan_float && t->chan_bytes < 4)
+            val = saturate_channel(cx, val, t->chan_bytes, t->chan_signed);
+        Z3_ast addr = fold(cx, Z3_mk_bvadd(C, at, sx_z_num(z, (uint64_t)(c * t->chan_bytes), 64)));
+        if (!sx_mem_store(cx, PTX_SPACE_GLOBAL, addr, t->chan_bytes, sx_z_as_bv(z, val, 8 * t->chan_bytes)))
+            return false;
+    }
+    return true;
+}
+
+/* sured at address `at` (a bv64 term; NULL: outside the surface under
+ * .zero, dropped) in type ty (sured.b: the instruction's; sured.p: its
+ * samples'): the element read, reduced with the value, written back, as
+ * red.global does (an atomic: exec.c runs a warp's in lane order). */
+static bool surf_reduce(sx_cx *cx, Z3_ast at, ptx_type ty)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    int es = ptx_type_size(ty);
+    Z3_ast v = at ? sx_opd_value(cx, &ins->ops[1], ty) : NULL, old = NULL;
     if (!at)
         return true;
     if (!v || !sx_mem_load(cx, PTX_SPACE_GLOBAL, at, es, &old))
         return false;
     if (cx->dead)
         return true;
-    Z3_ast nv = sx_atom_value(cx, ins->aop, ins->type, old, sx_z_as_bv(z, v, 8 * es), NULL);
+    Z3_ast nv = sx_atom_value(cx, ins->aop, ty, old, sx_z_as_bv(z, v, 8 * es), NULL);
     return nv && sx_mem_store(cx, PTX_SPACE_GLOBAL, at, es, nv);
 }
 
-/* suld.b / sust.b / sured.b: the access ptx_surf_offset places, through
- * the memory model; symbolic coordinates pinned.  (Forking on the bounds and reading
+/* Is the surface access's form one this file runs? */
+static bool surf_form_known(const ptx_instr *ins, const ptx_operand *a)
+{
+    ptx_type ty = ins->type;
+    bool fmt = (ins->flags & PTX_F_FORMATTED) != 0, bits;
+    if (ins->op == PTX_OP_SURED)
+        bits = fmt ? ty == PTX_T_B32 || ty == PTX_T_B64
+                   : ty == PTX_T_U32 || ty == PTX_T_S32 || ty == PTX_T_B32 || ty == PTX_T_U64 || ty == PTX_T_S64;
+    else
+        bits = fmt ? ty == PTX_T_B32 : ty == PTX_T_B8 || ty == PTX_T_B16 || ty == PTX_T_B32 || ty == PTX_T_B64;
+    return ins->mode && a->reg >= 0 && a->nelems == 1 && ins->vec <= 4 && bits;
+}
+
+/* An access that faults: the path ends there. */
+static int surf_fault(sx_cx *cx, const ptx_texture *t, int p, const uint32_t coord[4], const char *why, int bytes)
+{
+    bool st = cx->ins->op == PTX_OP_SUST || cx->ins->op == PTX_OP_SURED;
+    char what[400];
+    snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d)%s of surface '%s' by thread %d", why,
+             st ? "store" : "load", bytes, (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2],
+             t->layers || t->cube ? " (layer, x, y)" : "", cx->e->spec->params[p].name, cx->t);
+    sx_fault_path(cx, what);
+    return 1;
+}
+
+/* suld.b / sust.b / sured.b and the formatted sust.p / sured.p: the access
+ * ptx_surf_offset (or ptx_surf_sample_offset) places, through the memory
+ * model; symbolic coordinates pinned.  (Forking on the bounds and reading
  * at a symbolic offset instead was tried on surf_walk: the array reads of
  * its walk made the solver give up, 2 paths in 30 s against 12 paths, every
  * atom valid, in 0.2 s pinned.) */
@@ -307,13 +369,9 @@ static int exec_surf(sx_cx *cx)
     const ptx_instr *ins = cx->ins;
     sx_z *z = ZZ(cx);
     bool red = ins->op == PTX_OP_SURED, st = ins->op == PTX_OP_SUST || red;
+    bool fmt = (ins->flags & PTX_F_FORMATTED) != 0, clamp = (ins->flags & PTX_F_CLAMP) != 0;
     const ptx_operand *a = &ins->ops[st ? 0 : 1], *v = &ins->ops[st ? 1 : 0];
-    int es = ptx_type_size(ins->type), nv = ins->vec;
-    bool bits = ins->type == PTX_T_B8 || ins->type == PTX_T_B16 || ins->type == PTX_T_B32 || ins->type == PTX_T_B64;
-    if (red)
-        bits = ins->type == PTX_T_U32 || ins->type == PTX_T_S32 || ins->type == PTX_T_B32 || ins->type == PTX_T_U64 ||
-               ins->type == PTX_T_S64;
-    if (!ins->mode || a->reg < 0 || a->nelems != 1 || nv > 4 || !bits)
+    if (!surf_form_known(ins, a))
         return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "unsupported instruction '%s' form (line %d)", ins->opcode,
                             ins->line), -1;
     int p = 0, ret;
@@ -321,20 +379,24 @@ static int exec_surf(sx_cx *cx)
     const ptx_texture *t = pinned_access(cx, a, PTX_T_S32, &p, coord, &ret);
     if (!t)
         return ret;
+    int bytes = fmt ? t->texel_bytes : ptx_type_size(ins->type) * ins->vec;
     uint64_t off = 0;
-    ptx_surf_place place = ptx_surf_offset(t, coord, es * nv, (ins->flags & PTX_F_CLAMP) != 0, &off);
-    if (place == PTX_SURF_MISALIGNED || (place == PTX_SURF_OUT && !(ins->flags & PTX_F_ZERO))) {
-        char what[300];
-        snprintf(what, sizeof what, "%s %s of %d bytes at (%d, %d, %d)%s of surface '%s' by thread %d",
-                 place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load", es * nv,
-                 (int32_t)coord[0], (int32_t)coord[1], (int32_t)coord[2], t->layers || t->cube ? " (layer, x, y)" : "",
-                 cx->e->spec->params[p].name, cx->t);
-        sx_fault_path(cx, what);
-        return 1;
-    }
+    ptx_surf_place place = fmt ? ptx_surf_sample_offset(t, coord, clamp, &off)
+                               : ptx_surf_offset(t, coord, bytes, clamp, &off);
+    if (place == PTX_SURF_MISALIGNED || (place == PTX_SURF_OUT && !(ins->flags & PTX_F_ZERO)))
+        return surf_fault(cx, t, p, coord, place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)",
+                          bytes);
+    ptx_type red_type = red && fmt ? ptx_surf_reduce_type(t, ins->type) : ins->type;
+    if (red_type == PTX_T_NONE)
+        return surf_fault(cx, t, p, coord,
+                          "formatted reduction (sured.p) whose type its samples do not hold (one 32-bit integer)",
+                          ptx_type_size(ins->type));
     uint64_t base = sx_layout_generic(&cx->e->regions[cx->e->tex_region[p]]) + off;
     Z3_ast at = place == PTX_SURF_IN ? sx_z_num(z, base, 64) : NULL;
-    return (red ? surf_reduce(cx, at) : surf_access(cx, at, v)) ? 1 : -1;
+    bool ok = red ? surf_reduce(cx, at, red_type)
+            : fmt ? surf_store_formatted(cx, at, t, v)
+                  : surf_access(cx, at, v);
+    return ok ? 1 : -1;
 }
 
 /* tld4: the bilinear footprint's texels (ptx_tex_gather_taps), component

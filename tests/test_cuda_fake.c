@@ -1264,9 +1264,10 @@ Test(fake_cuda, surfaces_reach_the_kernel_and_come_back)
     expect_agrees_with_the_sim(&f, "tests/specs/surf_layered.json", "7", "3");   /* a layered array */
     expect_agrees_with_the_sim(&f, "tests/specs/surf_cube.json", "7", "3");      /* a cubemap */
     expect_agrees_with_the_sim(&f, "tests/specs/surf_reduce.json", "5", "3");    /* sured.b add and min */
+    expect_agrees_with_the_sim(&f, "tests/specs/surf_formatted.json", "5", "3"); /* sust.p, sured.p */
     fakelog g = read_log(f.log);
-    cr_expect_geq(count_op(&g, "surf_create"), 5, "a surface object per backend");
-    cr_expect_geq(count_op(&g, "memcpy3d_dtoa"), 5, "the surface restored before each launch");
+    cr_expect_geq(count_op(&g, "surf_create"), 6, "a surface object per backend");
+    cr_expect_geq(count_op(&g, "memcpy3d_dtoa"), 6, "the surface restored before each launch");
     cr_expect_geq(count_op(&g, "memcpy3d_atoh"), 1, "the output surface read back");
     free(g.l);
     fx_close(&f);

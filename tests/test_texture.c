@@ -419,6 +419,29 @@ Test(texture, the_spec_says_what_a_surface_may_be)
                    "\"surface\":{\"dims\":[4],\"cube\":true}}", "a cubemap surface's");
 }
 
+/* A random input of s (PCG32 seed and stream). */
+static wh_image *random_image(const wh_spec *s, uint64_t seed, uint64_t stream)
+{
+    wh_error err;
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, seed, stream);
+    cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+    return img;
+}
+
+/* One run of img on h that ends well (its outputs back in img). */
+static void measure_ok(harness *h, wh_image *img)
+{
+    wh_error err;
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
+    harness_result_free(&r);
+}
+
 /* surf_walk on random inputs: each column's walk, as a C reference walks it. */
 Test(texture, a_surface_walk_reads_rows_of_the_surface)
 {
@@ -427,19 +450,11 @@ Test(texture, a_surface_walk_reads_rows_of_the_surface)
     wh_spec *s = wh_spec_load(WALK, &err);
     cr_assert(s, "%s", err.msg);
     harness *h = open_sim(s, true);
-    wh_launch l = wh_spec_launch_full(s);
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        wh_image *img = wh_image_new(s, &l, &err);
-        cr_assert(img, "%s", err.msg);
-        pcg32 rng;
-        pcg32_seed(&rng, seed, 17);
-        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        wh_image *img = random_image(s, seed, 17);
         int cells[8][32];
         memcpy(cells, img->bufs[0].data, sizeof cells);
-        harness_result r;
-        cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
-        cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
-        harness_result_free(&r);
+        measure_ok(h, img);
         for (int x = 0; x < 32; x++) {
             int y = 0, steps = 0, v = cells[0][x];
             while (v > 0 && steps < 16) {
@@ -458,6 +473,37 @@ Test(texture, a_surface_walk_reads_rows_of_the_surface)
 
 #define SURF_REDUCE "tests/specs/surf_reduce.json"
 
+/* What surf_reduce's and surf_formatted's 32 lanes do to 8 bins: add 1 to
+ * cnt[bins[i]] (a bin of 8 is past the end: dropped) and take the minimum
+ * of vals[i] into low[min(bins[i], 7)].  Returns the adds dropped. */
+static int reduce_bins(int cnt[8], int low[8], const int bins[32], const int vals[32])
+{
+    int dropped = 0;
+    for (int i = 0; i < 32; i++) {
+        int c = bins[i] < 8 ? bins[i] : 7;
+        dropped += bins[i] == 8;
+        if (bins[i] < 8) cnt[c]++;
+        if (vals[i] < low[c]) low[c] = vals[i];
+    }
+    return dropped;
+}
+
+/* Then lane i reads its bin's count k and minimum m back, loops extra[i] +
+ * (m & 7) times, and writes k to buffer count_buf and m + 256 acc to
+ * least_buf of img: expected against reduce_bins's cells. */
+static void expect_bin_results(const wh_image *img, int count_buf, int least_buf, const int cnt[8],
+                               const int low[8], const int bins[32], const int extra[32], uint64_t seed)
+{
+    for (int i = 0; i < 32; i++) {
+        int c = bins[i] < 8 ? bins[i] : 7, acc = 0;
+        for (int j = 0; j < extra[i] + (low[c] & 7); j++) acc += j ^ cnt[c];
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[count_buf].data + 4 * i), cnt[c], "seed %llu count %d",
+                     (unsigned long long)seed, i);
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[least_buf].data + 4 * i), low[c] + acc * 256,
+                     "seed %llu least %d", (unsigned long long)seed, i);
+    }
+}
+
 /* surf_reduce on random inputs: each bin's count (bins past the end
  * dropped under .zero) and minimum, as a C reference reduces them. */
 Test(texture, surface_reductions_add_and_take_the_minimum)
@@ -467,41 +513,118 @@ Test(texture, surface_reductions_add_and_take_the_minimum)
     wh_spec *s = wh_spec_load(SURF_REDUCE, &err);
     cr_assert(s, "%s", err.msg);
     harness *h = open_sim(s, true);
-    wh_launch l = wh_spec_launch_full(s);
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        wh_image *img = wh_image_new(s, &l, &err);
-        cr_assert(img, "%s", err.msg);
-        pcg32 rng;
-        pcg32_seed(&rng, seed, 23);
-        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        wh_image *img = random_image(s, seed, 23);
         int cells[2][8], bins[32], vals[32];
         memcpy(cells, img->bufs[0].data, sizeof cells);
         memcpy(bins, img->bufs[1].data, sizeof bins);
         memcpy(vals, img->bufs[2].data, sizeof vals);
-        int dropped = 0;
-        for (int i = 0; i < 32; i++) {
-            int c = bins[i] < 8 ? bins[i] : 7;
-            dropped += bins[i] == 8;
-            if (bins[i] < 8) cells[0][c]++;
-            if (vals[i] < cells[1][c]) cells[1][c] = vals[i];
-        }
-        harness_result r;
-        cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
-        cr_assert_eq(r.status, HARNESS_OK, "%s", r.message);
-        harness_result_free(&r);
-        for (int i = 0; i < 32; i++) {
-            int c = bins[i] < 8 ? bins[i] : 7, acc = 0;
-            for (int j = 0; j < (cells[1][c] & 7); j++) acc += j ^ cells[0][c];
-            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[3].data + 4 * i), cells[0][c], "seed %llu count %d",
-                         (unsigned long long)seed, i);
-            cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[4].data + 4 * i), cells[1][c] + acc * 256,
-                         "seed %llu least %d", (unsigned long long)seed, i);
-        }
+        int dropped = reduce_bins(cells[0], cells[1], bins, vals);
+        measure_ok(h, img);
+        static const int no_extra[32];
+        expect_bin_results(img, 3, 4, cells[0], cells[1], bins, no_extra, seed);
         cr_log_info("seed %llu: %d of 32 adds past the end, dropped", (unsigned long long)seed, dropped);
         wh_image_free(img);
     }
     harness_close(h);
     wh_spec_free(s);
+}
+
+#define SURF_FORMATTED "tests/specs/surf_formatted.json"
+
+/* A uchar4 sample of (r, g, b, a), each a u32 saturated to 255: what
+ * sust.p writes there, read back as one little-endian word. */
+static uint32_t saturated_rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a)
+{
+    uint32_t v[4] = { r, g, b, a }, word = 0;
+    for (int c = 0; c < 4; c++)
+        word |= (v[c] > 255u ? 255u : v[c]) << (8 * c);
+    return word;
+}
+
+/* surf_formatted on random inputs and on values past a byte either way:
+ * sust.p's texel i (x counts texels) is (v, -v, i, 300) saturated, sured.p
+ * adds at texel bins[i] (dropped past the end under .zero) and takes the
+ * signed minimum (-100 < -1: an unsigned one would keep the cell). */
+Test(texture, formatted_surface_stores_saturate_and_reductions_count_texels)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(SURF_FORMATTED, &err);
+    cr_assert(s, "%s", err.msg);
+    harness *h = open_sim(s, true);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        wh_image *img = random_image(s, seed, 29);
+        static const int edge[4] = { -5, 300, 255, -100 };   /* saturate low and high, a byte, the lowest */
+        for (int i = 0; i < 4; i++)
+            wh_value_set_int(WH_I32, img->bufs[3].data + 4 * i, edge[i]);
+        int cnt[8], low[8], vals[32], bins[32];
+        memcpy(cnt, img->bufs[1].data, sizeof cnt);
+        memcpy(low, img->bufs[2].data, sizeof low);
+        memcpy(vals, img->bufs[3].data, sizeof vals);
+        memcpy(bins, img->bufs[4].data, sizeof bins);
+        reduce_bins(cnt, low, bins, vals);
+        measure_ok(h, img);
+        int red[32];
+        for (int i = 0; i < 32; i++) {
+            uint32_t word = saturated_rgba((uint32_t)vals[i], 0u - (uint32_t)vals[i], (uint32_t)i, 300);
+            red[i] = (int)(word & 7);
+            cr_expect_eq((uint32_t)wh_value_get_int(WH_U32, img->bufs[5].data + 4 * i), word,
+                         "seed %llu texel %d (v %d)", (unsigned long long)seed, i, vals[i]);
+        }
+        expect_bin_results(img, 6, 7, cnt, low, bins, red, seed);
+        wh_image_free(img);
+    }
+    harness_close(h);
+    wh_spec_free(s);
+}
+
+/* sured.p reduces in its samples' type: on a surface of u8 samples it
+ * faults, naming the surface, in the sim and in the symbolic stage. */
+Test(texture, a_formatted_reduction_needs_one_32_bit_integer_sample, .timeout = 240)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    char rest[2000];
+    snprintf(rest, sizeof rest,
+             "{\"name\":\"cnt\",\"kind\":\"surface\",\"type\":\"i32\",\"role\":\"input\",\"range\":[0,3],"
+             "\"surface\":{\"dims\":[8]}},"
+             "{\"name\":\"low\",\"kind\":\"surface\",\"type\":\"u8\",\"role\":\"input\","
+             "\"surface\":{\"dims\":[8]}},"
+             "{\"name\":\"vals\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+             "{\"name\":\"bins\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\","
+             "\"range\":[0,7]},"
+             "{\"name\":\"packed\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":8,\"role\":\"output\"},"
+             "{\"name\":\"count\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
+             "{\"name\":\"least\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
+             "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8},"
+             "{\"name\":\"w\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}");
+    wh_spec *s = spec_with("surf_formatted",
+                           "{\"name\":\"px\",\"kind\":\"surface\",\"type\":\"u32\",\"role\":\"output\","
+                           "\"surface\":{\"dims\":[8]}}",
+                           rest, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness *h = open_sim(s, false);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.status, HARNESS_FAULT, "%s", r.message);
+    cr_expect(strstr(r.message, "formatted reduction (sured.p)") && strstr(r.message, "surface 'low'"), "%s",
+              r.message);
+    harness_result_free(&r);
+    harness_close(h);
+    char cache[64];
+    gen_result *g = ts_explore(s, 20, cache);
+    cr_expect_gt(g->npaths, 0);
+    cr_expect_eq(g->pool.natoms, 0, "every path faults at the reduction: no atom");
+    gen_result_free(g);
+    ts_rmtree(cache);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
 }
 
 /* A layered surface (surf2DLayeredread / write: suld.b.a2d, sust.b.a2d):
@@ -666,6 +789,14 @@ Test(texture, the_symbolic_stage_reads_layered_and_cubemap_surfaces, .timeout = 
 Test(texture, the_symbolic_stage_reduces_into_a_surface, .timeout = 240)
 {
     spec_explores_replaying(SURF_REDUCE, 8, INT32_MAX);
+}
+
+/* sust.p's saturation and sured.p's signed minimum in the symbolic stage:
+ * a path per trip count of the loop over the texel's red and the
+ * minimum's low bits, every atom replaying it on the sim. */
+Test(texture, the_symbolic_stage_runs_formatted_surface_accesses, .timeout = 240)
+{
+    spec_explores_replaying(SURF_FORMATTED, 8, INT32_MAX);
 }
 
 #define GATHER4 "tests/specs/tex_gather4.json"

@@ -356,19 +356,23 @@ static bool supported(const ptx_instr *pi)
         return pi->mode != 0 && pi->ops[1].reg >= 0;
     case PTX_OP_MBARRIER:   /* in shared memory (a generic address to it) */
         return pi->mode != 0 && (pi->space == PTX_SPACE_SHARED || pi->space == PTX_SPACE_GENERIC);
-    case PTX_OP_SURED:   /* a surface object in a register, .b forms, one integer value */
+    case PTX_OP_SURED:   /* a surface object in a register, one integer value (.p: .b32, .b64) */
         return pi->mode != 0 && pi->ops[0].reg >= 0 && pi->ops[0].nelems == 1 &&
-               (t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_B32 || t == PTX_T_U64 || t == PTX_T_S64);
+               (t == PTX_T_U32 || t == PTX_T_S32 || t == PTX_T_B32 || t == PTX_T_U64 || t == PTX_T_S64 ||
+                (t == PTX_T_B64 && (pi->flags & PTX_F_FORMATTED)));
     case PTX_OP_SULD: case PTX_OP_SUST: {
-        /* a surface object in a register, .b forms of 1..8-byte elements;
-         * sust's values in registers (their slots ride in dst) */
+        /* a surface object in a register, .b forms of 1..8-byte elements
+         * (sust.p: .b32); sust's values in registers (their slots ride in
+         * dst) */
         const ptx_operand *a = &pi->ops[pi->op == PTX_OP_SULD ? 1 : 0];
         const ptx_operand *v = &pi->ops[pi->op == PTX_OP_SULD ? 0 : 1];
         bool regs = true;
         for (int k = 0; pi->op == PTX_OP_SUST && k < pi->vec; k++)
             regs &= (v->kind == PTX_OPD_VEC ? v->elems[k].kind : v->kind) == PTX_OPD_REG;
+        bool formatted = (pi->flags & PTX_F_FORMATTED) != 0;
         return pi->mode != 0 && a->reg >= 0 && a->nelems == 1 && pi->vec <= 4 && regs &&
-               (t == PTX_T_B8 || t == PTX_T_B16 || t == PTX_T_B32 || t == PTX_T_B64);
+               (formatted ? t == PTX_T_B32
+                          : t == PTX_T_B8 || t == PTX_T_B16 || t == PTX_T_B32 || t == PTX_T_B64);
     }
     case PTX_OP_CP_ASYNC:
         return pi->mode != 0;

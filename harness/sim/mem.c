@@ -644,19 +644,46 @@ static const ptx_texture *lane_access(sim_run *R, sim_warp *w, const sim_instr *
     return tx;
 }
 
+/* A surface access of lane l that cannot be made: stops the run (fault). */
+static void surf_fault(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, const ptx_texture *tx, uint64_t p,
+                       const uint32_t ucoord[4], const char *what, uint32_t bytes)
+{
+    char thr[128], where[256];
+    sim_thread_desc(R, w, (int)l, thr, sizeof thr);
+    sim_where(R, w, in, where, sizeof where);
+    bool st = in->op == PTX_OP_SUST || in->op == PTX_OP_SURED;
+    sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d)%s of surface '%s' by thread %s at %s", what,
+             st ? "store" : "load", bytes, (int32_t)ucoord[0], (int32_t)ucoord[1], (int32_t)ucoord[2],
+             tx->layers || tx->cube ? " (layer, x, y)" : "", R->prog->spec->params[p].name, thr, where);
+}
+
+/* sust.p: lane l's values as the texel the surface's format makes. */
+static void store_formatted(sim_warp *w, const sim_instr *in, uint32_t l, uint32_t nv, const ptx_texture *tx,
+                            uint8_t *at)
+{
+    uint32_t v[4];
+    for (uint32_t e = 0; e < nv && e < 4; e++)
+        v[e] = (uint32_t)w->r[(size_t)in->dst[e] * SIM_WARP + l];
+    ptx_surf_format_texel(tx, v, (int)nv, at);
+}
+
 /* suld.b / sust.b / sured.b: each lane's access at (x bytes, y, z) of the
  * surface its handle names (ptx/texture.c places it), priced as a global
- * access; sured's, in lane order, as an atomic. */
+ * access; sured's, in lane order, as an atomic.  The formatted sust.p and
+ * sured.p: x counts texels, a store writes one texel in the surface's
+ * format, a reduction runs in the type its samples say. */
 static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
                       double *done)
 {
     const sim_prog *P = R->prog;
     bool red = in->op == PTX_OP_SURED, st = in->op == PTX_OP_SUST || red;
+    bool fmt = (in->flags & PTX_F_FORMATTED) != 0, clamp = (in->flags & PTX_F_CLAMP) != 0;
     uint32_t es = (uint32_t)ptx_type_size((ptx_type)in->ty), nv = in->vec ? in->vec : 1;
     uint64_t addrs[SIM_WARP];
     uint32_t sizes[SIM_WARP];
     int n = 0;
     sim_src ops[4], val = red ? sim_operand(R, w, in, in->nsrc - 1) : (sim_src){ 0 };
+    sim_instr red_as = *in;   /* sured.p: the reduction in its samples' type */
     access_operands(R, w, in, ops);
     SIM_LANES(m, l) {
         uint64_t p;
@@ -665,25 +692,33 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
         if (!tx)
             return false;
         int r = P->region_of_param[p];
-        int32_t coord[3] = { (int32_t)ucoord[0], (int32_t)ucoord[1], (int32_t)ucoord[2] };
+        uint32_t bytes = fmt ? (uint32_t)tx->texel_bytes : es * nv;
         uint64_t off = 0;
-        ptx_surf_place place = ptx_surf_offset(tx, ucoord, (int)(es * nv), (in->flags & PTX_F_CLAMP) != 0, &off);
-        if (place == PTX_SURF_IN && off + es * nv > R->regions[r].size)
+        ptx_surf_place place = fmt ? ptx_surf_sample_offset(tx, ucoord, clamp, &off)
+                                   : ptx_surf_offset(tx, ucoord, (int)bytes, clamp, &off);
+        if (place == PTX_SURF_IN && off + bytes > R->regions[r].size)
             place = PTX_SURF_OUT;   /* an image smaller than the dimensions: refused on load, never here */
         if (place != PTX_SURF_IN && (place == PTX_SURF_MISALIGNED || !(in->flags & PTX_F_ZERO))) {
-            char thr[128], where[256];
-            sim_thread_desc(R, w, (int)l, thr, sizeof thr);
-            sim_where(R, w, in, where, sizeof where);
-            sim_stop(R, HARNESS_FAULT, "%s %s of %u bytes at (%d, %d, %d)%s of surface '%s' by thread %s at %s",
-                     place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", st ? "store" : "load",
-                     es * nv, coord[0], coord[1], coord[2], tx->layers || tx->cube ? " (layer, x, y)" : "",
-                     P->spec->params[p].name, thr, where);
+            surf_fault(R, w, in, l, tx, p, ucoord,
+                       place == PTX_SURF_MISALIGNED ? "misaligned" : "out-of-bounds (.trap)", bytes);
             return false;
+        }
+        if (red && fmt) {
+            red_as.ty = (uint8_t)ptx_surf_reduce_type(tx, (ptx_type)in->ty);
+            red_as.size = 4;
+            if (red_as.ty == PTX_T_NONE) {
+                surf_fault(R, w, in, l, tx, p, ucoord,
+                           "formatted reduction (sured.p) whose type its samples do not hold (one 32-bit integer)",
+                           es);
+                return false;
+            }
         }
         uint8_t *at = place == PTX_SURF_IN ? R->regions[r].data + off : NULL;
         if (red && at)
-            atomic_apply(in, at, SIM_V(val, l), 0);
-        for (uint32_t e = 0; !red && e < nv; e++) {
+            atomic_apply(&red_as, at, SIM_V(val, l), 0);
+        if (fmt && !red && at)
+            store_formatted(w, in, l, nv, tx, at);
+        for (uint32_t e = 0; !red && !fmt && e < nv; e++) {
             if (st && at) {
                 uint64_t v = w->r[(size_t)in->dst[e] * SIM_WARP + l];
                 memcpy(at + e * es, &v, es);
@@ -693,7 +728,7 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
         }
         if (at) {
             addrs[n] = P->regions[r].base + off;
-            sizes[n++] = es * nv;
+            sizes[n++] = bytes;
         }
     }
     if (red)

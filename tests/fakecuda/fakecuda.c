@@ -1465,14 +1465,20 @@ static run_outcome run_tex_gather(CUcontext c, CUmodule mod, const unsigned grid
 }
 
 /* The CUDA array behind surface object parameter `param` when it is a live
- * surface of 1-channel s32 elements in context c, else NULL. */
-static struct CUarray_st *int_surface(CUcontext c, const void *param)
+ * surface of `channels` elements of `format` in context c, else NULL. */
+static struct CUarray_st *surface_array(CUcontext c, const void *param, CUarray_format format, unsigned channels)
 {
     CUsurfObject so;
     memcpy(&so, param, sizeof so);
     const fake_texture *s = so >= 1 && so <= FAKECUDA_MAX_TEXTURES ? &g.tex[so - 1] : NULL;
     struct CUarray_st *a = s && s->live && s->surface && s->ctx == c ? s->res.res.array.hArray : NULL;
-    return a && a->desc.Format == CU_AD_FORMAT_SIGNED_INT32 && a->desc.NumChannels == 1 ? a : NULL;
+    return a && a->desc.Format == format && a->desc.NumChannels == channels ? a : NULL;
+}
+
+/* ... of 1-channel s32 elements. */
+static struct CUarray_st *int_surface(CUcontext c, const void *param)
+{
+    return surface_array(c, param, CU_AD_FORMAT_SIGNED_INT32, 1);
 }
 
 /* tests/ptx/textures.cu's surf_walk in C over a 2-D s32 surface object:
@@ -1609,6 +1615,66 @@ static run_outcome run_surf_reduce(CUcontext c, CUmodule mod, const unsigned gri
             return RUN_FAULT;
         }
         cost += FAKECUDA_THREAD_NS * (1 + (m & 7));
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
+/* tests/ptx/textures.cu's surf_formatted in C for one warp, written from
+ * the ISA's words on sust.p and sured.p (x counts texels; a uchar4 sample
+ * takes each value as a u32, saturated here as the sim decides; an int
+ * sample's reductions are signed): every lane's store and reductions, then
+ * every lane's reads and its loop. */
+static run_outcome run_surf_formatted(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                      void **params, CUresult *code, double *ns)
+{
+    CUdeviceptr vals, bins, packed, count, least;
+    int n, w;
+    memcpy(&vals, params[3], sizeof vals);
+    memcpy(&bins, params[4], sizeof bins);
+    memcpy(&packed, params[5], sizeof packed);
+    memcpy(&count, params[6], sizeof count);
+    memcpy(&least, params[7], sizeof least);
+    memcpy(&n, params[8], sizeof n);
+    memcpy(&w, params[9], sizeof w);
+    const struct CUarray_st *px = surface_array(c, params[0], CU_AD_FORMAT_UNSIGNED_INT8, 4);
+    const struct CUarray_st *cnt = int_surface(c, params[1]), *low = int_surface(c, params[2]);
+    if (!px || !cnt || !low || grid[0] * block[0] > 32 || n > 32 || w < 1 || (int)px->desc.Width < n ||
+        (int)cnt->desc.Width < w || (int)low->desc.Width < w) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    unsigned char *pix = px->host;
+    int *cn = (int *)(void *)cnt->host, *lo = (int *)(void *)low->host, b[32], v[32];
+    double cost = FAKECUDA_KERNEL_NS;
+    for (int i = 0; i < n; i++) {
+        if (!device_int(c, vals, i, &v[i], false) || !device_int(c, bins, i, &b[i], false)) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        unsigned rgba[4] = { (unsigned)v[i], 0u - (unsigned)v[i], (unsigned)i, 300u };
+        for (int ch = 0; ch < 4; ch++)
+            pix[4 * i + ch] = (unsigned char)(rgba[ch] > 255u ? 255u : rgba[ch]);
+        int col = b[i] < w ? b[i] : w - 1;
+        if (b[i] >= 0 && b[i] < w)
+            cn[b[i]]++;
+        if (v[i] < lo[col])
+            lo[col] = v[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int col = b[i] < w ? b[i] : w - 1, k = cn[col], m = lo[col], acc = 0;
+        unsigned word = (unsigned)pix[4 * i] | (unsigned)pix[4 * i + 1] << 8 | (unsigned)pix[4 * i + 2] << 16 |
+                        (unsigned)pix[4 * i + 3] << 24;
+        int trips = (int)(word & 7) + (m & 7);
+        for (int j = 0; j < trips; j++)
+            acc += j ^ k;
+        int l = m + acc * 256, pw = (int)word;
+        if (!device_int(c, packed, i, &pw, true) || !device_int(c, count, i, &k, true) ||
+            !device_int(c, least, i, &l, true)) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        cost += FAKECUDA_THREAD_NS * (1 + trips);
     }
     *ns = cost;
     return RUN_OK;
@@ -1902,6 +1968,7 @@ static const fake_kernel kernels[] = {
     { "surf_gather", 4, FAKECUDA_INC_REGS, 0, run_surf_gather },
     { "surf_layered", 4, FAKECUDA_INC_REGS, 0, run_surf_layered },
     { "surf_reduce", 7, FAKECUDA_INC_REGS, 0, run_surf_reduce },
+    { "surf_formatted", 10, FAKECUDA_INC_REGS, 0, run_surf_formatted },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },

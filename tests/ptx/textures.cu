@@ -110,6 +110,39 @@ extern "C" __global__ void surf_reduce(cudaSurfaceObject_t s, const int *bins, c
     least[i] = m + (acc << 8);
 }
 
+/* surf_formatted: the formatted surface accesses (sust.p and sured.p, inline PTX: CUDA C has no
+ * intrinsic for them), whose x counts texels, not bytes.  Thread i stores (v, -v, i, 300), v =
+ * vals[i], into texel i of a 1-D uchar4 surface (each value read as a u32, saturated to 255),
+ * adds 1 to texel bins[i] of an int surface under .zero (a bin of w is past the end: dropped)
+ * and takes the minimum of v (signed, as the int samples say) into texel c = min(bins[i], w - 1)
+ * of another under .trap; then it reads all three back with suld.b (one warp: every lane's
+ * reductions are in by then) and loops as long as the texel's red and the minimum's low bits
+ * say, so its time is the data. */
+extern "C" __global__ void surf_formatted(cudaSurfaceObject_t px, cudaSurfaceObject_t cnt, cudaSurfaceObject_t low,
+                                          const int *vals, const int *bins, unsigned *packed, int *count,
+                                          int *least, int n, int w)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int v = vals[i], b = bins[i], c = b < w ? b : w - 1;
+    asm volatile("sust.p.1d.v4.b32.trap [%0, {%1}], {%2, %3, %4, %5};" ::"l"(px), "r"(i), "r"(v), "r"(-v), "r"(i),
+                 "r"(300) : "memory");
+    asm volatile("sured.p.add.1d.b32.zero [%0, {%1}], %2;" ::"l"(cnt), "r"(b), "r"(1) : "memory");
+    asm volatile("sured.p.min.1d.b32.trap [%0, {%1}], %2;" ::"l"(low), "r"(c), "r"(v) : "memory");
+    unsigned word;
+    int k, m;
+    surf1Dread(&word, px, i * 4);
+    surf1Dread(&k, cnt, c * 4);
+    surf1Dread(&m, low, c * 4);
+    int acc = 0;
+    for (int j = 0; j < (int)(word & 7) + (m & 7); j++)
+        acc += j ^ k;
+    packed[i] = word;
+    count[i] = k;
+    least[i] = m + (acc << 8);
+}
+
 /* tex_gather4: tex2Dgather (tld4) of component r of an int texture made for gathers, at float
  * coordinates from the input; each thread loops as long as two of the four texels say, so its
  * time is the footprint's data.  tex_query answers txq and suq (inline PTX: CUDA C has no
