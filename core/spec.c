@@ -756,18 +756,22 @@ static bool check_texel_type(loader *ld, const wh_param *p, const char *jpath, c
         return bad(ld, jpath, "texels are 8-, 16- or 32-bit integers or f32, not %s", wh_type_name(ct));
     if (t->read_normalized && (cs > 2 || wh_type_is_float(ct)))
         return bad(ld, jpath, "\"read\": \"normalized_float\" is for 8- and 16-bit integer texels");
-    if (t->filter_linear && !wh_type_is_float(ct) && !t->read_normalized)
+    if ((t->filter_linear || t->mip_linear) && !wh_type_is_float(ct) && !t->read_normalized)
         return bad(ld, jpath, "linear filtering needs f32 texels or \"read\": \"normalized_float\"");
     return true;
 }
 
-/* The count of a texture's buffer: the product of its dimensions. */
+/* The count of a texture's buffer: the product of its dimensions (of a
+ * mipmapped one: the sum over its levels, max(1, dim >> k) each). */
 static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param *p)
 {
-    char text[800];
+    char text[4000];
     int n = 0;
-    for (int d = 0; d < t->ndims; d++)
-        n += snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
+    for (int k = 0; k < t->levels && n < (int)sizeof text; k++)
+        for (int d = 0; d < t->ndims && n < (int)sizeof text; d++)
+            n += k ? snprintf(text + n, sizeof text - (size_t)n, "%smax(1,(%s)/%d)", d ? "*" : "+",
+                              wh_expr_text(t->dims[d]), 1 << k)
+                   : snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
     if (t->layers && n < (int)sizeof text)
         n += snprintf(text + n, sizeof text - (size_t)n, "*(%s)", wh_expr_text(t->layers));
     if (t->cube && n < (int)sizeof text)
@@ -837,6 +841,34 @@ static bool parse_layers(loader *ld, json_t *o, const char *sub, wh_texture *t)
     return true;
 }
 
+/* "levels" and "mipmap_filter": a mipmapped array (tex2DLod, tex2DGrad),
+ * of 1-D, 2-D or 3-D levels read at normalized coordinates. */
+static bool parse_levels(loader *ld, json_t *o, const char *sub, wh_texture *t)
+{
+    char lp[352];
+    snprintf(lp, sizeof lp, "%s.levels", sub);
+    json_t *levels = json_object_get(o, "levels");
+    t->levels = 1;
+    if (levels && (!json_is_integer(levels) || json_integer_value(levels) < 1 ||
+                   json_integer_value(levels) > WH_TEX_MAX_LEVELS))
+        return bad(ld, lp, "a mipmapped texture's levels are an integer, 1 to %d", WH_TEX_MAX_LEVELS);
+    if (levels)
+        t->levels = (int)json_integer_value(levels);
+    const char *mf = json_string_value(json_object_get(o, "mipmap_filter"));
+    if (json_object_get(o, "mipmap_filter") && (!mf || (strcmp(mf, "point") && strcmp(mf, "linear"))))
+        return bad(ld, sub, "\"mipmap_filter\" is \"point\" (the nearest level, the default) or \"linear\"");
+    t->mip_linear = mf && !strcmp(mf, "linear");
+    if (t->levels == 1)
+        return !t->mip_linear || bad(ld, sub, "\"mipmap_filter\" is for a mipmapped texture (\"levels\" above 1)");
+    if (t->linear_memory || t->layers || t->cube || t->gather)
+        return bad(ld, lp, "a mipmapped texture is a CUDA array of one layer, neither layered, a cubemap nor made "
+                   "for tld4 (\"memory\": \"array\")");
+    if (!t->normalized_coords)
+        return bad(ld, lp, "a mipmapped texture is read at normalized coordinates (\"normalized_coords\": true): "
+                   "one coordinate then names one place at every level");
+    return true;
+}
+
 /* "surface": the CUDA array a `kind: surface` parameter's surface object
  * reads and writes (suld/sust). */
 static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
@@ -847,6 +879,7 @@ static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param 
     if (!o) return false;
     wh_texture *t = p->tex;
     t->surface = true;
+    t->levels = 1;
     json_t *layers = json_object_get(o, "layers");
     snprintf(lp, sizeof lp, "%s.layers", sub);
     if (layers && !get_expr(ld, layers, lp, &t->layers)) return false;
@@ -864,7 +897,7 @@ static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param 
 static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", "gather",
-                                        "layers", "cube", NULL };
+                                        "layers", "cube", "levels", "mipmap_filter", NULL };
     char sub[320];
     json_t *o = open_object(ld, pobj, jpath, "texture", keys, p, sub, sizeof sub);
     if (!o) return false;
@@ -887,6 +920,7 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
     if (t->gather && (t->linear_memory || t->ndims != 2 || t->layers || t->cube))
         return bad(ld, sub, "\"gather\" (an array made for tex2Dgather, tld4) is for 2-D textures in a CUDA array, "
                    "neither layered nor a cubemap");
+    if (!parse_levels(ld, o, sub, t)) return false;
     if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
         return bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
                    "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");

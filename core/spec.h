@@ -74,7 +74,10 @@ typedef struct {
     bool gather;                /* a 2-D CUDA array made for tld4 (tex2Dgather: cudaArrayTextureGather) */
     wh_expr *layers;            /* a layered texture's layers (of a cubemap: of 6 faces each), else NULL */
     bool cube;                  /* a cubemap: 6 square faces of dims[0] x dims[1] texels */
+    int levels;                 /* a mipmapped array's levels (level k: max(1, dim >> k)), else 1 */
+    bool mip_linear;            /* mipmap filter: between the two nearest levels, else the nearest */
 } wh_texture;
+#define WH_TEX_MAX_LEVELS 16
 
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };

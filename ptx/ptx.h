@@ -711,6 +711,9 @@ typedef struct {
     int chan_bytes;             /* 1, 2 or 4 */
     bool chan_float, chan_signed;
     int texel_bytes;
+    int levels;                 /* a mipmapped array's levels, else 1 */
+    bool mip_linear;            /* mipmap filter: the two nearest levels, weighted, else the nearest */
+    int64_t level_base[WH_TEX_MAX_LEVELS];   /* level k's first texel (the levels one after another) */
 } ptx_texture;
 
 /* Texture object parameter p of the spec at a launch (vars: wh_spec_vars);
@@ -723,7 +726,7 @@ typedef struct {
     int64_t index;
     float weight;
 } ptx_tex_tap;
-#define PTX_TEX_MAX_TAPS 8
+#define PTX_TEX_MAX_TAPS 16   /* trilinear filtering (8) at two mipmap levels */
 
 /* The geometry a texture's fetches take (ptx_tex_geom): its dimensions,
  * .a1d/.a2d when layered, .cube/.acube for a cubemap (a cubemap surface's
@@ -739,7 +742,7 @@ int ptx_tex_geom_dims(int g);
  * layer)? */
 bool ptx_tex_geom_layered(int g);
 /* A texture's texels: its dimensions' product, times its layers, times 6
- * for a cubemap. */
+ * for a cubemap; of a mipmapped one, the sum over its levels. */
 int64_t ptx_tex_texels(const ptx_texture *t);
 
 /* Elements of the coordinate vector of geometry g (a .3d, .a2d or .cube
@@ -756,6 +759,34 @@ int ptx_tex_coords_used(int g);
  * weight 1; linear filtering 2, 4 or 8, with the CUDA guide's weights
  * quantized to 1/256.  Returns the number of taps. */
 int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[4], ptx_tex_tap *taps);
+
+/* Make t (of its dims) a mipmapped texture of `levels` levels (1: none)
+ * with a nearest-level or linear mipmap filter, its levels' texels one
+ * after another; false when the largest dimension halves to 1 in fewer. */
+bool ptx_tex_set_levels(ptx_texture *t, int levels, bool mip_linear);
+
+/* Level k of a mipmapped texture alone: its dimensions max(1, dim >> k),
+ * one level; its texels start at t->level_base[k]. */
+void ptx_tex_level(const ptx_texture *t, int k, ptx_texture *level);
+
+/* The same at level of detail `lod` (tex.level; a plain tex reads at 0):
+ * of a mipmapped texture, the level nearest lod (floor(lod + 0.5),
+ * clamped to the levels there are; NaN: level 0) or, with a linear
+ * mipmap filter, the two levels around lod (clamped to [0, levels - 1])
+ * weighted by its fraction in 1/256 steps, the lower level's taps first;
+ * a texture of one level ignores lod.  Decided here after OpenGL's rules
+ * (CUDA does not say), not compared with a GPU. */
+int ptx_tex_taps_lod(const ptx_texture *t, bool int_coords, const uint32_t coord[4], float lod, ptx_tex_tap *taps);
+
+/* tex.grad's level of detail: log2 of the longer of the two gradients
+ * (ddx, ddy: n = the texture's dimensions each) measured in level-0
+ * texels (each component times its dimension); -inf for zero gradients.
+ * Decided here (OpenGL's isotropic rule), not compared with a GPU. */
+float ptx_tex_grad_lod(const ptx_texture *t, const float *ddx, const float *ddy);
+/* The level of detail of a tex with n extra f32 operands: none (a plain
+ * tex) 0, one (tex.level) that one, more (tex.grad: ddx's n/2 elements,
+ * then ddy's) ptx_tex_grad_lod's. */
+float ptx_tex_lod(const ptx_texture *t, const float *v, int n);
 
 /* Channel c of one texel as the 32-bit value a fetch returns: an integer
  * sign- or zero-extended, an f32's bits, or with read_normalized an 8/16-bit

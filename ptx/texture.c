@@ -28,6 +28,43 @@
 #include <math.h>
 #include <string.h>
 
+/* Level k's size in dimension d: max(1, dims[d] >> k), as CUDA's. */
+static int64_t level_dim(const ptx_texture *t, int k, int d)
+{
+    int64_t n = t->dims[d] >> k;
+    return d < t->ndims && n > 1 ? n : 1;
+}
+
+/* A mipmapped texture's levels, one after another: none past the one
+ * whose largest dimension is 1 (CUDA refuses more). */
+bool ptx_tex_set_levels(ptx_texture *t, int levels, bool mip_linear)
+{
+    int64_t largest = t->dims[0] > t->dims[1] ? t->dims[0] : t->dims[1];
+    largest = largest > t->dims[2] ? largest : t->dims[2];
+    t->levels = levels > 1 ? levels : 1;
+    t->mip_linear = mip_linear;
+    if (t->levels > WH_TEX_MAX_LEVELS || largest >> (t->levels - 1) < 1)
+        return false;
+    int64_t base = 0;
+    for (int k = 0; k < t->levels; k++) {
+        t->level_base[k] = base;
+        base += level_dim(t, k, 0) * level_dim(t, k, 1) * level_dim(t, k, 2);
+    }
+    return true;
+}
+
+static bool make_levels(const wh_spec *spec, const wh_param *pp, const wh_texture *d, ptx_texture *t, wh_error *err)
+{
+    if (ptx_tex_set_levels(t, d->levels, d->mip_linear))
+        return true;
+    int64_t largest = t->dims[0] > t->dims[1] ? t->dims[0] : t->dims[1];
+    largest = largest > t->dims[2] ? largest : t->dims[2];
+    wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
+                 "texture '%s': %d mipmap levels, more than its largest dimension (%lld) allows (%d)", pp->name,
+                 t->levels, (long long)largest, 64 - __builtin_clzll((unsigned long long)largest));
+    return false;
+}
+
 bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_texture *t, wh_error *err)
 {
     const wh_param *pp = &spec->params[p];
@@ -77,7 +114,7 @@ bool ptx_texture_make(const wh_spec *spec, int p, const int64_t *vars, ptx_textu
     t->chan_float = wh_type_is_float(pp->fields[0].type);
     t->chan_signed = wh_type_is_signed(pp->fields[0].type);
     t->texel_bytes = t->channels * t->chan_bytes;
-    return true;
+    return make_levels(spec, pp, d, t, err);
 }
 
 static float f32_of(uint32_t bits)
@@ -222,6 +259,9 @@ bool ptx_tex_geom_layered(int g)
 
 int64_t ptx_tex_texels(const ptx_texture *t)
 {
+    if (t->levels > 1)
+        return t->level_base[t->levels - 1] + level_dim(t, t->levels - 1, 0) * level_dim(t, t->levels - 1, 1) *
+                                                  level_dim(t, t->levels - 1, 2);
     return t->dims[0] * t->dims[1] * t->dims[2] * (t->layers ? t->layers : 1) * (t->cube ? 6 : 1);
 }
 
@@ -295,6 +335,66 @@ int ptx_tex_taps(const ptx_texture *t, bool int_coords, const uint32_t coord[4],
         if (taps[k].index >= 0)
             taps[k].index += slice * size;
     return n;
+}
+
+/* The taps of a fetch of level k alone, at that level's size, their
+ * weights times w, placed among the levels' texels. */
+void ptx_tex_level(const ptx_texture *t, int k, ptx_texture *level)
+{
+    *level = *t;
+    level->levels = 1;
+    for (int d = 0; d < 3; d++)
+        level->dims[d] = level_dim(t, k, d);
+}
+
+static int level_taps(const ptx_texture *t, int k, float w, bool int_coords, const uint32_t coord[4],
+                      ptx_tex_tap *taps)
+{
+    ptx_texture level;
+    ptx_tex_level(t, k, &level);
+    int n = ptx_tex_taps(&level, int_coords, coord, taps);
+    for (int i = 0; i < n; i++) {
+        if (taps[i].index >= 0)
+            taps[i].index += t->level_base[k];
+        taps[i].weight *= w;
+    }
+    return n;
+}
+
+int ptx_tex_taps_lod(const ptx_texture *t, bool int_coords, const uint32_t coord[4], float lod, ptx_tex_tap *taps)
+{
+    if (t->levels <= 1)
+        return ptx_tex_taps(t, int_coords, coord, taps);
+    float last = (float)(t->levels - 1);
+    if (isnan(lod))
+        lod = 0.0f;
+    if (!t->mip_linear) {
+        float k = floorf(lod + 0.5f);
+        return level_taps(t, k < 0 ? 0 : k > last ? (int)last : (int)k, 1.0f, int_coords, coord, taps);
+    }
+    lod = lod < 0 ? 0 : lod > last ? last : lod;
+    int k = (int)floorf(lod);
+    float q = floorf((lod - (float)k) * 256.0f + 0.5f);
+    if (q <= 0.0f || k + 1 > t->levels - 1)
+        return level_taps(t, k, 1.0f, int_coords, coord, taps);
+    int n = level_taps(t, k, (256.0f - q) / 256.0f, int_coords, coord, taps);
+    return n + level_taps(t, k + 1, q / 256.0f, int_coords, coord, taps + n);
+}
+
+float ptx_tex_grad_lod(const ptx_texture *t, const float *ddx, const float *ddy)
+{
+    float lx = 0.0f, ly = 0.0f;
+    for (int d = 0; d < t->ndims; d++) {
+        float x = ddx[d] * (float)t->dims[d], y = ddy[d] * (float)t->dims[d];
+        lx += x * x;
+        ly += y * y;
+    }
+    return 0.5f * log2f(lx > ly ? lx : ly);
+}
+
+float ptx_tex_lod(const ptx_texture *t, const float *v, int n)
+{
+    return n == 0 ? 0.0f : n == 1 ? v[0] : ptx_tex_grad_lod(t, v, v + n / 2);
 }
 
 uint32_t ptx_tex_channel(const ptx_texture *t, const uint8_t *texel, int c)

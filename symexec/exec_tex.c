@@ -69,13 +69,13 @@ static Z3_ast zero_like(sx_cx *cx, const ptx_texture *t)
     return t->chan_float || t->read_normalized ? f32(cx, 0.0f) : sx_z_num(ZZ(cx), 0, 32);
 }
 
-/* The four values of a fetch at concrete coordinates. */
+/* The four values of a fetch at concrete coordinates and level of detail. */
 static bool fetch_taps(sx_cx *cx, const ptx_texture *t, int region, bool int_coords, const uint32_t coord[4],
-                       Z3_ast out[4])
+                       float lod, Z3_ast out[4])
 {
     sx_z *z = ZZ(cx);
     ptx_tex_tap taps[PTX_TEX_MAX_TAPS];
-    int n = ptx_tex_taps(t, int_coords, coord, taps);
+    int n = ptx_tex_taps_lod(t, int_coords, coord, lod, taps);
     for (int c = 0; c < 4; c++) {
         Z3_ast acc = n == 1 ? NULL : f32(cx, 0.0f);
         for (int k = 0; k < n; k++) {
@@ -136,6 +136,37 @@ static bool pin(sx_cx *cx, Z3_ast bits, uint32_t *v)
     sx_state_add_pc(e, cx->s, sx_z_eq(&e->z, bits, sx_z_num(&e->z, u, 32)));
     e->pinned++;
     *v = (uint32_t)u;
+    return true;
+}
+
+/* A tex's level of detail (ptx_tex_lod) from its extra operands, each
+ * pinned to the state's model when symbolic; 0 without reading them for a
+ * texture of one level (which ignores it). */
+static bool level_of_detail(sx_cx *cx, const ptx_texture *t, float *lod)
+{
+    const ptx_instr *ins = cx->ins;
+    float v[8] = { 0 };
+    int n = 0;
+    *lod = 0.0f;
+    if (t->levels <= 1)
+        return true;
+    for (int k = 2; k < ins->nops; k++) {
+        const ptx_operand *o = &ins->ops[k];
+        for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1) && n < 8; e++) {
+            Z3_ast x = sx_opd_value(cx, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, PTX_T_F32);
+            if (!x)
+                return false;
+            Z3_ast bits = sx_z_as_bv(ZZ(cx), x, 32);
+            uint64_t u;
+            uint32_t b;
+            if (sx_z_get_u64(ZZ(cx), bits, &u))
+                b = (uint32_t)u;
+            else if (!pin(cx, bits, &b))
+                return false;
+            memcpy(&v[n++], &b, sizeof b);
+        }
+    }
+    *lod = ptx_tex_lod(t, v, n);
     return true;
 }
 
@@ -470,12 +501,14 @@ int sx_exec_tex(sx_cx *cx)
         return -1;
     Z3_ast out[4];
     bool ok;
-    if (symbolic && int_coords && ptx_tex_geometry(t) == PTX_TEX_1D &&
+    if (symbolic && int_coords && ptx_tex_geometry(t) == PTX_TEX_1D && t->levels <= 1 &&
         (t->address[0] == WH_TEX_CLAMP || t->address[0] == WH_TEX_BORDER)) {
         ok = fetch_symbolic_index(cx, t, region, cbits[0], out);
     } else {
         uint32_t coord[4];
-        ok = concrete_coordinates(cx, cbits, coord) && fetch_taps(cx, t, region, int_coords, coord, out);
+        float lod;
+        ok = concrete_coordinates(cx, cbits, coord) && level_of_detail(cx, t, &lod) &&
+             fetch_taps(cx, t, region, int_coords, coord, lod, out);
     }
     if (!ok)
         return -1;

@@ -1248,6 +1248,31 @@ Test(fake_cuda, layered_and_cubemap_textures_reach_the_kernel)
     fx_close(&f);
 }
 
+/* A mipmapped texture: the worker makes a mipmapped array of the spec's
+ * levels, fills each level from its part of the texels and makes the
+ * texture over it; the fake's C version of tex_mip (tex2DLod, tex2DGrad)
+ * agrees with the sim. */
+Test(fake_cuda, a_mipmapped_texture_reaches_the_kernel)
+{
+    struct stat st;
+    if (stat("build/ptx/tests/ptx/textures.ptx", &st) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    fx f;
+    fx_open(&f);
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_mip.json", "3", "3");
+    expect_agrees_with_the_sim(&f, "tests/specs/tex_mip.json", "11", "2");
+    fakelog g = read_log(f.log);
+    cr_expect_geq(count_op(&g, "mipmap_create"), 1, "a mipmapped array");
+    bool levels = false, made = false;
+    for (int k = 0; k < g.n; k++) {
+        levels |= !strcmp(g.l[k].op, "mipmap_create") && strstr(g.l[k].rest, "8 4 0 levels 3");
+        made |= !strcmp(g.l[k].op, "tex_create") && strstr(g.l[k].rest, "mipmap");
+    }
+    cr_expect(levels, "8 x 4 texels, 3 levels");
+    cr_expect(made, "a texture over the mipmapped array");
+    free(g.l);
+    fx_close(&f);
+}
+
 /* Surface objects: the worker makes a CUDA array with surface load/store
  * and a surface object once; an input surface is restored before every
  * launch (surf_walk writes row 0: warm-ups and repetitions start from the

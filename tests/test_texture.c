@@ -66,6 +66,18 @@ static void expect_refused(const char *texture, const char *msg)
 
 Test(texture, the_spec_says_what_a_texture_may_be)
 {
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[8,4],\"levels\":3}}", "read at normalized coordinates");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[8,4],\"levels\":3,\"normalized_coords\":true,\"layers\":2}}",
+                   "neither layered");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[8,4],\"levels\":17,\"normalized_coords\":true}}", "1 to 16");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[8,4],\"mipmap_filter\":\"linear\"}}", "is for a mipmapped texture");
+    expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                   "\"texture\":{\"dims\":[8,4],\"levels\":2,\"normalized_coords\":true,"
+                   "\"mipmap_filter\":\"linear\"}}", "linear filtering needs f32 texels");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\"}", "a texture needs");
     expect_refused("{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\",\"count\":4,"
                    "\"texture\":{\"dims\":[4]}}", "product of its \"dims\"");
@@ -797,6 +809,147 @@ Test(texture, the_symbolic_stage_reduces_into_a_surface, .timeout = 240)
 Test(texture, the_symbolic_stage_runs_formatted_surface_accesses, .timeout = 240)
 {
     spec_explores_replaying(SURF_FORMATTED, 8, INT32_MAX);
+}
+
+#define TEX_MIP "tests/specs/tex_mip.json"
+static const char *MIP_REST =
+    "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+    "{\"name\":\"ys\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+    "{\"name\":\"lods\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+    "{\"name\":\"grads\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\"},"
+    "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"output\"},"
+    "{\"name\":\"outg\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"output\"},"
+    "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}";
+
+/* Texel (x, y) of level k of an 8 x 4 texture (4 x 2, 2 x 1 below it):
+ * 40 k + y w + x, w the level's width. */
+static float mip_texel(int k, float xs, float ys)
+{
+    int w = 8 >> k, h = 4 >> k > 1 ? 4 >> k : 1;
+    float fx = floorf(xs * (float)w), fy = floorf(ys * (float)h);
+    int x = fx < 0 ? 0 : fx >= (float)w ? w - 1 : (int)fx, y = fy < 0 ? 0 : fy >= (float)h ? h - 1 : (int)fy;
+    return (float)(40 * k + y * w + x);
+}
+
+/* tex_mip's texture holding mip_texel's values, its other inputs set
+ * (lanes past the lists' ends at 0.3, 0.6, lod 0, gradient 0), run on the
+ * sim; the outputs come back in the image returned. */
+static wh_image *mip_run(const wh_spec *s, const float *lods, const float *grads, int n)
+{
+    wh_error err;
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int at = 0;
+    for (int k = 0; k < 3; k++) {
+        int w = 8 >> k, h = 4 >> k > 1 ? 4 >> k : 1;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                wh_value_set_float(WH_F32, img->bufs[0].data + 4 * at++, (float)(40 * k + y * w + x));
+    }
+    cr_assert_eq(at, 42, "42 texels over three levels");
+    cr_assert_eq(img->bufs[0].count, 42u);
+    for (uint64_t i = 0; i < img->bufs[1].count; i++) {
+        wh_value_set_float(WH_F32, img->bufs[1].data + 4 * i, 0.3f + 0.02f * (float)i);
+        wh_value_set_float(WH_F32, img->bufs[2].data + 4 * i, 0.6f);
+        wh_value_set_float(WH_F32, img->bufs[3].data + 4 * i, (int)i < n ? lods[i] : 0.0f);
+        wh_value_set_float(WH_F32, img->bufs[4].data + 4 * i, (int)i < n ? grads[i] : 0.0f);
+    }
+    harness *h = open_sim(s, true);
+    measure_ok(h, img);
+    harness_close(h);
+    return img;
+}
+
+/* tex2DLod reads the level nearest its level of detail, clamped to the
+ * levels there are; tex2DGrad the level nearest log2 of its longer
+ * gradient in level-0 texels (8 g here: ddx (g, 0) over 8 texels). */
+Test(texture, lod_and_gradient_fetches_pick_the_nearest_mipmap_level)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(TEX_MIP, &err);
+    cr_assert(s, "%s", err.msg);
+    const float lods[] = { -1.0f, 0.49f, 0.5f, 1.2f, 1.6f, 2.0f, 3.5f, 4.0f };
+    const int lod_level[] = { 0, 0, 1, 1, 2, 2, 2, 2 };
+    const float grads[] = { 0.0f, 0.1f, 0.124f, 0.126f, 0.25f, 0.3f, 0.5f, 1.0f };   /* 8 g: 0 .. 8 */
+    const int grad_level[] = { 0, 0, 0, 0, 1, 1, 2, 2 };
+    wh_image *img = mip_run(s, lods, grads, 8);
+    for (int i = 0; i < 32; i++) {
+        float xs = 0.3f + 0.02f * (float)i;
+        float v = mip_texel(i < 8 ? lod_level[i] : 0, xs, 0.6f), g = mip_texel(i < 8 ? grad_level[i] : 0, xs, 0.6f);
+        float want = v + 1000.0f * (float)(((int)v & 7) + ((int)g & 7));
+        cr_expect_eq(wh_value_get_float(WH_F32, img->bufs[5].data + 4 * i), want, "out[%d]", i);
+        cr_expect_eq(wh_value_get_float(WH_F32, img->bufs[6].data + 4 * i), g, "outg[%d]", i);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+}
+
+/* "mipmap_filter": "linear" weighs the two levels around the level of
+ * detail by its fraction (clamped to the levels there are). */
+Test(texture, a_linear_mipmap_filter_weighs_two_levels)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_mip",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[8,4],\"levels\":3,\"normalized_coords\":true,"
+                           "\"mipmap_filter\":\"linear\"}}",
+                           MIP_REST, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    const float lods[] = { 0.5f, 1.25f, 2.7f, -3.0f, 0.0f }, grads[] = { 0, 0, 0, 0, 0 };
+    wh_image *img = mip_run(s, lods, grads, 5);
+    for (int i = 0; i < 5; i++) {
+        float xs = 0.3f + 0.02f * (float)i;
+        float t0 = mip_texel(0, xs, 0.6f), t1 = mip_texel(1, xs, 0.6f), t2 = mip_texel(2, xs, 0.6f);
+        float want[] = { 0.5f * t0 + 0.5f * t1, 0.75f * t1 + 0.25f * t2, t2, t0, t0 };
+        float v = wh_value_get_float(WH_F32, img->bufs[5].data + 4 * i);
+        cr_expect_eq(fmodf(v, 1000.0f), want[i], "lane %d (lod %g): %g", i, (double)lods[i], (double)v);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* More levels than the largest dimension halves through is refused when
+ * the launch is made, naming the texture. */
+Test(texture, too_many_mipmap_levels_are_refused)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_mip",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"f32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[8,4],\"levels\":5,\"normalized_coords\":true}}",
+                           MIP_REST, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
+    harness_result r = { 0 };
+    bool ran = h && harness_measure(h, img, 1, &r, &err);
+    const char *msg = ran ? r.message : err.msg;
+    cr_expect(!ran || r.status != HARNESS_OK, "five levels of an 8 x 4 texture ran");
+    cr_expect(msg && strstr(msg, "texture 't': 5 mipmap levels, more than its largest dimension (8) allows (4)"),
+              "%s", msg ? msg : "(no message)");
+    if (ran) harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* Level-of-detail and gradient operands pinned, texels symbolic: every
+ * atom replays its path on the sim. */
+Test(texture, the_symbolic_stage_reads_mipmap_levels, .timeout = 240)
+{
+    spec_explores_replaying(TEX_MIP, 2, INT32_MAX);
 }
 
 #define GATHER4 "tests/specs/tex_gather4.json"

@@ -70,6 +70,9 @@ static const api_entry entries[] = {
     OPTIONAL(Memcpy3D, "cuMemcpy3D_v2", NULL),
     OPTIONAL(SurfObjectCreate, "cuSurfObjectCreate", NULL),
     OPTIONAL(SurfObjectDestroy, "cuSurfObjectDestroy", NULL),
+    OPTIONAL(MipmappedArrayCreate, "cuMipmappedArrayCreate", NULL),
+    OPTIONAL(MipmappedArrayGetLevel, "cuMipmappedArrayGetLevel", NULL),
+    OPTIONAL(MipmappedArrayDestroy, "cuMipmappedArrayDestroy", NULL),
 #endif
 };
 
@@ -121,6 +124,9 @@ SAME_TYPE(ArrayDestroy, cuArrayDestroy);
 SAME_TYPE(Memcpy3D, cuMemcpy3D_v2);
 SAME_TYPE(SurfObjectCreate, cuSurfObjectCreate);
 SAME_TYPE(SurfObjectDestroy, cuSurfObjectDestroy);
+SAME_TYPE(MipmappedArrayCreate, cuMipmappedArrayCreate);
+SAME_TYPE(MipmappedArrayGetLevel, cuMipmappedArrayGetLevel);
+SAME_TYPE(MipmappedArrayDestroy, cuMipmappedArrayDestroy);
 
 #define SAME_VALUE(ours, theirs) _Static_assert((int)(ours) == (int)(theirs), #ours " != " #theirs)
 SAME_VALUE(WH_CU_SUCCESS, CUDA_SUCCESS);

@@ -162,6 +162,10 @@ typedef struct {
     CUresult (*Memcpy3D)(const CUDA_MEMCPY3D *copy);
     CUresult (*SurfObjectCreate)(CUsurfObject *obj, const CUDA_RESOURCE_DESC *res);
     CUresult (*SurfObjectDestroy)(CUsurfObject obj);
+    CUresult (*MipmappedArrayCreate)(CUmipmappedArray *array, const CUDA_ARRAY3D_DESCRIPTOR *desc,
+                                     unsigned int levels);
+    CUresult (*MipmappedArrayGetLevel)(CUarray *level, CUmipmappedArray array, unsigned int k);
+    CUresult (*MipmappedArrayDestroy)(CUmipmappedArray array);
 #endif
 } wh_cuda_api;
 

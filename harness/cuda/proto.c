@@ -266,6 +266,7 @@ static void put_texture(wh_cuda_wbuf *b, const ptx_texture *t)
                            (uint32_t)t->gather << 7 | (uint32_t)t->cube << 8);
     wh_cuda_put_u32(b, (uint32_t)t->channels);
     wh_cuda_put_u32(b, (uint32_t)t->chan_bytes);
+    wh_cuda_put_u32(b, (uint32_t)t->levels | (uint32_t)t->mip_linear << 8);
 }
 
 static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
@@ -296,8 +297,10 @@ static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
     t->cube = f >> 8 & 1;
     t->channels = (int)wh_cuda_get_u32(r);
     t->chan_bytes = (int)wh_cuda_get_u32(r);
+    uint32_t levels = wh_cuda_get_u32(r);
     if (nd > 3 || (t->channels != 1 && t->channels != 2 && t->channels != 4) ||
-        (t->chan_bytes != 1 && t->chan_bytes != 2 && t->chan_bytes != 4))
+        (t->chan_bytes != 1 && t->chan_bytes != 2 && t->chan_bytes != 4) ||
+        !ptx_tex_set_levels(t, (int)(levels & 0xff), levels >> 8 & 1))
         r->bad = true;
     t->texel_bytes = t->channels * t->chan_bytes;
 }

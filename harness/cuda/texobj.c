@@ -7,7 +7,10 @@
  * CUDA_ARRAY3D_SURFACE_LDST, textures the spec says tld4 gathers from with
  * CUDA_ARRAY3D_TEXTURE_GATHER, layered ones with CUDA_ARRAY3D_LAYERED and
  * the layers as the depth, cubemaps with CUDA_ARRAY3D_CUBEMAP and their 6
- * faces, of each layer, as the depth).  Integer texels are read as integers unless
+ * faces, of each layer, as the depth; a mipmapped texture in a CUDA
+ * mipmapped array, each level filled from its part of the texels, read
+ * with the nearest-level or linear mipmap filter over every level).
+ * Integer texels are read as integers unless
  * the spec asks for normalized floats.  A kernel writes its surfaces, so a
  * surface keeps a pristine linear copy of its content that is copied into
  * the array before each launch, as the engine restores its input buffers.
@@ -68,6 +71,24 @@ static CUresult make_array(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_
     return r;
 }
 
+static CUresult make_mipmapped(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_texture *t,
+                               CUDA_RESOURCE_DESC *res)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    memset(&ad, 0, sizeof ad);
+    ad.Width = (size_t)t->dims[0];
+    ad.Height = t->ndims > 1 ? (size_t)t->dims[1] : 0;
+    ad.Depth = t->ndims > 2 ? (size_t)t->dims[2] : 0;
+    ad.Format = texel_format(t);
+    ad.NumChannels = (unsigned)t->channels;
+    CUmipmappedArray m = NULL;
+    CUresult r = api->MipmappedArrayCreate(&m, &ad, (unsigned)t->levels);
+    o->mipmap = m;
+    res->resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    res->res.mipmap.hMipmappedArray = m;
+    return r;
+}
+
 static CUresult make_linear(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_texture *t, CUDA_RESOURCE_DESC *res)
 {
     CUresult r = api->MemAlloc(&o->mem, (size_t)o->bytes + WH_CU_TEXTURE_ALIGNMENT);
@@ -84,7 +105,9 @@ static CUresult make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_textur
 {
     CUDA_RESOURCE_DESC res;
     memset(&res, 0, sizeof res);
-    CUresult r = t->linear_memory ? make_linear(api, o, t, &res) : make_array(api, o, t, &res);
+    CUresult r = t->linear_memory ? make_linear(api, o, t, &res)
+                 : t->levels > 1  ? make_mipmapped(api, o, t, &res)
+                                  : make_array(api, o, t, &res);
     if ((int)r != WH_CU_SUCCESS)
         return r;
     if (t->surface) {
@@ -102,15 +125,17 @@ static CUresult make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_textur
     td.filterMode = t->filter_linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
     td.flags = (!t->chan_float && !t->read_normalized ? CU_TRSF_READ_AS_INTEGER : 0) |
                (t->normalized_coords ? CU_TRSF_NORMALIZED_COORDINATES : 0);
+    td.mipmapFilterMode = t->mip_linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+    td.maxMipmapLevelClamp = (float)(t->levels - 1);
     CUtexObject h = 0;
     r = api->TexObjectCreate(&h, &res, &td, NULL);
     o->handle = h;
     return r;
 }
 
-/* The whole array from or to linear memory of packed rows (host or device). */
-static CUresult copy_array(const wh_cuda_api *api, const wh_cuda_texobj *o, const ptx_texture *t, bool into_array,
-                           const void *host, CUdeviceptr dev)
+/* Array a from or to linear memory of packed rows (host or device). */
+static CUresult copy_array_of(const wh_cuda_api *api, CUarray a, const ptx_texture *t, bool into_array,
+                              const void *host, CUdeviceptr dev)
 {
     CUDA_MEMCPY3D cp;
     memset(&cp, 0, sizeof cp);
@@ -123,10 +148,10 @@ static CUresult copy_array(const wh_cuda_api *api, const wh_cuda_texobj *o, cons
         cp.srcPitch = row;
         cp.srcHeight = (size_t)t->dims[1];
         cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-        cp.dstArray = (CUarray)o->array;
+        cp.dstArray = a;
     } else {
         cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-        cp.srcArray = (CUarray)o->array;
+        cp.srcArray = a;
         cp.dstMemoryType = other;
         cp.dstHost = (void *)host;
         cp.dstDevice = dev;
@@ -139,6 +164,30 @@ static CUresult copy_array(const wh_cuda_api *api, const wh_cuda_texobj *o, cons
     return api->Memcpy3D(&cp);
 }
 
+/* The whole array of a texture or surface of one level. */
+static CUresult copy_array(const wh_cuda_api *api, const wh_cuda_texobj *o, const ptx_texture *t, bool into_array,
+                           const void *host, CUdeviceptr dev)
+{
+    return copy_array_of(api, (CUarray)o->array, t, into_array, host, dev);
+}
+
+/* A mipmapped texture's levels from host memory, each from its part. */
+static CUresult upload_levels(const wh_cuda_api *api, const wh_cuda_texobj *o, const ptx_texture *t,
+                              const unsigned char *data)
+{
+    for (int k = 0; k < t->levels; k++) {
+        ptx_texture level;
+        ptx_tex_level(t, k, &level);
+        CUarray a = NULL;
+        CUresult r = api->MipmappedArrayGetLevel(&a, (CUmipmappedArray)o->mipmap, (unsigned)k);
+        if ((int)r == WH_CU_SUCCESS)
+            r = copy_array_of(api, a, &level, true, data + t->level_base[k] * t->texel_bytes, 0);
+        if ((int)r != WH_CU_SUCCESS)
+            return r;
+    }
+    return (CUresult)WH_CU_SUCCESS;
+}
+
 bool wh_cuda_texobj_make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_texture *t, const char *name,
                          uint64_t bytes, char *msg, size_t n)
 {
@@ -146,6 +195,10 @@ bool wh_cuda_texobj_make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_te
     if (!api->TexObjectCreate || !api->TexObjectDestroy || !api->Array3DCreate || !api->ArrayDestroy ||
         !api->Memcpy3D || !api->SurfObjectCreate || !api->SurfObjectDestroy) {
         snprintf(msg, n, "%s '%s': the driver lacks the texture and surface object entry points", what, name);
+        return false;
+    }
+    if (t->levels > 1 && (!api->MipmappedArrayCreate || !api->MipmappedArrayGetLevel || !api->MipmappedArrayDestroy)) {
+        snprintf(msg, n, "texture '%s': the driver lacks the mipmapped array entry points", name);
         return false;
     }
     o->bytes = bytes;
@@ -169,6 +222,8 @@ CUresult wh_cuda_texobj_upload(const wh_cuda_api *api, wh_cuda_texobj *o, const 
                     : api->MemsetD8(o->pristine, 0, (size_t)o->bytes);
     if (t->linear_memory)
         return api->MemcpyHtoD(o->texels, data, (size_t)o->bytes);
+    if (t->levels > 1)
+        return upload_levels(api, o, t, data);
     return copy_array(api, o, t, true, data, 0);
 }
 
@@ -190,6 +245,8 @@ void wh_cuda_texobj_free(const wh_cuda_api *api, wh_cuda_texobj *o)
         api->TexObjectDestroy(o->handle);
     if (o->array)
         api->ArrayDestroy((CUarray)o->array);
+    if (o->mipmap)
+        api->MipmappedArrayDestroy((CUmipmappedArray)o->mipmap);   /* its levels' arrays with it */
     if (o->mem)
         api->MemFree(o->mem);
     if (o->pristine)

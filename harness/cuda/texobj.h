@@ -16,6 +16,7 @@
 typedef struct {
     unsigned long long handle;  /* the CUtexObject / CUsurfObject the kernel gets; 0: none made */
     void *array;                /* the CUDA array (a CUarray), or NULL */
+    void *mipmap;               /* a mipmapped texture's array (a CUmipmappedArray), or NULL */
     CUdeviceptr mem;            /* a texture over linear memory: the allocation ... */
     CUdeviceptr texels;         /* ... and the texels in it, aligned for textures */
     CUdeviceptr pristine;       /* a surface: what every launch starts from (zeros for an output) */

@@ -406,6 +406,31 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
+/* tex.level's level of detail (one f32) and tex.grad's gradients (ddx's
+ * elements, then ddy's, as many each) ride in cargs, a plain tex has
+ * none; the fetch waits for them as the GPU's does. */
+static bool decode_lod_sources(dctx *c, sim_instr *s)
+{
+    int n = 0;
+    for (int k = 2; k < c->pi->nops; k++)
+        n += c->pi->ops[k].kind == PTX_OPD_VEC ? c->pi->ops[k].nelems : 1;
+    if (!n)
+        return true;
+    s->cargs = wh_xcalloc((size_t)n, sizeof *s->cargs);
+    s->ncargs = (uint8_t)n;
+    int i = 0;
+    for (int k = 2; k < c->pi->nops; k++) {
+        const ptx_operand *o = &c->pi->ops[k];
+        for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1); e++, i++) {
+            if (!decode_src(c, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, PTX_T_F32, &s->cargs[i]))
+                return false;
+            if (s->cargs[i].kind == SIM_OPD_REG)
+                add_dep(s, c->F, s->cargs[i].slot, false);
+        }
+    }
+    return true;
+}
+
 /* tex, tld4, suld, sust, sured, txq, suq: the texture or surface object's
  * slot in addr.base, the coordinates in src (a layered access's first is
  * its u32 layer; none for a query), sured's value after them; mode keeps
@@ -434,16 +459,8 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
         if (d->kind == SIM_OPD_REG)
             add_dep(s, c->F, d->slot, false);
     }
-    /* tex.level's level of detail, tex.grad's gradients: unused (one level),
-     * but the fetch waits for them as the GPU's does */
-    for (int k = 2; c->pi->op == PTX_OP_TEX && k < c->pi->nops; k++) {
-        const ptx_operand *o = &c->pi->ops[k];
-        for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1); e++) {
-            const ptx_operand *x = o->kind == PTX_OPD_VEC ? &o->elems[e] : o;
-            if (x->kind == PTX_OPD_REG)
-                add_dep(s, c->F, c->F->slot[x->reg], false);
-        }
-    }
+    if (c->pi->op == PTX_OP_TEX && !decode_lod_sources(c, s))
+        return false;
     if (c->pi->op == PTX_OP_SURED) {
         if (n >= 4 || !decode_src(c, &c->pi->ops[1], c->pi->type, &s->src[n]))
             return false;

@@ -738,6 +738,20 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
     return true;
 }
 
+/* Lane l's level of detail: tex.level's operand (one carg), tex.grad's
+ * from its gradients (ddx's elements, then ddy's), 0 for a plain tex. */
+static float lane_lod(const sim_warp *w, const sim_instr *in, const ptx_texture *tx, uint32_t l)
+{
+    float v[8] = { 0 };
+    int n = in->ncargs < 8 ? in->ncargs : 8;
+    for (int i = 0; i < n; i++) {
+        const sim_opd *o = &in->cargs[i];
+        uint32_t bits = (uint32_t)(o->kind == SIM_OPD_REG ? w->r[(size_t)o->slot * SIM_WARP + l] : o->imm);
+        memcpy(&v[i], &bits, sizeof bits);
+    }
+    return ptx_tex_lod(tx, v, n);
+}
+
 /* tex: each lane's fetch (ptx/texture.c), priced as a global load of the
  * texels it reads through the L1 (the texture cache is the L1). */
 static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
@@ -763,7 +777,7 @@ static bool exec_tex(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, u
         if (gather)
             ptx_tex_gather_taps(tx, coord, taps);
         else
-            nt = ptx_tex_taps(tx, int_coords, coord, taps);
+            nt = ptx_tex_taps_lod(tx, int_coords, coord, lane_lod(w, in, tx, l), taps);
         for (int k = 0; k < nt; k++) {
             uint64_t end = (uint64_t)(taps[k].index + 1) * (uint64_t)tx->texel_bytes;
             if (taps[k].index >= 0 && end > g->size) {

@@ -112,6 +112,14 @@ struct CUarray_st {
     unsigned char *host;
 };
 
+/* A mipmapped array: its levels, CUDA arrays of halved sizes. */
+#define FAKECUDA_MAX_LEVELS 16
+struct CUmipmappedArray_st {
+    CUcontext ctx;
+    unsigned levels;
+    struct CUarray_st *level[FAKECUDA_MAX_LEVELS];
+};
+
 /* A texture object: what cuTexObjectCreate was given. */
 typedef struct {
     bool live;
@@ -1119,6 +1127,81 @@ EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
     return CUDA_SUCCESS;
 }
 
+/* Level k's size of a dimension of n elements (0: the array lacks it). */
+static size_t level_size(size_t n, unsigned k)
+{
+    return n == 0 ? 0 : n >> k > 1 ? n >> k : 1;
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray h)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!h || h->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (unsigned k = 0; k < h->levels; k++)
+        if (h->level[k]) {
+            free(h->level[k]->host);
+            free(h->level[k]);
+        }
+    free(h);
+    flog("mipmap_destroy");
+    return CUDA_SUCCESS;
+}
+
+/* As many levels as the largest dimension halves through, each an array
+ * of the descriptor's format (no flags: the mipmapped arrays warphunt
+ * makes). */
+EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d,
+                                               unsigned int levels)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    size_t largest = d ? d->Width : 0;
+    largest = d && d->Height > largest ? d->Height : largest;
+    largest = d && d->Depth > largest ? d->Depth : largest;
+    if (!pHandle || !d || d->Flags || levels < 1 || levels > FAKECUDA_MAX_LEVELS || !largest ||
+        largest >> (levels - 1) < 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUmipmappedArray_st *m = calloc(1, sizeof *m);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    m->ctx = c;
+    for (unsigned k = 0; k < levels; k++) {
+        CUDA_ARRAY3D_DESCRIPTOR lk = *d;
+        lk.Width = level_size(d->Width, k);
+        lk.Height = level_size(d->Height, k);
+        lk.Depth = level_size(d->Depth, k);
+        r = cuArray3DCreate_v2(&m->level[k], &lk);
+        m->levels = k + (r == CUDA_SUCCESS);
+        if (r != CUDA_SUCCESS) {
+            cuMipmappedArrayDestroy(m);
+            return r;
+        }
+    }
+    *pHandle = m;
+    flog("mipmap_create %zu %zu %zu levels %u", d->Width, d->Height, d->Depth, levels);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray h, unsigned int level)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!h || h->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pLevelArray || level >= h->levels)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pLevelArray = h->level[level];
+    return CUDA_SUCCESS;
+}
+
 /* Packed rows of linear memory (host or device) into or out of an array:
  * what warphunt copies. */
 static unsigned char *linear_side(CUcontext c, CUmemorytype type, const void *host, CUdeviceptr dev, size_t bytes)
@@ -1207,6 +1290,10 @@ EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *obj, const CUDA_RESOURCE_
             res->res.linear.sizeInBytes % eb ||
             !device_bytes(c, res->res.linear.devPtr, res->res.linear.sizeInBytes))
             return CUDA_ERROR_INVALID_VALUE;
+    } else if (res->resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY) {
+        const struct CUmipmappedArray_st *m = res->res.mipmap.hMipmappedArray;
+        if (!m || m->ctx != c || td->maxMipmapLevelClamp > (float)(m->levels - 1))
+            return CUDA_ERROR_INVALID_VALUE;
     } else if (res->resType != CU_RESOURCE_TYPE_ARRAY || !res->res.array.hArray || res->res.array.hArray->ctx != c) {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -1215,7 +1302,10 @@ EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *obj, const CUDA_RESOURCE_
             g.tex[k] = (fake_texture){ .live = true, .ctx = c, .res = *res, .td = *td };
             *obj = (CUtexObject)(k + 1);
             flog("tex_create %d %s flags %u filter %d address %d %d %d", k + 1,
-                 res->resType == CU_RESOURCE_TYPE_LINEAR ? "linear" : "array", td->flags, (int)td->filterMode,
+                 res->resType == CU_RESOURCE_TYPE_LINEAR            ? "linear"
+                 : res->resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY ? "mipmap"
+                                                                    : "array",
+                 td->flags, (int)td->filterMode,
                  (int)td->addressMode[0], (int)td->addressMode[1], (int)td->addressMode[2]);
             return CUDA_SUCCESS;
         }
@@ -1807,6 +1897,82 @@ static int clamped(float x, int n)
     return f < 0 ? 0 : f >= (float)n ? n - 1 : (int)f;
 }
 
+/* The level nearest lod among a mipmapped array's (maxMipmapLevelClamp the
+ * last), nearest-level filtering as warphunt's sim decides it. */
+static unsigned nearest_level(float lod, float last)
+{
+    float k = floorf(lod + 0.5f);
+    return !(k > 0.0f) ? 0u : k > last ? (unsigned)last : (unsigned)k;
+}
+
+/* Texel (x, y) of a 1-channel float array, point sampled at normalized
+ * coordinates, clamped. */
+static float float_texel(const struct CUarray_st *a, float x, float y)
+{
+    int w = (int)a->desc.Width, h = a->desc.Height ? (int)a->desc.Height : 1;
+    float v;
+    memcpy(&v, a->host + 4 * ((size_t)clamped(y * (float)h, h) * (size_t)w + (size_t)clamped(x * (float)w, w)), 4);
+    return v;
+}
+
+/* tests/ptx/textures.cu's tex_mip in C: tex2DLod and tex2DGrad of a
+ * 1-channel float mipmapped array at normalized coordinates, point sampled
+ * and clamped, the nearest level to the level of detail (tex2DGrad's:
+ * log2 of the longer gradient in level-0 texels; its gradients are (g, 0)
+ * and (0, g)). */
+static run_outcome run_tex_mip(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                               void **params, CUresult *code, double *ns)
+{
+    CUtexObject t;
+    CUdeviceptr in[4], out, outg;
+    int n;
+    memcpy(&t, params[0], sizeof t);
+    for (int k = 0; k < 4; k++)
+        memcpy(&in[k], params[1 + k], sizeof in[k]);
+    memcpy(&out, params[5], sizeof out);
+    memcpy(&outg, params[6], sizeof outg);
+    memcpy(&n, params[7], sizeof n);
+    const fake_texture *tx = t >= 1 && t <= FAKECUDA_MAX_TEXTURES ? &g.tex[t - 1] : NULL;
+    const struct CUmipmappedArray_st *m = tx && tx->live && !tx->surface && tx->ctx == c &&
+                                                  tx->res.resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY
+                                              ? tx->res.res.mipmap.hMipmappedArray : NULL;
+    if (!m || m->level[0]->desc.Format != CU_AD_FORMAT_FLOAT || m->level[0]->desc.NumChannels != 1 ||
+        !(tx->td.flags & CU_TRSF_NORMALIZED_COORDINATES) || tx->td.filterMode != CU_TR_FILTER_MODE_POINT ||
+        tx->td.mipmapFilterMode != CU_TR_FILTER_MODE_POINT || grid[0] * block[0] > 1024) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    float w0 = (float)m->level[0]->desc.Width, h0 = (float)m->level[0]->desc.Height, last = tx->td.maxMipmapLevelClamp;
+    double cost = FAKECUDA_KERNEL_NS;
+    for (int i = 0; i < n && i < (int)(grid[0] * block[0]); i++) {
+        float v[4];
+        for (int k = 0; k < 4; k++) {
+            unsigned char *p = device_bytes(c, in[k] + 4 * (CUdeviceptr)i, 4);
+            if (!p) {
+                *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+                return RUN_FAULT;
+            }
+            memcpy(&v[k], p, 4);
+        }
+        float gx = v[3] * w0, gy = v[3] * h0;
+        float lod = fabsf(gx) > fabsf(gy) ? log2f(fabsf(gx)) : log2f(fabsf(gy));
+        float a = float_texel(m->level[nearest_level(v[2], last)], v[0], v[1]);
+        float b = float_texel(m->level[nearest_level(lod, last)], v[0], v[1]);
+        int trips = ((int)a & 7) + ((int)b & 7);
+        float o = a + 1000.0f * (float)trips;
+        unsigned char *po = device_bytes(c, out + 4 * (CUdeviceptr)i, 4), *pg = device_bytes(c, outg + 4 * (CUdeviceptr)i, 4);
+        if (!po || !pg) {
+            *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+            return RUN_FAULT;
+        }
+        memcpy(po, &o, 4);
+        memcpy(pg, &b, 4);
+        cost += FAKECUDA_THREAD_NS * (1 + trips);
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
 /* tests/ptx/textures.cu's tex_layered in C: tex2DLayered of a 1-channel
  * s32 layered array, point sampled, clamped, the layer clamped too. */
 static run_outcome run_tex_layered(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
@@ -1969,6 +2135,7 @@ static const fake_kernel kernels[] = {
     { "surf_layered", 4, FAKECUDA_INC_REGS, 0, run_surf_layered },
     { "surf_reduce", 7, FAKECUDA_INC_REGS, 0, run_surf_reduce },
     { "surf_formatted", 10, FAKECUDA_INC_REGS, 0, run_surf_formatted },
+    { "tex_mip", 8, FAKECUDA_INC_REGS, 0, run_tex_mip },
     { "tex_gather", 4, FAKECUDA_INC_REGS, 0, run_tex_gather },
     { "fake_inc", 3, FAKECUDA_INC_REGS, 0, run_fake_inc },
     { "fake_inc_smem", 3, FAKECUDA_INC_REGS, FAKECUDA_SMEM_STATIC, run_fake_inc_smem },

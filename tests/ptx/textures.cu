@@ -143,6 +143,24 @@ extern "C" __global__ void surf_formatted(cudaSurfaceObject_t px, cudaSurfaceObj
     least[i] = m + (acc << 8);
 }
 
+/* tex_mip: tex2DLod and tex2DGrad (tex.level, tex.grad) of a mipmapped float texture at
+ * normalized coordinates, the level of detail (and the gradients' length) from the input; each
+ * thread loops as long as the fetched values say, so its time is the level and texel it reads. */
+extern "C" __global__ void tex_mip(cudaTextureObject_t t, const float *xs, const float *ys, const float *lods,
+                                   const float *grads, float *out, float *outg, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float v = tex2DLod<float>(t, xs[i], ys[i], lods[i]);
+    float g = tex2DGrad<float>(t, xs[i], ys[i], make_float2(grads[i], 0.0f), make_float2(0.0f, grads[i]));
+    float acc = 0.0f;
+    for (int k = 0; k < ((int)v & 7) + ((int)g & 7); k++)
+        acc += 1.0f;
+    out[i] = v + 1000.0f * acc;
+    outg[i] = g;
+}
+
 /* tex_gather4: tex2Dgather (tld4) of component r of an int texture made for gathers, at float
  * coordinates from the input; each thread loops as long as two of the four texels say, so its
  * time is the footprint's data.  tex_query answers txq and suq (inline PTX: CUDA C has no
