@@ -132,6 +132,8 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
                             "first", first);
     if (p->structure != WH_STRUCTURE_NONE)
         json_object_set_new(doc, "structure", json_string(wh_structure_name(p->structure)));
+    if (p->tree)
+        json_object_set_new(doc, "structure", json_string("tree"));
     if (p->global)
         json_object_set_new(doc, "global", json_true());
     return doc;

@@ -84,6 +84,11 @@ bool wh_image_sum_into(wh_image *img, int p, int f, wh_error *err);
 /* Does buffer p have its structure?  The error names the elements that
  * break it.  (wh_image_check_domains checks it for every input.) */
 bool wh_image_check_structure(const wh_image *img, int p, wh_error *err);
+/* Input buffers that hold a tree (image_tree.c, wh_tree): bring buffer p
+ * to a tree (a projection, as above; part of wh_image_restructure_buffer),
+ * or check that it is one (part of wh_image_check_structure). */
+bool wh_image_restructure_tree(wh_image *img, int p, wh_error *err);
+bool wh_image_check_tree(const wh_image *img, int p, wh_error *err);
 /* Index of the parameter named `name`, or -1. */
 int wh_image_find(const wh_image *img, const char *name);
 

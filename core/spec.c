@@ -665,6 +665,50 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
     return true;
 }
 
+/* A field of struct buffer p named by tree key `what` (a JSON string),
+ * an integer field of one element; -1 after an error. */
+static int tree_field(loader *ld, json_t *v, const char *sub, const wh_param *p, const char *what)
+{
+    const char *name = json_string_value(v);
+    if (!name) return bad(ld, sub, "expected the name of a field (%s)", what), -1;
+    int f = 0;
+    while (f < p->nfields && strcmp(p->fields[f].name, name)) f++;
+    if (f == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (%s)", name, what), -1;
+    if (wh_type_is_float(p->fields[f].type) || p->fields[f].array_len > 1 || !p->fields[f].has_range)
+        return bad(ld, sub, "field \"%s\" (%s) needs to be an integer field with a \"range\", not an array", name,
+                   what), -1;
+    return f;
+}
+
+/* "tree": { "children": [fields], "leaf": field } on a struct input buffer. */
+static bool parse_tree(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "children", "leaf", NULL };
+    char sub[320], fp[360];
+    json_t *v = json_object_get(pobj, "tree");
+    if (!v) return true;
+    snprintf(sub, sizeof sub, "%s.tree", jpath);
+    if (p->role != WH_ROLE_INPUT || p->type != WH_STRUCT)
+        return bad(ld, sub, "\"tree\" is for struct input buffers (a node per element)");
+    if (!json_is_object(v) || !check_keys(ld, v, sub, keys))
+        return bad(ld, sub, "expected { \"children\": [fields], \"leaf\": field }");
+    json_t *ch = json_object_get(v, "children");
+    snprintf(fp, sizeof fp, "%s.children", sub);
+    if (!json_is_array(ch) || json_array_size(ch) < 1 || json_array_size(ch) > WH_TREE_MAX_CHILDREN)
+        return bad(ld, fp, "expected 1 to %d fields, each naming a child", WH_TREE_MAX_CHILDREN);
+    if (!(p->tree = calloc(1, sizeof *p->tree))) return bad(ld, sub, "out of memory");
+    p->tree->nchildren = (int)json_array_size(ch);
+    for (int k = 0; k < p->tree->nchildren; k++)
+        if ((p->tree->children[k] = tree_field(ld, json_array_get(ch, (size_t)k), fp, p, "a child")) < 0)
+            return false;
+    snprintf(fp, sizeof fp, "%s.leaf", sub);
+    if ((p->tree->leaf = tree_field(ld, json_object_get(v, "leaf"), fp, p, "a leaf above 0")) < 0) return false;
+    for (int k = 0; k < p->tree->nchildren; k++)
+        if (p->tree->children[k] == p->tree->leaf)
+            return bad(ld, sub, "field \"%s\" is both a child and the leaf field", p->fields[p->tree->leaf].name);
+    return true;
+}
+
 #define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\" or \"warp_stride\""
 
 static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
@@ -708,7 +752,7 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
     }
     if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
-    return parse_structure(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
+    return parse_structure(ld, pobj, jpath, p) && parse_tree(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
 }
 
 #define ADDRESSES "\"clamp\" (the default), \"border\", \"wrap\" or \"mirror\""
@@ -1002,7 +1046,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
-                                        "check_why", "texture", "surface", "prefix_sum_of", NULL };
+                                        "check_why", "texture", "surface", "prefix_sum_of", "tree", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -1289,6 +1333,7 @@ static void free_param(wh_param *p)
     free(p->check_why);
     for (int d = 0; p->tex && d < p->tex->ndims; d++)
         wh_expr_free(p->tex->dims[d]);
+    free(p->tree);
     if (p->tex) wh_expr_free(p->tex->layers);
     free(p->tex);
 }
@@ -1403,7 +1448,7 @@ bool wh_param_structured(const wh_param *p)
     bool fields = false;
     for (int f = 0; f < p->nfields; f++)
         fields |= p->fields[f].prefix_of != 0 || p->fields[f].structure != WH_STRUCTURE_NONE;
-    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || fields;
+    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || p->tree || fields;
 }
 
 bool wh_field_varies_by_index(const wh_field *f)

@@ -55,6 +55,19 @@ typedef enum {
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE } wh_owner;
 #define WH_OWNER_LAST WH_OWNER_WARP_STRIDE
 
+/* A tree stored in a struct buffer (README, "Trees"): element i is a
+ * node, a leaf when its `leaf` field is above 0, else an internal node
+ * whose `children` fields name its children; every node has at most one
+ * parent, the root (element 0) none, and a child comes after its parent
+ * (so the links make no cycle and no shared subtree: a BVH, a k-d tree, a
+ * decision tree in an array). */
+#define WH_TREE_MAX_CHILDREN 8
+typedef struct {
+    int children[WH_TREE_MAX_CHILDREN];   /* field indexes */
+    int nchildren;
+    int leaf;                              /* field index */
+} wh_tree;
+
 /* A texture object parameter (README, "Textures"): a buffer of texels the
  * kernel reads through `tex` with a cudaTextureObject_t, whose value the
  * backend makes.  Its elements are the texels in x-fastest order; the
@@ -119,6 +132,7 @@ typedef struct {
     double init_value;      /* WH_INIT_CONST */
     char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
     wh_structure structure; /* input buffers of one field */
+    wh_tree *tree;          /* a struct input buffer whose elements are a tree's nodes, or NULL */
     int prefix_of;          /* "prefix_sum_of": 1 + the input buffer whose running sum this
                                buffer is (README, "Running sums"), 0: none */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */

@@ -98,11 +98,22 @@ bool gen_warp_refinable(const wh_param *par)
            par->owner == WH_OWNER_CONTIGUOUS && !wh_param_structured(par);
 }
 
+/* Structured but still refined one element at a time: a tree, whose
+ * projection keeps every child a node may keep, so a change lands where
+ * it says (a sorted or distinct buffer re-ranks its values instead). */
+static bool refined_despite_structure(const wh_param *par)
+{
+    wh_param without_tree = *par;
+    without_tree.tree = NULL;
+    return par->tree && !wh_param_structured(&without_tree);
+}
+
 bool gen_shared_refinable(const wh_image *cell, const wh_image *full, int p)
 {
     const wh_param *par = &cell->spec->params[p];
     return par->role == WH_ROLE_INPUT && par->kind == WH_BUFFER && par->per_thread == 0 &&
-           !wh_param_structured(par) && cell->bufs[p].count == full->bufs[p].count && cell->bufs[p].count > 0;
+           (!wh_param_structured(par) || refined_despite_structure(par)) &&
+           cell->bufs[p].count == full->bufs[p].count && cell->bufs[p].count > 0;
 }
 
 /* ---- an element's candidates ---------------------------------------------------- */

@@ -681,6 +681,38 @@ static Z3_ast region_arrays(sx_engine *e, const sx_region *r)
     return d;
 }
 
+/* A tree's links (wh_tree) as core/image_tree.c keeps them: an internal
+ * node's children after it, within the buffer, and no node a child twice
+ * nor the root one at all: each child field's target (a leaf's: a number
+ * of its own past the buffer) and the root distinct. */
+static Z3_ast region_tree(sx_engine *e, const sx_region *r)
+{
+    sx_z *z = &e->z;
+    const wh_tree *t = e->spec->params[r->param].tree;
+    uint64_t n = e->img->bufs[r->param].count;
+    if (!t || n == 0)
+        return z->tru;
+    size_t m = (size_t)n * (size_t)t->nchildren + 1;
+    Z3_ast *slot = malloc(m * sizeof *slot), d = z->tru, zero = sx_z_num(z, 0, 64), past = sx_z_num(z, n, 64);
+    if (!slot)
+        return NULL;
+    slot[0] = zero;   /* the root */
+    for (uint64_t el = 0; el < n; el++) {
+        Z3_ast internal = sx_zk(z, Z3_mk_not(z->c, sx_zk(z, Z3_mk_bvsgt(z->c, field_term64(e, r, el, t->leaf), zero))));
+        for (int k = 0; k < t->nchildren; k++) {
+            Z3_ast c = field_term64(e, r, el, t->children[k]);
+            Z3_ast ok = sx_z_and2(z, sx_zk(z, Z3_mk_bvugt(z->c, c, sx_z_num(z, el, 64))),
+                                  sx_zk(z, Z3_mk_bvult(z->c, c, past)));
+            d = sx_z_and2(z, d, sx_zk(z, Z3_mk_implies(z->c, internal, ok)));
+            slot[1 + el * (uint64_t)t->nchildren + (uint64_t)k] =
+                sx_z_ite(z, internal, c, sx_z_num(z, n + el * (uint64_t)t->nchildren + (uint64_t)k, 64));
+        }
+    }
+    d = sx_z_and2(z, d, sx_zk(z, Z3_mk_distinct(z->c, (unsigned)m, slot)));
+    free(slot);
+    return d;
+}
+
 static const sx_region *input_region(const sx_engine *e, int p)
 {
     for (int i = 0; i < e->nregions; i++)
@@ -730,10 +762,10 @@ static bool build_structure(sx_engine *e, wh_error *err)
         if (r->param < 0 || !r->input || !sx_structure_assumed(e->img, r->param))
             continue;
         Z3_ast rs = region_structure(e, r, err), sums = rs ? region_sums(e, r, err) : NULL;
-        Z3_ast arrays = sums ? region_arrays(e, r) : NULL;
-        if (!rs || !sums || !arrays)
+        Z3_ast arrays = sums ? region_arrays(e, r) : NULL, tree = arrays ? region_tree(e, r) : NULL;
+        if (!rs || !sums || !arrays || !tree)
             return false;
-        rs = sx_z_and2(z, sx_z_and2(z, rs, sums), arrays);
+        rs = sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, rs, sums), arrays), tree);
         d = d ? sx_z_and2(z, d, rs) : rs;
     }
     if (d) {

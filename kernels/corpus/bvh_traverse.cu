@@ -45,20 +45,19 @@
  * Known best: a root whose bounds miss every query (one pop per thread):
  * 1869.
  *
- * Spec gap: a BVH is a tree (every node but the root has one parent); the
- * spec can only bound each child index ([i + 1, NN - 1]: children after
- * their parent, so no cycles) and cannot say "one parent", so an input
- * may share subtrees (a DAG, whose traversal could take exponentially
- * many pops).  The kernel therefore stops after NN pops (a tree visits
- * each node at most once, so this never cuts a real traversal), which
- * also keeps the stack within its 32 entries (each pop pushes at most
- * one more entry than it removes: at most NN + 1 = 22 entries).  The
- * last node is pinned to be a leaf (nitems in [1, LEAF]: the range
- * [(i+1)/NN, LEAF]) so that its child fields (pinned to itself) are
- * never followed.  Items sit in a fixed slot of LEAF per node (a padded
- * layout) where a real BVH stores an index range into a primitive
- * array.  The tree is shared by all queries, so nodes and items are
- * shared buffers (no thread owns them).
+ * Structure (session 32): a BVH is a tree, and the spec says so ("tree":
+ * the child fields left and right of an internal node, nitems above 0 for
+ * a leaf): every node but the root has one parent and comes after it, so
+ * the search and the symbolic stage see only trees (before, the spec could
+ * only bound each child index, [i + 1, NN - 1], and the best inputs found
+ * were DAGs that share subtrees).  The last node is a leaf because no node
+ * comes after it.  The kernel stops after NN pops, which never cuts a
+ * tree's traversal (each node is visited at most once) and was there for
+ * the DAGs; it stays, as a guard.  The stack holds at most NN + 1 = 22
+ * entries (a pop pushes at most one more than it removes).  Items sit in a
+ * fixed slot of LEAF per node (a padded layout) where a real BVH stores an
+ * index range into a primitive array.  The tree is shared by all queries,
+ * so nodes and items are shared buffers (no thread owns them).
  */
 #define BVH_STACK 32
 
