@@ -484,19 +484,18 @@ static bool lod_operand(const ptx_operand *o)
  * geometry goes to mode, the coordinates are checked for their number
  * (.3d, .a2d and .cube take four, the last ignored).  tex.level (one more
  * operand, the level of detail) and tex.grad (two, the gradients) decode
- * the same: a texture of one level reads it whatever they say.  Mode is 0
- * for the forms no engine runs: multisample, .base, an offset or a depth
- * compare (more operands than that). */
+ * the same, and tex.base (level 0) as a plain tex.  Mode is 0 for the
+ * forms no engine runs: multisample, an offset or a depth compare (more
+ * operands than that). */
 static bool decode_tex(ptx_instr *ins, const char *file, wh_error *err)
 {
-    bool level = false, grad = false, other = false;
+    bool level = false, grad = false;
     for (int i = 0; i < ins->nmods; i++) {
         level |= STREQ(ins->mods[i], "level");
         grad |= STREQ(ins->mods[i], "grad");
-        other |= STREQ(ins->mods[i], "base");
     }
     int extra = level ? 1 : grad ? 2 : 0;
-    bool plain = !other && ins->nops == 2 + extra;
+    bool plain = ins->nops == 2 + extra;
     for (int k = 2; plain && k < ins->nops; k++)
         plain = lod_operand(&ins->ops[k]);
     ins->mode = plain ? geometry_of(ins) : 0;

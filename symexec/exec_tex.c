@@ -150,10 +150,11 @@ static bool level_of_detail(sx_cx *cx, const ptx_texture *t, float *lod)
     *lod = 0.0f;
     if (t->levels <= 1)
         return true;
+    bool int_level = ins->nops == 3 && ins->type2 == PTX_T_S32;   /* tex.level with .s32 coordinates */
     for (int k = 2; k < ins->nops; k++) {
         const ptx_operand *o = &ins->ops[k];
         for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1) && n < 8; e++) {
-            Z3_ast x = sx_opd_value(cx, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, PTX_T_F32);
+            Z3_ast x = sx_opd_value(cx, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, int_level ? PTX_T_S32 : PTX_T_F32);
             if (!x)
                 return false;
             Z3_ast bits = sx_z_as_bv(ZZ(cx), x, 32);
@@ -163,7 +164,10 @@ static bool level_of_detail(sx_cx *cx, const ptx_texture *t, float *lod)
                 b = (uint32_t)u;
             else if (!pin(cx, bits, &b))
                 return false;
-            memcpy(&v[n++], &b, sizeof b);
+            if (int_level)
+                v[n++] = (float)(int32_t)b;
+            else
+                memcpy(&v[n++], &b, sizeof b);
         }
     }
     *lod = ptx_tex_lod(t, v, n);

@@ -831,10 +831,9 @@ static float mip_texel(int k, float xs, float ys)
     return (float)(40 * k + y * w + x);
 }
 
-/* tex_mip's texture holding mip_texel's values, its other inputs set
- * (lanes past the lists' ends at 0.3, 0.6, lod 0, gradient 0), run on the
- * sim; the outputs come back in the image returned. */
-static wh_image *mip_run(const wh_spec *s, const float *lods, const float *grads, int n)
+/* A new image of s whose first buffer, an 8 x 4 texture of 3 levels (f32
+ * or i32 texels), holds 40 k + y w + x at (x, y) of level k. */
+static wh_image *mip_image(const wh_spec *s, wh_type texel)
 {
     wh_error err;
     wh_launch l = wh_spec_launch_full(s);
@@ -844,11 +843,22 @@ static wh_image *mip_run(const wh_spec *s, const float *lods, const float *grads
     for (int k = 0; k < 3; k++) {
         int w = 8 >> k, h = 4 >> k > 1 ? 4 >> k : 1;
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                wh_value_set_float(WH_F32, img->bufs[0].data + 4 * at++, (float)(40 * k + y * w + x));
+            for (int x = 0; x < w; x++, at++) {
+                if (texel == WH_F32) wh_value_set_float(WH_F32, img->bufs[0].data + 4 * at, (float)(40 * k + y * w + x));
+                else wh_value_set_int(WH_I32, img->bufs[0].data + 4 * at, 40 * k + y * w + x);
+            }
     }
     cr_assert_eq(at, 42, "42 texels over three levels");
     cr_assert_eq(img->bufs[0].count, 42u);
+    return img;
+}
+
+/* tex_mip's texture holding mip_texel's values, its other inputs set
+ * (lanes past the lists' ends at 0.3, 0.6, lod 0, gradient 0), run on the
+ * sim; the outputs come back in the image returned. */
+static wh_image *mip_run(const wh_spec *s, const float *lods, const float *grads, int n)
+{
+    wh_image *img = mip_image(s, WH_F32);
     for (uint64_t i = 0; i < img->bufs[1].count; i++) {
         wh_value_set_float(WH_F32, img->bufs[1].data + 4 * i, 0.3f + 0.02f * (float)i);
         wh_value_set_float(WH_F32, img->bufs[2].data + 4 * i, 0.6f);
@@ -908,6 +918,72 @@ Test(texture, a_linear_mipmap_filter_weighs_two_levels)
         float v = wh_value_get_float(WH_F32, img->bufs[5].data + 4 * i);
         cr_expect_eq(fmodf(v, 1000.0f), want[i], "lane %d (lod %g): %g", i, (double)lods[i], (double)v);
     }
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* The .s32 forms: tex.level's level of detail is an integer (clamped to
+ * the levels there are), tex.base reads level 0, both at integer texel
+ * indices (clamped to each level's width). */
+Test(texture, integer_levels_of_detail_and_the_base_level)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_mip_int",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[8,4],\"levels\":3,\"normalized_coords\":true}}",
+                           "{\"name\":\"xs\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+                           "{\"name\":\"ls\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":8,\"role\":\"output\","
+                           "\"fields\":[{\"name\":\"x\",\"type\":\"i32\"},{\"name\":\"y\",\"type\":\"i32\"}]},"
+                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *img = mip_image(s, WH_I32);
+    const int xs[8] = { 0, 3, 7, 9, -2, 5, 1, 6 }, ls[8] = { -1, 0, 1, 2, 5, 1, 2, 0 };
+    for (int i = 0; i < 8; i++) {
+        wh_value_set_int(WH_I32, img->bufs[1].data + 4 * i, xs[i]);
+        wh_value_set_int(WH_I32, img->bufs[2].data + 4 * i, ls[i]);
+    }
+    harness *h = open_sim(s, true);
+    measure_ok(h, img);
+    harness_close(h);
+    for (int i = 0; i < 8; i++) {
+        int k = ls[i] < 0 ? 0 : ls[i] > 2 ? 2 : ls[i], w = 8 >> k;
+        int x = xs[i] < 0 ? 0 : xs[i] >= w ? w - 1 : xs[i], x0 = xs[i] < 0 ? 0 : xs[i] > 7 ? 7 : xs[i];
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[3].data + 8 * i), 40 * k + x, "lane %d: level %d", i, k);
+        cr_expect_eq(wh_value_get_int(WH_I32, img->bufs[3].data + 8 * i + 4), x0, "lane %d: tex.base", i);
+    }
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
+/* A multisample fetch (tex.2dms) stops the run as unsupported, naming it:
+ * CUDA makes no multisample texture, so none is modelled. */
+Test(texture, a_multisample_fetch_is_unsupported)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with("tex_ms",
+                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                           "\"texture\":{\"dims\":[8,8]}}",
+                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"}",
+                           dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness *h = open_sim(s, false);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.status, HARNESS_UNSUPPORTED, "%s", r.message);
+    cr_expect(strstr(r.message, "tex"), "%s", r.message);
+    harness_result_free(&r);
+    harness_close(h);
     wh_image_free(img);
     wh_spec_free(s);
     ts_rmtree(dir);

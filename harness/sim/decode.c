@@ -406,9 +406,10 @@ static int access_size(const ptx_instr *pi)
     return s > 0 ? s : 4;
 }
 
-/* tex.level's level of detail (one f32) and tex.grad's gradients (ddx's
- * elements, then ddy's, as many each) ride in cargs, a plain tex has
- * none; the fetch waits for them as the GPU's does. */
+/* tex.level's level of detail (one value of the coordinates' type, .f32
+ * or .s32, as the ISA says) and tex.grad's gradients (.f32: ddx's
+ * elements, then ddy's, as many each) ride in cargs, a plain tex has none;
+ * the fetch waits for them as the GPU's does. */
 static bool decode_lod_sources(dctx *c, sim_instr *s)
 {
     int n = 0;
@@ -422,7 +423,8 @@ static bool decode_lod_sources(dctx *c, sim_instr *s)
     for (int k = 2; k < c->pi->nops; k++) {
         const ptx_operand *o = &c->pi->ops[k];
         for (int e = 0; e < (o->kind == PTX_OPD_VEC ? o->nelems : 1); e++, i++) {
-            if (!decode_src(c, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, PTX_T_F32, &s->cargs[i]))
+            ptx_type t = n == 1 ? c->pi->type2 : PTX_T_F32;
+            if (!decode_src(c, o->kind == PTX_OPD_VEC ? &o->elems[e] : o, t, &s->cargs[i]))
                 return false;
             if (s->cargs[i].kind == SIM_OPD_REG)
                 add_dep(s, c->F, s->cargs[i].slot, false);

@@ -738,8 +738,9 @@ static bool exec_surf(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, 
     return true;
 }
 
-/* Lane l's level of detail: tex.level's operand (one carg), tex.grad's
- * from its gradients (ddx's elements, then ddy's), 0 for a plain tex. */
+/* Lane l's level of detail: tex.level's operand (one carg: an f32, or an
+ * s32 with .s32 coordinates), tex.grad's from its gradients (ddx's
+ * elements, then ddy's), 0 for a plain tex. */
 static float lane_lod(const sim_warp *w, const sim_instr *in, const ptx_texture *tx, uint32_t l)
 {
     float v[8] = { 0 };
@@ -747,7 +748,10 @@ static float lane_lod(const sim_warp *w, const sim_instr *in, const ptx_texture 
     for (int i = 0; i < n; i++) {
         const sim_opd *o = &in->cargs[i];
         uint32_t bits = (uint32_t)(o->kind == SIM_OPD_REG ? w->r[(size_t)o->slot * SIM_WARP + l] : o->imm);
-        memcpy(&v[i], &bits, sizeof bits);
+        if (n == 1 && in->ty2 == PTX_T_S32)
+            v[i] = (float)(int32_t)bits;
+        else
+            memcpy(&v[i], &bits, sizeof bits);
     }
     return ptx_tex_lod(tx, v, n);
 }

@@ -161,6 +161,35 @@ extern "C" __global__ void tex_mip(cudaTextureObject_t t, const float *xs, const
     outg[i] = g;
 }
 
+/* tex_mip_int: tex.level and tex.base (inline PTX: the .s32 forms, which CUDA C does not write)
+ * of a mipmapped int texture at integer texel indices (xs[i], 0), the level of detail an integer
+ * from the input; out[i] is (the level's texel, level 0's). */
+extern "C" __global__ void tex_mip_int(cudaTextureObject_t t, const int *xs, const int *ls, int2 *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int a0, a1, a2, a3, b0, b1, b2, b3;
+    asm("tex.level.2d.v4.s32.s32 {%0, %1, %2, %3}, [%4, {%5, %6}], %7;"
+        : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3)
+        : "l"(t), "r"(xs[i]), "r"(0), "r"(ls[i]));
+    asm("tex.base.2d.v4.s32.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
+        : "=r"(b0), "=r"(b1), "=r"(b2), "=r"(b3)
+        : "l"(t), "r"(xs[i]), "r"(0));
+    out[i] = make_int2(a0 + a1 + a2 + a3, b0 + b1 + b2 + b3);
+}
+
+/* tex_ms: a multisample fetch (tex.2dms, inline PTX), which no engine runs: CUDA makes no
+ * multisample texture (they come from graphics interop). */
+extern "C" __global__ void tex_ms(cudaTextureObject_t t, int *out)
+{
+    int a, b, c, d;
+    asm("tex.2dms.v4.s32.s32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %8}];"
+        : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
+        : "l"(t), "r"(0), "r"((int)threadIdx.x), "r"(0), "r"(0));
+    out[threadIdx.x] = a + b + c + d;
+}
+
 /* tex_gather4: tex2Dgather (tld4) of component r of an int texture made for gathers, at float
  * coordinates from the input; each thread loops as long as two of the four texels say, so its
  * time is the footprint's data.  tex_query answers txq and suq (inline PTX: CUDA C has no
