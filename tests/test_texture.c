@@ -51,6 +51,31 @@ static harness *open_sim(const wh_spec *s, bool outputs)
     return h;
 }
 
+/* One run of `entry` over a spec of `texture` and `rest` (an input of
+ * zeros) on the sim ends with status want and a message holding msg. */
+static void expect_run_stops(const char *entry, const char *texture, const char *rest, harness_status want,
+                             const char *msg)
+{
+    ts_need_ptx(PTX);
+    char dir[64];
+    wh_error err;
+    wh_spec *s = spec_with(entry, texture, rest, dir, &err);
+    cr_assert(s, "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *img = wh_image_new(s, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    harness *h = open_sim(s, false);
+    harness_result r;
+    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.status, want, "%s", r.message);
+    cr_expect(strstr(r.message, msg), "%s", r.message);
+    harness_result_free(&r);
+    harness_close(h);
+    wh_image_free(img);
+    wh_spec_free(s);
+    ts_rmtree(dir);
+}
+
 static void expect_refused(const char *texture, const char *msg)
 {
     char dir[64];
@@ -267,30 +292,13 @@ Test(texture, tex1dfetch_reads_linear_memory_and_zero_past_it)
 
 Test(texture, a_fetch_of_another_geometry_faults)
 {
-    ts_need_ptx(PTX);
-    char dir[64];
-    wh_error err;
-    wh_spec *s = spec_with("tex_gather",
-                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
-                           "\"texture\":{\"dims\":[8,2]}}",
-                           "{\"name\":\"idx\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
-                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
-                           "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}",
-                           dir, &err);
-    cr_assert(s, "%s", err.msg);
-    wh_launch l = wh_spec_launch_full(s);
-    wh_image *img = wh_image_new(s, &l, &err);
-    cr_assert(img, "%s", err.msg);
-    harness *h = open_sim(s, false);
-    harness_result r;
-    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
-    cr_expect_eq(r.status, HARNESS_FAULT, "%s", r.message);
-    cr_expect(strstr(r.message, "names a texture of another geometry ('t')"), "%s", r.message);
-    harness_result_free(&r);
-    harness_close(h);
-    wh_image_free(img);
-    wh_spec_free(s);
-    ts_rmtree(dir);
+    expect_run_stops("tex_gather",
+                     "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                     "\"texture\":{\"dims\":[8,2]}}",
+                     "{\"name\":\"idx\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\"},"
+                     "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"},"
+                     "{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":8}",
+                     HARNESS_FAULT, "names a texture of another geometry ('t')");
 }
 
 /* The symbolic stage on s for 20 s: at least min_paths paths, atoms, and
@@ -965,28 +973,11 @@ Test(texture, integer_levels_of_detail_and_the_base_level)
  * CUDA makes no multisample texture, so none is modelled. */
 Test(texture, a_multisample_fetch_is_unsupported)
 {
-    ts_need_ptx(PTX);
-    char dir[64];
-    wh_error err;
-    wh_spec *s = spec_with("tex_ms",
-                           "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
-                           "\"texture\":{\"dims\":[8,8]}}",
-                           "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"}",
-                           dir, &err);
-    cr_assert(s, "%s", err.msg);
-    wh_launch l = wh_spec_launch_full(s);
-    wh_image *img = wh_image_new(s, &l, &err);
-    cr_assert(img, "%s", err.msg);
-    harness *h = open_sim(s, false);
-    harness_result r;
-    cr_assert(harness_measure(h, img, 1, &r, &err), "%s", err.msg);
-    cr_expect_eq(r.status, HARNESS_UNSUPPORTED, "%s", r.message);
-    cr_expect(strstr(r.message, "tex"), "%s", r.message);
-    harness_result_free(&r);
-    harness_close(h);
-    wh_image_free(img);
-    wh_spec_free(s);
-    ts_rmtree(dir);
+    expect_run_stops("tex_ms",
+                     "{\"name\":\"t\",\"kind\":\"texture\",\"type\":\"i32\",\"role\":\"input\","
+                     "\"texture\":{\"dims\":[8,8]}}",
+                     "{\"name\":\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"output\"}",
+                     HARNESS_UNSUPPORTED, "tex");
 }
 
 /* More levels than the largest dimension halves through is refused when
