@@ -86,7 +86,8 @@ enum {
     "                    range is [0, count - 1] of another buffer) a relaxation's\n" \
     "                    contention worst case: every index at 0, the values falling, the\n" \
     "                    pointed one at the top, the loop's side values falling (contend-min;\n" \
-    "                    contend-max mirrors it) (one evaluation each, at most a generation's\n" \
+    "                    contend-max mirrors it), and on a \"tree\" buffer a chain and a complete\n" \
+    "                    tree (tree-chain, tree-complete) (one evaluation each, at most a generation's\n" \
     "                    children), and again from the result while a round's input is\n" \
     "                    the best (at most --value-edits rounds); this turns it off\n" \
     "  --no-location-feedback  gdivan on the sim: the sim counts, per PTX instruction,\n" \

@@ -29,6 +29,14 @@
  * combinations of one to three of the parts, 84677 with all four), so a
  * screen of one edit at a time
  * never assembles it: contend-min is the four parts as one edit.
+ *
+ * A tree's shape is another such relation ("tree" buffers, core/spec.h):
+ * bvh_traverse's worst is a chain every query descends, which needs each
+ * internal node's children, its leaves and the next internal node to agree
+ * at once.  tree-chain makes the whole buffer a chain (each internal node's
+ * children its next nodes, one of them, the screen's choice of child
+ * field, the next internal node), tree-complete a complete tree in heap
+ * order; leaves as full as their leaf field allows.
  */
 #include "gen/gen.h"
 
@@ -39,7 +47,8 @@
 
 static const char *const kind_names[GEN_EDIT_KINDS] = {
     "none", "fill-copy", "fill-low", "fill-high", "sort-up", "sort-down",
-    "ramp-up", "ramp-down", "reverse", "warp-copy", "shape", "contend-min", "contend-max",
+    "ramp-up", "ramp-down", "reverse", "warp-copy", "shape", "contend-min", "contend-max", "tree-chain",
+    "tree-complete",
 };
 
 static const char *const shape_names[GEN_SHAPE_FAMILIES] = { "skew", "heavy-lanes", "hubs" };
@@ -68,6 +77,19 @@ static bool editable(const wh_image *img, int p, int f)
 static bool is_contend(gen_edit_kind k)
 {
     return k == GEN_EDIT_CONTEND_MIN || k == GEN_EDIT_CONTEND_MAX;
+}
+
+static bool is_tree_kind(gen_edit_kind k)
+{
+    return k == GEN_EDIT_TREE_CHAIN || k == GEN_EDIT_TREE_COMPLETE;
+}
+
+/* Field f of buffer p is where a tree's edits are named: the first child
+ * field of a "tree" buffer. */
+static bool tree_field(const wh_image *full, int p, int f)
+{
+    const wh_tree *t = full->spec->params[p].tree;
+    return t && t->children[0] == f;
 }
 
 /* Whether field (ip, ifield) indexes buffer p's elements: an integer field
@@ -178,6 +200,11 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
         if (kind == GEN_EDIT_NONE || kind >= GEN_EDIT_KINDS) return;
         if ((int)ordinal >= editable_fields(full, (int)ordinal, &e->param, &e->field)) return;
         if (is_contend((gen_edit_kind)kind) && !point_from(full, e, (int)index_ordinal)) return;
+        if (is_tree_kind((gen_edit_kind)kind) &&
+            (!tree_field(full, e->param, e->field) ||
+             (int)index_ordinal >= full->spec->params[e->param].tree->nchildren))
+            return;
+        e->slot = (int)index_ordinal;
         e->count = full->bufs[is_contend((gen_edit_kind)kind) ? e->index_param : e->param].count;
         e->kind = (gen_edit_kind)kind;
         return;
@@ -211,16 +238,19 @@ void gen_shape_of(const gen_edit *e, gen_shape *out)
 /* Extremes first: if the screen is cut short, every field keeps them (and
  * the few contend codes, which no sequence of other edits reaches). */
 static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
-    GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_FILL_COPY,
-    GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE,
-    GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
+    GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_TREE_CHAIN,
+    GEN_EDIT_TREE_COMPLETE, GEN_EDIT_FILL_COPY, GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP, GEN_EDIT_RAMP_DOWN,
+    GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
 };
 
-/* How many screen codes kind k has on buffer p: contend kinds one per
- * index field into it. */
-static int screen_variants(const wh_image *full, gen_edit_kind k, int p)
+/* How many screen codes kind k has on field f of buffer p: contend kinds
+ * one per index field into it; tree kinds none but on a tree's first child
+ * field, where a chain has one per child field that can link it. */
+static int screen_variants(const wh_image *full, gen_edit_kind k, int p, int f)
 {
     int ip, ifield;
+    if (is_tree_kind(k))
+        return !tree_field(full, p, f) ? 0 : k == GEN_EDIT_TREE_CHAIN ? full->spec->params[p].tree->nchildren : 1;
     return is_contend(k) ? index_fields(full, p, -1, &ip, &ifield) : 1;
 }
 
@@ -230,7 +260,7 @@ int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max)
     for (int k = 0; k < GEN_EDIT_KINDS - 1; k++)
         for (int i = 0; i < nfields; i++) {
             editable_fields(full, i, &p, &f);
-            int variants = screen_variants(full, screen_order[k], p);
+            int variants = screen_variants(full, screen_order[k], p, f);
             for (int v = 0; v < variants && n < max; v++, n++) {
                 codes[n] = (int)screen_code(i, screen_order[k], v);
                 groups[n] = is_contend(screen_order[k]) ? nfields + i : i;
@@ -579,6 +609,49 @@ static bool contend(field_access *b, const gen_edit *e, bool min, wh_error *err)
     return pointed(b, &idx, e, min, err);
 }
 
+/* Node i of a tree buffer a leaf (its leaf field at the top of its range,
+ * as full as it may be) or, when its range allows one at or below 0, an
+ * internal node whose children fields name child[0..k). */
+static bool set_tree_node(wh_image *img, int p, uint64_t i, const int64_t *child, bool leaf, wh_error *err)
+{
+    const wh_tree *t = img->spec->params[p].tree;
+    field_access lf;
+    if (!access_open(&lf, img, p, t->leaf, err) || !bounds_of(&lf, i, err)) return false;
+    bool internal = !leaf && lf.b.lo <= 0;
+    store_int(&lf, i, internal ? 0 : lf.b.hi);
+    for (int c = 0; internal && c < t->nchildren; c++) {
+        field_access cf;
+        if (!access_open(&cf, img, p, t->children[c], err) || !put_int(&cf, i, child[c], err)) return false;
+    }
+    return true;
+}
+
+/* tree-chain and tree-complete over the whole tree buffer (the projection
+ * then mends whatever the fields' ranges did not allow). */
+static bool tree_shape(wh_image *img, const gen_edit *e, wh_error *err)
+{
+    const wh_tree *t = img->spec->params[e->param].tree;
+    int k = t->nchildren;
+    uint64_t n = img->bufs[e->param].count, next = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t child[WH_TREE_MAX_CHILDREN];
+        bool leaf;
+        if (e->kind == GEN_EDIT_TREE_COMPLETE) {
+            leaf = (uint64_t)k * i + (uint64_t)k >= n;
+            for (int c = 0; c < k; c++) child[c] = (int64_t)((uint64_t)k * i + 1 + (uint64_t)c);
+        } else {
+            /* internal nodes 0, k, 2k, ...: children i+1 .. i+k, the
+             * next internal one (i+k) in field e->slot */
+            leaf = i != next || i + (uint64_t)k >= n;
+            for (int c = 0, other = 1; c < k; c++)
+                child[c] = (int64_t)i + (c == e->slot ? k : other++);
+            if (!leaf) next = i + (uint64_t)k;
+        }
+        if (!set_tree_node(img, e->param, i, child, leaf, err)) return false;
+    }
+    return true;
+}
+
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 {
     if (e->kind == GEN_EDIT_NONE) return true;
@@ -600,6 +673,8 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
     case GEN_EDIT_REVERSE: return rearrange(&a, e, err);
     case GEN_EDIT_WARP_COPY: return warp_copy(&a, e, err);
     case GEN_EDIT_SHAPE: return shape(&a, e, err);
+    case GEN_EDIT_TREE_CHAIN:
+    case GEN_EDIT_TREE_COMPLETE: return tree_shape(full, e, err);
     default: return true;
     }
 }

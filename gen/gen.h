@@ -194,7 +194,7 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
 typedef enum {
     GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
     GEN_EDIT_SORT_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
-    GEN_EDIT_SHAPE, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX,
+    GEN_EDIT_SHAPE, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_TREE_CHAIN, GEN_EDIT_TREE_COMPLETE,
     GEN_EDIT_KINDS  /* at most 16: a screen code holds a kind in 4 bits */
 } gen_edit_kind;
 /* Random codes draw kinds below this one (the run operators). */
@@ -207,6 +207,8 @@ typedef struct {
     uint32_t shape;         /* GEN_EDIT_SHAPE: the code its family and
                                parameters are drawn from (0: the screen's) */
     int index_param, index_field;  /* contend kinds: the index buffer's field */
+    int slot;               /* GEN_EDIT_TREE_CHAIN: the child field (its ordinal
+                               in the tree's) that links the chain's internal nodes */
 } gen_edit;
 
 /* A shape edit's distribution of values over the run (edit.c), as a
@@ -237,7 +239,9 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
 /* The screen's codes (bit GEN_EDIT_SCREEN_BIT set; random codes leave it
  * clear): every kind on the whole buffer of every editable field (contend
- * kinds once per index buffer into the field), kinds outermost with the
+ * kinds once per index buffer into the field; the tree kinds, on a "tree"
+ * buffer's first child field only, the chain once per child field that can
+ * link it: a whole tree of that shape), kinds outermost with the
  * domain extremes first, then contention; groups[i] is codes[i]'s field
  * (its ordinal; a contend code's is the field's ordinal plus the number
  * of editable fields, so it goes to another gene than the field's own).

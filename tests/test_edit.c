@@ -50,7 +50,7 @@ static int64_t get(const fixture *f, int p, int field, uint64_t e)
 
 static void apply(fixture *f, const char *param, int field, gen_edit_kind kind, uint64_t first, uint64_t count)
 {
-    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count, 0, 0, 0 };
+    gen_edit e = { kind, wh_image_find(f->img, param), field, first, count, 0, 0, 0, 0 };
     cr_assert_geq(e.param, 0, "%s", param);
     wh_error err;
     cr_assert(gen_edit_apply(&e, f->img, &err), "%s", err.msg);
@@ -143,7 +143,7 @@ Test(edit, an_edit_keeps_each_element_in_its_own_range)
 {
     fixture f = open_random("kernels/corpus/cdf_search.json", 4);
     int cdf = wh_image_find(f.img, "CDF");
-    gen_edit e = { GEN_EDIT_FILL_LOW, cdf, 0, 0, 512, 0, 0, 0 };
+    gen_edit e = { GEN_EDIT_FILL_LOW, cdf, 0, 0, 512, 0, 0, 0, 0 };
     wh_error err;
     /* the edit alone, before the projection (which would clamp it too) */
     cr_assert(gen_edit_apply(&e, f.img, &err), "%s", err.msg);
@@ -180,6 +180,53 @@ Test(edit, index_dependent_domains_clamp_per_element)
     for (uint64_t i = 0; i < 21; i++) cr_assert_eq(get(&f, nodes, 2, i), i + 1 < 20 ? (int64_t)i + 1 : 20);
     apply(&f, "nodes", 2, GEN_EDIT_RAMP_DOWN, 0, 21);
     apply(&f, "nodes", 2, GEN_EDIT_FILL_COPY, 0, 21);
+    close_fixture(&f);
+}
+
+/* bvh_traverse's nodes are a "tree": the screen names tree-chain once per
+ * child field that can link the chain (left, right) and tree-complete
+ * once, all on the first child field; tree-chain linked through right is
+ * the header's chain (internal nodes 0, 2, ..., 18, each with the leaf
+ * before the next internal node, every leaf full), tree-complete the heap
+ * order; both are trees, every other node a full leaf. */
+Test(edit, tree_edits_build_a_chain_and_a_complete_tree)
+{
+    fixture f = open_random("kernels/corpus/bvh_traverse.json", 4);
+    int nodes = wh_image_find(f.img, "nodes"), codes[400], groups[400], chains = 0, completes = 0;
+    int chain_code = 0, complete_code = 0;
+    int n = gen_edit_screen(f.img, codes, groups, 400);
+    for (int i = 0; i < n; i++) {
+        gen_edit e;
+        gen_edit_decode(f.img, (uint32_t)codes[i], &e);
+        if (e.kind != GEN_EDIT_TREE_CHAIN && e.kind != GEN_EDIT_TREE_COMPLETE) continue;
+        cr_expect_eq(e.param, nodes);
+        cr_expect_eq(e.field, f.spec->params[nodes].tree->children[0], "named on the first child field");
+        if (e.kind == GEN_EDIT_TREE_CHAIN && e.slot == 1) chain_code = codes[i];
+        if (e.kind == GEN_EDIT_TREE_COMPLETE) complete_code = codes[i];
+        chains += e.kind == GEN_EDIT_TREE_CHAIN;
+        completes += e.kind == GEN_EDIT_TREE_COMPLETE;
+    }
+    cr_expect_eq(chains, 2, "a chain per child field");
+    cr_expect_eq(completes, 1);
+    wh_error err;
+    cr_assert(gen_edits_apply(&chain_code, 1, f.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_structure(f.img, nodes, &err), "%s", err.msg);
+    for (uint64_t i = 0; i < 21; i++) {
+        bool internal = i % 2 == 0 && i < 20;
+        cr_expect_eq(get(&f, nodes, 4, i), internal ? 0 : 3, "chain: node %llu's nitems", (unsigned long long)i);
+        if (internal) {
+            cr_expect_eq(get(&f, nodes, 2, i), (int64_t)i + 1, "chain: node %llu's left, a leaf", (unsigned long long)i);
+            cr_expect_eq(get(&f, nodes, 3, i), (int64_t)i + 2, "chain: node %llu's right", (unsigned long long)i);
+        }
+    }
+    cr_assert(gen_edits_apply(&complete_code, 1, f.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_structure(f.img, nodes, &err), "%s", err.msg);
+    for (uint64_t i = 0; i < 21; i++) {
+        bool internal = 2 * i + 2 < 21;
+        cr_expect_eq(get(&f, nodes, 4, i), internal ? 0 : 3, "complete: node %llu's nitems", (unsigned long long)i);
+        if (internal) cr_expect_eq(get(&f, nodes, 3, i), (int64_t)(2 * i + 2), "complete: node %llu's right",
+                                   (unsigned long long)i);
+    }
     close_fixture(&f);
 }
 
@@ -221,7 +268,7 @@ Test(edit, codes_decode_to_every_operator_and_editable_field)
     cr_assert(gen_edits_apply(codes, 300, f.img, &err), "%s", err.msg);
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     char text[200];
-    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8, 0, 0, 0 };
+    gen_edit fill = { GEN_EDIT_FILL_COPY, wh_image_find(f.img, "edges"), 0, 0, 8, 0, 0, 0, 0 };
     gen_edit_describe(&fill, f.img, text, sizeof text);
     cr_expect_str_eq(text, "fill-copy edges[0..8)");
     close_fixture(&f);
@@ -241,7 +288,7 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     int codes[200], groups[200];
     int n = gen_edit_screen(f.img, codes, groups, 200);
     int nfields = 5; /* degree, edges, weights, frontier, dist (row_start is degree's running sum) */
-    int pointed_into = 3, contend_kinds = GEN_EDIT_KINDS - GEN_EDIT_RUN_KINDS;
+    int pointed_into = 3, contend_kinds = 2;   /* contend-min, contend-max; no tree here */
     cr_assert_eq(n, nfields * (GEN_EDIT_RUN_KINDS - 1) + pointed_into * contend_kinds);
     int edges = wh_image_find(f.img, "edges");
     bool seen[16][GEN_EDIT_KINDS] = { { false } };
@@ -303,7 +350,7 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
 static uint32_t shape_code(gen_shape_family family, gen_shape *s)
 {
     for (uint32_t code = 1;; code++) {
-        gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code, 0, 0 };
+        gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code, 0, 0, 0 };
         gen_shape_of(&e, s);
         if (s->family == family && (family != GEN_SHAPE_HUBS || s->share > 0.05)) return code;
     }
@@ -319,7 +366,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     fixture f = open_random("kernels/corpus/sssp_relax.json", 11);
     int degree = wh_image_find(f.img, "degree"), row_start = wh_image_find(f.img, "row_start");
     uint64_t n = f.img->bufs[degree].count;
-    gen_edit screen = { GEN_EDIT_SHAPE, degree, 0, 0, n, 0, 0, 0 };
+    gen_edit screen = { GEN_EDIT_SHAPE, degree, 0, 0, n, 0, 0, 0, 0 };
     wh_error err;
     cr_assert(gen_edit_apply(&screen, f.img, &err), "%s", err.msg);
     cr_assert(wh_image_restructure(f.img, &err), "%s", err.msg);
@@ -332,7 +379,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     cr_expect_str_eq(text, "shape(heavy-lanes, 1 per warp from lane 0) degree[0..16384)");
 
     gen_shape s;
-    gen_edit lanes = { GEN_EDIT_SHAPE, degree, 0, 0, n, shape_code(GEN_SHAPE_HEAVY_LANES, &s), 0, 0 };
+    gen_edit lanes = { GEN_EDIT_SHAPE, degree, 0, 0, n, shape_code(GEN_SHAPE_HEAVY_LANES, &s), 0, 0, 0 };
     cr_assert(gen_edit_apply(&lanes, f.img, &err), "%s", err.msg);
     uint64_t spacing = 32 / (uint64_t)s.lanes;
     for (uint64_t e = 0; e < n; e++)
@@ -342,7 +389,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     int weights = wh_image_find(f.img, "weights");
     uint64_t nw = f.img->bufs[weights].count;
     int32_t *before = snapshot(&f, weights);
-    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s), 0, 0 };
+    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s), 0, 0, 0 };
     cr_assert(gen_edit_apply(&skew, f.img, &err), "%s", err.msg);
     double mean = 0;
     for (uint64_t e = 1000; e < nw - 1000; e++) mean += (double)get(&f, weights, 0, e) / 262144.0;
@@ -353,7 +400,7 @@ Test(edit, shapes_spread_values_as_their_family_says)
     cr_expect(!memcmp(before + nw - 1000, (int32_t *)f.img->bufs[weights].data + nw - 1000, 1000 * 4));
     free(before);
 
-    gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s), 0, 0 };
+    gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s), 0, 0, 0 };
     cr_assert(gen_edit_apply(&hubs, f.img, &err), "%s", err.msg);
     uint64_t top = 0;
     for (uint64_t e = 0; e < nw; e++) {
@@ -388,7 +435,7 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
     wh_image *img = wh_image_new(s, &full, &err);
     cr_assert(img, "%s", err.msg);
     for (int p = 0; p < 3; p++) {
-        gen_edit e = { GEN_EDIT_SHAPE, p, 0, 0, 64, 0, 0, 0 };
+        gen_edit e = { GEN_EDIT_SHAPE, p, 0, 0, 64, 0, 0, 0, 0 };
         cr_assert(gen_edit_apply(&e, img, &err), "%s", err.msg);
     }
     const uint64_t *u = (const uint64_t *)img->bufs[0].data;
@@ -402,7 +449,7 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
         cr_expect_eq(u[k], k % 32 == 0 ? (uint64_t)bu.hi : (uint64_t)bu.lo, "u[%d] %llu", k, (unsigned long long)u[k]);
         cr_expect_eq(v[k], k % 32 == 0 ? INT64_MAX : INT64_MIN, "v[%d] %lld", k, (long long)v[k]);
     }
-    gen_edit up = { GEN_EDIT_RAMP_UP, 2, 0, 0, 64, 0, 0, 0 };
+    gen_edit up = { GEN_EDIT_RAMP_UP, 2, 0, 0, 64, 0, 0, 0, 0 };
     cr_assert(gen_edit_apply(&up, img, &err), "%s", err.msg);
     cr_expect(w[0] == bw.flo && w[63] == bw.fhi, "a ramp spans the domain: %g .. %g", w[0], w[63]);
     for (int k = 1; k < 64; k++) cr_expect(w[k] > w[k - 1], "w[%d] %g after %g", k, w[k], w[k - 1]);

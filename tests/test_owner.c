@@ -152,7 +152,7 @@ Test(owner, warp_copy_copies_lane_0s_own_elements)
     wh_image *img = wh_image_new(s.spec, &full, &err);
     cr_assert(img, "%s", err.msg);
     for (uint64_t e = 0; e < 128; e++) put(img, e, (int32_t)e);
-    gen_edit ed = { GEN_EDIT_WARP_COPY, 0, 0, 5, 1, 0, 0, 0 };
+    gen_edit ed = { GEN_EDIT_WARP_COPY, 0, 0, 5, 1, 0, 0, 0, 0 };
     cr_assert(gen_edit_apply(&ed, img, &err), "%s", err.msg);
     for (uint64_t t = 0; t < 64; t++) {
         cr_expect_eq(at(img, t), t < 32 ? 0 : (int32_t)t, "thread %llu's first element", (unsigned long long)t);
