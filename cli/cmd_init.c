@@ -276,6 +276,13 @@ static json_t *texture_json(const init_param *p, notes *n)
     bool linear = p->tex_geom == PTX_TEX_1D && p->tex_coord == PTX_T_S32;
     json_object_set_new(tex, "memory", json_string(linear ? "linear" : "array"));
     if (p->gathers) json_object_set_new(tex, "gather", json_true());
+    bool mipmapped = p->lod && !linear && !cube && !ptx_tex_geom_layered(p->tex_geom) && !p->gathers;
+    if (mipmapped) {
+        json_object_set_new(tex, "levels", json_integer(2));
+        json_object_set_new(tex, "normalized_coords", json_true());
+        note(n, "%s: fetched at a level of detail (tex2DLod, tex2DGrad): a mipmapped array of 2 levels, read at "
+                "normalized coordinates, is a guess (of one level, the level of detail chooses nothing)", p->name);
+    }
     if (ptx_tex_geom_layered(p->tex_geom))
         json_object_set_new(tex, "layers", json_integer(8));
     if (cube) json_object_set_new(tex, "cube", json_true());

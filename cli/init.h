@@ -27,6 +27,7 @@ typedef struct {
     int tex_geom;               /* a texture (tex, tld4) or surface (suld/sust) object: its ptx_tex_geom, else 0 */
     bool surface;               /* ... a surface object */
     bool gathers;               /* ... read by tld4 (tex2Dgather) */
+    bool lod;                   /* ... read by tex.level or tex.grad (tex2DLod, tex2DGrad) */
     bool queried;               /* a texture or surface handle txq or suq asks about */
     ptx_type tex_type, tex_coord; /* ... the access's value and coordinate types */
 } init_param;

@@ -223,6 +223,7 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
                 continue;
             t->tex_geom = in->mode % PTX_TLD4_COMP;
             t->gathers |= in->op == PTX_OP_TLD4;
+            t->lod |= in->op == PTX_OP_TEX && in->nops > 2;   /* a level of detail or gradients */
             t->tex_type = in->type;
             t->tex_coord = in->type2;
             t->read |= in->op != PTX_OP_SUST;

@@ -31,6 +31,15 @@ static json_t *draft(const char *dir, const char *ptx, const char *entry)
     return ts_load_json(out);
 }
 
+/* The draft in dir (spec.json) measures on the sim; what names it. */
+static void expect_draft_runs(const char *dir, const char *what)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
+    cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft of %s runs", what);
+}
+
 static json_t *param(json_t *spec, int k)
 {
     return json_array_get(json_object_get(spec, "params"), (size_t)k);
@@ -119,10 +128,7 @@ Test(init_cli, module_variables_become_globals)
     cr_expect(strstr(str(spec, "description"), "global hits (.global, 4 bytes, initialised)"), "%s",
               str(spec, "description"));
     json_decref(spec);
-    char path[300];
-    snprintf(path, sizeof path, "%s/spec.json", dir);
-    const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
-    cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft runs");
+    expect_draft_runs(dir, "the entry");
     ts_rmtree(dir);
 }
 
@@ -149,12 +155,26 @@ Test(init_cli, texture_objects_become_textures)
         cr_expect_eq(json_is_true(json_object_get(tex, "gather")), k == 4, "%s: \"gather\" for tld4", entry[k]);
         cr_expect_str_eq(str(param(spec, 1), "kind"), "buffer", "%s", entry[k]);
         json_decref(spec);
-        char path[300];
-        snprintf(path, sizeof path, "%s/spec.json", dir);
-        const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
-        cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft of %s runs", entry[k]);
+        expect_draft_runs(dir, entry[k]);
         ts_rmtree(dir);
     }
+}
+
+/* A texture fetched at a level of detail (tex2DLod, tex2DGrad) drafts a
+ * mipmapped one, read at normalized coordinates; the draft runs. */
+Test(init_cli, level_of_detail_fetches_draft_a_mipmapped_texture)
+{
+    need_ptx("build/ptx/tests/ptx/textures.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/tests/ptx/textures.ptx", "tex_mip");
+    json_t *tex = json_object_get(param(spec, 0), "texture");
+    cr_expect_eq(json_integer_value(json_object_get(tex, "levels")), 2);
+    cr_expect(json_is_true(json_object_get(tex, "normalized_coords")));
+    cr_expect_null(json_object_get(json_object_get(param(spec, 0), "texture"), "gather"));
+    json_decref(spec);
+    expect_draft_runs(dir, "the entry");
+    ts_rmtree(dir);
 }
 
 /* Layered and cubemap fetches draft layered and cubemap textures, a
@@ -176,10 +196,7 @@ Test(init_cli, layered_and_cubemap_fetches_become_such_textures)
         cr_expect_eq(json_object_get(tex, "layers") != NULL, layered[k], "%s param %d layers", entry[k], param_of[k]);
         cr_expect_eq(json_is_true(json_object_get(tex, "cube")), cube[k], "%s param %d cube", entry[k], param_of[k]);
         json_decref(spec);
-        char path[300];
-        snprintf(path, sizeof path, "%s/spec.json", dir);
-        const char *args[] = { path, "--backend", "sim", "--reps", "1", "--quiet" };
-        cr_expect_eq(ts_run_cmd(cmd_measure, "measure", args, 6, NULL, NULL), 0, "the draft of %s runs", entry[k]);
+        expect_draft_runs(dir, entry[k]);
         ts_rmtree(dir);
     }
 }
