@@ -42,11 +42,13 @@
  * ("prefix_sum_of"), from 0 to at most rows*K entries, as a real row
  * pointer is (before, each row owned a fixed slot of K entries,
  * row_start[r] = r*K pinned by its range); lengths stay in [0, K].
- * Ownership gap: a warp owns a row, and
- * the spec's per_thread counts whole elements per thread, so row_start
- * and row_len (one element per 32 threads) are shared buffers, and cols
- * (K per row) is split K / 32 = 4 per thread, which is the right size but
- * not the elements lane l reads (r*K + l + 32 m).  For an X-thread
+ * Ownership: a warp owns a row.  cols (K per row, K / 32 = 4 per lane)
+ * is "owner": "warp_stride" since session 32: lane l of warp w owns
+ * w*K + l + 32 m, the elements it reads when every row before w is full
+ * (packed shorter rows shift them; before, each thread owned 4
+ * neighbours, which no lane reads).  Gap left: row_start and row_len
+ * hold one element per 32 threads, which per_thread (whole elements per
+ * thread) cannot say, so they are shared buffers.  For an X-thread
  * symbolic run the launch is one warp of X < 32 lanes: one row, read by
  * lanes 0..X-1 only (the shuffles name the full mask).
  */
