@@ -38,6 +38,16 @@ static wh_spec *spec_with(const char *entry, const char *texture, const char *re
     return ts_temp_spec(json, dir, err);
 }
 
+/* The spec at path, the textures PTX built (else the test is skipped). */
+static wh_spec *load_with_ptx(const char *path)
+{
+    ts_need_ptx(PTX);
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s: %s", path, err.msg);
+    return s;
+}
+
 /* The sim on spec s, quiet, with the outputs copied back when asked. */
 static harness *open_sim(const wh_spec *s, bool outputs)
 {
@@ -257,10 +267,8 @@ Test(texture, eight_bit_texels_read_as_normalized_floats)
  * reads (0 past the texture) and the loop it bounds. */
 Test(texture, tex1dfetch_reads_linear_memory_and_zero_past_it)
 {
-    ts_need_ptx(PTX);
     wh_error err;
-    wh_spec *s = wh_spec_load(GATHER, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(GATHER);
     harness *h = open_sim(s, true);
     wh_launch l = wh_spec_launch_full(s);
     int outside = 0;
@@ -327,10 +335,8 @@ static int explores_replaying(const wh_spec *s, int min_paths)
  * trip count the texel bounds, and atoms that replay their path. */
 Test(texture, the_symbolic_stage_reads_texels_at_symbolic_indices, .timeout = 240)
 {
-    ts_need_ptx(PTX);
     wh_error err;
-    wh_spec *s = wh_spec_load(GATHER, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(GATHER);
     char cache[64];
     gen_result *r = explore_replaying(s, 16, cache);   /* a path per trip count 0..15 at least */
     wh_launch l = wh_launch_threads((unsigned)r->x);
@@ -405,10 +411,7 @@ static double gather_time(const wh_spec *s, int texel, int index)
  * search gets near the hand-built worst. */
 Test(texture, the_search_finds_the_slow_texels, .timeout = 240)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(GATHER, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(GATHER);
     double fast = gather_time(s, 0, 0), worst = gather_time(s, 15, 0);
     cr_expect_gt(worst, 1.1 * fast, "%g vs %g cycles", worst, fast);
     cr_expect_eq(gather_time(s, 15, -1), gather_time(s, 0, -1), "past the texture every fetch reads 0");
@@ -465,10 +468,7 @@ static void measure_ok(harness *h, wh_image *img)
 /* surf_walk on random inputs: each column's walk, as a C reference walks it. */
 Test(texture, a_surface_walk_reads_rows_of_the_surface)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(WALK, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(WALK);
     harness *h = open_sim(s, true);
     for (uint64_t seed = 1; seed <= 3; seed++) {
         wh_image *img = random_image(s, seed, 17);
@@ -528,10 +528,7 @@ static void expect_bin_results(const wh_image *img, int count_buf, int least_buf
  * dropped under .zero) and minimum, as a C reference reduces them. */
 Test(texture, surface_reductions_add_and_take_the_minimum)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(SURF_REDUCE, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(SURF_REDUCE);
     harness *h = open_sim(s, true);
     for (uint64_t seed = 1; seed <= 4; seed++) {
         wh_image *img = random_image(s, seed, 23);
@@ -568,10 +565,7 @@ static uint32_t saturated_rgba(uint32_t r, uint32_t g, uint32_t b, uint32_t a)
  * signed minimum (-100 < -1: an unsigned one would keep the cell). */
 Test(texture, formatted_surface_stores_saturate_and_reductions_count_texels)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(SURF_FORMATTED, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(SURF_FORMATTED);
     harness *h = open_sim(s, true);
     for (uint64_t seed = 1; seed <= 4; seed++) {
         wh_image *img = random_image(s, seed, 29);
@@ -722,10 +716,8 @@ Test(texture, a_cubemap_surface_is_six_layers)
  * output surface starts from zeros and comes back. */
 Test(texture, zero_and_clamp_surface_boundaries)
 {
-    ts_need_ptx(PTX);
     wh_error err;
-    wh_spec *s = wh_spec_load(SURF_GATHER, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(SURF_GATHER);
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
@@ -884,10 +876,7 @@ static wh_image *mip_run(const wh_spec *s, const float *lods, const float *grads
  * gradient in level-0 texels (8 g here: ddx (g, 0) over 8 texels). */
 Test(texture, lod_and_gradient_fetches_pick_the_nearest_mipmap_level)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(TEX_MIP, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(TEX_MIP);
     const float lods[] = { -1.0f, 0.49f, 0.5f, 1.2f, 1.6f, 2.0f, 3.5f, 4.0f };
     const int lod_level[] = { 0, 0, 1, 1, 2, 2, 2, 2 };
     const float grads[] = { 0.0f, 0.1f, 0.124f, 0.126f, 0.25f, 0.3f, 0.5f, 1.0f };   /* 8 g: 0 .. 8 */
@@ -1048,10 +1037,7 @@ static harness_result gather4_run(const wh_spec *s, const float *xs, const float
  * lower left, (x0, y1), (x1, y1), (x1, y0), (x0, y0), clamped at the edges. */
 Test(texture, tld4_reads_the_footprint_in_the_isa_order)
 {
-    ts_need_ptx(PTX);
-    wh_error err;
-    wh_spec *s = wh_spec_load(GATHER4, &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx(GATHER4);
     const float xs[] = { 2.6f, -1.0f, 5.9f, 0.5f }, ys[] = { 1.7f, 0.2f, 4.9f, 3.5f };
     const int want[][4] = { { 22, 23, 13, 12 }, { 0, 0, 0, 0 }, { 45, 45, 45, 45 }, { 40, 41, 31, 30 } };
     wh_image *img;
@@ -1107,10 +1093,8 @@ Test(texture, tld4_needs_a_texture_made_for_gathers)
  * them (linear 1, mirror 2); the surface's width in elements. */
 Test(texture, txq_and_suq_answer_from_the_spec)
 {
-    ts_need_ptx(PTX);
     wh_error err;
-    wh_spec *s = wh_spec_load("tests/specs/tex_query.json", &err);
-    cr_assert(s, "%s", err.msg);
+    wh_spec *s = load_with_ptx("tests/specs/tex_query.json");
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
