@@ -170,6 +170,16 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)
     return wh_spec_load(path, err);
 }
 
+wh_spec *ts_temp_spec_image(const char *json, char *dir, wh_image **img, wh_error *err)
+{
+    *img = NULL;
+    wh_spec *s = ts_temp_spec(json, dir, err);
+    if (!s) return NULL;
+    wh_launch l = wh_spec_launch_full(s);
+    *img = wh_image_new(s, &l, err);
+    return s;
+}
+
 double ts_sim_time(const wh_spec *s, wh_image *img)
 {
     wh_error err;

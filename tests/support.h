@@ -65,6 +65,9 @@ wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *ev
  * directory (dir: 64 bytes, ts_rmtree it) as k.json and loaded: NULL, err
  * filled, when the loader refuses it. */
 wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err);
+/* The same and, when it loads, *img: an image of its full launch (NULL
+ * when the spec or the image is refused, err filled). */
+wh_spec *ts_temp_spec_image(const char *json, char *dir, wh_image **img, wh_error *err);
 
 /* gen_explore_spec of spec, quiet, for time_s seconds, its cache in a
  * fresh temporary directory written to cache (64 bytes; ts_rmtree it);

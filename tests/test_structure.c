@@ -33,11 +33,7 @@ static bool open_buffer(one_buffer *b, const char *members, wh_error *err)
     char json[1024];
     snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
              "\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",%s}]}", members);
-    b->img = NULL;
-    b->spec = ts_temp_spec(json, b->dir, err);
-    if (!b->spec) return false;
-    wh_launch l = wh_spec_launch_full(b->spec);
-    b->img = wh_image_new(b->spec, &l, err);
+    b->spec = ts_temp_spec_image(json, b->dir, &b->img, err);
     return b->img != NULL;
 }
 

@@ -42,11 +42,7 @@ static bool open_nodes(nodes *b, int n, const char *tree, int leaf_hi, wh_error 
              "{\"name\":\"leaf\",\"type\":\"i32\",\"range\":[0,%d]},"
              "{\"name\":\"w\",\"type\":\"f32\",\"range\":[0,1]}]}]}",
              n, *tree ? ",\"tree\":" : "", tree, leaf_hi);
-    b->img = NULL;
-    b->spec = ts_temp_spec(json, b->dir, err);
-    if (!b->spec) return false;
-    wh_launch l = wh_spec_launch_full(b->spec);
-    b->img = wh_image_new(b->spec, &l, err);
+    b->spec = ts_temp_spec_image(json, b->dir, &b->img, err);
     return b->img != NULL;
 }
 
