@@ -134,6 +134,8 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
         json_object_set_new(doc, "structure", json_string(wh_structure_name(p->structure)));
     if (p->tree)
         json_object_set_new(doc, "structure", json_string("tree"));
+    if (p->table)
+        json_object_set_new(doc, "structure", json_string("hash_table"));
     if (p->global)
         json_object_set_new(doc, "global", json_true());
     return doc;

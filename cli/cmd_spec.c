@@ -161,9 +161,10 @@ static void check_structures(const wh_spec *spec, findings *f)
         if (q->role == WH_ROLE_INPUT && wh_param_structured(q) && !sx_structure_assumed(img, p))
             note(f, "input '%s' (%s%s%s) has %llu elements at X = %d, more than the %d the "
                  "symbolic stage assumes a structure over: its atoms may break it (the search's inputs keep it)",
-                 q->name, q->structure ? "\"structure\": \"" : "a structure on a field, or a running sum",
+                 q->name, q->structure ? "\"structure\": \"" : q->table ? "\"hash_table\"" : q->tree ? "\"tree\""
+                 : "a structure on a field, or a running sum",
                  q->structure ? wh_structure_name(q->structure) : "", q->structure ? "\"" : "",
-                 (unsigned long long)img->bufs[p].count, x, SX_STRUCTURE_MAX);
+                 (unsigned long long)img->bufs[p].count, x, q->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
     }
     wh_image_free(img);
 }

@@ -403,13 +403,15 @@ static void set_random(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
 
 bool wh_image_fill_low(wh_image *img, int p, wh_error *err)
 {
-    return for_each_field(img, p, set_low, NULL, err) && wh_image_restructure_buffer(img, p, err);
+    return for_each_field(img, p, set_low, NULL, err) && wh_image_empty_hash_table(img, p, err) &&
+           wh_image_restructure_buffer(img, p, err);
 }
 
 bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err)
 {
     for (int i = 0; i < img->nbufs; i++)
-        if (img->bufs[i].param->role == WH_ROLE_INPUT && !for_each_field(img, i, set_random, rng, err))
+        if (img->bufs[i].param->role == WH_ROLE_INPUT &&
+            !(for_each_field(img, i, set_random, rng, err) && wh_image_fill_hash_table(img, i, rng, err)))
             return false;
     return wh_image_restructure(img, err);
 }

@@ -57,10 +57,12 @@ void wh_image_free(wh_image *img);
 bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err);
 /* Draw every input element uniformly within its domain, then bring the
  * structured buffers to their structure (sorted: the order statistics of
- * uniform draws; a permutation: the ranks of uniform draws). */
+ * uniform draws; a permutation: the ranks of uniform draws; a hash table:
+ * random keys inserted). */
 bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err);
 /* Set every element of input buffer p to the low end of its domain (the
- * lowest values its structure allows: lo, lo + 1, ... for a permutation). */
+ * lowest values its structure allows: lo, lo + 1, ... for a permutation;
+ * a hash table empty). */
 bool wh_image_fill_low(wh_image *img, int p, wh_error *err);
 /* Check every input element against its domain; the error names the
  * parameter, element, field and value that is out. */
@@ -89,6 +91,30 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err);
  * or check that it is one (part of wh_image_check_structure). */
 bool wh_image_restructure_tree(wh_image *img, int p, wh_error *err);
 bool wh_image_check_tree(const wh_image *img, int p, wh_error *err);
+/* Input buffers that hold a hash table (image_hash_table.c,
+ * wh_hash_table): the projection and the check, as above; an empty table
+ * (the low end: wh_image_fill_low); a random one, max_keys random keys of
+ * the key's range inserted one after another (wh_image_fill_random). */
+bool wh_image_restructure_hash_table(wh_image *img, int p, wh_error *err);
+bool wh_image_check_hash_table(const wh_image *img, int p, wh_error *err);
+bool wh_image_empty_hash_table(wh_image *img, int p, wh_error *err);
+bool wh_image_fill_hash_table(wh_image *img, int p, pcg32 *rng, wh_error *err);
+/* The same into `data`, a buffer of p's size and layout elsewhere (a
+ * drawn gene's values); a buffer that is no table is left as it is. */
+bool wh_image_fill_hash_table_at(const wh_image *img, int p, unsigned char *data, pcg32 *rng, wh_error *err);
+/* A table's max_probes and max_keys at this image's size (each at most
+ * the slots; 0, 0 for a buffer that is no table). */
+bool wh_image_hash_table_limits(const wh_image *img, int p, uint64_t *probes, uint64_t *max_keys, wh_error *err);
+/* A table's key hash, and its inverse (both hashes are bijections of
+ * 32-bit words: a key with any chosen home can be made).  fmix32 is
+ * Murmur3's finalizer: xor-shift 16, times MUL1, xor-shift 13, times
+ * MUL2, xor-shift 16. */
+#define WH_FMIX32_MUL1 0x85ebca6bu
+#define WH_FMIX32_MUL2 0xc2b2ae35u
+#define WH_FMIX32_INV1 0xa5cb9243u   /* MUL1^-1 mod 2^32 */
+#define WH_FMIX32_INV2 0x7ed1b41du   /* MUL2^-1 mod 2^32 */
+uint32_t wh_key_hash_of(wh_key_hash h, uint32_t k);
+uint32_t wh_key_unhash(wh_key_hash h, uint32_t v);
 /* Index of the parameter named `name`, or -1. */
 int wh_image_find(const wh_image *img, const char *name);
 

@@ -709,6 +709,76 @@ static bool parse_tree(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     return true;
 }
 
+/* The key field of a "hash_table": "key" names a field of a struct
+ * buffer, a plain buffer's elements are the keys; a 32-bit integer field
+ * with no array.  -1 after an error. */
+static int table_key_field(loader *ld, json_t *v, const char *sub, const wh_param *p)
+{
+    json_t *key = json_object_get(v, "key");
+    int f = 0;
+    if (p->type == WH_STRUCT) {
+        const char *name = json_string_value(key);
+        if (!name) return bad(ld, sub, "a struct buffer's table names its key field (\"key\": field)"), -1;
+        while (f < p->nfields && strcmp(p->fields[f].name, name)) f++;
+        if (f == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (the key)", name), -1;
+        if (p->fields[f].array_len > 1) return bad(ld, sub, "the key field \"%s\" is an array", name), -1;
+    } else if (key) {
+        return bad(ld, sub, "\"key\" names a field of a struct buffer; this buffer's elements are the keys"), -1;
+    }
+    if (wh_type_size(p->fields[f].type) != 4 || wh_type_is_float(p->fields[f].type))
+        return bad(ld, sub, "keys are 32-bit integers (u32 or i32), not %s", wh_type_name(p->fields[f].type)), -1;
+    return f;
+}
+
+static bool table_hash(loader *ld, json_t *v, const char *sub, wh_hash_table *t)
+{
+    const char *name = json_string_value(json_object_get(v, "hash"));
+    int k = 0;
+    while (name && k <= WH_KEY_HASH_LAST && strcmp(name, wh_key_hash_name((wh_key_hash)k))) k++;
+    if (!name || k > WH_KEY_HASH_LAST)
+        return bad(ld, sub, "\"hash\" is \"fmix32\" (Murmur3's finalizer) or \"identity\" (the key itself)");
+    t->hash = (wh_key_hash)k;
+    return true;
+}
+
+/* "hash_table": { "hash": h, "empty": v, "max_probes": e, "max_keys": e,
+ * "key": field } on an input buffer. */
+static bool parse_hash_table(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "hash", "empty", "max_probes", "max_keys", "key", NULL };
+    char sub[320], fp[360];
+    json_t *v = json_object_get(pobj, "hash_table");
+    if (!v) return true;
+    snprintf(sub, sizeof sub, "%s.hash_table", jpath);
+    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"hash_table\" is for input buffers (a slot per element)");
+    if (!json_is_object(v))
+        return bad(ld, sub, "expected { \"hash\": \"fmix32\", \"empty\": 0, \"max_probes\": n, \"max_keys\": n }");
+    if (!check_keys(ld, v, sub, keys)) return false;
+    if (p->structure != WH_STRUCTURE_NONE || p->tree)
+        return bad(ld, sub, "a hash table takes no other \"structure\" or \"tree\"");
+    if (p->per_thread)
+        return bad(ld, sub, "a hash table is shared by every thread (no \"per_thread\": no thread owns a slot)");
+    if (!(p->table = calloc(1, sizeof *p->table))) return bad(ld, sub, "out of memory");
+    wh_hash_table *t = p->table;
+    if ((t->key = table_key_field(ld, v, sub, p)) < 0 || !table_hash(ld, v, sub, t)) return false;
+    const wh_field *kf = &p->fields[t->key];
+    if (wh_field_varies_by_index(kf) || kf->structure != WH_STRUCTURE_NONE || kf->prefix_of)
+        return bad(ld, sub, "the key field \"%s\" takes a range that does not depend on i, and no other structure",
+                   kf->name);
+    json_t *e = json_object_get(v, "empty");
+    snprintf(fp, sizeof fp, "%s.empty", sub);
+    if (e && !json_is_integer(e)) return bad(ld, fp, "expected an integer (the key of an empty slot)");
+    t->empty = e ? json_integer_value(e) : 0;
+    if (!wh_type_holds(kf->type, t->empty))
+        return bad(ld, fp, "%lld is not a %s", (long long)t->empty, wh_type_name(kf->type));
+    snprintf(fp, sizeof fp, "%s.max_probes", sub);
+    json_t *mp = json_object_get(v, "max_probes");
+    if (mp && !get_expr(ld, mp, fp, &t->max_probes)) return false;
+    snprintf(fp, sizeof fp, "%s.max_keys", sub);
+    json_t *mk = json_object_get(v, "max_keys");
+    return !mk || get_expr(ld, mk, fp, &t->max_keys);
+}
+
 #define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\" or \"warp_stride\""
 
 static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
@@ -752,7 +822,8 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
     }
     if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
-    return parse_structure(ld, pobj, jpath, p) && parse_tree(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
+    return parse_structure(ld, pobj, jpath, p) && parse_tree(ld, pobj, jpath, p) &&
+           parse_hash_table(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
 }
 
 #define ADDRESSES "\"clamp\" (the default), \"border\", \"wrap\" or \"mirror\""
@@ -1046,7 +1117,8 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "owner", "range", "structure", "value", "check",
-                                        "check_why", "texture", "surface", "prefix_sum_of", "tree", NULL };
+                                        "check_why", "texture", "surface", "prefix_sum_of", "tree", "hash_table",
+                                        NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -1334,6 +1406,11 @@ static void free_param(wh_param *p)
     for (int d = 0; p->tex && d < p->tex->ndims; d++)
         wh_expr_free(p->tex->dims[d]);
     free(p->tree);
+    if (p->table) {
+        wh_expr_free(p->table->max_probes);
+        wh_expr_free(p->table->max_keys);
+    }
+    free(p->table);
     if (p->tex) wh_expr_free(p->tex->layers);
     free(p->tex);
 }
@@ -1448,7 +1525,7 @@ bool wh_param_structured(const wh_param *p)
     bool fields = false;
     for (int f = 0; f < p->nfields; f++)
         fields |= p->fields[f].prefix_of != 0 || p->fields[f].structure != WH_STRUCTURE_NONE;
-    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || p->tree || fields;
+    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || p->tree || p->table || fields;
 }
 
 bool wh_field_varies_by_index(const wh_field *f)

@@ -68,6 +68,24 @@ typedef struct {
     int leaf;                              /* field index */
 } wh_tree;
 
+/* An open-addressing hash table with linear probing stored in an input
+ * buffer (README, "Hash tables"): slot i holds a key or the empty marker;
+ * a key's home slot is its hash modulo the slots, and lookups walk from
+ * there to the next slot, and on, until the key, an empty slot or
+ * max_probes slots.  A table as an insert builds it: every key at most
+ * max_probes - 1 slots after its home (cyclically), every slot between its
+ * home and it occupied, no key twice, at most max_keys keys.  Keys are
+ * 32-bit integers (an element, or one field of a struct slot). */
+typedef enum { WH_HASH_IDENTITY, WH_HASH_FMIX32 } wh_key_hash;
+#define WH_KEY_HASH_LAST WH_HASH_FMIX32
+typedef struct {
+    int key;                /* field index of the key (0 for a plain buffer) */
+    wh_key_hash hash;
+    int64_t empty;          /* the empty slot's marker */
+    wh_expr *max_probes;    /* NULL: as many as the slots */
+    wh_expr *max_keys;      /* NULL: as many as the slots */
+} wh_hash_table;
+
 /* A texture object parameter (README, "Textures"): a buffer of texels the
  * kernel reads through `tex` with a cudaTextureObject_t, whose value the
  * backend makes.  Its elements are the texels in x-fastest order; the
@@ -133,6 +151,7 @@ typedef struct {
     char *init_file;        /* WH_INIT_FILE, resolved against the spec dir */
     wh_structure structure; /* input buffers of one field */
     wh_tree *tree;          /* a struct input buffer whose elements are a tree's nodes, or NULL */
+    wh_hash_table *table;   /* an input buffer whose elements are a hash table's slots, or NULL */
     int prefix_of;          /* "prefix_sum_of": 1 + the input buffer whose running sum this
                                buffer is (README, "Running sums"), 0: none */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
@@ -237,6 +256,7 @@ const char *wh_role_name(wh_role r);
 const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
 const char *wh_owner_name(wh_owner o);
+const char *wh_key_hash_name(wh_key_hash h);   /* "identity", "fmix32" */
 const char *wh_tex_address_name(wh_tex_address a);  /* "clamp", "border", "wrap", "mirror" */          /* "contiguous", "stride", "block_stride", "warp_stride" */
 
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a

@@ -70,6 +70,12 @@ const char *wh_tex_address_name(wh_tex_address a)
     return names[a];
 }
 
+const char *wh_key_hash_name(wh_key_hash h)
+{
+    static const char *const names[] = { "identity", "fmix32" };
+    return names[h];
+}
+
 const char *wh_owner_name(wh_owner o)
 {
     static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride" };

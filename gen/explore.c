@@ -457,8 +457,8 @@ static bool find_unassumed(gen_result *r, bool quiet)
     }
     if (r->unassumed && !quiet)
         fprintf(stderr, "explore: note: the symbolic stage does not assume the structure of %s (more than %d "
-                "elements at X = %d): its atoms may break it; the search brings every input it builds to it\n",
-                r->unassumed, SX_STRUCTURE_MAX, r->x);
+                "elements, or a hash table of more than %d slots, at X = %d): its atoms may break it; the search "
+                "brings every input it builds to it\n", r->unassumed, SX_STRUCTURE_MAX, SX_TABLE_SLOTS, r->x);
     return true;
 }
 

@@ -169,6 +169,17 @@ static bool fill_field_full(const gen_pool *pool, int p, int f, pcg32 *rng, unsi
     return true;
 }
 
+/* Every field of input buffer p drawn as fill_field_full does; a hash
+ * table's keys then a random table, as wh_image_fill_random makes one
+ * (element by element, its keys would fill every slot, and the projection
+ * would leave one key in two, each at its home: no probe walk at all). */
+static bool fill_param_full(const gen_pool *pool, int p, pcg32 *rng, unsigned char *dst, wh_error *err)
+{
+    for (int f = 0; f < pool->spec->params[p].nfields; f++)
+        if (!fill_field_full(pool, p, f, rng, dst, err)) return false;
+    return wh_image_fill_hash_table_at(pool->ref, p, dst, rng, err);
+}
+
 int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *err)
 {
     if (!pool->full) {
@@ -177,8 +188,7 @@ int gen_pool_add_random(gen_pool *pool, pcg32 *rng, bool with_shared, wh_error *
         for (int p = 0; p < pool->ref->nbufs; p++) {
             const wh_param *par = &pool->spec->params[p];
             if (par->role != WH_ROLE_INPUT || (!par->per_thread && !with_shared)) continue;
-            for (int f = 0; f < par->nfields; f++)
-                if (!fill_field_full(pool, p, f, rng, pool->ref->bufs[p].data, err)) return -1;
+            if (!fill_param_full(pool, p, rng, pool->ref->bufs[p].data, err)) return -1;
         }
     }
     return add_parts(pool, pool->ref, GEN_ATOM_RANDOM, -1, true, with_shared, err);
@@ -193,9 +203,7 @@ bool gen_pool_draw_seeded(const gen_pool *pool, int allele, int p, unsigned char
 {
     pcg32 rng;
     pcg32_seed(&rng, (uint64_t)(-1 - (int64_t)allele), 0x7365656400000000ull + (uint64_t)p);
-    for (int f = 0; f < pool->spec->params[p].nfields; f++)
-        if (!fill_field_full(pool, p, f, &rng, dst, err)) return false;
-    return true;
+    return fill_param_full(pool, p, &rng, dst, err);
 }
 
 const unsigned char *gen_pool_atom_data(const gen_pool *pool, int a, int p)

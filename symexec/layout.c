@@ -636,7 +636,8 @@ static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
 
 bool sx_structure_assumed(const wh_image *img, int p)
 {
-    return wh_param_structured(img->bufs[p].param) && img->bufs[p].count <= SX_STRUCTURE_MAX;
+    uint64_t n = img->bufs[p].count;
+    return wh_param_structured(img->bufs[p].param) && n <= (img->bufs[p].param->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
 }
 
 /* Field f of element el of input region r as a term, widened to 64 bits. */
@@ -713,6 +714,74 @@ static Z3_ast region_tree(sx_engine *e, const sx_region *r)
     return d;
 }
 
+static Z3_ast xor_shift(sx_z *z, Z3_ast v, int by)
+{
+    return sx_zk(z, Z3_mk_bvxor(z->c, v, sx_zk(z, Z3_mk_bvlshr(z->c, v, sx_z_num(z, (uint64_t)by, 32)))));
+}
+
+/* The key whose hash is the 32-bit term v, as wh_key_unhash: fmix32's
+ * steps undone in reverse order (an xor-shift by 13 undone by the shifts
+ * by 13 and 26 of the input). */
+static Z3_ast key_of_hash(sx_z *z, wh_key_hash h, Z3_ast v)
+{
+    if (h == WH_HASH_IDENTITY)
+        return v;
+    v = sx_zk(z, Z3_mk_bvmul(z->c, xor_shift(z, v, 16), sx_z_num(z, WH_FMIX32_INV2, 32)));
+    Z3_ast by13 = sx_zk(z, Z3_mk_bvlshr(z->c, v, sx_z_num(z, 13, 32)));
+    Z3_ast by26 = sx_zk(z, Z3_mk_bvlshr(z->c, v, sx_z_num(z, 26, 32)));
+    v = sx_zk(z, Z3_mk_bvxor(z->c, v, sx_zk(z, Z3_mk_bvxor(z->c, by13, by26))));
+    return xor_shift(z, sx_zk(z, Z3_mk_bvmul(z->c, v, sx_z_num(z, WH_FMIX32_INV1, 32))), 16);
+}
+
+/* A hash table's slots (wh_hash_table) as core/image_hash_table.c keeps
+ * them: an occupied slot's key at most max_probes - 1 slots after its
+ * home (d), the d slots before it occupied by other keys, and at most
+ * max_keys keys.  Said of each key's hash, a fresh term the key is the
+ * inverse hash of: the hash is a bijection, so this is the same
+ * constraint, but the solver then computes keys from hashes (forward
+ * through the multiplications) instead of searching keys for a hash. */
+static Z3_ast region_hash_table(sx_engine *e, const sx_region *r, wh_error *err)
+{
+    sx_z *z = &e->z;
+    const wh_hash_table *t = e->spec->params[r->param].table;
+    uint64_t n = e->img->bufs[r->param].count, probes, max_keys;
+    if (!t || n == 0)
+        return z->tru;
+    if (!wh_image_hash_table_limits(e->img, r->param, &probes, &max_keys, err))
+        return NULL;
+    Z3_ast *hash = malloc(n * sizeof *hash), *occ = malloc(n * sizeof *occ), d = z->tru, keys = sx_z_num(z, 0, 64);
+    if (!hash || !occ) {
+        free(hash);
+        free(occ);
+        return NULL;
+    }
+    Z3_ast empty = sx_z_num(z, wh_key_hash_of(t->hash, (uint32_t)t->empty), 32), slots = sx_z_num(z, n, 64);
+    for (uint64_t i = 0; d && i < n; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "hash!%s!%llu", e->spec->params[r->param].name, (unsigned long long)i);
+        hash[i] = sx_zk(z, Z3_mk_const(z->c, Z3_mk_string_symbol(z->c, name), Z3_mk_bv_sort(z->c, 32)));
+        Z3_ast key = sx_z_extract(z, field_term64(e, r, i, t->key), 31, 0);
+        d = sx_z_and2(z, d, sx_z_eq(z, key, key_of_hash(z, t->hash, hash[i])));
+        occ[i] = sx_z_not(z, sx_z_eq(z, hash[i], empty));
+        keys = sx_zk(z, Z3_mk_bvadd(z->c, keys, sx_z_ite(z, occ[i], sx_z_num(z, 1, 64), sx_z_num(z, 0, 64))));
+    }
+    for (uint64_t i = 0; d && i < n; i++) {
+        Z3_ast home = sx_z_resize(z, sx_zk(z, Z3_mk_bvurem(z->c, hash[i], sx_z_num(z, n, 32))), 64, false);
+        Z3_ast dist = sx_zk(z, Z3_mk_bvurem(z->c, sx_zk(z, Z3_mk_bvsub(z->c, sx_z_num(z, i + n, 64), home)), slots));
+        Z3_ast ok = sx_zk(z, Z3_mk_bvult(z->c, dist, sx_z_num(z, probes, 64)));
+        for (uint64_t j = 1; ok && j < probes; j++) {
+            uint64_t s = (i + n - j) % n;
+            Z3_ast on_way = sx_zk(z, Z3_mk_bvuge(z->c, dist, sx_z_num(z, j, 64)));
+            Z3_ast other = sx_z_and2(z, occ[s], sx_z_not(z, sx_z_eq(z, hash[s], hash[i])));
+            ok = sx_z_and2(z, ok, sx_zk(z, Z3_mk_implies(z->c, on_way, other)));
+        }
+        d = ok ? sx_z_and2(z, d, sx_zk(z, Z3_mk_implies(z->c, occ[i], ok))) : NULL;
+    }
+    free(hash);
+    free(occ);
+    return d ? sx_z_and2(z, d, sx_zk(z, Z3_mk_bvule(z->c, keys, sx_z_num(z, max_keys, 64)))) : NULL;
+}
+
 static const sx_region *input_region(const sx_engine *e, int p)
 {
     for (int i = 0; i < e->nregions; i++)
@@ -763,9 +832,10 @@ static bool build_structure(sx_engine *e, wh_error *err)
             continue;
         Z3_ast rs = region_structure(e, r, err), sums = rs ? region_sums(e, r, err) : NULL;
         Z3_ast arrays = sums ? region_arrays(e, r) : NULL, tree = arrays ? region_tree(e, r) : NULL;
-        if (!rs || !sums || !arrays || !tree)
+        Z3_ast table = tree ? region_hash_table(e, r, err) : NULL;
+        if (!rs || !sums || !arrays || !tree || !table)
             return false;
-        rs = sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, rs, sums), arrays), tree);
+        rs = sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, rs, sums), arrays), tree), table);
         d = d ? sx_z_and2(z, d, rs) : rs;
     }
     if (d) {

@@ -245,6 +245,11 @@ typedef struct {
  * atoms would carry one constraint per element.  The search brings every
  * input it builds to the structure either way. */
 #define SX_STRUCTURE_MAX 4096
+/* A hash table's (wh_hash_table) is assumed up to SX_TABLE_SLOTS slots:
+ * each slot's key is a hash inverted, and a lookup at a symbolic slot
+ * reads them all (measured: 8 slots of fmix32 keys with 2 probes, a 6 s
+ * stage; 16 slots with 4, solver calls given up). */
+#define SX_TABLE_SLOTS 16
 
 /* The device heap of the symbolic launch (malloc): smaller than the sim's
  * 8 MiB, since each state that writes it holds a copy.  A path whose

@@ -149,6 +149,38 @@ gen_result *ts_explore_with(const wh_spec *spec, gen_explore_options *o, char *c
     return r;
 }
 
+int ts_check_atoms(const char *path, const char *ptx, int paths, const char *param, ts_atom_check check, void *ctx)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load(path, &err);
+    cr_assert(spec, "%s", err.msg);
+    ts_need_ptx(ptx);
+    char cache[64];
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.threads = 2;
+    o.path_budget = paths;
+    o.models = 1;
+    o.time_s = 120;
+    gen_result *r = ts_explore_with(spec, &o, cache);
+    cr_expect_null(r->unassumed);
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int p = wh_image_find(img, param), natoms = r->pool.natoms;
+    cr_assert_geq(p, 0, "no input \"%s\"", param);
+    cr_expect_gt(natoms, 0);
+    for (int a = 0; a < natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        cr_expect(check(img, p, ctx, &err), "atom %d: %s", a, err.msg);
+    }
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(spec);
+    ts_rmtree(cache);
+    return natoms;
+}
+
 gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache)
 {
     gen_explore_options o;

@@ -78,4 +78,13 @@ gen_result *ts_explore(const wh_spec *spec, double time_s, char *cache);
  * stage by threads and paths, not time. */
 gen_result *ts_explore_with(const wh_spec *spec, gen_explore_options *o, char *cache);
 
+/* Every atom of a spec's symbolic stage checked: the spec at `path` (its
+ * PTX at `ptx`: the test skips when it is not built) explored at X = 2 for
+ * at most `paths` paths, one model each, asserting that the stage assumed
+ * every structure; then check(img, p, ctx, err) asserted on an image of
+ * each atom, p the input named `param`.  Returns the number of atoms
+ * (asserted above 0). */
+typedef bool (*ts_atom_check)(const wh_image *img, int p, void *ctx, wh_error *err);
+int ts_check_atoms(const char *path, const char *ptx, int paths, const char *param, ts_atom_check check, void *ctx);
+
 #endif

@@ -202,32 +202,14 @@ Test(tree, a_broken_tree_is_named)
 
 /* The symbolic stage assumes the tree: every atom bvh_traverse's stage
  * solves is one (its solver would otherwise name any nodes in range). */
+static bool atom_is_tree(const wh_image *img, int p, void *ctx, wh_error *err)
+{
+    (void)ctx;
+    return wh_image_check_tree(img, p, err);
+}
+
 Test(tree, the_symbolic_stage_solves_only_trees, .timeout = 240)
 {
-    wh_error err;
-    wh_spec *spec = wh_spec_load("kernels/corpus/bvh_traverse.json", &err);
-    cr_assert(spec, "%s", err.msg);
-    ts_need_ptx("build/ptx/kernels/corpus/bvh_traverse.ptx");
-    char cache[64];
-    gen_explore_options o;
-    gen_explore_options_default(&o);
-    o.threads = 2;
-    o.path_budget = 6;
-    o.models = 1;
-    o.time_s = 120;
-    gen_result *r = ts_explore_with(spec, &o, cache);
-    cr_expect_null(r->unassumed);
-    wh_launch l = wh_launch_threads((unsigned)r->x);
-    wh_image *img = wh_image_new(spec, &l, &err);
-    cr_assert(img, "%s", err.msg);
-    int p = wh_image_find(img, "nodes");
-    cr_expect_gt(r->pool.natoms, 0);
-    for (int a = 0; a < r->pool.natoms; a++) {
-        gen_pool_atom_to_image(&r->pool, a, img);
-        cr_expect(wh_image_check_tree(img, p, &err), "atom %d: %s", a, err.msg);
-    }
-    wh_image_free(img);
-    gen_result_free(r);
-    wh_spec_free(spec);
-    ts_rmtree(cache);
+    ts_check_atoms("kernels/corpus/bvh_traverse.json", "build/ptx/kernels/corpus/bvh_traverse.ptx", 6, "nodes",
+                   atom_is_tree, NULL);
 }

@@ -36,7 +36,7 @@ typedef struct {
 typedef struct {
     const char *name;           /* the spec's name and file stem */
     const char *family;         /* "sparse", "graph", "hashing", ... */
-    corpus_input worst[CORPUS_MAX_WORST];   /* candidates, NULL-terminated */
+    corpus_input worst[CORPUS_MAX_WORST];   /* candidates, NULL-terminated when fewer */
     corpus_input best;
     bool quick;                 /* part of bench_corpus --quick */
 } corpus_kernel;

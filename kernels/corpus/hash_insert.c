@@ -3,7 +3,6 @@
  * header says why each should be slow or fast).
  */
 #include "kernels/corpus/corpus.h"
-#include "kernels/corpus/fmix32.h"
 
 #define SLOTS 32768u
 
@@ -11,8 +10,8 @@
  * hash value must not be 0 (its key would be the empty marker 0). */
 static bool set_hashed(wh_image *img, uint64_t t, uint32_t hash, wh_error *err)
 {
-    uint32_t key = unfmix32(hash);
-    if (fmix32(key) != hash || key == 0) {
+    uint32_t key = wh_key_unhash(WH_HASH_FMIX32, hash);
+    if (wh_key_hash_of(WH_HASH_FMIX32, key) != hash || key == 0) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "hash_insert: no key hashes to %u", hash);
         return false;
     }

@@ -23,29 +23,57 @@
  * hit adds the load of the value.  nvcc unrolls the probe loop completely
  * (32 copies of the load and its two tests).
  *
- * Known worst (expert): a table with no empty slot and queries that meet
- * their key at the last allowed probe (or never): every lane walks 32
- * slots.  Measured on the sim (bench_corpus --inputs-only):
- * "hit-at-32-random" (random queries, each stored 31 slots after its home
- * when that slot is free, every other slot a foreign key: 32 probes and a
- * value load per lane; the reference) 10863 cycles; "hit-at-32" (1024
- * distinct queries homed 32 slots apart, lanes of a warp in sectors of
- * their own, each stored at its last probe) 10631; "miss-lane-homes" (the
- * same homes, no query in the table) 10416; "miss-random" (random
- * queries, no query in the table) 10398; the longest of 5 random inputs
- * 10792.  Random testing is at the worst here (within 1 %): a random
- * table has (almost surely) no empty slot and no key equal to a random
- * query, so every random query walks all 32 slots, and random homes
- * scatter the lanes over sectors as well as the expert's do (better than
- * the regular lane homes: neighbouring warps then reuse sectors).
+ * The table (session 33) is one an insert could build, at load factor at
+ * most 1/2 (the spec's "hash_table": fmix32 homes, at most MAX_PROBES
+ * probes, at most SLOTS / 2 keys; the corpus's choice of a sized table: a
+ * full one makes every miss walk all 32 slots, which random testing
+ * reached within 1 % when any u32 array was a table, before session 33).
+ *
+ * Known worst (expert): clusters of 32 occupied slots whose last key homes
+ * at the cluster's first slot, and queries for those last keys: every
+ * lane walks 32 slots and hits at the last.  16384 keys make 512 such
+ * clusters (32 occupied slots, 32 empty ones); query t asks cluster
+ * t mod 512, so the lanes of a warp walk clusters of their own.  Measured
+ * on the sim (bench_corpus --inputs-only): clusters starting at the last
+ * slot of a 32-byte sector ("hit-at-32-unaligned", a walk over 5 sectors;
+ * the reference) 11129 cycles; clusters aligned to sectors (4 sectors)
+ * 10405; the same queries missing (a key homed at the cluster's first
+ * slot that the table lacks) 10165; every key of a cluster homed at its
+ * first slot and lane l asking key l (exits at every probe) 10917; the
+ * clusters with random queries 10147; the longest of 5 random inputs
+ * (random tables of 16384 keys
+ * inserted one by one, random queries) 9833: a random lookup walks 2.5
+ * slots on average and its warp's longest lane about 10 (counted in a
+ * Python model of the same inserts), yet the time is 88 % of the worst's,
+ * presumably because a walk's first load misses the caches and its next
+ * slots are mostly in the same sector (not measured apart).
+ * The search goes much further on the sim: gdivan's bests (session 33,
+ * bench/corpus_session33_hash.md) run 17440 cycles, 1.57 of the
+ * reference: half the table one cluster of 16384 occupied slots, the
+ * other half empty; in 479 of the 512 warps half the lanes ask one key
+ * whose home is empty (out at the first probe) and half one key that
+ * walks 32 occupied slots, every such warp the same two keys; in the
+ * other warps each lane its own key, half of them walking 32 slots.  The
+ * all-hot half alone ("hot-walk", every warp the same two keys) runs
+ * 9749, the own-key warps alone (random keys homed in the cluster) 10449;
+ * explain names the own-key warps' loads (memory stalls, 91 % of the
+ * critical warp).  The cause is the sim's memory model: it charges DRAM
+ * latency at each sector's first touch in a run (a cold L2), and the
+ * own-key warps walk sectors no other warp touched first, where in the
+ * all-random input other warps warmed most of them: with the profile's
+ * dram_latency set to 0 the same input runs 9141 cycles, the all-random
+ * one 9381 (measured with `measure --profile`).  A GPU measured
+ * with a warm L2 (the cuda backend's default: warm-up launches before
+ * each measurement) holds the whole 128 KiB table in its L2, so this
+ * input should not be slow there: to be measured (issue 24's fidelity).
  * Known best: an empty table (every query stops at its first probe):
  * 2137 cycles.
  *
- * Spec gap: a real table is the output of the insert kernel (at most a
- * load factor below 1, every key within MAX_PROBES of its home, each key
- * once); the spec cannot state those invariants, so table_keys is any
- * array of u32 and a search may build tables insert could not.  The
- * table is a shared input (no thread owns a slot).
+ * Spec gap: none for the table's invariants since session 33 (before, the
+ * spec could not state them, and any array of u32 was a table).  The table
+ * is a shared input (no thread owns a slot); the symbolic stage does not
+ * assume the table of 32768 slots (more than SX_TABLE_SLOTS): its atoms
+ * may break it, and every input the search measures is brought to one.
  */
 #define SLOTS 32768u
 #define MAX_PROBES 32

@@ -1,0 +1,291 @@
+/*
+ * image_hash_table.c — input buffers that hold an open-addressing hash
+ * table with linear probing (core/spec.h, wh_hash_table): a slot per
+ * element, each the empty marker or a key; a key's home is its hash
+ * modulo the slots.  A table is what inserts build: each key at most
+ * max_probes - 1 slots after its home (cyclically), every slot from its
+ * home up to it occupied, no key twice, at most max_keys keys.
+ *
+ * The search builds inputs slot by slot, and the projection here keeps
+ * what the time of a lookup depends on, which slots are occupied: when
+ * there are more keys than max_keys, keys are emptied evenly over the
+ * table; a key that breaks the table (too far from its home, an empty
+ * slot on its way, or a copy of a key met earlier on its way) is replaced
+ * by a key whose home is its own slot, the nearest one (in hash order)
+ * to the key's hash that its range allows, so the slot stays occupied
+ * (emptied when no such key is found within a few tries).  A table is
+ * left as it is.  Random tables are built as inserts build them:
+ * max_keys random keys inserted one after another.
+ */
+#include "core/image.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A key replaced looks at this many hashes of its slot for one in range. */
+#define REHOME_TRIES 64
+
+typedef struct {
+    unsigned char *data;     /* the slots */
+    const wh_param *param;
+    const wh_hash_table *t;
+    const wh_field *key;
+    uint64_t n;              /* slots */
+    uint64_t probes;         /* max_probes, at most n */
+    uint64_t max_keys;       /* at most n */
+    wh_bounds bd;            /* the key field's range */
+} table;
+
+uint32_t wh_key_hash_of(wh_key_hash h, uint32_t k)
+{
+    if (h == WH_HASH_IDENTITY) return k;
+    k ^= k >> 16;
+    k *= WH_FMIX32_MUL1;
+    k ^= k >> 13;
+    k *= WH_FMIX32_MUL2;
+    k ^= k >> 16;
+    return k;
+}
+
+uint32_t wh_key_unhash(wh_key_hash h, uint32_t v)
+{
+    if (h == WH_HASH_IDENTITY) return v;
+    /* fmix32's steps undone in reverse order: an xor-shift by s >= 16 is
+     * its own inverse, by 13 it takes the shifts by 13 and 26 */
+    v ^= v >> 16;
+    v *= WH_FMIX32_INV2;
+    v ^= (v >> 13) ^ (v >> 26);
+    v *= WH_FMIX32_INV1;
+    v ^= v >> 16;
+    return v;
+}
+
+static int64_t key_at(const table *tb, uint64_t i)
+{
+    return wh_value_get_int(tb->key->type, tb->data + i * tb->param->elem_size + tb->key->offset);
+}
+
+static void set_key(table *tb, uint64_t i, int64_t v)
+{
+    wh_value_set_int(tb->key->type, tb->data + i * tb->param->elem_size + tb->key->offset, v);
+}
+
+static bool occupied(const table *tb, uint64_t i)
+{
+    return key_at(tb, i) != tb->t->empty;
+}
+
+static uint64_t home_of(const table *tb, int64_t key)
+{
+    return wh_key_hash_of(tb->t->hash, (uint32_t)key) % tb->n;
+}
+
+/* A 32-bit pattern as a value of the key's type (i32 keys are signed). */
+static int64_t key_value(const table *tb, uint32_t bits)
+{
+    return wh_type_is_signed(tb->key->type) ? (int64_t)(int32_t)bits : (int64_t)bits;
+}
+
+static bool table_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool table_error(const wh_image *img, int p, wh_error *err, const char *fmt, ...)
+{
+    char msg[320], path[80];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "input \"%s\" (\"hash_table\"): %s",
+                 img->bufs[p].param->name, msg);
+    wh_param_jpath(img->spec, p, ".hash_table", path, sizeof path);
+    wh_error_set_path(err, path);
+    return false;
+}
+
+/* An evaluated bound of the table: e (NULL: n), clamped to [lo, n]. */
+static bool table_bound(const wh_image *img, int p, const wh_expr *e, const char *what, int64_t lo, uint64_t *out,
+                        wh_error *err)
+{
+    int64_t v = (int64_t)img->bufs[p].count;
+    if (e && !wh_spec_eval(img->spec, e, img->vars, what, &v, err)) return false;
+    if (v < lo) return table_error(img, p, err, "%s is %lld, below %lld", what, (long long)v, (long long)lo);
+    *out = (uint64_t)v < img->bufs[p].count ? (uint64_t)v : img->bufs[p].count;
+    return true;
+}
+
+/* Buffer p as a table, its slots at data (the buffer's own, or a copy's
+ * of its size); tb->t is NULL when it holds none. */
+static bool open_table_at(const wh_image *img, int p, unsigned char *data, table *tb, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    *tb = (table){ .data = data, .param = b->param, .t = b->param->table, .n = b->count };
+    if (!tb->t || b->count == 0) {
+        tb->t = NULL;
+        return true;
+    }
+    tb->key = &b->param->fields[tb->t->key];
+    if (b->count > (uint64_t)UINT32_MAX + 1)
+        return table_error(img, p, err, "%llu slots: a 32-bit hash reaches 2^32 of them at most",
+                           (unsigned long long)b->count);
+    return table_bound(img, p, tb->t->max_probes, "max_probes", 1, &tb->probes, err) &&
+           table_bound(img, p, tb->t->max_keys, "max_keys", 0, &tb->max_keys, err) &&
+           wh_image_bounds(img, p, tb->t->key, 0, &tb->bd, err);
+}
+
+static bool open_table(wh_image *img, int p, table *tb, wh_error *err)
+{
+    return open_table_at(img, p, img->bufs[p].data, tb, err);
+}
+
+bool wh_image_hash_table_limits(const wh_image *img, int p, uint64_t *probes, uint64_t *max_keys, wh_error *err)
+{
+    table tb;
+    if (!open_table_at(img, p, NULL, &tb, err)) return false;
+    *probes = tb.probes;
+    *max_keys = tb.max_keys;
+    return true;
+}
+
+/* Why slot i's key breaks the table: "far" (past max_probes), "gap" (slot
+ * *at, on its way from its home, is empty) or "twice" (slot *at, on its
+ * way, holds it too); NULL when it keeps the table. */
+static const char *misplaced(const table *tb, uint64_t i, uint64_t *at)
+{
+    int64_t v = key_at(tb, i);
+    uint64_t h = home_of(tb, v), d = (i + tb->n - h) % tb->n;
+    if (d >= tb->probes) return "far";
+    for (uint64_t j = 0; j < d; j++) {
+        *at = (h + j) % tb->n;
+        if (!occupied(tb, *at)) return "gap";
+        if (key_at(tb, *at) == v) return "twice";
+    }
+    return NULL;
+}
+
+/* Slot i's key replaced by one whose home is slot i, in the key's range
+ * and not the empty marker: the hashes congruent to i are tried upward
+ * from the old key's; false when none of REHOME_TRIES is. */
+static bool rehome(table *tb, uint64_t i)
+{
+    uint64_t per = ((uint64_t)UINT32_MAX - i) / tb->n + 1;   /* hashes of home i */
+    uint64_t m0 = wh_key_hash_of(tb->t->hash, (uint32_t)key_at(tb, i)) / tb->n;
+    for (uint64_t k = 0; k < REHOME_TRIES && k < per; k++) {
+        uint64_t m = (m0 + k) % per;
+        int64_t v = key_value(tb, wh_key_unhash(tb->t->hash, (uint32_t)(m * tb->n + i)));
+        if (v != tb->t->empty && v >= tb->bd.lo && v <= tb->bd.hi) {
+            set_key(tb, i, v);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Empty keys evenly over the table until max_keys are left. */
+static void drop_excess(table *tb)
+{
+    uint64_t keys = 0;
+    for (uint64_t i = 0; i < tb->n; i++) keys += occupied(tb, i);
+    if (keys <= tb->max_keys) return;
+    uint64_t acc = 0;   /* Bresenham: keep max_keys of the keys, spread out */
+    for (uint64_t i = 0; i < tb->n; i++) {
+        if (!occupied(tb, i)) continue;
+        acc += tb->max_keys;
+        if (acc >= keys)
+            acc -= keys;
+        else
+            set_key(tb, i, tb->t->empty);
+    }
+}
+
+bool wh_image_restructure_hash_table(wh_image *img, int p, wh_error *err)
+{
+    table tb;
+    if (!open_table(img, p, &tb, err)) return false;
+    if (!tb.t) return true;
+    drop_excess(&tb);
+    /* A replaced key sits at its home and keeps the table from then on; an
+     * emptied slot can break keys met before it (a way that wraps past
+     * the last slot), hence another pass until nothing changes. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint64_t i = 0; i < tb.n; i++) {
+            uint64_t at;
+            if (!occupied(&tb, i) || !misplaced(&tb, i, &at)) continue;
+            changed = true;
+            if (!rehome(&tb, i)) set_key(&tb, i, tb.t->empty);
+        }
+    }
+    return true;
+}
+
+bool wh_image_check_hash_table(const wh_image *img, int p, wh_error *err)
+{
+    table tb;
+    if (!open_table_at(img, p, img->bufs[p].data, &tb, err)) return false;   /* read only */
+    if (!tb.t) return true;
+    uint64_t keys = 0;
+    for (uint64_t i = 0; i < tb.n; i++) {
+        uint64_t at = 0;
+        if (!occupied(&tb, i)) continue;
+        keys++;
+        const char *why = misplaced(&tb, i, &at);
+        long long v = (long long)key_at(&tb, i);
+        unsigned long long s = (unsigned long long)i, h = (unsigned long long)home_of(&tb, v);
+        if (why && why[0] == 'f')
+            return table_error(img, p, err, "slot %llu holds key %lld, whose home is slot %llu: more than "
+                               "max_probes - 1 = %llu slots after it", s, v, h, (unsigned long long)tb.probes - 1);
+        if (why && why[0] == 'g')
+            return table_error(img, p, err, "slot %llu holds key %lld, whose home is slot %llu, but slot %llu "
+                               "on its way is empty", s, v, h, (unsigned long long)at);
+        if (why)
+            return table_error(img, p, err, "key %lld is in slots %llu and %llu", v, (unsigned long long)at, s);
+    }
+    if (keys > tb.max_keys)
+        return table_error(img, p, err, "%llu keys, more than max_keys %llu", (unsigned long long)keys,
+                           (unsigned long long)tb.max_keys);
+    return true;
+}
+
+bool wh_image_empty_hash_table(wh_image *img, int p, wh_error *err)
+{
+    table tb;
+    if (!open_table(img, p, &tb, err)) return false;
+    for (uint64_t i = 0; tb.t && i < tb.n; i++) set_key(&tb, i, tb.t->empty);
+    return true;
+}
+
+/* Insert key v as an insert does: from its home, the first empty slot
+ * within max_probes (nothing when v is there already or none is). */
+static void insert_key(table *tb, int64_t v)
+{
+    uint64_t h = home_of(tb, v);
+    for (uint64_t j = 0; j < tb->probes; j++) {
+        uint64_t s = (h + j) % tb->n;
+        if (key_at(tb, s) == v) return;
+        if (!occupied(tb, s)) {
+            set_key(tb, s, v);
+            return;
+        }
+    }
+}
+
+bool wh_image_fill_hash_table_at(const wh_image *img, int p, unsigned char *data, pcg32 *rng, wh_error *err)
+{
+    table tb;
+    if (!open_table_at(img, p, data, &tb, err)) return false;
+    if (!tb.t) return true;
+    for (uint64_t i = 0; i < tb.n; i++) set_key(&tb, i, tb.t->empty);
+    if (tb.bd.lo == tb.bd.hi && tb.bd.lo == tb.t->empty) return true;
+    for (uint64_t k = 0; k < tb.max_keys; k++) {
+        int64_t v = pcg32_range_i64(rng, tb.bd.lo, tb.bd.hi);
+        if (v != tb.t->empty) insert_key(&tb, v);
+    }
+    return true;
+}
+
+bool wh_image_fill_hash_table(wh_image *img, int p, pcg32 *rng, wh_error *err)
+{
+    return wh_image_fill_hash_table_at(img, p, img->bufs[p].data, rng, err);
+}
