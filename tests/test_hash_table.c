@@ -263,3 +263,37 @@ Test(hash_table, the_symbolic_stage_solves_only_tables, .timeout = 240)
                    &occupied);
     cr_expect_gt(occupied, 0, "no atom's lookup passes an occupied slot");
 }
+
+/* Struct slots: "key" names the key field, and the projection changes
+ * keys only (a slot's value stays, and a slot emptied keeps it too). */
+Test(hash_table, struct_slots_project_their_key_field_only)
+{
+    char dir[64];
+    wh_image *img;
+    wh_error err;
+    wh_spec *spec = ts_temp_spec_image(
+        "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],\"params\":[{\"name\":\"slots\","
+        "\"kind\":\"buffer\",\"type\":\"struct\",\"count\":16,\"role\":\"input\",\"fields\":["
+        "{\"name\":\"val\",\"type\":\"i32\",\"range\":[0,1000]},{\"name\":\"key\",\"type\":\"u32\"}],"
+        "\"hash_table\":{\"hash\":\"fmix32\",\"key\":\"key\",\"max_probes\":2}}]}",
+        dir, &img, &err);
+    cr_assert(img, "%s", err.msg);
+    const wh_param *p = &spec->params[0];
+    for (uint64_t i = 0; i < 16; i++) {
+        unsigned char *e = img->bufs[0].data + i * p->elem_size;
+        wh_value_set_int(WH_I32, e + p->fields[0].offset, (int64_t)(100 + i));
+        wh_value_set_int(WH_U32, e + p->fields[1].offset, i % 3 ? key_homed((uint32_t)(i + 5) % 16, 16, 1) : 0);
+    }
+    cr_assert(wh_image_restructure(img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_structure(img, 0, &err), "%s", err.msg);
+    for (uint64_t i = 0; i < 16; i++) {
+        const unsigned char *e = img->bufs[0].data + i * p->elem_size;
+        int64_t k = wh_value_get_int(WH_U32, e + p->fields[1].offset);
+        cr_expect_eq(wh_value_get_int(WH_I32, e + p->fields[0].offset), (int64_t)(100 + i));
+        cr_expect_eq(k != 0, i % 3 != 0, "slot %llu", (unsigned long long)i);
+        if (k) cr_expect_eq(home((uint64_t)k, 16), i, "slot %llu: its key homes far away", (unsigned long long)i);
+    }
+    wh_image_free(img);
+    wh_spec_free(spec);
+    ts_rmtree(dir);
+}
