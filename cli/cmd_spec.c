@@ -139,11 +139,14 @@ static void check_slices(const wh_spec *spec, findings *f)
         if (q->kind != WH_BUFFER || q->per_thread <= 0 || !q->count ||
             !wh_spec_eval(spec, q->count, vars, q->name, &count, &err))
             continue;
-        if ((uint64_t)q->per_thread * threads > (uint64_t)count)
-            warn(f, "input '%s': per_thread %lld x %llu threads = %llu elements, but its count is %lld: threads "
-                 "from %lld on own none of it (is per_thread or count wrong?)", q->name, (long long)q->per_thread,
-                 (unsigned long long)threads, (unsigned long long)q->per_thread * threads, (long long)count,
-                 (long long)(count / q->per_thread));
+        bool warp = q->owner == WH_OWNER_WARP;
+        uint64_t owners = warp ? wh_owned_total(q, &full) / (uint64_t)q->per_thread : threads;
+        if (wh_owned_total(q, &full) > (uint64_t)count)
+            warn(f, "input '%s': %s %lld x %llu %s = %llu elements, but its count is %lld: %s from %lld on own "
+                 "none of it (is %s or count wrong?)", q->name, warp ? "per_warp" : "per_thread",
+                 (long long)q->per_thread, (unsigned long long)owners, warp ? "warps" : "threads",
+                 (unsigned long long)wh_owned_total(q, &full), (long long)count, warp ? "warps" : "threads",
+                 (long long)(count / q->per_thread), warp ? "per_warp" : "per_thread");
     }
     free(vars);
 }

@@ -797,6 +797,28 @@ static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p
     return true;
 }
 
+/* "per_thread" (with an "owner") or "per_warp": the elements a thread, or
+ * a warp, owns. */
+static bool parse_owned(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    char sub[320];
+    json_t *pt = json_object_get(pobj, "per_thread"), *pw = json_object_get(pobj, "per_warp");
+    const char *key = pw ? "per_warp" : "per_thread";
+    if (!pt && !pw) return parse_owner(ld, pobj, jpath, p);
+    snprintf(sub, sizeof sub, "%s.%s", jpath, key);
+    if (pt && pw) return bad(ld, jpath, "\"per_thread\" and \"per_warp\": a buffer's elements are owned one way");
+    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"%s\" is only for input buffers", key);
+    json_t *v = pw ? pw : pt;
+    if (!json_is_integer(v) || json_integer_value(v) < 1)
+        return bad(ld, sub, "expected a positive integer (elements each %s owns)", pw ? "warp" : "thread");
+    p->per_thread = json_integer_value(v);
+    if (!pw) return parse_owner(ld, pobj, jpath, p);
+    if (json_object_get(pobj, "owner"))
+        return bad(ld, jpath, "\"owner\" goes with \"per_thread\"; \"per_warp\" elements are their warp's");
+    p->owner = WH_OWNER_WARP;
+    return true;
+}
+
 static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
@@ -805,15 +827,7 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
     if (!count && !p->tex) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
     snprintf(sub, sizeof sub, "%s.count", jpath);
     if (count && !get_expr(ld, count, sub, &p->count)) return false;
-    json_t *pt = json_object_get(pobj, "per_thread");
-    if (pt) {
-        snprintf(sub, sizeof sub, "%s.per_thread", jpath);
-        if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"per_thread\" is only for input buffers");
-        if (!json_is_integer(pt) || json_integer_value(pt) < 1)
-            return bad(ld, sub, "expected a positive integer (elements each thread owns)");
-        p->per_thread = json_integer_value(pt);
-    }
-    if (!parse_owner(ld, pobj, jpath, p)) return false;
+    if (!parse_owned(ld, pobj, jpath, p)) return false;
     json_t *range = json_object_get(pobj, "range");
     if (range) {
         snprintf(sub, sizeof sub, "%s.range", jpath);
@@ -1116,7 +1130,7 @@ static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *
 static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, bool global, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
-                                        "per_thread", "owner", "range", "structure", "value", "check",
+                                        "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
                                         "check_why", "texture", "surface", "prefix_sum_of", "tree", "hash_table",
                                         NULL };
     char jpath[64], sub[96];
@@ -1488,10 +1502,19 @@ static uint64_t warp_elem_owner(uint64_t k, uint64_t b, uint64_t e, uint64_t *j)
     return e / (k * b) * b + 32 * warp + off % w;
 }
 
+/* warp: warps numbered across blocks (a block of b threads has
+ * ceil(b / 32)); warp w owns w*k .. w*k+k-1, held by its lane 0. */
+static uint64_t warp_owner_elem(uint64_t k, uint64_t b, uint64_t t, uint64_t j)
+{
+    uint64_t tl = t % b, wpb = (b + 31) / 32;
+    return tl % 32 ? UINT64_MAX : (t / b * wpb + tl / 32) * k + j;
+}
+
 uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j)
 {
     uint64_t k = (uint64_t)p->per_thread, b = block_threads(l);
     switch (p->owner) {
+    case WH_OWNER_WARP: return warp_owner_elem(k, b, t, j);
     case WH_OWNER_STRIDE: return j * wh_launch_threads_total(l) + t;
     case WH_OWNER_BLOCK_STRIDE: return t / b * k * b + j * b + t % b;
     case WH_OWNER_WARP_STRIDE: return warp_owned_elem(k, b, t, j);
@@ -1501,13 +1524,21 @@ uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64
 
 uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j)
 {
-    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l), n = wh_launch_threads_total(l);
+    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l), n = wh_launch_threads_total(l), wpb = (b + 31) / 32;
     switch (p->owner) {
+    case WH_OWNER_WARP: *j = e % k; return e / k / wpb * b + e / k % wpb * 32;
     case WH_OWNER_STRIDE: *j = e / n; return e % n;
     case WH_OWNER_BLOCK_STRIDE: *j = e % (k * b) / b; return e / (k * b) * b + e % b;
     case WH_OWNER_WARP_STRIDE: return warp_elem_owner(k, b, e, j);
     default: *j = e % k; return e / k;
     }
+}
+
+uint64_t wh_owned_total(const wh_param *p, const wh_launch *l)
+{
+    uint64_t k = (uint64_t)p->per_thread;
+    if (p->owner == WH_OWNER_WARP) return wh_launch_blocks_total(l) * ((block_threads(l) + 31) / 32) * k;
+    return wh_launch_threads_total(l) * k;
 }
 
 uint64_t wh_launch_blocks_total(const wh_launch *l)
@@ -1520,12 +1551,17 @@ uint64_t wh_launch_threads_total(const wh_launch *l)
     return wh_launch_blocks_total(l) * l->block[0] * l->block[1] * l->block[2];
 }
 
-bool wh_param_structured(const wh_param *p)
+bool wh_param_ordered(const wh_param *p)
 {
     bool fields = false;
     for (int f = 0; f < p->nfields; f++)
         fields |= p->fields[f].prefix_of != 0 || p->fields[f].structure != WH_STRUCTURE_NONE;
-    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || p->tree || p->table || fields;
+    return p->structure != WH_STRUCTURE_NONE || p->prefix_of || fields;
+}
+
+bool wh_param_structured(const wh_param *p)
+{
+    return wh_param_ordered(p) || p->tree || p->table;
 }
 
 bool wh_field_varies_by_index(const wh_field *f)

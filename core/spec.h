@@ -52,8 +52,9 @@ typedef enum {
  * ...), or every block-th element of its block's k*block elements (a
  * block-stride loop: thread i of block b reads b*k*block + i, + block,
  * ...). */
-typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE } wh_owner;
-#define WH_OWNER_LAST WH_OWNER_WARP_STRIDE
+typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE,
+               WH_OWNER_WARP } wh_owner;
+#define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp" */
 
 /* A tree stored in a struct buffer (README, "Trees"): element i is a
  * node, a leaf when its `leaf` field is above 0, else an internal node
@@ -142,8 +143,11 @@ typedef struct {
     int nfields;
     size_t elem_size, elem_align;
     wh_expr *count;         /* buffers */
-    int64_t per_thread;     /* input buffers: 0 means shared (no owner) */
-    wh_owner owner;         /* with per_thread: which elements a thread owns */
+    int64_t per_thread;     /* input buffers: 0 means shared (no owner); under WH_OWNER_WARP
+                               ("per_warp": k), the elements each warp owns */
+    wh_owner owner;         /* with per_thread: which elements a thread owns; WH_OWNER_WARP:
+                               warp w's k elements w*k .. w*k+k-1, owned by its lane 0 (the
+                               row of a warp-per-row kernel) */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */
@@ -225,9 +229,13 @@ uint64_t wh_launch_blocks_total(const wh_launch *l);
 /* Values of every expression variable for a launch (threads, blocks, block,
  * i = 0, then the constants); vars must hold spec->nvars entries. */
 bool wh_spec_vars(const wh_spec *spec, const wh_launch *l, int64_t *vars, wh_error *err);
-/* Is input buffer p constrained as a whole: a "structure", or a running
- * sum ("prefix_sum_of", on the buffer or one of its fields)? */
+/* Is input buffer p constrained as a whole: a "structure", a running sum
+ * ("prefix_sum_of", on the buffer or one of its fields), a tree or a hash
+ * table?  wh_param_ordered: the first two alone, whose projections
+ * re-rank or re-sum values, so that a change to one element moves
+ * others (a tree's and a table's keep each change they can). */
 bool wh_param_structured(const wh_param *p);
+bool wh_param_ordered(const wh_param *p);
 /* Does an integer field's range depend on the element index `i` (so its
  * bounds must be evaluated per element)? */
 bool wh_field_varies_by_index(const wh_field *f);
@@ -260,9 +268,13 @@ const char *wh_key_hash_name(wh_key_hash h);   /* "identity", "fmix32" */
 const char *wh_tex_address_name(wh_tex_address a);  /* "clamp", "border", "wrap", "mirror" */          /* "contiguous", "stride", "block_stride", "warp_stride" */
 
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a
- * launch l, and the inverse: the thread that owns element e, and which of
- * its elements e is (*j).  See wh_owner. */
+ * launch l (UINT64_MAX when t owns none: a lane other than 0 under
+ * WH_OWNER_WARP), and the inverse: the thread that owns element e, and
+ * which of its elements e is (*j).  See wh_owner. */
 uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j);
 uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j);
+/* The elements the launch's threads own in all (per_thread x threads, or
+ * per_warp x warps). */
+uint64_t wh_owned_total(const wh_param *p, const wh_launch *l);
 
 #endif

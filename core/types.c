@@ -78,6 +78,6 @@ const char *wh_key_hash_name(wh_key_hash h)
 
 const char *wh_owner_name(wh_owner o)
 {
-    static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride" };
+    static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride", "warp" };
     return names[o];
 }

@@ -103,9 +103,7 @@ bool gen_warp_refinable(const wh_param *par)
  * it says (a sorted or distinct buffer re-ranks its values instead). */
 static bool refined_despite_structure(const wh_param *par)
 {
-    wh_param without_tree = *par;
-    without_tree.tree = NULL;
-    return par->tree && !wh_param_structured(&without_tree);
+    return par->tree && !wh_param_ordered(par);
 }
 
 bool gen_shared_refinable(const wh_image *cell, const wh_image *full, int p)

@@ -179,6 +179,14 @@ static const unsigned char *allele_data(const gen_pool *pool, int a, int p, unsi
     return gen_pool_draw_seeded(pool, a, p, scratch, err) ? scratch : NULL;
 }
 
+/* Element j of atom thread t's elements: under WH_OWNER_WARP its warp's,
+ * whichever lane t is (an atom's warp is whole or a part of one: the
+ * full launch's lane 0 may fall on any thread of a tile). */
+static uint64_t atom_elem(const wh_param *par, const wh_launch *atom, uint64_t t, uint64_t j)
+{
+    return wh_owned_elem(par, atom, par->owner == WH_OWNER_WARP ? t - t % 32 : t, j);
+}
+
 static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
                          int p, unsigned char *scratch, wh_error *err)
 {
@@ -195,7 +203,7 @@ static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int 
         for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-                uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
+                uint64_t es = atom_elem(par, &pool->ref->launch, t, j);
                 uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
                 ok = mover_copy(&m, es, ed, err);
@@ -288,7 +296,7 @@ static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image
         for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
             uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
             for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-                uint64_t es = wh_owned_elem(par, &pool->ref->launch, t, j);
+                uint64_t es = atom_elem(par, &pool->ref->launch, t, j);
                 uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
                 if (es >= natom || ed >= nfull) break;
                 ok = mover_copy(&m, es, ed, err);

@@ -174,3 +174,58 @@ Test(owner, owner_needs_per_thread)
     cr_expect_str_eq(err.path, "$.params[0].owner");
     ts_rmtree(dir);
 }
+
+/* "per_warp": 2 over blocks of 48 threads (warps of 32 and 16 lanes):
+ * warp w (numbered across blocks) owns 2w and 2w + 1 through its lane 0,
+ * the other lanes own none; the scaler gives every warp's elements the
+ * atom's warp's, whichever thread of a 3-thread tile is its lane 0. */
+Test(owner, a_warp_owns_its_elements_through_lane_0)
+{
+    char dir[64];
+    wh_error err;
+    wh_spec *spec = ts_temp_spec("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[2],\"block\":[48],"
+                                 "\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,"
+                                 "\"role\":\"input\",\"per_warp\":2,\"range\":[0,1000]}]}", dir, &err);
+    cr_assert(spec, "%s", err.msg);
+    const wh_param *p = &spec->params[0];
+    wh_launch full = wh_spec_launch_full(spec);
+    cr_expect_eq(wh_owned_total(p, &full), 8);
+    int hits = 0;
+    for (uint64_t t = 0; t < 96; t++)
+        for (uint64_t j = 0; j < 2; j++) {
+            uint64_t e = wh_owned_elem(p, &full, t, j), jj, warp = t / 48 * 2 + t % 48 / 32;
+            if (t % 48 % 32) {
+                cr_expect_eq(e, UINT64_MAX, "thread %llu is no lane 0", (unsigned long long)t);
+                continue;
+            }
+            hits++;
+            cr_expect_eq(e, warp * 2 + j, "thread %llu element %llu", (unsigned long long)t, (unsigned long long)j);
+            cr_expect_eq(wh_elem_owner(p, &full, e, &jj), t);
+            cr_expect_eq(jj, j);
+        }
+    cr_expect_eq(hits, 8);
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, spec, 3, &err), "%s", err.msg);
+    wh_launch three = wh_launch_threads(3);
+    wh_image *atom = wh_image_new(spec, &three, &err), *img = wh_image_new(spec, &full, &err);
+    cr_assert(atom && img, "%s", err.msg);
+    put(atom, 0, 10);
+    put(atom, 1, 11);
+    int a = gen_pool_add(&pool, atom, GEN_ATOM_PATH, 0, true, &err), genes[64];
+    cr_assert_geq(a, 0, "%s", err.msg);
+    gen_layout lay;
+    cr_assert(gen_layout_make(spec, &full, 3, &lay, &err), "%s", err.msg);
+    for (int g = 0; g < lay.ngenes && g < 64; g++) genes[g] = g == lay.tiling_gene ? 0 : a;
+    cr_assert(gen_scale(&pool, &lay, genes, img, &err), "%s", err.msg);
+    for (uint64_t e = 0; e < 8; e++) cr_expect_eq(at(img, e), 10 + (int32_t)(e % 2), "element %llu", (unsigned long long)e);
+    wh_image_free(img);
+    wh_image_free(atom);
+    gen_pool_free(&pool);
+    wh_spec_free(spec);
+    ts_rmtree(dir);
+    cr_expect_null(ts_temp_spec("{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[4],"
+                                "\"params\":[{\"name\":\"v\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":4,"
+                                "\"role\":\"input\",\"per_warp\":1,\"owner\":\"stride\"}]}", dir, &err));
+    cr_expect(strstr(err.msg, "\"per_warp\" elements are their warp's"), "%s", err.msg);
+    ts_rmtree(dir);
+}

@@ -46,9 +46,10 @@
  * is "owner": "warp_stride" since session 32: lane l of warp w owns
  * w*K + l + 32 m, the elements it reads when every row before w is full
  * (packed shorter rows shift them; before, each thread owned 4
- * neighbours, which no lane reads).  Gap left: row_start and row_len
- * hold one element per 32 threads, which per_thread (whole elements per
- * thread) cannot say, so they are shared buffers.  For an X-thread
+ * neighbours, which no lane reads).  row_start and row_len are "per_warp":
+ * 1 since session 33 (warp w owns row w, through its lane 0; before, they
+ * were shared buffers, and every row of an input scaled from atoms had
+ * the atom's one row length).  Spec gap: none left.  For an X-thread
  * symbolic run the launch is one warp of X < 32 lanes: one row, read by
  * lanes 0..X-1 only (the shuffles name the full mask).
  */
