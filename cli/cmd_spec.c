@@ -81,11 +81,13 @@ static void usage(FILE *out)
             "build.  Warnings (exit 0): a random input that faults or runs past %llu warp\n"
             "instructions on the sim (counts too small for the indices the kernel makes, or a\n"
             "hang), an input buffer whose per_thread slices need more elements than its count\n"
-            "(the launch's last threads get none), and symbolic threads that never branch on\n"
-            "the input: a guard comparing the thread index with a constant of at least X\n"
-            "sends them all out early, and the symbolic stage then gives one path (the\n"
-            "constants and fixed scalars of at least X are named).  Notes (never an error):\n"
-            "a structured input too large for the symbolic stage to assume its structure.\n"
+            "(the launch's last threads get none), a hash table that may be full with no\n"
+            "probe bound (a lookup of an absent key would not stop), and symbolic threads\n"
+            "that never branch on the input: a guard comparing the thread index with a\n"
+            "constant of at least X sends them all out early, and the symbolic stage then\n"
+            "gives one path (the constants and fixed scalars of at least X are named).\n"
+            "Notes (never an error): a structured input too large for the symbolic stage to\n"
+            "assume its structure.\n"
             "\n"
             "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
             "  --strict          exit 1 on a warning too (not on a note)\n"
@@ -149,6 +151,24 @@ static void check_slices(const wh_spec *spec, findings *f)
                  (long long)(count / q->per_thread), warp ? "per_warp" : "per_thread");
     }
     free(vars);
+}
+
+/* Hash tables that may fill every slot with no probe bound: a lookup of an
+ * absent key then never meets an empty slot and never stops. */
+static void check_tables(const wh_spec *spec, findings *f)
+{
+    wh_launch l = wh_spec_launch_full(spec);
+    wh_error err;
+    wh_image *img = wh_image_new(spec, &l, &err);
+    for (int p = 0; img && p < img->nbufs; p++) {
+        uint64_t probes, max_keys, n = img->bufs[p].count;
+        if (!spec->params[p].table || !wh_image_hash_table_limits(img, p, &probes, &max_keys, &err)) continue;
+        if (n > 0 && max_keys >= n && probes >= n)
+            warn(f, "input '%s' (\"hash_table\"): max_keys and max_probes allow a full table of %llu keys, where "
+                 "a lookup of a key it lacks finds no empty slot (does the kernel bound its probes? say so with "
+                 "max_probes, or keep a slot free with max_keys)", spec->params[p].name, (unsigned long long)n);
+    }
+    wh_image_free(img);
 }
 
 /* Structured inputs too large for the symbolic stage to assume at its
@@ -398,6 +418,7 @@ static int check(const check_args *a)
     bool ok = spec && launches_build(spec, &err) && check_sizes(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_slices(spec, &f);
     if (ok) check_structures(spec, &f);
+    if (ok) check_tables(spec, &f);
     if (ok) ok = check_globals(spec, &f, &err);
     if (ok) ok = check_objects(spec, &f, &err);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);

@@ -6,6 +6,7 @@
  * per_thread slices is warned about twice (the slices, and the random
  * input that faults); a global the entry never names is warned about; a
  * texture stated as a buffer, with other dimensions or as a surface is
+ * warned about; a hash table that may be full with no probe bound is
  * warned about; parameters that do not match the entry are an error.
  */
 #include <criterion/criterion.h>
@@ -294,4 +295,37 @@ Test(spec_check, a_texture_stated_otherwise_is_warned_about)
               "%s", w);
     check_texture_spec("tests/specs/tex_query.json", 0, w, sizeof w, &n);
     cr_expect_eq(n, 0, "%s", w);
+}
+
+/* A hash table that may fill every slot with no probe bound is warned
+ * about (a lookup of an absent key would not stop); hash_probe's own
+ * spec, bounded both ways, is not. */
+Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
+{
+    ts_need_ptx("build/ptx/tests/ptx/hash_probe.ptx");
+    char cwd[PATH_MAX], json[2 * PATH_MAX + 1024], dir[64], path[96], w[4096];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(json, sizeof json,
+             "{\"name\":\"hash_probe\",\"source\":\"%s/tests/ptx/hash_probe.cu\",\"ptx\":\"%s/build/ptx/tests/ptx/"
+             "hash_probe.ptx\",\"entry\":\"hash_probe\",\"grid\":[1],\"block\":[32],\"params\":["
+             "{\"name\":\"queries\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":\"threads\",\"role\":\"input\","
+             "\"per_thread\":1,\"range\":[1,100]},{\"name\":\"keys\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":8,"
+             "\"role\":\"input\",\"range\":[0,100],\"hash_table\":{\"hash\":\"identity\"}},{\"name\":\"probes\","
+             "\"kind\":\"buffer\",\"type\":\"u32\",\"count\":\"threads\",\"role\":\"output\"},{\"name\":\"slots\","
+             "\"kind\":\"scalar\",\"type\":\"u32\",\"value\":8},{\"name\":\"max_probes\",\"kind\":\"scalar\","
+             "\"type\":\"i32\",\"value\":4}]}", cwd, cwd);
+    wh_error err;
+    wh_spec *loaded = ts_temp_spec(json, dir, &err);
+    cr_assert(loaded, "%s", err.msg);
+    wh_spec_free(loaded);
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    const char *extra[2] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    cr_expect(strstr(warnings(&c, w, sizeof w), "input 'keys' (\"hash_table\"): max_keys and max_probes allow a full "
+                     "table of 8 keys"), "%s", w);
+    json_decref(c.doc);
+    c = spec_check_v("tests/specs/hash_probe.json", extra, 2);
+    cr_expect_null(strstr(warnings(&c, w, sizeof w), "hash_table"), "%s", w);
+    json_decref(c.doc);
+    ts_rmtree(dir);
 }
