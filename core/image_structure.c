@@ -501,6 +501,36 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
     return structure_fits(img, p, err) && arrays_fit(img, p, err);
 }
 
+/* "neighbors": element e's value is never its owner thread's index; one
+ * that is moves to the next value up, or down at the range's top. */
+static bool restructure_neighbors(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    for (uint64_t e = 0, j; e < img->bufs[p].count; e++) {
+        int64_t own = (int64_t)wh_elem_owner(par, &img->launch, e, &j);
+        unsigned char *at = value_at(img, p, f, e);
+        if (wh_value_get_int(type_of(img, p, f), at) != own) continue;
+        if (bd->lo == bd->hi)
+            return structure_error(img, p, f, err, "element %llu's range holds one value, %lld, its owner "
+                                   "thread's own index", (unsigned long long)e, (long long)own);
+        wh_value_set_int(type_of(img, p, f), at, own < bd->hi ? own + 1 : own - 1);
+    }
+    return true;
+}
+
+static bool check_neighbors(const wh_image *img, int p, int f, wh_error *err)
+{
+    const wh_param *par = img->bufs[p].param;
+    for (uint64_t e = 0, j; e < img->bufs[p].count; e++) {
+        uint64_t own = wh_elem_owner(par, &img->launch, e, &j);
+        if (wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e)) == (int64_t)own)
+            return structure_error(img, p, f, err, "element %llu (thread %llu's element %llu) names its own "
+                                   "thread, %llu", (unsigned long long)e, (unsigned long long)own,
+                                   (unsigned long long)j, (unsigned long long)own);
+    }
+    return true;
+}
+
 static bool structure_fits(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
@@ -513,6 +543,7 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
         if (s == WH_STRUCTURE_NONE || s == WH_STRUCTURE_SORTED || b->count == 0) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
+        if (s == WH_STRUCTURE_NEIGHBORS) continue;   /* restructure_neighbors says when a range is too small */
         if (s == WH_STRUCTURE_OFFSETS) {
             if (b->count > 1 || bd.lo == bd.hi) continue;
             return structure_error(img, p, f, err, "one offset cannot be both the range's ends %lld and %lld",
@@ -547,6 +578,7 @@ static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
     switch (structure_of(img->bufs[p].param, f)) {
     case WH_STRUCTURE_DISTINCT:
     case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(img, p, f, &bd, err);
+    case WH_STRUCTURE_NEIGHBORS: return restructure_neighbors(img, p, f, &bd, err);
     default: return restructure_in_order(img, p, f, &bd, err);
     }
 }
@@ -630,8 +662,9 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
         wh_bounds bd;
         if (s == WH_STRUCTURE_NONE) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
-        bool ok = s == WH_STRUCTURE_DISTINCT || s == WH_STRUCTURE_PERMUTATION ? check_distinct(img, p, f, err)
-                                                                             : check_in_order(img, p, f, &bd, err);
+        bool ok = s == WH_STRUCTURE_NEIGHBORS                                  ? check_neighbors(img, p, f, err)
+                  : s == WH_STRUCTURE_DISTINCT || s == WH_STRUCTURE_PERMUTATION ? check_distinct(img, p, f, err)
+                                                                                : check_in_order(img, p, f, &bd, err);
         if (!ok) return false;
     }
     return true;

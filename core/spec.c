@@ -477,7 +477,8 @@ static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, in
            plain_int_range(ld, &p->fields[g], sub, "the summed field");
 }
 
-#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
+#define FIELD_STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
+#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\", \"offsets\" or \"neighbors\""
 
 /* "structure" on field f (n of them: an array field) of a struct buffer:
  * a field of one value is ordered across the buffer's elements (records
@@ -489,12 +490,12 @@ static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *fi
     char sub[340];
     snprintf(sub, sizeof sub, "%s.structure", fp);
     const char *name = json_string_value(json_object_get(fo, "structure"));
-    int k = WH_STRUCTURE_SORTED, last = n > 1 ? WH_STRUCTURE_DISTINCT : WH_STRUCTURE_LAST;
+    int k = WH_STRUCTURE_SORTED, last = n > 1 ? WH_STRUCTURE_DISTINCT : WH_STRUCTURE_OFFSETS;
     while (name && k <= last && strcmp(name, wh_structure_name((wh_structure)k))) k++;
     if (!name || k > last)
         return bad(ld, sub, n > 1 ? "expected \"sorted\", \"strictly_sorted\" or \"distinct\" (an array field's order "
                                     "within each element)"
-                                  : "expected " STRUCTURES);
+                                  : "expected " FIELD_STRUCTURES);
     if (first->prefix_of) return bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
     if (wh_type_is_float(first->type) && (n > 1 || k != WH_STRUCTURE_SORTED))
         return bad(ld, sub, "\"%s\" is for integer fields (a float field can only be \"sorted\", across elements)",
@@ -662,6 +663,8 @@ static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_para
                    p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
     if (p->structure != WH_STRUCTURE_SORTED && wh_field_varies_by_index(f))
         return bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not depend on i");
+    if (p->structure == WH_STRUCTURE_NEIGHBORS && (!p->per_thread || p->owner == WH_OWNER_WARP))
+        return bad(ld, sub, "\"neighbors\" says no element names the thread that owns it: it needs \"per_thread\"");
     return true;
 }
 

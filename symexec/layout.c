@@ -589,6 +589,21 @@ static wh_structure field_structure(const wh_param *p, int f)
     return p->fields[f].array_len > 1 ? WH_STRUCTURE_NONE : p->fields[f].structure;
 }
 
+/* "neighbors": no element of field f of region r is its owner thread's
+ * index. */
+static Z3_ast not_own_index(sx_engine *e, const sx_region *r, int f)
+{
+    sx_z *z = &e->z;
+    const wh_param *p = &e->spec->params[r->param];
+    int w = (int)wh_type_size(p->fields[f].type) * 8;
+    Z3_ast d = z->tru;
+    for (uint64_t el = 0, j; d && el < e->img->bufs[r->param].count; el++) {
+        uint64_t own = wh_elem_owner(p, &e->img->launch, el, &j);
+        d = sx_z_and2(z, d, sx_z_not(z, sx_z_eq(z, elem_term(e, r, el, f), sx_z_num(z, own, w))));
+    }
+    return d;
+}
+
 /* The structure of field f of input region r over its symbols (README,
  * "Structured inputs"): neighbours in order, or all distinct (a
  * permutation is distinct values in a range that holds exactly as many). */
@@ -602,6 +617,8 @@ static Z3_ast field_order(sx_engine *e, const sx_region *r, int f, wh_error *err
     wh_bounds bd;
     if (st == WH_STRUCTURE_NONE)
         return z->tru;   /* running sums alone (region_sums) */
+    if (st == WH_STRUCTURE_NEIGHBORS)
+        return not_own_index(e, r, f);
     if (n < 2 || !wh_image_bounds(e->img, r->param, f, 0, &bd, err))
         return n < 2 ? z->tru : NULL;
     if (st == WH_STRUCTURE_DISTINCT || st == WH_STRUCTURE_PERMUTATION) {

@@ -1,6 +1,6 @@
 /*
  * test_structure.c — structured input buffers ("structure": sorted,
- * strictly_sorted, distinct, permutation, offsets): the spec refuses what
+ * strictly_sorted, distinct, permutation, offsets, neighbors): the spec refuses what
  * cannot hold, random and low images have their structure, the projection
  * keeps what it can and is idempotent, a broken buffer is named element by
  * element, the symbolic stage assumes the structure (a loop only an
@@ -388,4 +388,48 @@ Test(structure, a_large_structure_is_not_assumed_and_says_so)
     gen_result_free(r);
     wh_spec_free(large);
     ts_rmtree(cache);
+}
+
+/* "neighbors" (a neighbour list: no element names its owner thread):
+ * refused without per_thread; the projection moves an element naming its
+ * own thread to the next index (the one below at the range's top), leaves
+ * the others, and the check names one; grid-stride ownership counts. */
+Test(structure, a_neighbour_list_never_names_its_own_thread)
+{
+    expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,3],\"structure\":\"neighbors\"",
+                   "it needs \"per_thread\"", "$.params[0].structure");
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"per_thread\":2,\"owner\":\"stride\","
+                              "\"range\":[0,3],\"structure\":\"neighbors\"", &err), "%s", err.msg);
+    /* thread t owns t and t + 4 */
+    const int64_t in[8] = { 0, 1, 1, 3, 0, 2, 2, 3 }, want[8] = { 1, 2, 1, 2, 1, 2, 3, 2 };
+    set_all(&b, in, 8);
+    cr_expect_not(wh_image_check_structure(b.img, 0, &err));
+    cr_expect(strstr(err.msg, "element 0 (thread 0's element 0) names its own thread, 0"), "%s", err.msg);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    expect_values(&b, want, 8, "projected");
+    cr_expect(wh_image_check_structure(b.img, 0, &err), "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 3, 9);
+    for (int r = 0; r < 20; r++) {
+        cr_assert(wh_image_fill_random(b.img, &rng, &err), "%s", err.msg);
+        cr_expect(wh_image_check_structure(b.img, 0, &err), "random %d: %s", r, err.msg);
+    }
+    close_buffer(&b);
+}
+
+static bool atom_names_no_own_thread(const wh_image *img, int p, void *ctx, wh_error *err)
+{
+    (void)ctx;
+    return wh_image_check_structure(img, p, err);
+}
+
+/* The symbolic stage assumes it: md_cutoff's atoms never list an atom as
+ * its own neighbour (its solver would otherwise: a self-neighbour is at
+ * distance 0, inside the cut-off whatever the positions). */
+Test(structure, the_symbolic_stage_lists_no_atom_as_its_own_neighbour, .timeout = 240)
+{
+    ts_check_atoms("kernels/corpus/md_cutoff.json", "build/ptx/kernels/corpus/md_cutoff.ptx", 6, "neighList",
+                   atom_names_no_own_thread, NULL);
 }

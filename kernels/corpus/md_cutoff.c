@@ -18,7 +18,9 @@ static bool cluster(wh_image *img, pcg32 *rng, wh_error *err)
 }
 
 /* mode 0: 2 (i + 97 j) mod n (32 sectors per gather); 1: random;
- * 2: i + j + 1 mod n (coalesced). */
+ * 2: i + j + 1 mod n (coalesced); an atom never its own neighbour (the
+ * spec's "neighbors": i's own index becomes i + 1, or i - 1 for the last
+ * atom, as the projection moves it). */
 static bool neighbours(wh_image *img, pcg32 *rng, int mode, wh_error *err)
 {
     int64_t n = corpus_var(img, "threads"), m = corpus_var(img, "MAXNEIGH");
@@ -27,6 +29,8 @@ static bool neighbours(wh_image *img, pcg32 *rng, int mode, wh_error *err)
             int64_t v = mode == 0 ? (2 * (i + 97 * j)) % n
                         : mode == 1 ? (int64_t)pcg32_bounded(rng, (uint32_t)n)
                                     : (i + j + 1) % n;
+            if (v == i)
+                v = i + 1 < n ? i + 1 : i - 1;
             if (!corpus_set_int(img, "neighList", NULL, (uint64_t)(j * n + i), v, err))
                 return false;
         }

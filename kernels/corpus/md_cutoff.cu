@@ -43,9 +43,12 @@
  * near the best.
  *
  * Spec gap: SHOC builds the neighbour list from the positions (the
- * maxNeighbors nearest atoms, never the atom itself); the spec cannot tie
- * the two, so the list is any atoms, and the positions any points of the
- * box.  The column-major list (atom i's neighbours at i, i + inum, ...)
+ * maxNeighbors nearest atoms, never the atom itself).  Since session 33
+ * the list is "neighbors" (no atom its own neighbour: before, a search
+ * could list an atom as its own, at distance 0, inside the cut-off
+ * whatever the positions); the spec cannot tie the list to the positions
+ * (the nearest atoms, each once), so it is any other atoms, and the
+ * positions any points of the box.  The column-major list (atom i's neighbours at i, i + inum, ...)
  * is a grid-stride ownership ("owner": "stride", 32 per thread; until
  * session 27 neighList was a shared buffer, from before ownership maps),
  * so a thread's genes and a warp copy move the neighbours it reads.
