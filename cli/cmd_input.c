@@ -33,7 +33,8 @@ static void usage(FILE *out)
             "measure --input, replay, diff and hunt --seed-inputs read.\n"
             "\n"
             "show     the launch and every buffer: role, type, count, each field's min and\n"
-            "         max, and the first N elements (--limit, default 8; 0: all).\n"
+            "         max, a structure (a hash table: its keys and longest run of occupied\n"
+            "         slots), and the first N elements (--limit, default 8; 0: all).\n"
             "export   each input and fixed buffer (or --buffer NAME) as OUTDIR/NAME.csv (a\n"
             "         header of field names, one row per element) or OUTDIR/NAME.npy (a 1-D\n"
             "         array, structured for structs); OUTDIR defaults to DIR.\n"
@@ -134,8 +135,14 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
         json_object_set_new(doc, "structure", json_string(wh_structure_name(p->structure)));
     if (p->tree)
         json_object_set_new(doc, "structure", json_string("tree"));
-    if (p->table)
+    if (p->table) {
+        uint64_t keys, run;
+        wh_hash_table_stats(b, &keys, &run);
         json_object_set_new(doc, "structure", json_string("hash_table"));
+        if (saved)
+            json_object_set_new(doc, "table", json_pack("{s:I, s:I}", "keys", (json_int_t)keys, "longest_run",
+                                                        (json_int_t)run));
+    }
     if (p->global)
         json_object_set_new(doc, "global", json_true());
     return doc;
@@ -182,6 +189,11 @@ static void print_buffer(const json_t *b)
     }
     const char *structure = json_string_value(json_object_get(b, "structure"));
     if (structure) fprintf(stderr, "  %s", structure);
+    json_t *table = json_object_get(b, "table");
+    if (table)
+        fprintf(stderr, ": %lld keys, the longest run of occupied slots %lld",
+                (long long)json_integer_value(json_object_get(table, "keys")),
+                (long long)json_integer_value(json_object_get(table, "longest_run")));
     json_t *first = json_object_get(b, "first");
     if (json_array_size(first)) {
         fputs("\n      ", stderr);

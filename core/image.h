@@ -102,6 +102,9 @@ bool wh_image_fill_hash_table(wh_image *img, int p, pcg32 *rng, wh_error *err);
 /* The same into `data`, a buffer of p's size and layout elsewhere (a
  * drawn gene's values); a buffer that is no table is left as it is. */
 bool wh_image_fill_hash_table_at(const wh_image *img, int p, unsigned char *data, pcg32 *rng, wh_error *err);
+/* A table buffer's keys and its longest run of occupied slots (cyclic:
+ * a run past the last slot goes on from slot 0); 0, 0 for no table. */
+void wh_hash_table_stats(const wh_buffer *b, uint64_t *keys, uint64_t *longest_run);
 /* A table's max_probes and max_keys at this image's size (each at most
  * the slots; 0, 0 for a buffer that is no table). */
 bool wh_image_hash_table_limits(const wh_image *img, int p, uint64_t *probes, uint64_t *max_keys, wh_error *err);

@@ -248,6 +248,23 @@ bool wh_image_check_hash_table(const wh_image *img, int p, wh_error *err)
     return true;
 }
 
+void wh_hash_table_stats(const wh_buffer *b, uint64_t *keys, uint64_t *longest_run)
+{
+    const wh_hash_table *t = b->param->table;
+    *keys = *longest_run = 0;
+    if (!t) return;
+    const wh_field *kf = &b->param->fields[t->key];
+    uint64_t run = 0, first_run = 0;
+    for (uint64_t i = 0; i < b->count; i++) {
+        bool occ = wh_value_get_int(kf->type, b->data + i * b->param->elem_size + kf->offset) != t->empty;
+        *keys += occ;
+        run = occ ? run + 1 : 0;
+        if (run == i + 1) first_run = run;   /* the run from slot 0, which a wrapping run continues */
+        if (run > *longest_run) *longest_run = run;
+    }
+    if (run < b->count && run + first_run > *longest_run) *longest_run = run + first_run;
+}
+
 bool wh_image_empty_hash_table(wh_image *img, int p, wh_error *err)
 {
     table tb;

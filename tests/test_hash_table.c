@@ -297,3 +297,25 @@ Test(hash_table, struct_slots_project_their_key_field_only)
     wh_spec_free(spec);
     ts_rmtree(dir);
 }
+
+/* The statistics input show prints: keys, and the longest run of occupied
+ * slots, a run past the last slot going on from slot 0. */
+Test(hash_table, stats_count_keys_and_the_longest_run_across_the_end)
+{
+    slots b;
+    wh_error err;
+    cr_assert(open_slots(&b, 8, "u32", 0, 100, "{\"hash\":\"identity\"}", &err), "%s", err.msg);
+    uint64_t keys, run;
+    wh_hash_table_stats(&b.img->bufs[0], &keys, &run);
+    cr_expect(keys == 0 && run == 0);
+    const int occupied[] = { 6, 7, 0, 1, 3 };
+    for (int k = 0; k < 5; k++) set_key(&b, (uint64_t)occupied[k], 9);
+    wh_hash_table_stats(&b.img->bufs[0], &keys, &run);
+    cr_expect_eq(keys, 5);
+    cr_expect_eq(run, 4, "slots 6, 7, 0, 1: %llu", (unsigned long long)run);
+    for (uint64_t i = 0; i < 8; i++) set_key(&b, i, 9);
+    wh_hash_table_stats(&b.img->bufs[0], &keys, &run);
+    cr_expect(keys == 8 && run == 8, "a full table: %llu keys, run %llu", (unsigned long long)keys,
+              (unsigned long long)run);
+    close_slots(&b);
+}
