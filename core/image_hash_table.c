@@ -11,8 +11,8 @@
  * there are more keys than max_keys, keys are emptied evenly over the
  * table; a key that breaks the table (too far from its home, an empty
  * slot on its way, or a copy of a key met earlier on its way) is replaced
- * by a key whose home is its own slot, the nearest one (in hash order)
- * to the key's hash that its range allows, so the slot stays occupied
+ * by a key whose home is its own slot, the first upward from the old
+ * key's hash that its range allows, so the slot stays occupied
  * (emptied when no such key is found within a few tries).  A table is
  * left as it is.  Random tables are built as inserts build them:
  * max_keys random keys inserted one after another.

@@ -653,8 +653,8 @@ static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
 
 bool sx_structure_assumed(const wh_image *img, int p)
 {
-    uint64_t n = img->bufs[p].count;
-    return wh_param_structured(img->bufs[p].param) && n <= (img->bufs[p].param->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
+    const wh_param *par = img->bufs[p].param;
+    return wh_param_structured(par) && img->bufs[p].count <= (par->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
 }
 
 /* Field f of element el of input region r as a term, widened to 64 bits. */
