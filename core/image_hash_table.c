@@ -16,6 +16,11 @@
  * (emptied when no such key is found within a few tries).  A table is
  * left as it is.  Random tables are built as inserts build them:
  * max_keys random keys inserted one after another.
+ *
+ * Both the projection and the check go over the table one cluster (a run
+ * of occupied slots) at a time: a key's way from its home stays in its
+ * cluster unless it crosses an empty slot, and copies of a key share a
+ * home, so they meet in one cluster (sorted by key there).
  */
 #include "core/image.h"
 
@@ -148,20 +153,69 @@ bool wh_image_hash_table_limits(const wh_image *img, int p, uint64_t *probes, ui
     return true;
 }
 
-/* Why slot i's key breaks the table: "far" (past max_probes), "gap" (slot
- * *at, on its way from its home, is empty) or "twice" (slot *at, on its
- * way, holds it too); NULL when it keeps the table. */
-static const char *misplaced(const table *tb, uint64_t i, uint64_t *at)
+/* A key of a cluster (a run of occupied slots), for finding the keys that
+ * break the table one cluster at a time: a key's way from its home lies
+ * in its cluster or crosses an empty slot, and a second copy of a key
+ * lies in the first's cluster, further from their home. */
+typedef struct {
+    int64_t key;
+    uint64_t d;              /* slots after its home */
+    uint64_t slot;
+    char why;                /* 'f' past max_probes, 'g' an empty slot on its way, 't' twice, 0 */
+} placed;
+
+static int cmp_placed(const void *a, const void *b)
 {
-    int64_t v = key_at(tb, i);
-    uint64_t h = home_of(tb, v), d = (i + tb->n - h) % tb->n;
-    if (d >= tb->probes) return "far";
-    for (uint64_t j = 0; j < d; j++) {
-        *at = (h + j) % tb->n;
-        if (!occupied(tb, *at)) return "gap";
-        if (key_at(tb, *at) == v) return "twice";
+    const placed *x = a, *y = b;
+    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+    return (x->d > y->d) - (x->d < y->d);
+}
+
+/* Called for each key that breaks the table (why as in placed; at: the
+ * slot of the copy nearer its home, for 't'); false stops the scan. */
+typedef bool (*broken_fn)(table *tb, const placed *k, uint64_t at, void *ctx);
+
+/* The c keys of the cluster from slot `start` (full: the whole table, no
+ * empty slot) classified in buf and reported. */
+static bool scan_cluster(table *tb, uint64_t start, uint64_t c, bool full, placed *buf, broken_fn fn, void *ctx)
+{
+    for (uint64_t k = 0; k < c; k++) {
+        uint64_t i = (start + k) % tb->n;
+        int64_t v = key_at(tb, i);
+        uint64_t d = (i + tb->n - home_of(tb, v)) % tb->n;
+        buf[k] = (placed){ v, d, i, d >= tb->probes ? 'f' : !full && d > k ? 'g' : 0 };
     }
-    return NULL;
+    qsort(buf, c, sizeof *buf, cmp_placed);
+    for (uint64_t k = 0, first = 0; k < c; k++) {
+        if (k > 0 && buf[k].key != buf[k - 1].key) first = k;
+        if (!buf[k].why && k != first) buf[k].why = 't';
+        if (buf[k].why && !fn(tb, &buf[k], buf[first].slot, ctx)) return false;
+    }
+    return true;
+}
+
+/* Every key that breaks the table, cluster by cluster; 1 when all were
+ * reported, 0 when fn stopped the scan, -1 out of memory. */
+static int each_broken(table *tb, broken_fn fn, void *ctx)
+{
+    uint64_t e0 = 0;
+    while (e0 < tb->n && occupied(tb, e0)) e0++;
+    placed *buf = malloc((tb->n ? tb->n : 1) * sizeof *buf);
+    if (!buf) return -1;
+    bool go = true;
+    if (e0 == tb->n)   /* no empty slot: one cluster, the whole table */
+        go = scan_cluster(tb, 0, tb->n, true, buf, fn, ctx);
+    for (uint64_t k = 1, c = 0; e0 < tb->n && go && k <= tb->n; k++) {   /* after e0, around to e0 */
+        uint64_t i = (e0 + k) % tb->n;
+        if (occupied(tb, i)) {
+            c++;
+        } else {
+            if (c) go = scan_cluster(tb, (i + tb->n - c) % tb->n, c, false, buf, fn, ctx);
+            c = 0;
+        }
+    }
+    free(buf);
+    return go ? 1 : 0;
 }
 
 /* Slot i's key replaced by one whose home is slot i, in the key's range
@@ -199,25 +253,60 @@ static void drop_excess(table *tb)
     }
 }
 
+/* A broken key rehomed at its slot, or its slot emptied. */
+static bool repair(table *tb, const placed *k, uint64_t at, void *changed)
+{
+    (void)at;
+    *(bool *)changed = true;
+    if (!rehome(tb, k->slot)) set_key(tb, k->slot, tb->t->empty);
+    return true;
+}
+
 bool wh_image_restructure_hash_table(wh_image *img, int p, wh_error *err)
 {
     table tb;
     if (!open_table(img, p, &tb, err)) return false;
     if (!tb.t) return true;
     drop_excess(&tb);
-    /* A replaced key sits at its home and keeps the table from then on; an
-     * emptied slot can break keys met before it (a way that wraps past
-     * the last slot), hence another pass until nothing changes. */
+    /* A replaced key sits at its home and keeps the table from then on,
+     * but it may be a copy of a key further on, and an emptied slot breaks
+     * the keys whose way crosses it: another pass until nothing changes. */
     for (bool changed = true; changed;) {
         changed = false;
-        for (uint64_t i = 0; i < tb.n; i++) {
-            uint64_t at;
-            if (!occupied(&tb, i) || !misplaced(&tb, i, &at)) continue;
-            changed = true;
-            if (!rehome(&tb, i)) set_key(&tb, i, tb.t->empty);
+        int r = each_broken(&tb, repair, &changed);
+        if (r < 0) {
+            wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+            return false;
         }
     }
     return true;
+}
+
+typedef struct {
+    const wh_image *img;
+    int p;
+    wh_error *err;
+} check_ctx;
+
+/* The first broken key as an error (a gap: the first empty slot from its
+ * home). */
+static bool name_broken(table *tb, const placed *k, uint64_t at, void *ctx)
+{
+    const check_ctx *c = ctx;
+    long long v = (long long)k->key;
+    unsigned long long s = (unsigned long long)k->slot, h = (unsigned long long)home_of(tb, k->key);
+    if (k->why == 'f')
+        table_error(c->img, c->p, c->err, "slot %llu holds key %lld, whose home is slot %llu: more than "
+                    "max_probes - 1 = %llu slots after it", s, v, h, (unsigned long long)tb->probes - 1);
+    else if (k->why == 't')
+        table_error(c->img, c->p, c->err, "key %lld is in slots %llu and %llu", v, (unsigned long long)at, s);
+    else {
+        uint64_t gap = h;
+        while (occupied(tb, gap)) gap = (gap + 1) % tb->n;
+        table_error(c->img, c->p, c->err, "slot %llu holds key %lld, whose home is slot %llu, but slot %llu on its "
+                    "way is empty", s, v, h, (unsigned long long)gap);
+    }
+    return false;
 }
 
 bool wh_image_check_hash_table(const wh_image *img, int p, wh_error *err)
@@ -225,23 +314,14 @@ bool wh_image_check_hash_table(const wh_image *img, int p, wh_error *err)
     table tb;
     if (!open_table_at(img, p, img->bufs[p].data, &tb, err)) return false;   /* read only */
     if (!tb.t) return true;
-    uint64_t keys = 0;
-    for (uint64_t i = 0; i < tb.n; i++) {
-        uint64_t at = 0;
-        if (!occupied(&tb, i)) continue;
-        keys++;
-        const char *why = misplaced(&tb, i, &at);
-        long long v = (long long)key_at(&tb, i);
-        unsigned long long s = (unsigned long long)i, h = (unsigned long long)home_of(&tb, v);
-        if (why && why[0] == 'f')
-            return table_error(img, p, err, "slot %llu holds key %lld, whose home is slot %llu: more than "
-                               "max_probes - 1 = %llu slots after it", s, v, h, (unsigned long long)tb.probes - 1);
-        if (why && why[0] == 'g')
-            return table_error(img, p, err, "slot %llu holds key %lld, whose home is slot %llu, but slot %llu "
-                               "on its way is empty", s, v, h, (unsigned long long)at);
-        if (why)
-            return table_error(img, p, err, "key %lld is in slots %llu and %llu", v, (unsigned long long)at, s);
+    check_ctx c = { img, p, err };
+    int r = each_broken(&tb, name_broken, &c);
+    if (r <= 0) {
+        if (r < 0) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return false;
     }
+    uint64_t keys = 0;
+    for (uint64_t i = 0; i < tb.n; i++) keys += occupied(&tb, i);
     if (keys > tb.max_keys)
         return table_error(img, p, err, "%llu keys, more than max_keys %llu", (unsigned long long)keys,
                            (unsigned long long)tb.max_keys);

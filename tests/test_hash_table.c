@@ -319,3 +319,56 @@ Test(hash_table, stats_count_keys_and_the_longest_run_across_the_end)
               (unsigned long long)run);
     close_slots(&b);
 }
+
+/* The definition, slot by slot: every key within max_probes - 1 of its
+ * home, each slot on its way occupied by another key. */
+static bool table_by_definition(const slots *b, uint64_t n, uint64_t probes)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t k = key(b, i);
+        if (k == 0) continue;
+        uint64_t h = home((uint64_t)k, n), d = (i + n - h) % n;
+        if (d >= probes) return false;
+        for (uint64_t j = 0; j < d; j++)
+            if (key(b, (h + j) % n) == 0 || key(b, (h + j) % n) == k) return false;
+    }
+    return true;
+}
+
+/* 2000 random small tables, keys homed near their slots with many copies
+ * and ways around the last slot: the check agrees with the definition,
+ * and the projection makes a table, keeps every occupied slot occupied
+ * (any u32 may be a key) and leaves its result as it is. */
+Test(hash_table, the_check_and_the_projection_agree_with_the_definition)
+{
+    pcg32 rng;
+    pcg32_seed(&rng, 11, 5);
+    int agreed = 0, broken = 0;
+    for (int r = 0; r < 2000; r++) {
+        uint32_t n = 4 + pcg32_bounded(&rng, 29), probes = 1 + pcg32_bounded(&rng, n);
+        char table[96];
+        snprintf(table, sizeof table, "{\"hash\":\"fmix32\",\"max_probes\":%u}", probes);
+        slots b;
+        wh_error err;
+        cr_assert(open_slots(&b, (int)n, "u32", 0, 4294967295LL, table, &err), "%s", err.msg);
+        uint32_t fill = pcg32_bounded(&rng, 101);
+        for (uint32_t i = 0; i < n; i++)
+            if (pcg32_bounded(&rng, 100) < fill)
+                set_key(&b, i, key_homed((i + n - pcg32_bounded(&rng, 4)) % n, n, 1 + pcg32_bounded(&rng, 3)));
+        bool want = table_by_definition(&b, n, probes);
+        broken += !want;
+        agreed += wh_image_check_hash_table(b.img, 0, &err) == want;
+        bool was[40];
+        for (uint32_t i = 0; i < n; i++) was[i] = key(&b, i) != 0;
+        cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+        cr_expect(table_by_definition(&b, n, probes), "table %d not a table after the projection", r);
+        for (uint32_t i = 0; i < n; i++) cr_expect_eq(key(&b, i) != 0, was[i], "table %d slot %u", r, i);
+        unsigned char after[40 * 4];
+        memcpy(after, b.img->bufs[0].data, n * 4);
+        cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+        cr_expect_eq(memcmp(after, b.img->bufs[0].data, n * 4), 0, "table %d moved on a second projection", r);
+        close_slots(&b);
+    }
+    cr_expect_eq(agreed, 2000);
+    cr_expect_gt(broken, 600, "only %d of the tables drawn were broken", broken);
+}
