@@ -134,9 +134,15 @@ static bool open_table_at(const wh_image *img, int p, unsigned char *data, table
     if (b->count > (uint64_t)UINT32_MAX + 1)
         return table_error(img, p, err, "%llu slots: a 32-bit hash reaches 2^32 of them at most",
                            (unsigned long long)b->count);
-    return table_bound(img, p, tb->t->max_probes, "max_probes", 1, &tb->probes, err) &&
-           table_bound(img, p, tb->t->max_keys, "max_keys", 0, &tb->max_keys, err) &&
-           wh_image_bounds(img, p, tb->t->key, 0, &tb->bd, err);
+    if (!table_bound(img, p, tb->t->max_probes, "max_probes", 1, &tb->probes, err) ||
+        !table_bound(img, p, tb->t->max_keys, "max_keys", 0, &tb->max_keys, err) ||
+        !wh_image_bounds(img, p, tb->t->key, 0, &tb->bd, err))
+        return false;
+    if (tb->t->empty < tb->bd.lo || tb->t->empty > tb->bd.hi)
+        return table_error(img, p, err, "the empty marker %lld is outside the key's range [%lld, %lld]: an empty "
+                           "slot would be out of its domain (widen the range to hold it)", (long long)tb->t->empty,
+                           (long long)tb->bd.lo, (long long)tb->bd.hi);
+    return true;
 }
 
 static bool open_table(wh_image *img, int p, table *tb, wh_error *err)

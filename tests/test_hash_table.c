@@ -109,6 +109,11 @@ Test(hash_table, the_spec_refuses_what_cannot_be_a_table)
         cr_expect(strstr(err.path, ".hash_table"), "case %zu: %s", k, err.path);
         close_slots(&b);
     }
+    slots b;
+    wh_error err;
+    cr_expect_not(open_slots(&b, 8, "u32", 1, 100, "{\"hash\":\"fmix32\"}", &err), "empty 0 outside [1, 100]");
+    cr_expect(strstr(err.msg, "the empty marker 0 is outside the key's range [1, 100]"), "%s", err.msg);
+    close_slots(&b);
 }
 
 /* Keys placed as inserts place them are left as they are; so is an empty
