@@ -200,28 +200,40 @@ static bool scan_cluster(table *tb, uint64_t start, uint64_t c, bool full, place
     return true;
 }
 
+/* Room in *buf for c keys (a cluster's; clusters are short at a real
+ * table's load, so the buffer grows with the longest met, not the table). */
+static bool room_for(placed **buf, uint64_t *cap, uint64_t c)
+{
+    if (c <= *cap) return true;
+    placed *b = realloc(*buf, c * sizeof *b);
+    if (!b) return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
 /* Every key that breaks the table, cluster by cluster; 1 when all were
  * reported, 0 when fn stopped the scan, -1 out of memory. */
 static int each_broken(table *tb, broken_fn fn, void *ctx)
 {
-    uint64_t e0 = 0;
+    uint64_t e0 = 0, cap = 0;
     while (e0 < tb->n && occupied(tb, e0)) e0++;
-    placed *buf = malloc((tb->n ? tb->n : 1) * sizeof *buf);
-    if (!buf) return -1;
-    bool go = true;
+    placed *buf = NULL;
+    int r = 1;
     if (e0 == tb->n)   /* no empty slot: one cluster, the whole table */
-        go = scan_cluster(tb, 0, tb->n, true, buf, fn, ctx);
-    for (uint64_t k = 1, c = 0; e0 < tb->n && go && k <= tb->n; k++) {   /* after e0, around to e0 */
+        r = !room_for(&buf, &cap, tb->n) ? -1 : scan_cluster(tb, 0, tb->n, true, buf, fn, ctx);
+    for (uint64_t k = 1, c = 0; e0 < tb->n && r == 1 && k <= tb->n; k++) {   /* after e0, around to e0 */
         uint64_t i = (e0 + k) % tb->n;
         if (occupied(tb, i)) {
             c++;
         } else {
-            if (c) go = scan_cluster(tb, (i + tb->n - c) % tb->n, c, false, buf, fn, ctx);
+            uint64_t start = (i + tb->n - c) % tb->n;
+            if (c) r = !room_for(&buf, &cap, c) ? -1 : scan_cluster(tb, start, c, false, buf, fn, ctx);
             c = 0;
         }
     }
     free(buf);
-    return go ? 1 : 0;
+    return r;
 }
 
 /* Slot i's key replaced by one whose home is slot i, in the key's range
