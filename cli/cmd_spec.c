@@ -123,52 +123,67 @@ static bool launches_build(const wh_spec *spec, wh_error *err)
     return ok;
 }
 
-/* per_thread slices past an input buffer's count. */
-static void check_slices(const wh_spec *spec, findings *f)
+/* The full launch's expression variables (NULL when they cannot be
+ * evaluated: the launch check reports why). */
+static int64_t *full_vars(const wh_spec *spec)
 {
     wh_launch full = wh_spec_launch_full(spec);
     int64_t *vars = calloc((size_t)spec->nvars, sizeof *vars);
     wh_error err;
     wh_error_clear(&err);
-    if (!vars || !wh_spec_vars(spec, &full, vars, &err)) {
+    if (vars && !wh_spec_vars(spec, &full, vars, &err)) {
         free(vars);
-        return;
+        return NULL;
     }
-    uint64_t threads = wh_launch_threads_total(&full);
-    for (int p = 0; p < spec->nparams; p++) {
-        const wh_param *q = &spec->params[p];
-        int64_t count;
-        if (q->kind != WH_BUFFER || q->per_thread <= 0 || !q->count ||
-            !wh_spec_eval(spec, q->count, vars, q->name, &count, &err))
-            continue;
-        bool warp = q->owner == WH_OWNER_WARP;
-        uint64_t owners = warp ? wh_owned_total(q, &full) / (uint64_t)q->per_thread : threads;
-        if (wh_owned_total(q, &full) > (uint64_t)count)
-            warn(f, "input '%s': %s %lld x %llu %s = %llu elements, but its count is %lld: %s from %lld on own "
-                 "none of it (is %s or count wrong?)", q->name, warp ? "per_warp" : "per_thread",
-                 (long long)q->per_thread, (unsigned long long)owners, warp ? "warps" : "threads",
-                 (unsigned long long)wh_owned_total(q, &full), (long long)count, warp ? "warps" : "threads",
-                 (long long)(count / q->per_thread), warp ? "per_warp" : "per_thread");
-    }
-    free(vars);
+    return vars;
 }
 
-/* Hash tables that may fill every slot with no probe bound: a lookup of an
- * absent key then never meets an empty slot and never stops. */
-static void check_tables(const wh_spec *spec, findings *f)
+/* per_thread (per_warp) slices past an input buffer's count. */
+static void check_slice(const wh_spec *spec, const wh_param *q, uint64_t count, findings *f)
 {
-    wh_launch l = wh_spec_launch_full(spec);
+    wh_launch full = wh_spec_launch_full(spec);
+    bool warp = q->owner == WH_OWNER_WARP;
+    uint64_t owned = wh_owned_total(q, &full);
+    uint64_t owners = warp ? owned / (uint64_t)q->per_thread : wh_launch_threads_total(&full);
+    if (owned > count)
+        warn(f, "input '%s': %s %lld x %llu %s = %llu elements, but its count is %lld: %s from %lld on own "
+             "none of it (is %s or count wrong?)", q->name, warp ? "per_warp" : "per_thread", (long long)q->per_thread,
+             (unsigned long long)owners, warp ? "warps" : "threads", (unsigned long long)owned, (long long)count,
+             warp ? "warps" : "threads", (long long)(count / (uint64_t)q->per_thread),
+             warp ? "per_warp" : "per_thread");
+}
+
+/* A hash table that may fill every slot with no probe bound: a lookup of
+ * an absent key then never meets an empty slot and never stops. */
+static void check_table(const wh_spec *spec, const wh_param *q, uint64_t count, const int64_t *vars, findings *f)
+{
+    int64_t probes = (int64_t)count, keys = (int64_t)count;
     wh_error err;
-    wh_image *img = wh_image_new(spec, &l, &err);
-    for (int p = 0; img && p < img->nbufs; p++) {
-        uint64_t probes, max_keys, n = img->bufs[p].count;
-        if (!spec->params[p].table || !wh_image_hash_table_limits(img, p, &probes, &max_keys, &err)) continue;
-        if (n > 0 && max_keys >= n && probes >= n)
-            warn(f, "input '%s' (\"hash_table\"): max_keys and max_probes allow a full table of %llu keys, where "
-                 "a lookup of a key it lacks finds no empty slot (does the kernel bound its probes? say so with "
-                 "max_probes, or keep a slot free with max_keys)", spec->params[p].name, (unsigned long long)n);
+    if ((q->table->max_probes && !wh_spec_eval(spec, q->table->max_probes, vars, "max_probes", &probes, &err)) ||
+        (q->table->max_keys && !wh_spec_eval(spec, q->table->max_keys, vars, "max_keys", &keys, &err)))
+        return;
+    if (count > 0 && keys >= (int64_t)count && probes >= (int64_t)count)
+        warn(f, "input '%s' (\"hash_table\"): max_keys and max_probes allow a full table of %llu keys, where a "
+             "lookup of a key it lacks finds no empty slot (does the kernel bound its probes? say so with "
+             "max_probes, or keep a slot free with max_keys)", q->name, (unsigned long long)count);
+}
+
+/* What the counts of the full launch's input buffers say: slices past
+ * them, tables that may be full. */
+static void check_counts(const wh_spec *spec, findings *f)
+{
+    int64_t *vars = full_vars(spec);
+    wh_error err;
+    for (int p = 0; vars && p < spec->nparams; p++) {
+        const wh_param *q = &spec->params[p];
+        int64_t count;
+        if (q->kind != WH_BUFFER || !q->count || (q->per_thread <= 0 && !q->table) ||
+            !wh_spec_eval(spec, q->count, vars, q->name, &count, &err) || count < 0)
+            continue;
+        if (q->per_thread > 0) check_slice(spec, q, (uint64_t)count, f);
+        if (q->table) check_table(spec, q, (uint64_t)count, vars, f);
     }
-    wh_image_free(img);
+    free(vars);
 }
 
 /* Structured inputs too large for the symbolic stage to assume at its
@@ -416,9 +431,8 @@ static int check(const check_args *a)
     findings f = { json_array(), json_array(), a->quiet };
     wh_spec *spec = cli_load_spec(a->spec, &err);
     bool ok = spec && launches_build(spec, &err) && check_sizes(spec, &err) && random_run(spec, &f, &err);
-    if (ok) check_slices(spec, &f);
+    if (ok) check_counts(spec, &f);
     if (ok) check_structures(spec, &f);
-    if (ok) check_tables(spec, &f);
     if (ok) ok = check_globals(spec, &f, &err);
     if (ok) ok = check_objects(spec, &f, &err);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);

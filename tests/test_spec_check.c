@@ -4,7 +4,8 @@
  * the constant named (and is an error under --strict), and the same
  * kernel with the guard open is not; an input too short for its
  * per_thread slices is warned about twice (the slices, and the random
- * input that faults); a global the entry never names is warned about; a
+ * input that faults), and one too short for its per_warp slices names
+ * the warps; a global the entry never names is warned about; a
  * texture stated as a buffer, with other dimensions or as a surface is
  * warned about; a hash table that may be full with no probe bound is
  * warned about; parameters that do not match the entry are an error.
@@ -300,6 +301,38 @@ Test(spec_check, a_texture_stated_otherwise_is_warned_about)
 /* A hash table that may fill every slot with no probe bound is warned
  * about (a lookup of an absent key would not stop); hash_probe's own
  * spec, bounded both ways, is not. */
+/* The spec `json` written to a fresh temporary directory (dir: 64 bytes,
+ * ts_rmtree it) as k.json, whose path goes to path; asserted to load. */
+static void temp_spec_file(const char *json, char *dir, char *path, size_t size)
+{
+    wh_error err;
+    wh_spec *loaded = ts_temp_spec(json, dir, &err);
+    cr_assert(loaded, "%s", err.msg);
+    wh_spec_free(loaded);
+    snprintf(path, size, "%s/k.json", dir);
+}
+
+/* per_warp slices past a count: 4 blocks of 64 threads are 8 warps, 2
+ * elements each, and the count gives 12 (warps from 6 on own none). */
+Test(spec_check, an_input_too_short_for_its_per_warp_slices_is_warned_about)
+{
+    char cwd[PATH_MAX], json[PATH_MAX + 1024], dir[64], path[96], w[4096];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(json, sizeof json,
+             "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"%s/tests/ptx_sym/early_exit.ptx\",\"entry\":"
+             "\"early_exit\",\"grid\":[4],\"block\":[64],\"params\":[{\"name\":\"in\",\"kind\":\"buffer\","
+             "\"type\":\"i32\",\"count\":12,\"role\":\"input\",\"per_warp\":2,\"range\":[0,8]},{\"name\":"
+             "\"out\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"output\"},"
+             "{\"name\":\"first\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":0}]}", cwd);
+    temp_spec_file(json, dir, path, sizeof path);
+    const char *extra[2] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    cr_expect(strstr(warnings(&c, w, sizeof w), "input 'in': per_warp 2 x 8 warps = 16 elements, but its count is "
+                     "12: warps from 6 on own none of it"), "%s", w);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
+
 Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
 {
     ts_need_ptx("build/ptx/tests/ptx/hash_probe.ptx");
@@ -314,11 +347,7 @@ Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
              "\"kind\":\"buffer\",\"type\":\"u32\",\"count\":\"threads\",\"role\":\"output\"},{\"name\":\"slots\","
              "\"kind\":\"scalar\",\"type\":\"u32\",\"value\":8},{\"name\":\"max_probes\",\"kind\":\"scalar\","
              "\"type\":\"i32\",\"value\":4}]}", cwd, cwd);
-    wh_error err;
-    wh_spec *loaded = ts_temp_spec(json, dir, &err);
-    cr_assert(loaded, "%s", err.msg);
-    wh_spec_free(loaded);
-    snprintf(path, sizeof path, "%s/k.json", dir);
+    temp_spec_file(json, dir, path, sizeof path);
     const char *extra[2] = { "--explore-time", "0" };
     checked c = spec_check_v(path, extra, 2);
     cr_expect(strstr(warnings(&c, w, sizeof w), "input 'keys' (\"hash_table\"): max_keys and max_probes allow a full "
