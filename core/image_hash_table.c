@@ -363,11 +363,16 @@ void wh_hash_table_stats(const wh_buffer *b, uint64_t *keys, uint64_t *longest_r
     if (run < b->count && run + first_run > *longest_run) *longest_run = run + first_run;
 }
 
+static void empty_all(table *tb)
+{
+    for (uint64_t i = 0; tb->t && i < tb->n; i++) set_key(tb, i, tb->t->empty);
+}
+
 bool wh_image_empty_hash_table(wh_image *img, int p, wh_error *err)
 {
     table tb;
     if (!open_table(img, p, &tb, err)) return false;
-    for (uint64_t i = 0; tb.t && i < tb.n; i++) set_key(&tb, i, tb.t->empty);
+    empty_all(&tb);
     return true;
 }
 
@@ -391,8 +396,8 @@ bool wh_image_fill_hash_table_at(const wh_image *img, int p, unsigned char *data
     table tb;
     if (!open_table_at(img, p, data, &tb, err)) return false;
     if (!tb.t) return true;
-    for (uint64_t i = 0; i < tb.n; i++) set_key(&tb, i, tb.t->empty);
-    if (tb.bd.lo == tb.bd.hi && tb.bd.lo == tb.t->empty) return true;
+    empty_all(&tb);
+    if (tb.bd.lo == tb.bd.hi) return true;   /* the range holds the empty marker alone */
     for (uint64_t k = 0; k < tb.max_keys; k++) {
         int64_t v = pcg32_range_i64(rng, tb.bd.lo, tb.bd.hi);
         if (v != tb.t->empty) insert_key(&tb, v);

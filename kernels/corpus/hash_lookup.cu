@@ -48,14 +48,16 @@
  * presumably because a walk's first load misses the caches and its next
  * slots are mostly in the same sector (not measured apart).
  * The search goes much further on the sim: gdivan's bests (session 33,
- * bench/corpus_session33_hash.md) run 17440 cycles, 1.57 of the
- * reference: half the table one cluster of 16384 occupied slots, the
- * other half empty; in 479 of the 512 warps half the lanes ask one key
- * whose home is empty (out at the first probe) and half one key that
- * walks 32 occupied slots, every such warp the same two keys; in the
- * other warps each lane its own key, half of them walking 32 slots.  The
- * all-hot half alone ("hot-walk", every warp the same two keys) runs
- * 9749, the own-key warps alone (random keys homed in the cluster) 10449;
+ * bench/corpus_session33_hash.md) run up to 17440 cycles, 1.57 of the
+ * reference (1.50 on average over 5 seeds).  One seed's best (seed 2 of a
+ * first run with the same search), 17444 cycles: half the table one
+ * cluster of 16384 occupied slots, the other half empty; in 479 of the
+ * 512 warps half the lanes ask one key whose home is empty (out at the
+ * first probe) and half one key that walks 32 occupied slots, every such
+ * warp the same two keys; in the other warps each lane its own key, half
+ * of them walking 32 slots.  The same table with every warp asking those
+ * two keys runs 9749 cycles (the "hot-walk" candidate builds the like:
+ * 9749), with random keys homed in the cluster for every lane 10449;
  * explain names the own-key warps' loads (memory stalls, 91 % of the
  * critical warp).  The cause is the sim's memory model: it charges DRAM
  * latency at each sector's first touch in a run (a cold L2), and the
