@@ -827,7 +827,7 @@ static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *
     char sub[320];
     if (!parse_role(ld, pobj, jpath, p)) return false;
     json_t *count = json_object_get(pobj, "count");
-    if (!count && !p->tex) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
+    if (!count && !p->tex && !p->tmap) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
     snprintf(sub, sizeof sub, "%s.count", jpath);
     if (count && !get_expr(ld, count, sub, &p->count)) return false;
     if (!parse_owned(ld, pobj, jpath, p)) return false;
@@ -893,6 +893,16 @@ static bool check_texel_type(loader *ld, const wh_param *p, const char *jpath, c
     return true;
 }
 
+/* p's element count from the expression `text` (its dimensions'). */
+static bool count_of_text(loader *ld, const char *text, const char *jpath, wh_param *p)
+{
+    json_t *v = json_string(text);
+    if (!v) return bad(ld, jpath, "out of memory");
+    bool ok = get_expr(ld, v, jpath, &p->count);
+    json_decref(v);
+    return ok;
+}
+
 /* The count of a texture's buffer: the product of its dimensions (of a
  * mipmapped one: the sum over its levels, max(1, dim >> k) each). */
 static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param *p)
@@ -909,11 +919,7 @@ static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param
     if (t->cube && n < (int)sizeof text)
         n += snprintf(text + n, sizeof text - (size_t)n, "*6");
     if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
-    json_t *v = json_string(text);
-    if (!v) return bad(ld, jpath, "out of memory");
-    bool ok = get_expr(ld, v, jpath, &p->count);
-    json_decref(v);
-    return ok;
+    return count_of_text(ld, text, jpath, p);
 }
 
 /* "dims" of a texture or surface. */
@@ -1070,6 +1076,68 @@ static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param 
     return texture_count(ld, t, jpath, p);
 }
 
+/* "tensor_map": the CUtensorMap a `kind: tensor_map` parameter stands
+ * for (cuTensorMapEncodeTiled's tiled form: packed strides, element
+ * strides of 1, no interleave), its elements the tensor's. */
+static bool parse_tensor_map(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    static const char *const keys[] = { "dims", "box", "swizzle", "oob_fill", NULL };
+    char sub[320], dp[352];
+    snprintf(sub, sizeof sub, "%s.tensor_map", jpath);
+    json_t *o = json_object_get(pobj, "tensor_map");
+    if (!json_is_object(o)) return bad(ld, sub, "a tensor map needs \"tensor_map\": { \"dims\": [...], \"box\": [...] }");
+    if (!check_keys(ld, o, sub, keys)) return false;
+    if (!(p->tmap = calloc(1, sizeof *p->tmap))) return bad(ld, sub, "out of memory");
+    wh_tensor_map *t = p->tmap;
+    json_t *dims = json_object_get(o, "dims"), *box = json_object_get(o, "box");
+    snprintf(dp, sizeof dp, "%s.dims", sub);
+    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > WH_TMAP_MAX_RANK)
+        return bad(ld, dp, "expected 1 to %d dimensions (elements, dimension 0 the fastest)", WH_TMAP_MAX_RANK);
+    t->rank = (int)json_array_size(dims);
+    for (int d = 0; d < t->rank; d++)
+        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
+    snprintf(dp, sizeof dp, "%s.box", sub);
+    if (!json_is_array(box) || (int)json_array_size(box) != t->rank)
+        return bad(ld, dp, "expected one box size per dimension (%d)", t->rank);
+    for (int d = 0; d < t->rank; d++) {
+        json_t *b = json_array_get(box, (size_t)d);
+        if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > WH_TMAP_MAX_BOX)
+            return bad(ld, dp, "box sizes are integers, 1 to %d elements", WH_TMAP_MAX_BOX);
+        t->box[d] = (int)json_integer_value(b);
+    }
+    json_t *sw = json_object_get(o, "swizzle");
+    const char *swn = json_string_value(sw);
+    int k = 0;
+    while (swn && k <= WH_SWIZZLE_LAST && strcmp(swn, wh_swizzle_name((wh_swizzle)k))) k++;
+    if (sw && (!swn || k > WH_SWIZZLE_LAST))
+        return bad(ld, sub, "\"swizzle\" is \"none\" (the default), \"32B\", \"64B\" or \"128B\"");
+    t->swizzle = sw ? (wh_swizzle)k : WH_SWIZZLE_NONE;
+    const char *fill = json_string_value(json_object_get(o, "oob_fill"));
+    if (json_object_get(o, "oob_fill") && (!fill || (strcmp(fill, "zero") && strcmp(fill, "nan"))))
+        return bad(ld, sub, "\"oob_fill\" is \"zero\" (the default) or \"nan\" (float tensors)");
+    t->oob_nan = fill && !strcmp(fill, "nan");
+    if (p->type == WH_STRUCT)
+        return bad(ld, jpath, "a tensor's elements are one integer or float type");
+    size_t es = wh_type_size(p->type);
+    if (t->oob_nan && !wh_type_is_float(p->type))
+        return bad(ld, sub, "\"oob_fill\": \"nan\" is for float tensors");
+    if ((size_t)t->box[0] * es % 16)
+        return bad(ld, dp, "a box's first dimension is a multiple of 16 bytes (%d elements of %zu bytes are %zu)",
+                   t->box[0], es, (size_t)t->box[0] * es);
+    size_t span = t->swizzle ? (size_t)16 << t->swizzle : 0;
+    if (span && (size_t)t->box[0] * es > span)
+        return bad(ld, dp, "with the %s swizzle a box's first dimension is at most %zu bytes, not %zu",
+                   wh_swizzle_name(t->swizzle), span, (size_t)t->box[0] * es);
+    if (json_object_get(pobj, "count"))
+        return bad(ld, jpath, "a tensor's element count is the product of its \"dims\" (no \"count\")");
+    char text[2000];
+    int n = 0;
+    for (int d = 0; d < t->rank && n < (int)sizeof text; d++)
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
+    if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
+    return count_of_text(ld, text, jpath, p);
+}
+
 #define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
 
 /* "check" (how `measure --check` compares an output buffer) and its
@@ -1134,8 +1202,8 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
-                                        "check_why", "texture", "surface", "prefix_sum_of", "tree", "hash_table",
-                                        NULL };
+                                        "check_why", "texture", "surface", "tensor_map", "prefix_sum_of", "tree",
+                                        "hash_table", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -1147,14 +1215,17 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
         kind = "buffer";   /* a module variable is memory: its count says how much of it is input */
     if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
     bool texture = !strcmp(kind, "texture") && !global, surface = !strcmp(kind, "surface") && !global;
-    if (!strcmp(kind, "buffer") || texture || surface) p->kind = WH_BUFFER;
+    bool tmap = !strcmp(kind, "tensor_map") && !global;
+    if (!strcmp(kind, "buffer") || texture || surface || tmap) p->kind = WH_BUFFER;
     else if (!strcmp(kind, "scalar") && !global) p->kind = WH_SCALAR;
     else if (global) return bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
-    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar, texture or surface)", kind);
+    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar, texture, surface or tensor_map)", kind);
     if (!texture && json_object_get(pobj, "texture"))
         return bad(ld, jpath, "\"texture\" goes with \"kind\": \"texture\"");
     if (!surface && json_object_get(pobj, "surface"))
         return bad(ld, jpath, "\"surface\" goes with \"kind\": \"surface\"");
+    if (!tmap && json_object_get(pobj, "tensor_map"))
+        return bad(ld, jpath, "\"tensor_map\" goes with \"kind\": \"tensor_map\"");
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
     if (p->type == WH_STRUCT) {
@@ -1167,7 +1238,8 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
         p->fields[0].type = p->type;
         p->elem_size = p->elem_align = wh_type_size(p->type);
     }
-    if ((texture && !parse_texture(ld, pobj, jpath, p)) || (surface && !parse_surface(ld, pobj, jpath, p)))
+    if ((texture && !parse_texture(ld, pobj, jpath, p)) || (surface && !parse_surface(ld, pobj, jpath, p)) ||
+        (tmap && !parse_tensor_map(ld, pobj, jpath, p)))
         return false;
     if (!(p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p)))
         return false;
@@ -1430,6 +1502,9 @@ static void free_param(wh_param *p)
     free(p->table);
     if (p->tex) wh_expr_free(p->tex->layers);
     free(p->tex);
+    for (int d = 0; p->tmap && d < p->tmap->rank; d++)
+        wh_expr_free(p->tmap->dims[d]);
+    free(p->tmap);
 }
 
 void wh_spec_free(wh_spec *s)

@@ -113,6 +113,23 @@ typedef struct {
 } wh_texture;
 #define WH_TEX_MAX_LEVELS 16
 
+/* A tensor map parameter (README, "Tensor maps"): a __grid_constant__
+ * CUtensorMap (128 bytes by value) that the kernel's cp.async.bulk.tensor
+ * copies move boxes of a tensor through.  Its elements are the tensor's,
+ * dimension 0 fastest, packed (each row of dimension 0 a multiple of 16
+ * bytes); the backend encodes the map (cuda: cuTensorMapEncodeTiled). */
+typedef enum { WH_SWIZZLE_NONE, WH_SWIZZLE_32B, WH_SWIZZLE_64B, WH_SWIZZLE_128B } wh_swizzle;
+#define WH_SWIZZLE_LAST WH_SWIZZLE_128B
+#define WH_TMAP_MAX_RANK 5
+#define WH_TMAP_MAX_BOX 256
+typedef struct {
+    int rank;                           /* 1..5 */
+    wh_expr *dims[WH_TMAP_MAX_RANK];    /* elements per dimension, dimension 0 fastest */
+    int box[WH_TMAP_MAX_RANK];          /* the box a copy moves: 1..256 elements each */
+    wh_swizzle swizzle;                 /* the box's layout in shared memory */
+    bool oob_nan;                       /* elements outside the tensor read NaN (floats), else 0 */
+} wh_tensor_map;
+
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
 
@@ -163,6 +180,7 @@ typedef struct {
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
     wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */
+    wh_tensor_map *tmap;    /* a tensor map parameter's description, else NULL */
     bool global;            /* a module variable (the spec's "globals", a buffer named as the
                                PTX's .global or .const variable), not a kernel parameter */
 } wh_param;
@@ -267,7 +285,8 @@ const char *wh_check_name(wh_check c);   /* "exact", "multiset", "none" */
 const char *wh_structure_name(wh_structure s); /* "none", "sorted", ... as in specs */
 const char *wh_owner_name(wh_owner o);
 const char *wh_key_hash_name(wh_key_hash h);   /* "identity", "fmix32" */
-const char *wh_tex_address_name(wh_tex_address a);  /* "clamp", "border", "wrap", "mirror" */          /* "contiguous", "stride", "block_stride", "warp_stride" */
+const char *wh_tex_address_name(wh_tex_address a);  /* "clamp", "border", "wrap", "mirror" */
+const char *wh_swizzle_name(wh_swizzle z);          /* "none", "32B", "64B", "128B" */
 
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a
  * launch l (UINT64_MAX when t owns none: a lane other than 0 under

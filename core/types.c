@@ -70,6 +70,12 @@ const char *wh_tex_address_name(wh_tex_address a)
     return names[a];
 }
 
+const char *wh_swizzle_name(wh_swizzle z)
+{
+    static const char *const names[] = { "none", "32B", "64B", "128B" };
+    return names[z];
+}
+
 const char *wh_key_hash_name(wh_key_hash h)
 {
     static const char *const names[] = { "identity", "fmix32" };

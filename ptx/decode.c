@@ -286,38 +286,43 @@ static bool check_operands(const ptx_function *f, const ptx_instr *ins, const ch
     return true;
 }
 
-/* cp.async.bulk.DST.SRC.COMPLETION...: the form (ptx_cp_mode), or 0 for
- * one no engine runs: tensor copies, multicast, byte masks, out-of-bounds
- * fills, and any pair of spaces the ISA does not pair with its completion
+/* cp.async.bulk[.tensor.Nd[.tile]].DST.SRC.COMPLETION...: the form
+ * (ptx_cp_mode), or 0 for one no engine runs: im2col and gather/scatter
+ * tensor copies, multicast, byte masks, out-of-bounds fills, CTA pairs,
+ * and any pair of spaces the ISA does not pair with its completion
  * mechanism. */
 static int bulk_mode(const ptx_instr *ins)
 {
     const char *sp[2] = { NULL, NULL };
-    bool tx = false, group = false, prefetch = false;
+    bool tx = false, group = false, prefetch = false, tensor = false;
     int nsp = 0;
     for (int i = 2; i < ins->nmods; i++) {
         const char *m = ins->mods[i];
-        if (STREQ(m, "tensor") || STREQ(m, "multicast::cluster") || STREQ(m, "cp_mask") || STREQ(m, "ignore_oob"))
+        if (STREQ(m, "multicast::cluster") || STREQ(m, "cp_mask") || STREQ(m, "ignore_oob") ||
+            !strncmp(m, "im2col", 6) || !strncmp(m, "tile::", 6) || !strncmp(m, "cta_group", 9))
             return 0;
         if (STREQ(m, "commit_group")) return PTX_CP_COMMIT_GROUP;
         if (STREQ(m, "wait_group")) return PTX_CP_WAIT_GROUP;
         tx |= STREQ(m, "mbarrier::complete_tx::bytes");
         group |= STREQ(m, "bulk_group");
         prefetch |= STREQ(m, "prefetch");
+        tensor |= STREQ(m, "tensor");
         if ((STREQ(m, "global") || STREQ(m, "shared::cta") || STREQ(m, "shared::cluster")) && nsp < 2)
             sp[nsp++] = m;
     }
-    if (prefetch)
-        return nsp == 1 && STREQ(sp[0], "global") ? PTX_CP_BULK_PREFETCH : 0;
+    if (prefetch) {
+        if (nsp != 1 || !STREQ(sp[0], "global")) return 0;
+        return tensor ? PTX_CP_TENSOR_PREFETCH : PTX_CP_BULK_PREFETCH;
+    }
     if (nsp != 2)
         return 0;
     bool shared_dst = STREQ(sp[0], "shared::cta") || STREQ(sp[0], "shared::cluster");
     if (tx && shared_dst && STREQ(sp[1], "global"))
-        return PTX_CP_BULK_TO_SHARED;
+        return tensor ? PTX_CP_TENSOR_TO_SHARED : PTX_CP_BULK_TO_SHARED;
     if (tx && STREQ(sp[0], "shared::cluster") && STREQ(sp[1], "shared::cta"))
-        return PTX_CP_BULK_SHARED_CLUSTER;
+        return tensor ? 0 : PTX_CP_BULK_SHARED_CLUSTER;
     if (group && STREQ(sp[0], "global") && STREQ(sp[1], "shared::cta"))
-        return PTX_CP_BULK_TO_GLOBAL;
+        return tensor ? PTX_CP_TENSOR_TO_GLOBAL : PTX_CP_BULK_TO_GLOBAL;
     return 0;
 }
 
@@ -334,6 +339,60 @@ bool ptx_cp_bulk_completes_tx(int mode)
 bool ptx_cp_is_bulk_copy(int mode)
 {
     return mode == PTX_CP_BULK_TO_SHARED || mode == PTX_CP_BULK_SHARED_CLUSTER || mode == PTX_CP_BULK_TO_GLOBAL;
+}
+
+bool ptx_cp_is_tensor_copy(int mode)
+{
+    return mode == PTX_CP_TENSOR_TO_SHARED || mode == PTX_CP_TENSOR_TO_GLOBAL;
+}
+
+bool ptx_cp_is_prefetch(int mode)
+{
+    return mode == PTX_CP_BULK_PREFETCH || mode == PTX_CP_TENSOR_PREFETCH;
+}
+
+int ptx_cp_tensor_operand(int mode)
+{
+    return mode == PTX_CP_TENSOR_TO_SHARED ? 1 : 0;
+}
+
+/* A tensor copy's operands: [dst], [tmap, {c0, ...}], [mbar] into shared
+ * memory, [tmap, {c0, ...}], [src] out of it, [tmap, {c0, ...}] for the
+ * prefetch; a cache policy after them with .L2::cache_hint.  The
+ * coordinates are as many as the .Nd modifier says (1 to 5). */
+static bool decode_cp_tensor(const ptx_instr *ins, const char *file, wh_error *err)
+{
+    bool hint = false;
+    int rank = 0;
+    for (int i = 0; i < ins->nmods; i++) {
+        const char *m = ins->mods[i];
+        hint |= STREQ(m, "L2::cache_hint");
+        if (m[0] >= '1' && m[0] <= '5' && STREQ(m + 1, "d"))
+            rank = m[0] - '0';
+    }
+    const char *form = ins->mode == PTX_CP_TENSOR_TO_SHARED ? "[dst], [tmap, {coordinates}], [mbarrier]"
+                     : ins->mode == PTX_CP_TENSOR_TO_GLOBAL ? "[tmap, {coordinates}], [src]"
+                                                            : "[tmap, {coordinates}]";
+    int naddr = ins->mode == PTX_CP_TENSOR_PREFETCH ? 1 : 2 + (ins->mode == PTX_CP_TENSOR_TO_SHARED);
+    if (!rank)
+        return fail(err, file, ins, 0, "'cp.async.bulk.tensor' needs its dimensions (.1d to .5d)", NULL, 0, 0);
+    char what[160];
+    snprintf(what, sizeof what, "'cp.async.bulk.tensor' needs %s%s", form,
+             hint ? " and the cache policy (.L2::cache_hint)" : "");
+    if (ins->nops != naddr + hint)
+        return fail(err, file, ins, 0, "%s: %ld operands, got %ld", what, naddr + hint, ins->nops);
+    int t = ptx_cp_tensor_operand(ins->mode);
+    for (int k = 0; k < naddr; k++)
+        if (ins->ops[k].kind != PTX_OPD_ADDR || (k == t) != (ins->ops[k].nelems == 1))
+            return fail(err, file, ins, ins->ops[k].col, k == t ? "%s: operand %ld is not [tmap, {coordinates}]"
+                                                                  : "%s: operand %ld is not an address [...]",
+                        what, k + 1, 0);
+    const ptx_operand *c = &ins->ops[t].elems[0];
+    if (c->kind != PTX_OPD_VEC || c->nelems != rank) {
+        snprintf(what, sizeof what, "'cp.async.bulk.tensor.%dd' needs %d coordinates in {...}", rank, rank);
+        return fail(err, file, ins, ins->ops[t].col, "%s", what, 0, 0);
+    }
+    return true;
 }
 
 /* A bulk copy's operands: [dst], [src], size and, completing transaction
@@ -736,6 +795,9 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         break;
     case PTX_OP_CP_ASYNC:
         if ((ptx_cp_is_bulk_copy(ins->mode) || ins->mode == PTX_CP_BULK_PREFETCH) && !decode_cp_bulk(ins, file, err))
+            return false;
+        if ((ptx_cp_is_tensor_copy(ins->mode) || ins->mode == PTX_CP_TENSOR_PREFETCH) &&
+            !decode_cp_tensor(ins, file, err))
             return false;
         break;
     case PTX_OP_SETP:

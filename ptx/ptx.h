@@ -159,14 +159,22 @@ enum {
  * and shared::cta to shared::cluster complete SIZE transaction bytes on
  * an mbarrier (their fourth operand); shared::cta to global belongs to
  * a bulk async-group (cp.async.bulk.commit_group / wait_group, which
- * decode to PTX_CP_COMMIT_GROUP / PTX_CP_WAIT_GROUP).  The tensor,
- * multicast, masked and reducing forms decode to PTX_OP_UNKNOWN. */
+ * decode to PTX_CP_COMMIT_GROUP / PTX_CP_WAIT_GROUP).  The tiled tensor
+ * forms move a box through a tensor map (README, "Tensor maps"); im2col
+ * and gather/scatter tensor forms, multicast, masked and reducing forms
+ * decode to mode 0, which no engine runs. */
 typedef enum {
     PTX_CP_COPY = 1, PTX_CP_COMMIT_GROUP, PTX_CP_WAIT_GROUP, PTX_CP_WAIT_ALL,
     PTX_CP_BULK_TO_SHARED,      /* .shared::{cta,cluster}.global.mbarrier::complete_tx::bytes */
     PTX_CP_BULK_SHARED_CLUSTER, /* .shared::cluster.shared::cta.mbarrier::complete_tx::bytes */
     PTX_CP_BULK_TO_GLOBAL,      /* .global.shared::cta.bulk_group */
-    PTX_CP_BULK_PREFETCH        /* cp.async.bulk.prefetch.L2.global [src], size */
+    PTX_CP_BULK_PREFETCH,       /* cp.async.bulk.prefetch.L2.global [src], size */
+    /* the tensor forms (.tensor.Nd, tiled): a box of a tensor map's tensor
+     * at the coordinates the operand [tmap, {c0, ...}] gives (N of them) */
+    PTX_CP_TENSOR_TO_SHARED,    /* .shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
+                                   [dst], [tmap, {...}], [mbar] */
+    PTX_CP_TENSOR_TO_GLOBAL,    /* .global.shared::cta.bulk_group [tmap, {...}], [src] */
+    PTX_CP_TENSOR_PREFETCH      /* cp.async.bulk.prefetch.tensor.Nd.L2.global [tmap, {...}] */
 } ptx_cp_mode;
 
 /* A bulk copy's source space (the destination is ptx_instr.space), and
@@ -174,6 +182,13 @@ typedef enum {
 ptx_space ptx_cp_bulk_source(int mode);
 bool ptx_cp_bulk_completes_tx(int mode);
 bool ptx_cp_is_bulk_copy(int mode);
+/* A tensor copy (PTX_CP_TENSOR_TO_SHARED / _TO_GLOBAL); a hint that moves
+ * nothing (the two prefetches). */
+bool ptx_cp_is_tensor_copy(int mode);
+bool ptx_cp_is_prefetch(int mode);
+/* A tensor copy's or prefetch's tensor-map operand ([tmap, {c0, ...}],
+ * its coordinates in elems[0]). */
+int ptx_cp_tensor_operand(int mode);
 /* mbarrier: the operation (an arrival with .expect_tx sets PTX_F_EXPECT_TX). */
 typedef enum {
     PTX_MBAR_INIT = 1, PTX_MBAR_INVAL, PTX_MBAR_ARRIVE, PTX_MBAR_ARRIVE_DROP, PTX_MBAR_TEST_WAIT,
@@ -672,6 +687,50 @@ int ptx_sreg_bits(ptx_sreg s);
  * parameter's index past PTX_ADDR_TEXTURE, an address no memory answers,
  * so only `tex` can use it (the GPU's handles are opaque too). */
 #define PTX_ADDR_TEXTURE 0x0000500000000000ull
+
+/* The generic addresses of the kernel's parameters (`cvta.param`, what a
+ * __grid_constant__ parameter's address is): PTX_ADDR_PARAM + the
+ * parameter's offset, read-only. */
+#define PTX_ADDR_PARAM  0x0000600000000000ull
+
+/* ---- Tensor maps (tensor_map.c): what a cp.async.bulk.tensor copy moves, for both engines */
+
+/* A CUtensorMap parameter's bytes (passed by value). */
+#define PTX_TMAP_BYTES 128
+/* The shared-memory alignment of a tensor copy's box. */
+#define PTX_TMAP_SMEM_ALIGN 128
+
+/* A tensor map at one launch: the spec's description with its dimensions
+ * evaluated (README, "Tensor maps"). */
+typedef struct {
+    int rank;
+    int64_t dims[WH_TMAP_MAX_RANK];     /* unused dimensions are 1 */
+    int box[WH_TMAP_MAX_RANK];          /* unused dimensions are 1 */
+    int elem_bytes;
+    int type;                           /* wh_type of the elements */
+    int swizzle;                        /* wh_swizzle */
+    bool oob_nan;
+} ptx_tensor_map;
+
+/* Tensor map parameter p of the spec at a launch (vars: wh_spec_vars);
+ * false, with cuTensorMapEncodeTiled's reason, when the driver would
+ * refuse it (a dimension out of 1..2^32, a row not a multiple of 16 bytes,
+ * a stride past 2^40). */
+bool ptx_tmap_make(const wh_spec *spec, int p, const int64_t *vars, ptx_tensor_map *t, wh_error *err);
+/* The elements and bytes of one box. */
+uint32_t ptx_tmap_box_elems(const ptx_tensor_map *t);
+uint32_t ptx_tmap_box_bytes(const ptx_tensor_map *t);
+/* Element k of the box at coordinates c (signed, one per dimension; box
+ * order: dimension 0 fastest): its index in the tensor, or -1 outside it
+ * (a load reads the fill, a store writes nothing). */
+int64_t ptx_tmap_elem(const ptx_tensor_map *t, const int32_t *c, uint32_t k);
+/* The shared-memory offset of element k of a box whose first byte is at
+ * shared offset `base`: packed in box order, then swizzled (16-byte chunk
+ * j of a 2^s x 16-byte span XORed with the span's row, address bits 7+ ,
+ * s = 1, 2, 3 for 32B, 64B, 128B), as CUTLASS's Swizzle<s, 4, 3>. */
+uint64_t ptx_tmap_smem(const ptx_tensor_map *t, uint64_t base, uint32_t k);
+/* The bytes an element outside the tensor reads (0, or a quiet NaN). */
+void ptx_tmap_fill(const ptx_tensor_map *t, uint8_t *out);
 
 /* ---- mbarrier objects (mbarrier.c): their bytes and transitions, for both engines */
 

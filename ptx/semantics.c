@@ -136,5 +136,7 @@ ptx_space ptx_generic_space(uint64_t addr)
         return PTX_SPACE_LOCAL;
     if (addr >= PTX_ADDR_CONST && addr - PTX_ADDR_CONST < PTX_ADDR_WINDOW)
         return PTX_SPACE_CONST;
+    if (addr >= PTX_ADDR_PARAM && addr - PTX_ADDR_PARAM < PTX_ADDR_WINDOW)
+        return PTX_SPACE_PARAM;
     return PTX_SPACE_GLOBAL;
 }

@@ -35,7 +35,7 @@ static bool check_kernel_params(const ptx_module *m, const ptx_function *k, cons
     for (int i = 0; i < spec->nkparams; i++) {
         const wh_param *sp = &spec->params[i];
         const ptx_param *pp = &k->params[i];
-        uint64_t want = sp->kind == WH_BUFFER ? pointer : sp->elem_size;
+        uint64_t want = sp->tmap ? PTX_TMAP_BYTES : sp->kind == WH_BUFFER ? pointer : sp->elem_size;
         if (pp->size == want)
             continue;
         char tb[64], jp[64];
@@ -43,10 +43,12 @@ static bool check_kernel_params(const ptx_module *m, const ptx_function *k, cons
         wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
                      "parameter %d '%s' (%s %s, %llu bytes) does not match PTX parameter '%s' of kernel "
                      "'%s' in %s (%s, %llu bytes, line %d)%s",
-                     i, sp->name, sp->kind == WH_BUFFER ? "buffer of" : "scalar", wh_type_name(sp->type),
+                     i, sp->name, sp->tmap ? "tensor map of" : sp->kind == WH_BUFFER ? "buffer of" : "scalar",
+                     wh_type_name(sp->type),
                      (unsigned long long)want, pp->name, k->name, ptx_path, param_type_text(pp, tb, sizeof tb),
                      (unsigned long long)pp->size, pp->line,
-                     sp->kind == WH_BUFFER ? " (a buffer is passed as a pointer)" : "");
+                     sp->tmap ? " (a CUtensorMap is passed by value, __grid_constant__)"
+                     : sp->kind == WH_BUFFER ? " (a buffer is passed as a pointer)" : "");
         wh_error_set_path(err, jp);
         return false;
     }

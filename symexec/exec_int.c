@@ -729,6 +729,8 @@ static int exec_cvta(sx_cx *cx)
         win = PTX_ADDR_LOCAL;
     else if (ins->space == PTX_SPACE_CONST)
         win = PTX_ADDR_CONST;
+    else if (ins->space == PTX_SPACE_PARAM)
+        win = PTX_ADDR_PARAM;
     Z3_ast r = a;
     if (win)
         r = fold(cx, (ins->flags & PTX_F_TO) ? Z3_mk_bvsub(C, a, sx_z_num(z, win, 64))

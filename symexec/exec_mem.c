@@ -459,6 +459,19 @@ static int exec_mbarrier(sx_cx *cx)
 
 /* ---- cp.async.bulk --------------------------------------------------------------- */
 
+/* A copy into shared memory completes its bytes on the mbarrier of
+ * operand k (ptx/mbarrier.c, as mbarrier.complete_tx). */
+static int complete_tx(sx_cx *cx, int k, uint64_t bytes)
+{
+    Z3_ast bar;
+    ptx_space sp;
+    uint64_t obj;
+    int got = mbar_object(cx, k, &bar, &sp, &obj);
+    if (got <= 0)
+        return got < 0 ? -1 : 1;
+    return mbar_store_applied(cx, bar, sp, obj, PTX_MBAR_COMPLETE_TX, 0, bytes);
+}
+
 /* A concrete operand's value, or false (unsupported, said) when it is
  * symbolic. */
 static bool bulk_concrete(sx_cx *cx, Z3_ast v, uint64_t *out, const char *what)
@@ -504,20 +517,116 @@ static int exec_cp_bulk(sx_cx *cx)
     }
     if (cx->dead || !ptx_cp_bulk_completes_tx(ins->mode))
         return 1;
-    Z3_ast bar;
+    return complete_tx(cx, 3, size);
+}
+
+/* ---- cp.async.bulk.tensor -------------------------------------------------------- */
+
+/* The tensor map parameter operand o names, by its generic address
+ * (cvta.param) or as the parameter itself; NULL (unsupported, said) for
+ * any other place (a map in global or shared memory is not modelled) or a
+ * data-dependent address. */
+static const ptx_tensor_map *tensor_map_of(sx_cx *cx, const ptx_operand *o, int *param)
+{
+    ptx_space sp;
+    Z3_ast a = sx_opd_addr(cx, o, &sp);
+    uint64_t v;
+    if (!a)
+        return NULL;
+    if (!sx_z_get_u64(ZZ(cx), fold(cx, a), &v)) {
+        sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async.bulk.tensor with a data-dependent tensor map (line %d)",
+                     cx->ins->line);
+        return NULL;
+    }
+    bool named = o->sym.kind == PTX_SYM_PARAM;
+    uint64_t off = named ? v : v - PTX_ADDR_PARAM;
+    const sx_engine *e = cx->e;
+    for (int p = 0; p < e->entry->nparams && p < e->spec->nkparams && (named || v >= PTX_ADDR_PARAM); p++)
+        if (e->tmap[p].rank && e->entry->params[p].offset == off) {
+            *param = p;
+            return &e->tmap[p];
+        }
+    sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async.bulk.tensor (line %d): address 0x%llx is no tensor map parameter "
+                 "of the spec (maps in global or shared memory are not modelled)", cx->ins->line,
+                 (unsigned long long)v);
+    return NULL;
+}
+
+/* A tensor copy's coordinates, which must be concrete (a symbolic one ends
+ * the state as unsupported). */
+static bool tensor_coords(sx_cx *cx, const ptx_operand *v, int32_t *c)
+{
+    memset(c, 0, WH_TMAP_MAX_RANK * sizeof *c);
+    for (int d = 0; d < v->nelems && d < WH_TMAP_MAX_RANK; d++) {
+        uint64_t u;
+        Z3_ast x = sx_opd_value(cx, &v->elems[d], PTX_T_S32);
+        if (!x)
+            return false;
+        if (!sx_z_get_u64(ZZ(cx), fold(cx, x), &u))
+            return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "cp.async.bulk.tensor with a data-dependent coordinate "
+                                "(line %d)", cx->ins->line);
+        c[d] = (int32_t)(uint32_t)u;
+    }
+    return true;
+}
+
+/* cp.async.bulk.tensor (tiled): the box moves at issue, element by
+ * element, as the emulator's does (harness/sim/mem.c exec_cp_tensor, one
+ * layout: ptx/tensor_map.c); a box off 128 bytes in shared memory ends the
+ * path where the emulator faults; a load completes the box's bytes on the
+ * mbarrier.  The box's shared address and the coordinates must be
+ * concrete. */
+static int exec_cp_tensor(sx_cx *cx)
+{
+    const ptx_instr *ins = cx->ins;
+    sx_z *z = ZZ(cx);
+    bool load = ins->mode == PTX_CP_TENSOR_TO_SHARED;
+    int t = ptx_cp_tensor_operand(ins->mode), p = -1;
+    const ptx_tensor_map *tm = tensor_map_of(cx, &ins->ops[t], &p);
+    int32_t c[WH_TMAP_MAX_RANK];
+    if (!tm || !tensor_coords(cx, &ins->ops[t].elems[0], c))
+        return -1;
     ptx_space bsp;
-    uint64_t obj;
-    int got = mbar_object(cx, 3, &bar, &bsp, &obj);
-    if (got <= 0)
-        return got < 0 ? -1 : 1;
-    return mbar_store_applied(cx, bar, bsp, obj, PTX_MBAR_COMPLETE_TX, 0, size);
+    uint64_t box;
+    Z3_ast ba = sx_opd_addr(cx, &ins->ops[1 - t], &bsp);
+    if (!ba || !bulk_concrete(cx, ba, &box, "shared address"))
+        return -1;
+    if (box % PTX_TMAP_SMEM_ALIGN) {
+        sx_fault_path(cx, "misaligned tensor copy: its box in shared memory needs 128-byte alignment");
+        return 1;
+    }
+    uint64_t base = sx_layout_generic(&cx->e->regions[cx->e->tmap_region[p]]);
+    uint32_t n = ptx_tmap_box_elems(tm);
+    int es = tm->elem_bytes;
+    uint8_t fill[8];
+    ptx_tmap_fill(tm, fill);
+    uint64_t fv = 0;
+    for (int b = es - 1; b >= 0; b--)
+        fv = fv << 8 | fill[b];
+    for (uint32_t k = 0; k < n && !cx->dead; k++) {
+        int64_t el = ptx_tmap_elem(tm, c, k);
+        Z3_ast at = sx_z_num(z, ptx_tmap_smem(tm, box, k), 64), g = sx_z_num(z, base + (uint64_t)el * (uint64_t)es, 64);
+        Z3_ast v = NULL;
+        if (load && el < 0)
+            v = sx_z_num(z, fv, 8 * es);
+        else if (!sx_mem_load(cx, load ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED, load ? g : at, es, &v))
+            return -1;
+        if (cx->dead || (!load && el < 0))
+            continue;
+        if (!sx_mem_store(cx, load ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL, load ? at : g, es, v))
+            return -1;
+    }
+    return cx->dead || !load ? 1 : complete_tx(cx, 2, ptx_tmap_box_bytes(tm));
 }
 
 int sx_exec_mem(sx_cx *cx)
 {
     switch (cx->ins->op) {
     case PTX_OP_MBARRIER: return exec_mbarrier(cx);
-    case PTX_OP_CP_ASYNC: return ptx_cp_is_bulk_copy(cx->ins->mode) ? exec_cp_bulk(cx) : exec_cp_async(cx);
+    case PTX_OP_CP_ASYNC:
+        if (ptx_cp_is_tensor_copy(cx->ins->mode))
+            return exec_cp_tensor(cx);
+        return ptx_cp_is_bulk_copy(cx->ins->mode) ? exec_cp_bulk(cx) : exec_cp_async(cx);
     case PTX_OP_LD: case PTX_OP_LDU: return exec_ld(cx);
     case PTX_OP_ST: return exec_st(cx);
     case PTX_OP_ATOM: case PTX_OP_RED: return exec_atom(cx);

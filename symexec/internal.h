@@ -268,6 +268,9 @@ struct sx_engine {
     ptx_texture *tex;                    /* per spec param: its texture at the X-thread
                                             launch (ndims 0: none) */
     int *tex_region;                     /* per spec param: a texture's texel region, or -1 */
+    ptx_tensor_map *tmap;                /* per spec param: its tensor map at the X-thread
+                                            launch (rank 0: none) */
+    int *tmap_region;                    /* per spec param: a tensor map's tensor region, or -1 */
     int heap_region;                     /* the device heap (malloc), or -1 */
     int *call_targets, ncall_targets;    /* what an indirect call may call: the functions whose
                                             address the module takes, in module order */

@@ -227,19 +227,25 @@ static bool build_params(sx_engine *e, const int *param_region)
     return true;
 }
 
-/* Each texture parameter at the X-thread launch, and its texels' region. */
-static bool textures(sx_engine *e, const wh_launch *l, const int *param_region, wh_error *err)
+/* Each texture and tensor map parameter at the X-thread launch, and its
+ * texels' or tensor's region. */
+static bool objects(sx_engine *e, const wh_launch *l, const int *param_region, wh_error *err)
 {
     const wh_spec *S = e->spec;
     e->tex = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tex);
     e->tex_region = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tex_region);
+    e->tmap = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tmap);
+    e->tmap_region = wh_xcalloc((size_t)S->nparams + 1, sizeof *e->tmap_region);
     int64_t *vars = wh_xcalloc((size_t)S->nvars, sizeof *vars);
     bool ok = wh_spec_vars(S, l, vars, err);
     for (int p = 0; p < S->nparams; p++) {
-        e->tex_region[p] = -1;
+        e->tex_region[p] = e->tmap_region[p] = -1;
         if (ok && S->params[p].tex) {
             ok = ptx_texture_make(S, p, vars, &e->tex[p], err);
             e->tex_region[p] = param_region[p];
+        } else if (ok && S->params[p].tmap) {
+            ok = ptx_tmap_make(S, p, vars, &e->tmap[p], err);
+            e->tmap_region[p] = param_region[p];
         }
     }
     free(vars);
@@ -930,7 +936,7 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     for (int fi = 0; fi < e->mod->nfuncs; fi++)
         if (mm.address_taken[fi])
             e->call_targets[e->ncall_targets++] = fi;
-    bool ok = build_params(e, param_region) && textures(e, &l, param_region, err) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
+    bool ok = build_params(e, param_region) && objects(e, &l, param_region, err) && module_vars(e, &mm, &nglobal, err) && heap(e, &mm, &nglobal) &&
               function_shared(e, &mm)
               && extern_shared(e, &mm) && locals(e, &mm) && build_domains(e, err) && build_symids(e);
     ptx_memmap_free(&mm);
@@ -988,6 +994,8 @@ void sx_layout_free(sx_engine *e)
     free(e->params);
     free(e->tex);
     free(e->tex_region);
+    free(e->tmap);
+    free(e->tmap_region);
     free(e->scalar_sym);
     if (e->fl) {
         for (int fi = 0; fi < e->mod->nfuncs; fi++) {

@@ -142,6 +142,28 @@ void tsim_write(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
+harness_status tsim_run_once(const char *ptx, const char *spec, const char *buf, void *out, size_t out_bytes,
+                             char *msg, size_t n)
+{
+    char dir[] = "/tmp/wh_once_XXXXXX", path[128];
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "k.ptx", ptx);
+    tsim_write(dir, "k.json", spec);
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    simcase c;
+    sc_load(&c, path, false);
+    harness_options o = sc_options(true);
+    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    sc_measure(&c, 1);
+    harness_status st = c.res.status;
+    snprintf(msg, n, "%s", c.res.message);
+    if (out)
+        memcpy(out, sc_buf(&c, buf), out_bytes);
+    sc_close(&c);
+    ts_rmtree(dir);
+    return st;
+}
+
 void tsim_load_pair(const char *dir, const char *stem, wh_spec **spec, ptx_module **mod)
 {
     char path[512];

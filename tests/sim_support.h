@@ -94,6 +94,13 @@ void tsim_mkdtemp(char *template_path);
 /* Write `text` to DIR/NAME. */
 void tsim_write(const char *dir, const char *name, const char *text);
 
+/* A kernel `ptx` (entry k) with the spec text `spec` (naming "k.ptx")
+ * in a fresh temporary directory, run once on the sim: the status, its
+ * message in msg, and, when out is given, the first out_bytes of output
+ * buffer `buf`. */
+harness_status tsim_run_once(const char *ptx, const char *spec, const char *buf, void *out, size_t out_bytes,
+                             char *msg, size_t n);
+
 /* The spec DIR/STEM.json and the PTX DIR/STEM.ptx, asserted to load. */
 void tsim_load_pair(const char *dir, const char *stem, wh_spec **spec, ptx_module **mod);
 

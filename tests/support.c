@@ -122,6 +122,19 @@ int64_t ts_value_lane(uint64_t i)
     return (int64_t)(i % 32);
 }
 
+json_t *ts_explore_json(const char *spec, const char *time_s)
+{
+    char dir[] = "/tmp/wh_explore_XXXXXX", out[128], json[128];
+    cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+    snprintf(out, sizeof out, "%s/run", dir);
+    snprintf(json, sizeof json, "%s/stdout", dir);
+    const char *args[] = { spec, "--time", time_s, "--results", dir, "-o", out, "--json", "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_explore, "explore", args, 9, json, NULL), 0, "explore %s", spec);
+    json_t *doc = ts_load_json(json);
+    ts_rmtree(dir);
+    return doc;
+}
+
 wh_image *ts_hunt_best(const wh_spec *spec, const char *strategy, const char *evals)
 {
     char dir[] = "/tmp/wh_hunt_best_XXXXXX", errp[128], best[1200];

@@ -475,6 +475,57 @@ static bool decode_tex_sources(dctx *c, sim_instr *s)
     return true;
 }
 
+/* A source operand from an address (register plus offset, or an offset). */
+static void addr_source(dctx *c, sim_instr *s, const sim_addr *a, sim_opd *d)
+{
+    d->kind = a->base >= 0 ? SIM_OPD_REG : SIM_OPD_IMM;
+    d->slot = a->base;
+    d->imm = a->off;
+    if (a->base >= 0)
+        add_dep(s, c->F, a->base, false);
+}
+
+/* cp.async.bulk.tensor: the shared box in addr; the tensor map's generic
+ * address in src[0] (a parameter named in place, [param, {...}], becomes
+ * its generic address) and, into shared memory, the mbarrier's in src[1];
+ * the coordinates (s32) in cargs.  The prefetch is a hint: nothing. */
+static bool decode_tensor_sources(dctx *c, sim_instr *s)
+{
+    const ptx_instr *pi = c->pi;
+    s->nsrc = 0;
+    if (pi->mode == PTX_CP_TENSOR_PREFETCH)
+        return true;
+    int t = ptx_cp_tensor_operand(pi->mode);
+    const ptx_operand *tm = &pi->ops[t], *box = &pi->ops[1 - t];
+    if (!decode_addr(c, box, PTX_SPACE_SHARED, &s->addr))
+        return false;
+    if (s->addr.base >= 0)
+        add_dep(s, c->F, s->addr.base, false);
+    sim_addr a;
+    if (!decode_addr(c, tm, tm->reg >= 0 ? PTX_SPACE_GENERIC : PTX_SPACE_PARAM, &a))
+        return false;
+    if (tm->reg < 0)
+        a.off += PTX_ADDR_PARAM;
+    addr_source(c, s, &a, &s->src[0]);
+    s->nsrc = 1;
+    if (pi->mode == PTX_CP_TENSOR_TO_SHARED) {
+        if (!decode_addr(c, &pi->ops[2], PTX_SPACE_SHARED, &a))
+            return false;
+        addr_source(c, s, &a, &s->src[1]);
+        s->nsrc = 2;
+    }
+    const ptx_operand *v = &tm->elems[0];
+    s->cargs = wh_xcalloc((size_t)v->nelems, sizeof *s->cargs);
+    s->ncargs = (uint8_t)v->nelems;
+    for (int e = 0; e < v->nelems; e++) {
+        if (!decode_src(c, &v->elems[e], PTX_T_S32, &s->cargs[e]))
+            return false;
+        if (s->cargs[e].kind == SIM_OPD_REG)
+            add_dep(s, c->F, s->cargs[e].slot, false);
+    }
+    return true;
+}
+
 static bool decode_ops(dctx *c, sim_instr *s)
 {
     const ptx_instr *pi = c->pi;
@@ -529,6 +580,9 @@ static bool decode_ops(dctx *c, sim_instr *s)
         pi->op == PTX_OP_SURED || pi->op == PTX_OP_TXQ || pi->op == PTX_OP_SUQ)
         return decode_tex_sources(c, s);
 
+    if (pi->op == PTX_OP_CP_ASYNC && (ptx_cp_is_tensor_copy(pi->mode) || pi->mode == PTX_CP_TENSOR_PREFETCH))
+        return decode_tensor_sources(c, s);
+
     /* address operand */
     int addr_op = -1;
     switch (pi->op) {
@@ -578,11 +632,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
                                                                                  : ptx_cp_bulk_source(pi->mode);
             if (!decode_addr(c, o, sp, &a2))
                 return false;
-            s->src[k].kind = a2.base >= 0 ? SIM_OPD_REG : SIM_OPD_IMM;
-            s->src[k].slot = a2.base;
-            s->src[k].imm = a2.off;
-            if (a2.base >= 0)
-                add_dep(s, F, a2.base, false);
+            addr_source(c, s, &a2, &s->src[k]);
             k++;
             continue;
         }

@@ -94,12 +94,14 @@ static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l
     char why[512];
     uint64_t off = addr;
     mkind k;
+    bool kernel_param = false;   /* a generic address of a kernel parameter (cvta.param) */
     switch (space) {
     case PTX_SPACE_GENERIC:
         switch (ptx_generic_space(addr)) {
         case PTX_SPACE_SHARED: k = K_SHARED; off = addr - PTX_ADDR_SHARED; break;
         case PTX_SPACE_LOCAL: k = K_LOCAL; off = addr - PTX_ADDR_LOCAL; break;
         case PTX_SPACE_CONST: k = K_CONST; off = addr - PTX_ADDR_CONST; break;
+        case PTX_SPACE_PARAM: k = K_PARAM; off = addr - PTX_ADDR_PARAM; kernel_param = true; break;
         default: k = K_GLOBAL; break;
         }
         break;
@@ -162,14 +164,14 @@ static uint8_t *resolve(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l
     case K_PARAM: {
         const sim_frame *fr = &w->frames[w->nframes - 1];
         const sim_func *F = fr->fn;
-        if (w->nframes == 1 && off + bytes <= R->prog->kparam_bytes) {
+        if ((w->nframes == 1 || kernel_param) && off + bytes <= R->prog->kparam_bytes) {
             if (acc != 0) {
                 snprintf(why, sizeof why, "kernel parameters are read-only");
                 break;
             }
             return R->kparam + off;
         }
-        if (off >= (w->nframes == 1 ? R->prog->kparam_bytes : 0) && off + bytes <= F->area_bytes)
+        if (!kernel_param && off >= (w->nframes == 1 ? R->prog->kparam_bytes : 0) && off + bytes <= F->area_bytes)
             return fr->area + (size_t)lane * F->area_bytes + off;
         snprintf(why, sizeof why, "the param space of '%s' is %u bytes", F->pf->name, F->area_bytes);
         break;
@@ -441,6 +443,7 @@ static bool exec_cvta(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
     case PTX_SPACE_SHARED: case PTX_SPACE_SHARED_CLUSTER: win = PTX_ADDR_SHARED; break;
     case PTX_SPACE_LOCAL: win = PTX_ADDR_LOCAL; break;
     case PTX_SPACE_CONST: win = PTX_ADDR_CONST; break;
+    case PTX_SPACE_PARAM: win = PTX_ADDR_PARAM; break;
     case PTX_SPACE_GLOBAL: win = 0; break;
     default: {
         char where[256];
@@ -500,6 +503,25 @@ static uint64_t src_addr(const sim_warp *w, const sim_instr *in, int k, uint32_t
     return o->imm + (o->kind == SIM_OPD_REG ? w->r[(size_t)o->slot * SIM_WARP + l] : 0);
 }
 
+/* Lane l's copy into shared memory completes `bytes` on the mbarrier at
+ * shared address a (which may complete its phase); false after stopping
+ * the run. */
+static bool complete_tx(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t a, uint64_t bytes)
+{
+    mkind k = K_SHARED;
+    uint64_t obj, next;
+    uint8_t *pb = resolve(R, w, in, l, PTX_SPACE_SHARED, a, 8, 2, &k);
+    if (!pb)
+        return false;
+    bool completed;
+    memcpy(&obj, pb, 8);
+    const char *why = ptx_mbar_apply(PTX_MBAR_COMPLETE_TX, 0, obj, bytes, &next, &completed);
+    if (why)
+        return fault(R, w, in, l, k, 2, a, 8, why);
+    memcpy(pb, &next, 8);
+    return true;
+}
+
 /* cp.async.bulk: each lane's copy of `size` bytes (a multiple of 16, both
  * addresses 16-byte aligned) runs at issue, as cp.async's do; a copy into
  * shared memory then completes its bytes on the mbarrier (which may
@@ -525,20 +547,120 @@ static bool exec_cp_bulk(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *i
             return false;
         if (size)
             memmove(pd, ps, size);
-        if (tx) {
-            uint64_t a = src_addr(w, in, 2, l), obj, next;
-            uint8_t *pb = resolve(R, w, in, l, PTX_SPACE_SHARED, a, 8, 2, &k);
-            if (!pb)
-                return false;
-            bool completed;
-            memcpy(&obj, pb, 8);
-            const char *why = ptx_mbar_apply(PTX_MBAR_COMPLETE_TX, 0, obj, size, &next, &completed);
-            if (why)
-                return fault(R, w, in, l, k, 2, a, 8, why);
-            memcpy(pb, &next, 8);
-        }
+        if (tx && !complete_tx(R, w, in, l, src_addr(w, in, 2, l), size))
+            return false;
         double read = bulk_cost(R, sm, t, src, size, ssp == PTX_SPACE_GLOBAL);
         *done = sim_dmax(*done, bulk_cost(R, sm, read, dst, size, dsp == PTX_SPACE_GLOBAL));
+    }
+    return true;
+}
+
+/* The tensor map at generic address a (lane l's operand): a tensor map
+ * parameter of the spec, by its address (cvta.param); NULL after stopping
+ * the run (a map in global or shared memory is not modelled). */
+static const ptx_tensor_map *tmap_of(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t l, uint64_t a,
+                                     int *param)
+{
+    const sim_prog *P = R->prog;
+    const wh_spec *S = P->spec;
+    for (int i = 0; R->tmap && i < S->nkparams && a >= PTX_ADDR_PARAM; i++)
+        if (R->tmap[i].rank && P->kparam_off[i] == a - PTX_ADDR_PARAM) {
+            *param = i;
+            return &R->tmap[i];
+        }
+    char thr[128], where[256];
+    sim_thread_desc(R, w, (int)l, thr, sizeof thr);
+    sim_where(R, w, in, where, sizeof where);
+    sim_stop(R, HARNESS_UNSUPPORTED, "unsupported tensor map at %s, %s: address 0x%llx is no tensor map parameter "
+             "of the spec (a __grid_constant__ CUtensorMap parameter of \"kind\": \"tensor_map\"; maps in global "
+             "or shared memory are not modelled)", where, thr, (unsigned long long)a);
+    return NULL;
+}
+
+/* Lane l's tensor copy coordinates (cargs, s32). */
+static void tensor_coords(const sim_warp *w, const sim_instr *in, uint32_t l, int32_t *c)
+{
+    for (int d = 0; d < WH_TMAP_MAX_RANK; d++) {
+        const sim_opd *o = d < in->ncargs ? &in->cargs[d] : NULL;
+        c[d] = !o ? 0 : (int32_t)(o->kind == SIM_OPD_REG ? w->r[(size_t)o->slot * SIM_WARP + l] : o->imm);
+    }
+}
+
+/* One lane's tensor copy between the box at shared offset `box` and the
+ * tensor (global region g at gbase): a load fills elements outside the tensor, a
+ * store skips them.  The global sectors touched go to addrs/sizes (one
+ * entry per box row of dimension 0 inside the tensor, at most `cap`). */
+static int tensor_move(const ptx_tensor_map *tm, const int32_t *c, uint8_t *shared, uint64_t box, sim_region *g,
+                       uint64_t gbase, bool load, uint64_t *addrs, uint32_t *sizes, int cap)
+{
+    uint32_t n = ptx_tmap_box_elems(tm), es = (uint32_t)tm->elem_bytes;
+    uint8_t fill[8];
+    ptx_tmap_fill(tm, fill);
+    int rows = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t e = ptx_tmap_elem(tm, c, k);
+        uint8_t *s = shared + ptx_tmap_smem(tm, box, k);
+        if (e >= 0 && load)
+            memcpy(s, g->data + (uint64_t)e * es, es);
+        else if (e >= 0)
+            memcpy(g->data + (uint64_t)e * es, s, es);
+        else if (load)
+            memcpy(s, fill, es);
+        if (e < 0)
+            continue;
+        uint64_t at = gbase + (uint64_t)e * es;
+        if (rows > 0 && addrs[rows - 1] + sizes[rows - 1] == at)
+            sizes[rows - 1] += es;
+        else if (rows < cap) {
+            addrs[rows] = at;
+            sizes[rows++] = es;
+        }
+    }
+    return rows;
+}
+
+/* cp.async.bulk.tensor (tiled): each lane's box moves at issue, as the
+ * bulk copies do, between shared memory (128-byte aligned, inside the
+ * block's) and the tensor its map names (ptx/tensor_map.c); a load then
+ * completes the whole box's bytes on the mbarrier.  Priced as the bulk
+ * copies: the global sectors of the box's rows inside the tensor, then
+ * the shared bytes. */
+static bool exec_cp_tensor(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *in, uint32_t m, double t,
+                           double *done)
+{
+    bool load = in->mode == PTX_CP_TENSOR_TO_SHARED;
+    *done = t;
+    SIM_LANES(m, l) {
+        int p = -1;
+        const ptx_tensor_map *tm = tmap_of(R, w, in, l, src_addr(w, in, 0, l), &p);
+        if (!tm)
+            return false;
+        uint64_t box = lane_addr(w, in, l);
+        uint32_t bytes = ptx_tmap_box_bytes(tm);
+        mkind k = K_SHARED;
+        if (box % PTX_TMAP_SMEM_ALIGN)
+            return fault(R, w, in, l, k, load, box, bytes, "misaligned: a tensor copy's box in shared memory "
+                         "needs 128-byte alignment");
+        /* a swizzled box's rows move within their 128 bytes */
+        uint32_t span = tm->swizzle ? (bytes + 127) / 128 * 128 : bytes;
+        uint8_t *ps = resolve(R, w, in, l, PTX_SPACE_SHARED, box, span, load, &k);
+        if (!ps)
+            return false;
+        int32_t c[WH_TMAP_MAX_RANK];
+        tensor_coords(w, in, l, c);
+        int rg = R->prog->region_of_param[p];
+        enum { ROWS = 256 };
+        uint64_t addrs[ROWS];
+        uint32_t sizes[ROWS];
+        uint8_t *shared = ps - box;   /* the box's offsets are the block's shared offsets */
+        int rows = tensor_move(tm, c, shared, box, &R->regions[rg], R->prog->regions[rg].base, load, addrs, sizes,
+                               ROWS);
+        if (load && !complete_tx(R, w, in, l, src_addr(w, in, 1, l), bytes))
+            return false;
+        double moved = t;
+        for (int r = 0; r < rows; r++)
+            moved = sim_dmax(moved, bulk_cost(R, sm, t, addrs[r], sizes[r], true));
+        *done = sim_dmax(*done, bulk_cost(R, sm, moved, box, bytes, false));
     }
     return true;
 }
@@ -548,6 +670,8 @@ static bool exec_cp_async(sim_run *R, sim_sm *sm, sim_warp *w, const sim_instr *
 {
     if (ptx_cp_is_bulk_copy(in->mode))
         return exec_cp_bulk(R, sm, w, in, m, t, done);
+    if (ptx_cp_is_tensor_copy(in->mode))
+        return exec_cp_tensor(R, sm, w, in, m, t, done);
     if (in->mode != PTX_CP_COPY) {
         *done = t;
         return true;

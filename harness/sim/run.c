@@ -71,21 +71,26 @@ static void setup_cbank(sim_run *R, const wh_image *img)
     R->cbank = R->cbank_own;
 }
 
-/* Each texture parameter at this launch; its texels are its region's. */
-static bool setup_textures(sim_run *R, wh_error *err)
+/* Each texture and tensor map parameter at this launch; a texture's
+ * texels and a tensor map's tensor are its region's. */
+static bool setup_objects(sim_run *R, wh_error *err)
 {
     const wh_spec *S = R->prog->spec;
     bool any = false;
     for (int i = 0; i < S->nkparams; i++)
-        any |= S->params[i].tex != NULL;
+        any |= S->params[i].tex != NULL || S->params[i].tmap != NULL;
     if (!any)
         return true;
     int64_t *vars = wh_xcalloc((size_t)S->nvars, sizeof *vars);
     bool ok = wh_spec_vars(S, &R->launch, vars, err);
     R->tex = wh_xcalloc((size_t)S->nparams, sizeof *R->tex);
-    for (int i = 0; ok && i < S->nkparams; i++)
+    R->tmap = wh_xcalloc((size_t)S->nparams, sizeof *R->tmap);
+    for (int i = 0; ok && i < S->nkparams; i++) {
         if (S->params[i].tex)
             ok = ptx_texture_make(S, i, vars, &R->tex[i], err);
+        else if (S->params[i].tmap)
+            ok = ptx_tmap_make(S, i, vars, &R->tmap[i], err);
+    }
     free(vars);
     return ok;
 }
@@ -160,7 +165,7 @@ static bool setup_memory(sim_run *R, wh_error *err)
         }
     }
     setup_cbank(R, img);
-    if (!setup_textures(R, err))
+    if (!setup_objects(R, err))
         return false;
     R->kparam = wh_xcalloc(P->kparam_bytes, 1);
     const ptx_function *k = &P->m->funcs[P->entry];
@@ -480,6 +485,7 @@ static void free_run(sim_run *R)
     free(R->regions);
     free(R->kparam);
     free(R->tex);
+    free(R->tmap);
     free(R->cbank_own);
     sim_bw_free(&R->l2);
     sim_bw_free(&R->dram);

@@ -442,6 +442,7 @@ typedef struct sim_run {
     sim_region *regions;
     uint8_t *kparam;
     ptx_texture *tex;                /* per spec param: its texture at this launch (ndims 0: none) */
+    ptx_tensor_map *tmap;            /* per spec param: its tensor map at this launch (rank 0: none) */
     const uint8_t *cbank;            /* the program's, or cbank_own */
     uint8_t *cbank_own;              /* the const bank with the image's .const globals */
     uint64_t shared_size;            /* per block */

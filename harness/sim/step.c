@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
             op == PTX_OP_SURED)
             w->mem_done = sim_dmax(w->mem_done, done);
         if (op == PTX_OP_CP_ASYNC) {
-            if (in->mode == PTX_CP_COPY || in->mode == PTX_CP_BULK_TO_GLOBAL)
+            if (in->mode == PTX_CP_COPY || in->mode == PTX_CP_BULK_TO_GLOBAL || in->mode == PTX_CP_TENSOR_TO_GLOBAL)
                 w->async_done = sim_dmax(w->async_done, done);
             else if (in->mode == PTX_CP_WAIT_GROUP || in->mode == PTX_CP_WAIT_ALL)
                 tmin = sim_dmax(tmin, w->async_done);
