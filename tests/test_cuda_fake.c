@@ -1202,6 +1202,27 @@ Test(fake_cuda, a_texture_reaches_the_kernel)
     fx_close(&f);
 }
 
+/* Two tensor map parameters (__grid_constant__ CUtensorMap, by value):
+ * the worker encodes each with cuTensorMapEncodeTiled for its buffer, once
+ * (the buffers stay put), and the fake runs tensor_tiles in C through the
+ * maps it encoded; outputs agree with the sim's.  On the default sm_86
+ * fake the sm_90 PTX is refused, as a real driver refuses it. */
+Test(fake_cuda, tensor_maps_reach_the_kernel_by_value)
+{
+    fx f;
+    fx_open(&f);
+    setenv(FAKECUDA_SM90_ENV, "1", 1);
+    expect_agrees_with_the_sim(&f, "tests/specs/tensor_tiles.json", "3", "3");
+    fakelog g = read_log(f.log);
+    cr_expect_eq(count_op(&g, "tensor"), 2, "one map per parameter for every launch");
+    free(g.l);
+    unsetenv(FAKECUDA_SM90_ENV);
+    const char *a[] = { "tests/specs/tensor_tiles.json", "--backend", "cuda", "--random", "3" };
+    cr_expect_neq(run_measure(&f, a, 5), 0);
+    cr_expect(strstr(err_text(&f), "sm_90"), "%s", err_text(&f));
+    fx_close(&f);
+}
+
 /* A texture tld4 gathers from: the worker makes its CUDA array with
  * CUDA_ARRAY3D_TEXTURE_GATHER (the fake's tex_gather4 faults without it),
  * and the fake's gathers, in C, agree with the sim's. */

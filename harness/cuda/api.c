@@ -65,6 +65,7 @@ static const api_entry entries[] = {
 #ifdef WH_HAVE_CUDA_H
     OPTIONAL(TexObjectCreate, "cuTexObjectCreate", NULL),
     OPTIONAL(TexObjectDestroy, "cuTexObjectDestroy", NULL),
+    OPTIONAL(TensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL),
     OPTIONAL(Array3DCreate, "cuArray3DCreate_v2", NULL),
     OPTIONAL(ArrayDestroy, "cuArrayDestroy", NULL),
     OPTIONAL(Memcpy3D, "cuMemcpy3D_v2", NULL),
@@ -119,6 +120,7 @@ SAME_TYPE(MemHostGetDevicePointer, cuMemHostGetDevicePointer_v2);
 SAME_TYPE(StreamWaitValue32, cuStreamWaitValue32_v2);
 SAME_TYPE(TexObjectCreate, cuTexObjectCreate);
 SAME_TYPE(TexObjectDestroy, cuTexObjectDestroy);
+SAME_TYPE(TensorMapEncodeTiled, cuTensorMapEncodeTiled);
 SAME_TYPE(Array3DCreate, cuArray3DCreate_v2);
 SAME_TYPE(ArrayDestroy, cuArrayDestroy);
 SAME_TYPE(Memcpy3D, cuMemcpy3D_v2);

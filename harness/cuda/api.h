@@ -157,6 +157,12 @@ typedef struct {
     CUresult (*TexObjectCreate)(CUtexObject *obj, const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *tex,
                                 const CUDA_RESOURCE_VIEW_DESC *view);
     CUresult (*TexObjectDestroy)(CUtexObject obj);
+    /* Tensor maps ("kind": "tensor_map", cp.async.bulk.tensor; CUDA 12). */
+    CUresult (*TensorMapEncodeTiled)(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *address,
+                                     const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+                                     const cuuint32_t *element_strides, CUtensorMapInterleave interleave,
+                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                     CUtensorMapFloatOOBfill fill);
     CUresult (*Array3DCreate)(CUarray *array, const CUDA_ARRAY3D_DESCRIPTOR *desc);
     CUresult (*ArrayDestroy)(CUarray array);
     CUresult (*Memcpy3D)(const CUDA_MEMCPY3D *copy);

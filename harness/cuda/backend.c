@@ -115,7 +115,8 @@ static void describe_device(cuda_impl *c)
 
 /* Texture parameter p at the spec's full launch (what every request of
  * this backend runs). */
-static bool texture_at_launch(const wh_spec *spec, int p, ptx_texture *t, wh_error *err)
+/* Texture (or tensor map) parameter p at the full launch. */
+static bool object_at_launch(const wh_spec *spec, int p, wh_cuda_param *q, wh_error *err)
 {
     wh_launch l = wh_spec_launch_full(spec);
     int64_t *vars = calloc((size_t)spec->nvars + 1, sizeof *vars);
@@ -123,7 +124,9 @@ static bool texture_at_launch(const wh_spec *spec, int p, ptx_texture *t, wh_err
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
-    bool ok = wh_spec_vars(spec, &l, vars, err) && ptx_texture_make(spec, p, vars, t, err);
+    bool ok = wh_spec_vars(spec, &l, vars, err) &&
+              (spec->params[p].tex ? ptx_texture_make(spec, p, vars, &q->tex, err)
+                                   : ptx_tmap_make(spec, p, vars, &q->tmap, err));
     free(vars);
     return ok;
 }
@@ -175,7 +178,7 @@ void *wh_cuda_backend_open(const wh_spec *spec, const char *ptx, size_t ptx_len,
         } else {
             q->size = (uint32_t)p->elem_size;
         }
-        if (p->tex && !texture_at_launch(spec, i, &q->tex, err)) {
+        if ((p->tex || p->tmap) && !object_at_launch(spec, i, q, err)) {
             impl_free(c);
             return NULL;
         }

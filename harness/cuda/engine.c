@@ -42,6 +42,8 @@ typedef struct {
     bool allocated, loaded;
     unsigned char *scalar;      /* scalars: the value bytes (p.size) */
     wh_cuda_texobj tobj;        /* a texture or surface parameter's object (texobj.c) */
+    void *tmap;                 /* a tensor map parameter's CUtensorMap (PTX_TMAP_BYTES, aligned) */
+    CUdeviceptr tmap_of;        /* the tensor it was encoded for */
 } drv_param;
 
 typedef struct {
@@ -380,6 +382,8 @@ static void drv_close(void *state)
     drv *d = state;
     if (!d)
         return;
+    for (int i = 0; d->params && i < d->np; i++)
+        free(d->params[i].tmap);
     if (d->api.lib) {
         for (int i = 0; d->params && i < d->np; i++)
             free_buffer(d, &d->params[i]);
@@ -624,6 +628,23 @@ static bool load_texture(drv *d, drv_param *p, const wh_cuda_arg *a, char *msg, 
     return true;
 }
 
+/* A tensor map parameter: its CUtensorMap, encoded again whenever its
+ * tensor moved; the kernel gets the map by value. */
+static bool tensor_map_of(drv *d, drv_param *p, char *msg, size_t n)
+{
+    if (p->tmap && p->tmap_of == p->dev)
+        return true;
+    if (!p->tmap && !(p->tmap = aligned_alloc(128, PTX_TMAP_BYTES))) {
+        fmt(msg, n, "out of memory for tensor map '%s'", p->name);
+        return false;
+    }
+    memset(p->tmap, 0, PTX_TMAP_BYTES);
+    if (!wh_cuda_tensor_map_encode(&d->api, &p->p.tmap, p->dev, p->tmap, p->name, msg, n))
+        return false;
+    p->tmap_of = p->dev;
+    return true;
+}
+
 /* Make the device buffers match the request; upload what was sent. */
 static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
 {
@@ -701,6 +722,10 @@ static bool load_params(drv *d, const wh_cuda_request *rq, char *msg, size_t n)
             }
         }
         d->kparams[i] = p->p.global ? NULL : &p->dev;   /* globals follow the kernel's parameters */
+        if (p->p.tmap.rank && !tensor_map_of(d, p, msg, n))
+            return false;
+        if (p->p.tmap.rank)
+            d->kparams[i] = p->tmap;
     }
     return true;
 }

@@ -305,6 +305,42 @@ static void get_texture(wh_cuda_rbuf *r, ptx_texture *t)
     t->texel_bytes = t->channels * t->chan_bytes;
 }
 
+static void put_tensor_map(wh_cuda_wbuf *b, const ptx_tensor_map *t)
+{
+    wh_cuda_put_u32(b, (uint32_t)t->rank);
+    if (!t->rank)
+        return;
+    for (int k = 0; k < WH_TMAP_MAX_RANK; k++) {
+        wh_cuda_put_u64(b, (uint64_t)t->dims[k]);
+        wh_cuda_put_u32(b, (uint32_t)t->box[k]);
+    }
+    wh_cuda_put_u32(b, (uint32_t)t->elem_bytes | (uint32_t)t->type << 8 | (uint32_t)t->swizzle << 16 |
+                           (uint32_t)t->oob_nan << 24);
+}
+
+static void get_tensor_map(wh_cuda_rbuf *r, ptx_tensor_map *t)
+{
+    memset(t, 0, sizeof *t);
+    uint32_t rank = wh_cuda_get_u32(r);
+    if (!rank)
+        return;
+    t->rank = (int)rank;
+    for (int k = 0; k < WH_TMAP_MAX_RANK; k++) {
+        t->dims[k] = (int64_t)wh_cuda_get_u64(r);
+        t->box[k] = (int)wh_cuda_get_u32(r);
+        if (t->dims[k] < 1 || t->dims[k] > (1ll << 32) || t->box[k] < 1 || t->box[k] > WH_TMAP_MAX_BOX)
+            r->bad = true;
+    }
+    uint32_t f = wh_cuda_get_u32(r);
+    t->elem_bytes = (int)(f & 0xff);
+    t->type = (int)(f >> 8 & 0xff);
+    t->swizzle = (int)(f >> 16 & 0xff);
+    t->oob_nan = f >> 24 & 1;
+    if (rank > WH_TMAP_MAX_RANK || t->type >= WH_STRUCT || t->swizzle > WH_SWIZZLE_LAST ||
+        (t->elem_bytes != 1 && t->elem_bytes != 2 && t->elem_bytes != 4 && t->elem_bytes != 8))
+        r->bad = true;
+}
+
 void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
 {
     wh_cuda_put_str(b, s->libcuda);
@@ -325,6 +361,7 @@ void wh_cuda_setup_encode(const wh_cuda_setup *s, wh_cuda_wbuf *b)
         wh_cuda_put_u32(b, p->size);
         wh_cuda_put_u32(b, p->global ? 1u : 0u);
         put_texture(b, &p->tex);
+        put_tensor_map(b, &p->tmap);
     }
 }
 
@@ -369,6 +406,7 @@ bool wh_cuda_setup_decode(const unsigned char *p, size_t len, wh_cuda_setup *s,
         if (kind == WH_SCALAR && (params[i].size == 0 || params[i].size > WH_CUDA_SCALAR_MAX))
             r.bad = true;
         get_texture(&r, &params[i].tex);
+        get_tensor_map(&r, &params[i].tmap);
     }
     if (r.bad || r.pos != r.len) {
         free(params);

@@ -117,6 +117,8 @@ typedef struct {
     bool global;                /* a module variable (cuModuleGetGlobal), not a kernel parameter */
     ptx_texture tex;            /* a texture object parameter at the launch (ndims > 0): the
                                    worker makes the texture the kernel gets the handle of */
+    ptx_tensor_map tmap;        /* a tensor map parameter at the launch (rank > 0): the worker
+                                   encodes the map of the buffer the kernel gets by value */
 } wh_cuda_param;
 
 /* The largest scalar (a struct passed by value) the backend passes: the

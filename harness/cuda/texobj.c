@@ -254,7 +254,60 @@ void wh_cuda_texobj_free(const wh_cuda_api *api, wh_cuda_texobj *o)
     memset(o, 0, sizeof *o);
 }
 
+static CUtensorMapDataType tensor_type(const ptx_tensor_map *t)
+{
+    switch ((wh_type)t->type) {
+    case WH_I8: case WH_U8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;     /* TMA moves bytes: no signed 8/16 */
+    case WH_I16: case WH_U16: return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case WH_I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case WH_U32: return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    case WH_I64: return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    case WH_U64: return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    case WH_F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    default: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    }
+}
+
+bool wh_cuda_tensor_map_encode(const wh_cuda_api *api, const ptx_tensor_map *t, CUdeviceptr base, void *map,
+                               const char *name, char *msg, size_t n)
+{
+    if (!api->TensorMapEncodeTiled) {
+        snprintf(msg, n, "tensor map '%s': this driver has no cuTensorMapEncodeTiled (CUDA 12 or later)", name);
+        return false;
+    }
+    cuuint64_t dims[WH_TMAP_MAX_RANK], strides[WH_TMAP_MAX_RANK];
+    cuuint32_t box[WH_TMAP_MAX_RANK], ones[WH_TMAP_MAX_RANK];
+    uint64_t stride = (uint64_t)t->elem_bytes;
+    for (int k = 0; k < t->rank; k++) {
+        dims[k] = (cuuint64_t)t->dims[k];
+        box[k] = (cuuint32_t)t->box[k];
+        ones[k] = 1;
+        if (k > 0)
+            strides[k - 1] = stride;
+        stride *= (uint64_t)t->dims[k];
+    }
+    CUresult r = api->TensorMapEncodeTiled((CUtensorMap *)map, tensor_type(t), (cuuint32_t)t->rank, (void *)base,
+                                           dims, strides, box, ones, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                           (CUtensorMapSwizzle)t->swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                           t->oob_nan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+                                                      : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if ((int)r == WH_CU_SUCCESS)
+        return true;
+    char desc[300];
+    wh_cuda_describe(api, r, desc, sizeof desc);
+    snprintf(msg, n, "cuTensorMapEncodeTiled for tensor map '%s': %s", name, desc);
+    return false;
+}
+
 #else /* no cuda.h */
+
+bool wh_cuda_tensor_map_encode(const wh_cuda_api *api, const ptx_tensor_map *t, CUdeviceptr base, void *map,
+                               const char *name, char *msg, size_t n)
+{
+    (void)api, (void)t, (void)base, (void)map;
+    snprintf(msg, n, "tensor map '%s': this warphunt was built without cuda.h, which tensor maps need", name);
+    return false;
+}
 
 bool wh_cuda_texobj_make(const wh_cuda_api *api, wh_cuda_texobj *o, const ptx_texture *t, const char *name,
                          uint64_t bytes, char *msg, size_t n)

@@ -38,4 +38,12 @@ CUresult wh_cuda_texobj_restore(const wh_cuda_api *api, wh_cuda_texobj *o, const
 CUresult wh_cuda_texobj_read(const wh_cuda_api *api, const wh_cuda_texobj *o, const ptx_texture *t, void *out);
 void wh_cuda_texobj_free(const wh_cuda_api *api, wh_cuda_texobj *o);
 
+/* A tensor map parameter's CUtensorMap (PTX_TMAP_BYTES at `map`, 64-byte
+ * aligned) for its tensor at device address `base`: tiled, packed strides,
+ * element strides 1, no interleave or L2 promotion; false with msg when
+ * the driver refuses, lacks cuTensorMapEncodeTiled, or warphunt was built
+ * without cuda.h. */
+bool wh_cuda_tensor_map_encode(const wh_cuda_api *api, const ptx_tensor_map *t, CUdeviceptr base, void *map,
+                               const char *name, char *msg, size_t n);
+
 #endif

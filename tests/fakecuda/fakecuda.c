@@ -217,6 +217,12 @@ static CUresult need_ctx(CUcontext *out)
 
 static unsigned char *device_bytes(CUcontext c, CUdeviceptr p, size_t n);
 
+/* The device's compute capability as 10 x major + minor. */
+static int device_sm(void)
+{
+    return getenv(FAKECUDA_SM90_ENV) ? 90 : FAKECUDA_CC_MAJOR * 10 + FAKECUDA_CC_MINOR;
+}
+
 /* Whether the host has satisfied the stream's wait by now (a wait on
  * memory since freed is never satisfied). */
 static bool gate_open(CUcontext c)
@@ -466,8 +472,8 @@ EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib,
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: v = FAKECUDA_MEM_CLOCK_KHZ; break;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: v = FAKECUDA_BUS_BITS; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: v = FAKECUDA_L2_BYTES; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = FAKECUDA_CC_MAJOR; break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = FAKECUDA_CC_MINOR; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: v = device_sm() / 10; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: v = device_sm() % 10; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: v = FAKECUDA_SHARED_OPTIN; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: v = FAKECUDA_PCI_BUS + (int)dev; break;
@@ -909,7 +915,7 @@ static CUresult assemble(const char *ptx, char *log, size_t n)
     }
     const char *t = strstr(ptx, ".target");
     int sm = 0;
-    if (t && sscanf(t, ".target sm_%d", &sm) == 1 && sm > FAKECUDA_CC_MAJOR * 10 + FAKECUDA_CC_MINOR) {
+    if (t && sscanf(t, ".target sm_%d", &sm) == 1 && sm > device_sm()) {
         snprintf(log, n, "ptxas application ptx input, line %d; error   : SM version specified by "
                  ".target is higher than default SM version assumed\n%s", line_of(ptx, t), abort_line);
         return CUDA_ERROR_INVALID_PTX;
@@ -984,7 +990,7 @@ EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, 
             for (int i = 0; i < nf && k < sizeof infolog; i++)
                 k += (size_t)snprintf(infolog + k, sizeof infolog - k,
                                       "ptxas info    : Compiling entry function '%s' for 'sm_%d%d'\n",
-                                      funcs[i].name, FAKECUDA_CC_MAJOR, FAKECUDA_CC_MINOR);
+                                      funcs[i].name, device_sm() / 10, device_sm() % 10);
         }
     } else {
         snprintf(infolog, sizeof infolog, "ptxas info    : 0 bytes gmem\n");
@@ -2126,7 +2132,150 @@ static run_outcome run_node_scan(CUcontext c, CUmodule mod, const unsigned grid[
     return RUN_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Tensor maps                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* What the fake's cuTensorMapEncodeTiled writes into the opaque 128 bytes. */
+typedef struct {
+    uint32_t magic, rank;
+    CUdeviceptr base;
+    uint64_t dims[5], strides[5];   /* strides[k]: bytes between elements of dimension k */
+    uint32_t box[5], elem_bytes, oob_nan;
+} fake_tmap;
+#define FAKECUDA_TMAP_MAGIC 0x544d4150u
+
+static uint32_t tmap_elem_bytes(CUtensorMapDataType t)
+{
+    switch (t) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8: return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16: case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16: return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64: case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64: return 8;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32: case CU_TENSOR_MAP_DATA_TYPE_INT32: case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ: case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ: return 4;
+    default: return 0;   /* the packed sub-byte types: not modelled */
+    }
+}
+
+/* The checks the driver API reference lists for the tiled form (without
+ * interleave, which the fake does not model). */
+static bool tmap_args_ok(const void *map, uint32_t es, cuuint32_t rank, const void *address, const cuuint64_t *dims,
+                         const cuuint64_t *strides, const cuuint32_t *box, const cuuint32_t *estr,
+                         CUtensorMapSwizzle swizzle, bool float_type, CUtensorMapFloatOOBfill fill)
+{
+    if (!map || (uintptr_t)map % 64 || !es || rank < 1 || rank > 5 || (uintptr_t)address % 16 || !dims || !box ||
+        !estr || (rank > 1 && !strides) || swizzle > CU_TENSOR_MAP_SWIZZLE_128B ||
+        (fill != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE && !float_type))
+        return false;
+    for (cuuint32_t k = 0; k < rank; k++) {
+        if (!dims[k] || dims[k] > (1ull << 32) || !box[k] || box[k] > 256 || !estr[k] || estr[k] > 8)
+            return false;
+        if (k + 1 < rank && (strides[k] % 16 || strides[k] >= (1ull << 40)))
+            return false;
+    }
+    uint32_t inner = box[0] * es, span = swizzle ? 16u << swizzle : 0;
+    return inner % 16 == 0 && (!span || inner <= span);
+}
+
+EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                               cuuint32_t tensorRank, void *globalAddress,
+                                               const cuuint64_t *globalDim, const cuuint64_t *globalStrides,
+                                               const cuuint32_t *boxDim, const cuuint32_t *elementStrides,
+                                               CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                               CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
+{
+    CUcontext c;
+    CUresult r = need_ctx(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (device_sm() < 90)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    (void)l2Promotion;
+    uint32_t es = tmap_elem_bytes(tensorDataType);
+    bool float_type = tensorDataType >= CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    if (interleave != CU_TENSOR_MAP_INTERLEAVE_NONE ||
+        !tmap_args_ok(tensorMap, es, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides,
+                      swizzle, float_type, oobFill))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (cuuint32_t k = 0; k < tensorRank; k++)
+        if (elementStrides[k] != 1)
+            return CUDA_ERROR_NOT_SUPPORTED;   /* element strides: not modelled here */
+    fake_tmap m = { FAKECUDA_TMAP_MAGIC, tensorRank, (CUdeviceptr)globalAddress, { 0 }, { 0 }, { 0 }, es,
+                    oobFill != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE };
+    for (cuuint32_t k = 0; k < tensorRank; k++) {
+        m.dims[k] = globalDim[k];
+        m.box[k] = boxDim[k];
+        m.strides[k] = k ? globalStrides[k - 1] : es;
+    }
+    memset(tensorMap, 0, sizeof *tensorMap);
+    memcpy(tensorMap, &m, sizeof m);
+    flog("tensor map rank %u dims %llu x %llu box %u x %u", tensorRank, (unsigned long long)m.dims[0],
+         (unsigned long long)(tensorRank > 1 ? m.dims[1] : 1), m.box[0], tensorRank > 1 ? m.box[1] : 1);
+    return CUDA_SUCCESS;
+}
+
+/* The i32 element of a 2-D fake map at (x, y), or NULL outside the tensor. */
+static unsigned char *tmap_at(CUcontext c, const fake_tmap *m, int64_t x, int64_t y)
+{
+    if (x < 0 || y < 0 || (uint64_t)x >= m->dims[0] || (uint64_t)y >= m->dims[1])
+        return NULL;
+    return device_bytes(c, m->base + (CUdeviceptr)x * m->strides[0] + (CUdeviceptr)y * m->strides[1], 4);
+}
+
+/* tests/ptx_sym/tensor_tiles.cu in C, through the maps the fake encoded:
+ * each block's 32 x 4 box of src at (32 (b % tiles_x) + 8, 4 (b / tiles_x)
+ * + 1), zeros off the tensor; thread t loops (row 0, column t) & 7 times
+ * summing box[k & 3][(t + k) & 31]; row 1 becomes the sums; the box goes
+ * to dst where it lies inside the tensor.  A map that is not the fake's
+ * 2-D i32 one faults. */
+static run_outcome run_tensor_tiles(CUcontext c, CUmodule mod, const unsigned grid[3], const unsigned block[3],
+                                    void **params, CUresult *code, double *ns)
+{
+    (void)mod;
+    fake_tmap src, dst;
+    int tiles_x;
+    memcpy(&src, params[0], sizeof src);
+    memcpy(&dst, params[1], sizeof dst);
+    memcpy(&tiles_x, params[2], sizeof tiles_x);
+    if (src.magic != FAKECUDA_TMAP_MAGIC || dst.magic != FAKECUDA_TMAP_MAGIC || src.rank != 2 || dst.rank != 2 ||
+        src.elem_bytes != 4 || dst.elem_bytes != 4 || src.box[0] != 32 || src.box[1] != 4 || block[0] != 32 ||
+        tiles_x < 1) {
+        *code = CUDA_ERROR_ILLEGAL_ADDRESS;
+        return RUN_FAULT;
+    }
+    double cost = FAKECUDA_KERNEL_NS;
+    for (unsigned b = 0; b < grid[0]; b++) {
+        int64_t x = (int64_t)(b % (unsigned)tiles_x) * 32 + 8, y = (int64_t)(b / (unsigned)tiles_x) * 4 + 1;
+        int32_t box[4][32], acc[32] = { 0 };
+        for (int r = 0; r < 4; r++)
+            for (int t = 0; t < 32; t++) {
+                unsigned char *p = tmap_at(c, &src, x + t, y + r);
+                box[r][t] = 0;
+                if (p)
+                    memcpy(&box[r][t], p, 4);
+            }
+        for (int t = 0; t < 32; t++) {
+            for (int k = 0; k < (box[0][t] & 7); k++)
+                acc[t] += box[k & 3][(t + k) & 31];
+            cost += FAKECUDA_THREAD_NS * (1 + (box[0][t] & 7));
+        }
+        memcpy(box[1], acc, sizeof acc);
+        for (int r = 0; r < 4; r++)
+            for (int t = 0; t < 32; t++) {
+                unsigned char *p = tmap_at(c, &dst, x + t, y + r);
+                if (p)
+                    memcpy(p, &box[r][t], 4);
+            }
+    }
+    *ns = cost;
+    return RUN_OK;
+}
+
 static const fake_kernel kernels[] = {
+    { "tensor_tiles", 3, FAKECUDA_INC_REGS, 0, run_tensor_tiles },
     { "tex_layered", 6, FAKECUDA_INC_REGS, 0, run_tex_layered },
     { "tex_cube", 8, FAKECUDA_INC_REGS, 0, run_tex_cube },
     { "tex_gather4", 5, FAKECUDA_INC_REGS, 0, run_tex_gather4 },
@@ -2192,7 +2341,7 @@ EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib,
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = FAKECUDA_MAX_THREADS_PER_BLOCK; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = hfunc->impl ? hfunc->impl->regs : 32; break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = FAKECUDA_CC_MAJOR * 10 + FAKECUDA_CC_MINOR; break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = device_sm(); break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = static_shared_of(hfunc); break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = hfunc->max_dynamic_shared; break;
     default: *pi = 0; break;

@@ -49,6 +49,10 @@
  * output written) instead of failing with CUDA_ERROR_NOT_SUPPORTED, so
  * that bench/gpu.sh can be dry-run without a GPU. */
 #define FAKECUDA_ANY_KERNEL_ENV "WH_FAKECUDA_ANY_KERNEL"
+/* Set: the device is an sm_90 (compute capability 9.0, Hopper's) instead
+ * of sm_86, so that PTX for sm_90 loads and cuTensorMapEncodeTiled (which
+ * refuses a device below 9.0) makes tensor maps. */
+#define FAKECUDA_SM90_ENV "WH_FAKECUDA_SM90"
 /* Any value: cuStreamWaitValue32 fails with CUDA_ERROR_NOT_SUPPORTED (a
  * driver or device without stream memory operations). */
 #define FAKECUDA_NO_STREAM_WAIT_ENV "WH_FAKECUDA_NO_STREAM_WAIT"
