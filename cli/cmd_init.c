@@ -34,10 +34,12 @@ static void usage(FILE *out)
             "entry's mangled C++ name (pointer, const, element type) and from its code: the\n"
             "loads, stores and atomics each pointer reaches (element type, a struct's\n"
             "fields from their offsets, the element size from the index stride; read-only:\n"
-            "input, written only or by atomics only: output).  Every guess to check is\n"
-            "listed on stderr and in the spec's description; the draft is loaded back\n"
-            "before it is written, so it loads and runs as it is.  A .cu file is compiled\n"
-            "to PTX with nvcc (-ptx -lineinfo) beside the spec.\n"
+            "input, written only or by atomics only: output).  A handle the entry's tex,\n"
+            "tld4, suld or sust go through becomes a texture or surface, a map its tensor\n"
+            "copies (cp.async.bulk.tensor) go through a tensor map.  Every guess to check\n"
+            "is listed on stderr and in the spec's description; the draft is loaded back\n"
+            "before it is written (it loads; a guessed size may still fault when run).  A\n"
+            ".cu file is compiled to PTX with nvcc (-ptx -lineinfo) beside the spec.\n"
             "\n"
             "  --entry NAME      the kernel (default: the only one; its PTX or C++ name)\n"
             "  -o FILE           write the spec there (default: standard output)\n"
@@ -294,6 +296,26 @@ static json_t *texture_json(const init_param *p, notes *n)
     return b;
 }
 
+/* A tensor map the entry's tensor copies go through: its rank from the
+ * copies, the rest (element type, dimensions, box) guesses to check
+ * against the host's cuTensorMapEncodeTiled call. */
+static json_t *tensor_map_json(const init_param *p, notes *n)
+{
+    const char *role = p->tmap_store && !p->tmap_load ? "output" : "input";
+    json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "tensor_map", "type", "f32", "role", role);
+    json_t *dims = json_array(), *box = json_array();
+    for (int d = 0; d < p->tmap_rank; d++) {
+        json_array_append_new(dims, json_integer(d ? 64 : 256));
+        json_array_append_new(box, json_integer(d ? 8 : 32));
+    }
+    json_object_set_new(b, "tensor_map", json_pack("{s:o, s:o}", "dims", dims, "box", box));
+    note(n, "%s: a %d-D tensor map (cp.async.bulk.tensor%s): element type, dimensions, box%s are guesses to check "
+            "against the host's cuTensorMapEncodeTiled", p->name, p->tmap_rank,
+         p->tmap_load && p->tmap_store ? ", both ways" : p->tmap_store ? ", stores" : "",
+         ", swizzle and out-of-bounds fill");
+    return b;
+}
+
 /* ---- module variables ------------------------------------------------------ */
 
 /* A module variable's element type: its PTX type, or, for the bytes nvcc
@@ -378,7 +400,8 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
     }
     json_t *list = json_array();
     for (int p = 0; p < f->nparams; p++)
-        json_array_append_new(list, params[p].surface ? surface_json(&params[p], n)
+        json_array_append_new(list, params[p].tmap_rank ? tensor_map_json(&params[p], n)
+                                    : params[p].surface ? surface_json(&params[p], n)
                                     : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;

@@ -229,10 +229,10 @@ static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
     return true;
 }
 
-/* Texture and surface parameters against the entry's tex, suld and sust
- * (as `init` reads them): a handle the code fetches through stated as
- * something else, or with another geometry, and a texture the entry's own
- * code never uses. */
+/* Texture, surface and tensor map parameters against the entry's tex,
+ * suld, sust and tensor copies (as `init` reads them): a handle or map
+ * the code goes through stated as something else, or with another
+ * geometry or rank, and one the entry's own code never uses. */
 static void check_one_object(const wh_param *sp, const init_param *ip, findings *f)
 {
     const char *what = ip->surface ? "surface" : "texture";
@@ -253,6 +253,14 @@ static void check_one_object(const wh_param *sp, const init_param *ip, findings 
     else if (!ip->tex_geom && !ip->queried && sp->tex)
         warn(f, "%s '%s': the entry's own code never goes through it (a function it calls may)",
              sp->tex->surface ? "surface" : "texture", sp->name);
+    if (ip->tmap_rank && !sp->tmap)
+        warn(f, "parameter '%s': the kernel's tensor copies go through it (.%dd): state it as \"kind\": "
+             "\"tensor_map\"", sp->name, ip->tmap_rank);
+    else if (ip->tmap_rank && sp->tmap->rank != ip->tmap_rank)
+        warn(f, "tensor map '%s': %d dimensions in the spec, but the kernel's tensor copies are .%dd", sp->name,
+             sp->tmap->rank, ip->tmap_rank);
+    else if (!ip->tmap_rank && sp->tmap)
+        warn(f, "tensor map '%s': the entry's own code never copies through it (a function it calls may)", sp->name);
 }
 
 static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)

@@ -1,7 +1,7 @@
 /*
  * init.h — what a kernel's code says of its parameters, guessed from its
  * PTX: `warphunt init` drafts a spec from it, `spec check` compares a
- * spec's textures and surfaces with it (cli/ only).
+ * spec's textures, surfaces and tensor maps with it (cli/ only).
  */
 #ifndef WH_CLI_INIT_H
 #define WH_CLI_INIT_H
@@ -30,6 +30,8 @@ typedef struct {
     bool lod;                   /* ... read by tex.level or tex.grad (tex2DLod, tex2DGrad) */
     bool queried;               /* a texture or surface handle txq or suq asks about */
     ptx_type tex_type, tex_coord; /* ... the access's value and coordinate types */
+    int tmap_rank;              /* a tensor map (cp.async.bulk.tensor.Nd's map operand): N, else 0 */
+    bool tmap_load, tmap_store; /* ... boxes copied out of its tensor, into it */
 } init_param;
 
 /* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more

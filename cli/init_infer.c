@@ -153,6 +153,10 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
     case PTX_OP_MOV:
     case PTX_OP_CVTA:
     case PTX_OP_CVT:
+        /* a by-value parameter's address (mov %rd, param; cvta.param), as
+         * a __grid_constant__ tensor map is named */
+        if (in->op == PTX_OP_MOV && param_named(f, a) >= 0 && f->params[param_named(f, a)].size == PTX_TMAP_BYTES)
+            d->param = param_named(f, a);
         if (ra) {
             if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride;
             if (ra->product) d->product = ra->product;
@@ -206,10 +210,27 @@ static void note_access(init_param *p, const ptx_instr *in, const reg_info *base
     }
 }
 
+/* A tensor copy's (or prefetch's) map operand, named in place or through
+ * a register holding its address: the parameter it is, or -1. */
+static int tensor_map_param(const ptx_function *f, const ptx_instr *in, const reg_info *regs)
+{
+    if (in->op != PTX_OP_CP_ASYNC || (!ptx_cp_is_tensor_copy(in->mode) && in->mode != PTX_CP_TENSOR_PREFETCH))
+        return -1;
+    const ptx_operand *o = &in->ops[ptx_cp_tensor_operand(in->mode)];
+    return o->reg >= 0 ? regs[o->reg].param : param_named(f, o);
+}
+
 static void accesses(const ptx_function *f, const reg_info *regs, init_param *params)
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
+        int tm = tensor_map_param(f, in, regs);
+        if (tm >= 0) {
+            params[tm].tmap_rank = in->ops[ptx_cp_tensor_operand(in->mode)].elems[0].nelems;
+            params[tm].tmap_load |= in->mode == PTX_CP_TENSOR_TO_SHARED;
+            params[tm].tmap_store |= in->mode == PTX_CP_TENSOR_TO_GLOBAL;
+            continue;
+        }
         bool writes = in->op == PTX_OP_SUST || in->op == PTX_OP_SURED;   /* sured reads too */
         bool surf = in->op == PTX_OP_SULD || writes || in->op == PTX_OP_SUQ;
         bool query = in->op == PTX_OP_TXQ || in->op == PTX_OP_SUQ;
@@ -270,7 +291,10 @@ int init_infer(const ptx_function *f, init_param *out, int max)
         if (in->op == PTX_OP_CVTA && in->nops >= 2 && is_reg(&in->ops[1]) && regs[in->ops[1].reg].param >= 0)
             out[regs[in->ops[1].reg].param].pointer = true;
     }
-    for (int p = 0; p < f->nparams; p++) out[p].pointer |= out[p].naccesses > 0;
+    for (int p = 0; p < f->nparams; p++) {
+        out[p].pointer |= out[p].naccesses > 0;
+        out[p].pointer &= !out[p].tmap_rank;   /* cvta.param of a tensor map makes no pointer of it */
+    }
     free(regs);
     for (int p = 0; p < f->nparams; p++)
         if (out[p].cpp_type[0]) out[p].pointer = strchr(out[p].cpp_type, '*') != NULL;

@@ -204,6 +204,33 @@ Test(init_cli, layered_and_cubemap_fetches_become_such_textures)
 /* Every entry of every bundled and corpus kernel: the draft loads (init
  * checks that itself) and one sim run ends ok, or faults or hangs as a
  * finding: never an unsupported instruction or a tool error. */
+/* The maps an entry's tensor copies go through (named by their generic
+ * address: mov + cvta.param) become tensor maps of the copies' rank, an
+ * output for one the entry only stores through, never pointers; the
+ * draft loads as a spec. */
+Test(init_cli, tensor_copies_make_tensor_maps)
+{
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "tests/ptx_sym/tensor_tiles.ptx", NULL);
+    for (int k = 0; k < 2; k++) {
+        json_t *t = param(spec, k), *tm = json_object_get(t, "tensor_map");
+        cr_expect_str_eq(str(t, "kind"), "tensor_map", "parameter %d", k);
+        cr_expect_str_eq(str(t, "role"), k ? "output" : "input", "parameter %d: %s", k, k ? "stored to" : "loaded from");
+        cr_expect_eq(json_array_size(json_object_get(tm, "dims")), 2, "parameter %d: .2d copies", k);
+        cr_expect_eq(json_array_size(json_object_get(tm, "box")), 2, "parameter %d", k);
+    }
+    cr_expect_str_eq(str(param(spec, 2), "kind"), "scalar");
+    json_decref(spec);
+    char path[300];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    wh_error err;
+    wh_spec *loaded = wh_spec_load(path, &err);
+    cr_expect(loaded && loaded->params[0].tmap && loaded->params[1].tmap, "%s", loaded ? "" : err.msg);
+    wh_spec_free(loaded);
+    ts_rmtree(dir);
+}
+
 Test(init_cli, every_bundled_drafts_loads_and_runs, .timeout = 300)
 {
     need_ptx("build/ptx/kernels/artificial.ptx");

@@ -298,6 +298,54 @@ Test(spec_check, a_texture_stated_otherwise_is_warned_about)
     cr_expect_eq(n, 0, "%s", w);
 }
 
+/* tensor_tiles.json with its first map stated as a struct scalar, or its
+ * second with one dimension: each warned about by name; the spec itself
+ * is clean. */
+Test(spec_check, a_tensor_map_stated_otherwise_is_warned_about)
+{
+    char w[8192], dir[64], path[128];
+    checked c = spec_check("tests/specs/tensor_tiles.json", NULL);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    json_decref(c.doc);
+    json_error_t je;
+    json_t *s = json_load_file("tests/specs/tensor_tiles.json", 0, &je);
+    cr_assert(s, "%s", je.text);
+    json_t *params = json_object_get(s, "params"), *p0 = json_array_get(params, 0), *p1 = json_array_get(params, 1);
+    json_object_set_new(p0, "kind", json_string("scalar"));
+    json_object_set_new(p0, "type", json_string("struct"));
+    json_object_del(p0, "role");
+    json_object_del(p0, "range");
+    json_object_del(p0, "tensor_map");
+    json_t *fields = json_array();
+    for (int k = 0; k < 16; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "q%d", k);
+        json_array_append_new(fields, json_pack("{s:s, s:s, s:i}", "name", name, "type", "u64", "value", 0));
+    }
+    json_object_set_new(p0, "fields", fields);
+    json_object_set_new(json_object_get(p1, "tensor_map"), "dims", json_pack("[i]", 256));
+    json_object_set_new(json_object_get(p1, "tensor_map"), "box", json_pack("[i]", 32));
+    snprintf(dir, sizeof dir, "/tmp/wh_tmapcheck_XXXXXX");
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    char cwd[1024];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    char src[1200], ptx[1200];
+    snprintf(src, sizeof src, "%s/tests/ptx_sym/tensor_tiles.cu", cwd);
+    snprintf(ptx, sizeof ptx, "%s/tests/ptx_sym/tensor_tiles.ptx", cwd);
+    json_object_set_new(s, "source", json_string(src));
+    json_object_set_new(s, "ptx", json_string(ptx));
+    cr_assert_eq(json_dump_file(s, path, 0), 0);
+    json_decref(s);
+    c = spec_check(path, NULL);
+    warnings(&c, w, sizeof w);
+    cr_expect(strstr(w, "parameter 'src': the kernel's tensor copies go through it (.2d): state it as \"kind\": "
+                        "\"tensor_map\""), "%s", w);
+    cr_expect(strstr(w, "tensor map 'dst': 1 dimensions in the spec, but the kernel's tensor copies are .2d"), "%s", w);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
+
 /* A hash table that may fill every slot with no probe bound is warned
  * about (a lookup of an absent key would not stop); hash_probe's own
  * spec, bounded both ways, is not. */
