@@ -89,8 +89,12 @@ static Z3_ast param_read(sx_cx *cx, Z3_ast addr, int n)
 
 static Z3_ast load_at(sx_cx *cx, ptx_space sp, Z3_ast addr, int n)
 {
+    uint64_t g;
     if (sp == PTX_SPACE_PARAM)
         return param_read(cx, addr, n);
+    /* a kernel parameter at its generic address (cvta.param), as the sim reads it */
+    if (sp == PTX_SPACE_GENERIC && sx_z_get_u64(ZZ(cx), fold(cx, addr), &g) && ptx_generic_space(g) == PTX_SPACE_PARAM)
+        return param_read(cx, sx_z_num(ZZ(cx), g - PTX_ADDR_PARAM, 64), n);
     Z3_ast v;
     return sx_mem_load(cx, sp, addr, n, &v) ? v : NULL;
 }

@@ -6,7 +6,9 @@
  * the same computation in C) and through the symbolic stage; a misaligned
  * box faults, other tensor forms and maps that are no tensor map
  * parameter are named as unsupported; the spec's and the PTX's mistakes
- * get their messages.  The cuda backend's maps: tests/test_cuda_fake.c.
+ * get their messages; a kernel parameter read at its generic address
+ * (cvta.param, how a __grid_constant__ map is named) in both engines.
+ * The cuda backend's maps: tests/test_cuda_fake.c.
  */
 #include <criterion/criterion.h>
 
@@ -249,6 +251,44 @@ Test(tensor_map, a_row_off_16_bytes_is_refused_at_the_launch)
     cr_expect_not(ptx_tmap_make(s, 0, vars, &t, &err));
     cr_expect(strstr(err.msg, "no multiple of 16"), "%s", err.msg);
     wh_spec_free(s);
+}
+
+/* A searched scalar read through its generic address (mov + cvta.param,
+ * as nvcc takes a __grid_constant__ parameter's address): the sim reads
+ * its value, a store there faults, and the symbolic stage forks on it. */
+Test(tensor_map, a_parameter_reads_at_its_generic_address)
+{
+    static const char *const head =
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+        ".visible .entry k(.param .u64 k_out, .param .u32 k_n)\n{\n"
+        "\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<8>;\n"
+        "\tld.param.u64 %rd1, [k_out];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tmov.b64 %rd3, k_n;\n\tcvta.param.u64 %rd4, %rd3;\n\tld.u32 %r1, [%rd4];\n";
+    static const char *const spec =
+        "{ \"name\": \"k\", \"source\": \"k.cu\", \"ptx\": \"k.ptx\", \"entry\": \"k\", \"grid\": [1], "
+        "\"block\": [1], \"symbolic\": { \"threads\": [1] }, \"params\": [ { \"name\": \"out\", \"kind\": "
+        "\"buffer\", \"type\": \"i32\", \"count\": 1, \"role\": \"output\" }, { \"name\": \"n\", \"kind\": "
+        "\"scalar\", \"type\": \"i32\", \"range\": [0, 9] } ] }\n";
+    char ptx[2048], msg[1024];
+    int32_t out = -1;
+    snprintf(ptx, sizeof ptx, "%s\tsetp.gt.s32 %%p1, %%r1, 5;\n\t@%%p1 bra BIG;\n\tadd.s32 %%r2, %%r1, 100;\n"
+             "\tst.global.u32 [%%rd2], %%r2;\n\tret;\nBIG:\n\tst.global.u32 [%%rd2], %%r1;\n\tret;\n}\n", head);
+    cr_expect_eq(tsim_run_once(ptx, spec, "out", &out, sizeof out, msg, sizeof msg), HARNESS_OK, "%s", msg);
+    cr_expect((out > 5 && out <= 9) || (out >= 100 && out <= 105), "n, or n + 100 when n <= 5: %d", out);
+    char dir[] = "/tmp/wh_tmapXXXXXX", path[128];
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "k.ptx", ptx);
+    tsim_write(dir, "k.json", spec);
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    json_t *doc = ts_explore_json(path, "10");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "paths")), 2, "n > 5 and n <= 5");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "errors")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(doc, "atoms_invalid")), 0, "every atom replays on the sim");
+    json_decref(doc);
+    ts_rmtree(dir);
+    snprintf(ptx, sizeof ptx, "%s\tst.u32 [%%rd4], 1;\n\tret;\n}\n", head);
+    cr_expect_eq(tsim_run_once(ptx, spec, NULL, NULL, 0, msg, sizeof msg), HARNESS_FAULT, "%s", msg);
+    cr_expect(strstr(msg, "read-only"), "%s", msg);
 }
 
 /* The symbolic stage runs both tensor copies: one path per pair of trip
