@@ -1,7 +1,8 @@
 /*
  * fuzz_sim.c — libFuzzer harness for PTX -> emulator: bytes that parse as
  * PTX with a kernel get a spec made from the kernel's signature (a 64-bit
- * parameter is a 1 KiB input buffer, any other a scalar 1), one block of 32
+ * parameter is a 1 KiB input buffer, a 128-byte array a tensor map of 64 x
+ * 8 u32 in boxes of 32 x 4, any other a scalar 1), one block of 32
  * threads, and one short run on the sim (step limit 10^5): hostile kernels
  * must end as ok / fault / timeout / unsupported, never as a crash.
  */
@@ -26,6 +27,9 @@ static void write_spec(FILE *f, const ptx_function *k, const char *ptx_path)
         if (ptx_type_size(k->params[i].type) == 8 && !k->params[i].is_array)
             fprintf(f, "%s{\"name\":\"p%d\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":256,\"role\":\"input\"}",
                     i ? "," : "", i);
+        else if (k->params[i].is_array && k->params[i].size == PTX_TMAP_BYTES)
+            fprintf(f, "%s{\"name\":\"p%d\",\"kind\":\"tensor_map\",\"type\":\"u32\",\"role\":\"input\","
+                       "\"tensor_map\":{\"dims\":[64,8],\"box\":[32,4]}}", i ? "," : "", i);
         else
             fprintf(f, "%s{\"name\":\"p%d\",\"kind\":\"scalar\",\"type\":\"u32\",\"value\":1}", i ? "," : "", i);
     }
