@@ -301,18 +301,19 @@ static json_t *texture_json(const init_param *p, notes *n)
  * against the host's cuTensorMapEncodeTiled call. */
 static json_t *tensor_map_json(const init_param *p, notes *n)
 {
+    int rank = p->tmap_rank ? p->tmap_rank : 2;   /* only prefetched: a guess */
     const char *role = p->tmap_store && !p->tmap_load ? "output" : "input";
     json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "name", p->name, "kind", "tensor_map", "type", "f32", "role", role);
     json_t *dims = json_array(), *box = json_array();
-    for (int d = 0; d < p->tmap_rank; d++) {
+    for (int d = 0; d < rank; d++) {
         json_array_append_new(dims, json_integer(d ? 64 : 256));
         json_array_append_new(box, json_integer(d ? 8 : 32));
     }
     json_object_set_new(b, "tensor_map", json_pack("{s:o, s:o}", "dims", dims, "box", box));
-    note(n, "%s: a %d-D tensor map (cp.async.bulk.tensor%s): element type, dimensions, box%s are guesses to check "
-            "against the host's cuTensorMapEncodeTiled", p->name, p->tmap_rank,
+    note(n, "%s: a %d-D tensor map (%s%s): element type, dimensions, box%s are guesses to check against the host's "
+            "cuTensorMapEncodeTiled", p->name, rank, p->tmap_rank ? "cp.async.bulk.tensor" : "prefetch.tensormap only",
          p->tmap_load && p->tmap_store ? ", both ways" : p->tmap_store ? ", stores" : "",
-         ", swizzle and out-of-bounds fill");
+         p->tmap_rank ? ", swizzle and out-of-bounds fill" : ", rank, swizzle and out-of-bounds fill");
     return b;
 }
 
@@ -400,7 +401,7 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
     }
     json_t *list = json_array();
     for (int p = 0; p < f->nparams; p++)
-        json_array_append_new(list, params[p].tmap_rank ? tensor_map_json(&params[p], n)
+        json_array_append_new(list, params[p].tmap_rank || params[p].tmap_prefetched ? tensor_map_json(&params[p], n)
                                     : params[p].surface ? surface_json(&params[p], n)
                                     : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));

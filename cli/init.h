@@ -32,6 +32,7 @@ typedef struct {
     ptx_type tex_type, tex_coord; /* ... the access's value and coordinate types */
     int tmap_rank;              /* a tensor map (cp.async.bulk.tensor.Nd's map operand): N, else 0 */
     bool tmap_load, tmap_store; /* ... boxes copied out of its tensor, into it */
+    bool tmap_prefetched;       /* a map prefetch.tensormap names (its rank unknown if no copy) */
 } init_param;
 
 /* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more

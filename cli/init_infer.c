@@ -224,6 +224,12 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
 {
     for (int i = 0; i < f->ninstrs; i++) {
         const ptx_instr *in = &f->instrs[i];
+        if (in->op == PTX_OP_PREFETCH && in->nops >= 1 && in->ops[0].reg >= 0 && regs[in->ops[0].reg].param >= 0) {
+            bool tensormap = false;
+            for (int k = 0; k < in->nmods; k++) tensormap |= !strcmp(in->mods[k], "tensormap");
+            params[regs[in->ops[0].reg].param].tmap_prefetched |= tensormap;
+            if (tensormap) continue;
+        }
         int tm = tensor_map_param(f, in, regs);
         if (tm >= 0) {
             params[tm].tmap_rank = in->ops[ptx_cp_tensor_operand(in->mode)].elems[0].nelems;
@@ -293,7 +299,9 @@ int init_infer(const ptx_function *f, init_param *out, int max)
     }
     for (int p = 0; p < f->nparams; p++) {
         out[p].pointer |= out[p].naccesses > 0;
-        out[p].pointer &= !out[p].tmap_rank;   /* cvta.param of a tensor map makes no pointer of it */
+        /* cvta.param of a by-value parameter (a tensor map, a struct whose
+         * address is taken) makes no pointer of it */
+        out[p].pointer &= !out[p].tmap_rank && !out[p].tmap_prefetched && !f->params[p].is_array;
     }
     free(regs);
     for (int p = 0; p < f->nparams; p++)

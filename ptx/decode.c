@@ -800,6 +800,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
             !decode_cp_tensor(ins, file, err))
             return false;
         break;
+    case PTX_OP_GRIDDEPCONTROL:
+        if (ins->nmods != 1 || (!STREQ(ins->mods[0], "wait") && !STREQ(ins->mods[0], "launch_dependents")))
+            return fail(err, file, ins, 0, "'griddepcontrol' is .wait or .launch_dependents", NULL, 0, 0);
+        break;
     case PTX_OP_SETP:
         if (ins->cmp == PTX_CMP_NONE)
             return fail(err, file, ins, 0, "'setp' without a comparison operator", NULL, 0, 0);

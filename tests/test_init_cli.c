@@ -231,6 +231,37 @@ Test(init_cli, tensor_copies_make_tensor_maps)
     ts_rmtree(dir);
 }
 
+/* A 128-byte parameter only prefetch.tensormap names is a tensor map too
+ * (its rank a guess), and a by-value struct of as many bytes whose
+ * address the entry takes (cvta.param) and reads through stays a struct
+ * scalar, never a pointer; the draft runs. */
+Test(init_cli, by_value_parameters_whose_address_is_taken_are_no_pointers)
+{
+    char dir[] = "/tmp/wh_init_XXXXXX", ptx[300];
+    cr_assert(mkdtemp(dir));
+    snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
+    FILE *f = fopen(ptx, "w");
+    cr_assert(f);
+    fputs(".version 8.0\n.target sm_90\n.address_size 64\n\n"
+          ".visible .entry k(.param .align 64 .b8 k_map[128], .param .align 8 .b8 k_cfg[128], .param .u64 k_out)\n{\n"
+          "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<8>;\n"
+          "\tmov.b64 %rd1, k_map;\n\tcvta.param.u64 %rd2, %rd1;\n\tprefetch.tensormap [%rd2];\n"
+          "\tmov.b64 %rd3, k_cfg;\n\tcvta.param.u64 %rd4, %rd3;\n\tld.u32 %r1, [%rd4+4];\n"
+          "\tld.param.u64 %rd5, [k_out];\n\tcvta.to.global.u64 %rd6, %rd5;\n\tst.global.u32 [%rd6], %r1;\n"
+          "\tret;\n}\n", f);
+    fclose(f);
+    json_t *spec = draft(dir, ptx, NULL);
+    cr_expect_str_eq(str(param(spec, 0), "kind"), "tensor_map");
+    cr_expect_eq(json_array_size(json_object_get(json_object_get(param(spec, 0), "tensor_map"), "dims")), 2,
+                 "a guessed rank");
+    cr_expect_str_eq(str(param(spec, 1), "kind"), "scalar");
+    cr_expect_str_eq(str(param(spec, 1), "type"), "struct");
+    cr_expect_str_eq(str(param(spec, 2), "kind"), "buffer");
+    json_decref(spec);
+    expect_draft_runs(dir, "k");
+    ts_rmtree(dir);
+}
+
 Test(init_cli, every_bundled_drafts_loads_and_runs, .timeout = 300)
 {
     need_ptx("build/ptx/kernels/artificial.ptx");

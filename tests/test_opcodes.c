@@ -150,6 +150,31 @@ Test(opcodes, a_predicate_in_a_data_slot_is_refused_with_its_position)
     }
 }
 
+/* griddepcontrol (programmatic dependent launch) is .wait or
+ * .launch_dependents; one grid runs at a time, so both engines run them
+ * as no-ops (the table's example), and anything else is refused. */
+Test(opcodes, griddepcontrol_is_wait_or_launch_dependents)
+{
+    const char *forms[] = { "griddepcontrol.wait;", "griddepcontrol.launch_dependents;", "griddepcontrol.go;",
+                            "griddepcontrol;" };
+    for (int i = 0; i < 4; i++) {
+        size_t n = strlen(HEAD) + strlen(forms[i]) + 64;
+        char *ptx = malloc(n);
+        cr_assert(ptx);
+        snprintf(ptx, n, "%s\t%s\nL_end:\n\tret;\n}\n", HEAD, forms[i]);
+        wh_error err;
+        wh_error_clear(&err);
+        ptx_module *m = ptx_parse_string(ptx, "k.ptx", &err);
+        if (i < 2)
+            cr_expect(m, "%s: %s", forms[i], err.msg);
+        else
+            cr_expect(!m && strstr(err.msg, "'griddepcontrol' is .wait or .launch_dependents"), "%s: %s", forms[i],
+                      err.msg);
+        ptx_module_free(m);
+        free(ptx);
+    }
+}
+
 Test(opcodes, the_readme_lists_the_table)
 {
     char *listing = NULL;

@@ -302,7 +302,7 @@ static sim_class classify(const ptx_instr *pi)
             return SIM_C_FP64;
         return (ptx_type_is_float(pi->type) || ptx_type_is_float(pi->type2)) ? SIM_C_FMA : SIM_C_ALU;
     case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
-    case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
+    case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL:
         return SIM_C_CTRL;
     case PTX_OP_BAR: case PTX_OP_MEMBAR: case PTX_OP_FENCE:
         return SIM_C_BAR;
@@ -748,6 +748,7 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
     switch (pi->op) {
     case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_MEMBAR: case PTX_OP_FENCE:
     case PTX_OP_PMEVENT:
+    case PTX_OP_GRIDDEPCONTROL:   /* one grid at a time: no prerequisite grid to wait for, no dependent to start */
         s->op = SIM_OP_NOP;
         return true;
     case PTX_OP_BRA:
