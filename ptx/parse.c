@@ -933,12 +933,12 @@ static void parse_param_list(parser *p, ptx_param **arr, int *n, int *cap, uint6
     expect_punct(p, ')', "after parameter list");
 }
 
-static void parse_dims3(parser *p, int out[3])
+static void parse_dims3(parser *p, int out[3], const char *what)
 {
-    out[0] = (int)expect_uint(p, "a thread count", 1u << 30);
+    out[0] = (int)expect_uint(p, what, 1u << 30);
     out[1] = out[2] = 1;
-    if (accept_punct(p, ',')) out[1] = (int)expect_uint(p, "a thread count", 1u << 30);
-    if (accept_punct(p, ',')) out[2] = (int)expect_uint(p, "a thread count", 1u << 30);
+    if (accept_punct(p, ',')) out[1] = (int)expect_uint(p, what, 1u << 30);
+    if (accept_punct(p, ',')) out[2] = (int)expect_uint(p, what, 1u << 30);
 }
 
 static void parse_perf_directives(parser *p, ptx_function *f)
@@ -948,10 +948,10 @@ static void parse_perf_directives(parser *p, ptx_function *f)
         if (t->kind != TK_DOTWORD) return;
         if (tok_is_dot(t, ".maxntid")) {
             next(p);
-            parse_dims3(p, f->maxntid);
+            parse_dims3(p, f->maxntid, "a thread count");
         } else if (tok_is_dot(t, ".reqntid")) {
             next(p);
-            parse_dims3(p, f->reqntid);
+            parse_dims3(p, f->reqntid, "a thread count");
         } else if (tok_is_dot(t, ".minnctapersm")) {
             next(p);
             f->minnctapersm = (int)expect_uint(p, "a count", 1u << 30);
@@ -970,7 +970,10 @@ static void parse_perf_directives(parser *p, ptx_function *f)
             accept_punct(p, ';');
         } else if (tok_is_dot(t, ".attribute")) {
             skip_attribute(p);
-        } else if (tok_is_dot(t, ".explicitcluster") || tok_is_dot(t, ".reqnctapercluster") ||
+        } else if (tok_is_dot(t, ".reqnctapercluster")) {
+            next(p);
+            parse_dims3(p, f->reqnctapercluster, "a block count");
+        } else if (tok_is_dot(t, ".explicitcluster") ||
                    tok_is_dot(t, ".maxclusterrank") || tok_is_dot(t, ".blocksareclusters") ||
                    tok_is_dot(t, ".abi_preserve") || tok_is_dot(t, ".abi_preserve_control")) {
             next(p);

@@ -488,6 +488,7 @@ typedef struct {
 
     /* performance directives (0 when not given) */
     int maxntid[3], reqntid[3];
+    int reqnctapercluster[3];   /* .reqnctapercluster (thread block clusters), 0s when absent */
     int minnctapersm, maxnctapersm, maxnreg;
     bool noreturn;
 } ptx_function;
@@ -546,6 +547,10 @@ bool ptx_spec_check(const ptx_module *m, const ptx_function *k, const wh_spec *s
                     const char *ptx_path, wh_error *err);
 /* The module variable a spec global named `name` binds to, or -1. */
 int ptx_spec_global_var(const ptx_module *m, const char *name);
+/* The engines run thread block clusters of one block (a cluster's
+ * special registers say so): false, naming the directive, for an entry
+ * compiled for clusters of more (.reqnctapercluster, __cluster_dims__). */
+bool ptx_one_block_clusters(const ptx_function *k, const char *ptx_path, wh_error *err);
 
 /* Names and sizes. */
 const char *ptx_type_name(ptx_type t);      /* "u32" */

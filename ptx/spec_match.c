@@ -55,6 +55,19 @@ static bool check_kernel_params(const ptx_module *m, const ptx_function *k, cons
     return true;
 }
 
+bool ptx_one_block_clusters(const ptx_function *k, const char *ptx_path, wh_error *err)
+{
+    const int *c = k->reqnctapercluster;
+    long blocks = (long)(c[0] ? c[0] : 1) * (c[1] ? c[1] : 1) * (c[2] ? c[2] : 1);
+    if (blocks <= 1)
+        return true;
+    wh_error_set(err, WH_ERR_UNSUPPORTED, ptx_path, k->line, 0,
+                 "kernel '%s' runs in thread block clusters of %ld blocks (.reqnctapercluster %d, %d, %d): warphunt's "
+                 "sim and symbolic stage run clusters of one block (barrier.cluster, mapa and distributed shared "
+                 "memory across blocks are not modelled); the cuda backend runs it", k->name, blocks, c[0], c[1], c[2]);
+    return false;
+}
+
 int ptx_spec_global_var(const ptx_module *m, const char *name)
 {
     for (int v = 0; v < m->nvars; v++) {

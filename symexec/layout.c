@@ -892,7 +892,8 @@ bool sx_layout_build(sx_engine *e, wh_error *err)
     e->img = wh_image_new(e->spec, &l, err);
     if (!e->img)
         return false;
-    if (!ptx_spec_check(e->mod, e->entry, e->spec, &l, e->mod->name, err) || !alloc_func_layouts(e))
+    if (!ptx_one_block_clusters(e->entry, e->mod->name, err) ||
+        !ptx_spec_check(e->mod, e->entry, e->spec, &l, e->mod->name, err) || !alloc_func_layouts(e))
         goto oom;
     int *param_region = neg_ints(e->spec->nparams);
     if (!param_region)

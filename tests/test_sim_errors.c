@@ -3,12 +3,14 @@
  * unsupported instructions, out-of-bounds and misaligned accesses (by
  * hand-written PTX and by a kernel given an input outside its spec),
  * runaway loops stopped by the step limit, barriers under divergence,
- * deadlocks and traps; spec/PTX mismatches and bad machine profiles at
- * open time.  Also recursive device functions, the branch trace hook and
+ * deadlocks and traps; spec/PTX mismatches, clusters of several blocks
+ * and bad machine profiles at open time.  Also recursive device functions, the branch trace hook and
  * the backend names.  Hand-written PTX goes to a temporary directory with
  * a spec naming it.
  */
 #include "tests/sim_support.h"
+#include "cli/cli.h"
+#include "tests/support.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -517,6 +519,50 @@ Test(sim_errors, params_must_match_the_ptx)
     expect_in(r.err.msg, "parameter 1 'n' (scalar i32, 4 bytes) does not match PTX parameter 'k_param_1'");
     expect_in(r.err.msg, "8 bytes");
     cr_assert_str_eq(r.err.path, "$.params[1]");
+    sc_close(&r);
+    ts_rmtree(tmpdir);
+}
+
+/* k(in, out) with `directive` after its parameters, storing `value`
+ * (a register or special register) into out[tid]. */
+static void write_kernel_with(const char *directive, const char *value)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "%s.visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u64 k_param_1\n)\n%s\n{\n"
+             "\t.reg .b32 %%r<8>;\n\t.reg .b64 %%rd<16>;\n"
+             "\tld.param.u64 %%rd3, [k_param_1];\n\tcvta.to.global.u64 %%rd4, %%rd3;\n"
+             "\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, %s;\n\tmul.wide.u32 %%rd7, %%r1, 4;\n"
+             "\tadd.s64 %%rd8, %%rd4, %%rd7;\n\tst.global.u32 [%%rd8], %%r2;\n\tret;\n}\n",
+             HEAD, directive, value);
+    write_file("k.ptx", text);
+}
+
+/* An entry compiled for clusters of several blocks (__cluster_dims__) is
+ * refused at open, naming the directive, by the sim and the symbolic
+ * stage: they run clusters of one block, whose special registers say so. */
+Test(sim_errors, clusters_of_several_blocks_are_refused_at_open)
+{
+    make_tmp();
+    write_kernel_with(".reqnctapercluster 2, 1, 1", "%cluster_nctarank");
+    write_spec(2, 32, NULL);
+    simcase r;
+    cr_assert_not(open_k(&r, 0, NULL));
+    cr_expect_eq(r.err.kind, WH_ERR_UNSUPPORTED);
+    expect_in(r.err.msg, "thread block clusters of 2 blocks (.reqnctapercluster 2, 1, 1)");
+    cr_expect_eq(r.err.line, 5, "the entry's line: %d", r.err.line);
+    sc_close(&r);
+    char path[512], errp[512];
+    snprintf(path, sizeof path, "%s/k.json", tmpdir);
+    snprintf(errp, sizeof errp, "%s/explore.err", tmpdir);
+    const char *args[] = { path, "--results", tmpdir, "--quiet" };
+    cr_expect_neq(ts_run_cmd(cmd_explore, "explore", args, 4, NULL, errp), 0);
+    expect_in(ts_read_text(errp), "clusters of 2 blocks");
+    /* a cluster of one block: ranks and counts of one */
+    write_kernel_with(".reqnctapercluster 1, 1, 1", "%cluster_nctarank");
+    measure_k(&r, 0, HARNESS_OK);
+    const int32_t *out = sc_buf(&r, "out");
+    for (int t = 0; t < 32; t++) cr_expect_eq(out[t], 1, "out[%d]", t);
     sc_close(&r);
     ts_rmtree(tmpdir);
 }

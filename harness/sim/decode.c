@@ -863,6 +863,8 @@ bool sim_load(sim_prog *P, const wh_spec *spec, const ptx_module *m, int entry, 
     P->entry = entry;
     const char *slash = m->name ? strrchr(m->name, '/') : NULL;
     P->file = slash ? slash + 1 : (m->name ? m->name : "?");
+    if (!ptx_one_block_clusters(&m->funcs[entry], m->name, err))
+        return false;
     P->nfuncs = m->nfuncs;
     P->funcs = wh_xcalloc((size_t)m->nfuncs, sizeof *P->funcs);
     for (int i = 0; i < m->nfuncs; i++) {
