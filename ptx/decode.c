@@ -395,6 +395,22 @@ static bool decode_cp_tensor(const ptx_instr *ins, const char *file, wh_error *e
     return true;
 }
 
+/* barrier.cluster's form (arrive or wait, with the qualifiers the ISA
+ * lets each take), or 0 for anything else. */
+static int cluster_bar_mode(ptx_instr *ins)
+{
+    if (ins->nmods < 2) return 0;
+    bool arrive = STREQ(ins->mods[1], "arrive"), wait = STREQ(ins->mods[1], "wait");
+    for (int i = 2; i < ins->nmods; i++) {
+        const char *m = ins->mods[i];
+        if (STREQ(m, "aligned"))
+            ins->flags |= PTX_F_ALIGNED;
+        else if (!((arrive && (STREQ(m, "release") || STREQ(m, "relaxed"))) || (wait && STREQ(m, "acquire"))))
+            return 0;
+    }
+    return arrive ? PTX_BAR_CLUSTER_ARRIVE : wait ? PTX_BAR_CLUSTER_WAIT : 0;
+}
+
 /* A bulk copy's operands: [dst], [src], size and, completing transaction
  * bytes, [mbar]; a cache policy after them with .L2::cache_hint.  The
  * prefetch: [src], size{, policy}. */
@@ -620,9 +636,12 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         ins->op = PTX_OP_BAR_WARP;
         ins->mode = PTX_BAR_SYNC;
         first_mod = 1;
+    } else if (ins->op == PTX_OP_BAR && ins->nmods > 0 && STREQ(ins->mods[0], "cluster")) {
+        /* barrier.cluster.arrive{.release,.relaxed}{.aligned}, barrier.cluster.wait{.acquire}{.aligned} */
+        ins->mode = cluster_bar_mode(ins);
+        if (!ins->mode) ins->op = PTX_OP_UNKNOWN;
+        first_mod = ins->nmods;
     } else if (ins->op == PTX_OP_BAR) {
-        for (int i = 0; i < ins->nmods; i++)
-            if (STREQ(ins->mods[i], "cluster")) ins->op = PTX_OP_UNKNOWN; /* barrier.cluster */
         if (STREQ(ins->opcode, "bar")) ins->flags |= PTX_F_ALIGNED;
     } else if (ins->op == PTX_OP_CP_ASYNC) {
         bool async = ins->nmods > 0 && STREQ(ins->mods[0], "async");
@@ -799,6 +818,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         if ((ptx_cp_is_tensor_copy(ins->mode) || ins->mode == PTX_CP_TENSOR_PREFETCH) &&
             !decode_cp_tensor(ins, file, err))
             return false;
+        break;
+    case PTX_OP_BAR:
+        if ((ins->mode == PTX_BAR_CLUSTER_ARRIVE || ins->mode == PTX_BAR_CLUSTER_WAIT) && nops)
+            return fail(err, file, ins, 0, "'barrier.cluster' takes no operands", NULL, 0, 0);
         break;
     case PTX_OP_GRIDDEPCONTROL:
         if (ins->nmods != 1 || (!STREQ(ins->mods[0], "wait") && !STREQ(ins->mods[0], "launch_dependents")))

@@ -109,7 +109,9 @@ typedef enum { PTX_SHFL_UP = 1, PTX_SHFL_DOWN, PTX_SHFL_BFLY, PTX_SHFL_IDX } ptx
 typedef enum { PTX_VOTE_ALL = 1, PTX_VOTE_ANY, PTX_VOTE_UNI, PTX_VOTE_BALLOT } ptx_vote_mode;
 typedef enum { PTX_MATCH_ANY = 1, PTX_MATCH_ALL } ptx_match_mode;
 /* bar / barrier / bar.warp: sync, arrive, red (operation in ptx_instr.aop). */
-typedef enum { PTX_BAR_SYNC = 1, PTX_BAR_ARRIVE, PTX_BAR_RED } ptx_bar_mode;
+/* bar / barrier.cta modes; barrier.cluster.arrive and .wait (a cluster of
+ * one block here: ptx_one_block_clusters) take no operands. */
+typedef enum { PTX_BAR_SYNC = 1, PTX_BAR_ARRIVE, PTX_BAR_RED, PTX_BAR_CLUSTER_ARRIVE, PTX_BAR_CLUSTER_WAIT } ptx_bar_mode;
 typedef enum {
     PTX_TESTP_FINITE = 1, PTX_TESTP_INFINITE, PTX_TESTP_NUMBER,
     PTX_TESTP_NOTANUMBER, PTX_TESTP_NORMAL, PTX_TESTP_SUBNORMAL

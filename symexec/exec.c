@@ -115,7 +115,8 @@ static Z3_ast symbol_address(sx_cx *cx, const ptx_symref *sym, int64_t add, ptx_
 Z3_ast sx_opd_addr(sx_cx *cx, const ptx_operand *o, ptx_space *space)
 {
     sx_z *z = &cx->e->z;
-    *space = cx->ins->space;
+    /* a cluster of one block: its shared::cluster window is the block's own */
+    *space = cx->ins->space == PTX_SPACE_SHARED_CLUSTER ? PTX_SPACE_SHARED : cx->ins->space;
     if (o->kind == PTX_OPD_ADDR && o->sym.kind != PTX_SYM_NONE) {
         ptx_space s2;
         Z3_ast a = symbol_address(cx, &o->sym, o->ival, &s2);

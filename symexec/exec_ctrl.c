@@ -414,8 +414,12 @@ static int exec_bar(sx_cx *cx)
     const ptx_instr *ins = cx->ins;
     if (ins->op == PTX_OP_BAR_WARP)
         return 1;                       /* threads of a warp run in order anyway */
-    if (ins->mode == PTX_BAR_ARRIVE)
+    if (ins->mode == PTX_BAR_ARRIVE || ins->mode == PTX_BAR_CLUSTER_ARRIVE)
         return 1;                       /* arrives without waiting */
+    /* barrier.cluster.wait (a cluster of one block): it waits for every
+     * thread's arrival; the threads run one at a time, so waiting until
+     * every live thread waits (or has exited) is the same for the arrive /
+     * wait pairs code makes, and stricter for anything else */
     if (ins->mode == PTX_BAR_RED) {
         /* the predicate is the last operand; the result comes at release */
         Z3_ast p = sx_opd_get_pred(cx, ins->nops - 1);
@@ -485,7 +489,10 @@ bool sx_barrier_release(sx_engine *e, sx_state *s)
         else if (th->wait_func != s->th[first].wait_func || th->wait_pc != s->th[first].wait_pc)
             mismatch = true;
     }
-    if (first >= 0 && (mismatch || nexit > 0)) {
+    /* a thread that exits has arrived as far as barrier.cluster.wait goes */
+    bool cluster = first >= 0 && e->mod->funcs[s->th[first].wait_func].instrs[s->th[first].wait_pc].mode ==
+                                     PTX_BAR_CLUSTER_WAIT;
+    if (first >= 0 && (mismatch || (nexit > 0 && !cluster))) {
         const sx_thread *th = &s->th[first];
         s->barrier_div = true;
         int line = e->mod->funcs[th->wait_func].instrs[th->wait_pc].line;

@@ -712,6 +712,30 @@ static int exec_cvt_int(sx_cx *cx)
     return sx_opd_set(cx, 0, r, dt) ? 1 : -1;
 }
 
+/* mapa in a cluster of one block (as the sim): rank 0 maps an address to
+ * itself, any other ends the path where the sim faults; the rank must be
+ * concrete. */
+static int exec_mapa(sx_cx *cx)
+{
+    sx_z *z = ZZ(cx);
+    ptx_type t = cx->ins->type == PTX_T_NONE ? PTX_T_U64 : cx->ins->type;
+    Z3_ast a = sx_opd_get(cx, 1, t), r = sx_opd_get(cx, 2, PTX_T_U32);
+    uint64_t rank;
+    if (!a || !r)
+        return -1;
+    if (!sx_z_get_u64(z, fold(cx, r), &rank))
+        return sx_exec_fail(cx, WH_ERR_UNSUPPORTED, "mapa with a data-dependent block rank (line %d)", cx->ins->line),
+               -1;
+    if (rank != 0) {
+        char why[96];
+        snprintf(why, sizeof why, "mapa to block rank %llu: the cluster has one block (rank 0)",
+                 (unsigned long long)rank);
+        sx_fault_path(cx, why);
+        return 1;
+    }
+    return sx_opd_set(cx, 0, a, t) ? 1 : -1;
+}
+
 static int exec_cvta(sx_cx *cx)
 {
     sx_z *z = ZZ(cx);
@@ -793,6 +817,7 @@ int sx_exec_int(sx_cx *cx)
     case PTX_OP_MOV: return exec_mov(cx);
     case PTX_OP_CVT: return exec_cvt_int(cx);
     case PTX_OP_CVTA: return exec_cvta(cx);
+    case PTX_OP_MAPA: return exec_mapa(cx);
     case PTX_OP_ISSPACEP: return exec_isspacep(cx);
     default: return 0;
     }

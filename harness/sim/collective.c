@@ -175,8 +175,77 @@ void sim_barrier_check(sim_run *R, sim_block *b, int id)
         sm->sched[k].dirty = true;
 }
 
+void sim_cluster_barrier_check(sim_run *R, sim_block *b)
+{
+    if (!b->cluster_arrived || b->cluster_arrived < b->live_warps)
+        return;
+    b->cluster_phases++;
+    b->cluster_arrived = 0;
+    double rel = b->cluster_tmax + R->prof->cls[SIM_C_BAR].latency;
+    for (int i = 0; i < b->nwarps; i++) {
+        sim_warp *w = &b->warps[i];
+        if (w->state != SIM_W_BARRIER || w->bar_id != SIM_CLUSTER_BARRIER || w->cluster_arrivals > b->cluster_phases)
+            continue;
+        w->state = SIM_W_READY;
+        w->bar_id = -1;
+        sim_warp_ready_next(R, w, rel);
+    }
+    sim_sm *sm = &R->sms[b->sm];
+    for (int k = 0; k < R->prof->schedulers; k++)
+        sm->sched[k].dirty = true;
+}
+
+/* barrier.cluster.arrive / .wait in a cluster of one block (the sim runs
+ * no other: ptx_one_block_clusters): a split barrier over the block's live
+ * warps, the k-th arrival of each warp in phase k; a wait passes once its
+ * warp's last arrival's phase has completed (at once when it has).  Warps
+ * arrive whole: a diverged warp is not modelled. */
+static bool cluster_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t)
+{
+    sim_block *b = w->blk;
+    if (m != w->live) {
+        char where[256];
+        sim_where(R, w, in, where, sizeof where);
+        sim_stop(R, HARNESS_UNSUPPORTED, "unsupported barrier.cluster under divergence at %s: warp %d of block "
+                 "(%u,%u,%u) reaches it with lanes 0x%08x while its lanes 0x%08x are elsewhere (warps arrive "
+                 "whole here)", where, w->index, b->ctaid[0], b->ctaid[1], b->ctaid[2], m, w->live & ~m);
+        return false;
+    }
+    if (in->mode == PTX_BAR_CLUSTER_ARRIVE) {
+        w->cluster_arrivals++;
+        b->cluster_tmax = b->cluster_arrived++ ? sim_dmax(b->cluster_tmax, t) : t;
+        sim_cluster_barrier_check(R, b);
+    } else if (w->cluster_arrivals > b->cluster_phases) {
+        w->state = SIM_W_BARRIER;
+        w->bar_id = SIM_CLUSTER_BARRIER;
+        w->next_issue = SIM_INF;
+    }
+    return true;
+}
+
+bool sim_mapa(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m)
+{
+    sim_src a = sim_operand(R, w, in, 0), rank = sim_operand(R, w, in, 1);
+    uint64_t *d = sim_dst(R, w, in, 0);
+    SIM_LANES(m, l) {
+        uint32_t r = (uint32_t)SIM_V(rank, l);
+        if (r != 0) {
+            char where[256], thr[128];
+            sim_where(R, w, in, where, sizeof where);
+            sim_thread_desc(R, w, (int)l, thr, sizeof thr);
+            sim_stop(R, HARNESS_FAULT, "mapa to block rank %u at %s by thread %s: the cluster has one block "
+                     "(rank 0)", r, where, thr);
+            return false;
+        }
+        d[l] = SIM_V(a, l);
+    }
+    return true;
+}
+
 bool sim_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t)
 {
+    if (in->mode == PTX_BAR_CLUSTER_ARRIVE || in->mode == PTX_BAR_CLUSTER_WAIT)
+        return cluster_bar(R, w, in, m, t);
     bool red = in->mode == PTX_BAR_RED;
     int fl = sim_first_lane(m);
     int id = 0, count = 0;

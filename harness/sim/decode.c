@@ -304,6 +304,8 @@ static sim_class classify(const ptx_instr *pi)
     case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL:
         return SIM_C_CTRL;
+    case PTX_OP_MAPA:
+        return SIM_C_ALU;
     case PTX_OP_BAR: case PTX_OP_MEMBAR: case PTX_OP_FENCE:
         return SIM_C_BAR;
     case PTX_OP_BAR_WARP: case PTX_OP_SHFL: case PTX_OP_VOTE: case PTX_OP_MATCH: case PTX_OP_REDUX:
@@ -324,10 +326,9 @@ static bool supported(const ptx_instr *pi)
     case PTX_OP_CALL:
         return true;                     /* an indirect call's target is checked when it runs */
     case PTX_OP_LD: case PTX_OP_ST: case PTX_OP_LDU:
-        return t != PTX_T_B128 && t != PTX_T_NONE && pi->space != PTX_SPACE_SHARED_CLUSTER &&
-               pi->space != PTX_SPACE_TEX && (pi->vec <= 4);
+        return t != PTX_T_B128 && t != PTX_T_NONE && pi->space != PTX_SPACE_TEX && (pi->vec <= 4);
     case PTX_OP_ATOM: case PTX_OP_RED:
-        return t != PTX_T_B128 && t != PTX_T_NONE && pi->vec <= 1 && pi->space != PTX_SPACE_SHARED_CLUSTER;
+        return t != PTX_T_B128 && t != PTX_T_NONE && pi->vec <= 1;
     case PTX_OP_REDUX:
         return !ptx_type_is_float(t);
     case PTX_OP_CVT:

@@ -377,6 +377,13 @@ static void report_deadlock(sim_run *R, sim_sm *sm)
             n += (size_t)snprintf(detail + n, sizeof detail - n, "%sbarrier %d: %d of %d warps arrived",
                                   n ? "; " : "", id, bar->arrived, expected);
         }
+        int cluster_waits = 0;
+        for (int k = 0; k < b->nwarps; k++)
+            cluster_waits += b->warps[k].state == SIM_W_BARRIER && b->warps[k].bar_id == SIM_CLUSTER_BARRIER;
+        if (cluster_waits && n < sizeof detail)
+            n += (size_t)snprintf(detail + n, sizeof detail - n, "%sbarrier.cluster: %d warps wait, %d of %d "
+                                  "arrived in this phase", n ? "; " : "", cluster_waits, b->cluster_arrived,
+                                  b->live_warps);
         sim_stop(R, HARNESS_FAULT, "deadlock in block (%u,%u,%u) on SM %d: all %d live warps wait at "
                  "barriers that cannot complete (%s)", b->ctaid[0], b->ctaid[1], b->ctaid[2], sm->id,
                  b->live_warps, detail);

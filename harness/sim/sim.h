@@ -47,6 +47,7 @@
 
 #define SIM_WARP 32
 #define SIM_MAX_BARRIERS 16
+#define SIM_CLUSTER_BARRIER SIM_MAX_BARRIERS   /* bar_id of a warp waiting at barrier.cluster.wait */
 #define SIM_CALL_BYTES 16   /* stack a call takes besides the callee's locals */
 #define SIM_INF 1e300
 
@@ -344,6 +345,7 @@ typedef struct sim_warp {
     bool bar_dst_pred;
     uint32_t bar_pred;         /* bar.red: lanes whose predicate is true */
     uint8_t bar_aop;
+    uint64_t cluster_arrivals; /* barrier.cluster.arrive's so far: its last one's phase */
 } sim_warp;
 
 typedef struct {
@@ -365,6 +367,11 @@ typedef struct sim_block {
     uint8_t *shared;
     uint64_t shared_size;
     sim_barrier bars[SIM_MAX_BARRIERS];
+    /* barrier.cluster of a one-block cluster: warps arrived in the current
+     * phase, phases completed, the latest arrival */
+    int cluster_arrived;
+    uint64_t cluster_phases;
+    double cluster_tmax;
     double start, finish;
     bool done;
 } sim_block;
@@ -537,6 +544,11 @@ void sim_match(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 void sim_redux(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 void sim_elect(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 bool sim_bar(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m, double t);
+/* A cluster barrier phase completes once every live warp arrived. */
+void sim_cluster_barrier_check(sim_run *R, sim_block *b);
+/* mapa in a cluster of one block: rank 0 is the block's own address;
+ * false (a fault) for any other rank. */
+bool sim_mapa(sim_run *R, sim_warp *w, const sim_instr *in, uint32_t m);
 void sim_barrier_check(sim_run *R, sim_block *b, int id);
 
 /* Operand access: a source is 32 lane values, read as SIM_V(src, lane);

@@ -118,6 +118,7 @@ bool sim_warp_init(sim_run *R, sim_block *b, sim_warp *w, int index)
     }
     w->next_issue = b->start;
     w->bar_id = -1;
+    w->cluster_arrivals = 0;
     return true;
 }
 
@@ -151,6 +152,7 @@ static void warp_done(sim_run *R, sim_warp *w, double t)
     for (int i = 0; i < SIM_MAX_BARRIERS; i++)
         if (b->bars[i].arrived)
             sim_barrier_check(R, b, i);
+    sim_cluster_barrier_check(R, b);
 }
 
 /* Copy `size` bytes of return value / argument between lanes' areas. */

@@ -250,12 +250,18 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
                 return false;
             /* a waiting warp is released by sim_barrier_check, which sets
              * its next issue time */
-            waits = in->mode != PTX_BAR_ARRIVE;
+            waits = in->mode == PTX_BAR_SYNC || in->mode == PTX_BAR_RED ||
+                    (in->mode == PTX_BAR_CLUSTER_WAIT && w->state == SIM_W_BARRIER);
         }
         break;
     case PTX_OP_SHFL:
         if (m)
             sim_shfl(R, w, in, m);
+        top->pc = pc + 1;
+        break;
+    case PTX_OP_MAPA:
+        if (m && !sim_mapa(R, w, in, m))
+            return false;
         top->pc = pc + 1;
         break;
     case PTX_OP_VOTE:
