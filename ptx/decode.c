@@ -643,6 +643,10 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
         first_mod = ins->nmods;
     } else if (ins->op == PTX_OP_BAR) {
         if (STREQ(ins->opcode, "bar")) ins->flags |= PTX_F_ALIGNED;
+    } else if (ins->op == PTX_OP_CREATEPOLICY && (ins->nmods == 0 || !STREQ(ins->mods[0], "fractional"))) {
+        ins->op = PTX_OP_UNKNOWN;   /* createpolicy.range / .cvt: not run */
+    } else if ((ins->op == PTX_OP_ST || ins->op == PTX_OP_RED) && ins->nmods > 0 && STREQ(ins->mods[0], "async")) {
+        ins->op = PTX_OP_UNKNOWN;   /* st.async / red.async: a store that completes an mbarrier's bytes, not run */
     } else if (ins->op == PTX_OP_CP_ASYNC) {
         bool async = ins->nmods > 0 && STREQ(ins->mods[0], "async");
         if (async && ins->nmods > 1 && STREQ(ins->mods[1], "bulk")) {
@@ -822,6 +826,21 @@ bool ptx_decode_instr(const ptx_module *m, ptx_function *f, ptx_instr *ins, cons
     case PTX_OP_BAR:
         if ((ins->mode == PTX_BAR_CLUSTER_ARRIVE || ins->mode == PTX_BAR_CLUSTER_WAIT) && nops)
             return fail(err, file, ins, 0, "'barrier.cluster' takes no operands", NULL, 0, 0);
+        break;
+    case PTX_OP_SETMAXNREG: {
+        bool inc = ins->nmods > 0 && STREQ(ins->mods[0], "inc"), dec = ins->nmods > 0 && STREQ(ins->mods[0], "dec");
+        const ptx_operand *n = &ins->ops[0];
+        if (!inc && !dec)
+            return fail(err, file, ins, 0, "'setmaxnreg' is .inc or .dec", NULL, 0, 0);
+        if (n->kind != PTX_OPD_IMM_INT || n->ival < 24 || n->ival > 256 || n->ival % 8)
+            return fail(err, file, ins, n->col, "'setmaxnreg' takes a register count, a multiple of 8 from 24 to 256",
+                        NULL, 0, 0);
+        break;
+    }
+    case PTX_OP_DISCARD:
+    case PTX_OP_APPLYPRIORITY:
+        if (ins->ops[0].kind != PTX_OPD_ADDR || ins->ops[1].kind != PTX_OPD_IMM_INT || ins->ops[1].ival != 128)
+            return fail(err, file, ins, 0, "'%s' takes [address], 128 (one 128-byte line)", ins->opcode, 0, 0);
         break;
     case PTX_OP_GRIDDEPCONTROL:
         if (ins->nmods != 1 || (!STREQ(ins->mods[0], "wait") && !STREQ(ins->mods[0], "launch_dependents")))

@@ -547,6 +547,7 @@ int sx_exec_ctrl(sx_cx *cx)
     case PTX_OP_BAR: case PTX_OP_BAR_WARP: return exec_bar(cx);
     case PTX_OP_MEMBAR: case PTX_OP_FENCE: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT:
     case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_GRIDDEPCONTROL:
+    case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY:
         return 1;
     case PTX_OP_TRAP:
         sx_state_note(cx->s, "thread %d executed trap at line %d", cx->t, cx->ins->line);

@@ -818,6 +818,8 @@ int sx_exec_int(sx_cx *cx)
     case PTX_OP_CVT: return exec_cvt_int(cx);
     case PTX_OP_CVTA: return exec_cvta(cx);
     case PTX_OP_MAPA: return exec_mapa(cx);
+    case PTX_OP_CREATEPOLICY:   /* an opaque cache policy, as the sim gives it: 0 */
+        return sx_opd_set(cx, 0, sx_z_num(ZZ(cx), 0, 64), PTX_T_B64) ? 1 : -1;
     case PTX_OP_ISSPACEP: return exec_isspacep(cx);
     default: return 0;
     }

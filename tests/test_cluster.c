@@ -5,7 +5,8 @@
  * against the same computation in C and through the symbolic stage;
  * hand-written PTX for the edges: a warp that exits has arrived, mapa to
  * any rank but 0 faults in both engines, a diverged warp at the barrier is
- * not modelled, the forms the ISA does not have are refused.  Clusters of
+ * not modelled, the forms the ISA does not have are refused, st.async is
+ * named unsupported.  Clusters of
  * several blocks are refused at open (tests/test_sim_errors.c).
  */
 #include <criterion/criterion.h>
@@ -143,6 +144,10 @@ Test(cluster, forms_the_isa_lacks_are_refused)
     int32_t out[64];
     char msg[1024];
     cr_expect_eq(run_body("\tbarrier.cluster.arrive.acquire;\n", out, msg, sizeof msg), HARNESS_UNSUPPORTED, "%s", msg);
+    /* a store that completes an mbarrier's bytes: not a plain store */
+    cr_expect_eq(run_body("\tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [x], %r1, [x];\n", out, msg,
+                          sizeof msg), HARNESS_UNSUPPORTED, "%s", msg);
+    cr_expect(strstr(msg, "st.async"), "%s", msg);
     char ptx[2048];
     snprintf(ptx, sizeof ptx, "%s\tbarrier.cluster.wait 0;\n\tret;\n}\n", HEAD);
     wh_error err;

@@ -150,26 +150,36 @@ Test(opcodes, a_predicate_in_a_data_slot_is_refused_with_its_position)
     }
 }
 
-/* griddepcontrol (programmatic dependent launch) is .wait or
- * .launch_dependents; one grid runs at a time, so both engines run them
- * as no-ops (the table's example), and anything else is refused. */
-Test(opcodes, griddepcontrol_is_wait_or_launch_dependents)
+/* The no-ops of one grid on an emulator without a register file or L2
+ * priorities (griddepcontrol, setmaxnreg, discard, applypriority; both
+ * engines run the table's examples) take only their ISA forms; anything
+ * else is refused with what the form is. */
+Test(opcodes, no_op_forms_take_only_their_isa_forms)
 {
-    const char *forms[] = { "griddepcontrol.wait;", "griddepcontrol.launch_dependents;", "griddepcontrol.go;",
-                            "griddepcontrol;" };
-    for (int i = 0; i < 4; i++) {
-        size_t n = strlen(HEAD) + strlen(forms[i]) + 64;
+    const char *forms[][2] = {
+        { "griddepcontrol.wait;", NULL },
+        { "griddepcontrol.launch_dependents;", NULL },
+        { "griddepcontrol.go;", "'griddepcontrol' is .wait or .launch_dependents" },
+        { "griddepcontrol;", "'griddepcontrol' is .wait or .launch_dependents" },
+        { "setmaxnreg.dec.sync.aligned.u32 40;", NULL },
+        { "setmaxnreg.dec.sync.aligned.u32 41;", "a multiple of 8 from 24 to 256" },
+        { "setmaxnreg.sync.aligned.u32 40;", "'setmaxnreg' is .inc or .dec" },
+        { "discard.global.L2 [%rd1], 64;", "(one 128-byte line)" },
+        { "applypriority.global.L2::evict_normal [%rd1], 128;", NULL },
+        { "createpolicy.fractional.L2::evict_first.b64 %rd2;", NULL },
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        size_t n = strlen(HEAD) + strlen(forms[i][0]) + 64;
         char *ptx = malloc(n);
         cr_assert(ptx);
-        snprintf(ptx, n, "%s\t%s\nL_end:\n\tret;\n}\n", HEAD, forms[i]);
+        snprintf(ptx, n, "%s\t%s\nL_end:\n\tret;\n}\n", HEAD, forms[i][0]);
         wh_error err;
         wh_error_clear(&err);
         ptx_module *m = ptx_parse_string(ptx, "k.ptx", &err);
-        if (i < 2)
-            cr_expect(m, "%s: %s", forms[i], err.msg);
+        if (!forms[i][1])
+            cr_expect(m, "%s: %s", forms[i][0], err.msg);
         else
-            cr_expect(!m && strstr(err.msg, "'griddepcontrol' is .wait or .launch_dependents"), "%s: %s", forms[i],
-                      err.msg);
+            cr_expect(!m && strstr(err.msg, forms[i][1]), "%s: %s", forms[i][0], m ? "accepted" : err.msg);
         ptx_module_free(m);
         free(ptx);
     }

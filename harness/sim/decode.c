@@ -303,6 +303,7 @@ static sim_class classify(const ptx_instr *pi)
         return (ptx_type_is_float(pi->type) || ptx_type_is_float(pi->type2)) ? SIM_C_FMA : SIM_C_ALU;
     case PTX_OP_BRA: case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT:
     case PTX_OP_TRAP: case PTX_OP_BRKPT: case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_GRIDDEPCONTROL:
+    case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY:
         return SIM_C_CTRL;
     case PTX_OP_MAPA:
         return SIM_C_ALU;
@@ -541,6 +542,7 @@ static bool decode_ops(dctx *c, sim_instr *s)
     case PTX_OP_BRX: case PTX_OP_CALL: case PTX_OP_RET: case PTX_OP_EXIT: case PTX_OP_MEMBAR:
     case PTX_OP_FENCE: case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_TRAP:
     case PTX_OP_NANOSLEEP: case PTX_OP_PMEVENT: case PTX_OP_CP_ASYNC: case PTX_OP_SUST: case PTX_OP_SURED:
+    case PTX_OP_SETMAXNREG: case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY:
         first_src = 0;
         if (pi->op == PTX_OP_BAR && pi->mode == PTX_BAR_RED)
             first_src = 1;
@@ -750,6 +752,8 @@ static bool decode_instr(dctx *c, sim_instr *s, int idx)
     case PTX_OP_PREFETCH: case PTX_OP_PREFETCHU: case PTX_OP_MEMBAR: case PTX_OP_FENCE:
     case PTX_OP_PMEVENT:
     case PTX_OP_GRIDDEPCONTROL:   /* one grid at a time: no prerequisite grid to wait for, no dependent to start */
+    case PTX_OP_SETMAXNREG:       /* a warpgroup's register budget: the sim has no register file to share */
+    case PTX_OP_DISCARD: case PTX_OP_APPLYPRIORITY:   /* L2 hints: the sim's L2 keeps no priorities */
         s->op = SIM_OP_NOP;
         return true;
     case PTX_OP_BRA:

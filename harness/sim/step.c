@@ -264,6 +264,12 @@ static inline __attribute__((always_inline)) bool step(sim_run *R, sim_sm *sm, s
             return false;
         top->pc = pc + 1;
         break;
+    case PTX_OP_CREATEPOLICY: {   /* an opaque L2 cache policy for .L2::cache_hint, which the sim ignores: 0 */
+        uint64_t *d = sim_dst(R, w, in, 0);
+        SIM_LANES(m, l) d[l] = 0;
+        top->pc = pc + 1;
+        break;
+    }
     case PTX_OP_VOTE:
         if (m)
             sim_vote(R, w, in, m);
