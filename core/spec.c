@@ -1124,6 +1124,11 @@ static bool parse_tensor_map(loader *ld, json_t *pobj, const char *jpath, wh_par
     if ((size_t)t->box[0] * es % 16)
         return bad(ld, dp, "a box's first dimension is a multiple of 16 bytes (%d elements of %zu bytes are %zu)",
                    t->box[0], es, (size_t)t->box[0] * es);
+    uint64_t box_bytes = es;
+    for (int d = 0; d < t->rank; d++) box_bytes *= (uint64_t)t->box[d];
+    if (box_bytes > WH_TMAP_MAX_BOX_BYTES)
+        return bad(ld, dp, "a box of %llu bytes cannot fit a block's shared memory (%u bytes at most, a Hopper "
+                   "block's)", (unsigned long long)box_bytes, WH_TMAP_MAX_BOX_BYTES);
     size_t span = t->swizzle ? (size_t)16 << t->swizzle : 0;
     if (span && (size_t)t->box[0] * es > span)
         return bad(ld, dp, "with the %s swizzle a box's first dimension is at most %zu bytes, not %zu",

@@ -122,6 +122,7 @@ typedef enum { WH_SWIZZLE_NONE, WH_SWIZZLE_32B, WH_SWIZZLE_64B, WH_SWIZZLE_128B 
 #define WH_SWIZZLE_LAST WH_SWIZZLE_128B
 #define WH_TMAP_MAX_RANK 5
 #define WH_TMAP_MAX_BOX 256
+#define WH_TMAP_MAX_BOX_BYTES (227u * 1024u)   /* the most shared memory a block gets (sm_90) */
 typedef struct {
     int rank;                           /* 1..5 */
     wh_expr *dims[WH_TMAP_MAX_RANK];    /* elements per dimension, dimension 0 fastest */

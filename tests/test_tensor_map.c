@@ -223,6 +223,8 @@ Test(tensor_map, the_spec_says_what_no_driver_would_encode)
     expect_spec_error("\"tensor_map\": { \"dims\": [64], \"box\": [6] }", "i32", "multiple of 16 bytes");
     expect_spec_error("\"tensor_map\": { \"dims\": [64, 4], \"box\": [16] }", "i32", "one box size per dimension");
     expect_spec_error("\"tensor_map\": { \"dims\": [64], \"box\": [300] }", "i32", "1 to 256");
+    expect_spec_error("\"tensor_map\": { \"dims\": [64, 64, 64], \"box\": [256, 256, 8] }", "i32",
+                      "cannot fit a block's shared memory");
     expect_spec_error("\"tensor_map\": { \"dims\": [64], \"box\": [16], \"swizzle\": \"32B\" }", "i32",
                       "at most 32 bytes");
     expect_spec_error("\"tensor_map\": { \"dims\": [64], \"box\": [16], \"oob_fill\": \"nan\" }", "i32",
