@@ -3,9 +3,10 @@
  * tensor copies (cp.async.bulk.tensor): the box layout, fill and swizzle
  * of ptx/tensor_map.c against hand-computed places; tests/ptx_sym/
  * tensor_tiles.cu on the sim (boxes in and out through two maps, against
- * the same computation in C) and through the symbolic stage; a misaligned
- * box faults, other tensor forms and maps that are no tensor map
- * parameter are named as unsupported; the spec's and the PTX's mistakes
+ * the same computation in C) and through the symbolic stage; a
+ * double-buffered pipeline (tests/ptx_sym/tensor_pipeline.cu) against C;
+ * a misaligned box faults, other tensor forms and maps that are no tensor
+ * map parameter are named as unsupported; the spec's and the PTX's mistakes
  * get their messages; a kernel parameter read at its generic address
  * (cvta.param, how a __grid_constant__ map is named) in both engines.
  * The cuda backend's maps: tests/test_cuda_fake.c.
@@ -114,6 +115,28 @@ Test(tensor_map, boxes_go_in_and_out_through_two_maps)
                 first = i;
         cr_expect_eq(bad, 0, "seed %llu: %d elements differ, the first dst[%d] = %d, expected %d",
                      (unsigned long long)c.seed, bad, first, first >= 0 ? dst[first] : 0, first >= 0 ? want[first] : 0);
+    }
+}
+
+/* Tile k + 1 in flight while tile k is read, each mbarrier's phases
+ * reused every other tile: every thread's sum over its column of every
+ * tile is the C one. */
+Test(tensor_map, a_double_buffered_pipeline_reuses_its_barriers_phases)
+{
+    simcase c = { 0 };
+    while (sc_seeds(&c, "tests/specs/tensor_pipeline.json", 3, false)) {
+        sc_run(&c);
+        const int32_t *src = sc_buf(&c, "src"), *out = sc_buf(&c, "out");
+        for (int b = 0; b < 4; b++)
+            for (int t = 0; t < 32; t++) {
+                int acc = 0;
+                for (int k = 0; k < 6; k++)
+                    for (int r = 0; r < 4; r++) {
+                        int v = src[(b * 4 + r) * 192 + k * 32 + t];
+                        acc += v * (v & 3);
+                    }
+                cr_expect_eq(out[b * 32 + t], acc, "seed %llu out[%d]", (unsigned long long)c.seed, b * 32 + t);
+            }
     }
 }
 
