@@ -346,11 +346,6 @@ bool ptx_cp_is_tensor_copy(int mode)
     return mode == PTX_CP_TENSOR_TO_SHARED || mode == PTX_CP_TENSOR_TO_GLOBAL;
 }
 
-bool ptx_cp_is_prefetch(int mode)
-{
-    return mode == PTX_CP_BULK_PREFETCH || mode == PTX_CP_TENSOR_PREFETCH;
-}
-
 int ptx_cp_tensor_operand(int mode)
 {
     return mode == PTX_CP_TENSOR_TO_SHARED ? 1 : 0;

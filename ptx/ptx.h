@@ -184,10 +184,8 @@ typedef enum {
 ptx_space ptx_cp_bulk_source(int mode);
 bool ptx_cp_bulk_completes_tx(int mode);
 bool ptx_cp_is_bulk_copy(int mode);
-/* A tensor copy (PTX_CP_TENSOR_TO_SHARED / _TO_GLOBAL); a hint that moves
- * nothing (the two prefetches). */
+/* A tensor copy (PTX_CP_TENSOR_TO_SHARED / _TO_GLOBAL). */
 bool ptx_cp_is_tensor_copy(int mode);
-bool ptx_cp_is_prefetch(int mode);
 /* A tensor copy's or prefetch's tensor-map operand ([tmap, {c0, ...}],
  * its coordinates in elems[0]). */
 int ptx_cp_tensor_operand(int mode);
@@ -733,8 +731,9 @@ uint32_t ptx_tmap_box_bytes(const ptx_tensor_map *t);
 int64_t ptx_tmap_elem(const ptx_tensor_map *t, const int32_t *c, uint32_t k);
 /* The shared-memory offset of element k of a box whose first byte is at
  * shared offset `base`: packed in box order, then swizzled (16-byte chunk
- * j of a 2^s x 16-byte span XORed with the span's row, address bits 7+ ,
- * s = 1, 2, 3 for 32B, 64B, 128B), as CUTLASS's Swizzle<s, 4, 3>. */
+ * j of a 2^s x 16-byte span XORed with the span's row, address bits 7
+ * and up, s = 1, 2, 3 for 32B, 64B, 128B; decided from CUTLASS's
+ * layouts, not compared with a GPU). */
 uint64_t ptx_tmap_smem(const ptx_tensor_map *t, uint64_t base, uint32_t k);
 /* The bytes an element outside the tensor reads (0, or a quiet NaN). */
 void ptx_tmap_fill(const ptx_tensor_map *t, uint8_t *out);

@@ -64,7 +64,7 @@ bool ptx_one_block_clusters(const ptx_function *k, const char *ptx_path, wh_erro
     wh_error_set(err, WH_ERR_UNSUPPORTED, ptx_path, k->line, 0,
                  "kernel '%s' runs in thread block clusters of %ld blocks (.reqnctapercluster %d, %d, %d): warphunt's "
                  "sim and symbolic stage run clusters of one block (barrier.cluster, mapa and distributed shared "
-                 "memory across blocks are not modelled); the cuda backend runs it", k->name, blocks, c[0], c[1], c[2]);
+                 "memory across blocks are not modelled); the cuda backend does not refuse it", k->name, blocks, c[0], c[1], c[2]);
     return false;
 }
 

@@ -609,15 +609,15 @@ static int exec_cp_tensor(sx_cx *cx)
         fv = fv << 8 | fill[b];
     for (uint32_t k = 0; k < n && !cx->dead; k++) {
         int64_t el = ptx_tmap_elem(tm, c, k);
-        Z3_ast at = sx_z_num(z, ptx_tmap_smem(tm, box, k), 64), g = sx_z_num(z, base + (uint64_t)el * (uint64_t)es, 64);
-        Z3_ast v = NULL;
-        if (load && el < 0)
+        if (el < 0 && !load)
+            continue;   /* a store writes nothing outside the tensor */
+        Z3_ast at = sx_z_num(z, ptx_tmap_smem(tm, box, k), 64), v = NULL;
+        Z3_ast g = el < 0 ? NULL : sx_z_num(z, base + (uint64_t)el * (uint64_t)es, 64);
+        if (!g)
             v = sx_z_num(z, fv, 8 * es);
         else if (!sx_mem_load(cx, load ? PTX_SPACE_GLOBAL : PTX_SPACE_SHARED, load ? g : at, es, &v))
             return -1;
-        if (cx->dead || (!load && el < 0))
-            continue;
-        if (!sx_mem_store(cx, load ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL, load ? at : g, es, v))
+        if (!cx->dead && !sx_mem_store(cx, load ? PTX_SPACE_SHARED : PTX_SPACE_GLOBAL, load ? at : g, es, v))
             return -1;
     }
     return cx->dead || !load ? 1 : complete_tx(cx, 2, ptx_tmap_box_bytes(tm));

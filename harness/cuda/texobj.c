@@ -1,5 +1,6 @@
 /*
- * texobj.c — texture and surface objects for the cuda worker (texobj.h).
+ * texobj.c — texture and surface objects, and tensor maps, for the cuda
+ * worker (texobj.h).
  *
  * A texture over linear memory (tex1Dfetch) lives in an allocation with
  * room to start its texels at a multiple of WH_CU_TEXTURE_ALIGNMENT; every

@@ -2,7 +2,8 @@
  * texobj.h — the texture and surface objects the cuda worker makes for
  * "kind": "texture" and "kind": "surface" parameters (internal to
  * harness/cuda): their storage, uploads, and for surfaces, which the
- * kernel writes, the content every launch starts from and the read-back.
+ * kernel writes, the content every launch starts from and the read-back;
+ * and the CUtensorMap of a "kind": "tensor_map" parameter's buffer.
  */
 #ifndef WH_HARNESS_CUDA_TEXOBJ_H
 #define WH_HARNESS_CUDA_TEXOBJ_H
