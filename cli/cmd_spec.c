@@ -207,6 +207,43 @@ static void check_structures(const wh_spec *spec, findings *f)
     wh_image_free(img);
 }
 
+/* Neighbour lists ("neighbors") whose range, at the full launch, holds
+ * fewer other threads than a list is long: they cannot be distinct, and
+ * the projection then only keeps a thread off its own list. */
+static void check_lists(const wh_spec *spec, findings *f)
+{
+    int64_t *vars = full_vars(spec), lo = 0, hi = 0;
+    wh_error err;
+    for (int p = 0; vars && p < spec->nparams; p++) {
+        const wh_param *q = &spec->params[p];
+        if (q->structure != WH_STRUCTURE_NEIGHBORS || !q->fields[0].has_range ||
+            !wh_spec_eval(spec, q->fields[0].lo, vars, q->name, &lo, &err) ||
+            !wh_spec_eval(spec, q->fields[0].hi, vars, q->name, &hi, &err))
+            continue;
+        if (hi - lo < q->per_thread)
+            warn(f, "input '%s' (\"neighbors\"): its range [%lld, %lld] holds fewer threads than a thread's %lld "
+                 "neighbours and itself, so at the full launch a list repeats threads (is the range or per_thread "
+                 "wrong?)", q->name, (long long)lo, (long long)hi, (long long)q->per_thread);
+    }
+    free(vars);
+}
+
+/* Structures the symbolic stage does not assume at all: its atoms may
+ * break them (the search's inputs keep them). */
+static void check_unassumed(const wh_spec *spec, findings *f)
+{
+    for (int p = 0; p < spec->nparams; p++) {
+        const wh_param *q = &spec->params[p];
+        if (q->nearest_of)
+            note(f, "input '%s' (\"nearest_of\": \"%s\"): the symbolic stage assumes its threads are other "
+                 "threads, not that they are the nearest (the search's inputs keep it)", q->name,
+                 spec->params[q->nearest_of - 1].name);
+        if (q->below_rows)
+            note(f, "input '%s' (\"below_row\"): the symbolic stage does not assume each column below its row "
+                 "(the search's inputs keep it)", q->name);
+    }
+}
+
 /* Globals that no code the entry can reach names: their values cannot
  * change what it does (a typo for another variable, or the wrong entry). */
 static bool check_globals(const wh_spec *spec, findings *f, wh_error *err)
@@ -440,7 +477,11 @@ static int check(const check_args *a)
     wh_spec *spec = cli_load_spec(a->spec, &err);
     bool ok = spec && launches_build(spec, &err) && check_sizes(spec, &err) && random_run(spec, &f, &err);
     if (ok) check_counts(spec, &f);
-    if (ok) check_structures(spec, &f);
+    if (ok) {
+        check_structures(spec, &f);
+        check_lists(spec, &f);
+        check_unassumed(spec, &f);
+    }
     if (ok) ok = check_globals(spec, &f, &err);
     if (ok) ok = check_objects(spec, &f, &err);
     if (ok && a->explore_s > 0) ok = symbolic_probe(spec, a->explore_s, &f, &err);

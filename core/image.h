@@ -91,6 +91,17 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err);
  * or check that it is one (part of wh_image_check_structure). */
 bool wh_image_restructure_tree(wh_image *img, int p, wh_error *err);
 bool wh_image_check_tree(const wh_image *img, int p, wh_error *err);
+/* Neighbour lists derived from positions ("nearest_of", image_nearest.c):
+ * thread t's elements name the positions nearest position t, nearest
+ * first; the projection (part of wh_image_restructure_buffer for such a
+ * list) and the check, as above. */
+bool wh_image_restructure_nearest(wh_image *img, int p, wh_error *err);
+bool wh_image_check_nearest(const wh_image *img, int p, wh_error *err);
+/* Column indices of a lower-triangular CSR matrix ("below_row",
+ * image_rows.c): each entry below its row, outside the level for a row of
+ * the level; the projection and the check, as above. */
+bool wh_image_restructure_rows(wh_image *img, int p, wh_error *err);
+bool wh_image_check_rows(const wh_image *img, int p, wh_error *err);
 /* Input buffers that hold a hash table (image_hash_table.c,
  * wh_hash_table): the projection and the check, as above; an empty table
  * (the low end: wh_image_fill_low); a random one, max_keys random keys of

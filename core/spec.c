@@ -1208,7 +1208,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
                                         "check_why", "texture", "surface", "tensor_map", "prefix_sum_of", "tree",
-                                        "hash_table", NULL };
+                                        "hash_table", "nearest_of", "below_row", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -1253,6 +1253,17 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     return parse_check(ld, pobj, jpath, p);
 }
 
+/* The parameter or global named `name` (a JSON string at sub, naming
+ * `what`); -1 after an error. */
+static int named_param(loader *ld, const char *name, const char *sub, const char *what)
+{
+    wh_spec *s = ld->spec;
+    if (!name) return bad(ld, sub, "expected the name of %s", what), -1;
+    for (int q = 0; q < s->nparams; q++)
+        if (!strcmp(s->params[q].name, name)) return q;
+    return bad(ld, sub, "no parameter or global \"%s\"", name), -1;
+}
+
 /* "prefix_sum_of" on buffer p: another input buffer of one integer field,
  * neither of them structured otherwise. */
 static bool buffer_prefix(loader *ld, json_t *pobj, int p)
@@ -1262,10 +1273,8 @@ static bool buffer_prefix(loader *ld, json_t *pobj, int p)
     char sub[96];
     wh_param_jpath(s, p, ".prefix_sum_of", sub, sizeof sub);
     const char *name = json_string_value(json_object_get(pobj, "prefix_sum_of"));
-    if (!name) return bad(ld, sub, "expected the name of an input buffer");
-    int q = 0;
-    while (q < s->nparams && strcmp(s->params[q].name, name)) q++;
-    if (q == s->nparams) return bad(ld, sub, "no parameter or global \"%s\"", name);
+    int q = named_param(ld, name, sub, "an input buffer");
+    if (q < 0) return false;
     const wh_param *src = &s->params[q];
     if (q == p) return bad(ld, sub, "a buffer cannot be its own running sum");
     if (dst->kind != WH_BUFFER || dst->tex || dst->role != WH_ROLE_INPUT || dst->type == WH_STRUCT)
@@ -1279,6 +1288,84 @@ static bool buffer_prefix(loader *ld, json_t *pobj, int p)
     dst->prefix_of = q + 1;
     return plain_int_range(ld, &dst->fields[0], sub, "a running sum") &&
            plain_int_range(ld, &src->fields[0], sub, "the summed buffer");
+}
+
+/* "nearest_of" on neighbour list p: an input buffer of positions, one or
+ * more numeric fields (coordinates), itself free of any structure. */
+static bool buffer_nearest(loader *ld, json_t *pobj, int p)
+{
+    wh_spec *s = ld->spec;
+    wh_param *list = &s->params[p];
+    char sub[96];
+    wh_param_jpath(s, p, ".nearest_of", sub, sizeof sub);
+    const char *name = json_string_value(json_object_get(pobj, "nearest_of"));
+    if (list->structure != WH_STRUCTURE_NEIGHBORS)
+        return bad(ld, sub, "\"nearest_of\" derives a neighbour list: it goes with \"structure\": \"neighbors\"");
+    int q = named_param(ld, name, sub, "an input buffer of positions");
+    if (q < 0) return false;
+    const wh_param *pos = &s->params[q];
+    if (q == p || pos->kind != WH_BUFFER || pos->tex || pos->tmap || pos->role != WH_ROLE_INPUT)
+        return bad(ld, sub, "\"%s\" is not another input buffer (the positions)", name);
+    if (wh_param_structured(pos) || pos->nearest_of || pos->nfields > WH_NEAREST_MAX_DIMS)
+        return bad(ld, sub, "the positions \"%s\" take no structure of their own and at most %d fields", name,
+                   WH_NEAREST_MAX_DIMS);
+    for (int f = 0; f < pos->nfields; f++)
+        if (pos->fields[f].array_len > 1 || pos->fields[f].structure != WH_STRUCTURE_NONE)
+            return bad(ld, sub, "field \"%s\" of \"%s\" is not one coordinate (an array or a structured field)",
+                       pos->fields[f].name, name);
+    list->nearest_of = q + 1;
+    return true;
+}
+
+/* Parameter `name`, before p, an input buffer of one integer type; -1
+ * after an error at sub naming `what`. */
+static int earlier_int_buffer(loader *ld, const char *name, int p, const char *sub, const char *what)
+{
+    wh_spec *s = ld->spec;
+    int q = named_param(ld, name, sub, what);
+    if (q < 0) return -1;
+    const wh_param *b = &s->params[q];
+    if (b->kind != WH_BUFFER || b->tex || b->tmap || b->role != WH_ROLE_INPUT || b->type == WH_STRUCT ||
+        wh_type_is_float(b->type))
+        return bad(ld, sub, "\"%s\" (%s) is not an input buffer of one integer type", name, what), -1;
+    if (q >= p)
+        return bad(ld, sub, "\"%s\" (%s) must come before \"%s\" in the parameters (its projection runs first)",
+                   name, what, s->params[p].name), -1;
+    return q;
+}
+
+/* "below_row": { "rows": row pointer, "level": rows } on buffer p: the
+ * columns of a lower-triangular CSR matrix. */
+static bool buffer_below_row(loader *ld, json_t *pobj, int p)
+{
+    static const char *const keys[] = { "rows", "level", NULL };
+    wh_spec *s = ld->spec;
+    wh_param *cols = &s->params[p];
+    char sub[96], fp[120];
+    wh_param_jpath(s, p, ".below_row", sub, sizeof sub);
+    json_t *v = json_object_get(pobj, "below_row");
+    if (!json_is_object(v))
+        return bad(ld, sub, "expected { \"rows\": row pointer, \"level\": the level's rows (optional) }");
+    if (!check_keys(ld, v, sub, keys)) return false;
+    if (cols->kind != WH_BUFFER || cols->role != WH_ROLE_INPUT || cols->type == WH_STRUCT ||
+        wh_type_is_float(cols->type) || !cols->fields[0].has_range || wh_field_varies_by_index(&cols->fields[0]))
+        return bad(ld, sub, "column indices are an input buffer of one integer type with a range that does not "
+                   "depend on i");
+    if (wh_param_structured(cols) || cols->nearest_of)
+        return bad(ld, sub, "column indices take no other structure");
+    snprintf(fp, sizeof fp, "%s.rows", sub);
+    int rp = earlier_int_buffer(ld, json_string_value(json_object_get(v, "rows")), p, fp, "the row pointer");
+    if (rp < 0) return false;
+    if (!s->params[rp].prefix_of && s->params[rp].structure != WH_STRUCTURE_OFFSETS)
+        return bad(ld, fp, "the row pointer \"%s\" is a running sum of row lengths (\"prefix_sum_of\") or CSR "
+                   "offsets (\"structure\": \"offsets\")", s->params[rp].name);
+    cols->below_rows = rp + 1;
+    json_t *level = json_object_get(v, "level");
+    snprintf(fp, sizeof fp, "%s.level", sub);
+    int lp = level ? earlier_int_buffer(ld, json_string_value(level), p, fp, "the level's rows") : -1;
+    if (level && lp < 0) return false;
+    cols->below_level = lp + 1;
+    return true;
 }
 
 /* "params" (required: the kernel's, in order) and "globals" (optional:
@@ -1313,6 +1400,12 @@ static bool parse_params(loader *ld, json_t *root)
         bool global = i >= s->nkparams;
         json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
         if (json_object_get(pobj, "prefix_sum_of") && !buffer_prefix(ld, pobj, i)) return false;
+    }
+    for (int i = 0; i < s->nparams; i++) {
+        bool global = i >= s->nkparams;
+        json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
+        if (json_object_get(pobj, "nearest_of") && !buffer_nearest(ld, pobj, i)) return false;
+        if (json_object_get(pobj, "below_row") && !buffer_below_row(ld, pobj, i)) return false;
     }
     return true;
 }

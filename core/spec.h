@@ -65,6 +65,8 @@ typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_O
  * (so the links make no cycle and no shared subtree: a BVH, a k-d tree, a
  * decision tree in an array). */
 #define WH_TREE_MAX_CHILDREN 8
+/* "nearest_of": the most fields (coordinates) a position may have. */
+#define WH_NEAREST_MAX_DIMS 8
 typedef struct {
     int children[WH_TREE_MAX_CHILDREN];   /* field indexes */
     int nchildren;
@@ -178,6 +180,14 @@ typedef struct {
     wh_hash_table *table;   /* an input buffer whose elements are a hash table's slots, or NULL */
     int prefix_of;          /* "prefix_sum_of": 1 + the input buffer whose running sum this
                                buffer is (README, "Running sums"), 0: none */
+    int nearest_of;         /* "nearest_of" on a "neighbors" list: 1 + the input buffer of
+                               positions whose nearest ones thread t's elements name, nearest
+                               to position t first (README, "Structured inputs"), 0: none */
+    int below_rows;         /* "below_row": 1 + the row pointer (a running sum of lengths or
+                               "offsets") whose rows' entries this buffer's columns are, each
+                               below its row (README, "Structured inputs"), 0: none */
+    int below_level;        /* "below_row"'s "level": 1 + the buffer of a level's rows, whose
+                               entries name no row of the level, 0: none */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
     wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */

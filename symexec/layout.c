@@ -595,17 +595,47 @@ static wh_structure field_structure(const wh_param *p, int f)
     return p->fields[f].array_len > 1 ? WH_STRUCTURE_NONE : p->fields[f].structure;
 }
 
-/* "neighbors": no element of field f of region r is its owner thread's
- * index. */
-static Z3_ast not_own_index(sx_engine *e, const sx_region *r, int f)
+/* "neighbors": each thread's elements of field f of region r are distinct
+ * and none is its own index (one distinct over the list and the index),
+ * or where the range holds fewer other values than the list is long (the
+ * few threads explored, fewer than the neighbours) none is its own index,
+ * as the projection has it (core/image_structure.c); an element past the
+ * threads' lists is only not its owner's index. */
+static Z3_ast distinct_others(sx_engine *e, const sx_region *r, int f, wh_error *err)
 {
     sx_z *z = &e->z;
     const wh_param *p = &e->spec->params[r->param];
-    int w = (int)wh_type_size(p->fields[f].type) * 8;
+    const wh_launch *l = &e->img->launch;
+    uint64_t n = e->img->bufs[r->param].count, threads = wh_launch_threads_total(l);
+    unsigned w = (unsigned)wh_type_size(p->fields[f].type) * 8;
+    Z3_ast *v = malloc(((size_t)p->per_thread + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    wh_bounds bd;
+    if (!wh_image_bounds(e->img, r->param, f, 0, &bd, err)) {
+        free(v);
+        return NULL;
+    }
     Z3_ast d = z->tru;
-    for (uint64_t el = 0, j; d && el < e->img->bufs[r->param].count; el++) {
-        uint64_t own = wh_elem_owner(p, &e->img->launch, el, &j);
-        d = sx_z_and2(z, d, sx_z_not(z, sx_z_eq(z, elem_term(e, r, el, f), sx_z_num(z, own, w))));
+    for (uint64_t t = 0; d && t < threads; t++) {
+        unsigned k = 0;
+        v[k++] = sx_z_num(z, t, (int)w);
+        for (uint64_t j = 0; j < (uint64_t)p->per_thread; j++) {
+            uint64_t el = wh_owned_elem(p, l, t, j);
+            if (el < n)
+                v[k++] = elem_term(e, r, el, f);
+        }
+        uint64_t others = (uint64_t)bd.hi - (uint64_t)bd.lo + 1 - ((int64_t)t >= bd.lo && (int64_t)t <= bd.hi);
+        if (others >= k - 1)
+            d = sx_z_and2(z, d, sx_zk(z, Z3_mk_distinct(z->c, k, v)));
+        for (unsigned i = 1; d && others < k - 1 && i < k; i++)
+            d = sx_z_and2(z, d, sx_z_not(z, sx_z_eq(z, v[i], v[0])));
+    }
+    free(v);
+    for (uint64_t el = 0, j; d && el < n; el++) {
+        uint64_t own = wh_elem_owner(p, l, el, &j);
+        if (own >= threads || j >= (uint64_t)p->per_thread)
+            d = sx_z_and2(z, d, sx_z_not(z, sx_z_eq(z, elem_term(e, r, el, f), sx_z_num(z, own, (int)w))));
     }
     return d;
 }
@@ -624,7 +654,7 @@ static Z3_ast field_order(sx_engine *e, const sx_region *r, int f, wh_error *err
     if (st == WH_STRUCTURE_NONE)
         return z->tru;   /* running sums alone (region_sums) */
     if (st == WH_STRUCTURE_NEIGHBORS)
-        return not_own_index(e, r, f);
+        return distinct_others(e, r, f, err);
     if (n < 2 || !wh_image_bounds(e->img, r->param, f, 0, &bd, err))
         return n < 2 ? z->tru : NULL;
     if (st == WH_STRUCTURE_DISTINCT || st == WH_STRUCTURE_PERMUTATION) {

@@ -197,6 +197,27 @@ Test(spec_check, a_structure_the_symbolic_stage_will_not_assume_is_noted)
     json_decref(c.doc);
 }
 
+/* A neighbour list whose range holds fewer other threads than a list is
+ * long is warned about; a list from positions and columns below their
+ * rows are noted as not assumed by the symbolic stage. */
+Test(spec_check, lists_that_cannot_be_distinct_and_unassumed_rows_are_said)
+{
+    static const char *const extra[] = { "--explore-time", "0" };
+    char w[4096];
+    checked c = spec_check_v("tests/specs/neighbors_narrow.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 1, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(warnings(&c, w, sizeof w), "input 'list' (\"neighbors\"): its range [0, 1] holds fewer threads "
+                                                  "than a thread's 2 neighbours and itself"), "%s", w);
+    json_decref(c.doc);
+    c = spec_check_v("tests/specs/structure_neighbors.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    json_decref(c.doc);
+    c = spec_check_v("kernels/corpus/sptrsv_level.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(c.err, "input 'cols' (\"below_row\"): the symbolic stage does not assume"), "%s", c.err);
+    json_decref(c.doc);
+}
+
 Test(spec_check, an_input_too_short_for_its_slices_is_warned_about)
 {
     char w[4096];

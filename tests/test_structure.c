@@ -390,10 +390,12 @@ Test(structure, a_large_structure_is_not_assumed_and_says_so)
     ts_rmtree(cache);
 }
 
-/* "neighbors" (a neighbour list: no element names its owner thread):
- * refused without per_thread; the projection moves an element naming its
- * own thread to the next index (the one below at the range's top), leaves
- * the others, and the check names one; grid-stride ownership counts. */
+/* "neighbors" (a neighbour list: a thread's elements name distinct other
+ * threads): refused without per_thread; the projection keeps each
+ * thread's first use of a value that is not its own index and moves the
+ * others to the nearest free index above (below at the range's top); the
+ * check names an element that names its thread; grid-stride ownership
+ * counts. */
 Test(structure, a_neighbour_list_never_names_its_own_thread)
 {
     expect_refused("\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,3],\"structure\":\"neighbors\"",
@@ -403,7 +405,7 @@ Test(structure, a_neighbour_list_never_names_its_own_thread)
     cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"per_thread\":2,\"owner\":\"stride\","
                               "\"range\":[0,3],\"structure\":\"neighbors\"", &err), "%s", err.msg);
     /* thread t owns t and t + 4 */
-    const int64_t in[8] = { 0, 1, 1, 3, 0, 2, 2, 3 }, want[8] = { 1, 2, 1, 2, 1, 2, 3, 2 };
+    const int64_t in[8] = { 0, 1, 1, 3, 0, 2, 2, 3 }, want[8] = { 1, 3, 1, 2, 2, 2, 3, 1 };
     set_all(&b, in, 8);
     cr_expect_not(wh_image_check_structure(b.img, 0, &err));
     cr_expect(strstr(err.msg, "element 0 (thread 0's element 0) names its own thread, 0"), "%s", err.msg);
@@ -417,6 +419,65 @@ Test(structure, a_neighbour_list_never_names_its_own_thread)
         cr_expect(wh_image_check_structure(b.img, 0, &err), "random %d: %s", r, err.msg);
     }
     close_buffer(&b);
+}
+
+/* A thread's list names no thread twice: the check names the repeat and
+ * the projection moves it; where the range holds fewer other threads than
+ * the list is long (the symbolic stage's few threads), values repeat but
+ * none is the thread's own. */
+Test(structure, a_neighbour_list_names_each_thread_once)
+{
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":12,\"role\":\"input\",\"per_thread\":3,"
+                              "\"range\":[0,5],\"structure\":\"neighbors\"", &err), "%s", err.msg);
+    /* thread t owns 3t .. 3t + 2 (4 threads) */
+    const int64_t in[12] = { 1, 1, 5, 0, 3, 3, 5, 4, 4, 2, 1, 2 }, want[12] = { 1, 2, 5, 0, 3, 4, 5, 4, 3, 2, 1, 4 };
+    set_all(&b, in, 12);
+    cr_expect_not(wh_image_check_structure(b.img, 0, &err));
+    cr_expect(strstr(err.msg, "element 1 (thread 0's element 1) names thread 1, as an earlier element"), "%s",
+              err.msg);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    expect_values(&b, want, 12, "projected");
+    cr_expect(wh_image_check_structure(b.img, 0, &err), "%s", err.msg);
+    close_buffer(&b);
+    cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":12,\"role\":\"input\",\"per_thread\":3,"
+                              "\"range\":[0,2],\"structure\":\"neighbors\"", &err), "%s", err.msg);
+    const int64_t narrow[12] = { 1, 2, 0, 0, 2, 1, 0, 1, 2, 0, 1, 2 },
+                  kept[12] = { 1, 2, 1, 0, 2, 2, 0, 1, 1, 0, 1, 2 };
+    set_all(&b, narrow, 12);
+    cr_expect_not(wh_image_check_structure(b.img, 0, &err));
+    cr_expect(strstr(err.msg, "element 2 (thread 0's element 2) names its own thread, 0"), "%s", err.msg);
+    cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+    expect_values(&b, kept, 12, "projected in a narrow range");
+    cr_expect(wh_image_check_structure(b.img, 0, &err), "%s", err.msg);
+    close_buffer(&b);
+}
+
+/* repeat_pair does extra work when a thread's two neighbours are the same
+ * thread: with three threads explored each has two others, room for a
+ * distinct list, so the stage assumes it (one path) and every atom lists
+ * two distinct other threads. */
+Test(structure, the_symbolic_stage_lists_each_neighbour_once)
+{
+    wh_spec *spec;
+    char cache[64];
+    gen_result *r = explore_quiet("tests/specs/structure_neighbors.json", &spec, cache);
+    cr_expect_null(r->unassumed);
+    cr_expect_eq(r->npaths, 1, "the repeated neighbour's leg is infeasible (%d paths)", r->npaths);
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_error err;
+    wh_image *img = wh_image_new(spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_expect_gt(r->pool.natoms, 0);
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        cr_expect(wh_image_check_structure(img, 0, &err), "atom %d: %s", a, err.msg);
+    }
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(spec);
+    ts_rmtree(cache);
 }
 
 static bool atom_names_no_own_thread(const wh_image *img, int p, void *ctx, wh_error *err)

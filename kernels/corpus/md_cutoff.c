@@ -1,68 +1,68 @@
 /*
  * md_cutoff.c — hand-built inputs of kernels/corpus/md_cutoff.cu (its
- * header says why each should be slow or fast).
+ * header says why each should be slow or fast).  The neighbour list is
+ * derived from the positions ("nearest_of"), so each input is a placement
+ * of the atoms: which atoms are near one another decides both the cut-off
+ * test and which position sectors a warp gathers.
  */
 #include "kernels/corpus/corpus.h"
 
-/* Every atom at a random point of [0, 1.5]^3: every pair within the
- * cut-off (r^2 <= 6.75 < 16). */
-static bool cluster(wh_image *img, pcg32 *rng, wh_error *err)
+static bool place(wh_image *img, int64_t atom, double x, double y, double z, wh_error *err)
+{
+    return corpus_set_float(img, "position", "x", (uint64_t)atom, x, err) &&
+           corpus_set_float(img, "position", "y", (uint64_t)atom, y, err) &&
+           corpus_set_float(img, "position", "z", (uint64_t)atom, z, err);
+}
+
+/* Atoms on a lattice of `side` x `side` x ... sites `spacing` apart (x
+ * fastest), site k holding atom (k * stride) mod n: stride 1 puts
+ * consecutive atoms side by side (a warp's neighbours coalesced), an odd
+ * stride scatters them (n is a power of two, so any odd stride is a
+ * permutation). */
+static bool lattice(wh_image *img, int64_t side, double spacing, int64_t stride, wh_error *err)
 {
     int64_t n = corpus_var(img, "threads");
-    static const char *const axis[3] = { "x", "y", "z" };
-    for (int64_t a = 0; a < n; a++)
-        for (int k = 0; k < 3; k++)
-            if (!corpus_set_float(img, "position", axis[k], (uint64_t)a, 1.5 * pcg32_double(rng), err))
-                return false;
+    for (int64_t k = 0; k < n; k++)
+        if (!place(img, k * stride % n, spacing * (double)(k % side), spacing * (double)(k / side % side),
+                   spacing * (double)(k / side / side), err))
+            return false;
     return true;
 }
 
-/* mode 0: 2 (i + 97 j) mod n (32 sectors per gather); 1: random;
- * 2: i + j + 1 mod n (coalesced); an atom never its own neighbour (the
- * spec's "neighbors": i's own index becomes i + 1, or i - 1 for the last
- * atom, as the projection moves it). */
-static bool neighbours(wh_image *img, pcg32 *rng, int mode, wh_error *err)
-{
-    int64_t n = corpus_var(img, "threads"), m = corpus_var(img, "MAXNEIGH");
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < n; i++) {
-            int64_t v = mode == 0 ? (2 * (i + 97 * j)) % n
-                        : mode == 1 ? (int64_t)pcg32_bounded(rng, (uint32_t)n)
-                                    : (i + j + 1) % n;
-            if (v == i)
-                v = i + 1 < n ? i + 1 : i - 1;
-            if (!corpus_set_int(img, "neighList", NULL, (uint64_t)(j * n + i), v, err))
-                return false;
-        }
-    return true;
-}
-
+/* 32 x 32 x 16 sites in [0, 1.5]^3: every pair within the cut-off
+ * (r^2 <= 6.75 < 16); an atom's nearest are the sites around its own,
+ * atoms 195, 6240 and 195 x 1024 apart (mod n): a sector each. */
 static bool cluster_scattered(wh_image *img, pcg32 *rng, wh_error *err)
 {
-    return cluster(img, rng, err) && neighbours(img, rng, 0, err);
+    (void)rng;
+    return lattice(img, 32, 1.5 / 32, 195, err);
 }
 
-static bool cluster_random(wh_image *img, pcg32 *rng, wh_error *err)
-{
-    return cluster(img, rng, err) && neighbours(img, rng, 1, err);
-}
-
+/* The same lattice, site k atom k: lanes' neighbours side by side. */
 static bool cluster_coalesced(wh_image *img, pcg32 *rng, wh_error *err)
 {
-    return cluster(img, rng, err) && neighbours(img, rng, 2, err);
+    (void)rng;
+    return lattice(img, 32, 1.5 / 32, 1, err);
 }
 
-/* Atoms on a 16 x 16 x 16 lattice of spacing 4 (atom i at 4 (i % 16,
- * i / 16 % 16, i / 256 % 16)): no pair closer than r^2 = 16. */
-static bool lattice_coalesced(wh_image *img, pcg32 *rng, wh_error *err)
+/* Every atom at a random point of [0, 1.5]^3: every pair within the
+ * cut-off, the nearest ones of random indices. */
+static bool cluster_random(wh_image *img, pcg32 *rng, wh_error *err)
 {
     int64_t n = corpus_var(img, "threads");
     for (int64_t a = 0; a < n; a++)
-        if (!corpus_set_float(img, "position", "x", (uint64_t)a, 4.0 * (double)(a % 16), err) ||
-            !corpus_set_float(img, "position", "y", (uint64_t)a, 4.0 * (double)(a / 16 % 16), err) ||
-            !corpus_set_float(img, "position", "z", (uint64_t)a, 4.0 * (double)(a / 256 % 16), err))
+        if (!place(img, a, 1.5 * pcg32_double(rng), 1.5 * pcg32_double(rng), 1.5 * pcg32_double(rng), err))
             return false;
-    return neighbours(img, rng, 2, err);
+    return true;
+}
+
+/* The sparsest lattice the box holds, 26 x 26 x 25 sites 2.56 apart,
+ * atoms in site order: the fewest neighbours within the cut-off (the 6
+ * at 2.56 and 12 at 3.62 of an atom's 32 nearest) and coalesced gathers. */
+static bool spread_coalesced(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    (void)rng;
+    return lattice(img, 26, 64.0 / 25, 1, err);
 }
 
 const corpus_kernel corpus_md_cutoff = {
@@ -70,6 +70,6 @@ const corpus_kernel corpus_md_cutoff = {
     .family = "physics",
     .worst = { { "cluster-scattered", cluster_scattered }, { "cluster-random", cluster_random },
                { "cluster-coalesced", cluster_coalesced } },
-    .best = { "lattice-coalesced", lattice_coalesced },
+    .best = { "spread-coalesced", spread_coalesced },
     .quick = false,
 };

@@ -37,11 +37,12 @@ static bool set_lens(wh_image *img, bool scattered, bool stair, wh_error *err)
 }
 
 /* Row r, slot j: gather number g (numbered by warp, slot, lane as the
- * warp issues them) at column 8 g mod m shifted by the round, m the
- * columns entry i may name (its domain, [0, max(i / K - 1, 0)]: below its
- * row whatever the rows before it hold): the lanes of an iteration read
- * different sectors, as far as that allows.  Row r's entries start at
- * row_start[r], the running sum of the lengths set (packed CSR). */
+ * warp issues them) at column 8 g mod r shifted by the round (the columns
+ * below row r): the lanes of an iteration read different sectors, as far
+ * as that allows; the spec's projection ("below_row") then moves a column
+ * that is a row of the level to the nearest one below that is not.  Row
+ * r's entries start at row_start[r], the running sum of the lengths set
+ * (packed CSR). */
 static bool set_cols(wh_image *img, bool scattered, pcg32 *rng, bool random, wh_error *err)
 {
     int64_t n = corpus_var(img, "threads"), nr = corpus_var(img, "NR"), k = corpus_var(img, "K");
@@ -53,7 +54,7 @@ static bool set_cols(wh_image *img, bool scattered, pcg32 *rng, bool random, wh_
             !corpus_get_int(img, "row_len", NULL, (uint64_t)r, &len, err))
             return false;
         for (int64_t j = 0; j < len; j++) {
-            int64_t i = start + j, m = i / k > 1 ? i / k : 1;
+            int64_t i = start + j, m = r > 1 ? r : 1;
             int64_t g = ((t / 32) * k + j) * 32 + t % 32;
             int64_t c = random ? (int64_t)pcg32_bounded(rng, (uint32_t)m) : (g * 8 + (g * 8) / m) % m;
             if (!corpus_set_int(img, "cols", NULL, (uint64_t)i, c, err))

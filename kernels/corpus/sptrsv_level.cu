@@ -29,7 +29,8 @@
  * Known worst (expert): level rows scattered (each lane's row in a sector
  * of its own), rows as long as possible with a staircase of lengths in
  * each warp (lane l: K - (l mod (K + 1))), every gather in a sector of
- * its own.  Measured on the sim (bench_corpus --inputs-only) with packed
+ * its own.  Measured on the sim (bench_corpus --inputs-only, sessions
+ * 24-34, columns in the index-based range below) with packed
  * rows (session 24; the rows outside the level full, so that the level's
  * rows stay as far apart as their numbers): every row full with
  * scattered rows and gathers 13588 cycles, the staircase with scattered
@@ -56,15 +57,26 @@
  * Packed CSR (session 24): row_start is the running sum of row_len
  * ("prefix_sum_of"), as a real row pointer is; before, each row owned a
  * fixed slot of K entries (row_start[r] = r*K, pinned by its range).
- * Spec gaps: a column must name an earlier row, and the spec says so by
- * the entry's index: the range of entry i is [0, max(i / K - 1, 0)],
- * which is below its row whatever the rows before it hold (row r's
- * entries lie below (r + 1) * K), but narrower than "any earlier row"
- * when earlier rows are short; row 0 may name itself (its "off-diagonal"
- * entries read x[0]).  The columns of a real level's rows all lie in
- * earlier levels; the spec cannot say "not in this level", so a column
- * may name a row of the same level (a race on x that changes values, not
- * the memory touched or the time).
+ *
+ * Lower triangle and levels (session 35): cols is "below_row" with the
+ * rows of row_start and the level of level_rows, so every entry of row r
+ * names a column below r, and every entry of a row of the level a row
+ * outside the level (a level's rows depend only on earlier levels, as the
+ * analysis phase builds them); the projection moves a column that breaks
+ * either to the nearest one below that fits (README, "Structured
+ * inputs").  Row 0, and a level row whose lower rows are all in the
+ * level, have no such column: their entries name the row itself.  Before,
+ * the range of entry i was [0, max(i / K - 1, 0)]: below its row whatever
+ * the rows before it held, but narrower than "any earlier row" when
+ * earlier rows were short, and blind to the level (a column could name a
+ * row of the same level: a race on x that changes values, not the memory
+ * touched).  Measured on the sim (bench_corpus --inputs-only, session 35)
+ * with the candidates' columns now chosen below their own row: random
+ * lengths 18678 (the reference), staircase with scattered rows 15075,
+ * full rows scattered 13309, staircase with random columns 14816,
+ * contiguous staircase 14334, the longest of 5 random inputs 18732.
+ * Spec gap: none left.  The symbolic stage does not assume "below_row"
+ * (its rows are symbolic sums); the projection imposes it on the atoms.
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,
                                         const int *cols, const float *vals, const float *diag,

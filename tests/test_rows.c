@@ -1,0 +1,220 @@
+/*
+ * test_rows.c — column indices of a lower-triangular CSR matrix
+ * ("below_row", core/image_rows.c): the projection keeps a fitting column
+ * and moves the others below their row (outside the level for a level's
+ * row), rows from a running sum or from offsets, the check, the spec's
+ * refusals, and sptrsv_level's inputs.
+ */
+#include "core/image.h"
+#include "tests/support.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    char dir[64];
+    wh_spec *spec;
+    wh_image *img;
+} matrix;
+
+/* level (2 distinct rows of 6), lens, start (their running sum) and 12
+ * column slots (the rows hold 10 of them): cols is parameter 3. */
+#define PREFIX_ROWS                                                                                               \
+    "{\"name\":\"level\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":2,\"role\":\"input\",\"range\":[0,5],"    \
+    "\"structure\":\"distinct\"},"                                                                                \
+    "{\"name\":\"lens\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":6,\"role\":\"input\",\"range\":[0,3]},"     \
+    "{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":6,\"role\":\"input\",\"range\":[0,18],"   \
+    "\"prefix_sum_of\":\"lens\"},"
+
+static bool open_matrix(matrix *m, const char *params, wh_error *err)
+{
+    char json[1600];
+    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[2],"
+             "\"params\":[%s]}", params);
+    m->img = NULL;
+    m->spec = ts_temp_spec_image(json, m->dir, &m->img, err);
+    return m->img != NULL;
+}
+
+static void close_matrix(matrix *m)
+{
+    wh_image_free(m->img);
+    if (m->spec) wh_spec_free(m->spec);
+    ts_rmtree(m->dir);
+}
+
+static void set(matrix *m, int p, const int64_t *v, uint64_t n)
+{
+    wh_buffer *b = &m->img->bufs[p];
+    cr_assert_eq(b->count, n, "buffer %d has %llu elements", p, (unsigned long long)b->count);
+    for (uint64_t e = 0; e < n; e++) wh_value_set_int(b->param->type, b->data + e * b->param->elem_size, v[e]);
+}
+
+static void expect(const matrix *m, int p, const int64_t *want, uint64_t n, const char *what)
+{
+    const wh_buffer *b = &m->img->bufs[p];
+    for (uint64_t e = 0; e < n; e++) {
+        int64_t v = wh_value_get_int(b->param->type, b->data + e * b->param->elem_size);
+        cr_expect_eq(v, want[e], "%s: element %llu is %lld, not %lld", what, (unsigned long long)e, (long long)v,
+                     (long long)want[e]);
+    }
+}
+
+/* Rows 0..5 hold entries [0,2) [2,3) [3,5) none [5,8) [8,10); the level
+ * is rows 2 and 4.  Row 0 has no column below it (its entries name it);
+ * a column at or above its row moves to the nearest fitting one below;
+ * a level row's column in the level moves to the nearest one below
+ * outside it; slots 10 and 11 (no row's) stay. */
+Test(rows, columns_move_below_their_row_and_out_of_the_level)
+{
+    matrix m;
+    wh_error err;
+    cr_assert(open_matrix(&m, PREFIX_ROWS
+                          "{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":12,\"role\":\"input\","
+                          "\"range\":[0,5],\"below_row\":{\"rows\":\"start\",\"level\":\"level\"}}",
+                          &err), "%s", err.msg);
+    const int64_t level[2] = { 2, 4 }, lens[6] = { 2, 1, 2, 0, 3, 2 };
+    const int64_t in[12] = { 1, 0, 3, 2, 0, 4, 2, 1, 5, 3, 5, 5 };
+    const int64_t want[12] = { 0, 0, 0, 1, 0, 3, 1, 1, 4, 3, 5, 5 };
+    set(&m, 0, level, 2);
+    set(&m, 1, lens, 6);
+    set(&m, 3, in, 12);
+    cr_assert(wh_image_restructure_buffer(m.img, 2, &err), "%s", err.msg);   /* the running sum */
+    cr_expect_not(wh_image_check_structure(m.img, 3, &err));
+    cr_expect(strstr(err.msg, "element 0, an entry of row 0, names column 1, not below its row"), "%s", err.msg);
+    cr_expect_str_eq(err.path, "$.params[3].below_row");
+    set(&m, 3, in, 12);
+    cr_assert(wh_image_restructure(m.img, &err), "%s", err.msg);
+    expect(&m, 3, want, 12, "projected");
+    cr_expect(wh_image_check_structure(m.img, 3, &err), "%s", err.msg);
+    const int64_t in_level[12] = { 0, 0, 0, 1, 0, 3, 2, 1, 4, 3, 5, 5 };
+    set(&m, 3, in_level, 12);
+    cr_expect_not(wh_image_check_structure(m.img, 3, &err));
+    cr_expect(strstr(err.msg, "element 6, an entry of row 4 (a row of the level), names column 2, a row of the "
+                              "level"), "%s", err.msg);
+    /* Level {0, 1}: row 1's only lower row is in the level: it names itself. */
+    const int64_t level01[2] = { 0, 1 };
+    set(&m, 0, level01, 2);
+    set(&m, 3, in, 12);
+    cr_assert(wh_image_restructure(m.img, &err), "%s", err.msg);
+    const int64_t want01[12] = { 0, 0, 1, 1, 0, 3, 2, 1, 4, 3, 5, 5 };
+    expect(&m, 3, want01, 12, "level {0, 1}");
+    cr_expect(wh_image_check_structure(m.img, 3, &err), "%s", err.msg);
+    close_matrix(&m);
+}
+
+/* CSR offsets give the same rows: ptr[r] .. ptr[r + 1] - 1. */
+Test(rows, offsets_give_the_rows_too)
+{
+    matrix m;
+    wh_error err;
+    cr_assert(open_matrix(&m,
+                          "{\"name\":\"ptr\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":7,\"role\":\"input\","
+                          "\"range\":[0,10],\"structure\":\"offsets\"},"
+                          "{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":10,\"role\":\"input\","
+                          "\"range\":[0,5],\"below_row\":{\"rows\":\"ptr\"}}",
+                          &err), "%s", err.msg);
+    const int64_t ptr[7] = { 0, 2, 3, 5, 5, 8, 10 }, in[10] = { 1, 0, 3, 2, 0, 4, 2, 1, 5, 3 };
+    const int64_t want[10] = { 0, 0, 0, 1, 0, 3, 2, 1, 4, 3 };
+    set(&m, 0, ptr, 7);
+    set(&m, 1, in, 10);
+    cr_assert(wh_image_restructure(m.img, &err), "%s", err.msg);
+    expect(&m, 1, want, 10, "offsets");
+    cr_expect(wh_image_check_structure(m.img, 1, &err), "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 4, 4);
+    for (int r = 0; r < 20; r++) {
+        cr_assert(wh_image_fill_random(m.img, &rng, &err), "%s", err.msg);
+        cr_expect(wh_image_check_structure(m.img, 1, &err), "random %d: %s", r, err.msg);
+    }
+    close_matrix(&m);
+}
+
+static void expect_refused(const char *cols, const char *msg, const char *path)
+{
+    matrix m;
+    wh_error err;
+    char params[1200];
+    snprintf(params, sizeof params, PREFIX_ROWS "%s", cols);
+    cr_expect_not(open_matrix(&m, params, &err), "%s was accepted", cols);
+    cr_expect(strstr(err.msg, msg), "%s: %s", cols, err.msg);
+    cr_expect_str_eq(err.path, path, "%s", cols);
+    close_matrix(&m);
+}
+
+Test(rows, the_spec_refuses_what_is_not_a_lower_triangle)
+{
+    expect_refused("{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":12,\"role\":\"input\","
+                   "\"range\":[0,5],\"below_row\":{\"rows\":\"lens\"}}",
+                   "is a running sum of row lengths", "$.params[3].below_row.rows");
+    expect_refused("{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":12,\"role\":\"input\","
+                   "\"range\":[0,5],\"below_row\":{\"rows\":\"start\",\"level\":\"after\"}},"
+                   "{\"name\":\"after\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":2,\"role\":\"input\"}",
+                   "must come before \"cols\"", "$.params[3].below_row.level");
+    expect_refused("{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":12,\"role\":\"input\","
+                   "\"range\":[0,5],\"below_row\":{\"rows\":\"start\"}}",
+                   "one integer type", "$.params[3].below_row");
+    expect_refused("{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":12,\"role\":\"input\","
+                   "\"range\":[0,11],\"structure\":\"distinct\",\"below_row\":{\"rows\":\"start\"}}",
+                   "take no other structure", "$.params[3].below_row");
+    expect_refused("{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":12,\"role\":\"input\","
+                   "\"range\":[0,5],\"below_row\":{\"rows\":\"start\",\"diagonal\":true}}",
+                   "unknown key \"diagonal\"", "$.params[3].below_row");
+}
+
+/* sptrsv_level: every random input's columns are below their rows, and
+ * the level's rows name no row of the level. */
+Test(rows, sptrsv_level_columns_lie_in_earlier_levels)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/corpus/sptrsv_level.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(spec);
+    wh_image *img = wh_image_new(spec, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    int cols = wh_image_find(img, "cols");
+    cr_assert_geq(cols, 0);
+    cr_expect(spec->params[cols].below_rows && spec->params[cols].below_level, "cols is \"below_row\" with a level");
+    pcg32 rng;
+    pcg32_seed(&rng, 9, 1);
+    for (int r = 0; r < 3; r++) {
+        cr_assert(wh_image_fill_random(img, &rng, &err), "%s", err.msg);
+        cr_expect(wh_image_check_structure(img, cols, &err), "random %d: %s", r, err.msg);
+    }
+    wh_image_free(img);
+    wh_spec_free(spec);
+}
+
+/* A level that is one run of consecutive rows (a search that sorts or
+ * copies level_rows makes one): a level row's columns in the run step
+ * over it to the row below it at once (one step per row of the run took
+ * minutes per input before), and a row outside the level keeps the
+ * nearest column below it. */
+Test(rows, a_run_of_level_rows_is_stepped_over, .timeout = 120)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/corpus/sptrsv_level.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(spec);
+    wh_image *img = wh_image_new(spec, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    int level = wh_image_find(img, "level_rows"), lens = wh_image_find(img, "row_len");
+    int starts = wh_image_find(img, "row_start"), cols = wh_image_find(img, "cols");
+    uint64_t n = img->bufs[level].count, nr = img->bufs[lens].count;
+    for (uint64_t e = 0; e < n; e++) wh_value_set_int(WH_I32, img->bufs[level].data + 4 * e, (int64_t)(e + 100));
+    for (uint64_t r = 0; r < nr; r++) wh_value_set_int(WH_I32, img->bufs[lens].data + 4 * r, r % 2 ? 1 : 0);
+    for (uint64_t e = 0; e < img->bufs[cols].count; e++)
+        wh_value_set_int(WH_I32, img->bufs[cols].data + 4 * e, (int64_t)nr - 1);
+    cr_assert(wh_image_restructure(img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_structure(img, cols, &err), "%s", err.msg);
+    for (uint64_t r = 1; r < nr; r += 2) {
+        int64_t at = wh_value_get_int(WH_I32, img->bufs[starts].data + 4 * r);
+        int64_t c = wh_value_get_int(WH_I32, img->bufs[cols].data + 4 * (uint64_t)at);
+        int64_t want = r >= 100 && r < 100 + n ? 99 : (int64_t)r - 1;
+        cr_expect_eq(c, want, "row %llu's column is %lld, not %lld", (unsigned long long)r, (long long)c,
+                     (long long)want);
+    }
+    wh_image_free(img);
+    wh_spec_free(spec);
+}
