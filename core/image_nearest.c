@@ -208,7 +208,7 @@ static void search(query *q, const kd_tree *t, uint64_t lo, uint64_t hi)
     }
     uint64_t m = lo + (hi - lo) / 2, p = t->perm[m];
     int d = t->dim[m];
-    double gap = q->q[d] - coord(t, p, d);
+    double gap = q->q[d] - coord(t, p, d), gap2 = isnan(gap) ? 0 : gap * gap;   /* inf - inf: no bound */
     bool left_near = gap < 0 || (gap == 0 && q->self < p);
     offer(q, t, p);
     uint64_t side_lo[2] = { lo, m + 1 }, side_hi[2] = { m, hi };
@@ -216,7 +216,7 @@ static void search(query *q, const kd_tree *t, uint64_t lo, uint64_t hi)
     for (int c = 0; c < 2; c++) {
         bool near = (c == 0) == left_near;
         uint64_t mid = side_lo[c] + (side_hi[c] - side_lo[c]) / 2;
-        bound[c] = (found){ near ? 0 : gap * gap, side_lo[c] < side_hi[c] ? t->min_index[mid] : UINT64_MAX };
+        bound[c] = (found){ near ? 0 : gap2, side_lo[c] < side_hi[c] ? t->min_index[mid] : UINT64_MAX };
     }
     int first = farther(bound[0], bound[1]) ? 1 : 0;
     for (int k = 0; k < 2; k++) {
@@ -301,7 +301,10 @@ static bool lists_new(const wh_image *img, int p, nearest_lists *l, wh_error *er
     l->best = malloc((size_t)par->per_thread * sizeof *l->best);
     bool ok = l->xyz && l->best;
     for (uint64_t e = 0; ok && e < pos->count; e++)
-        for (int f = 0; f < l->dims; f++) l->xyz[e * (uint64_t)l->dims + (uint64_t)f] = field_value(pos, f, e);
+        for (int f = 0; f < l->dims; f++) {
+            double x = field_value(pos, f, e);   /* NaN as +inf: the keys stay a total order */
+            l->xyz[e * (uint64_t)l->dims + (uint64_t)f] = isnan(x) ? INFINITY : x;
+        }
     ok = ok && kd_new(&l->tree, l->xyz, l->dims, (uint64_t)l->bd.lo, (uint64_t)(l->bd.hi - l->bd.lo + 1));
     if (!ok) {
         lists_free(l);

@@ -740,9 +740,10 @@ static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
     switch (structure_of(img->bufs[p].param, f)) {
     case WH_STRUCTURE_DISTINCT:
     case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(img, p, f, &bd, err);
-    case WH_STRUCTURE_NEIGHBORS:
-        return img->bufs[p].param->nearest_of ? wh_image_restructure_nearest(img, p, err)
-                                              : restructure_neighbors(img, p, f, &bd, err);
+    case WH_STRUCTURE_NEIGHBORS:   /* from positions: the lists; elements past them as any list's */
+        return img->bufs[p].param->nearest_of
+                   ? wh_image_restructure_nearest(img, p, err) && restructure_unowned(img, p, f, &bd, err)
+                   : restructure_neighbors(img, p, f, &bd, err);
     default: return restructure_in_order(img, p, f, &bd, err);
     }
 }

@@ -8,6 +8,7 @@
 #include "tests/support.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,58 @@ Test(nearest, the_check_names_a_list_its_positions_do_not_give)
     set_listed(&l, 4, 1, 2);
     set_listed(&l, 4, 0, 3);
     cr_expect_not(wh_image_check_structure(l.img, 1, &err), "a list out of distance order");
+    close_lists(&l);
+}
+
+/* Positions at infinity or NaN (a spec whose float coordinates have no
+ * range): a finite position's list names only finite ones while there are
+ * enough, the projection ends, and its lists pass the check. */
+Test(nearest, infinite_and_nan_positions_come_last)
+{
+    lists l;
+    wh_error err;
+    cr_assert(open_lists(&l, 20, 4, ",\"nearest_of\":\"pos\"", &err), "%s", err.msg);
+    for (uint64_t e = 0; e < 20; e++) set_pos(&l, e, (double)(e % 7), (double)(e % 3), 0);
+    set_pos(&l, 3, INFINITY, 0, 0);
+    set_pos(&l, 7, INFINITY, 1, 0);
+    set_pos(&l, 11, NAN, 0, 0);
+    cr_assert(wh_image_restructure(l.img, &err), "%s", err.msg);
+    int64_t want[4];
+    for (uint64_t t = 0; t < 20; t++) {
+        if (t == 3 || t == 7 || t == 11) continue;
+        brute_force(&l, t, 4, want);
+        for (uint64_t j = 0; j < 4; j++) {
+            cr_expect_eq(listed(&l, t, j), want[j], "thread %llu's neighbour %llu", (unsigned long long)t,
+                         (unsigned long long)j);
+            cr_expect(listed(&l, t, j) != 3 && listed(&l, t, j) != 7 && listed(&l, t, j) != 11);
+        }
+    }
+    cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
+    close_lists(&l);
+}
+
+/* A list longer than per_thread x threads (found by fuzz_spec): the
+ * elements past the lists are kept off their owner's index, as any
+ * "neighbors" list's, and the image passes the check. */
+Test(nearest, elements_past_the_lists_never_name_their_owner)
+{
+    lists l = { .img = NULL };
+    wh_error err;
+    const char *json =
+        "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[8],\"params\":["
+        "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\","
+        "\"per_thread\":1,\"range\":[0,4]},"
+        "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":40,\"role\":\"input\","
+        "\"per_thread\":2,\"owner\":\"stride\",\"range\":[0,7],\"structure\":\"neighbors\",\"nearest_of\":\"pos\"}]}";
+    l.spec = ts_temp_spec_image(json, l.dir, &l.img, &err);
+    cr_assert(l.img, "%s", err.msg);
+    wh_buffer *b = &l.img->bufs[1];
+    for (uint64_t e = 16; e < 40; e++) wh_value_set_int(WH_I32, b->data + 4 * e, (int64_t)(e % 8));   /* own index */
+    cr_assert(wh_image_restructure(l.img, &err), "%s", err.msg);
+    cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
+    for (uint64_t e = 16; e < 40; e++)
+        cr_expect_neq(wh_value_get_int(WH_I32, b->data + 4 * e), (int64_t)(e % 8), "element %llu",
+                      (unsigned long long)e);
     close_lists(&l);
 }
 
