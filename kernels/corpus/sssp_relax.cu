@@ -48,10 +48,20 @@
  * session 18; before, each node owned a fixed slot of D edges, row_start
  * pinned to u*D), so a node's edges follow the previous node's and the
  * N*D edge slots are the total; degree stays in [0, D], so the hand-built
- * inputs above (every degree D) are the same inputs as before.  Gap left:
- * the distances of a real sweep are consistent (a frontier node's
- * distance was set by an earlier sweep from the source); here they are
- * any values in the range.
+ * inputs above (every degree D) are the same inputs as before.  Gap left
+ * (the corpus's last, session 35): the distances of a real sweep are
+ * consistent (a frontier node's distance was set by an earlier sweep from
+ * the source); here they are any values in the range.  What a real state
+ * satisfies, for any order of the relaxations: the source at 0, and every
+ * other node either unreached (DMAX) or with an in-edge (u, v) where
+ * dist[u] + w(u, v) <= dist[v] (the relaxation that set it, u's distance
+ * having only fallen since); the frontier is the nodes lowered by the
+ * last sweep.  The likely shape is a derived state ("the distances after
+ * k sweeps from source s", s and k searched like scalars, dist and
+ * frontier computed on the host as md_cutoff's list is from its
+ * positions), which needs inputs that are not kernel parameters; not
+ * built.  The known worst above (distances ordered so that every
+ * relaxation succeeds) may not be such a state.
  */
 extern "C" __global__ void sssp_relax(const int *row_start, const int *degree, const int *edges,
                                       const int *weights, const unsigned char *frontier, int *dist,
