@@ -56,6 +56,18 @@ static double coord(const kd_tree *t, uint64_t p, int d)
     return t->xyz[p * (uint64_t)t->dims + (uint64_t)d];
 }
 
+/* Squared distance from point p of xyz (dims coordinates each) to q; NaN
+ * (inf - inf) as +inf. */
+static double dist2(const double *xyz, int dims, uint64_t p, const double *q)
+{
+    double s = 0;
+    for (int d = 0; d < dims; d++) {
+        double x = xyz[p * (uint64_t)dims + (uint64_t)d] - q[d];
+        s += x * x;
+    }
+    return isnan(s) ? INFINITY : s;
+}
+
 /* Point a before point b along dimension d: by coordinate, then index. */
 static bool key_less(const kd_tree *t, uint64_t a, uint64_t b, int d)
 {
@@ -164,12 +176,7 @@ static void sift_down(query *q, int i)
 static void offer(query *q, const kd_tree *t, uint64_t p)
 {
     if (p == q->self) return;
-    double d2 = 0;
-    for (int d = 0; d < t->dims; d++) {
-        double x = coord(t, p, d) - q->q[d];
-        d2 += x * x;
-    }
-    found f = { isnan(d2) ? INFINITY : d2, p };
+    found f = { dist2(t->xyz, t->dims, p, q->q), p };
     if (q->n < q->k) {
         int i = q->n++;
         q->heap[i] = f;
@@ -351,9 +358,10 @@ bool wh_image_restructure_nearest(wh_image *img, int p, wh_error *err)
     return ok;
 }
 
-/* Element e names a position as far from thread t's as its j-th nearest
- * (so a list that breaks ties otherwise passes), and no earlier element
- * of the list names the same one. */
+/* Each element of thread t's list names a position as far from t's as
+ * the one of its place in nearest order (so a list that breaks ties
+ * otherwise passes); that no two name the same one, and none t itself,
+ * is "neighbors"' own check (image_structure.c). */
 static bool check_thread(const wh_image *img, int p, const nearest_lists *l, uint64_t t, int n, wh_error *err)
 {
     const wh_param *par = img->bufs[p].param;
@@ -367,17 +375,12 @@ static bool check_thread(const wh_image *img, int p, const nearest_lists *l, uin
                      "range", (unsigned long long)e, (unsigned long long)t, (unsigned long long)j, (long long)v);
             return nearest_error(img, p, err, msg);
         }
-        double d2 = 0;
-        for (int d = 0; d < l->dims; d++) {
-            double x = l->xyz[(uint64_t)v * (uint64_t)l->dims + (uint64_t)d] - l->xyz[t * (uint64_t)l->dims + (uint64_t)d];
-            d2 += x * x;
-        }
-        d2 = isnan(d2) ? INFINITY : d2;
+        double d2 = dist2(l->xyz, l->dims, (uint64_t)v, l->xyz + t * (uint64_t)l->dims);
         double want = l->best[j % (uint64_t)n].d2;
         if (v != (int64_t)t && d2 == want) continue;
         snprintf(msg, sizeof msg, "element %llu (thread %llu's neighbour %llu) names position %lld at squared "
-                 "distance %g, where the %llu-th nearest is at %g", (unsigned long long)e, (unsigned long long)t,
-                 (unsigned long long)j, (long long)v, d2, (unsigned long long)j + 1, want);
+                 "distance %g, where its neighbour %llu in nearest order is at %g", (unsigned long long)e,
+                 (unsigned long long)t, (unsigned long long)j, (long long)v, d2, (unsigned long long)j, want);
         return nearest_error(img, p, err, msg);
     }
     return true;

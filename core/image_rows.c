@@ -177,7 +177,8 @@ static int64_t nearest_fit(const rows *r, int64_t k, bool level_row, int64_t c, 
 bool wh_image_restructure_rows(wh_image *img, int p, wh_error *err)
 {
     rows r;
-    if (!img->bufs[p].param->below_rows || !rows_open(img, p, &r, err)) return !img->bufs[p].param->below_rows;
+    if (!img->bufs[p].param->below_rows) return true;
+    if (!rows_open(img, p, &r, err)) return false;
     for (uint64_t k = 0, n = nrows(img, &r); k < n; k++) {
         uint64_t b, e;
         int64_t top;
@@ -206,7 +207,8 @@ static bool rows_error(const wh_image *img, int p, wh_error *err, const char *ms
 bool wh_image_check_rows(const wh_image *img, int p, wh_error *err)
 {
     rows r;
-    if (!img->bufs[p].param->below_rows || !rows_open(img, p, &r, err)) return !img->bufs[p].param->below_rows;
+    if (!img->bufs[p].param->below_rows) return true;
+    if (!rows_open(img, p, &r, err)) return false;
     bool ok = true;
     for (uint64_t k = 0, n = nrows(img, &r); ok && k < n; k++) {
         uint64_t b, e;
@@ -216,10 +218,13 @@ bool wh_image_check_rows(const wh_image *img, int p, wh_error *err)
         for (uint64_t i = b; ok && i < e; i++) {
             int64_t c = get_int(img, p, i);
             if (some ? fits(&r, (int64_t)k, level_row, c) : c == diagonal(&r, (int64_t)k)) continue;
-            char msg[200];
+            char msg[240];
+            const char *why = some               ? (c >= (int64_t)k ? ", not below its row" : ", a row of the level")
+                              : level_row ? ": the row has no column below it outside the level, so it names itself"
+                                          : ": the row has no column below it, so it names itself";
             snprintf(msg, sizeof msg, "element %llu, an entry of row %llu%s, names column %lld%s",
                      (unsigned long long)i, (unsigned long long)k, level_row ? " (a row of the level)" : "",
-                     (long long)c, c >= (int64_t)k ? ", not below its row" : ", a row of the level");
+                     (long long)c, why);
             ok = rows_error(img, p, err, msg);
         }
     }

@@ -519,13 +519,7 @@ typedef struct {
 
 static bool is_taken(const neighbour_list *l, int64_t v)
 {
-    int lo = 0, hi = l->ntaken;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (l->taken[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < l->ntaken && l->taken[lo] == v;
+    return bsearch(&v, l->taken, (size_t)l->ntaken, sizeof *l->taken, cmp_i64) != NULL;
 }
 
 static void take(neighbour_list *l, int64_t v)
@@ -572,8 +566,8 @@ static bool room_for_distinct(const neighbour_list *l, uint64_t t, const wh_boun
 
 /* Marks the elements of thread t's list that name itself or (when the
  * range has room for distinct values) repeat an earlier one; the values
- * kept go to the taken set. */
-static void mark_repeats(const wh_image *img, int p, int f, uint64_t t, const wh_bounds *bd, neighbour_list *l)
+ * kept go to the taken set.  Whether the list is to be distinct. */
+static bool mark_repeats(const wh_image *img, int p, int f, uint64_t t, const wh_bounds *bd, neighbour_list *l)
 {
     bool distinct = room_for_distinct(l, t, bd);
     l->ntaken = 0;
@@ -583,6 +577,7 @@ static void mark_repeats(const wh_image *img, int p, int f, uint64_t t, const wh
         l->moves[k] = is_taken(l, v);
         if (!l->moves[k] && distinct) take(l, v);
     }
+    return distinct;
 }
 
 static bool neighbour_list_new(const wh_param *par, neighbour_list *l)
@@ -635,8 +630,7 @@ static bool restructure_neighbors(wh_image *img, int p, int f, const wh_bounds *
     uint64_t threads = wh_launch_threads_total(&img->launch);
     for (uint64_t t = 0; ok && t < threads; t++) {
         owned_list(img, p, t, &l);
-        mark_repeats(img, p, f, t, bd, &l);
-        bool distinct = room_for_distinct(&l, t, bd);
+        bool distinct = mark_repeats(img, p, f, t, bd, &l);
         for (int k = 0; ok && k < l.nelem; k++) {
             if (!l.moves[k]) continue;
             unsigned char *at = value_at(img, p, f, l.elem[k]);
@@ -676,8 +670,8 @@ static bool check_neighbors(const wh_image *img, int p, int f, const wh_bounds *
         owned_list(img, p, t, &l);
         mark_repeats(img, p, f, t, bd, &l);
         for (int k = 0; ok && k < l.nelem; k++) {
-            int64_t v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, l.elem[k]));
             if (!l.moves[k]) continue;
+            int64_t v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, l.elem[k]));
             ok = v == (int64_t)t ? own_index_error(img, p, f, err, l.elem[k], t, (uint64_t)k)
                                  : structure_error(img, p, f, err, "element %llu (thread %llu's element %d) names "
                                                    "thread %lld, as an earlier element of the thread does",

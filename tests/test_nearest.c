@@ -174,8 +174,8 @@ Test(nearest, the_check_names_a_list_its_positions_do_not_give)
     cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
     set_listed(&l, 4, 2, 7);
     cr_expect_not(wh_image_check_structure(l.img, 1, &err));
-    cr_expect(strstr(err.msg, "thread 4's neighbour 2) names position 7 at squared distance 9, where the 3-th "
-                              "nearest is at 4"), "%s", err.msg);
+    cr_expect(strstr(err.msg, "thread 4's neighbour 2) names position 7 at squared distance 9, where its "
+                              "neighbour 2 in nearest order is at 4"), "%s", err.msg);
     cr_expect_str_eq(err.path, "$.params[1].nearest_of");
     set_listed(&l, 4, 2, 2);
     set_listed(&l, 4, 1, 2);
@@ -280,7 +280,7 @@ Test(nearest, nearest_of_goes_with_neighbors)
              "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"per_thread\":1,"
              "\"range\":[0,1],\"structure\":\"sorted\"},"
              "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":16,\"role\":\"input\","
-             "\"per_thread\":2,\"range\":[0,7]%s,\"nearest_of\":\"pos\"}]}", "");
+             "\"per_thread\":2,\"range\":[0,7],\"nearest_of\":\"pos\"}]}");
     l.spec = ts_temp_spec(json, l.dir, &err);
     cr_expect_null(l.spec);
     cr_expect(strstr(err.msg, "it goes with \"structure\": \"neighbors\""), "%s", err.msg);
