@@ -241,6 +241,9 @@ static void check_unassumed(const wh_spec *spec, findings *f)
         if (q->below_rows)
             note(f, "input '%s' (\"below_row\"): the symbolic stage does not assume each column below its row "
                  "(the search's inputs keep it)", q->name);
+        if (q->paths.rows)
+            note(f, "input '%s' (\"shortest_paths\"): the symbolic stage does not assume a relaxation state (the "
+                 "search's inputs keep it)", q->name);
     }
 }
 

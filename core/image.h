@@ -97,11 +97,27 @@ bool wh_image_check_tree(const wh_image *img, int p, wh_error *err);
  * list) and the check, as above. */
 bool wh_image_restructure_nearest(wh_image *img, int p, wh_error *err);
 bool wh_image_check_nearest(const wh_image *img, int p, wh_error *err);
+/* Element e of buffer p (one integer field), and its setter. */
+int64_t wh_image_int(const wh_image *img, int p, uint64_t e);
+void wh_image_set_int(wh_image *img, int p, uint64_t e, int64_t v);
+/* A CSR row pointer, buffer p (a running sum of row lengths,
+ * "prefix_sum_of", or "offsets"): how many rows it has, and row k's
+ * entries [*b, *e), clipped to the n entries there are. */
+uint64_t wh_csr_nrows(const wh_image *img, int p);
+void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b, uint64_t *e);
 /* Column indices of a lower-triangular CSR matrix ("below_row",
  * image_rows.c): each entry below its row, outside the level for a row of
  * the level; the projection and the check, as above. */
 bool wh_image_restructure_rows(wh_image *img, int p, wh_error *err);
 bool wh_image_check_rows(const wh_image *img, int p, wh_error *err);
+/* Distances that are a state of shortest-path relaxation on a CSR graph
+ * ("shortest_paths", image_paths.c): the source at the range's low end,
+ * every other reached node below the high end and reached through edges
+ * from it, every edge out of a reached node outside the frontier relaxed,
+ * the frontier within the reached nodes; the projection (which writes the
+ * frontier too) and the check, as above. */
+bool wh_image_restructure_paths(wh_image *img, int p, wh_error *err);
+bool wh_image_check_paths(const wh_image *img, int p, wh_error *err);
 /* Input buffers that hold a hash table (image_hash_table.c,
  * wh_hash_table): the projection and the check, as above; an empty table
  * (the low end: wh_image_fill_low); a random one, max_keys random keys of

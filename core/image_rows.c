@@ -27,7 +27,7 @@
 
 typedef struct {
     uint64_t ncols;         /* the columns buffer's elements */
-    int rows_p, lens_p;     /* the row pointer; the lengths it sums (-1: offsets) */
+    int rows_p;             /* the row pointer */
     int64_t *level;         /* the level's rows, sorted, without repeats */
     uint64_t *run_first;    /* level[k]'s run of consecutive rows starts at level[run_first[k]] */
     uint64_t *run_last;     /* ... and ends at level[run_last[k]] */
@@ -35,16 +35,31 @@ typedef struct {
     wh_bounds bd;           /* the columns' range */
 } rows;
 
-static int64_t get_int(const wh_image *img, int p, uint64_t e)
+int64_t wh_image_int(const wh_image *img, int p, uint64_t e)
 {
     const wh_buffer *b = &img->bufs[p];
     return wh_value_get_int(b->param->type, b->data + e * b->param->elem_size);
 }
 
-static void set_int(wh_image *img, int p, uint64_t e, int64_t v)
+void wh_image_set_int(wh_image *img, int p, uint64_t e, int64_t v)
 {
     wh_buffer *b = &img->bufs[p];
     wh_value_set_int(b->param->type, b->data + e * b->param->elem_size, v);
+}
+
+uint64_t wh_csr_nrows(const wh_image *img, int p)
+{
+    uint64_t n = img->bufs[p].count;
+    return img->bufs[p].param->prefix_of ? n : n > 0 ? n - 1 : 0;
+}
+
+void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b, uint64_t *e)
+{
+    int lens = img->bufs[p].param->prefix_of - 1;
+    int64_t start = wh_image_int(img, p, k);
+    int64_t end = lens >= 0 ? start + wh_image_int(img, lens, k) : wh_image_int(img, p, k + 1);
+    *b = start < 0 ? 0 : (uint64_t)start > n ? n : (uint64_t)start;
+    *e = end < (int64_t)*b ? *b : (uint64_t)end > n ? n : (uint64_t)end;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -95,8 +110,6 @@ static bool rows_open(const wh_image *img, int p, rows *r, wh_error *err)
 {
     const wh_param *par = img->bufs[p].param;
     *r = (rows){ .ncols = img->bufs[p].count, .rows_p = par->below_rows - 1 };
-    const wh_param *ptr = &img->spec->params[r->rows_p];
-    r->lens_p = ptr->prefix_of ? ptr->prefix_of - 1 : -1;
     if (!wh_image_bounds(img, p, 0, 0, &r->bd, err)) return false;
     if (!par->below_level) return true;
     int lp = par->below_level - 1;
@@ -106,7 +119,7 @@ static bool rows_open(const wh_image *img, int p, rows *r, wh_error *err)
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
-    for (uint64_t e = 0; e < n; e++) r->level[e] = get_int(img, lp, e);
+    for (uint64_t e = 0; e < n; e++) r->level[e] = wh_image_int(img, lp, e);
     qsort(r->level, n, sizeof *r->level, cmp_i64);
     for (uint64_t e = 0; e < n; e++)
         if (r->nlevel == 0 || r->level[r->nlevel - 1] != r->level[e]) r->level[r->nlevel++] = r->level[e];
@@ -122,22 +135,6 @@ static bool rows_open(const wh_image *img, int p, rows *r, wh_error *err)
     for (uint64_t k = r->nlevel; k-- > 0;)
         r->run_last[k] = k + 1 < r->nlevel && r->level[k + 1] == r->level[k] + 1 ? r->run_last[k + 1] : k;
     return true;
-}
-
-/* The rows there are, and row k's entries [*b, *e) within the columns'
- * count. */
-static uint64_t nrows(const wh_image *img, const rows *r)
-{
-    uint64_t n = img->bufs[r->rows_p].count;
-    return r->lens_p >= 0 ? n : n > 0 ? n - 1 : 0;
-}
-
-static void row_entries(const wh_image *img, const rows *r, uint64_t k, uint64_t *b, uint64_t *e)
-{
-    int64_t start = get_int(img, r->rows_p, k);
-    int64_t end = r->lens_p >= 0 ? start + get_int(img, r->lens_p, k) : get_int(img, r->rows_p, k + 1);
-    *b = start < 0 ? 0 : (uint64_t)start > r->ncols ? r->ncols : (uint64_t)start;
-    *e = end < (int64_t)*b ? *b : (uint64_t)end > r->ncols ? r->ncols : (uint64_t)end;
 }
 
 /* Does column c fit an entry of row k (below it, in the range, outside
@@ -179,15 +176,16 @@ bool wh_image_restructure_rows(wh_image *img, int p, wh_error *err)
     rows r;
     if (!img->bufs[p].param->below_rows) return true;
     if (!rows_open(img, p, &r, err)) return false;
-    for (uint64_t k = 0, n = nrows(img, &r); k < n; k++) {
+    for (uint64_t k = 0, n = wh_csr_nrows(img, r.rows_p); k < n; k++) {
         uint64_t b, e;
         int64_t top;
-        row_entries(img, &r, k, &b, &e);
+        wh_csr_row(img, r.rows_p, k, r.ncols, &b, &e);
         bool level_row = in_level(&r, (int64_t)k), some = b < e && any_fits(&r, (int64_t)k, level_row, &top);
         for (uint64_t i = b; i < e; i++) {
-            int64_t c = get_int(img, p, i);
-            if (!some) set_int(img, p, i, diagonal(&r, (int64_t)k));
-            else if (!fits(&r, (int64_t)k, level_row, c)) set_int(img, p, i, nearest_fit(&r, (int64_t)k, level_row, c, top));
+            int64_t c = wh_image_int(img, p, i);
+            if (!some) wh_image_set_int(img, p, i, diagonal(&r, (int64_t)k));
+            else if (!fits(&r, (int64_t)k, level_row, c))
+                wh_image_set_int(img, p, i, nearest_fit(&r, (int64_t)k, level_row, c, top));
         }
     }
     rows_close(&r);
@@ -210,13 +208,13 @@ bool wh_image_check_rows(const wh_image *img, int p, wh_error *err)
     if (!img->bufs[p].param->below_rows) return true;
     if (!rows_open(img, p, &r, err)) return false;
     bool ok = true;
-    for (uint64_t k = 0, n = nrows(img, &r); ok && k < n; k++) {
+    for (uint64_t k = 0, n = wh_csr_nrows(img, r.rows_p); ok && k < n; k++) {
         uint64_t b, e;
         int64_t top;
-        row_entries(img, &r, k, &b, &e);
+        wh_csr_row(img, r.rows_p, k, r.ncols, &b, &e);
         bool level_row = in_level(&r, (int64_t)k), some = b < e && any_fits(&r, (int64_t)k, level_row, &top);
         for (uint64_t i = b; ok && i < e; i++) {
-            int64_t c = get_int(img, p, i);
+            int64_t c = wh_image_int(img, p, i);
             if (some ? fits(&r, (int64_t)k, level_row, c) : c == diagonal(&r, (int64_t)k)) continue;
             char msg[240];
             const char *why = some               ? (c >= (int64_t)k ? ", not below its row" : ", a row of the level")

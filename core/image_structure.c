@@ -719,7 +719,7 @@ bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
 {
     return restructure_alone(img, p, err) && restructure_arrays(img, p, err) && apply_prefixes(img, p, err) &&
            wh_image_restructure_tree(img, p, err) && wh_image_restructure_hash_table(img, p, err) &&
-           wh_image_restructure_rows(img, p, err);
+           wh_image_restructure_rows(img, p, err) && wh_image_restructure_paths(img, p, err);
 }
 
 static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
@@ -813,7 +813,7 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
     const wh_buffer *b = &img->bufs[p];
     if (!check_prefixes(img, p, err) || !check_arrays(img, p, err) || !wh_image_check_tree(img, p, err) ||
         !wh_image_check_hash_table(img, p, err) || !wh_image_check_nearest(img, p, err) ||
-        !wh_image_check_rows(img, p, err))
+        !wh_image_check_rows(img, p, err) || !wh_image_check_paths(img, p, err))
         return false;
     if (b->count == 0) return true;
     if (!wh_image_structure_fits(img, p, err)) return false;

@@ -1208,7 +1208,7 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
                                         "check_why", "texture", "surface", "tensor_map", "prefix_sum_of", "tree",
-                                        "hash_table", "nearest_of", "below_row", NULL };
+                                        "hash_table", "nearest_of", "below_row", "shortest_paths", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
@@ -1368,6 +1368,57 @@ static bool buffer_below_row(loader *ld, json_t *pobj, int p)
     return true;
 }
 
+/* An optional earlier integer buffer `key` of "shortest_paths" object v
+ * at sub: its index plus one, 0 when absent, -1 after an error. */
+static int paths_part(loader *ld, json_t *v, const char *key, int p, const char *sub, const char *what)
+{
+    char fp[140];
+    json_t *name = json_object_get(v, key);
+    if (!name) return 0;
+    snprintf(fp, sizeof fp, "%s.%s", sub, key);
+    int q = earlier_int_buffer(ld, json_string_value(name), p, fp, what);
+    return q < 0 ? -1 : q + 1;
+}
+
+/* "shortest_paths": { "rows", "edges", "weights", "frontier" } on buffer
+ * p: distances that are a relaxation state on that graph. */
+static bool buffer_paths(loader *ld, json_t *pobj, int p)
+{
+    static const char *const keys[] = { "rows", "edges", "weights", "frontier", NULL };
+    wh_spec *s = ld->spec;
+    wh_param *dist = &s->params[p];
+    char sub[96];
+    wh_param_jpath(s, p, ".shortest_paths", sub, sizeof sub);
+    json_t *v = json_object_get(pobj, "shortest_paths");
+    if (!json_is_object(v))
+        return bad(ld, sub, "expected { \"rows\": row pointer, \"edges\": targets, \"weights\" and "
+                   "\"frontier\" (optional) }");
+    if (!check_keys(ld, v, sub, keys)) return false;
+    if (dist->kind != WH_BUFFER || dist->role != WH_ROLE_INPUT || dist->type == WH_STRUCT ||
+        wh_type_is_float(dist->type) || !dist->fields[0].has_range)
+        return bad(ld, sub, "distances are an input buffer of one integer type with a range (its low end the "
+                   "source's distance, its high end an unreached node's)");
+    if (!plain_int_range(ld, &dist->fields[0], sub, "a distance")) return false;
+    if (wh_param_structured(dist) || dist->nearest_of || dist->below_rows || dist->prefix_of)
+        return bad(ld, sub, "distances take no other structure");
+    int parts[4];
+    static const char *const what[4] = { "the row pointer", "the edges' targets", "the edges' weights",
+                                         "the frontier" };
+    for (int k = 0; k < 4; k++) {
+        parts[k] = paths_part(ld, v, keys[k], p, sub, what[k]);
+        if (parts[k] < 0) return false;
+        if (k < 2 && !parts[k]) return bad(ld, sub, "missing \"%s\" (%s)", keys[k], what[k]);
+    }
+    const wh_param *rows = &s->params[parts[0] - 1];
+    if (!rows->prefix_of && rows->structure != WH_STRUCTURE_OFFSETS)
+        return bad(ld, sub, "the row pointer \"%s\" is a running sum of degrees (\"prefix_sum_of\") or CSR "
+                   "offsets (\"structure\": \"offsets\")", rows->name);
+    if (parts[2] && !plain_int_range(ld, &s->params[parts[2] - 1].fields[0], sub, "a weight"))
+        return false;
+    dist->paths = (wh_paths){ .rows = parts[0], .edges = parts[1], .weights = parts[2], .frontier = parts[3] };
+    return true;
+}
+
 /* "params" (required: the kernel's, in order) and "globals" (optional:
  * module variables), into one list; names are unique across both. */
 static bool parse_params(loader *ld, json_t *root)
@@ -1406,6 +1457,7 @@ static bool parse_params(loader *ld, json_t *root)
         json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
         if (json_object_get(pobj, "nearest_of") && !buffer_nearest(ld, pobj, i)) return false;
         if (json_object_get(pobj, "below_row") && !buffer_below_row(ld, pobj, i)) return false;
+        if (json_object_get(pobj, "shortest_paths") && !buffer_paths(ld, pobj, i)) return false;
     }
     return true;
 }

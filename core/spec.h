@@ -133,6 +133,17 @@ typedef struct {
     bool oob_nan;                       /* elements outside the tensor read NaN (floats), else 0 */
 } wh_tensor_map;
 
+/* A buffer of distances that is a state of shortest-path relaxation on a
+ * CSR graph (README, "Structured inputs"): Bellman-Ford's, or a BFS's with
+ * unit weights, from one source, with the frontier (worklist) of nodes
+ * lowered and not yet relaxed.  Parameter indexes plus one (0: none). */
+typedef struct {
+    int rows;       /* the row pointer: node u's out-edges (a running sum of degrees, or offsets) */
+    int edges;      /* each edge's target node */
+    int weights;    /* each edge's weight, 0: every edge weighs 1 */
+    int frontier;   /* per node: nonzero when in the frontier, 0: no frontier buffer */
+} wh_paths;
+
 /* Variable indices of spec expressions; constants follow from WH_VAR_CONST0. */
 enum { WH_VAR_THREADS, WH_VAR_BLOCKS, WH_VAR_BLOCK, WH_VAR_I, WH_VAR_CONST0 };
 
@@ -188,6 +199,8 @@ typedef struct {
                                below its row (README, "Structured inputs"), 0: none */
     int below_level;        /* "below_row"'s "level": 1 + the buffer of a level's rows, whose
                                entries name no row of the level, 0: none */
+    wh_paths paths;         /* "shortest_paths": the graph and frontier of which these
+                               distances are a relaxation state, or paths.rows == 0 */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
     wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */

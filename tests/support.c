@@ -215,6 +215,17 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)
     return wh_spec_load(path, err);
 }
 
+wh_image *ts_full_image(const char *path, wh_spec **spec)
+{
+    wh_error err;
+    *spec = wh_spec_load(path, &err);
+    cr_assert(*spec, "%s", err.msg);
+    wh_launch full = wh_spec_launch_full(*spec);
+    wh_image *img = wh_image_new(*spec, &full, &err);
+    cr_assert(img, "%s", err.msg);
+    return img;
+}
+
 wh_spec *ts_temp_spec_image(const char *json, char *dir, wh_image **img, wh_error *err)
 {
     *img = NULL;

@@ -72,6 +72,8 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err);
 /* The same and, when it loads, *img: an image of its full launch (NULL
  * when the spec or the image is refused, err filled). */
 wh_spec *ts_temp_spec_image(const char *json, char *dir, wh_image **img, wh_error *err);
+/* The spec at path (asserted to load) and an image of its full launch. */
+wh_image *ts_full_image(const char *path, wh_spec **spec);
 
 /* gen_explore_spec of spec, quiet, for time_s seconds, its cache in a
  * fresh temporary directory written to cache (64 bytes; ts_rmtree it);

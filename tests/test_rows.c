@@ -171,13 +171,7 @@ Test(rows, the_spec_refuses_what_is_not_a_lower_triangle)
 /* sptrsv_level's spec and an image of its full launch. */
 static wh_image *sptrsv_image(wh_spec **spec)
 {
-    wh_error err;
-    *spec = wh_spec_load("kernels/corpus/sptrsv_level.json", &err);
-    cr_assert(*spec, "%s", err.msg);
-    wh_launch full = wh_spec_launch_full(*spec);
-    wh_image *img = wh_image_new(*spec, &full, &err);
-    cr_assert(img, "%s", err.msg);
-    return img;
+    return ts_full_image("kernels/corpus/sptrsv_level.json", spec);
 }
 
 /* sptrsv_level: every random input's columns are below their rows, and

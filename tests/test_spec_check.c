@@ -198,8 +198,9 @@ Test(spec_check, a_structure_the_symbolic_stage_will_not_assume_is_noted)
 }
 
 /* A neighbour list whose range holds fewer other threads than a list is
- * long is warned about; a list from positions and columns below their
- * rows are noted as not assumed by the symbolic stage. */
+ * long is warned about; a list from positions, columns below their rows
+ * and shortest-path distances are noted as not assumed by the symbolic
+ * stage. */
 Test(spec_check, lists_that_cannot_be_distinct_and_unassumed_rows_are_said)
 {
     static const char *const extra[] = { "--explore-time", "0" };
@@ -215,6 +216,11 @@ Test(spec_check, lists_that_cannot_be_distinct_and_unassumed_rows_are_said)
     c = spec_check_v("kernels/corpus/sptrsv_level.json", extra, 2);
     cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
     cr_expect(strstr(c.err, "input 'cols' (\"below_row\"): the symbolic stage does not assume"), "%s", c.err);
+    json_decref(c.doc);
+    c = spec_check_v("kernels/corpus/sssp_relax.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(c.err, "input 'dist' (\"shortest_paths\"): the symbolic stage does not assume a relaxation "
+                            "state"), "%s", c.err);
     json_decref(c.doc);
 }
 

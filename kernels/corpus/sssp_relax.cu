@@ -25,22 +25,36 @@
  * already beaten (another thread got there first) costs the atomic
  * without the stores.
  *
+ * Inputs are relaxation states (the spec's "shortest_paths", session 36):
+ * the source at 0, every reached node (below DMAX) reached from it along
+ * edges with dist[u] + w <= dist[v], every reached node outside the
+ * frontier with its out-edges relaxed, the frontier within the reached
+ * nodes: what a run of the algorithm (a worklist Bellman-Ford, in any
+ * order) can pass through.  Before, distances and frontier were any
+ * values: frontier nodes at distances no edge could have set, nodes
+ * outside the frontier whose edges would still lower their targets.
+ *
  * Known worst (expert): every node in the frontier with degree D, and
  * every relaxation succeeding on targets as contended as possible.  For
  * every check to succeed the new distances must keep falling in the
- * order the relaxations run: dist[u] = N - 1 - u and weight of slot k =
- * (D - 1 - k) * 2^14 make dist[u] + w fall with (k, u), the target
- * (node N - 1) starting at DMAX.  Measured on the sim (bench_corpus
- * --inputs-only): every edge into one node with that order
- * ("one-target", the reference) 84709 cycles; the same with the order
- * node-major (dist[u] = (N - 1 - u) * D, w = D - 1 - k) 33883, since the
- * warps do not run in node order and a warp behind the others fails its
- * check; lane l of every warp into one of 32 nodes 18536 and targets
- * scattered over the upper half (whose own relaxations fail) 19519: both
- * below the longest of 5 random inputs, 23016 (random dist in
- * [0, 2^24] lets about half the relaxations pass, spread over the whole
- * launch).  Which relaxations pass depends on the order the sim runs the
- * warps, so the reference is a lower bound on the worst.
+ * order the relaxations run: dist[u] = S - u and weight of slot k =
+ * (D - 1 - k) * 2^14 make dist[u] + w fall with (k, u), the target (node
+ * N - 1) unreached at DMAX.  A state needs every reached node set by an
+ * edge: each node u's last slot is the chain edge into node u - 1 (weight
+ * 1), from the source S = N - 2 down to node 0, which lowers nothing when
+ * relaxed again.  Measured on the sim (bench_corpus --inputs-only):
+ * every other edge into one node ("one-target", the reference) 73662
+ * cycles (84709 before session 36, when any distances were allowed and
+ * every slot went to the target; with the chain in slot 0 instead of the
+ * last, 50983: the first iteration's relaxations, the highest values, are
+ * the ones later warps can still beat); the order node-major (dist[u] =
+ * (S - u) * D, w = D - 1 - k) 33424, since the warps do not run in node
+ * order and a warp behind the others fails its check; lane l of every
+ * warp into one of 32 nodes 18484 and targets scattered over the upper
+ * half (unreached, outside the frontier) 19326: both below the longest of
+ * 5 random states, 25790 (random graphs, distances in [0, 2^24] and
+ * frontier bits, brought to a state).  Which relaxations pass depends on the order the
+ * sim runs the warps, so the reference is a lower bound on the worst.
  * Known best: an empty frontier (every thread exits after one load):
  * 1176.
  *
@@ -48,20 +62,8 @@
  * session 18; before, each node owned a fixed slot of D edges, row_start
  * pinned to u*D), so a node's edges follow the previous node's and the
  * N*D edge slots are the total; degree stays in [0, D], so the hand-built
- * inputs above (every degree D) are the same inputs as before.  Gap left
- * (the corpus's last, session 35): the distances of a real sweep are
- * consistent (a frontier node's distance was set by an earlier sweep from
- * the source); here they are any values in the range.  What a real state
- * satisfies, for any order of the relaxations: the source at 0, and every
- * other node either unreached (DMAX) or with an in-edge (u, v) where
- * dist[u] + w(u, v) <= dist[v] (the relaxation that set it, u's distance
- * having only fallen since); the frontier is the nodes lowered by the
- * last sweep.  The likely shape is a derived state ("the distances after
- * k sweeps from source s", s and k searched like scalars, dist and
- * frontier computed on the host as md_cutoff's list is from its
- * positions), which needs inputs that are not kernel parameters; not
- * built.  The known worst above (distances ordered so that every
- * relaxation succeeds) may not be such a state.
+ * inputs above (every degree D) keep node u's edges at u*D.  Spec gap:
+ * none left (session 36 closed the last, consistent distances).
  */
 extern "C" __global__ void sssp_relax(const int *row_start, const int *degree, const int *edges,
                                       const int *weights, const unsigned char *frontier, int *dist,

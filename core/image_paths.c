@@ -1,0 +1,371 @@
+/*
+ * image_paths.c — distances that are a state of shortest-path relaxation
+ * on a CSR graph ("shortest_paths", core/spec.h): what Bellman-Ford, or a
+ * BFS with unit weights, from one source has computed after some
+ * relaxations in some order, with the frontier (the worklist) of nodes
+ * lowered since they last relaxed their out-edges.
+ *
+ * With lo and hi the distances' range (hi: not reached yet), every state
+ * a run passes through has these, and they are what the check asks:
+ *   - a source at lo, from which every reached node (below hi) is reached
+ *     along edges (u, v, w) with dist[u] + w <= dist[v] (each distance was
+ *     set through such an edge, and distances only fall);
+ *   - a reached node outside the frontier has relaxed each out-edge:
+ *     dist[v] <= dist[u] + w (or v is at hi and dist[u] + w is not below);
+ *   - the frontier holds reached nodes only.
+ * tests/test_paths.c runs worklist relaxations in random orders and checks
+ * every state they pass through.
+ *
+ * The projection keeps what it can of the image's distances and frontier.
+ * The source is a node at the least distance (one from which the others
+ * there are reached: an image in a state keeps its source); then, in
+ * Dijkstra's order from it, each node reached takes its own distance,
+ * raised to the least dist[u] + w over its in-edges from nodes already
+ * placed and lowered to the least over those outside the frontier.  A node
+ * none reaches is unreached (hi) and leaves the frontier.  An image in a
+ * state is left as it is.
+ */
+#include "core/image.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const wh_image *img;
+    int dist_p, rows_p, edges_p, weights_p, frontier_p;   /* weights, frontier: -1 when none */
+    uint64_t nodes;         /* the distances' elements */
+    uint64_t nrows;         /* nodes with out-edges (the row pointer's rows, at most nodes) */
+    uint64_t nedges;        /* the targets' elements */
+    int64_t lo, hi;         /* the source's distance; an unreached node's */
+} graph;
+
+/* An indexed binary min-heap of nodes by (key, node): Dijkstra's order. */
+#define NOT_QUEUED UINT64_MAX
+typedef struct {
+    uint64_t *heap;         /* nodes, heap-ordered */
+    uint64_t *at;           /* each node's place in heap, or NOT_QUEUED */
+    int64_t *key;
+    uint64_t size;
+} queue;
+
+static bool paths_error(const graph *g, wh_error *err, const char *msg)
+{
+    char path[96];
+    wh_error_set(err, WH_ERR_USER, g->img->spec->path, 0, 0, "input \"%s\" (\"shortest_paths\"): %s",
+                 g->img->bufs[g->dist_p].param->name, msg);
+    wh_param_jpath(g->img->spec, g->dist_p, ".shortest_paths", path, sizeof path);
+    wh_error_set_path(err, path);
+    return false;
+}
+
+static bool oom(wh_error *err)
+{
+    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    return false;
+}
+
+static const char *name_of(const graph *g, int p)
+{
+    return g->img->bufs[p].param->name;
+}
+
+/* The graph's buffers, and their sizes and ranges checked against what a
+ * relaxation needs. */
+static bool graph_open(const wh_image *img, int p, graph *g, wh_error *err)
+{
+    const wh_paths *w = &img->bufs[p].param->paths;
+    *g = (graph){ .img = img, .dist_p = p, .rows_p = w->rows - 1, .edges_p = w->edges - 1,
+                  .weights_p = w->weights - 1, .frontier_p = w->frontier - 1, .nodes = img->bufs[p].count };
+    g->nedges = img->bufs[g->edges_p].count;
+    g->nrows = wh_csr_nrows(img, g->rows_p);
+    if (g->nrows > g->nodes) g->nrows = g->nodes;
+    wh_bounds bd;
+    char msg[240];
+    if (!wh_image_bounds(img, p, 0, 0, &bd, err)) return false;
+    g->lo = bd.lo;
+    g->hi = bd.hi;
+    if (g->lo >= g->hi) {
+        snprintf(msg, sizeof msg, "the range [%lld, %lld] needs room: its low end is the source's distance, its "
+                 "high end an unreached node's", (long long)g->lo, (long long)g->hi);
+        return paths_error(g, err, msg);
+    }
+    if (g->weights_p >= 0) {
+        if (!wh_image_bounds(img, g->weights_p, 0, 0, &bd, err)) return false;
+        if (bd.lo < 0 || img->bufs[g->weights_p].count < g->nedges) {
+            snprintf(msg, sizeof msg, "the weights \"%s\" need a range without negative values and an element "
+                     "per edge (%llu)", name_of(g, g->weights_p), (unsigned long long)g->nedges);
+            return paths_error(g, err, msg);
+        }
+    }
+    if (g->frontier_p >= 0) {
+        if (!wh_image_bounds(img, g->frontier_p, 0, 0, &bd, err)) return false;
+        if (bd.lo > 0 || bd.hi < 0 || img->bufs[g->frontier_p].count < g->nodes) {
+            snprintf(msg, sizeof msg, "the frontier \"%s\" needs 0 in its range (a node outside it) and an "
+                     "element per node (%llu)", name_of(g, g->frontier_p), (unsigned long long)g->nodes);
+            return paths_error(g, err, msg);
+        }
+    }
+    return true;
+}
+
+static bool in_frontier(const graph *g, uint64_t u)
+{
+    return g->frontier_p >= 0 && wh_image_int(g->img, g->frontier_p, u) != 0;
+}
+
+/* Node u's out-edges are the targets [*b, *e) (none past the rows). */
+static void out_edges(const graph *g, uint64_t u, uint64_t *b, uint64_t *e)
+{
+    if (u < g->nrows) wh_csr_row(g->img, g->rows_p, u, g->nedges, b, e);
+    else *b = *e = 0;
+}
+
+/* Edge i's target, or NOT_QUEUED when it names no node. */
+static uint64_t target(const graph *g, uint64_t i)
+{
+    int64_t t = wh_image_int(g->img, g->edges_p, i);
+    return t >= 0 && (uint64_t)t < g->nodes ? (uint64_t)t : NOT_QUEUED;
+}
+
+static int64_t weight(const graph *g, uint64_t i)
+{
+    int64_t w = g->weights_p >= 0 ? wh_image_int(g->img, g->weights_p, i) : 1;
+    return w < 0 ? 0 : w;
+}
+
+/* d + w, no further than hi (past it a relaxation lowers nothing). */
+static int64_t relaxed(const graph *g, int64_t d, int64_t w)
+{
+    return w >= g->hi - d ? g->hi : d + w;
+}
+
+/* The source: a node at the least distance from which every other node
+ * there is reached through edges of weight 0 (the last root of a search
+ * over those edges: if any node reaches them all, the root of the search
+ * that found it does).  seen and stack hold a flag and a place per node. */
+static uint64_t find_source(const graph *g, const int64_t *d, unsigned char *seen, uint64_t *stack)
+{
+    int64_t least = d[0];
+    uint64_t source = 0;
+    for (uint64_t v = 1; v < g->nodes; v++)
+        if (d[v] < least) least = d[v];
+    memset(seen, 0, g->nodes);
+    for (uint64_t z = g->nodes; z-- > 0;) {
+        if (d[z] != least || seen[z]) continue;
+        uint64_t top = 0;
+        source = stack[top++] = z;
+        seen[z] = 1;
+        while (top > 0) {
+            uint64_t u = stack[--top], b, e;
+            out_edges(g, u, &b, &e);
+            for (uint64_t i = b; i < e; i++) {
+                uint64_t t = target(g, i);
+                if (t != NOT_QUEUED && !seen[t] && d[t] == least && weight(g, i) == 0) {
+                    seen[t] = 1;
+                    stack[top++] = t;
+                }
+            }
+        }
+    }
+    return source;
+}
+
+static bool queue_before(const queue *q, uint64_t a, uint64_t b)
+{
+    return q->key[a] < q->key[b] || (q->key[a] == q->key[b] && a < b);
+}
+
+static void queue_place(queue *q, uint64_t i, uint64_t v)
+{
+    q->heap[i] = v;
+    q->at[v] = i;
+}
+
+/* Node v (queued or not) takes key k, below any it had. */
+static void queue_lower(queue *q, uint64_t v, int64_t k)
+{
+    q->key[v] = k;
+    uint64_t i = q->at[v] == NOT_QUEUED ? q->size++ : q->at[v];
+    while (i > 0 && queue_before(q, v, q->heap[(i - 1) / 2])) {
+        queue_place(q, i, q->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    queue_place(q, i, v);
+}
+
+static uint64_t queue_pop(queue *q)
+{
+    uint64_t top = q->heap[0], last = q->heap[--q->size], i = 0;
+    q->at[top] = NOT_QUEUED;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= q->size) break;
+        if (c + 1 < q->size && queue_before(q, q->heap[c + 1], q->heap[c])) c++;
+        if (!queue_before(q, q->heap[c], last)) break;
+        queue_place(q, i, q->heap[c]);
+        i = c;
+    }
+    if (q->size > 0) queue_place(q, i, last);
+    return top;
+}
+
+/* Working memory of the projection and the check, per node. */
+typedef struct {
+    int64_t *d;             /* the distances (the image's, then the projection's) */
+    int64_t *support;       /* the least dist[u] + w over in-edges from placed nodes */
+    int64_t *cap;           /* ... from placed nodes outside the frontier */
+    unsigned char *placed;  /* 1 once popped (or reached, in the check) */
+    uint64_t *stack;
+    queue q;
+} work;
+
+static void work_free(work *w)
+{
+    free(w->d);
+    free(w->support);
+    free(w->cap);
+    free(w->placed);
+    free(w->stack);
+    free(w->q.heap);
+    free(w->q.at);
+    free(w->q.key);
+}
+
+/* The image's distances into w->d (clamped into the range). */
+static bool work_open(const graph *g, work *w, wh_error *err)
+{
+    uint64_t n = g->nodes;
+    *w = (work){ .d = malloc(n * sizeof *w->d), .support = malloc(n * sizeof *w->support),
+                 .cap = malloc(n * sizeof *w->cap), .placed = calloc(n, 1), .stack = malloc(n * sizeof *w->stack),
+                 .q = { .heap = malloc(n * sizeof(uint64_t)), .at = malloc(n * sizeof(uint64_t)),
+                        .key = malloc(n * sizeof(int64_t)) } };
+    if (!w->d || !w->support || !w->cap || !w->placed || !w->stack || !w->q.heap || !w->q.at || !w->q.key) {
+        work_free(w);
+        return oom(err);
+    }
+    for (uint64_t v = 0; v < n; v++) {
+        int64_t x = wh_image_int(g->img, g->dist_p, v);
+        w->d[v] = x < g->lo ? g->lo : x > g->hi ? g->hi : x;
+        w->support[v] = w->cap[v] = INT64_MAX;
+        w->q.at[v] = NOT_QUEUED;
+    }
+    return true;
+}
+
+/* A placed node u's out-edges offer their targets dist[u] + w. */
+static void offer(const graph *g, work *w, uint64_t u, int64_t du)
+{
+    uint64_t b, e;
+    bool relaxes = !in_frontier(g, u);
+    out_edges(g, u, &b, &e);
+    for (uint64_t i = b; i < e; i++) {
+        uint64_t t = target(g, i);
+        if (t == NOT_QUEUED || w->placed[t]) continue;
+        int64_t c = relaxed(g, du, weight(g, i));
+        if (c < w->support[t]) w->support[t] = c;
+        if (relaxes && c < w->cap[t]) w->cap[t] = c;
+        int64_t own = w->d[t] > w->support[t] ? w->d[t] : w->support[t];
+        int64_t k = own < w->cap[t] ? own : w->cap[t];
+        if (w->q.at[t] == NOT_QUEUED || k < w->q.key[t]) queue_lower(&w->q, t, k);
+    }
+}
+
+bool wh_image_restructure_paths(wh_image *img, int p, wh_error *err)
+{
+    graph g;
+    work w;
+    if (!img->bufs[p].param->paths.rows || img->bufs[p].count == 0) return true;
+    if (!graph_open(img, p, &g, err) || !work_open(&g, &w, err)) return false;
+    queue_lower(&w.q, find_source(&g, w.d, w.placed, w.stack), g.lo);
+    memset(w.placed, 0, g.nodes);
+    while (w.q.size > 0) {
+        uint64_t u = queue_pop(&w.q);
+        if (w.q.key[u] >= g.hi) break;   /* it and every node after it: unreached */
+        w.placed[u] = 1;
+        w.d[u] = w.q.key[u];
+        offer(&g, &w, u, w.d[u]);
+    }
+    for (uint64_t v = 0; v < g.nodes; v++) {
+        wh_image_set_int(img, p, v, w.placed[v] ? w.d[v] : g.hi);
+        if (!w.placed[v] && g.frontier_p >= 0) wh_image_set_int(img, g.frontier_p, v, 0);
+    }
+    work_free(&w);
+    return true;
+}
+
+/* Every reached node reached from the source through edges (u, v, w) with
+ * dist[u] + w <= dist[v]: a search from it over such edges. */
+static bool check_reached(const graph *g, work *w, wh_error *err)
+{
+    uint64_t s = find_source(g, w->d, w->placed, w->stack), top = 0;
+    char msg[320];
+    if (w->d[s] != g->lo) {
+        snprintf(msg, sizeof msg, "no node is at %lld, the range's low end (the source's distance)", (long long)g->lo);
+        return paths_error(g, err, msg);
+    }
+    memset(w->placed, 0, g->nodes);
+    w->placed[s] = 1;
+    w->stack[top++] = s;
+    while (top > 0) {
+        uint64_t u = w->stack[--top], b, e;
+        out_edges(g, u, &b, &e);
+        for (uint64_t i = b; i < e; i++) {
+            uint64_t t = target(g, i);
+            if (t != NOT_QUEUED && !w->placed[t] && w->d[t] < g->hi &&
+                relaxed(g, w->d[u], weight(g, i)) <= w->d[t]) {
+                w->placed[t] = 1;
+                w->stack[top++] = t;
+            }
+        }
+    }
+    for (uint64_t v = 0; v < g->nodes; v++)
+        if (w->d[v] < g->hi && !w->placed[v]) {
+            snprintf(msg, sizeof msg, "node %llu's distance %lld is reached from the source (node %llu) through no "
+                     "edges (u, v, w) with dist[u] + w <= dist[v]: no relaxation could have set it",
+                     (unsigned long long)v, (long long)w->d[v], (unsigned long long)s);
+            return paths_error(g, err, msg);
+        }
+    return true;
+}
+
+/* Every reached node outside the frontier has relaxed its out-edges. */
+static bool check_relaxed(const graph *g, const work *w, wh_error *err)
+{
+    for (uint64_t u = 0; u < g->nodes; u++) {
+        uint64_t b, e;
+        if (w->d[u] >= g->hi || in_frontier(g, u)) continue;
+        out_edges(g, u, &b, &e);
+        for (uint64_t i = b; i < e; i++) {
+            uint64_t t = target(g, i);
+            int64_t c = relaxed(g, w->d[u], weight(g, i));
+            if (t == NOT_QUEUED || w->d[t] <= c) continue;
+            char msg[320];
+            snprintf(msg, sizeof msg, "node %llu (distance %lld) is outside the frontier, yet its edge %llu to node "
+                     "%llu would lower that node's %lld to %lld: a node leaves the frontier only once it has "
+                     "relaxed its edges", (unsigned long long)u, (long long)w->d[u], (unsigned long long)i,
+                     (unsigned long long)t, (long long)w->d[t], (long long)c);
+            return paths_error(g, err, msg);
+        }
+    }
+    return true;
+}
+
+bool wh_image_check_paths(const wh_image *img, int p, wh_error *err)
+{
+    graph g;
+    work w;
+    if (!img->bufs[p].param->paths.rows || img->bufs[p].count == 0) return true;
+    if (!graph_open(img, p, &g, err)) return false;
+    for (uint64_t v = 0; v < g.nodes; v++)
+        if (in_frontier(&g, v) && wh_image_int(img, p, v) >= g.hi) {
+            char msg[240];
+            snprintf(msg, sizeof msg, "node %llu is in the frontier but not reached (its distance is the range's "
+                     "high end, %lld)", (unsigned long long)v, (long long)g.hi);
+            return paths_error(&g, err, msg);
+        }
+    if (!work_open(&g, &w, err)) return false;
+    bool ok = check_reached(&g, &w, err) && check_relaxed(&g, &w, err);
+    work_free(&w);
+    return ok;
+}
