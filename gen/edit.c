@@ -28,7 +28,12 @@
  * random input with a full frontier and full rows, 13891-16021 for five
  * combinations of one to three of the parts, 84677 with all four), so a
  * screen of one edit at a time
- * never assembles it: contend-min is the four parts as one edit.
+ * never assembles it: contend-min is the four parts as one edit.  Since
+ * sssp_relax's distances must be a relaxation state ("shortest_paths",
+ * session 36), a node that no edge reaches leaves the frontier: edges all
+ * into one node would leave only the source running, so on such distances
+ * the edit also lays a chain (each row's last edge into the previous
+ * node) and fills the frontier (73662 cycles, the header's state).
  *
  * A tree's shape is another such relation ("tree" buffers, core/spec.h):
  * bvh_traverse's worst is a chain every query descends, which needs each
@@ -571,6 +576,22 @@ static bool parallel(const wh_image *img, int q, int p)
            a->per_thread == b->per_thread && a->owner == b->owner;
 }
 
+/* op(run, flag) on every editable field beside the index buffer (parallel
+ * to it), buffer `skip` aside: the weights of sssp_relax's edges. */
+typedef bool (*run_op)(field_access *a, const gen_edit *run, bool flag, wh_error *err);
+
+static bool beside_index(wh_image *img, int index_param, int skip, run_op op, const gen_edit *run, bool flag,
+                         wh_error *err)
+{
+    for (int q = 0; q < img->nbufs; q++)
+        for (int f = 0; q != skip && parallel(img, q, index_param) && f < img->spec->params[q].nfields; f++) {
+            field_access side;
+            if (editable(img, q, f) && !(access_open(&side, img, q, f, err) && op(&side, run, flag, err)))
+                return false;
+        }
+    return true;
+}
+
 /* When a running sum cuts the index buffer into rows, every row at its
  * longest: the summands at their high end, the row starts recomputed. */
 static bool rows_full(wh_image *img, int index_param, wh_error *err)
@@ -585,11 +606,42 @@ static bool rows_full(wh_image *img, int index_param, wh_error *err)
            wh_image_restructure(img, err);
 }
 
+/* Distances that must be a relaxation state ("shortest_paths") over the
+ * index buffer as their edges: a node nothing reaches leaves the frontier
+ * and runs nothing, so the edges into one node alone would leave only the
+ * source running.  Each row's last entry in the run becomes the edge into
+ * the previous row's node (a chain down from the source, the last node,
+ * which b's ramp puts at its low end), the fields beside it at their low
+ * (high) end so that it sets that node as the ramp has it and relaxing it
+ * again lowers nothing; the frontier full.  The other entries keep the
+ * contended node. */
+static bool chain_rows(field_access *b, const gen_edit *e, bool min, wh_error *err)
+{
+    wh_image *img = b->img;
+    const wh_paths *paths = &img->spec->params[b->p].paths;
+    if (!paths->rows || paths->edges - 1 != e->index_param || img->spec->params[e->index_param].nfields != 1)
+        return true;
+    uint64_t nrows = wh_csr_nrows(img, paths->rows - 1), end = e->first + e->count;
+    for (uint64_t k = 1; k < nrows; k++) {
+        uint64_t first, last;
+        wh_csr_row(img, paths->rows - 1, k, img->bufs[e->index_param].count, &first, &last);
+        if (first >= last || last - 1 < e->first || last - 1 >= end) continue;
+        gen_edit one = { .first = last - 1, .count = 1 };
+        wh_image_set_int(img, e->index_param, last - 1, (int64_t)k - 1);
+        if (!beside_index(img, e->index_param, b->p, fill_extreme, &one, !min, err)) return false;
+    }
+    field_access flags;
+    gen_edit all = { .first = 0, .count = paths->frontier ? img->bufs[paths->frontier - 1].count : 0 };
+    return !paths->frontier ||
+           (access_open(&flags, img, paths->frontier - 1, 0, err) && fill_extreme(&flags, &all, true, err));
+}
+
 /* contend-min (min) or contend-max on buffer b through the edit's index
  * field: the index run at 0 (and its rows, if a running sum cuts it into
  * rows, at their longest), b ramped to its low (high) end, every editable
  * field beside the index buffer falling (rising) with the iteration that
- * reads it, and the element the indices point at at b's high (low) end. */
+ * reads it, and the element the indices point at at b's high (low) end;
+ * for distances that must be a relaxation state, a chain (chain_rows). */
 static bool contend(field_access *b, const gen_edit *e, bool min, wh_error *err)
 {
     wh_image *img = b->img;
@@ -598,15 +650,9 @@ static bool contend(field_access *b, const gen_edit *e, bool min, wh_error *err)
         !rows_full(img, e->index_param, err))
         return false;
     gen_edit whole = { .first = 0, .count = img->bufs[b->p].count };
-    if (!ramp(b, &whole, min, true, err)) return false;
-    for (int q = 0; q < img->nbufs; q++)
-        for (int f = 0; q != b->p && parallel(img, q, e->index_param) && f < img->spec->params[q].nfields; f++) {
-            field_access side;
-            gen_edit all = { .first = 0, .count = img->bufs[q].count };
-            if (editable(img, q, f) && !(access_open(&side, img, q, f, err) && slot_ramp(&side, &all, !min, err)))
-                return false;
-        }
-    return pointed(b, &idx, e, min, err);
+    gen_edit beside = { .first = 0, .count = img->bufs[e->index_param].count };
+    return ramp(b, &whole, min, true, err) && beside_index(img, e->index_param, b->p, slot_ramp, &beside, !min, err) &&
+           pointed(b, &idx, e, min, err) && chain_rows(b, e, min, err);
 }
 
 /* Node i of a tree buffer a leaf (its leaf field at the top of its range,

@@ -5,54 +5,64 @@
 #include "kernels/corpus/corpus.h"
 
 /* A relaxation state (the spec's "shortest_paths") built for contention:
- * nodes 0 .. S reached and in the frontier, node S the source, dist[u] =
- * (S - u) * step; each reached node u > 0's last edge (slot D - 1) into
- * node u - 1 with weight step, the edge that set node u - 1 (a chain down
- * from the source, so every reached node is reached from it; relaxing it
- * again lowers nothing: a load, no atomic); every other edge (slot k) into
- * the node target_of picks, weight (D - 1 - k) * wscale, so that dist[u] +
- * w falls with (k, u) as the slots run; nodes above S unreached (DMAX) and
- * outside the frontier; every degree D.  (The chain in slot 0 instead
- * measured 50983 cycles for one-target, against 73662: the first
- * iteration's relaxations, the highest values, are the ones every later
- * warp can still beat.) */
+ * nodes first .. S reached and in the frontier, node S the source,
+ * dist[u] = (S - u) * step; each reached node u > 0's last edge (slot
+ * D - 1) into node u - 1 with weight 0, in the chain of edges that set the
+ * reached nodes from the source (relaxing it again lowers node u - 1 by
+ * step: one more atomic, on a word of its own); every other edge (slot k)
+ * into the node target_of picks, weight (D - 1 - k) * wscale, so that
+ * dist[u] + w falls with (k, u) as the slots run; the other nodes
+ * unreached (DMAX) and outside the frontier; every degree D.  Measured
+ * for one-target (bench_corpus --inputs-only): 74361 cycles; the chain's
+ * weight step (relaxing it lowers nothing) 73693; the target node N - 1
+ * and the source N - 2, 74330 (73662 with weight step); the chain in slot
+ * 0 instead of the last, 50983 (weight step, target N - 1): the first
+ * iteration's relaxations, the highest values, are the ones later warps
+ * can still beat. */
 typedef int64_t (*target_fn)(int64_t u, int64_t k, int64_t n, int64_t d);
 
-static bool chain_state(wh_image *img, int64_t s, int64_t step, int64_t wscale, target_fn target_of,
-                        wh_error *err)
+typedef struct {
+    int64_t first, source;  /* the reached nodes: first .. source */
+    int64_t step;           /* dist[u] = (source - u) * step */
+    int64_t wscale;         /* slot k's weight: (D - 1 - k) * wscale */
+} chain_shape;
+
+static bool chain_state(wh_image *img, const chain_shape *c, target_fn target_of, wh_error *err)
 {
     int64_t d = corpus_var(img, "D"), n = corpus_var(img, "N"), dmax = corpus_var(img, "DMAX");
     if (!corpus_fill_int(img, "degree", NULL, d, err))
         return false;
     for (int64_t u = 0; u < n; u++) {
-        bool reached = u <= s;
+        bool reached = u >= c->first && u <= c->source;
         if (!corpus_set_int(img, "frontier", NULL, (uint64_t)u, reached, err) ||
-            !corpus_set_int(img, "dist", NULL, (uint64_t)u, reached ? (s - u) * step : dmax, err))
+            !corpus_set_int(img, "dist", NULL, (uint64_t)u, reached ? (c->source - u) * c->step : dmax, err))
             return false;
         for (int64_t k = 0; k < d; k++) {
             bool chain = k == d - 1 && u > 0 && reached;
             uint64_t e = (uint64_t)(u * d + k);
             if (!corpus_set_int(img, "edges", NULL, e, chain ? u - 1 : target_of(u, k, n, d), err) ||
-                !corpus_set_int(img, "weights", NULL, e, chain ? step : (d - 1 - k) * wscale, err))
+                !corpus_set_int(img, "weights", NULL, e, chain ? 0 : (d - 1 - k) * c->wscale, err))
                 return false;
         }
     }
     return true;
 }
 
-static int64_t into_last(int64_t u, int64_t k, int64_t n, int64_t d)
+static int64_t into_first(int64_t u, int64_t k, int64_t n, int64_t d)
 {
-    (void)u, (void)k, (void)d;
-    return n - 1;
+    (void)u, (void)k, (void)n, (void)d;
+    return 0;
 }
 
-/* Every edge but the chain's into node N - 1 (unreached): up to 15/16 of
- * the N * D relaxations succeed, atomics on one word; node-major below. */
+/* Every edge but the chain's into node 0 (unreached; the chain from the
+ * source, node N - 1, ends at node 1, whose last edge is one more into
+ * node 0): up to 15/16 of the N * D relaxations succeed, atomics on one
+ * word; node-major below. */
 static bool one_target(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, n - 2, 1, n, into_last, err);
+    return chain_state(img, &(chain_shape){ .first = 1, .source = n - 1, .step = 1, .wscale = n }, into_first, err);
 }
 
 /* The same, the distances falling with the node first (dist[u] = (S - u)
@@ -61,7 +71,7 @@ static bool one_target_node_major(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N"), d = corpus_var(img, "D");
-    return chain_state(img, n - 2, d, 1, into_last, err);
+    return chain_state(img, &(chain_shape){ .first = 1, .source = n - 1, .step = d, .wscale = 1 }, into_first, err);
 }
 
 /* Lane l of every warp relaxes into node N - 32 + l (unreached): 32 words
@@ -76,7 +86,7 @@ static bool lane_targets(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, n - 33, 1, n, into_lane, err);
+    return chain_state(img, &(chain_shape){ .source = n - 33, .step = 1, .wscale = n }, into_lane, err);
 }
 
 /* Targets in the upper half (unreached, outside the frontier: its threads
@@ -93,7 +103,7 @@ static bool scattered_half(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, n / 2 - 1, 1, n, into_half, err);
+    return chain_state(img, &(chain_shape){ .source = n / 2 - 1, .step = 1, .wscale = n }, into_half, err);
 }
 
 static bool empty_frontier(wh_image *img, pcg32 *rng, wh_error *err)

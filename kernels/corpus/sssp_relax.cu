@@ -34,27 +34,28 @@
  * values: frontier nodes at distances no edge could have set, nodes
  * outside the frontier whose edges would still lower their targets.
  *
- * Known worst (expert): every node in the frontier with degree D, and
+ * Known worst (expert): every node but the target in the frontier with degree D, and
  * every relaxation succeeding on targets as contended as possible.  For
  * every check to succeed the new distances must keep falling in the
- * order the relaxations run: dist[u] = S - u and weight of slot k =
+ * order the relaxations run: dist[u] = N - 1 - u and weight of slot k =
  * (D - 1 - k) * 2^14 make dist[u] + w fall with (k, u), the target (node
- * N - 1) unreached at DMAX.  A state needs every reached node set by an
- * edge: each node u's last slot is the chain edge into node u - 1 (weight
- * 1), from the source S = N - 2 down to node 0, which lowers nothing when
- * relaxed again.  Measured on the sim (bench_corpus --inputs-only):
- * every other edge into one node ("one-target", the reference) 73662
- * cycles (84709 before session 36, when any distances were allowed and
- * every slot went to the target; with the chain in slot 0 instead of the
- * last, 50983: the first iteration's relaxations, the highest values, are
- * the ones later warps can still beat); the order node-major (dist[u] =
- * (S - u) * D, w = D - 1 - k) 33424, since the warps do not run in node
- * order and a warp behind the others fails its check; lane l of every
- * warp into one of 32 nodes 18484 and targets scattered over the upper
- * half (unreached, outside the frontier) 19326: both below the longest of
- * 5 random states, 25790 (random graphs, distances in [0, 2^24] and
- * frontier bits, brought to a state).  Which relaxations pass depends on the order the
- * sim runs the warps, so the reference is a lower bound on the worst.
+ * 0) unreached at DMAX.  A state needs every reached node set by an edge:
+ * each node u's last slot is the chain edge into node u - 1 (weight 0),
+ * from the source N - 1 down to node 1 (whose chain edge is one more into
+ * the target).  Measured on the sim (bench_corpus --inputs-only): every
+ * other edge into one node ("one-target", the reference) 74361 cycles
+ * (84709 before session 36, for an input no run reaches: any distances,
+ * every slot into the target; sssp_relax.c gives the variants measured:
+ * the chain in slot 0, 50983, since the first iteration's relaxations,
+ * the highest values, are the ones later warps can still beat); the order
+ * node-major (dist[u] = (N - 1 - u) * D, w = D - 1 - k) 34127, since the
+ * warps do not run in node order and a warp behind the others fails its
+ * check; lane l of every warp into one of 32 nodes 19184 and targets
+ * scattered over the upper half (unreached, outside the frontier) 19782:
+ * both below the longest of 5 random states, 25790 (random graphs,
+ * distances in [0, 2^24] and frontier bits, brought to a state).  Which
+ * relaxations pass depends on the order the sim runs the warps, so the
+ * reference is a lower bound on the worst.
  * Known best: an empty frontier (every thread exits after one load):
  * 1176.
  *
