@@ -1415,6 +1415,14 @@ static bool buffer_paths(loader *ld, json_t *pobj, int p)
                    "offsets (\"structure\": \"offsets\")", rows->name);
     if (parts[2] && !plain_int_range(ld, &s->params[parts[2] - 1].fields[0], sub, "a weight"))
         return false;
+    if (parts[3]) {   /* the projection writes the frontier: nothing else may constrain it */
+        const wh_param *fr = &s->params[parts[3] - 1];
+        bool shared = parts[3] == parts[0] || parts[3] == parts[1] || parts[3] == parts[2];
+        for (int q = 0; q < p; q++) shared |= s->params[q].paths.frontier == parts[3];
+        if (shared || wh_param_structured(fr) || fr->prefix_of || fr->nearest_of || fr->below_rows)
+            return bad(ld, sub, "the frontier \"%s\" is the projection's to write: it takes no structure and is no "
+                       "other part of a graph", fr->name);
+    }
     dist->paths = (wh_paths){ .rows = parts[0], .edges = parts[1], .weights = parts[2], .frontier = parts[3] };
     return true;
 }

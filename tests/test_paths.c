@@ -312,6 +312,13 @@ Test(paths, the_spec_refuses_what_is_no_graph)
                    "does not depend on i", "$.params[5].shortest_paths");
     expect_refused(DIST_HEAD "\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
                    "\"source\":0}}", "unknown key \"source\"", "$.params[5].shortest_paths");
+    expect_refused(DIST_HEAD "\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
+                   "\"frontier\":\"edges\"}}", "the frontier \"edges\" is the projection's to write",
+                   "$.params[5].shortest_paths");
+    expect_refused(DIST_PARAM ",{\"name\":\"dist2\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,"
+                   "\"role\":\"input\",\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
+                   "\"frontier\":\"frontier\"}}", "the frontier \"frontier\" is the projection's to write",
+                   "$.params[6].shortest_paths");
 }
 
 /* Ranges the projection cannot work with, said when an image is made. */
