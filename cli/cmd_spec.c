@@ -228,6 +228,35 @@ static void check_lists(const wh_spec *spec, findings *f)
     free(vars);
 }
 
+/* A shortest-path state's graph at the full launch: edges whose range
+ * names nodes the distances do not hold (the projection skips them; the
+ * kernel would read past the distances), and more rows than nodes. */
+static void check_graphs(const wh_spec *spec, findings *f)
+{
+    int64_t *vars = full_vars(spec), nodes = 0, rows = 0, lo = 0, hi = 0;
+    wh_error err;
+    for (int p = 0; vars && p < spec->nparams; p++) {
+        const wh_param *q = &spec->params[p];
+        if (!q->paths.rows) continue;
+        const wh_param *ptr = &spec->params[q->paths.rows - 1], *edges = &spec->params[q->paths.edges - 1];
+        if (!wh_spec_eval(spec, q->count, vars, q->name, &nodes, &err) ||
+            !wh_spec_eval(spec, ptr->count, vars, ptr->name, &rows, &err))
+            continue;
+        rows -= ptr->prefix_of ? 0 : 1;   /* offsets: one more than the rows */
+        if (rows > nodes)
+            warn(f, "input '%s' (\"shortest_paths\"): the row pointer '%s' has %lld rows, more than the %lld "
+                 "distances: the nodes past them have edges but no distance", q->name, ptr->name, (long long)rows,
+                 (long long)nodes);
+        if (edges->fields[0].has_range && wh_spec_eval(spec, edges->fields[0].lo, vars, edges->name, &lo, &err) &&
+            wh_spec_eval(spec, edges->fields[0].hi, vars, edges->name, &hi, &err) && (lo < 0 || hi >= nodes))
+            warn(f, "input '%s' (\"shortest_paths\"): the targets '%s' range over [%lld, %lld], past the %lld "
+                 "nodes the distances hold: the projection skips such edges, and the kernel would read past the "
+                 "distances (is the range [0, %lld]?)", q->name, edges->name, (long long)lo, (long long)hi,
+                 (long long)nodes, (long long)nodes - 1);
+    }
+    free(vars);
+}
+
 /* Structures the symbolic stage does not assume at all: its atoms may
  * break them (the search's inputs keep them). */
 static void check_unassumed(const wh_spec *spec, findings *f)
@@ -483,6 +512,7 @@ static int check(const check_args *a)
     if (ok) {
         check_structures(spec, &f);
         check_lists(spec, &f);
+        check_graphs(spec, &f);
         check_unassumed(spec, &f);
     }
     if (ok) ok = check_globals(spec, &f, &err);

@@ -224,6 +224,22 @@ Test(spec_check, lists_that_cannot_be_distinct_and_unassumed_rows_are_said)
     json_decref(c.doc);
 }
 
+/* A graph whose targets range past the distances' nodes, and a row
+ * pointer with more rows than distances: both warned about (and the
+ * random input that reads past the distances). */
+Test(spec_check, a_graph_past_its_distances_is_warned_about)
+{
+    static const char *const extra[] = { "--explore-time", "0" };
+    char w[4096];
+    checked c = spec_check_v("tests/specs/sssp_wide_targets.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 3, "%s", warnings(&c, w, sizeof w));
+    cr_expect(strstr(warnings(&c, w, sizeof w), "input 'dist' (\"shortest_paths\"): the targets 'edges' range over "
+                                                  "[0, 16384], past the 16384 nodes"), "%s", w);
+    cr_expect(strstr(w, "the row pointer 'row_start' has 16385 rows, more than the 16384 distances"), "%s", w);
+    cr_expect(strstr(w, "just past its end"), "%s", w);
+    json_decref(c.doc);
+}
+
 Test(spec_check, an_input_too_short_for_its_slices_is_warned_about)
 {
     char w[4096];
