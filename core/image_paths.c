@@ -26,6 +26,7 @@
  * state is left as it is.
  */
 #include "core/image.h"
+#include "core/image_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,12 +57,6 @@ static bool paths_error(const graph *g, wh_error *err, const char *msg)
                  g->img->bufs[g->dist_p].param->name, msg);
     wh_param_jpath(g->img->spec, g->dist_p, ".shortest_paths", path, sizeof path);
     wh_error_set_path(err, path);
-    return false;
-}
-
-static bool oom(wh_error *err)
-{
-    wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
     return false;
 }
 
@@ -242,7 +237,7 @@ static bool work_open(const graph *g, work *w, wh_error *err)
                         .key = malloc(n * sizeof(int64_t)) } };
     if (!w->d || !w->support || !w->cap || !w->placed || !w->stack || !w->q.heap || !w->q.at || !w->q.key) {
         work_free(w);
-        return oom(err);
+        return wh_image_oom(err);
     }
     for (uint64_t v = 0; v < n; v++) {
         int64_t x = wh_image_int(g->img, g->dist_p, v);

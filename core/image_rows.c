@@ -21,6 +21,7 @@
  * left that reads no later row.
  */
 #include "core/image.h"
+#include "core/image_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +61,6 @@ void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b,
     int64_t end = lens >= 0 ? start + wh_image_int(img, lens, k) : wh_image_int(img, p, k + 1);
     *b = start < 0 ? 0 : (uint64_t)start > n ? n : (uint64_t)start;
     *e = end < (int64_t)*b ? *b : (uint64_t)end > n ? n : (uint64_t)end;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The first of the level's rows at or above v (nlevel: none). */
@@ -115,20 +110,16 @@ static bool rows_open(const wh_image *img, int p, rows *r, wh_error *err)
     int lp = par->below_level - 1;
     uint64_t n = img->bufs[lp].count;
     r->level = malloc((n ? n : 1) * sizeof *r->level);
-    if (!r->level) {
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-        return false;
-    }
+    if (!r->level) return wh_image_oom(err);
     for (uint64_t e = 0; e < n; e++) r->level[e] = wh_image_int(img, lp, e);
-    qsort(r->level, n, sizeof *r->level, cmp_i64);
+    qsort(r->level, n, sizeof *r->level, wh_cmp_i64);
     for (uint64_t e = 0; e < n; e++)
         if (r->nlevel == 0 || r->level[r->nlevel - 1] != r->level[e]) r->level[r->nlevel++] = r->level[e];
     r->run_first = malloc((r->nlevel ? r->nlevel : 1) * sizeof *r->run_first);
     r->run_last = malloc((r->nlevel ? r->nlevel : 1) * sizeof *r->run_last);
     if (!r->run_first || !r->run_last) {
         rows_close(r);
-        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
-        return false;
+        return wh_image_oom(err);
     }
     for (uint64_t k = 0; k < r->nlevel; k++)
         r->run_first[k] = k > 0 && r->level[k - 1] == r->level[k] - 1 ? r->run_first[k - 1] : k;

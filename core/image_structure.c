@@ -4,7 +4,12 @@
  * buffer's elements (a buffer of one type, or one field of a struct), an
  * array field's order within each element (a tree node's keys), and
  * running sums ("prefix_sum_of": a buffer or struct field that is the
- * running sum of another, as CSR row starts are of row lengths).
+ * running sum of another, as CSR row starts are of row lengths); and the
+ * entry to every other structure's projection and check, each in a file
+ * of its own (neighbour lists image_neighbors.c, lists from positions
+ * image_nearest.c, trees image_tree.c, hash tables image_hash_table.c,
+ * lower-triangle columns image_rows.c, shortest-path states
+ * image_paths.c).
  *
  * The search builds inputs element by element (atoms tiled over the
  * launch, value edits, random values), so no operator has to know a
@@ -16,6 +21,7 @@
  * its structure unchanged, so applying it twice is applying it once.
  */
 #include "core/image.h"
+#include "core/image_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,7 +33,7 @@ typedef struct {
     uint64_t at;
 } ranked;
 
-static int cmp_i64(const void *a, const void *b)
+int wh_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -53,7 +59,7 @@ static bool arrays_fit(const wh_image *img, int p, wh_error *err);
 static bool restructure_arrays(wh_image *img, int p, wh_error *err);
 static bool check_arrays(const wh_image *img, int p, wh_error *err);
 
-static bool oom(wh_error *err)
+bool wh_image_oom(wh_error *err)
 {
     wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
     return false;
@@ -80,12 +86,12 @@ static void make_increasing(int64_t *v, uint64_t n, int64_t lo, int64_t hi)
 /* Field f of element e of buffer p: where it is, its type, and the
  * structure over the buffer's elements it has (a buffer of one type: the
  * buffer's; an array field's orders the array within each element, below). */
-static unsigned char *value_at(const wh_image *img, int p, int f, uint64_t e)
+unsigned char *wh_image_value_at(const wh_image *img, int p, int f, uint64_t e)
 {
     return elem_at(&img->bufs[p], e) + img->bufs[p].param->fields[f].offset;
 }
 
-static wh_type type_of(const wh_image *img, int p, int f)
+wh_type wh_image_type_of(const wh_image *img, int p, int f)
 {
     return img->bufs[p].param->fields[f].type;
 }
@@ -100,10 +106,10 @@ static bool restructure_floats(wh_image *img, int p, int f, wh_error *err)
 {
     uint64_t n = img->bufs[p].count;
     double *v = malloc(n * sizeof *v);
-    if (!v) return oom(err);
-    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_float(type_of(img, p, f), value_at(img, p, f, e));
+    if (!v) return wh_image_oom(err);
+    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_float(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e));
     qsort(v, n, sizeof *v, cmp_f64);
-    for (uint64_t e = 0; e < n; e++) wh_value_set_float(type_of(img, p, f), value_at(img, p, f, e), v[e]);
+    for (uint64_t e = 0; e < n; e++) wh_value_set_float(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e), v[e]);
     free(v);
     return true;
 }
@@ -114,15 +120,15 @@ static bool restructure_in_order(wh_image *img, int p, int f, const wh_bounds *b
     uint64_t n = img->bufs[p].count;
     wh_structure s = structure_of(img->bufs[p].param, f);
     int64_t *v = malloc(n * sizeof *v);
-    if (!v) return oom(err);
-    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e));
-    qsort(v, n, sizeof *v, cmp_i64);
+    if (!v) return wh_image_oom(err);
+    for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_int(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e));
+    qsort(v, n, sizeof *v, wh_cmp_i64);
     if (s == WH_STRUCTURE_STRICTLY_SORTED) make_increasing(v, n, bd->lo, bd->hi);
     if (s == WH_STRUCTURE_OFFSETS) {
         v[0] = bd->lo;
         v[n - 1] = bd->hi;
     }
-    for (uint64_t e = 0; e < n; e++) wh_value_set_int(type_of(img, p, f), value_at(img, p, f, e), v[e]);
+    for (uint64_t e = 0; e < n; e++) wh_value_set_int(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e), v[e]);
     free(v);
     return true;
 }
@@ -133,7 +139,7 @@ static ranked *rank_values(const wh_image *img, int p, int f)
     ranked *r = malloc(n * sizeof *r);
     if (!r) return NULL;
     for (uint64_t e = 0; e < n; e++) {
-        r[e].v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e));
+        r[e].v = wh_value_get_int(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e));
         r[e].at = e;
     }
     qsort(r, n, sizeof *r, cmp_ranked);
@@ -149,23 +155,20 @@ static bool restructure_by_rank(wh_image *img, int p, int f, const wh_bounds *bd
     if (!r || !v) {
         free(r);
         free(v);
-        return oom(err);
+        return wh_image_oom(err);
     }
     bool permutation = structure_of(img->bufs[p].param, f) == WH_STRUCTURE_PERMUTATION;
     for (uint64_t k = 0; k < n; k++) v[k] = permutation ? bd->lo + (int64_t)k : r[k].v;
     make_increasing(v, n, bd->lo, bd->hi);
-    for (uint64_t k = 0; k < n; k++) wh_value_set_int(type_of(img, p, f), value_at(img, p, f, r[k].at), v[k]);
+    for (uint64_t k = 0; k < n; k++) wh_value_set_int(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, r[k].at), v[k]);
     free(r);
     free(v);
     return true;
 }
 
-static bool structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
 /* The error names the buffer (and a struct's field) and the structure,
  * at the spec's "structure" key. */
-static bool structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
+bool wh_structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
 {
     const wh_param *par = img->bufs[p].param;
     const wh_field *fd = &par->fields[f];
@@ -202,7 +205,7 @@ static bool sorted_bounds_rise(const wh_image *img, int p, int f, wh_error *err)
         if (!wh_image_bounds(img, p, f, e, &cur, err)) return false;
         bool rise = cur.is_float ? cur.flo >= prev.flo && cur.fhi >= prev.fhi : cur.lo >= prev.lo && cur.hi >= prev.hi;
         if (!rise)
-            return structure_error(img, p, f, err, "the range falls from element %llu to element %llu (a sorted "
+            return wh_structure_error(img, p, f, err, "the range falls from element %llu to element %llu (a sorted "
                                    "buffer's range may depend on i only if neither end ever falls)",
                                    (unsigned long long)e - 1, (unsigned long long)e);
     }
@@ -213,10 +216,10 @@ static bool sorted_bounds_rise(const wh_image *img, int p, int f, wh_error *err)
  * into its own range (sorted_bounds_rise: the order stays). */
 static bool clamp_each(wh_image *img, int p, int f, wh_error *err)
 {
-    wh_type t = type_of(img, p, f);
+    wh_type t = wh_image_type_of(img, p, f);
     for (uint64_t e = 0; e < img->bufs[p].count; e++) {
         wh_bounds bd;
-        unsigned char *at = value_at(img, p, f, e);
+        unsigned char *at = wh_image_value_at(img, p, f, e);
         if (!wh_image_bounds(img, p, f, e, &bd, err)) return false;
         if (bd.is_float) {
             double v = wh_value_get_float(t, at);
@@ -250,7 +253,7 @@ static bool arrays_fit(const wh_image *img, int p, wh_error *err)
         if (!array_start(par, f) || par->fields[f].structure == WH_STRUCTURE_SORTED) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         if ((uint64_t)bd.hi - (uint64_t)bd.lo < (uint64_t)n - 1)
-            return structure_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
+            return wh_structure_error(img, p, f, err, "the range has %lld values, fewer than the array's %d",
                                    (long long)((uint64_t)bd.hi - (uint64_t)bd.lo + 1), n);
     }
     return true;
@@ -295,7 +298,7 @@ static bool restructure_arrays(wh_image *img, int p, wh_error *err)
         if (!r || !v) {
             free(r);
             free(v);
-            return oom(err);
+            return wh_image_oom(err);
         }
         for (uint64_t e = 0; e < img->bufs[p].count; e++) restructure_array(img, p, f, e, &bd, r, v);
         free(r);
@@ -316,7 +319,7 @@ static bool check_array(const wh_image *img, int p, int f, uint64_t e, ranked *r
         int64_t x = r[k - 1].v, y = r[k].v;
         bool ok = s == WH_STRUCTURE_SORTED ? x <= y : x < y;
         if (!ok)
-            return structure_error(img, p, f, err, "element %llu: %s is %lld and %s is %lld", (unsigned long long)e,
+            return wh_structure_error(img, p, f, err, "element %llu: %s is %lld and %s is %lld", (unsigned long long)e,
                                par->fields[f + (int)r[k - 1].at].name, (long long)x,
                                par->fields[f + (int)r[k].at].name, (long long)y);
     }
@@ -330,7 +333,7 @@ static bool check_arrays(const wh_image *img, int p, wh_error *err)
     for (int f = 0; f < par->nfields; f++) {
         if (!array_start(par, f)) continue;
         ranked *r = malloc((size_t)par->fields[f].array_len * sizeof *r);
-        if (!r) return oom(err);
+        if (!r) return wh_image_oom(err);
         bool ok = true;
         for (uint64_t e = 0; ok && e < img->bufs[p].count; e++) ok = check_array(img, p, f, e, r, err);
         free(r);
@@ -501,191 +504,6 @@ bool wh_image_structure_fits(const wh_image *img, int p, wh_error *err)
     return structure_fits(img, p, err) && arrays_fit(img, p, err);
 }
 
-/* "neighbors": a thread's elements name distinct threads, none of them
- * itself (a neighbour list: the nearest atoms, each once, never the atom
- * itself).  Where the range holds fewer other values than the list is
- * long (a launch of fewer threads than neighbours, as the symbolic
- * stage's few threads), the list may repeat a value but still never names
- * its thread.  An owner's list is worked on in a small sorted set of the
- * values taken; elements past the owned ones (a count above per_thread x
- * threads) are only kept off their owner's index. */
-typedef struct {
-    int64_t *taken;      /* sorted: the owner's own index and the values kept */
-    int ntaken;
-    uint64_t *elem;      /* the owner's elements, in order of j */
-    bool *moves;         /* elem[k] names a taken value: it must move */
-    int nelem;
-} neighbour_list;
-
-static bool is_taken(const neighbour_list *l, int64_t v)
-{
-    return bsearch(&v, l->taken, (size_t)l->ntaken, sizeof *l->taken, cmp_i64) != NULL;
-}
-
-static void take(neighbour_list *l, int64_t v)
-{
-    int at = l->ntaken;
-    while (at > 0 && l->taken[at - 1] > v) {
-        l->taken[at] = l->taken[at - 1];
-        at--;
-    }
-    l->taken[at] = v;
-    l->ntaken++;
-}
-
-/* The free value nearest above v, else the nearest below (v clamped to
- * the range first); false when the range has none left. */
-static bool nearest_free(const neighbour_list *l, int64_t v, const wh_bounds *bd, int64_t *out)
-{
-    v = v < bd->lo ? bd->lo : v > bd->hi ? bd->hi : v;
-    for (int64_t u = v; u <= bd->hi; u++)
-        if (!is_taken(l, u)) return *out = u, true;
-    for (int64_t u = v - 1; u >= bd->lo; u--)
-        if (!is_taken(l, u)) return *out = u, true;
-    return false;
-}
-
-/* Thread t's elements of buffer p (those below its count). */
-static void owned_list(const wh_image *img, int p, uint64_t t, neighbour_list *l)
-{
-    const wh_param *par = img->bufs[p].param;
-    l->nelem = 0;
-    for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
-        uint64_t e = wh_owned_elem(par, &img->launch, t, j);
-        if (e < img->bufs[p].count) l->elem[l->nelem++] = e;
-    }
-}
-
-/* The range holds as many values other than thread t as its list is long. */
-static bool room_for_distinct(const neighbour_list *l, uint64_t t, const wh_bounds *bd)
-{
-    uint64_t values = (uint64_t)bd->hi - (uint64_t)bd->lo + 1;
-    if ((int64_t)t >= bd->lo && (int64_t)t <= bd->hi) values--;
-    return values >= (uint64_t)l->nelem;
-}
-
-/* Marks the elements of thread t's list that name itself or (when the
- * range has room for distinct values) repeat an earlier one; the values
- * kept go to the taken set.  Whether the list is to be distinct. */
-static bool mark_repeats(const wh_image *img, int p, int f, uint64_t t, const wh_bounds *bd, neighbour_list *l)
-{
-    bool distinct = room_for_distinct(l, t, bd);
-    l->ntaken = 0;
-    take(l, (int64_t)t);
-    for (int k = 0; k < l->nelem; k++) {
-        int64_t v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, l->elem[k]));
-        l->moves[k] = is_taken(l, v);
-        if (!l->moves[k] && distinct) take(l, v);
-    }
-    return distinct;
-}
-
-static bool neighbour_list_new(const wh_param *par, neighbour_list *l)
-{
-    int k = par->per_thread;
-    l->taken = malloc(((size_t)k + 1) * sizeof *l->taken);
-    l->elem = malloc((size_t)k * sizeof *l->elem);
-    l->moves = malloc((size_t)k * sizeof *l->moves);
-    return l->taken && l->elem && l->moves;
-}
-
-static void neighbour_list_free(neighbour_list *l)
-{
-    free(l->taken);
-    free(l->elem);
-    free(l->moves);
-}
-
-/* Element e lies past every thread's list (a count above per_thread x
- * threads); *own is the thread it would belong to, *j its place there. */
-static bool unowned(const wh_image *img, int p, uint64_t e, uint64_t *own, uint64_t *j)
-{
-    const wh_param *par = img->bufs[p].param;
-    *own = wh_elem_owner(par, &img->launch, e, j);
-    return *own >= wh_launch_threads_total(&img->launch) || *j >= (uint64_t)par->per_thread;
-}
-
-/* Elements past the lists: one that names its owner moves to the next
- * index, or the one below at the range's top. */
-static bool restructure_unowned(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
-{
-    for (uint64_t e = 0, own, j; e < img->bufs[p].count; e++) {
-        unsigned char *at = value_at(img, p, f, e);
-        if (!unowned(img, p, e, &own, &j) || wh_value_get_int(type_of(img, p, f), at) != (int64_t)own) continue;
-        if (bd->lo == bd->hi)
-            return structure_error(img, p, f, err, "element %llu's range holds one value, %lld, its owner "
-                                   "thread's own index", (unsigned long long)e, (long long)own);
-        wh_value_set_int(type_of(img, p, f), at, (int64_t)own < bd->hi ? (int64_t)own + 1 : (int64_t)own - 1);
-    }
-    return true;
-}
-
-/* A repeated or own index moves to the nearest free one above it, else
- * below (an own index at the range's top: the one below), so a list that
- * is already one is left as it is. */
-static bool restructure_neighbors(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
-{
-    neighbour_list l;
-    bool ok = neighbour_list_new(img->bufs[p].param, &l) || oom(err);
-    uint64_t threads = wh_launch_threads_total(&img->launch);
-    for (uint64_t t = 0; ok && t < threads; t++) {
-        owned_list(img, p, t, &l);
-        bool distinct = mark_repeats(img, p, f, t, bd, &l);
-        for (int k = 0; ok && k < l.nelem; k++) {
-            if (!l.moves[k]) continue;
-            unsigned char *at = value_at(img, p, f, l.elem[k]);
-            int64_t v;
-            if (!nearest_free(&l, wh_value_get_int(type_of(img, p, f), at), bd, &v)) {
-                ok = structure_error(img, p, f, err, "element %llu's range holds one value, %llu, its owner "
-                                     "thread's own index", (unsigned long long)l.elem[k], (unsigned long long)t);
-                break;
-            }
-            wh_value_set_int(type_of(img, p, f), at, v);
-            if (distinct) take(&l, v);
-        }
-    }
-    neighbour_list_free(&l);
-    return ok && restructure_unowned(img, p, f, bd, err);
-}
-
-static bool own_index_error(const wh_image *img, int p, int f, wh_error *err, uint64_t e, uint64_t own, uint64_t j)
-{
-    return structure_error(img, p, f, err, "element %llu (thread %llu's element %llu) names its own thread, %llu",
-                           (unsigned long long)e, (unsigned long long)own, (unsigned long long)j,
-                           (unsigned long long)own);
-}
-
-/* The first element that names its owner, or repeats an earlier element
- * of its owner's list, as an error. */
-static bool check_neighbors(const wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
-{
-    neighbour_list l;
-    if (!neighbour_list_new(img->bufs[p].param, &l)) {
-        neighbour_list_free(&l);
-        return oom(err);
-    }
-    bool ok = true;
-    uint64_t threads = wh_launch_threads_total(&img->launch);
-    for (uint64_t t = 0; ok && t < threads; t++) {
-        owned_list(img, p, t, &l);
-        mark_repeats(img, p, f, t, bd, &l);
-        for (int k = 0; ok && k < l.nelem; k++) {
-            if (!l.moves[k]) continue;
-            int64_t v = wh_value_get_int(type_of(img, p, f), value_at(img, p, f, l.elem[k]));
-            ok = v == (int64_t)t ? own_index_error(img, p, f, err, l.elem[k], t, (uint64_t)k)
-                                 : structure_error(img, p, f, err, "element %llu (thread %llu's element %d) names "
-                                                   "thread %lld, as an earlier element of the thread does",
-                                                   (unsigned long long)l.elem[k], (unsigned long long)t, k,
-                                                   (long long)v);
-        }
-    }
-    neighbour_list_free(&l);
-    for (uint64_t e = 0, own, j; ok && e < img->bufs[p].count; e++)
-        if (unowned(img, p, e, &own, &j) && wh_value_get_int(type_of(img, p, f), value_at(img, p, f, e)) == (int64_t)own)
-            ok = own_index_error(img, p, f, err, e, own, j);
-    return ok;
-}
-
 static bool structure_fits(const wh_image *img, int p, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
@@ -701,15 +519,15 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
         if (s == WH_STRUCTURE_NEIGHBORS) continue;   /* restructure_neighbors says when a range is too small */
         if (s == WH_STRUCTURE_OFFSETS) {
             if (b->count > 1 || bd.lo == bd.hi) continue;
-            return structure_error(img, p, f, err, "one offset cannot be both the range's ends %lld and %lld",
+            return wh_structure_error(img, p, f, err, "one offset cannot be both the range's ends %lld and %lld",
                                    (long long)bd.lo, (long long)bd.hi);
         }
         if (s == WH_STRUCTURE_PERMUTATION && width != b->count - 1)
-            return structure_error(img, p, f, err, "a permutation of the range's %lld values needs as many "
+            return wh_structure_error(img, p, f, err, "a permutation of the range's %lld values needs as many "
                                    "elements, and the buffer has %lld at this launch", (long long)(width + 1),
                                    (long long)b->count);
         if (width < b->count - 1)
-            return structure_error(img, p, f, err, "the range has %lld values, fewer than the buffer's %lld "
+            return wh_structure_error(img, p, f, err, "the range has %lld values, fewer than the buffer's %lld "
                                    "elements", (long long)(width + 1), (long long)b->count);
     }
     return true;
@@ -736,8 +554,8 @@ static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
     case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(img, p, f, &bd, err);
     case WH_STRUCTURE_NEIGHBORS:   /* from positions: the lists; elements past them as any list's */
         return img->bufs[p].param->nearest_of
-                   ? wh_image_restructure_nearest(img, p, err) && restructure_unowned(img, p, f, &bd, err)
-                   : restructure_neighbors(img, p, f, &bd, err);
+                   ? wh_image_restructure_nearest(img, p, err) && wh_image_restructure_unowned(img, p, f, &bd, err)
+                   : wh_image_restructure_neighbors(img, p, f, &bd, err);
     default: return restructure_in_order(img, p, f, &bd, err);
     }
 }
@@ -761,12 +579,12 @@ bool wh_image_restructure(wh_image *img, wh_error *err)
 static bool check_in_order(const wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
-    wh_type t = type_of(img, p, f);
+    wh_type t = wh_image_type_of(img, p, f);
     wh_structure s = structure_of(b->param, f);
     bool strict = s == WH_STRUCTURE_STRICTLY_SORTED;
     for (uint64_t e = 1; e < b->count; e++) {
         bool ok;
-        const unsigned char *x = value_at(img, p, f, e - 1), *y = value_at(img, p, f, e);
+        const unsigned char *x = wh_image_value_at(img, p, f, e - 1), *y = wh_image_value_at(img, p, f, e);
         if (bd->is_float)
             ok = wh_value_get_float(t, x) <= wh_value_get_float(t, y);
         else if (strict)
@@ -774,18 +592,18 @@ static bool check_in_order(const wh_image *img, int p, int f, const wh_bounds *b
         else
             ok = wh_value_get_int(t, x) <= wh_value_get_int(t, y);
         if (!ok)
-            return structure_error(img, p, f, err, strict ? "element %lld is not above element %lld"
+            return wh_structure_error(img, p, f, err, strict ? "element %lld is not above element %lld"
                                                           : "element %lld is below element %lld",
                                    (long long)e, (long long)(e - 1));
     }
     if (s != WH_STRUCTURE_OFFSETS) return true;
-    int64_t first = wh_value_get_int(t, value_at(img, p, f, 0));
-    int64_t last = wh_value_get_int(t, value_at(img, p, f, b->count - 1));
+    int64_t first = wh_value_get_int(t, wh_image_value_at(img, p, f, 0));
+    int64_t last = wh_value_get_int(t, wh_image_value_at(img, p, f, b->count - 1));
     if (first != bd->lo)
-        return structure_error(img, p, f, err, "the first offset is %lld, not the range's low end %lld",
+        return wh_structure_error(img, p, f, err, "the first offset is %lld, not the range's low end %lld",
                                (long long)first, (long long)bd->lo);
     if (last != bd->hi)
-        return structure_error(img, p, f, err, "the last offset is %lld, not the range's high end %lld",
+        return wh_structure_error(img, p, f, err, "the last offset is %lld, not the range's high end %lld",
                                (long long)last, (long long)bd->hi);
     return true;
 }
@@ -795,13 +613,13 @@ static bool check_in_order(const wh_image *img, int p, int f, const wh_bounds *b
 static bool check_distinct(const wh_image *img, int p, int f, wh_error *err)
 {
     ranked *r = rank_values(img, p, f);
-    if (!r) return oom(err);
+    if (!r) return wh_image_oom(err);
     for (uint64_t k = 1; k < img->bufs[p].count; k++)
         if (r[k].v == r[k - 1].v) {
             uint64_t a = r[k - 1].at, b = r[k].at;
             long long v = (long long)r[k].v;
             free(r);
-            return structure_error(img, p, f, err, "elements %llu and %llu are both %lld", (unsigned long long)a,
+            return wh_structure_error(img, p, f, err, "elements %llu and %llu are both %lld", (unsigned long long)a,
                                    (unsigned long long)b, v);
         }
     free(r);
@@ -822,7 +640,7 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
         wh_bounds bd;
         if (s == WH_STRUCTURE_NONE) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
-        bool ok = s == WH_STRUCTURE_NEIGHBORS                                  ? check_neighbors(img, p, f, &bd, err)
+        bool ok = s == WH_STRUCTURE_NEIGHBORS                                  ? wh_image_check_neighbors(img, p, f, &bd, err)
                   : s == WH_STRUCTURE_DISTINCT || s == WH_STRUCTURE_PERMUTATION ? check_distinct(img, p, f, err)
                                                                                 : check_in_order(img, p, f, &bd, err);
         if (!ok) return false;
