@@ -34,7 +34,9 @@ static void usage(FILE *out)
             "\n"
             "show     the launch and every buffer: role, type, count, each field's min and\n"
             "         max, a structure (a hash table: its keys and longest run of occupied\n"
-            "         slots), and the first N elements (--limit, default 8; 0: all).\n"
+            "         slots; shortest-path distances: the nodes reached, from which source,\n"
+            "         and how many are in the frontier), and the first N elements\n"
+            "         (--limit, default 8; 0: all).\n"
             "export   each input and fixed buffer (or --buffer NAME) as OUTDIR/NAME.csv (a\n"
             "         header of field names, one row per element) or OUTDIR/NAME.npy (a 1-D\n"
             "         array, structured for structs); OUTDIR defaults to DIR.\n"
@@ -112,8 +114,9 @@ static json_t *element_json(const wh_param *p, const unsigned char *elem)
     return o;
 }
 
-static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
+static json_t *buffer_json(const wh_image *img, int bi, uint64_t limit)
 {
+    const wh_buffer *b = &img->bufs[bi];
     const wh_param *p = b->param;
     json_t *fields = json_array(), *first = json_array();
     bool saved = p->role != WH_ROLE_OUTPUT;
@@ -142,6 +145,15 @@ static json_t *buffer_json(const wh_buffer *b, uint64_t limit)
         if (saved)
             json_object_set_new(doc, "table", json_pack("{s:I, s:I}", "keys", (json_int_t)keys, "longest_run",
                                                         (json_int_t)run));
+    }
+    if (p->paths.rows) {
+        wh_paths_summary ps;
+        wh_paths_stats(img, bi, &ps);
+        json_object_set_new(doc, "structure", json_string("shortest_paths"));
+        if (saved)
+            json_object_set_new(doc, "paths", json_pack("{s:I, s:I, s:I}", "reached", (json_int_t)ps.reached,
+                                                        "frontier", (json_int_t)ps.frontier, "source",
+                                                        (json_int_t)ps.source));
     }
     if (p->global)
         json_object_set_new(doc, "global", json_true());
@@ -194,6 +206,12 @@ static void print_buffer(const json_t *b)
         fprintf(stderr, ": %lld keys, the longest run of occupied slots %lld",
                 (long long)json_integer_value(json_object_get(table, "keys")),
                 (long long)json_integer_value(json_object_get(table, "longest_run")));
+    json_t *paths = json_object_get(b, "paths");
+    if (paths)
+        fprintf(stderr, ": %lld nodes reached from node %lld, %lld of them in the frontier",
+                (long long)json_integer_value(json_object_get(paths, "reached")),
+                (long long)json_integer_value(json_object_get(paths, "source")),
+                (long long)json_integer_value(json_object_get(paths, "frontier")));
     json_t *first = json_object_get(b, "first");
     if (json_array_size(first)) {
         fputs("\n      ", stderr);
@@ -212,7 +230,7 @@ static json_t *dims(const unsigned d[3])
 static int show(const loaded_input *in, uint64_t limit, bool as_json)
 {
     json_t *bufs = json_array();
-    for (int i = 0; i < in->img->nbufs; i++) json_array_append_new(bufs, buffer_json(&in->img->bufs[i], limit));
+    for (int i = 0; i < in->img->nbufs; i++) json_array_append_new(bufs, buffer_json(in->img, i, limit));
     const wh_launch *l = &in->img->launch;
     json_t *doc = json_pack("{s:s, s:s, s:s, s:{s:o, s:o}, s:o}", "input", in->dir, "kernel", in->spec->name, "spec",
                             in->spec->path, "launch", "grid", dims(l->grid), "block", dims(l->block), "buffers", bufs);

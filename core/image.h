@@ -118,6 +118,15 @@ bool wh_image_check_rows(const wh_image *img, int p, wh_error *err);
  * frontier too) and the check, as above. */
 bool wh_image_restructure_paths(wh_image *img, int p, wh_error *err);
 bool wh_image_check_paths(const wh_image *img, int p, wh_error *err);
+/* What a shortest-path state holds (zeros, source -1, for a buffer that is
+ * none or a graph that does not open): nodes reached (below the range's
+ * high end), those of them in the frontier, and the first node at the
+ * range's low end. */
+typedef struct {
+    uint64_t reached, frontier;
+    int64_t source;
+} wh_paths_summary;
+void wh_paths_stats(const wh_image *img, int p, wh_paths_summary *out);
 /* Input buffers that hold a hash table (image_hash_table.c,
  * wh_hash_table): the projection and the check, as above; an empty table
  * (the low end: wh_image_fill_low); a random one, max_keys random keys of

@@ -364,3 +364,18 @@ bool wh_image_check_paths(const wh_image *img, int p, wh_error *err)
     work_free(&w);
     return ok;
 }
+
+void wh_paths_stats(const wh_image *img, int p, wh_paths_summary *out)
+{
+    graph g;
+    wh_error err;
+    *out = (wh_paths_summary){ .source = -1 };
+    if (!img->bufs[p].param->paths.rows || img->bufs[p].count == 0 || !graph_open(img, p, &g, &err)) return;
+    for (uint64_t v = 0; v < g.nodes; v++) {
+        int64_t d = wh_image_int(img, p, v);
+        out->reached += d < g.hi;
+        out->frontier += d < g.hi && in_frontier(&g, v);
+        if (d == g.lo && out->source < 0) out->source = (int64_t)v;
+    }
+}
+

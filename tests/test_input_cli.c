@@ -132,6 +132,31 @@ Test(input_cli, show_json_lists_every_buffer_with_its_range)
     ts_rmtree(dir);
 }
 
+/* sssp_relax's distances as a relaxation state: a ring of unit edges
+ * from node 0, distances 0, 1, ..., the first 100 nodes in the frontier;
+ * show counts the nodes reached, the source and the frontier. */
+Test(input_cli, show_says_what_a_shortest_path_state_holds)
+{
+    char dir[64], a[128], out[300];
+    tmpdir(dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    const char *make[] = { "import", "kernels/corpus/sssp_relax.json", "-o", a, "--set", "degree=1",
+                           "--set", "edges=(i+1)%N", "--set", "weights=1", "--set", "dist=i",
+                           "--set", "frontier=1-min(i/100,1)", "--quiet" };
+    cr_assert_eq(input_cmd(dir, make, 15), 0, "%s", stderr_of(dir));
+    const char *show[] = { "show", a, "--json", "--limit", "1" };
+    cr_assert_eq(ts_run_cmd(cmd_input, "input", show, 5, out, NULL), 0);
+    json_t *doc = ts_load_json(out), *dist = json_array_get(json_object_get(doc, "buffers"), 5);
+    cr_expect_str_eq(json_string_value(json_object_get(dist, "structure")), "shortest_paths");
+    json_t *paths = json_object_get(dist, "paths");
+    cr_expect_eq(json_integer_value(json_object_get(paths, "reached")), 16384);
+    cr_expect_eq(json_integer_value(json_object_get(paths, "source")), 0);
+    cr_expect_eq(json_integer_value(json_object_get(paths, "frontier")), 100);
+    json_decref(doc);
+    ts_rmtree(dir);
+}
+
 Test(input_cli, set_fills_every_element_by_expression)
 {
     char dir[64], a[128];
