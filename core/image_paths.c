@@ -43,6 +43,7 @@ typedef struct {
 
 /* An indexed binary min-heap of nodes by (key, node): Dijkstra's order. */
 #define NOT_QUEUED UINT64_MAX
+#define NO_NODE UINT64_MAX      /* an edge's target that names no node */
 typedef struct {
     uint64_t *heap;         /* nodes, heap-ordered */
     uint64_t *at;           /* each node's place in heap, or NOT_QUEUED */
@@ -116,11 +117,11 @@ static void out_edges(const graph *g, uint64_t u, uint64_t *b, uint64_t *e)
     else *b = *e = 0;
 }
 
-/* Edge i's target, or NOT_QUEUED when it names no node. */
+/* Edge i's target, or NO_NODE. */
 static uint64_t target(const graph *g, uint64_t i)
 {
     int64_t t = wh_image_int(g->img, g->edges_p, i);
-    return t >= 0 && (uint64_t)t < g->nodes ? (uint64_t)t : NOT_QUEUED;
+    return t >= 0 && (uint64_t)t < g->nodes ? (uint64_t)t : NO_NODE;
 }
 
 static int64_t weight(const graph *g, uint64_t i)
@@ -156,7 +157,7 @@ static uint64_t find_source(const graph *g, const int64_t *d, unsigned char *see
             out_edges(g, u, &b, &e);
             for (uint64_t i = b; i < e; i++) {
                 uint64_t t = target(g, i);
-                if (t != NOT_QUEUED && !seen[t] && d[t] == least && weight(g, i) == 0) {
+                if (t != NO_NODE && !seen[t] && d[t] == least && weight(g, i) == 0) {
                     seen[t] = 1;
                     stack[top++] = t;
                 }
@@ -256,7 +257,7 @@ static void offer(const graph *g, work *w, uint64_t u, int64_t du)
     out_edges(g, u, &b, &e);
     for (uint64_t i = b; i < e; i++) {
         uint64_t t = target(g, i);
-        if (t == NOT_QUEUED || w->placed[t]) continue;
+        if (t == NO_NODE || w->placed[t]) continue;
         int64_t c = relaxed(g, du, weight(g, i));
         if (c < w->support[t]) w->support[t] = c;
         if (relaxes && c < w->cap[t]) w->cap[t] = c;
@@ -307,7 +308,7 @@ static bool check_reached(const graph *g, work *w, wh_error *err)
         out_edges(g, u, &b, &e);
         for (uint64_t i = b; i < e; i++) {
             uint64_t t = target(g, i);
-            if (t != NOT_QUEUED && !w->placed[t] && w->d[t] < g->hi &&
+            if (t != NO_NODE && !w->placed[t] && w->d[t] < g->hi &&
                 relaxed(g, w->d[u], weight(g, i)) <= w->d[t]) {
                 w->placed[t] = 1;
                 w->stack[top++] = t;
@@ -334,7 +335,7 @@ static bool check_relaxed(const graph *g, const work *w, wh_error *err)
         for (uint64_t i = b; i < e; i++) {
             uint64_t t = target(g, i);
             int64_t c = relaxed(g, w->d[u], weight(g, i));
-            if (t == NOT_QUEUED || w->d[t] <= c) continue;
+            if (t == NO_NODE || w->d[t] <= c) continue;
             char msg[320];
             snprintf(msg, sizeof msg, "node %llu (distance %lld) is outside the frontier, yet its edge %llu to node "
                      "%llu would lower that node's %lld to %lld: a node leaves the frontier only once it has "
