@@ -69,23 +69,24 @@ static int32_t *snapshot(const fixture *f, int p)
 
 /* A graph of 64 nodes whose distances ("best") are free values: up to 4
  * of 16 edge slots per node ("to", "cost" beside it). */
-static fixture open_small_graph(char *dir)
+/* A graph of 64 nodes, up to 4 of 16 edge slots per node ("start" the
+ * running sum of "len", targets "to"), then `rest`: the parameters after
+ * them. */
+static fixture open_graph_with(char *dir, const char *rest)
 {
     wh_error err;
-    wh_spec *s = ts_temp_spec(
-        "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[64],"
-        "\"constants\":{\"N\":\"threads\"},\"params\":["
-        "{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
-        "\"per_thread\":1,\"range\":[0,\"N*16\"],\"prefix_sum_of\":\"len\"},"
-        "{\"name\":\"len\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
-        "\"per_thread\":1,\"range\":[0,4]},"
-        "{\"name\":\"to\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\",\"role\":\"input\","
-        "\"per_thread\":16,\"range\":[0,\"N-1\"]},"
-        "{\"name\":\"cost\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\",\"role\":\"input\","
-        "\"per_thread\":16,\"range\":[0,1600]},"
-        "{\"name\":\"best\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
-        "\"per_thread\":1,\"range\":[0,1000000]}]}",
-        dir, &err);
+    char json[2400];
+    snprintf(json, sizeof json,
+             "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[64],"
+             "\"constants\":{\"N\":\"threads\"},\"params\":["
+             "{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
+             "\"per_thread\":1,\"range\":[0,\"N*16\"],\"prefix_sum_of\":\"len\"},"
+             "{\"name\":\"len\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\",\"role\":\"input\","
+             "\"per_thread\":1,\"range\":[0,4]},"
+             "{\"name\":\"to\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\",\"role\":\"input\","
+             "\"per_thread\":16,\"range\":[0,\"N-1\"]},%s]}",
+             rest);
+    wh_spec *s = ts_temp_spec(json, dir, &err);
     cr_assert(s, "%s", err.msg);
     fixture f = { s, NULL };
     wh_launch full = wh_spec_launch_full(s);
@@ -95,6 +96,17 @@ static fixture open_small_graph(char *dir)
     pcg32_seed(&rng, 10, 7);
     cr_assert(wh_image_fill_random(f.img, &rng, &err), "%s", err.msg);
     return f;
+}
+
+/* The graph with distances ("best") that are free values and a cost
+ * beside each edge. */
+static fixture open_small_graph(char *dir)
+{
+    return open_graph_with(dir,
+                           "{\"name\":\"cost\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N*16\","
+                           "\"role\":\"input\",\"per_thread\":16,\"range\":[0,1600]},"
+                           "{\"name\":\"best\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\","
+                           "\"role\":\"input\",\"per_thread\":1,\"range\":[0,1000000]}");
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -549,6 +561,36 @@ Test(edit, contend_min_writes_the_relaxation_worst_case)
     cr_expect(t > 0.999 * 74361 && t < 1.001 * 74361, "%g cycles", t);
     cr_expect_gt(t, 2.5 * random_time, "%g against a random input's %g", t, random_time);
     close_fixture(&f);
+}
+
+/* On BFS levels (a shortest-path state with every edge of weight 1, no
+ * buffer beside the edges) contend-min lays the chain too: rows full,
+ * every edge into node 0 but each row's last, into the previous node;
+ * levels falling to 0 at node 63, the source; node 0 at the top,
+ * unreached, and out of the frontier, which holds every other node.  The
+ * projection keeps all of it: it is a state. */
+Test(edit, contend_min_chains_bfs_levels)
+{
+    char dir[64];
+    wh_error err;
+    fixture f = open_graph_with(dir,
+                                "{\"name\":\"frontier\",\"kind\":\"buffer\",\"type\":\"u8\",\"count\":\"N\","
+                                "\"role\":\"input\",\"per_thread\":1,\"range\":[0,1]},"
+                                "{\"name\":\"level\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"N\","
+                                "\"role\":\"input\",\"per_thread\":1,\"range\":[0,1000],"
+                                "\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"to\",\"frontier\":\"frontier\"}}");
+    apply_contend(&f, "level", GEN_EDIT_CONTEND_MIN);
+    for (uint64_t u = 0; u < 64; u++) {
+        cr_assert_eq(get(&f, 1, 0, u), 4, "len[%llu]", (unsigned long long)u);
+        cr_assert_eq(get(&f, 3, 0, u), u > 0, "frontier[%llu]", (unsigned long long)u);
+        cr_assert_eq(get(&f, 4, 0, u), u == 0 ? 1000 : 63 - (int64_t)u, "level[%llu]", (unsigned long long)u);
+        for (uint64_t j = 0; j < 4; j++)
+            cr_assert_eq(get(&f, 2, 0, 4 * u + j), j == 3 && u > 0 ? (int64_t)u - 1 : 0, "to[%llu]",
+                         (unsigned long long)(4 * u + j));
+    }
+    cr_expect(wh_image_check_structure(f.img, 4, &err), "%s", err.msg);
+    close_fixture(&f);
+    ts_rmtree(dir);
 }
 
 /* contend-max mirrors it where the distances are free values (no chain):
