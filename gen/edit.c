@@ -33,7 +33,7 @@
  * session 36), a node that no edge reaches leaves the frontier: edges all
  * into one node would leave only the source running, so on such distances
  * the edit also lays a chain (each row's last edge into the previous
- * node) and fills the frontier (73662 cycles, the header's state).
+ * node) and fills the frontier (74361 cycles, the header's state).
  *
  * A tree's shape is another such relation ("tree" buffers, core/spec.h):
  * bvh_traverse's worst is a chain every query descends, which needs each
@@ -610,11 +610,12 @@ static bool rows_full(wh_image *img, int index_param, wh_error *err)
  * index buffer as their edges: a node nothing reaches leaves the frontier
  * and runs nothing, so the edges into one node alone would leave only the
  * source running.  Each row's last entry in the run becomes the edge into
- * the previous row's node (a chain down from the source, the last node,
- * which b's ramp puts at its low end), the fields beside it at their low
- * (high) end so that it sets that node as the ramp has it and relaxing it
- * again lowers nothing; the frontier full.  The other entries keep the
- * contended node. */
+ * the previous row's node: a chain down from the source (the last node,
+ * which b's ramp puts at its low end) that reaches every node, the fields
+ * beside it at their low (high) end, so that dist[u] + w <= dist[u - 1]
+ * as the ramp has them (sssp_relax: weight 0, and relaxing it again
+ * lowers node u - 1 by the ramp's step of 1); the frontier full.  The
+ * other entries keep the contended node. */
 static bool chain_rows(field_access *b, const gen_edit *e, bool min, wh_error *err)
 {
     wh_image *img = b->img;
