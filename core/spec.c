@@ -1418,8 +1418,10 @@ static bool buffer_paths(loader *ld, json_t *pobj, int p)
     if (parts[3]) {   /* the projection writes the frontier: nothing else may constrain it */
         const wh_param *fr = &s->params[parts[3] - 1];
         bool shared = parts[3] == parts[0] || parts[3] == parts[1] || parts[3] == parts[2];
-        for (int q = 0; q < p; q++) shared |= s->params[q].paths.frontier == parts[3];
-        if (shared || wh_param_structured(fr) || fr->prefix_of || fr->nearest_of || fr->below_rows)
+        for (int q = 0; q < s->nparams; q++)   /* another state's frontier, or what a running sum sums */
+            shared |= (q < p && s->params[q].paths.frontier == parts[3]) || s->params[q].prefix_of == parts[3];
+        if (shared || wh_param_structured(fr) || fr->prefix_of || fr->nearest_of || fr->below_rows ||
+            fr->paths.rows)
             return bad(ld, sub, "the frontier \"%s\" is the projection's to write: it takes no structure and is no "
                        "other part of a graph", fr->name);
     }

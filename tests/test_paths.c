@@ -315,6 +315,9 @@ Test(paths, the_spec_refuses_what_is_no_graph)
     expect_refused(DIST_HEAD "\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
                    "\"frontier\":\"edges\"}}", "the frontier \"edges\" is the projection's to write",
                    "$.params[5].shortest_paths");
+    expect_refused(DIST_HEAD "\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
+                   "\"frontier\":\"deg\"}}", "the frontier \"deg\" is the projection's to write",
+                   "$.params[5].shortest_paths");
     expect_refused(DIST_PARAM ",{\"name\":\"dist2\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,"
                    "\"role\":\"input\",\"range\":[0,9],\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\","
                    "\"frontier\":\"frontier\"}}", "the frontier \"frontier\" is the projection's to write",
