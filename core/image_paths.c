@@ -14,7 +14,9 @@
  *     dist[v] <= dist[u] + w (or v is at hi and dist[u] + w is not below);
  *   - the frontier holds reached nodes only.
  * tests/test_paths.c runs worklist relaxations in random orders and checks
- * every state they pass through.
+ * every state they pass through.  They are necessary, not sufficient: a
+ * run's distances are also lengths of walks from the source, which is not
+ * asked (a node above its in-edges' offers keeps its own value).
  *
  * The projection keeps what it can of the image's distances and frontier.
  * The source is a node at the least distance (one from which the others
