@@ -46,10 +46,28 @@ typedef struct {
 /* An indexed binary min-heap of nodes by (key, node): Dijkstra's order. */
 #define NOT_QUEUED UINT64_MAX
 #define NO_NODE UINT64_MAX      /* an edge's target that names no node */
+/* What the projection and the check keep per node, in one record: an
+ * edge's target then costs one cache line (at a large launch the targets
+ * spread over millions of nodes, and separate arrays cost one miss each:
+ * measured 1.4x slower). */
 typedef struct {
-    uint64_t *heap;         /* nodes, heap-ordered */
-    uint64_t *at;           /* each node's place in heap, or NOT_QUEUED */
-    int64_t *key;
+    int64_t d;              /* the distance (the image's, then the projection's) */
+    int64_t support;        /* the least dist[u] + w over in-edges from placed nodes */
+    int64_t cap;            /* ... from placed nodes outside the frontier */
+    int64_t key;            /* the queue's key */
+    uint64_t at;            /* the node's place in the queue's heap, or NOT_QUEUED */
+    unsigned char placed;   /* 1 once popped (or reached, in the check); find_source's "seen" */
+} node_state;
+
+typedef struct {
+    int64_t key;
+    uint64_t node;
+} queue_entry;
+
+typedef struct {
+    queue_entry *heap;      /* heap-ordered by (key, node); the key kept beside the node, so that
+                               sifting compares within the heap */
+    node_state *ns;         /* each node's key and place */
     uint64_t size;
 } queue;
 
@@ -107,9 +125,22 @@ static bool graph_open(const wh_image *img, int p, graph *g, wh_error *err)
     return true;
 }
 
+/* Element e of buffer p; the common types read in place (the projection
+ * reads every edge once or more: at a large launch, 10^8 of them). */
+static int64_t int_at(const graph *g, int p, uint64_t e)
+{
+    const wh_buffer *b = &g->img->bufs[p];
+    if (b->param->type == WH_I32) {
+        int32_t v;
+        memcpy(&v, b->data + 4 * e, 4);
+        return v;
+    }
+    return b->param->type == WH_U8 ? b->data[e] : wh_image_int(g->img, p, e);
+}
+
 static bool in_frontier(const graph *g, uint64_t u)
 {
-    return g->frontier_p >= 0 && wh_image_int(g->img, g->frontier_p, u) != 0;
+    return g->frontier_p >= 0 && int_at(g, g->frontier_p, u) != 0;
 }
 
 /* Node u's out-edges are the targets [*b, *e) (none past the rows). */
@@ -122,13 +153,13 @@ static void out_edges(const graph *g, uint64_t u, uint64_t *b, uint64_t *e)
 /* Edge i's target, or NO_NODE. */
 static uint64_t target(const graph *g, uint64_t i)
 {
-    int64_t t = wh_image_int(g->img, g->edges_p, i);
+    int64_t t = int_at(g, g->edges_p, i);
     return t >= 0 && (uint64_t)t < g->nodes ? (uint64_t)t : NO_NODE;
 }
 
 static int64_t weight(const graph *g, uint64_t i)
 {
-    int64_t w = g->weights_p >= 0 ? wh_image_int(g->img, g->weights_p, i) : 1;
+    int64_t w = g->weights_p >= 0 ? int_at(g, g->weights_p, i) : 1;
     return w < 0 ? 0 : w;
 }
 
@@ -141,112 +172,107 @@ static int64_t relaxed(const graph *g, int64_t d, int64_t w)
 /* The source: a node at the least distance from which every other node
  * there is reached through edges of weight 0 (the last root of a search
  * over those edges: if any node reaches them all, the root of the search
- * that found it does).  seen and stack hold a flag and a place per node. */
-static uint64_t find_source(const graph *g, const int64_t *d, unsigned char *seen, uint64_t *stack)
+ * that found it does).  stack holds a place per node; every node's
+ * `placed` is left 0. */
+static uint64_t find_source(const graph *g, node_state *ns, uint64_t *stack)
 {
-    int64_t least = d[0];
+    int64_t least = ns[0].d;
     uint64_t source = 0;
-    for (uint64_t v = 1; v < g->nodes; v++)
-        if (d[v] < least) least = d[v];
-    memset(seen, 0, g->nodes);
+    for (uint64_t v = 0; v < g->nodes; v++) {
+        if (ns[v].d < least) least = ns[v].d;
+        ns[v].placed = 0;
+    }
     for (uint64_t z = g->nodes; z-- > 0;) {
-        if (d[z] != least || seen[z]) continue;
+        if (ns[z].d != least || ns[z].placed) continue;
         uint64_t top = 0;
         source = stack[top++] = z;
-        seen[z] = 1;
+        ns[z].placed = 1;
         while (top > 0) {
             uint64_t u = stack[--top], b, e;
             out_edges(g, u, &b, &e);
             for (uint64_t i = b; i < e; i++) {
                 uint64_t t = target(g, i);
-                if (t != NO_NODE && !seen[t] && d[t] == least && weight(g, i) == 0) {
-                    seen[t] = 1;
+                if (t != NO_NODE && !ns[t].placed && ns[t].d == least && weight(g, i) == 0) {
+                    ns[t].placed = 1;
                     stack[top++] = t;
                 }
             }
         }
     }
+    for (uint64_t v = 0; v < g->nodes; v++) ns[v].placed = 0;
     return source;
 }
 
-static bool queue_before(const queue *q, uint64_t a, uint64_t b)
+static bool queue_before(const queue_entry *a, const queue_entry *b)
 {
-    return q->key[a] < q->key[b] || (q->key[a] == q->key[b] && a < b);
+    return a->key < b->key || (a->key == b->key && a->node < b->node);
 }
 
-static void queue_place(queue *q, uint64_t i, uint64_t v)
+static void queue_place(queue *q, uint64_t i, queue_entry x)
 {
-    q->heap[i] = v;
-    q->at[v] = i;
+    q->heap[i] = x;
+    q->ns[x.node].at = i;
 }
 
 /* Node v (queued or not) takes key k, below any it had. */
 static void queue_lower(queue *q, uint64_t v, int64_t k)
 {
-    q->key[v] = k;
-    uint64_t i = q->at[v] == NOT_QUEUED ? q->size++ : q->at[v];
-    while (i > 0 && queue_before(q, v, q->heap[(i - 1) / 2])) {
+    queue_entry x = { k, v };
+    q->ns[v].key = k;
+    uint64_t i = q->ns[v].at == NOT_QUEUED ? q->size++ : q->ns[v].at;
+    while (i > 0 && queue_before(&x, &q->heap[(i - 1) / 2])) {
         queue_place(q, i, q->heap[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
-    queue_place(q, i, v);
+    queue_place(q, i, x);
 }
 
 static uint64_t queue_pop(queue *q)
 {
-    uint64_t top = q->heap[0], last = q->heap[--q->size], i = 0;
-    q->at[top] = NOT_QUEUED;
+    queue_entry top = q->heap[0], last = q->heap[--q->size];
+    uint64_t i = 0;
+    q->ns[top.node].at = NOT_QUEUED;
     for (;;) {
         uint64_t c = 2 * i + 1;
         if (c >= q->size) break;
-        if (c + 1 < q->size && queue_before(q, q->heap[c + 1], q->heap[c])) c++;
-        if (!queue_before(q, q->heap[c], last)) break;
+        if (c + 1 < q->size && queue_before(&q->heap[c + 1], &q->heap[c])) c++;
+        if (!queue_before(&q->heap[c], &last)) break;
         queue_place(q, i, q->heap[c]);
         i = c;
     }
     if (q->size > 0) queue_place(q, i, last);
-    return top;
+    return top.node;
 }
 
-/* Working memory of the projection and the check, per node. */
+/* Working memory of the projection and the check. */
 typedef struct {
-    int64_t *d;             /* the distances (the image's, then the projection's) */
-    int64_t *support;       /* the least dist[u] + w over in-edges from placed nodes */
-    int64_t *cap;           /* ... from placed nodes outside the frontier */
-    unsigned char *placed;  /* 1 once popped (or reached, in the check) */
+    node_state *ns;
     uint64_t *stack;
     queue q;
 } work;
 
 static void work_free(work *w)
 {
-    free(w->d);
-    free(w->support);
-    free(w->cap);
-    free(w->placed);
+    free(w->ns);
     free(w->stack);
     free(w->q.heap);
-    free(w->q.at);
-    free(w->q.key);
 }
 
-/* The image's distances into w->d (clamped into the range). */
+/* The image's distances into the nodes' records (clamped into the range). */
 static bool work_open(const graph *g, work *w, wh_error *err)
 {
     uint64_t n = g->nodes;
-    *w = (work){ .d = malloc(n * sizeof *w->d), .support = malloc(n * sizeof *w->support),
-                 .cap = malloc(n * sizeof *w->cap), .placed = calloc(n, 1), .stack = malloc(n * sizeof *w->stack),
-                 .q = { .heap = malloc(n * sizeof(uint64_t)), .at = malloc(n * sizeof(uint64_t)),
-                        .key = malloc(n * sizeof(int64_t)) } };
-    if (!w->d || !w->support || !w->cap || !w->placed || !w->stack || !w->q.heap || !w->q.at || !w->q.key) {
+    *w = (work){ .ns = malloc(n * sizeof *w->ns), .stack = malloc(n * sizeof *w->stack),
+                 .q = { .heap = malloc(n * sizeof(queue_entry)) } };
+    w->q.ns = w->ns;
+    if (!w->ns || !w->stack || !w->q.heap) {
         work_free(w);
         return wh_image_oom(err);
     }
     for (uint64_t v = 0; v < n; v++) {
-        int64_t x = wh_image_int(g->img, g->dist_p, v);
-        w->d[v] = x < g->lo ? g->lo : x > g->hi ? g->hi : x;
-        w->support[v] = w->cap[v] = INT64_MAX;
-        w->q.at[v] = NOT_QUEUED;
+        int64_t x = int_at(g, g->dist_p, v);
+        w->ns[v] = (node_state){ .d = x < g->lo ? g->lo : x > g->hi ? g->hi : x, .support = INT64_MAX,
+                                 .cap = INT64_MAX, .at = NOT_QUEUED };
     }
     return true;
 }
@@ -259,13 +285,14 @@ static void offer(const graph *g, work *w, uint64_t u, int64_t du)
     out_edges(g, u, &b, &e);
     for (uint64_t i = b; i < e; i++) {
         uint64_t t = target(g, i);
-        if (t == NO_NODE || w->placed[t]) continue;
+        if (t == NO_NODE || w->ns[t].placed) continue;
+        node_state *x = &w->ns[t];
         int64_t c = relaxed(g, du, weight(g, i));
-        if (c < w->support[t]) w->support[t] = c;
-        if (relaxes && c < w->cap[t]) w->cap[t] = c;
-        int64_t own = w->d[t] > w->support[t] ? w->d[t] : w->support[t];
-        int64_t k = own < w->cap[t] ? own : w->cap[t];
-        if (w->q.at[t] == NOT_QUEUED || k < w->q.key[t]) queue_lower(&w->q, t, k);
+        if (c < x->support) x->support = c;
+        if (relaxes && c < x->cap) x->cap = c;
+        int64_t own = x->d > x->support ? x->d : x->support;
+        int64_t k = own < x->cap ? own : x->cap;
+        if (x->at == NOT_QUEUED || k < x->key) queue_lower(&w->q, t, k);
     }
 }
 
@@ -275,18 +302,17 @@ bool wh_image_restructure_paths(wh_image *img, int p, wh_error *err)
     work w;
     if (!img->bufs[p].param->paths.rows || img->bufs[p].count == 0) return true;
     if (!graph_open(img, p, &g, err) || !work_open(&g, &w, err)) return false;
-    queue_lower(&w.q, find_source(&g, w.d, w.placed, w.stack), g.lo);
-    memset(w.placed, 0, g.nodes);
+    queue_lower(&w.q, find_source(&g, w.ns, w.stack), g.lo);
     while (w.q.size > 0) {
         uint64_t u = queue_pop(&w.q);
-        if (w.q.key[u] >= g.hi) break;   /* it and every node after it: unreached */
-        w.placed[u] = 1;
-        w.d[u] = w.q.key[u];
-        offer(&g, &w, u, w.d[u]);
+        if (w.ns[u].key >= g.hi) break;   /* it and every node after it: unreached */
+        w.ns[u].placed = 1;
+        w.ns[u].d = w.ns[u].key;
+        offer(&g, &w, u, w.ns[u].d);
     }
     for (uint64_t v = 0; v < g.nodes; v++) {
-        wh_image_set_int(img, p, v, w.placed[v] ? w.d[v] : g.hi);
-        if (!w.placed[v] && g.frontier_p >= 0) wh_image_set_int(img, g.frontier_p, v, 0);
+        wh_image_set_int(img, p, v, w.ns[v].placed ? w.ns[v].d : g.hi);
+        if (!w.ns[v].placed && g.frontier_p >= 0) wh_image_set_int(img, g.frontier_p, v, 0);
     }
     work_free(&w);
     return true;
@@ -296,32 +322,31 @@ bool wh_image_restructure_paths(wh_image *img, int p, wh_error *err)
  * dist[u] + w <= dist[v]: a search from it over such edges. */
 static bool check_reached(const graph *g, work *w, wh_error *err)
 {
-    uint64_t s = find_source(g, w->d, w->placed, w->stack), top = 0;
+    node_state *ns = w->ns;
+    uint64_t s = find_source(g, ns, w->stack), top = 0;
     char msg[320];
-    if (w->d[s] != g->lo) {
+    if (ns[s].d != g->lo) {
         snprintf(msg, sizeof msg, "no node is at %lld, the range's low end (the source's distance)", (long long)g->lo);
         return paths_error(g, err, msg);
     }
-    memset(w->placed, 0, g->nodes);
-    w->placed[s] = 1;
+    ns[s].placed = 1;
     w->stack[top++] = s;
     while (top > 0) {
         uint64_t u = w->stack[--top], b, e;
         out_edges(g, u, &b, &e);
         for (uint64_t i = b; i < e; i++) {
             uint64_t t = target(g, i);
-            if (t != NO_NODE && !w->placed[t] && w->d[t] < g->hi &&
-                relaxed(g, w->d[u], weight(g, i)) <= w->d[t]) {
-                w->placed[t] = 1;
+            if (t != NO_NODE && !ns[t].placed && ns[t].d < g->hi && relaxed(g, ns[u].d, weight(g, i)) <= ns[t].d) {
+                ns[t].placed = 1;
                 w->stack[top++] = t;
             }
         }
     }
     for (uint64_t v = 0; v < g->nodes; v++)
-        if (w->d[v] < g->hi && !w->placed[v]) {
+        if (ns[v].d < g->hi && !ns[v].placed) {
             snprintf(msg, sizeof msg, "node %llu's distance %lld is reached from the source (node %llu) through no "
                      "edges (u, v, w) with dist[u] + w <= dist[v]: no relaxation could have set it",
-                     (unsigned long long)v, (long long)w->d[v], (unsigned long long)s);
+                     (unsigned long long)v, (long long)ns[v].d, (unsigned long long)s);
             return paths_error(g, err, msg);
         }
     return true;
@@ -332,17 +357,17 @@ static bool check_relaxed(const graph *g, const work *w, wh_error *err)
 {
     for (uint64_t u = 0; u < g->nodes; u++) {
         uint64_t b, e;
-        if (w->d[u] >= g->hi || in_frontier(g, u)) continue;
+        if (w->ns[u].d >= g->hi || in_frontier(g, u)) continue;
         out_edges(g, u, &b, &e);
         for (uint64_t i = b; i < e; i++) {
             uint64_t t = target(g, i);
-            int64_t c = relaxed(g, w->d[u], weight(g, i));
-            if (t == NO_NODE || w->d[t] <= c) continue;
+            int64_t c = relaxed(g, w->ns[u].d, weight(g, i));
+            if (t == NO_NODE || w->ns[t].d <= c) continue;
             char msg[320];
             snprintf(msg, sizeof msg, "node %llu (distance %lld) is outside the frontier, yet its edge %llu to node "
                      "%llu would lower that node's %lld to %lld: a node leaves the frontier only once it has "
-                     "relaxed its edges", (unsigned long long)u, (long long)w->d[u], (unsigned long long)i,
-                     (unsigned long long)t, (long long)w->d[t], (long long)c);
+                     "relaxed its edges", (unsigned long long)u, (long long)w->ns[u].d, (unsigned long long)i,
+                     (unsigned long long)t, (long long)w->ns[t].d, (long long)c);
             return paths_error(g, err, msg);
         }
     }
