@@ -215,6 +215,26 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err)
     return wh_spec_load(path, err);
 }
 
+bool ts_kernel_open(ts_kernel *k, int block, const char *params, wh_error *err)
+{
+    size_t n = strlen(params) + 200;
+    char *json = malloc(n);
+    cr_assert(json);
+    snprintf(json, n, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[%d],"
+             "\"params\":[%s]}", block, params);
+    k->img = NULL;
+    k->spec = ts_temp_spec_image(json, k->dir, &k->img, err);
+    free(json);
+    return k->img != NULL;
+}
+
+void ts_kernel_close(ts_kernel *k)
+{
+    wh_image_free(k->img);
+    if (k->spec) wh_spec_free(k->spec);
+    ts_rmtree(k->dir);
+}
+
 wh_image *ts_full_image(const char *path, wh_spec **spec)
 {
     wh_error err;

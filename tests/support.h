@@ -72,6 +72,17 @@ wh_spec *ts_temp_spec(const char *json, char *dir, wh_error *err);
 /* The same and, when it loads, *img: an image of its full launch (NULL
  * when the spec or the image is refused, err filled). */
 wh_spec *ts_temp_spec_image(const char *json, char *dir, wh_image **img, wh_error *err);
+/* A one-block kernel spec made of `params` (the JSON inside "params": [])
+ * with `block` threads, in a temporary directory, and an image of its
+ * launch: false, err filled, when the spec or the image is refused
+ * (ts_kernel_close it either way). */
+typedef struct {
+    char dir[64];
+    wh_spec *spec;
+    wh_image *img;
+} ts_kernel;
+bool ts_kernel_open(ts_kernel *k, int block, const char *params, wh_error *err);
+void ts_kernel_close(ts_kernel *k);
 /* The spec at path (asserted to load) and an image of its full launch. */
 wh_image *ts_full_image(const char *path, wh_spec **spec);
 

@@ -13,34 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char dir[64];
-    wh_spec *spec;
-    wh_image *img;
-} lists;
+typedef ts_kernel lists;
 
 /* A launch of `threads` threads, each with a position (x, y, z in
  * [0, 7]: integers, so that distances tie) and a list of k neighbours. */
 static bool open_lists(lists *l, int threads, int k, const char *list_extra, wh_error *err)
 {
-    char json[1400];
-    snprintf(json, sizeof json,
-             "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[%d],\"params\":["
+    char params[1400];
+    snprintf(params, sizeof params,
              "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"struct\",\"count\":\"threads\",\"role\":\"input\","
              "\"per_thread\":1,\"fields\":[{\"name\":\"x\",\"type\":\"f32\",\"range\":[0,7]},"
              "{\"name\":\"y\",\"type\":\"f32\",\"range\":[0,7]},{\"name\":\"z\",\"type\":\"i32\",\"range\":[0,7]}]},"
              "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads*%d\",\"role\":\"input\","
-             "\"per_thread\":%d,\"owner\":\"stride\",\"range\":[0,\"threads-1\"],\"structure\":\"neighbors\"%s}]}",
-             threads, k, k, list_extra);
-    l->spec = ts_temp_spec_image(json, l->dir, &l->img, err);
-    return l->img != NULL;
-}
-
-static void close_lists(lists *l)
-{
-    wh_image_free(l->img);
-    if (l->spec) wh_spec_free(l->spec);
-    ts_rmtree(l->dir);
+             "\"per_thread\":%d,\"owner\":\"stride\",\"range\":[0,\"threads-1\"],\"structure\":\"neighbors\"%s}",
+             k, k, list_extra);
+    return ts_kernel_open(l, threads, params, err);
 }
 
 static double coord(const lists *l, uint64_t e, int f)
@@ -136,7 +123,7 @@ Test(nearest, lists_are_the_nearest_positions_ties_by_index)
         expect_brute_force(&l, 6, "random fill");
         cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
     }
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 /* Every position the same (a cluster filled with one value): thread t's
@@ -152,7 +139,7 @@ Test(nearest, equal_positions_list_the_lowest_indices)
         for (uint64_t j = 0; j < 8; j++)
             cr_expect_eq(listed(&l, t, j), (int64_t)(j < t ? j : j + 1), "thread %llu's neighbour %llu",
                          (unsigned long long)t, (unsigned long long)j);
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 /* The check takes any order among equal distances, and refuses a list
@@ -181,7 +168,7 @@ Test(nearest, the_check_names_a_list_its_positions_do_not_give)
     set_listed(&l, 4, 1, 2);
     set_listed(&l, 4, 0, 3);
     cr_expect_not(wh_image_check_structure(l.img, 1, &err), "a list out of distance order");
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 /* Positions at infinity or NaN (a spec whose float coordinates have no
@@ -208,7 +195,7 @@ Test(nearest, infinite_and_nan_positions_come_last)
         }
     }
     cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 /* A list longer than per_thread x threads (found by fuzz_spec): the
@@ -216,16 +203,14 @@ Test(nearest, infinite_and_nan_positions_come_last)
  * "neighbors" list's, and the image passes the check. */
 Test(nearest, elements_past_the_lists_never_name_their_owner)
 {
-    lists l = { .img = NULL };
+    lists l;
     wh_error err;
-    const char *json =
-        "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[8],\"params\":["
+    const char *params =
         "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\","
         "\"per_thread\":1,\"range\":[0,4]},"
         "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":40,\"role\":\"input\","
-        "\"per_thread\":2,\"owner\":\"stride\",\"range\":[0,7],\"structure\":\"neighbors\",\"nearest_of\":\"pos\"}]}";
-    l.spec = ts_temp_spec_image(json, l.dir, &l.img, &err);
-    cr_assert(l.img, "%s", err.msg);
+        "\"per_thread\":2,\"owner\":\"stride\",\"range\":[0,7],\"structure\":\"neighbors\",\"nearest_of\":\"pos\"}";
+    cr_assert(ts_kernel_open(&l, 8, params, &err), "%s", err.msg);
     wh_buffer *b = &l.img->bufs[1];
     for (uint64_t e = 16; e < 40; e++) wh_value_set_int(WH_I32, b->data + 4 * e, (int64_t)(e % 8));   /* own index */
     cr_assert(wh_image_restructure(l.img, &err), "%s", err.msg);
@@ -233,7 +218,7 @@ Test(nearest, elements_past_the_lists_never_name_their_owner)
     for (uint64_t e = 16; e < 40; e++)
         cr_expect_neq(wh_value_get_int(WH_I32, b->data + 4 * e), (int64_t)(e % 8), "element %llu",
                       (unsigned long long)e);
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 /* Fewer other threads than the list is long (the symbolic stage's few
@@ -250,7 +235,7 @@ Test(nearest, a_short_range_repeats_the_nearest_in_order)
     const int64_t want[5] = { 2, 1, 2, 1, 2 };
     for (uint64_t j = 0; j < 5; j++) cr_expect_eq(listed(&l, 0, j), want[j], "neighbour %llu", (unsigned long long)j);
     cr_expect(wh_image_check_structure(l.img, 1, &err), "%s", err.msg);
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 static void expect_spec_refused(const char *extra, const char *msg)
@@ -260,7 +245,7 @@ static void expect_spec_refused(const char *extra, const char *msg)
     cr_expect_not(open_lists(&l, 8, 2, extra, &err), "%s was accepted", extra);
     cr_expect(strstr(err.msg, msg), "%s: %s", extra, err.msg);
     cr_expect_str_eq(err.path, "$.params[1].nearest_of", "%s", extra);
-    close_lists(&l);
+    ts_kernel_close(&l);
 }
 
 Test(nearest, the_spec_refuses_what_cannot_derive_a_list)
@@ -270,31 +255,28 @@ Test(nearest, the_spec_refuses_what_cannot_derive_a_list)
     expect_spec_refused(",\"nearest_of\":3", "expected the name of an input buffer");
 }
 
+/* The sorted positions, then a two-per-thread list with `list_extra`
+ * after its range: refused with `msg`. */
+static void expect_list_refused(const char *list_extra, const char *msg)
+{
+    lists l;
+    wh_error err;
+    char params[600];
+    snprintf(params, sizeof params,
+             "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"per_thread\":1,"
+             "\"range\":[0,1],\"structure\":\"sorted\"},"
+             "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":16,\"role\":\"input\","
+             "\"per_thread\":2,\"range\":[0,7]%s}", list_extra);
+    cr_expect_not(ts_kernel_open(&l, 8, params, &err));
+    cr_expect_null(l.spec);
+    cr_expect(strstr(err.msg, msg), "%s", err.msg);
+    ts_kernel_close(&l);
+}
+
 Test(nearest, nearest_of_goes_with_neighbors)
 {
-    lists l = { .img = NULL };
-    wh_error err;
-    char json[600];
-    snprintf(json, sizeof json,
-             "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[8],\"params\":["
-             "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"per_thread\":1,"
-             "\"range\":[0,1],\"structure\":\"sorted\"},"
-             "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":16,\"role\":\"input\","
-             "\"per_thread\":2,\"range\":[0,7],\"nearest_of\":\"pos\"}]}");
-    l.spec = ts_temp_spec(json, l.dir, &err);
-    cr_expect_null(l.spec);
-    cr_expect(strstr(err.msg, "it goes with \"structure\": \"neighbors\""), "%s", err.msg);
-    close_lists(&l);
-    snprintf(json, sizeof json,
-             "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[8],\"params\":["
-             "{\"name\":\"pos\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":8,\"role\":\"input\",\"per_thread\":1,"
-             "\"range\":[0,1],\"structure\":\"sorted\"},"
-             "{\"name\":\"list\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":16,\"role\":\"input\","
-             "\"per_thread\":2,\"range\":[0,7],\"structure\":\"neighbors\",\"nearest_of\":\"pos\"}]}");
-    l.spec = ts_temp_spec(json, l.dir, &err);
-    cr_expect_null(l.spec);
-    cr_expect(strstr(err.msg, "take no structure of their own"), "%s", err.msg);
-    close_lists(&l);
+    expect_list_refused(",\"nearest_of\":\"pos\"", "it goes with \"structure\": \"neighbors\"");
+    expect_list_refused(",\"structure\":\"neighbors\",\"nearest_of\":\"pos\"", "take no structure of their own");
 }
 
 /* md_cutoff's list follows its positions: every random input's lists are

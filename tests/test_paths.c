@@ -35,27 +35,11 @@ enum { DEG, START, EDGES, WEIGHTS, FRONTIER, DIST };
     "{\"name\":\"dist\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\",\"range\":[0,1000],"   \
     "\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\",\"weights\":\"weights\",\"frontier\":\"frontier\"}}"
 
-typedef struct {
-    char dir[64];
-    wh_spec *spec;
-    wh_image *img;
-} graph;
+typedef ts_kernel graph;
 
 static bool open_graph(graph *g, const char *params, wh_error *err)
 {
-    char json[2400];
-    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[8],"
-             "\"params\":[%s]}", params);
-    g->img = NULL;
-    g->spec = ts_temp_spec_image(json, g->dir, &g->img, err);
-    return g->img != NULL;
-}
-
-static void close_graph(graph *g)
-{
-    wh_image_free(g->img);
-    if (g->spec) wh_spec_free(g->spec);
-    ts_rmtree(g->dir);
+    return ts_kernel_open(g, 8, params, err);
 }
 
 static void set_all(graph *g, int p, const int64_t *v, uint64_t n)
@@ -165,7 +149,7 @@ Test(paths, every_state_of_a_worklist_run_is_a_fixed_point)
         }
     }
     cr_expect_gt(states, 1000, "only %d states", states);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 /* Any distances and frontier, brought to a state: the check accepts it,
@@ -192,7 +176,7 @@ Test(paths, the_projection_of_any_image_is_a_state)
         for (uint64_t v = 0; v < NODES; v++) reached += wh_image_int(g.img, DIST, v) < UNREACHED;
     }
     cr_expect_gt(reached, 500 * 2, "the projections reach %d nodes in all", reached);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 /* Edges 0->1 (4), 0->2 (1), 1->3 (2), 2->1 (1), 2->6 (5); node 2 and 7 in
@@ -229,7 +213,7 @@ Test(paths, a_worked_example)
     expect_all(&g, DIST, want, 8, "projected");
     expect_all(&g, FRONTIER, want_frontier, 8, "projected");
     cr_expect(wh_image_check_structure(g.img, DIST, &err), "%s", err.msg);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 /* One broken invariant at a time, each named. */
@@ -258,7 +242,7 @@ Test(paths, the_check_names_what_is_broken)
     expect_broken(&g, DIST, 6, 3, "node 6's distance 3 is reached from the source (node 2) through no edges");
     expect_broken(&g, DIST, 2, 1, "no node is at 0, the range's low end");
     cr_expect(wh_image_check_structure(g.img, DIST, &err), "%s", err.msg);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 /* A BFS: no weights, every edge 1; and no frontier buffer: every reached
@@ -277,7 +261,7 @@ Test(paths, unit_weights_and_no_frontier_give_bfs_levels)
     const int64_t want[8] = { 1000, 1, 0, 2, 1000, 1000, 1, 1000 };
     expect_all(&g, DIST, want, 8, "levels");
     cr_expect(wh_image_check_structure(g.img, DIST, &err), "%s", err.msg);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 static void expect_refused(const char *dist_param, const char *msg, const char *path)
@@ -289,7 +273,7 @@ static void expect_refused(const char *dist_param, const char *msg, const char *
     cr_expect_not(open_graph(&g, params, &err), "accepted: %s", dist_param);
     cr_expect(strstr(err.msg, msg), "%s", err.msg);
     cr_expect_str_eq(err.path, path);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 #define DIST_HEAD "{\"name\":\"dist\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\","
@@ -332,7 +316,7 @@ Test(paths, ranges_without_room_are_errors)
     cr_expect_not(open_graph(&g, GRAPH_PARAMS DIST_HEAD "\"range\":[5,5],"
                              "\"shortest_paths\":{\"rows\":\"start\",\"edges\":\"edges\"}}", &err));
     cr_expect(strstr(err.msg, "the range [5, 5] needs room"), "%s", err.msg);
-    close_graph(&g);
+    ts_kernel_close(&g);
     cr_expect_not(open_graph(&g,
                              "{\"name\":\"deg\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,\"role\":\"input\","
                              "\"range\":[0,4]},{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":8,"
@@ -342,7 +326,7 @@ Test(paths, ranges_without_room_are_errors)
                              "\"role\":\"input\",\"range\":[-1,5]},{\"name\":\"frontier\",\"kind\":\"buffer\","
                              "\"type\":\"u8\",\"count\":8,\"role\":\"input\",\"range\":[0,1]}," DIST_PARAM, &err));
     cr_expect(strstr(err.msg, "the weights \"weights\" need a range without negative values"), "%s", err.msg);
-    close_graph(&g);
+    ts_kernel_close(&g);
 }
 
 /* sssp_relax: a random input is a state, and one sweep of the kernel on

@@ -12,11 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-    char dir[64];
-    wh_spec *spec;
-    wh_image *img;
-} matrix;
+typedef ts_kernel matrix;
 
 /* level (2 distinct rows of 6), lens, start (their running sum) and 12
  * column slots (the rows hold 10 of them): cols is parameter 3. */
@@ -29,19 +25,7 @@ typedef struct {
 
 static bool open_matrix(matrix *m, const char *params, wh_error *err)
 {
-    char json[1600];
-    snprintf(json, sizeof json, "{\"name\":\"k\",\"source\":\"k.cu\",\"entry\":\"k\",\"grid\":[1],\"block\":[2],"
-             "\"params\":[%s]}", params);
-    m->img = NULL;
-    m->spec = ts_temp_spec_image(json, m->dir, &m->img, err);
-    return m->img != NULL;
-}
-
-static void close_matrix(matrix *m)
-{
-    wh_image_free(m->img);
-    if (m->spec) wh_spec_free(m->spec);
-    ts_rmtree(m->dir);
+    return ts_kernel_open(m, 2, params, err);
 }
 
 static void set(matrix *m, int p, const int64_t *v, uint64_t n)
@@ -106,7 +90,7 @@ Test(rows, columns_move_below_their_row_and_out_of_the_level)
     cr_expect_not(wh_image_check_structure(m.img, 3, &err), "row 1 may name only itself");
     cr_expect(strstr(err.msg, "element 2, an entry of row 1 (a row of the level), names column 0: the row has no "
                               "column below it outside the level, so it names itself"), "%s", err.msg);
-    close_matrix(&m);
+    ts_kernel_close(&m);
 }
 
 /* CSR offsets give the same rows: ptr[r] .. ptr[r + 1] - 1. */
@@ -133,7 +117,7 @@ Test(rows, offsets_give_the_rows_too)
         cr_assert(wh_image_fill_random(m.img, &rng, &err), "%s", err.msg);
         cr_expect(wh_image_check_structure(m.img, 1, &err), "random %d: %s", r, err.msg);
     }
-    close_matrix(&m);
+    ts_kernel_close(&m);
 }
 
 static void expect_refused(const char *cols, const char *msg, const char *path)
@@ -145,7 +129,7 @@ static void expect_refused(const char *cols, const char *msg, const char *path)
     cr_expect_not(open_matrix(&m, params, &err), "%s was accepted", cols);
     cr_expect(strstr(err.msg, msg), "%s: %s", cols, err.msg);
     cr_expect_str_eq(err.path, path, "%s", cols);
-    close_matrix(&m);
+    ts_kernel_close(&m);
 }
 
 Test(rows, the_spec_refuses_what_is_not_a_lower_triangle)
