@@ -416,32 +416,41 @@ bool wh_image_fill_random(wh_image *img, pcg32 *rng, wh_error *err)
     return wh_image_restructure(img, err);
 }
 
+/* The error for element e of field f outside its domain. */
+static bool domain_error(const wh_buffer *b, const wh_field *fd, uint64_t e, const void *at, const wh_bounds *bd,
+                         wh_error *err)
+{
+    char val[96];
+    if (bd->is_float)
+        snprintf(val, sizeof val, "%g (domain [%g, %g])", wh_value_get_float(fd->type, at), bd->flo, bd->fhi);
+    else
+        snprintf(val, sizeof val, "%lld (domain [%lld, %lld])", (long long)wh_value_get_int(fd->type, at),
+                 (long long)bd->lo, (long long)bd->hi);
+    wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "input \"%s\" element %llu%s%s is %s", b->param->name,
+                 (unsigned long long)e, fd->name[0] ? " field " : "", fd->name, val);
+    return false;
+}
+
+/* The message is formatted only for the element that fails: formatting
+ * every element cost most of a check (bench/structure.md). */
 static bool check_field(const wh_image *img, int p, int f, wh_error *err)
 {
     const wh_buffer *b = &img->bufs[p];
     const wh_field *fd = &b->param->fields[f];
+    bool per_elem = wh_field_varies_by_index(fd);
     wh_bounds bd;
     for (uint64_t e = 0; e < b->count; e++) {
-        if ((e == 0 || wh_field_varies_by_index(fd)) && !wh_image_bounds(img, p, f, e, &bd, err))
-            return false;
+        if ((e == 0 || per_elem) && !wh_image_bounds(img, p, f, e, &bd, err)) return false;
         const void *at = b->data + e * b->param->elem_size + fd->offset;
         bool ok;
-        char val[64];
         if (bd.is_float) {
             double v = wh_value_get_float(fd->type, at);
             ok = v >= bd.flo && v <= bd.fhi;
-            snprintf(val, sizeof val, "%g (domain [%g, %g])", v, bd.flo, bd.fhi);
         } else {
             int64_t v = wh_value_get_int(fd->type, at);
             ok = v >= bd.lo && v <= bd.hi;
-            snprintf(val, sizeof val, "%lld (domain [%lld, %lld])", (long long)v, (long long)bd.lo,
-                     (long long)bd.hi);
         }
-        if (!ok) {
-            wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "input \"%s\" element %llu%s%s is %s",
-                         b->param->name, (unsigned long long)e, fd->name[0] ? " field " : "", fd->name, val);
-            return false;
-        }
+        if (!ok) return domain_error(b, fd, e, at, &bd, err);
     }
     return true;
 }
