@@ -102,13 +102,42 @@ static wh_structure structure_of(const wh_param *par, int f)
     return par->fields[f].array_len > 1 ? WH_STRUCTURE_NONE : par->fields[f].structure;
 }
 
+/* Moves past which sort_values gives up inserting: a few elements out of
+ * place cost at most this, a shuffled buffer falls to qsort early. */
+#define INSERTION_MOVES(n) (4 * (n) + 64)
+
+/* qsort's result, in one pass when the values are in order or nearly so:
+ * a sorted buffer with a few elements edited is what the search's edits,
+ * refinement and an image restructured again leave, and sorting it anew
+ * each time was most of a warp-first unit launch (binary_search's keys).
+ * Insertion while it has moved fewer than INSERTION_MOVES elements; then
+ * the element in hand is put down (the values stay a permutation) and
+ * qsort sorts the rest. */
+static void sort_values(unsigned char *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    unsigned char hand[sizeof(int64_t) > sizeof(double) ? sizeof(int64_t) : sizeof(double)];
+    uint64_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (cmp(base + (i - 1) * size, base + i * size) <= 0) continue;
+        memcpy(hand, base + i * size, size);
+        size_t j = i;
+        for (; j > 0 && cmp(base + (j - 1) * size, hand) > 0 && moves < INSERTION_MOVES(n); j--, moves++)
+            memcpy(base + j * size, base + (j - 1) * size, size);
+        memcpy(base + j * size, hand, size);
+        if (moves >= INSERTION_MOVES(n)) {
+            qsort(base, n, size, cmp);
+            return;
+        }
+    }
+}
+
 static bool restructure_floats(wh_image *img, int p, int f, wh_error *err)
 {
     uint64_t n = img->bufs[p].count;
     double *v = malloc(n * sizeof *v);
     if (!v) return wh_image_oom(err);
     for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_float(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e));
-    qsort(v, n, sizeof *v, cmp_f64);
+    sort_values((unsigned char *)v, n, sizeof *v, cmp_f64);
     for (uint64_t e = 0; e < n; e++) wh_value_set_float(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e), v[e]);
     free(v);
     return true;
@@ -122,7 +151,7 @@ static bool restructure_in_order(wh_image *img, int p, int f, const wh_bounds *b
     int64_t *v = malloc(n * sizeof *v);
     if (!v) return wh_image_oom(err);
     for (uint64_t e = 0; e < n; e++) v[e] = wh_value_get_int(wh_image_type_of(img, p, f), wh_image_value_at(img, p, f, e));
-    qsort(v, n, sizeof *v, wh_cmp_i64);
+    sort_values((unsigned char *)v, n, sizeof *v, wh_cmp_i64);
     if (s == WH_STRUCTURE_STRICTLY_SORTED) make_increasing(v, n, bd->lo, bd->hi);
     if (s == WH_STRUCTURE_OFFSETS) {
         v[0] = bd->lo;

@@ -177,6 +177,44 @@ Test(structure, the_projection_keeps_ranks_and_is_idempotent)
     }
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The projection sorts in one pass what is nearly sorted (a few elements
+ * edited) and falls back to a full sort past a number of moves (a
+ * reversed or shuffled buffer, giving up in the middle of an insertion):
+ * each time the result is the sorted values, none lost or repeated. */
+Test(structure, sorting_nearly_sorted_and_shuffled_values)
+{
+    enum { N = 4096 };
+    one_buffer b;
+    wh_error err;
+    cr_assert(open_buffer(&b, "\"type\":\"i32\",\"count\":4096,\"role\":\"input\",\"range\":[0,1000000],"
+                              "\"structure\":\"sorted\"", &err), "%s", err.msg);
+    static int64_t v[N], want[N];
+    pcg32 rng;
+    pcg32_seed(&rng, 11, 5);
+    for (int kind = 0; kind < 4; kind++) {
+        for (int e = 0; e < N; e++) v[e] = kind == 1 ? N - e : (int64_t)pcg32_bounded(&rng, 1000001);
+        if (kind >= 2) {   /* sorted, then a few elements edited, one far from its place */
+            qsort(v, N, sizeof *v, cmp_i64);
+            for (int k = 0; k < (kind == 2 ? 1 : 40); k++) v[pcg32_bounded(&rng, N)] = pcg32_bounded(&rng, 1000001);
+            v[3] = 999999;
+        }
+        memcpy(want, v, sizeof v);
+        qsort(want, N, sizeof *want, cmp_i64);
+        set_all(&b, v, N);
+        cr_assert(wh_image_restructure(b.img, &err), "%s", err.msg);
+        for (int e = 0; e < N; e++)
+            cr_assert_eq(get(&b, e), want[e], "case %d: element %d is %lld, not %lld", kind, e, (long long)get(&b, e),
+                         (long long)want[e]);
+    }
+    close_buffer(&b);
+}
+
 /* A 4-element i32 buffer in [0, 9] of `structure` holding `v` is refused
  * by the domain check with `msg`. */
 static void expect_broken(const char *structure, const int64_t v[4], const char *msg)
