@@ -68,12 +68,20 @@ static void replay_issues(gen_result *r, const sx_result *sx, const char *dir, b
         r->issues_dir = strdup(idir);
 }
 
+/* A hunt reads the entry's index (its atoms' values are in atoms.bin);
+ * explore, which prints from the document, and entries written before
+ * there was an index read paths.json. */
 static bool load_cached(gen_result *r, const char *dir, bool keep_doc, wh_error *err)
 {
-    char pj[1200], ab[1200];
+    char pj[1200], ab[1200], ix[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    if (!gen_paths_json_read(r, pj, keep_doc, err)) return false;
+    snprintf(ix, sizeof ix, "%s/index.json", dir);
+    if (!file_exists(pj)) {
+        wh_error_set(err, WH_ERR_USER, pj, 0, 0, "no such file");
+        return false;
+    }
+    if (!gen_paths_json_read(r, !keep_doc && file_exists(ix) ? ix : pj, keep_doc, err)) return false;
     if (r->x < 1 || r->x > 1024) {
         wh_error_set(err, WH_ERR_USER, pj, 0, 0, "threads %d is not an X the stage can have run", r->x);
         return false;
@@ -522,10 +530,11 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
     r->atoms_s = wh_clock_s() - ta;
     ok = ok && wh_make_dirs(dir, err);
     r->time_s = wh_clock_s() - t0;
-    char pj[1200], ab[1200];
+    char pj[1200], ab[1200], ix[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    ok = ok && gen_paths_json_write(r, sx, mod, pj, o->keep_doc, err) && gen_pool_save(&r->pool, ab, 0, err);
+    snprintf(ix, sizeof ix, "%s/index.json", dir);
+    ok = ok && gen_paths_json_write(r, sx, mod, pj, ix, o->keep_doc, err) && gen_pool_save(&r->pool, ab, 0, err);
     if (ok)
         replay_issues(r, sx, dir, o->quiet);
     sx_result_free(sx);

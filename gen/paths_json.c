@@ -27,24 +27,39 @@ static json_t *xstats_json(const gen_result *r)
     return a;
 }
 
+/* A path's atoms; with their input values when scratch is given (an
+ * index leaves them to atoms.bin). */
 static json_t *atoms_json(const gen_result *r, const gen_path *gp, wh_image *scratch)
 {
     json_t *a = json_array();
     for (int k = 0; k < gp->natoms; k++) {
         int id = gp->first_atom + k;
-        gen_pool_atom_to_image(&r->pool, id, scratch);
-        json_array_append_new(a, json_pack("{s:i, s:b, s:o}", "atom", id, "valid", r->pool.atoms[id].valid,
-                                           "inputs", wh_image_inputs_json(scratch)));
+        json_t *o = json_pack("{s:i, s:b}", "atom", id, "valid", r->pool.atoms[id].valid);
+        if (scratch) {
+            gen_pool_atom_to_image(&r->pool, id, scratch);
+            json_object_set_new(o, "inputs", wh_image_inputs_json(scratch));
+        }
+        json_array_append_new(a, o);
     }
     return a;
+}
+
+static void set_atoms(const gen_result *r, json_t *doc, wh_image *scratch)
+{
+    json_t *paths = json_object_get(doc, "paths");
+    for (int i = 0; i < r->npaths && i < (int)json_array_size(paths); i++)
+        json_object_set_new(json_array_get(paths, (size_t)i), "atoms", atoms_json(r, &r->paths[i], scratch));
 }
 
 /* The body is the symbolic executor's own (sx_result_json: paths with
  * formulas, metrics, decisions and legs; legs; issues; domains), so that
  * `explore` and `hunt` write one format; the generator block adds the
- * deepening, its atoms and their validation. */
-bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path, bool keep,
-                          wh_error *err)
+ * deepening, its atoms and their validation.  The index, when asked for,
+ * is written first: the same document with each atom's id and validity
+ * but not its values, for a cache to read back (binary_search's paths.json
+ * is 400 MB of atom values, 4.5 s to parse, its index 2 MB). */
+bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
+                          const char *index, bool keep, wh_error *err)
 {
     wh_launch l = wh_launch_threads((unsigned)r->x);
     wh_image *scratch = wh_image_new(r->spec, &l, err);
@@ -71,11 +86,14 @@ bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *
     json_object_set_new(doc, "paths_without_atoms", json_integer(r->paths_without_atoms));
     json_object_set_new(doc, "explore_time_s", json_real(r->time_s));
     json_object_set_new(doc, "atoms_time_s", json_real(r->atoms_s));
-    json_t *paths = json_object_get(doc, "paths");
-    for (int i = 0; i < r->npaths && i < (int)json_array_size(paths); i++)
-        json_object_set_new(json_array_get(paths, (size_t)i), "atoms", atoms_json(r, &r->paths[i], scratch));
+    bool ok = true;
+    if (index) {
+        set_atoms(r, doc, NULL);
+        ok = wh_write_json_atomic(index, doc, err);
+    }
+    set_atoms(r, doc, scratch);
     wh_image_free(scratch);
-    bool ok = wh_write_json_atomic(path, doc, err);
+    ok = ok && wh_write_json_atomic(path, doc, err);
     if (ok && keep)
         r->doc = doc;
     else
