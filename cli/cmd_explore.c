@@ -4,8 +4,8 @@
  * Runs the generator block's exploration (gen_explore: deepening over X, up
  * to K atoms per finished or loop-cut path, replay of every atom on the sim,
  * the cache under <results>/<kernel>/.cache/ that `hunt` shares) and
- * reports it: a summary on stderr, DIR/paths.json (a copy of the cached
- * one) and, with --json, a summary on stdout.
+ * reports it: a summary on stderr, DIR/paths.json (the cached one with the
+ * atoms' values added) and, with --json, a summary on stdout.
  */
 #include "cli/cli.h"
 #include "core/clock.h"
@@ -483,7 +483,7 @@ int cmd_explore(int argc, char **argv)
     else
         snprintf(dir, sizeof dir, "%s/%s/explore-%d", a.results, spec->name, r->x);
     snprintf(path, sizeof path, "%s/paths.json", dir);
-    if (!wh_make_dirs(dir, &err) || !gen_result_write_paths(r, path, &err))
+    if (!wh_make_dirs(dir, &err) || !gen_result_write_paths_with_values(r, path, &err))
         goto fail;
     json_error_t jerr;
     if (r->doc) {

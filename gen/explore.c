@@ -28,10 +28,11 @@ void gen_explore_options_default(gen_explore_options *o)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    /* bump when the cached files change, or what the stage finds (v12:
-     * indirect calls, initializers holding addresses, spec globals,
-     * forks on sampled witnesses) */
-    static const char format[] = "warphunt-explore-v12";
+    /* bump when the cached files change, or what the stage finds (v13:
+     * paths.json without the atoms' values, in atoms.bin; v12: indirect
+     * calls, initializers holding addresses, spec globals, forks on
+     * sampled witnesses) */
+    static const char format[] = "warphunt-explore-v13";
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);
     h = wh_fnv1a(h, spec->hash, strlen(spec->hash));
@@ -68,20 +69,12 @@ static void replay_issues(gen_result *r, const sx_result *sx, const char *dir, b
         r->issues_dir = strdup(idir);
 }
 
-/* A hunt reads the entry's index (its atoms' values are in atoms.bin);
- * explore, which prints from the document, and entries written before
- * there was an index read paths.json. */
 static bool load_cached(gen_result *r, const char *dir, bool keep_doc, wh_error *err)
 {
-    char pj[1200], ab[1200], ix[1200];
+    char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    snprintf(ix, sizeof ix, "%s/index.json", dir);
-    if (!file_exists(pj)) {
-        wh_error_set(err, WH_ERR_USER, pj, 0, 0, "no such file");
-        return false;
-    }
-    if (!gen_paths_json_read(r, !keep_doc && file_exists(ix) ? ix : pj, keep_doc, err)) return false;
+    if (!gen_paths_json_read(r, pj, keep_doc, err)) return false;
     if (r->x < 1 || r->x > 1024) {
         wh_error_set(err, WH_ERR_USER, pj, 0, 0, "threads %d is not an X the stage can have run", r->x);
         return false;
@@ -259,28 +252,11 @@ typedef struct {
     wh_image *scratch;
     gen_validator v;
     double deadline;        /* for making atoms and writing paths.json */
-    double write_s;         /* what writing the atoms made so far will take */
-    double atom_write_s;    /* what one more atom adds to it */
+    double write_s;         /* what writing the formulas will take */
 } atom_maker;
 
-/* paths.json lists every atom's inputs, a value a line: at
- * GEN_JSON_BYTES_PER_VALUE bytes each (hash_lookup: 45 MB for 2.5 million
- * values) and GEN_WRITE_BYTES_PER_S, a large input makes writing an atom
- * cost more than solving it. */
-#define GEN_JSON_BYTES_PER_VALUE 18.0
-
-static double atom_write_s(const wh_image *img)
-{
-    double values = 0;
-    for (int p = 0; p < img->spec->nparams; p++) {
-        const wh_param *pa = &img->spec->params[p];
-        if (pa->role == WH_ROLE_INPUT && pa->elem_size > 0)
-            values += (double)img->bufs[p].bytes / (double)pa->elem_size * (pa->nfields > 0 ? pa->nfields : 1);
-    }
-    return values * GEN_JSON_BYTES_PER_VALUE / GEN_WRITE_BYTES_PER_S;
-}
-
-/* What writing the paths' formulas will take. */
+/* What writing the paths' formulas will take (paths.json holds no atom
+ * values: atoms.bin does). */
 static double write_formulas_s(const sx_result *sx)
 {
     double bytes = 0;
@@ -289,17 +265,10 @@ static double write_formulas_s(const sx_result *sx)
     return bytes / GEN_WRITE_BYTES_PER_S;
 }
 
-/* Time left for atoms, writing them accounted. */
+/* Time left for atoms, writing the formulas accounted. */
 static bool time_left(const atom_maker *am)
 {
     return wh_clock_s() + am->write_s < am->deadline;
-}
-
-/* One more atom to write: the solver's checks stop earlier by as much. */
-static void account_atom(atom_maker *am)
-{
-    am->write_s += am->atom_write_s;
-    sx_model_limits(am->sx, GEN_MODEL_QUERY_MS, am->deadline - am->write_s);
 }
 
 /* The first model of every path (the solver's own: one check, no
@@ -316,7 +285,6 @@ static bool first_models(atom_maker *am, wh_image **first, bool *valid, bool *hu
             !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid[i], &hung[i], err))
             return false;
         if (!(first[i] = wh_image_clone(am->scratch, err))) return false;
-        account_atom(am);
     }
     return true;
 }
@@ -354,7 +322,6 @@ static bool more_models(atom_maker *am, int i, int k, wh_error *err)
         if (r->validated && !gen_validate_atom(&am->v, am->mod, &am->sx->paths[i], am->scratch, &valid, &hung, err))
             return false;
         if (!add_atom(am, i, am->scratch, valid, hung, err)) return false;
-        account_atom(am);
     }
     return true;
 }
@@ -379,7 +346,6 @@ static bool make_atoms(gen_result *r, sx_result *sx, const ptx_module *mod, cons
         free(flags);
         return false;
     }
-    am.atom_write_s = atom_write_s(am.scratch);
     r->validated = o->validate && gen_validator_open(&am.v, r->spec, r->x, err);
     if (o->validate && !r->validated && !o->quiet) {
         char buf[1200];
@@ -530,11 +496,10 @@ static gen_result *explore_entry(const wh_spec *spec, const ptx_module *mod, con
     r->atoms_s = wh_clock_s() - ta;
     ok = ok && wh_make_dirs(dir, err);
     r->time_s = wh_clock_s() - t0;
-    char pj[1200], ab[1200], ix[1200];
+    char pj[1200], ab[1200];
     snprintf(pj, sizeof pj, "%s/paths.json", dir);
     snprintf(ab, sizeof ab, "%s/atoms.bin", dir);
-    snprintf(ix, sizeof ix, "%s/index.json", dir);
-    ok = ok && gen_paths_json_write(r, sx, mod, pj, ix, o->keep_doc, err) && gen_pool_save(&r->pool, ab, 0, err);
+    ok = ok && gen_paths_json_write(r, sx, mod, pj, o->keep_doc, err) && gen_pool_save(&r->pool, ab, 0, err);
     if (ok)
         replay_issues(r, sx, dir, o->quiet);
     sx_result_free(sx);

@@ -51,11 +51,11 @@ bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_
 /* Recount r->families, family_atoms and family_valid from the pool. */
 void gen_count_families(gen_result *r);
 
-/* paths.json: writing from a live exploration (and, at `index` when not
- * NULL, the same without the atoms' values), reading back either from a
+/* paths.json: writing from a live exploration (each atom's id and
+ * validity, not its values: atoms.bin has them), reading back from a
  * cache; with keep, the document stays in r->doc. */
-bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
-                          const char *index, bool keep, wh_error *err);
+bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path, bool keep,
+                          wh_error *err);
 bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *err);
 
 /* Warp-first units (refine.c): a quiet sim for them, and a unit's cycles

@@ -54,19 +54,17 @@ static void set_atoms(const gen_result *r, json_t *doc, wh_image *scratch)
 /* The body is the symbolic executor's own (sx_result_json: paths with
  * formulas, metrics, decisions and legs; legs; issues; domains), so that
  * `explore` and `hunt` write one format; the generator block adds the
- * deepening, its atoms and their validation.  The index, when asked for,
- * is written first: the same document with each atom's id and validity
- * but not its values, for a cache to read back (binary_search's paths.json
- * is 400 MB of atom values, 4.5 s to parse, its index 2 MB). */
-bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path,
-                          const char *index, bool keep, wh_error *err)
+ * deepening, its atoms and their validation.  Each atom's id and
+ * validity, not its values: atoms.bin holds them, and as JSON they were
+ * most of the file and of the stage's time where an input is large
+ * (binary_search: 450 MB, its 16384 keys in every atom, 9 s to write and
+ * 4.5 s to read back from the cache); gen_result_write_paths_with_values
+ * adds them for `explore`. */
+bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *mod, const char *path, bool keep,
+                          wh_error *err)
 {
-    wh_launch l = wh_launch_threads((unsigned)r->x);
-    wh_image *scratch = wh_image_new(r->spec, &l, err);
-    if (!scratch) return false;
     json_t *doc = sx_result_json(sx, mod);
     if (!doc) {
-        wh_image_free(scratch);
         wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "cannot build paths.json");
         return false;
     }
@@ -86,14 +84,8 @@ bool gen_paths_json_write(gen_result *r, const sx_result *sx, const ptx_module *
     json_object_set_new(doc, "paths_without_atoms", json_integer(r->paths_without_atoms));
     json_object_set_new(doc, "explore_time_s", json_real(r->time_s));
     json_object_set_new(doc, "atoms_time_s", json_real(r->atoms_s));
-    bool ok = true;
-    if (index) {
-        set_atoms(r, doc, NULL);
-        ok = wh_write_json_atomic(index, doc, err);
-    }
-    set_atoms(r, doc, scratch);
-    wh_image_free(scratch);
-    ok = ok && wh_write_json_atomic(path, doc, err);
+    set_atoms(r, doc, NULL);
+    bool ok = wh_write_json_atomic(path, doc, err);
     if (ok && keep)
         r->doc = doc;
     else
@@ -182,5 +174,24 @@ bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *e
     else
         json_decref(doc);
     if (!ok) wh_error_set(err, WH_ERR_USER, path, 0, 0, "not a paths.json written by this version");
+    return ok;
+}
+
+bool gen_result_write_paths_with_values(const gen_result *r, const char *path, wh_error *err)
+{
+    json_t *doc = r->doc ? json_deep_copy(r->doc) : wh_read_json(r->paths_json, NULL, err);
+    if (!doc) {
+        if (r->doc) wh_error_set(err, WH_ERR_INTERNAL, path, 0, 0, "out of memory");
+        return false;
+    }
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *scratch = wh_image_new(r->spec, &l, err);
+    bool ok = scratch != NULL;
+    if (ok) {
+        set_atoms(r, doc, scratch);
+        ok = wh_write_json_atomic(path, doc, err);
+    }
+    wh_image_free(scratch);
+    json_decref(doc);
     return ok;
 }
