@@ -7,6 +7,7 @@
  */
 #include "core/hash.h"
 #include "core/spec.h"
+#include "core/spec_internal.h"
 
 #include <ctype.h>
 #include <float.h>
@@ -19,16 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef struct {
-    const char *file;
-    wh_spec *spec;
-    wh_error *err;
-} loader;
-
-static bool bad(loader *ld, const char *jpath, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool bad(loader *ld, const char *jpath, const char *fmt, ...)
+bool spec_bad(spec_loader *ld, const char *jpath, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -38,7 +30,7 @@ static bool bad(loader *ld, const char *jpath, const char *fmt, ...)
     return false;
 }
 
-static bool check_keys(loader *ld, json_t *obj, const char *jpath, const char *const *allowed)
+bool spec_check_keys(spec_loader *ld, json_t *obj, const char *jpath, const char *const *allowed)
 {
     const char *key;
     json_t *val;
@@ -50,26 +42,26 @@ static bool check_keys(loader *ld, json_t *obj, const char *jpath, const char *c
             int n = 0;
             for (int i = 0; allowed[i] && n < (int)sizeof list; i++)
                 n += snprintf(list + n, sizeof list - (size_t)n, "%s%s", i ? ", " : "", allowed[i]);
-            return bad(ld, jpath, "unknown key \"%s\" (expected one of: %s)", key, list);
+            return spec_bad(ld, jpath, "unknown key \"%s\" (expected one of: %s)", key, list);
         }
     }
     return true;
 }
 
-static bool get_string(loader *ld, json_t *obj, const char *key, const char *jpath,
+static bool get_string(spec_loader *ld, json_t *obj, const char *key, const char *jpath,
                        bool required, char **out)
 {
     json_t *v = json_object_get(obj, key);
     *out = NULL;
-    if (!v) return required ? bad(ld, jpath, "missing key \"%s\" (a string)", key) : true;
+    if (!v) return required ? spec_bad(ld, jpath, "missing key \"%s\" (a string)", key) : true;
     if (!json_is_string(v) || !json_string_length(v))
-        return bad(ld, jpath, "\"%s\" must be a non-empty string", key);
+        return spec_bad(ld, jpath, "\"%s\" must be a non-empty string", key);
     *out = strdup(json_string_value(v));
     return *out != NULL;
 }
 
 /* An integer expression: a JSON integer or a string over the spec's names. */
-static bool get_expr(loader *ld, json_t *v, const char *jpath, wh_expr **out)
+bool spec_get_expr(spec_loader *ld, json_t *v, const char *jpath, wh_expr **out)
 {
     *out = NULL;
     if (json_is_integer(v)) {
@@ -77,7 +69,7 @@ static bool get_expr(loader *ld, json_t *v, const char *jpath, wh_expr **out)
         return *out != NULL;
     }
     if (!json_is_string(v))
-        return bad(ld, jpath, "expected an integer or an expression string such as \"threads*4\"");
+        return spec_bad(ld, jpath, "expected an integer or an expression string such as \"threads*4\"");
     *out = wh_expr_parse(json_string_value(v), ld->spec->var_names, ld->spec->nvars, ld->err);
     if (!*out) {
         snprintf(ld->err->file, sizeof ld->err->file, "%s", ld->file);
@@ -87,36 +79,36 @@ static bool get_expr(loader *ld, json_t *v, const char *jpath, wh_expr **out)
     return true;
 }
 
-static bool parse_type(loader *ld, json_t *v, const char *jpath, bool allow_struct, wh_type *out)
+static bool parse_type(spec_loader *ld, json_t *v, const char *jpath, bool allow_struct, wh_type *out)
 {
     static const char *const names[] = { "i8", "u8", "i16", "u16", "i32", "u32",
                                          "i64", "u64", "f32", "f64", "struct" };
     const char *s = json_string_value(v);
     for (int t = 0; s && t <= (allow_struct ? WH_STRUCT : WH_F64); t++)
         if (!strcmp(s, names[t])) { *out = (wh_type)t; return true; }
-    return bad(ld, jpath, "expected a type: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64%s",
+    return spec_bad(ld, jpath, "expected a type: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64%s",
                allow_struct ? " or struct (with \"fields\")" : "");
 }
 
 /* grid or block: 1 to 3 positive integers or expressions of constants,
  * kept in launch_expr (first: the slot of its x) until evaluate_launch. */
-static bool parse_launch_dims(loader *ld, json_t *root, const char *key, int first)
+static bool parse_launch_dims(spec_loader *ld, json_t *root, const char *key, int first)
 {
     char jpath[64];
     snprintf(jpath, sizeof jpath, "$.%s", key);
     json_t *v = json_object_get(root, key);
-    if (!v) return bad(ld, "$", "missing key \"%s\" (1 to 3 positive integers)", key);
+    if (!v) return spec_bad(ld, "$", "missing key \"%s\" (1 to 3 positive integers)", key);
     if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
-        return bad(ld, jpath, "expected an array of 1 to 3 positive integers or expressions of constants");
+        return spec_bad(ld, jpath, "expected an array of 1 to 3 positive integers or expressions of constants");
     for (size_t i = 0; i < 3; i++) {
         json_t *d = json_array_get(v, i);
         snprintf(jpath, sizeof jpath, "$.%s[%zu]", key, i);
         wh_expr **e = &ld->spec->launch_expr[first + (int)i];
         if (!d)
             *e = wh_expr_const(1);
-        else if (!get_expr(ld, d, jpath, e))
+        else if (!spec_get_expr(ld, d, jpath, e))
             return false;
-        if (!*e) return bad(ld, jpath, "out of memory");
+        if (!*e) return spec_bad(ld, jpath, "out of memory");
     }
     return true;
 }
@@ -214,16 +206,16 @@ static bool add_var_name(wh_spec *s, const char *name)
     return true;
 }
 
-static bool parse_constants(loader *ld, json_t *root)
+static bool parse_constants(spec_loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;
     json_t *obj = json_object_get(root, "constants");
     if (!obj) return true;
-    if (!json_is_object(obj)) return bad(ld, "$.constants", "expected an object of name: expression");
+    if (!json_is_object(obj)) return spec_bad(ld, "$.constants", "expected an object of name: expression");
     size_t n = json_object_size(obj);
     s->const_names = calloc(n ? n : 1, sizeof *s->const_names);
     s->const_exprs = calloc(n ? n : 1, sizeof *s->const_exprs);
-    if (!s->const_names || !s->const_exprs) return bad(ld, "$.constants", "out of memory");
+    if (!s->const_names || !s->const_exprs) return spec_bad(ld, "$.constants", "out of memory");
     const char *key;
     json_t *val;
     json_object_foreach(obj, key, val) {
@@ -232,15 +224,15 @@ static bool parse_constants(loader *ld, json_t *root)
         bool ident = (key[0] == '_' || (key[0] >= 'a' && key[0] <= 'z') || (key[0] >= 'A' && key[0] <= 'Z'));
         for (const char *c = key; *c && ident; c++)
             ident = *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9');
-        if (!ident) return bad(ld, jpath, "a constant's name must be an identifier");
+        if (!ident) return spec_bad(ld, jpath, "a constant's name must be an identifier");
         for (int k = 0; k < s->nvars; k++)
             if (!strcmp(s->var_names[k], key) || !strcmp(key, "min") || !strcmp(key, "max"))
-                return bad(ld, jpath, "\"%s\" is already a name", key);
+                return spec_bad(ld, jpath, "\"%s\" is already a name", key);
         /* Parsed before its own name is added: a constant uses earlier ones only. */
-        if (!get_expr(ld, val, jpath, &s->const_exprs[s->nconsts])) return false;
+        if (!spec_get_expr(ld, val, jpath, &s->const_exprs[s->nconsts])) return false;
         s->const_names[s->nconsts] = strdup(key);
         if (!s->const_names[s->nconsts] || !add_var_name(s, s->const_names[s->nconsts]))
-            return bad(ld, jpath, "out of memory");
+            return spec_bad(ld, jpath, "out of memory");
         s->nconsts++;
     }
     return true;
@@ -259,58 +251,58 @@ static int assigned_const(const wh_spec *s, const char *text)
 
 /* "sizes": {"large": ["G=423000", "slots=threads*2"]}: names and their
  * assignments are checked here, the expressions when a size is applied. */
-static bool parse_size(loader *ld, const char *key, json_t *list, char ***out)
+static bool parse_size(spec_loader *ld, const char *key, json_t *list, char ***out)
 {
     char jpath[300];
     snprintf(jpath, sizeof jpath, "$.sizes.%s", key);
-    if (!plain_name(key)) return bad(ld, jpath, "a size's name must be plain (letters, digits, '_', '-', '.')");
+    if (!plain_name(key)) return spec_bad(ld, jpath, "a size's name must be plain (letters, digits, '_', '-', '.')");
     if (!json_is_array(list) || json_array_size(list) == 0)
-        return bad(ld, jpath, "expected a non-empty array of \"NAME=EXPR\" assignments of constants");
+        return spec_bad(ld, jpath, "expected a non-empty array of \"NAME=EXPR\" assignments of constants");
     *out = calloc(json_array_size(list) + 1, sizeof **out);
-    if (!*out) return bad(ld, jpath, "out of memory");
+    if (!*out) return spec_bad(ld, jpath, "out of memory");
     for (size_t i = 0; i < json_array_size(list); i++) {
         const char *text = json_string_value(json_array_get(list, i));
         snprintf(jpath, sizeof jpath, "$.sizes.%s[%zu]", key, i);
         if (!text || assigned_const(ld->spec, text) < 0)
-            return bad(ld, jpath, "expected \"NAME=EXPR\" with NAME one of the spec's constants");
-        if (!((*out)[i] = strdup(text))) return bad(ld, jpath, "out of memory");
+            return spec_bad(ld, jpath, "expected \"NAME=EXPR\" with NAME one of the spec's constants");
+        if (!((*out)[i] = strdup(text))) return spec_bad(ld, jpath, "out of memory");
     }
     return true;
 }
 
-static bool parse_sizes(loader *ld, json_t *root)
+static bool parse_sizes(spec_loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;
     json_t *obj = json_object_get(root, "sizes");
     if (!obj) return true;
-    if (!json_is_object(obj)) return bad(ld, "$.sizes", "expected an object of name: [\"NAME=EXPR\", ...]");
+    if (!json_is_object(obj)) return spec_bad(ld, "$.sizes", "expected an object of name: [\"NAME=EXPR\", ...]");
     size_t n = json_object_size(obj);
     s->size_names = calloc(n ? n : 1, sizeof *s->size_names);
     s->size_sets = calloc(n ? n : 1, sizeof *s->size_sets);
-    if (!s->size_names || !s->size_sets) return bad(ld, "$.sizes", "out of memory");
+    if (!s->size_names || !s->size_sets) return spec_bad(ld, "$.sizes", "out of memory");
     const char *key;
     json_t *val;
     json_object_foreach(obj, key, val) {
         int k = s->nsizes++;
-        if (!(s->size_names[k] = strdup(key))) return bad(ld, "$.sizes", "out of memory");
+        if (!(s->size_names[k] = strdup(key))) return spec_bad(ld, "$.sizes", "out of memory");
         if (!parse_size(ld, key, val, &s->size_sets[k])) return false;
     }
     return true;
 }
 
-static bool parse_symbolic(loader *ld, json_t *root)
+static bool parse_symbolic(spec_loader *ld, json_t *root)
 {
     static const char *const keys[] = { "threads", "max_iter", NULL };
     wh_spec *s = ld->spec;
     json_t *obj = json_object_get(root, "symbolic");
     json_t *th = obj ? json_object_get(obj, "threads") : NULL;
-    if (obj && !json_is_object(obj)) return bad(ld, "$.symbolic", "expected an object");
-    if (obj && !check_keys(ld, obj, "$.symbolic", keys)) return false;
+    if (obj && !json_is_object(obj)) return spec_bad(ld, "$.symbolic", "expected an object");
+    if (obj && !spec_check_keys(ld, obj, "$.symbolic", keys)) return false;
     if (th && (!json_is_array(th) || json_array_size(th) == 0))
-        return bad(ld, "$.symbolic.threads", "expected a non-empty array of thread counts such as [2, 3, 4]");
+        return spec_bad(ld, "$.symbolic.threads", "expected a non-empty array of thread counts such as [2, 3, 4]");
     int n = th ? (int)json_array_size(th) : 3;
     s->sym_threads = calloc((size_t)n, sizeof *s->sym_threads);
-    if (!s->sym_threads) return bad(ld, "$.symbolic", "out of memory");
+    if (!s->sym_threads) return spec_bad(ld, "$.symbolic", "out of memory");
     s->nsym_threads = n;
     for (int i = 0; i < n; i++) {
         if (!th) { s->sym_threads[i] = i + 2; continue; }
@@ -318,15 +310,15 @@ static bool parse_symbolic(loader *ld, json_t *root)
         char jpath[64];
         snprintf(jpath, sizeof jpath, "$.symbolic.threads[%d]", i);
         if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1024)
-            return bad(ld, jpath, "expected a thread count from 1 to 1024");
+            return spec_bad(ld, jpath, "expected a thread count from 1 to 1024");
         s->sym_threads[i] = (int)json_integer_value(x);
         if (i && s->sym_threads[i] <= s->sym_threads[i - 1])
-            return bad(ld, jpath, "thread counts must increase");
+            return spec_bad(ld, jpath, "thread counts must increase");
     }
     json_t *mi = obj ? json_object_get(obj, "max_iter") : NULL;
     if (mi) {
         if (!json_is_integer(mi) || json_integer_value(mi) < 1 || json_integer_value(mi) > 1000000)
-            return bad(ld, "$.symbolic.max_iter", "expected a positive integer");
+            return spec_bad(ld, "$.symbolic.max_iter", "expected a positive integer");
         s->max_iter = (int)json_integer_value(mi);
     }
     return true;
@@ -345,31 +337,31 @@ static bool number_fits(wh_type t, double v)
     return v == floor(v) && v >= (double)lo && v <= (double)hi && v < 9223372036854775808.0;
 }
 
-static bool number_for(loader *ld, json_t *v, wh_type t, const char *jpath, double *out)
+static bool number_for(spec_loader *ld, json_t *v, wh_type t, const char *jpath, double *out)
 {
-    if (!json_is_number(v)) return bad(ld, jpath, "expected a number");
+    if (!json_is_number(v)) return spec_bad(ld, jpath, "expected a number");
     *out = json_number_value(v);
     if (number_fits(t, *out)) return true;
-    return bad(ld, jpath, "%g does not fit %s%s", *out, wh_type_name(t),
+    return spec_bad(ld, jpath, "%g does not fit %s%s", *out, wh_type_name(t),
                wh_type_is_float(t) ? "" : " (an integer in the type's range)");
 }
 
 /* One end of a float range: a number, or an integer expression string
  * (which may use i: "(i+1)/n" is 1 at the last of n elements and 0
  * before), evaluated per element when the image is made. */
-static bool float_bound(loader *ld, json_t *v, wh_type t, const char *jpath, double *num, wh_expr **expr)
+static bool float_bound(spec_loader *ld, json_t *v, wh_type t, const char *jpath, double *num, wh_expr **expr)
 {
     *expr = NULL;
-    if (json_is_string(v)) return get_expr(ld, v, jpath, expr);
-    if (!json_is_number(v)) return bad(ld, jpath, "expected a number or an integer expression string");
+    if (json_is_string(v)) return spec_get_expr(ld, v, jpath, expr);
+    if (!json_is_number(v)) return spec_bad(ld, jpath, "expected a number or an integer expression string");
     return number_for(ld, v, t, jpath, num);
 }
 
-static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
+static bool parse_range(spec_loader *ld, json_t *v, const char *jpath, wh_field *f)
 {
     char ep[320];
     if (!json_is_array(v) || json_array_size(v) != 2)
-        return bad(ld, jpath, "expected [lo, hi] (inclusive bounds)");
+        return spec_bad(ld, jpath, "expected [lo, hi] (inclusive bounds)");
     f->has_range = true;
     if (wh_type_is_float(f->type)) {
         json_t *lo = json_array_get(v, 0), *hi = json_array_get(v, 1);
@@ -377,13 +369,13 @@ static bool parse_range(loader *ld, json_t *v, const char *jpath, wh_field *f)
         if (!float_bound(ld, lo, f->type, ep, &f->flo, &f->lo)) return false;
         snprintf(ep, sizeof ep, "%s[1]", jpath);
         if (!float_bound(ld, hi, f->type, ep, &f->fhi, &f->hi)) return false;
-        if (!f->lo && !f->hi && f->flo > f->fhi) return bad(ld, jpath, "empty range: lo > hi");
+        if (!f->lo && !f->hi && f->flo > f->fhi) return spec_bad(ld, jpath, "empty range: lo > hi");
         return true;
     }
     snprintf(ep, sizeof ep, "%s[0]", jpath);
-    if (!get_expr(ld, json_array_get(v, 0), ep, &f->lo)) return false;
+    if (!spec_get_expr(ld, json_array_get(v, 0), ep, &f->lo)) return false;
     snprintf(ep, sizeof ep, "%s[1]", jpath);
-    return get_expr(ld, json_array_get(v, 1), ep, &f->hi);
+    return spec_get_expr(ld, json_array_get(v, 1), ep, &f->hi);
 }
 
 static size_t align_up(size_t x, size_t a)
@@ -392,13 +384,13 @@ static size_t align_up(size_t x, size_t a)
 }
 
 /* A struct scalar's field value: a number for floats, else an expression. */
-static bool parse_field_value(loader *ld, json_t *fo, const char *fp, wh_field *f)
+static bool parse_field_value(spec_loader *ld, json_t *fo, const char *fp, wh_field *f)
 {
     char vp[320];
     json_t *v = json_object_get(fo, "value");
     snprintf(vp, sizeof vp, "%s.value", fp);
-    if (!v) return bad(ld, fp, "a field of a struct scalar needs \"value\"");
-    if (!wh_type_is_float(f->type)) return get_expr(ld, v, vp, &f->value);
+    if (!v) return spec_bad(ld, fp, "a field of a struct scalar needs \"value\"");
+    if (!wh_type_is_float(f->type)) return spec_get_expr(ld, v, vp, &f->value);
     if (!number_for(ld, v, f->type, vp, &f->fvalue)) return false;
     return true;
 }
@@ -407,7 +399,7 @@ static bool parse_field_value(loader *ld, json_t *fo, const char *fp, wh_field *
 
 /* A buffer field's "count" (an array inside the struct, such as a tree
  * node's keys): 1 when absent (a struct scalar's fields have no such key). */
-static bool field_count(loader *ld, json_t *fo, const char *fp, int *out)
+static bool field_count(spec_loader *ld, json_t *fo, const char *fp, int *out)
 {
     char cp[320];
     json_t *c = json_object_get(fo, "count");
@@ -415,22 +407,22 @@ static bool field_count(loader *ld, json_t *fo, const char *fp, int *out)
     if (!c) return true;
     snprintf(cp, sizeof cp, "%s.count", fp);
     if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > WH_MAX_FIELD_COUNT)
-        return bad(ld, cp, "expected an integer from 1 to %d (the field's elements)", WH_MAX_FIELD_COUNT);
+        return spec_bad(ld, cp, "expected an integer from 1 to %d (the field's elements)", WH_MAX_FIELD_COUNT);
     *out = (int)json_integer_value(c);
     return true;
 }
 
 /* One field (or element k of an array field, named "name[k]") at *off. */
-static bool parse_field(loader *ld, json_t *fo, const char *fp, bool scalar, const char *name, int k, int n,
+static bool parse_field(spec_loader *ld, json_t *fo, const char *fp, bool scalar, const char *name, int k, int n,
                         wh_field *f, size_t *off, size_t *align)
 {
     char tp[320];
     if (n > 1) {
         size_t len = strlen(name) + 16;
-        if (!(f->name = malloc(len))) return bad(ld, fp, "out of memory");
+        if (!(f->name = malloc(len))) return spec_bad(ld, fp, "out of memory");
         snprintf(f->name, len, "%s[%d]", name, k);
     } else if (!(f->name = strdup(name))) {
-        return bad(ld, fp, "out of memory");
+        return spec_bad(ld, fp, "out of memory");
     }
     snprintf(tp, sizeof tp, "%s.type", fp);
     if (!parse_type(ld, json_object_get(fo, "type"), tp, false, &f->type)) return false;
@@ -449,29 +441,30 @@ static bool parse_field(loader *ld, json_t *fo, const char *fp, bool scalar, con
 
 /* An integer range that is the same for every element: what a running
  * sum ("prefix_sum_of") and its summands need. */
-static bool plain_int_range(loader *ld, const wh_field *f, const char *where, const char *what)
+static bool plain_int_range(spec_loader *ld, const wh_field *f, const char *where, const char *what)
 {
     if (wh_type_is_float(f->type) || wh_type_size(f->type) > 8)
-        return bad(ld, where, "%s is an integer", what);
+        return spec_bad(ld, where, "%s is an integer", what);
     if (wh_field_varies_by_index(f))
-        return bad(ld, where, "%s needs a range that does not depend on i", what);
+        return spec_bad(ld, where, "%s needs a range that does not depend on i", what);
     return true;
 }
 
 /* "prefix_sum_of" on field f of a struct: a sibling field (not an array). */
-static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, int f, int n)
+static bool field_prefix(spec_loader *ld, json_t *fo, const char *fp, wh_param *p, int f, int n)
 {
     char sub[340];
     snprintf(sub, sizeof sub, "%s.prefix_sum_of", fp);
     const char *src = json_string_value(json_object_get(fo, "prefix_sum_of"));
-    if (!src) return bad(ld, sub, "expected the name of a sibling field");
-    if (n != 1) return bad(ld, sub, "an array field cannot be a running sum");
+    if (!src) return spec_bad(ld, sub, "expected the name of a sibling field");
+    if (n != 1) return spec_bad(ld, sub, "an array field cannot be a running sum");
     int g = 0;
     while (g < p->nfields && strcmp(p->fields[g].name, src)) g++;
-    if (g == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (an array's elements are not summed)", src);
-    if (g == f) return bad(ld, sub, "a field cannot be its own running sum");
+    if (g == p->nfields) return spec_bad(ld, sub, "no field \"%s\" in this struct (an array's elements are not "
+            "summed)", src);
+    if (g == f) return spec_bad(ld, sub, "a field cannot be its own running sum");
     if (!p->fields[f].has_range)
-        return bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
+        return spec_bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
     p->fields[f].prefix_of = g + 1;
     return plain_int_range(ld, &p->fields[f], sub, "a running sum") &&
            plain_int_range(ld, &p->fields[g], sub, "the summed field");
@@ -485,7 +478,7 @@ static bool field_prefix(loader *ld, json_t *fo, const char *fp, wh_param *p, in
  * sorted by a key), as a buffer of one type is; an array field orders its
  * n elements within each element (a b+tree node's keys): sorted, strictly
  * sorted or distinct, integers.  The role is checked with the buffer's. */
-static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *first, int n)
+static bool field_structure(spec_loader *ld, json_t *fo, const char *fp, wh_field *first, int n)
 {
     char sub[340];
     snprintf(sub, sizeof sub, "%s.structure", fp);
@@ -493,18 +486,20 @@ static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *fi
     int k = WH_STRUCTURE_SORTED, last = n > 1 ? WH_STRUCTURE_DISTINCT : WH_STRUCTURE_OFFSETS;
     while (name && k <= last && strcmp(name, wh_structure_name((wh_structure)k))) k++;
     if (!name || k > last)
-        return bad(ld, sub, n > 1 ? "expected \"sorted\", \"strictly_sorted\" or \"distinct\" (an array field's order "
+        return spec_bad(ld, sub, n > 1 ? "expected \"sorted\", \"strictly_sorted\" or \"distinct\" (an array "
+                "field's order "
                                     "within each element)"
                                   : "expected " FIELD_STRUCTURES);
-    if (first->prefix_of) return bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
+    if (first->prefix_of) return spec_bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
     if (wh_type_is_float(first->type) && (n > 1 || k != WH_STRUCTURE_SORTED))
-        return bad(ld, sub, "\"%s\" is for integer fields (a float field can only be \"sorted\", across elements)",
+        return spec_bad(ld, sub, "\"%s\" is for integer fields (a float field can only be \"sorted\", across elements)",
                    name);
     if (!first->has_range && (k == WH_STRUCTURE_PERMUTATION || k == WH_STRUCTURE_OFFSETS))
-        return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
+        return spec_bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
                    k == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
     if (k != WH_STRUCTURE_SORTED && wh_field_varies_by_index(first))
-        return bad(ld, sub, "a field with a structure other than \"sorted\" needs a range that does not depend on i");
+        return spec_bad(ld, sub, "a field with a structure other than \"sorted\" needs a range that does not "
+                "depend on i");
     for (int j = 0; j < n; j++) first[j].structure = (wh_structure)k;
     return true;
 }
@@ -513,7 +508,7 @@ static bool field_structure(loader *ld, json_t *fo, const char *fp, wh_field *fi
  * the whole padded to the largest); an array field is its elements, each
  * a field of its own.  Buffer fields take ranges, a struct scalar's fields
  * take values. */
-static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
+static bool parse_fields(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p, bool scalar)
 {
     static const char *const buffer_keys[] = { "name", "type", "count", "range", "prefix_sum_of", "structure",
                                                NULL };
@@ -523,27 +518,27 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
     char fp[300];
     json_t *fields = json_object_get(pobj, "fields");
     if (!json_is_array(fields) || json_array_size(fields) == 0)
-        return bad(ld, jpath, "a struct needs \"fields\": a non-empty list of %s", shape);
+        return spec_bad(ld, jpath, "a struct needs \"fields\": a non-empty list of %s", shape);
     size_t nentries = json_array_size(fields);
     long total = 0;
     for (size_t i = 0; i < nentries; i++) {
         json_t *fo = json_array_get(fields, i);
         snprintf(fp, sizeof fp, "%s.fields[%zu]", jpath, i);
-        if (!json_is_object(fo)) return bad(ld, fp, "expected an object %s", shape);
+        if (!json_is_object(fo)) return spec_bad(ld, fp, "expected an object %s", shape);
         int n;
-        if (!check_keys(ld, fo, fp, keys) || !field_count(ld, fo, fp, &n)) return false;
+        if (!spec_check_keys(ld, fo, fp, keys) || !field_count(ld, fo, fp, &n)) return false;
         const char *name = json_string_value(json_object_get(fo, "name"));
         for (size_t j = 0; name && j < i; j++) {
             const char *other = json_string_value(json_object_get(json_array_get(fields, j), "name"));
-            if (other && !strcmp(other, name)) return bad(ld, fp, "duplicate field \"%s\"", name);
+            if (other && !strcmp(other, name)) return spec_bad(ld, fp, "duplicate field \"%s\"", name);
         }
         total += n;
     }
     if (total > WH_MAX_FIELD_COUNT)
-        return bad(ld, jpath, "a struct of %ld fields (array elements counted); at most %d", total,
+        return spec_bad(ld, jpath, "a struct of %ld fields (array elements counted); at most %d", total,
                    WH_MAX_FIELD_COUNT);
     p->fields = calloc((size_t)total, sizeof *p->fields);
-    if (!p->fields) return bad(ld, jpath, "out of memory");
+    if (!p->fields) return spec_bad(ld, jpath, "out of memory");
     size_t off = 0, align = 1;
     for (size_t i = 0; i < nentries; i++) {
         json_t *fo = json_array_get(fields, i);
@@ -570,121 +565,125 @@ static bool parse_fields(loader *ld, json_t *pobj, const char *jpath, wh_param *
     }
     for (int f = 0; !scalar && f < p->nfields; f++)
         if (p->fields[f].prefix_of && p->fields[p->fields[f].prefix_of - 1].structure != WH_STRUCTURE_NONE)
-            return bad(ld, jpath, "field \"%s\" is summed by \"%s\": a running sum and what it sums take no other "
+            return spec_bad(ld, jpath, "field \"%s\" is summed by \"%s\": a running sum and what it sums take no other "
                        "\"structure\"", p->fields[p->fields[f].prefix_of - 1].name, p->fields[f].name);
     return true;
 }
 
-static bool parse_init(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_init(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "generator", "value", "file", NULL };
     char ip[300];
     snprintf(ip, sizeof ip, "%s.init", jpath);
     json_t *init = json_object_get(pobj, "init");
     if (p->role != WH_ROLE_FIXED) {
-        if (init) return bad(ld, ip, "\"init\" is only for buffers of role \"fixed\"");
+        if (init) return spec_bad(ld, ip, "\"init\" is only for buffers of role \"fixed\"");
         return true;
     }
     if (!json_is_object(init))
-        return bad(ld, jpath, "a fixed buffer needs \"init\": {\"generator\": \"zero\"|\"iota\"|\"const\", \"value\": V} or {\"file\": PATH}");
-    if (!check_keys(ld, init, ip, keys)) return false;
+        return spec_bad(ld, jpath, "a fixed buffer needs \"init\": {\"generator\": \"zero\"|\"iota\"|\"const\", "
+                "\"value\": V} or {\"file\": PATH}");
+    if (!spec_check_keys(ld, init, ip, keys)) return false;
     json_t *file = json_object_get(init, "file");
     json_t *gen = json_object_get(init, "generator");
-    if (file && gen) return bad(ld, ip, "give either \"file\" or \"generator\", not both");
+    if (file && gen) return spec_bad(ld, ip, "give either \"file\" or \"generator\", not both");
     if (file) {
-        if (!json_is_string(file)) return bad(ld, ip, "\"file\" must be a path string");
+        if (!json_is_string(file)) return spec_bad(ld, ip, "\"file\" must be a path string");
         const char *f = json_string_value(file);
         size_t n = strlen(ld->spec->dir) + strlen(f) + 2;
         p->init_file = malloc(n);
-        if (!p->init_file) return bad(ld, ip, "out of memory");
+        if (!p->init_file) return spec_bad(ld, ip, "out of memory");
         if (f[0] == '/') snprintf(p->init_file, n, "%s", f);
         else snprintf(p->init_file, n, "%s/%s", ld->spec->dir, f);
         p->init = WH_INIT_FILE;
         return true;
     }
     const char *g = json_string_value(gen);
-    if (!g) return bad(ld, ip, "missing \"generator\" (zero, iota or const) or \"file\"");
+    if (!g) return spec_bad(ld, ip, "missing \"generator\" (zero, iota or const) or \"file\"");
     if (!strcmp(g, "zero")) p->init = WH_INIT_ZERO;
     else if (!strcmp(g, "iota")) p->init = WH_INIT_IOTA;
     else if (!strcmp(g, "const")) p->init = WH_INIT_CONST;
-    else return bad(ld, ip, "unknown generator \"%s\" (expected zero, iota or const)", g);
+    else return spec_bad(ld, ip, "unknown generator \"%s\" (expected zero, iota or const)", g);
     json_t *val = json_object_get(init, "value");
     if (p->init == WH_INIT_CONST && !json_is_number(val))
-        return bad(ld, ip, "generator \"const\" needs a numeric \"value\"");
+        return spec_bad(ld, ip, "generator \"const\" needs a numeric \"value\"");
     if (p->init != WH_INIT_CONST && val)
-        return bad(ld, ip, "\"value\" goes with generator \"const\" only");
+        return spec_bad(ld, ip, "\"value\" goes with generator \"const\" only");
     if (p->type == WH_STRUCT && p->init != WH_INIT_ZERO)
-        return bad(ld, ip, "struct buffers can be initialised with \"zero\" or a \"file\" only");
+        return spec_bad(ld, ip, "struct buffers can be initialised with \"zero\" or a \"file\" only");
     char vp[320];
     snprintf(vp, sizeof vp, "%s.value", ip);
     if (val && !number_for(ld, val, p->type, vp, &p->init_value)) return false;
     return true;
 }
 
-static bool parse_role(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_role(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     json_t *r = json_object_get(pobj, "role");
     const char *s = json_string_value(r);
-    if (!s) return bad(ld, jpath, "a buffer needs \"role\": input, output or fixed");
+    if (!s) return spec_bad(ld, jpath, "a buffer needs \"role\": input, output or fixed");
     if (!strcmp(s, "input")) p->role = WH_ROLE_INPUT;
     else if (!strcmp(s, "output")) p->role = WH_ROLE_OUTPUT;
     else if (!strcmp(s, "fixed")) p->role = WH_ROLE_FIXED;
-    else return bad(ld, jpath, "unknown role \"%s\" (expected input, output or fixed)", s);
+    else return spec_bad(ld, jpath, "unknown role \"%s\" (expected input, output or fixed)", s);
     return true;
 }
 
 /* "structure": a whole-buffer constraint on an input buffer of one field
  * whose range is the same for every element (the constraint is over the
  * values, so a per-element range would make it a puzzle). */
-static bool parse_structure(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_structure(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
     json_t *v = json_object_get(pobj, "structure");
     for (int f = 0; !v && p->role != WH_ROLE_INPUT && f < p->nfields; f++)
         if (p->fields[f].structure != WH_STRUCTURE_NONE)
-            return bad(ld, jpath, "field \"%s\" has a \"structure\": only input buffers take one", p->fields[f].name);
+            return spec_bad(ld, jpath, "field \"%s\" has a \"structure\": only input buffers take "
+                    "one", p->fields[f].name);
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.structure", jpath);
     const char *name = json_string_value(v);
     int k = WH_STRUCTURE_SORTED;
     while (name && k <= WH_STRUCTURE_LAST && strcmp(name, wh_structure_name((wh_structure)k))) k++;
-    if (!name) return bad(ld, sub, "expected " STRUCTURES);
-    if (k > WH_STRUCTURE_LAST) return bad(ld, sub, "unknown structure \"%s\" (expected " STRUCTURES ")", name);
+    if (!name) return spec_bad(ld, sub, "expected " STRUCTURES);
+    if (k > WH_STRUCTURE_LAST) return spec_bad(ld, sub, "unknown structure \"%s\" (expected " STRUCTURES ")", name);
     p->structure = (wh_structure)k;
     const wh_field *f = &p->fields[0];
-    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"structure\" is only for input buffers");
+    if (p->role != WH_ROLE_INPUT) return spec_bad(ld, sub, "\"structure\" is only for input buffers");
     if (p->type == WH_STRUCT)
-        return bad(ld, sub, "a struct buffer's structure goes on one of its fields (a key field sorted across the "
+        return spec_bad(ld, sub, "a struct buffer's structure goes on one of its fields (a key field sorted across the "
                    "elements, an array field within each)");
     if (wh_type_is_float(p->type) && p->structure != WH_STRUCTURE_SORTED)
-        return bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
+        return spec_bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
     if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))
-        return bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
+        return spec_bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
                    p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
     if (p->structure != WH_STRUCTURE_SORTED && wh_field_varies_by_index(f))
-        return bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not depend on i");
+        return spec_bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not "
+                "depend on i");
     if (p->structure == WH_STRUCTURE_NEIGHBORS && (!p->per_thread || p->owner == WH_OWNER_WARP))
-        return bad(ld, sub, "\"neighbors\" says no element names the thread that owns it: it needs \"per_thread\"");
+        return spec_bad(ld, sub, "\"neighbors\" says no element names the thread that owns it: it needs "
+                "\"per_thread\"");
     return true;
 }
 
 /* A field of struct buffer p named by tree key `what` (a JSON string),
  * an integer field of one element; -1 after an error. */
-static int tree_field(loader *ld, json_t *v, const char *sub, const wh_param *p, const char *what)
+static int tree_field(spec_loader *ld, json_t *v, const char *sub, const wh_param *p, const char *what)
 {
     const char *name = json_string_value(v);
-    if (!name) return bad(ld, sub, "expected the name of a field (%s)", what), -1;
+    if (!name) return spec_bad(ld, sub, "expected the name of a field (%s)", what), -1;
     int f = 0;
     while (f < p->nfields && strcmp(p->fields[f].name, name)) f++;
-    if (f == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (%s)", name, what), -1;
+    if (f == p->nfields) return spec_bad(ld, sub, "no field \"%s\" in this struct (%s)", name, what), -1;
     if (wh_type_is_float(p->fields[f].type) || p->fields[f].array_len > 1 || !p->fields[f].has_range)
-        return bad(ld, sub, "field \"%s\" (%s) needs to be an integer field with a \"range\", not an array", name,
+        return spec_bad(ld, sub, "field \"%s\" (%s) needs to be an integer field with a \"range\", not an array", name,
                    what), -1;
     return f;
 }
 
 /* "tree": { "children": [fields], "leaf": field } on a struct input buffer. */
-static bool parse_tree(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_tree(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "children", "leaf", NULL };
     char sub[320], fp[360];
@@ -692,14 +691,14 @@ static bool parse_tree(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.tree", jpath);
     if (p->role != WH_ROLE_INPUT || p->type != WH_STRUCT)
-        return bad(ld, sub, "\"tree\" is for struct input buffers (a node per element)");
-    if (!json_is_object(v) || !check_keys(ld, v, sub, keys))
-        return bad(ld, sub, "expected { \"children\": [fields], \"leaf\": field }");
+        return spec_bad(ld, sub, "\"tree\" is for struct input buffers (a node per element)");
+    if (!json_is_object(v) || !spec_check_keys(ld, v, sub, keys))
+        return spec_bad(ld, sub, "expected { \"children\": [fields], \"leaf\": field }");
     json_t *ch = json_object_get(v, "children");
     snprintf(fp, sizeof fp, "%s.children", sub);
     if (!json_is_array(ch) || json_array_size(ch) < 1 || json_array_size(ch) > WH_TREE_MAX_CHILDREN)
-        return bad(ld, fp, "expected 1 to %d fields, each naming a child", WH_TREE_MAX_CHILDREN);
-    if (!(p->tree = calloc(1, sizeof *p->tree))) return bad(ld, sub, "out of memory");
+        return spec_bad(ld, fp, "expected 1 to %d fields, each naming a child", WH_TREE_MAX_CHILDREN);
+    if (!(p->tree = calloc(1, sizeof *p->tree))) return spec_bad(ld, sub, "out of memory");
     p->tree->nchildren = (int)json_array_size(ch);
     for (int k = 0; k < p->tree->nchildren; k++)
         if ((p->tree->children[k] = tree_field(ld, json_array_get(ch, (size_t)k), fp, p, "a child")) < 0)
@@ -708,446 +707,147 @@ static bool parse_tree(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
     if ((p->tree->leaf = tree_field(ld, json_object_get(v, "leaf"), fp, p, "a leaf above 0")) < 0) return false;
     for (int k = 0; k < p->tree->nchildren; k++)
         if (p->tree->children[k] == p->tree->leaf)
-            return bad(ld, sub, "field \"%s\" is both a child and the leaf field", p->fields[p->tree->leaf].name);
+            return spec_bad(ld, sub, "field \"%s\" is both a child and the leaf field", p->fields[p->tree->leaf].name);
     return true;
 }
 
 /* The key field of a "hash_table": "key" names a field of a struct
  * buffer, a plain buffer's elements are the keys; a 32-bit integer field
  * with no array.  -1 after an error. */
-static int table_key_field(loader *ld, json_t *v, const char *sub, const wh_param *p)
+static int table_key_field(spec_loader *ld, json_t *v, const char *sub, const wh_param *p)
 {
     json_t *key = json_object_get(v, "key");
     int f = 0;
     if (p->type == WH_STRUCT) {
         const char *name = json_string_value(key);
-        if (!name) return bad(ld, sub, "a struct buffer's table names its key field (\"key\": field)"), -1;
+        if (!name) return spec_bad(ld, sub, "a struct buffer's table names its key field (\"key\": field)"), -1;
         while (f < p->nfields && strcmp(p->fields[f].name, name)) f++;
-        if (f == p->nfields) return bad(ld, sub, "no field \"%s\" in this struct (the key)", name), -1;
-        if (p->fields[f].array_len > 1) return bad(ld, sub, "the key field \"%s\" is an array", name), -1;
+        if (f == p->nfields) return spec_bad(ld, sub, "no field \"%s\" in this struct (the key)", name), -1;
+        if (p->fields[f].array_len > 1) return spec_bad(ld, sub, "the key field \"%s\" is an array", name), -1;
     } else if (key) {
-        return bad(ld, sub, "\"key\" names a field of a struct buffer; this buffer's elements are the keys"), -1;
+        return spec_bad(ld, sub, "\"key\" names a field of a struct buffer; this buffer's elements are the keys"), -1;
     }
     if (wh_type_size(p->fields[f].type) != 4 || wh_type_is_float(p->fields[f].type))
-        return bad(ld, sub, "keys are 32-bit integers (u32 or i32), not %s", wh_type_name(p->fields[f].type)), -1;
+        return spec_bad(ld, sub, "keys are 32-bit integers (u32 or i32), not %s", wh_type_name(p->fields[f].type)), -1;
     return f;
 }
 
-static bool table_hash(loader *ld, json_t *v, const char *sub, wh_hash_table *t)
+static bool table_hash(spec_loader *ld, json_t *v, const char *sub, wh_hash_table *t)
 {
     const char *name = json_string_value(json_object_get(v, "hash"));
     int k = 0;
     while (name && k <= WH_KEY_HASH_LAST && strcmp(name, wh_key_hash_name((wh_key_hash)k))) k++;
     if (!name || k > WH_KEY_HASH_LAST)
-        return bad(ld, sub, "\"hash\" is \"fmix32\" (Murmur3's finalizer) or \"identity\" (the key itself)");
+        return spec_bad(ld, sub, "\"hash\" is \"fmix32\" (Murmur3's finalizer) or \"identity\" (the key itself)");
     t->hash = (wh_key_hash)k;
     return true;
 }
 
 /* "hash_table": { "hash": h, "empty": v, "max_probes": e, "max_keys": e,
  * "key": field } on an input buffer. */
-static bool parse_hash_table(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_hash_table(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     static const char *const keys[] = { "hash", "empty", "max_probes", "max_keys", "key", NULL };
     char sub[320], fp[360];
     json_t *v = json_object_get(pobj, "hash_table");
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.hash_table", jpath);
-    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"hash_table\" is for input buffers (a slot per element)");
+    if (p->role != WH_ROLE_INPUT) return spec_bad(ld, sub, "\"hash_table\" is for input buffers (a slot per element)");
     if (!json_is_object(v))
-        return bad(ld, sub, "expected { \"hash\": \"fmix32\", \"empty\": 0, \"max_probes\": n, \"max_keys\": n }");
-    if (!check_keys(ld, v, sub, keys)) return false;
+        return spec_bad(ld, sub, "expected { \"hash\": \"fmix32\", \"empty\": 0, \"max_probes\": n, \"max_keys\": n }");
+    if (!spec_check_keys(ld, v, sub, keys)) return false;
     if (p->structure != WH_STRUCTURE_NONE || p->tree)
-        return bad(ld, sub, "a hash table takes no other \"structure\" or \"tree\"");
+        return spec_bad(ld, sub, "a hash table takes no other \"structure\" or \"tree\"");
     if (p->per_thread)
-        return bad(ld, sub, "a hash table is shared by every thread (no \"per_thread\": no thread owns a slot)");
-    if (!(p->table = calloc(1, sizeof *p->table))) return bad(ld, sub, "out of memory");
+        return spec_bad(ld, sub, "a hash table is shared by every thread (no \"per_thread\": no thread owns a slot)");
+    if (!(p->table = calloc(1, sizeof *p->table))) return spec_bad(ld, sub, "out of memory");
     wh_hash_table *t = p->table;
     if ((t->key = table_key_field(ld, v, sub, p)) < 0 || !table_hash(ld, v, sub, t)) return false;
     const wh_field *kf = &p->fields[t->key];
     if (wh_field_varies_by_index(kf) || kf->structure != WH_STRUCTURE_NONE || kf->prefix_of)
-        return bad(ld, sub, "the key field \"%s\" takes a range that does not depend on i, and no other structure",
+        return spec_bad(ld, sub, "the key field \"%s\" takes a range that does not depend on i, and no other structure",
                    kf->name);
     json_t *e = json_object_get(v, "empty");
     snprintf(fp, sizeof fp, "%s.empty", sub);
-    if (e && !json_is_integer(e)) return bad(ld, fp, "expected an integer (the key of an empty slot)");
+    if (e && !json_is_integer(e)) return spec_bad(ld, fp, "expected an integer (the key of an empty slot)");
     t->empty = e ? json_integer_value(e) : 0;
     if (!wh_type_holds(kf->type, t->empty))
-        return bad(ld, fp, "%lld is not a %s", (long long)t->empty, wh_type_name(kf->type));
+        return spec_bad(ld, fp, "%lld is not a %s", (long long)t->empty, wh_type_name(kf->type));
     snprintf(fp, sizeof fp, "%s.max_probes", sub);
     json_t *mp = json_object_get(v, "max_probes");
-    if (mp && !get_expr(ld, mp, fp, &t->max_probes)) return false;
+    if (mp && !spec_get_expr(ld, mp, fp, &t->max_probes)) return false;
     snprintf(fp, sizeof fp, "%s.max_keys", sub);
     json_t *mk = json_object_get(v, "max_keys");
-    return !mk || get_expr(ld, mk, fp, &t->max_keys);
+    return !mk || spec_get_expr(ld, mk, fp, &t->max_keys);
 }
 
 #define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\" or \"warp_stride\""
 
-static bool parse_owner(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_owner(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
     json_t *v = json_object_get(pobj, "owner");
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.owner", jpath);
-    if (!p->per_thread) return bad(ld, sub, "\"owner\" says which elements a thread owns: it needs \"per_thread\"");
+    if (!p->per_thread) return spec_bad(ld, sub, "\"owner\" says which elements a thread owns: it needs "
+            "\"per_thread\"");
     const char *name = json_string_value(v);
     int k = WH_OWNER_CONTIGUOUS;
     while (name && k <= WH_OWNER_LAST && strcmp(name, wh_owner_name((wh_owner)k))) k++;
-    if (!name) return bad(ld, sub, "expected " OWNERS);
-    if (k > WH_OWNER_LAST) return bad(ld, sub, "unknown owner \"%s\" (expected " OWNERS ")", name);
+    if (!name) return spec_bad(ld, sub, "expected " OWNERS);
+    if (k > WH_OWNER_LAST) return spec_bad(ld, sub, "unknown owner \"%s\" (expected " OWNERS ")", name);
     p->owner = (wh_owner)k;
     return true;
 }
 
 /* "per_thread" (with an "owner") or "per_warp": the elements a thread, or
  * a warp, owns. */
-static bool parse_owned(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_owned(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
     json_t *pt = json_object_get(pobj, "per_thread"), *pw = json_object_get(pobj, "per_warp");
     const char *key = pw ? "per_warp" : "per_thread";
     if (!pt && !pw) return parse_owner(ld, pobj, jpath, p);
     snprintf(sub, sizeof sub, "%s.%s", jpath, key);
-    if (pt && pw) return bad(ld, jpath, "\"per_thread\" and \"per_warp\": a buffer's elements are owned one way");
-    if (p->role != WH_ROLE_INPUT) return bad(ld, sub, "\"%s\" is only for input buffers", key);
+    if (pt && pw) return spec_bad(ld, jpath, "\"per_thread\" and \"per_warp\": a buffer's elements are owned one way");
+    if (p->role != WH_ROLE_INPUT) return spec_bad(ld, sub, "\"%s\" is only for input buffers", key);
     json_t *v = pw ? pw : pt;
     if (!json_is_integer(v) || json_integer_value(v) < 1)
-        return bad(ld, sub, "expected a positive integer (elements each %s owns)", pw ? "warp" : "thread");
+        return spec_bad(ld, sub, "expected a positive integer (elements each %s owns)", pw ? "warp" : "thread");
     p->per_thread = json_integer_value(v);
     if (!pw) return parse_owner(ld, pobj, jpath, p);
     if (json_object_get(pobj, "owner"))
-        return bad(ld, jpath, "\"owner\" goes with \"per_thread\"; \"per_warp\" elements are their warp's");
+        return spec_bad(ld, jpath, "\"owner\" goes with \"per_thread\"; \"per_warp\" elements are their warp's");
     p->owner = WH_OWNER_WARP;
     return true;
 }
 
-static bool parse_buffer(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_buffer(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
     if (!parse_role(ld, pobj, jpath, p)) return false;
     json_t *count = json_object_get(pobj, "count");
-    if (!count && !p->tex && !p->tmap) return bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
+    if (!count && !p->tex && !p->tmap) return spec_bad(ld, jpath, "a buffer needs \"count\" (elements, an expression)");
     snprintf(sub, sizeof sub, "%s.count", jpath);
-    if (count && !get_expr(ld, count, sub, &p->count)) return false;
+    if (count && !spec_get_expr(ld, count, sub, &p->count)) return false;
     if (!parse_owned(ld, pobj, jpath, p)) return false;
     json_t *range = json_object_get(pobj, "range");
     if (range) {
         snprintf(sub, sizeof sub, "%s.range", jpath);
-        if (p->type == WH_STRUCT) return bad(ld, sub, "a struct's ranges go on its fields");
-        if (p->role == WH_ROLE_OUTPUT) return bad(ld, sub, "an output buffer has no value domain");
+        if (p->type == WH_STRUCT) return spec_bad(ld, sub, "a struct's ranges go on its fields");
+        if (p->role == WH_ROLE_OUTPUT) return spec_bad(ld, sub, "an output buffer has no value domain");
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
     }
-    if (json_object_get(pobj, "value")) return bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
+    if (json_object_get(pobj, "value")) return spec_bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
     return parse_structure(ld, pobj, jpath, p) && parse_tree(ld, pobj, jpath, p) &&
            parse_hash_table(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
-}
-
-#define ADDRESSES "\"clamp\" (the default), \"border\", \"wrap\" or \"mirror\""
-
-/* One address mode, or one per dimension. */
-static bool parse_tex_address(loader *ld, json_t *v, const char *jpath, wh_texture *t)
-{
-    for (int d = 0; d < t->ndims; d++) {
-        json_t *e = json_is_array(v) ? json_array_get(v, (size_t)d) : v;
-        const char *name = json_string_value(e);
-        int k = WH_TEX_CLAMP;
-        while (name && k <= WH_TEX_ADDRESS_LAST && strcmp(name, wh_tex_address_name((wh_tex_address)k))) k++;
-        if (!name || k > WH_TEX_ADDRESS_LAST)
-            return bad(ld, jpath, "expected %s, or one per dimension", ADDRESSES);
-        if ((k == WH_TEX_WRAP || k == WH_TEX_MIRROR) && !t->normalized_coords)
-            return bad(ld, jpath, "\"%s\" needs \"normalized_coords\": true (CUDA clamps otherwise)", name);
-        t->address[d] = (wh_tex_address)k;
-    }
-    if (json_is_array(v) && json_array_size(v) != (size_t)t->ndims)
-        return bad(ld, jpath, "expected one address mode per dimension (%d)", t->ndims);
-    return true;
-}
-
-static bool get_flag(loader *ld, json_t *obj, const char *key, const char *jpath, bool *out)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v) return true;
-    if (!json_is_boolean(v)) return bad(ld, jpath, "\"%s\" must be true or false", key);
-    *out = json_is_true(v);
-    return true;
-}
-
-/* The texels' type: 8/16/32-bit integers or f32, in 1, 2 or 4 channels
- * (the channel counts CUDA arrays take). */
-static bool check_texel_type(loader *ld, const wh_param *p, const char *jpath, const wh_texture *t)
-{
-    wh_type ct = p->fields[0].type;
-    size_t cs = wh_type_size(ct);
-    if (p->nfields != 1 && p->nfields != 2 && p->nfields != 4)
-        return bad(ld, jpath, "a texel has 1, 2 or 4 channels (fields), not %d", p->nfields);
-    for (int f = 0; f < p->nfields; f++)
-        if (p->fields[f].type != ct || p->fields[f].offset != (size_t)f * cs)
-            return bad(ld, jpath, "a texel's channels (fields) are of one type, packed");
-    if (cs > 4 || ct == WH_F64)
-        return bad(ld, jpath, "texels are 8-, 16- or 32-bit integers or f32, not %s", wh_type_name(ct));
-    if (t->read_normalized && (cs > 2 || wh_type_is_float(ct)))
-        return bad(ld, jpath, "\"read\": \"normalized_float\" is for 8- and 16-bit integer texels");
-    if ((t->filter_linear || t->mip_linear) && !wh_type_is_float(ct) && !t->read_normalized)
-        return bad(ld, jpath, "linear filtering needs f32 texels or \"read\": \"normalized_float\"");
-    return true;
-}
-
-/* p's element count from the expression `text` (its dimensions'). */
-static bool count_of_text(loader *ld, const char *text, const char *jpath, wh_param *p)
-{
-    json_t *v = json_string(text);
-    if (!v) return bad(ld, jpath, "out of memory");
-    bool ok = get_expr(ld, v, jpath, &p->count);
-    json_decref(v);
-    return ok;
-}
-
-/* The count of a texture's buffer: the product of its dimensions (of a
- * mipmapped one: the sum over its levels, max(1, dim >> k) each). */
-static bool texture_count(loader *ld, wh_texture *t, const char *jpath, wh_param *p)
-{
-    char text[4000];
-    int n = 0;
-    for (int k = 0; k < t->levels && n < (int)sizeof text; k++)
-        for (int d = 0; d < t->ndims && n < (int)sizeof text; d++)
-            n += k ? snprintf(text + n, sizeof text - (size_t)n, "%smax(1,(%s)/%d)", d ? "*" : "+",
-                              wh_expr_text(t->dims[d]), 1 << k)
-                   : snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
-    if (t->layers && n < (int)sizeof text)
-        n += snprintf(text + n, sizeof text - (size_t)n, "*(%s)", wh_expr_text(t->layers));
-    if (t->cube && n < (int)sizeof text)
-        n += snprintf(text + n, sizeof text - (size_t)n, "*6");
-    if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
-    return count_of_text(ld, text, jpath, p);
-}
-
-/* "dims" of a texture or surface. */
-static bool parse_dims(loader *ld, json_t *o, const char *sub, wh_texture *t)
-{
-    char dp[352];
-    snprintf(dp, sizeof dp, "%s.dims", sub);
-    json_t *dims = json_object_get(o, "dims");
-    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > 3)
-        return bad(ld, dp, "expected [width], [width, height] or [width, height, depth] (texels)");
-    t->ndims = (int)json_array_size(dims);
-    for (int d = 0; d < t->ndims; d++)
-        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
-    return true;
-}
-
-/* The "texture" or "surface" object of parameter p (key), its keys
- * checked and its dims parsed into a new p->tex; NULL after an error.
- * sub receives the object's JSON path. */
-static json_t *open_object(loader *ld, json_t *pobj, const char *jpath, const char *key,
-                           const char *const *keys, wh_param *p, char *sub, size_t n)
-{
-    snprintf(sub, n, "%s.%s", jpath, key);
-    json_t *o = json_object_get(pobj, key);
-    if (!json_is_object(o)) {
-        bad(ld, sub, "a %s needs \"%s\": { \"dims\": [...]%s }", key, key, keys[1] ? ", ..." : "");
-        return NULL;
-    }
-    if (!check_keys(ld, o, sub, keys)) return NULL;
-    if (!(p->tex = calloc(1, sizeof *p->tex))) {
-        bad(ld, sub, "out of memory");
-        return NULL;
-    }
-    return parse_dims(ld, o, sub, p->tex) ? o : NULL;
-}
-
-/* "layers" and "cube": a layered texture (1-D or 2-D layers), a cubemap
- * (square 2-D faces, point sampled) or a layered cubemap, in a CUDA array. */
-static bool parse_layers(loader *ld, json_t *o, const char *sub, wh_texture *t)
-{
-    char lp[352];
-    snprintf(lp, sizeof lp, "%s.layers", sub);
-    json_t *layers = json_object_get(o, "layers");
-    if (layers && !get_expr(ld, layers, lp, &t->layers)) return false;
-    if (!get_flag(ld, o, "cube", sub, &t->cube)) return false;
-    if ((t->layers || t->cube) && t->linear_memory) {
-        if (json_object_get(o, "memory"))
-            return bad(ld, sub, "a layered or cubemap texture is a CUDA array (\"memory\": \"array\")");
-        t->linear_memory = false;   /* 1-D layers: the default is an array */
-    }
-    if (t->layers && !t->cube && t->ndims == 3)
-        return bad(ld, lp, "layers are of 1-D or 2-D textures");
-    if (t->cube && t->ndims != 2)
-        return bad(ld, sub, "a cubemap's \"dims\" are its faces' [width, height] (equal)");
-    if (t->cube && t->filter_linear)
-        return bad(ld, sub, "a cubemap is point sampled here (filtering across its faces is not modelled)");
-    return true;
-}
-
-/* "levels" and "mipmap_filter": a mipmapped array (tex2DLod, tex2DGrad),
- * of 1-D, 2-D or 3-D levels read at normalized coordinates. */
-static bool parse_levels(loader *ld, json_t *o, const char *sub, wh_texture *t)
-{
-    char lp[352];
-    snprintf(lp, sizeof lp, "%s.levels", sub);
-    json_t *levels = json_object_get(o, "levels");
-    t->levels = 1;
-    if (levels && (!json_is_integer(levels) || json_integer_value(levels) < 1 ||
-                   json_integer_value(levels) > WH_TEX_MAX_LEVELS))
-        return bad(ld, lp, "a mipmapped texture's levels are an integer, 1 to %d", WH_TEX_MAX_LEVELS);
-    if (levels)
-        t->levels = (int)json_integer_value(levels);
-    const char *mf = json_string_value(json_object_get(o, "mipmap_filter"));
-    if (json_object_get(o, "mipmap_filter") && (!mf || (strcmp(mf, "point") && strcmp(mf, "linear"))))
-        return bad(ld, sub, "\"mipmap_filter\" is \"point\" (the nearest level, the default) or \"linear\"");
-    t->mip_linear = mf && !strcmp(mf, "linear");
-    if (t->levels == 1)
-        return !t->mip_linear || bad(ld, sub, "\"mipmap_filter\" is for a mipmapped texture (\"levels\" above 1)");
-    if (t->linear_memory || t->layers || t->cube || t->gather)
-        return bad(ld, lp, "a mipmapped texture is a CUDA array of one layer, neither layered, a cubemap nor made "
-                   "for tld4 (\"memory\": \"array\")");
-    if (!t->normalized_coords)
-        return bad(ld, lp, "a mipmapped texture is read at normalized coordinates (\"normalized_coords\": true): "
-                   "one coordinate then names one place at every level");
-    return true;
-}
-
-/* "surface": the CUDA array a `kind: surface` parameter's surface object
- * reads and writes (suld/sust). */
-static bool parse_surface(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
-{
-    static const char *const keys[] = { "dims", "layers", "cube", NULL };
-    char sub[320], lp[340];
-    json_t *o = open_object(ld, pobj, jpath, "surface", keys, p, sub, sizeof sub);
-    if (!o) return false;
-    wh_texture *t = p->tex;
-    t->surface = true;
-    t->levels = 1;
-    json_t *layers = json_object_get(o, "layers");
-    snprintf(lp, sizeof lp, "%s.layers", sub);
-    if (layers && !get_expr(ld, layers, lp, &t->layers)) return false;
-    if (t->layers && t->ndims == 3) return bad(ld, lp, "layers are of 1-D or 2-D surfaces");
-    if (!get_flag(ld, o, "cube", sub, &t->cube)) return false;
-    if (t->cube && t->ndims != 2)
-        return bad(ld, sub, "a cubemap surface's \"dims\" are its faces' [width, height] (equal)");
-    if (!check_texel_type(ld, p, jpath, t)) return false;
-    if (json_object_get(pobj, "count"))
-        return bad(ld, jpath, "a surface's element count is the product of its \"dims\" (no \"count\")");
-    return texture_count(ld, t, jpath, p);
-}
-
-/* "texture": the texture object a `kind: texture` parameter stands for. */
-static bool parse_texture(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
-{
-    static const char *const keys[] = { "dims", "memory", "address", "filter", "normalized_coords", "read", "gather",
-                                        "layers", "cube", "levels", "mipmap_filter", NULL };
-    char sub[320];
-    json_t *o = open_object(ld, pobj, jpath, "texture", keys, p, sub, sizeof sub);
-    if (!o) return false;
-    wh_texture *t = p->tex;
-    const char *mem = json_string_value(json_object_get(o, "memory"));
-    if (json_object_get(o, "memory") && (!mem || (strcmp(mem, "linear") && strcmp(mem, "array"))))
-        return bad(ld, sub, "\"memory\" is \"linear\" (1-D, tex1Dfetch) or \"array\" (a CUDA array)");
-    t->linear_memory = mem ? !strcmp(mem, "linear") : t->ndims == 1;
-    if (t->linear_memory && t->ndims != 1) return bad(ld, sub, "\"memory\": \"linear\" is for 1-D textures");
-    const char *filter = json_string_value(json_object_get(o, "filter"));
-    if (json_object_get(o, "filter") && (!filter || (strcmp(filter, "point") && strcmp(filter, "linear"))))
-        return bad(ld, sub, "\"filter\" is \"point\" (the default) or \"linear\"");
-    t->filter_linear = filter && !strcmp(filter, "linear");
-    const char *read = json_string_value(json_object_get(o, "read"));
-    if (json_object_get(o, "read") && (!read || (strcmp(read, "element") && strcmp(read, "normalized_float"))))
-        return bad(ld, sub, "\"read\" is \"element\" (the default) or \"normalized_float\"");
-    t->read_normalized = read && !strcmp(read, "normalized_float");
-    if (!get_flag(ld, o, "normalized_coords", sub, &t->normalized_coords)) return false;
-    if (!get_flag(ld, o, "gather", sub, &t->gather) || !parse_layers(ld, o, sub, t)) return false;
-    if (t->gather && (t->linear_memory || t->ndims != 2 || t->layers || t->cube))
-        return bad(ld, sub, "\"gather\" (an array made for tex2Dgather, tld4) is for 2-D textures in a CUDA array, "
-                   "neither layered nor a cubemap");
-    if (!parse_levels(ld, o, sub, t)) return false;
-    if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
-        return bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
-                   "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");
-    if (t->linear_memory)
-        t->address[0] = WH_TEX_BORDER;
-    json_t *addr = json_object_get(o, "address");
-    if (addr) {
-        char ap[352];
-        snprintf(ap, sizeof ap, "%s.address", sub);
-        if (!parse_tex_address(ld, addr, ap, t)) return false;
-    }
-    if (!check_texel_type(ld, p, jpath, t)) return false;
-    if (json_object_get(pobj, "count"))
-        return bad(ld, jpath, "a texture's texel count is the product of its \"dims\" (no \"count\")");
-    return texture_count(ld, t, jpath, p);
-}
-
-/* "tensor_map": the CUtensorMap a `kind: tensor_map` parameter stands
- * for (cuTensorMapEncodeTiled's tiled form: packed strides, element
- * strides of 1, no interleave), its elements the tensor's. */
-static bool parse_tensor_map(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
-{
-    static const char *const keys[] = { "dims", "box", "swizzle", "oob_fill", NULL };
-    char sub[320], dp[352];
-    snprintf(sub, sizeof sub, "%s.tensor_map", jpath);
-    json_t *o = json_object_get(pobj, "tensor_map");
-    if (!json_is_object(o)) return bad(ld, sub, "a tensor map needs \"tensor_map\": { \"dims\": [...], \"box\": [...] }");
-    if (!check_keys(ld, o, sub, keys)) return false;
-    if (!(p->tmap = calloc(1, sizeof *p->tmap))) return bad(ld, sub, "out of memory");
-    wh_tensor_map *t = p->tmap;
-    json_t *dims = json_object_get(o, "dims"), *box = json_object_get(o, "box");
-    snprintf(dp, sizeof dp, "%s.dims", sub);
-    if (!json_is_array(dims) || json_array_size(dims) < 1 || json_array_size(dims) > WH_TMAP_MAX_RANK)
-        return bad(ld, dp, "expected 1 to %d dimensions (elements, dimension 0 the fastest)", WH_TMAP_MAX_RANK);
-    t->rank = (int)json_array_size(dims);
-    for (int d = 0; d < t->rank; d++)
-        if (!get_expr(ld, json_array_get(dims, (size_t)d), dp, &t->dims[d])) return false;
-    snprintf(dp, sizeof dp, "%s.box", sub);
-    if (!json_is_array(box) || (int)json_array_size(box) != t->rank)
-        return bad(ld, dp, "expected one box size per dimension (%d)", t->rank);
-    for (int d = 0; d < t->rank; d++) {
-        json_t *b = json_array_get(box, (size_t)d);
-        if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > WH_TMAP_MAX_BOX)
-            return bad(ld, dp, "box sizes are integers, 1 to %d elements", WH_TMAP_MAX_BOX);
-        t->box[d] = (int)json_integer_value(b);
-    }
-    json_t *sw = json_object_get(o, "swizzle");
-    const char *swn = json_string_value(sw);
-    int k = 0;
-    while (swn && k <= WH_SWIZZLE_LAST && strcmp(swn, wh_swizzle_name((wh_swizzle)k))) k++;
-    if (sw && (!swn || k > WH_SWIZZLE_LAST))
-        return bad(ld, sub, "\"swizzle\" is \"none\" (the default), \"32B\", \"64B\" or \"128B\"");
-    t->swizzle = sw ? (wh_swizzle)k : WH_SWIZZLE_NONE;
-    const char *fill = json_string_value(json_object_get(o, "oob_fill"));
-    if (json_object_get(o, "oob_fill") && (!fill || (strcmp(fill, "zero") && strcmp(fill, "nan"))))
-        return bad(ld, sub, "\"oob_fill\" is \"zero\" (the default) or \"nan\" (float tensors)");
-    t->oob_nan = fill && !strcmp(fill, "nan");
-    if (p->type == WH_STRUCT)
-        return bad(ld, jpath, "a tensor's elements are one integer or float type");
-    size_t es = wh_type_size(p->type);
-    if (t->oob_nan && !wh_type_is_float(p->type))
-        return bad(ld, sub, "\"oob_fill\": \"nan\" is for float tensors");
-    if ((size_t)t->box[0] * es % 16)
-        return bad(ld, dp, "a box's first dimension is a multiple of 16 bytes (%d elements of %zu bytes are %zu)",
-                   t->box[0], es, (size_t)t->box[0] * es);
-    uint64_t box_bytes = es;
-    for (int d = 0; d < t->rank; d++) box_bytes *= (uint64_t)t->box[d];
-    if (box_bytes > WH_TMAP_MAX_BOX_BYTES)
-        return bad(ld, dp, "a box of %llu bytes cannot fit a block's shared memory (%u bytes at most, a Hopper "
-                   "block's)", (unsigned long long)box_bytes, WH_TMAP_MAX_BOX_BYTES);
-    size_t span = t->swizzle ? (size_t)16 << t->swizzle : 0;
-    if (span && (size_t)t->box[0] * es > span)
-        return bad(ld, dp, "with the %s swizzle a box's first dimension is at most %zu bytes, not %zu",
-                   wh_swizzle_name(t->swizzle), span, (size_t)t->box[0] * es);
-    if (json_object_get(pobj, "count"))
-        return bad(ld, jpath, "a tensor's element count is the product of its \"dims\" (no \"count\")");
-    char text[2000];
-    int n = 0;
-    for (int d = 0; d < t->rank && n < (int)sizeof text; d++)
-        n += snprintf(text + n, sizeof text - (size_t)n, "%s(%s)", d ? "*" : "", wh_expr_text(t->dims[d]));
-    if (n >= (int)sizeof text) return bad(ld, jpath, "dimensions too long");
-    return count_of_text(ld, text, jpath, p);
 }
 
 #define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
 
 /* "check" (how `measure --check` compares an output buffer) and its
  * optional reason "check_why". */
-static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_check(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char cp[320], wp[320];
     snprintf(cp, sizeof cp, "%s.check", jpath);
@@ -1156,54 +856,54 @@ static bool parse_check(loader *ld, json_t *pobj, const char *jpath, wh_param *p
     json_t *why = json_object_get(pobj, "check_why");
     p->check = WH_CHECK_EXACT;
     if ((c || why) && (p->kind != WH_BUFFER || p->role != WH_ROLE_OUTPUT))
-        return bad(ld, c ? cp : wp, "\"%s\" is only for output buffers (how `measure --check` compares them)",
+        return spec_bad(ld, c ? cp : wp, "\"%s\" is only for output buffers (how `measure --check` compares them)",
                    c ? "check" : "check_why");
     if (c) {
         const char *s = json_string_value(c);
         int k = WH_CHECK_EXACT;
         while (s && k <= WH_CHECK_NONE && strcmp(s, wh_check_name((wh_check)k))) k++;
-        if (!s) return bad(ld, cp, "expected " CHECKS);
-        if (k > WH_CHECK_NONE) return bad(ld, cp, "unknown check \"%s\" (expected " CHECKS ")", s);
+        if (!s) return spec_bad(ld, cp, "expected " CHECKS);
+        if (k > WH_CHECK_NONE) return spec_bad(ld, cp, "unknown check \"%s\" (expected " CHECKS ")", s);
         p->check = (wh_check)k;
     }
     if (why && p->check == WH_CHECK_EXACT)
-        return bad(ld, wp, "\"check_why\" explains a \"check\" of \"multiset\" or \"none\"");
+        return spec_bad(ld, wp, "\"check_why\" explains a \"check\" of \"multiset\" or \"none\"");
     return get_string(ld, pobj, "check_why", jpath, false, &p->check_why);
 }
 
-static bool parse_scalar(loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+static bool parse_scalar(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
     char sub[320];
     static const char *const forbidden[] = { "role", "count", "per_thread", "owner", "init", "structure", NULL };
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
-            return bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\" (or \"range\", to be searched)",
+            return spec_bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\" (or \"range\", to be searched)",
                        forbidden[i]);
     json_t *v = json_object_get(pobj, "value"), *range = json_object_get(pobj, "range");
     if (p->type == WH_STRUCT) {  /* a struct passed by value: its fields carry the values */
-        if (range) return bad(ld, jpath, "a struct scalar cannot be searched (\"range\"); its fields take values");
-        return v ? bad(ld, jpath, "a struct scalar's values go on its fields") : true;
+        if (range) return spec_bad(ld, jpath, "a struct scalar cannot be searched (\"range\"); its fields take values");
+        return v ? spec_bad(ld, jpath, "a struct scalar's values go on its fields") : true;
     }
     snprintf(sub, sizeof sub, "%s.value", jpath);
     if (range) {
         /* a searched scalar: part of the input, an element of one field */
-        if (v) return bad(ld, sub, "a searched scalar takes \"range\" (its domain) and no \"value\"");
+        if (v) return spec_bad(ld, sub, "a searched scalar takes \"range\" (its domain) and no \"value\"");
         snprintf(sub, sizeof sub, "%s.range", jpath);
         p->role = WH_ROLE_INPUT;
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
         return !wh_field_varies_by_index(&p->fields[0]) ||
-               bad(ld, sub, "a scalar is one element: its range cannot use i");
+               spec_bad(ld, sub, "a scalar is one element: its range cannot use i");
     }
-    if (!v) return bad(ld, jpath, "a scalar needs \"value\" (or \"range\", to be searched)");
+    if (!v) return spec_bad(ld, jpath, "a scalar needs \"value\" (or \"range\", to be searched)");
     if (wh_type_is_float(p->type)) {
         if (!number_for(ld, v, p->type, sub, &p->fvalue)) return false;
         return true;
     }
-    return get_expr(ld, v, sub, &p->value);
+    return spec_get_expr(ld, v, sub, &p->value);
 }
 
 /* One entry of "params" (global false) or "globals" (global true). */
-static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, bool global, wh_param *p)
+static bool parse_param(spec_loader *ld, json_t *pobj, const char *list, int index, bool global, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
@@ -1211,62 +911,63 @@ static bool parse_param(loader *ld, json_t *pobj, const char *list, int index, b
                                         "hash_table", "nearest_of", "below_row", "shortest_paths", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
-    if (!json_is_object(pobj)) return bad(ld, jpath, "expected an object");
-    if (!check_keys(ld, pobj, jpath, keys) || !get_string(ld, pobj, "name", jpath, true, &p->name))
+    if (!json_is_object(pobj)) return spec_bad(ld, jpath, "expected an object");
+    if (!spec_check_keys(ld, pobj, jpath, keys) || !get_string(ld, pobj, "name", jpath, true, &p->name))
         return false;
     p->global = global;
     const char *kind = json_string_value(json_object_get(pobj, "kind"));
     if (global && !json_object_get(pobj, "kind"))
         kind = "buffer";   /* a module variable is memory: its count says how much of it is input */
-    if (!kind) return bad(ld, jpath, "missing \"kind\": buffer or scalar");
+    if (!kind) return spec_bad(ld, jpath, "missing \"kind\": buffer or scalar");
     bool texture = !strcmp(kind, "texture") && !global, surface = !strcmp(kind, "surface") && !global;
     bool tmap = !strcmp(kind, "tensor_map") && !global;
     if (!strcmp(kind, "buffer") || texture || surface || tmap) p->kind = WH_BUFFER;
     else if (!strcmp(kind, "scalar") && !global) p->kind = WH_SCALAR;
-    else if (global) return bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
-    else return bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar, texture, surface or tensor_map)", kind);
+    else if (global) return spec_bad(ld, jpath, "a module variable is a \"buffer\" (count 1 for a single value)");
+    else return spec_bad(ld, jpath, "unknown kind \"%s\" (expected buffer, scalar, texture, surface or "
+            "tensor_map)", kind);
     if (!texture && json_object_get(pobj, "texture"))
-        return bad(ld, jpath, "\"texture\" goes with \"kind\": \"texture\"");
+        return spec_bad(ld, jpath, "\"texture\" goes with \"kind\": \"texture\"");
     if (!surface && json_object_get(pobj, "surface"))
-        return bad(ld, jpath, "\"surface\" goes with \"kind\": \"surface\"");
+        return spec_bad(ld, jpath, "\"surface\" goes with \"kind\": \"surface\"");
     if (!tmap && json_object_get(pobj, "tensor_map"))
-        return bad(ld, jpath, "\"tensor_map\" goes with \"kind\": \"tensor_map\"");
+        return spec_bad(ld, jpath, "\"tensor_map\" goes with \"kind\": \"tensor_map\"");
     snprintf(sub, sizeof sub, "%s.type", jpath);
     if (!parse_type(ld, json_object_get(pobj, "type"), sub, true, &p->type)) return false;
     if (p->type == WH_STRUCT) {
         if (!parse_fields(ld, pobj, jpath, p, p->kind == WH_SCALAR)) return false;
     } else {
-        if (json_object_get(pobj, "fields")) return bad(ld, jpath, "\"fields\" needs \"type\": \"struct\"");
+        if (json_object_get(pobj, "fields")) return spec_bad(ld, jpath, "\"fields\" needs \"type\": \"struct\"");
         p->nfields = 1;
         p->fields = calloc(1, sizeof *p->fields);
-        if (!p->fields || !(p->fields[0].name = strdup(""))) return bad(ld, jpath, "out of memory");
+        if (!p->fields || !(p->fields[0].name = strdup(""))) return spec_bad(ld, jpath, "out of memory");
         p->fields[0].type = p->type;
         p->elem_size = p->elem_align = wh_type_size(p->type);
     }
-    if ((texture && !parse_texture(ld, pobj, jpath, p)) || (surface && !parse_surface(ld, pobj, jpath, p)) ||
-        (tmap && !parse_tensor_map(ld, pobj, jpath, p)))
+    if ((texture && !spec_parse_texture(ld, pobj, jpath, p)) || (surface && !spec_parse_surface(ld, pobj, jpath, p)) ||
+        (tmap && !spec_parse_tensor_map(ld, pobj, jpath, p)))
         return false;
     if (!(p->kind == WH_BUFFER ? parse_buffer(ld, pobj, jpath, p) : parse_scalar(ld, pobj, jpath, p)))
         return false;
     if (texture && p->role == WH_ROLE_OUTPUT)
-        return bad(ld, jpath, "a texture is read-only: its role is \"input\" or \"fixed\"");
+        return spec_bad(ld, jpath, "a texture is read-only: its role is \"input\" or \"fixed\"");
     return parse_check(ld, pobj, jpath, p);
 }
 
 /* The parameter or global named `name` (a JSON string at sub, naming
  * `what`); -1 after an error. */
-static int named_param(loader *ld, const char *name, const char *sub, const char *what)
+static int named_param(spec_loader *ld, const char *name, const char *sub, const char *what)
 {
     wh_spec *s = ld->spec;
-    if (!name) return bad(ld, sub, "expected the name of %s", what), -1;
+    if (!name) return spec_bad(ld, sub, "expected the name of %s", what), -1;
     for (int q = 0; q < s->nparams; q++)
         if (!strcmp(s->params[q].name, name)) return q;
-    return bad(ld, sub, "no parameter or global \"%s\"", name), -1;
+    return spec_bad(ld, sub, "no parameter or global \"%s\"", name), -1;
 }
 
 /* "prefix_sum_of" on buffer p: another input buffer of one integer field,
  * neither of them structured otherwise. */
-static bool buffer_prefix(loader *ld, json_t *pobj, int p)
+static bool buffer_prefix(spec_loader *ld, json_t *pobj, int p)
 {
     wh_spec *s = ld->spec;
     wh_param *dst = &s->params[p];
@@ -1276,15 +977,16 @@ static bool buffer_prefix(loader *ld, json_t *pobj, int p)
     int q = named_param(ld, name, sub, "an input buffer");
     if (q < 0) return false;
     const wh_param *src = &s->params[q];
-    if (q == p) return bad(ld, sub, "a buffer cannot be its own running sum");
+    if (q == p) return spec_bad(ld, sub, "a buffer cannot be its own running sum");
     if (dst->kind != WH_BUFFER || dst->tex || dst->role != WH_ROLE_INPUT || dst->type == WH_STRUCT)
-        return bad(ld, sub, "a running sum is an input buffer of one integer type (on a struct, put it on a field)");
+        return spec_bad(ld, sub, "a running sum is an input buffer of one integer type (on a struct, put it on "
+                "a field)");
     if (src->kind != WH_BUFFER || src->tex || src->role != WH_ROLE_INPUT || src->type == WH_STRUCT)
-        return bad(ld, sub, "\"%s\" is not an input buffer of one integer type", name);
+        return spec_bad(ld, sub, "\"%s\" is not an input buffer of one integer type", name);
     if (dst->structure != WH_STRUCTURE_NONE || src->structure != WH_STRUCTURE_NONE)
-        return bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
+        return spec_bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
     if (!dst->fields[0].has_range)
-        return bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
+        return spec_bad(ld, sub, "a running sum needs a \"range\": its first value and the most the sum may reach");
     dst->prefix_of = q + 1;
     return plain_int_range(ld, &dst->fields[0], sub, "a running sum") &&
            plain_int_range(ld, &src->fields[0], sub, "the summed buffer");
@@ -1292,7 +994,7 @@ static bool buffer_prefix(loader *ld, json_t *pobj, int p)
 
 /* "nearest_of" on neighbour list p: an input buffer of positions, one or
  * more numeric fields (coordinates), itself free of any structure. */
-static bool buffer_nearest(loader *ld, json_t *pobj, int p)
+static bool buffer_nearest(spec_loader *ld, json_t *pobj, int p)
 {
     wh_spec *s = ld->spec;
     wh_param *list = &s->params[p];
@@ -1300,18 +1002,18 @@ static bool buffer_nearest(loader *ld, json_t *pobj, int p)
     wh_param_jpath(s, p, ".nearest_of", sub, sizeof sub);
     const char *name = json_string_value(json_object_get(pobj, "nearest_of"));
     if (list->structure != WH_STRUCTURE_NEIGHBORS)
-        return bad(ld, sub, "\"nearest_of\" derives a neighbour list: it goes with \"structure\": \"neighbors\"");
+        return spec_bad(ld, sub, "\"nearest_of\" derives a neighbour list: it goes with \"structure\": \"neighbors\"");
     int q = named_param(ld, name, sub, "an input buffer of positions");
     if (q < 0) return false;
     const wh_param *pos = &s->params[q];
     if (q == p || pos->kind != WH_BUFFER || pos->tex || pos->tmap || pos->role != WH_ROLE_INPUT)
-        return bad(ld, sub, "\"%s\" is not another input buffer (the positions)", name);
+        return spec_bad(ld, sub, "\"%s\" is not another input buffer (the positions)", name);
     if (wh_param_structured(pos) || pos->nearest_of || pos->nfields > WH_NEAREST_MAX_DIMS)
-        return bad(ld, sub, "the positions \"%s\" take no structure of their own and at most %d fields", name,
+        return spec_bad(ld, sub, "the positions \"%s\" take no structure of their own and at most %d fields", name,
                    WH_NEAREST_MAX_DIMS);
     for (int f = 0; f < pos->nfields; f++)
         if (pos->fields[f].array_len > 1 || pos->fields[f].structure != WH_STRUCTURE_NONE)
-            return bad(ld, sub, "field \"%s\" of \"%s\" is not one coordinate (an array or a structured field)",
+            return spec_bad(ld, sub, "field \"%s\" of \"%s\" is not one coordinate (an array or a structured field)",
                        pos->fields[f].name, name);
     list->nearest_of = q + 1;
     return true;
@@ -1319,7 +1021,7 @@ static bool buffer_nearest(loader *ld, json_t *pobj, int p)
 
 /* Parameter `name`, before p, an input buffer of one integer type; -1
  * after an error at sub naming `what`. */
-static int earlier_int_buffer(loader *ld, const char *name, int p, const char *sub, const char *what)
+static int earlier_int_buffer(spec_loader *ld, const char *name, int p, const char *sub, const char *what)
 {
     wh_spec *s = ld->spec;
     int q = named_param(ld, name, sub, what);
@@ -1327,16 +1029,16 @@ static int earlier_int_buffer(loader *ld, const char *name, int p, const char *s
     const wh_param *b = &s->params[q];
     if (b->kind != WH_BUFFER || b->tex || b->tmap || b->role != WH_ROLE_INPUT || b->type == WH_STRUCT ||
         wh_type_is_float(b->type))
-        return bad(ld, sub, "\"%s\" (%s) is not an input buffer of one integer type", name, what), -1;
+        return spec_bad(ld, sub, "\"%s\" (%s) is not an input buffer of one integer type", name, what), -1;
     if (q >= p)
-        return bad(ld, sub, "\"%s\" (%s) must come before \"%s\" in the parameters (its projection runs first)",
+        return spec_bad(ld, sub, "\"%s\" (%s) must come before \"%s\" in the parameters (its projection runs first)",
                    name, what, s->params[p].name), -1;
     return q;
 }
 
 /* "below_row": { "rows": row pointer, "level": rows } on buffer p: the
  * columns of a lower-triangular CSR matrix. */
-static bool buffer_below_row(loader *ld, json_t *pobj, int p)
+static bool buffer_below_row(spec_loader *ld, json_t *pobj, int p)
 {
     static const char *const keys[] = { "rows", "level", NULL };
     wh_spec *s = ld->spec;
@@ -1345,19 +1047,19 @@ static bool buffer_below_row(loader *ld, json_t *pobj, int p)
     wh_param_jpath(s, p, ".below_row", sub, sizeof sub);
     json_t *v = json_object_get(pobj, "below_row");
     if (!json_is_object(v))
-        return bad(ld, sub, "expected { \"rows\": row pointer, \"level\": the level's rows (optional) }");
-    if (!check_keys(ld, v, sub, keys)) return false;
+        return spec_bad(ld, sub, "expected { \"rows\": row pointer, \"level\": the level's rows (optional) }");
+    if (!spec_check_keys(ld, v, sub, keys)) return false;
     if (cols->kind != WH_BUFFER || cols->role != WH_ROLE_INPUT || cols->type == WH_STRUCT ||
         wh_type_is_float(cols->type) || !cols->fields[0].has_range || wh_field_varies_by_index(&cols->fields[0]))
-        return bad(ld, sub, "column indices are an input buffer of one integer type with a range that does not "
+        return spec_bad(ld, sub, "column indices are an input buffer of one integer type with a range that does not "
                    "depend on i");
     if (wh_param_structured(cols) || cols->nearest_of)
-        return bad(ld, sub, "column indices take no other structure");
+        return spec_bad(ld, sub, "column indices take no other structure");
     snprintf(fp, sizeof fp, "%s.rows", sub);
     int rp = earlier_int_buffer(ld, json_string_value(json_object_get(v, "rows")), p, fp, "the row pointer");
     if (rp < 0) return false;
     if (!s->params[rp].prefix_of && s->params[rp].structure != WH_STRUCTURE_OFFSETS)
-        return bad(ld, fp, "the row pointer \"%s\" is a running sum of row lengths (\"prefix_sum_of\") or CSR "
+        return spec_bad(ld, fp, "the row pointer \"%s\" is a running sum of row lengths (\"prefix_sum_of\") or CSR "
                    "offsets (\"structure\": \"offsets\")", s->params[rp].name);
     cols->below_rows = rp + 1;
     json_t *level = json_object_get(v, "level");
@@ -1370,7 +1072,7 @@ static bool buffer_below_row(loader *ld, json_t *pobj, int p)
 
 /* An optional earlier integer buffer `key` of "shortest_paths" object v
  * at sub: its index plus one, 0 when absent, -1 after an error. */
-static int paths_part(loader *ld, json_t *v, const char *key, int p, const char *sub, const char *what)
+static int paths_part(spec_loader *ld, json_t *v, const char *key, int p, const char *sub, const char *what)
 {
     char fp[140];
     json_t *name = json_object_get(v, key);
@@ -1382,7 +1084,7 @@ static int paths_part(loader *ld, json_t *v, const char *key, int p, const char 
 
 /* "shortest_paths": { "rows", "edges", "weights", "frontier" } on buffer
  * p: distances that are a relaxation state on that graph. */
-static bool buffer_paths(loader *ld, json_t *pobj, int p)
+static bool buffer_paths(spec_loader *ld, json_t *pobj, int p)
 {
     static const char *const keys[] = { "rows", "edges", "weights", "frontier", NULL };
     wh_spec *s = ld->spec;
@@ -1391,27 +1093,27 @@ static bool buffer_paths(loader *ld, json_t *pobj, int p)
     wh_param_jpath(s, p, ".shortest_paths", sub, sizeof sub);
     json_t *v = json_object_get(pobj, "shortest_paths");
     if (!json_is_object(v))
-        return bad(ld, sub, "expected { \"rows\": row pointer, \"edges\": targets, \"weights\" and "
+        return spec_bad(ld, sub, "expected { \"rows\": row pointer, \"edges\": targets, \"weights\" and "
                    "\"frontier\" (optional) }");
-    if (!check_keys(ld, v, sub, keys)) return false;
+    if (!spec_check_keys(ld, v, sub, keys)) return false;
     if (dist->kind != WH_BUFFER || dist->role != WH_ROLE_INPUT || dist->type == WH_STRUCT ||
         wh_type_is_float(dist->type) || !dist->fields[0].has_range)
-        return bad(ld, sub, "distances are an input buffer of one integer type with a range (its low end the "
+        return spec_bad(ld, sub, "distances are an input buffer of one integer type with a range (its low end the "
                    "source's distance, its high end an unreached node's)");
     if (!plain_int_range(ld, &dist->fields[0], sub, "a distance")) return false;
     if (wh_param_structured(dist) || dist->nearest_of || dist->below_rows || dist->prefix_of)
-        return bad(ld, sub, "distances take no other structure");
+        return spec_bad(ld, sub, "distances take no other structure");
     int parts[4];
     static const char *const what[4] = { "the row pointer", "the edges' targets", "the edges' weights",
                                          "the frontier" };
     for (int k = 0; k < 4; k++) {
         parts[k] = paths_part(ld, v, keys[k], p, sub, what[k]);
         if (parts[k] < 0) return false;
-        if (k < 2 && !parts[k]) return bad(ld, sub, "missing \"%s\" (%s)", keys[k], what[k]);
+        if (k < 2 && !parts[k]) return spec_bad(ld, sub, "missing \"%s\" (%s)", keys[k], what[k]);
     }
     const wh_param *rows = &s->params[parts[0] - 1];
     if (!rows->prefix_of && rows->structure != WH_STRUCTURE_OFFSETS)
-        return bad(ld, sub, "the row pointer \"%s\" is a running sum of degrees (\"prefix_sum_of\") or CSR "
+        return spec_bad(ld, sub, "the row pointer \"%s\" is a running sum of degrees (\"prefix_sum_of\") or CSR "
                    "offsets (\"structure\": \"offsets\")", rows->name);
     if (parts[2] && !plain_int_range(ld, &s->params[parts[2] - 1].fields[0], sub, "a weight"))
         return false;
@@ -1422,7 +1124,8 @@ static bool buffer_paths(loader *ld, json_t *pobj, int p)
             shared |= (q < p && s->params[q].paths.frontier == parts[3]) || s->params[q].prefix_of == parts[3];
         if (shared || wh_param_structured(fr) || fr->prefix_of || fr->nearest_of || fr->below_rows ||
             fr->paths.rows)
-            return bad(ld, sub, "the frontier \"%s\" is the projection's to write: it takes no structure and is no "
+            return spec_bad(ld, sub, "the frontier \"%s\" is the projection's to write: it takes no structure "
+                    "and is no "
                        "other part of a graph", fr->name);
     }
     dist->paths = (wh_paths){ .rows = parts[0], .edges = parts[1], .weights = parts[2], .frontier = parts[3] };
@@ -1431,18 +1134,18 @@ static bool buffer_paths(loader *ld, json_t *pobj, int p)
 
 /* "params" (required: the kernel's, in order) and "globals" (optional:
  * module variables), into one list; names are unique across both. */
-static bool parse_params(loader *ld, json_t *root)
+static bool parse_params(spec_loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;
     json_t *params = json_object_get(root, "params"), *globals = json_object_get(root, "globals");
     if (!json_is_array(params))
-        return bad(ld, "$", "missing \"params\": the kernel's parameters in order");
+        return spec_bad(ld, "$", "missing \"params\": the kernel's parameters in order");
     if (globals && !json_is_array(globals))
-        return bad(ld, "$.globals", "expected an array of module variables (buffers named as in the PTX)");
+        return spec_bad(ld, "$.globals", "expected an array of module variables (buffers named as in the PTX)");
     s->nkparams = (int)json_array_size(params);
     s->nparams = s->nkparams + (int)json_array_size(globals);
     s->params = calloc(s->nparams ? (size_t)s->nparams : 1, sizeof *s->params);
-    if (!s->params) return bad(ld, "$.params", "out of memory");
+    if (!s->params) return spec_bad(ld, "$.params", "out of memory");
     for (int i = 0; i < s->nparams; i++) {
         bool global = i >= s->nkparams;
         int k = global ? i - s->nkparams : i;
@@ -1453,7 +1156,7 @@ static bool parse_params(loader *ld, json_t *root)
             if (!strcmp(s->params[j].name, s->params[i].name)) {
                 char jpath[64];
                 snprintf(jpath, sizeof jpath, "$.%s[%d].name", list, k);
-                return bad(ld, jpath, "duplicate name \"%s\" (parameters and globals share one name space)",
+                return spec_bad(ld, jpath, "duplicate name \"%s\" (parameters and globals share one name space)",
                            s->params[i].name);
             }
     }
@@ -1472,43 +1175,43 @@ static bool parse_params(loader *ld, json_t *root)
     return true;
 }
 
-static bool parse_root(loader *ld, json_t *root)
+static bool parse_root(spec_loader *ld, json_t *root)
 {
     static const char *const keys[] = { "name", "source", "ptx", "entry", "grid", "block",
                                         "shared_bytes", "constants", "symbolic", "params",
                                         "globals", "description", "sizes", NULL };
     wh_spec *s = ld->spec;
-    if (!json_is_object(root)) return bad(ld, "$", "a spec is a JSON object");
-    if (!check_keys(ld, root, "$", keys)) return false;
+    if (!json_is_object(root)) return spec_bad(ld, "$", "a spec is a JSON object");
+    if (!spec_check_keys(ld, root, "$", keys)) return false;
     if (!get_string(ld, root, "name", "$", true, &s->name) ||
         !get_string(ld, root, "source", "$", true, &s->source) ||
         !get_string(ld, root, "entry", "$", true, &s->entry) ||
         !get_string(ld, root, "ptx", "$", false, &s->ptx))
         return false;
     if (!plain_name(s->name))   /* it names the results directory */
-        return bad(ld, "$.name", "expected a plain name (letters, digits, '_', '-', '.'; not starting with '.')");
+        return spec_bad(ld, "$.name", "expected a plain name (letters, digits, '_', '-', '.'; not starting with '.')");
     if (s->ptx && s->ptx[0] != '/') {
         size_t n = strlen(s->dir) + strlen(s->ptx) + 2;
         char *p = malloc(n);
-        if (!p) return bad(ld, "$.ptx", "out of memory");
+        if (!p) return spec_bad(ld, "$.ptx", "out of memory");
         snprintf(p, n, "%s/%s", s->dir, s->ptx);
         free(s->ptx);
         s->ptx = p;
     }
     static const char *const fixed_vars[] = { "threads", "blocks", "block", "i" };
     for (int i = 0; i < 4; i++)
-        if (!add_var_name(s, fixed_vars[i])) return bad(ld, "$", "out of memory");
+        if (!add_var_name(s, fixed_vars[i])) return spec_bad(ld, "$", "out of memory");
     if (!parse_constants(ld, root) || !parse_sizes(ld, root) || !parse_launch_dims(ld, root, "grid", 0) ||
         !parse_launch_dims(ld, root, "block", 3) || !evaluate_launch(s, ld->err) || !parse_symbolic(ld, root))
         return false;
     uint64_t per_block = (uint64_t)s->launch.block[0] * s->launch.block[1] * s->launch.block[2];
     for (int i = 0; i < s->nsym_threads && json_object_get(root, "symbolic"); i++)
         if ((uint64_t)s->sym_threads[i] > per_block)
-            return bad(ld, "$.symbolic.threads", "%d symbolic threads do not fit in a block of %llu threads (the "
+            return spec_bad(ld, "$.symbolic.threads", "%d symbolic threads do not fit in a block of %llu threads (the "
                        "symbolic stage runs the first X threads of block 0)", s->sym_threads[i],
                        (unsigned long long)per_block);
     json_t *sb = json_object_get(root, "shared_bytes");
-    if (sb && !get_expr(ld, sb, "$.shared_bytes", &s->shared_bytes)) return false;
+    if (sb && !spec_get_expr(ld, sb, "$.shared_bytes", &s->shared_bytes)) return false;
     return parse_params(ld, root);
 }
 
@@ -1534,7 +1237,7 @@ wh_spec *wh_spec_load(const char *path, wh_error *err)
         wh_spec_free(s);
         return NULL;
     }
-    loader ld = { path, s, err };
+    spec_loader ld = { path, s, err };
     wh_error scratch;
     if (!err) ld.err = &scratch;
     bool ok = s->dir && parse_root(&ld, root);
