@@ -196,11 +196,11 @@ static void check_structures(const wh_spec *spec, findings *f)
     wh_image *img = wh_image_new(spec, &l, &err);
     for (int p = 0; img && p < img->nbufs; p++) {
         const wh_param *q = img->bufs[p].param;
-        if (q->role == WH_ROLE_INPUT && wh_param_structured(q) && !sx_structure_assumed(img, p))
+        if (q->role == WH_ROLE_INPUT && (wh_param_structured(q) || q->below_rows) && !sx_structure_assumed(img, p))
             note(f, "input '%s' (%s%s%s) has %llu elements at X = %d, more than the %d the "
                  "symbolic stage assumes a structure over: its atoms may break it (the search's inputs keep it)",
                  q->name, q->structure ? "\"structure\": \"" : q->table ? "\"hash_table\"" : q->tree ? "\"tree\""
-                 : "a structure on a field, or a running sum",
+                 : q->below_rows ? "\"below_row\", with its rows" : "a structure on a field, or a running sum",
                  q->structure ? wh_structure_name(q->structure) : "", q->structure ? "\"" : "",
                  (unsigned long long)img->bufs[p].count, x, q->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
     }
@@ -267,9 +267,6 @@ static void check_unassumed(const wh_spec *spec, findings *f)
             note(f, "input '%s' (\"nearest_of\": \"%s\"): the symbolic stage assumes its threads are other "
                  "threads, not that they are the nearest (the search's inputs keep it)", q->name,
                  spec->params[q->nearest_of - 1].name);
-        if (q->below_rows)
-            note(f, "input '%s' (\"below_row\"): the symbolic stage does not assume each column below its row "
-                 "(the search's inputs keep it)", q->name);
         if (q->paths.rows)
             note(f, "input '%s' (\"shortest_paths\"): the symbolic stage does not assume a relaxation state (the "
                  "search's inputs keep it)", q->name);

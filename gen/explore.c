@@ -420,7 +420,8 @@ static bool find_unassumed(gen_result *r, bool quiet)
     size_t at = 0;
     for (int p = 0; ref && p < ref->nbufs; p++) {
         const wh_param *par = ref->bufs[p].param;
-        if (par->role != WH_ROLE_INPUT || !wh_param_structured(par) || sx_structure_assumed(ref, p))
+        if (par->role != WH_ROLE_INPUT || !(wh_param_structured(par) || par->below_rows) ||
+            sx_structure_assumed(ref, p))
             continue;
         size_t n = strlen(par->name) + 3;
         char *v = realloc(r->unassumed, at + n);

@@ -690,6 +690,8 @@ static Z3_ast region_structure(sx_engine *e, const sx_region *r, wh_error *err)
 bool sx_structure_assumed(const wh_image *img, int p)
 {
     const wh_param *par = img->bufs[p].param;
+    if (par->below_rows)
+        return img->bufs[p].count <= SX_STRUCTURE_MAX && wh_csr_nrows(img, par->below_rows - 1) <= SX_STRUCTURE_MAX;
     return wh_param_structured(par) && img->bufs[p].count <= (par->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
 }
 
@@ -875,6 +877,59 @@ static Z3_ast region_sums(sx_engine *e, const sx_region *r, wh_error *err)
     return d;
 }
 
+/* Element el of integer buffer p as a 64-bit term: its symbol's when p is
+ * an input region, else its value in the image (a fixed row pointer). */
+static Z3_ast int_term64(sx_engine *e, int p, uint64_t el)
+{
+    const sx_region *r = input_region(e, p);
+    return r ? field_term64(e, r, el, 0) : sx_z_num(&e->z, (uint64_t)wh_image_int(e->img, p, el), 64);
+}
+
+/* Is v one of the level's rows (false without a level)? */
+static Z3_ast in_level(sx_engine *e, int level, Z3_ast v)
+{
+    Z3_ast d = e->z.fls;
+    for (uint64_t j = 0; level >= 0 && d && j < e->img->bufs[level].count; j++)
+        d = sx_z_or2(&e->z, d, sx_z_eq(&e->z, int_term64(e, level, j), v));
+    return d;
+}
+
+/* "below_row" (README, "Columns of a lower triangle"), as image_rows.c
+ * keeps it: an entry of row k names a column below k, outside the level
+ * when row k is in it; a row with no column below it (k at or under the
+ * range's low end) names itself.  Stronger than the projection in one
+ * case, so that every atom keeps it: a level row all of whose lower rows
+ * are in the level can hold no entry here (the projection would let it
+ * name itself). */
+static Z3_ast region_below_rows(sx_engine *e, const sx_region *r, wh_error *err)
+{
+    sx_z *z = &e->z;
+    const wh_param *p = &e->spec->params[r->param];
+    if (!p->below_rows)
+        return z->tru;
+    int rows = p->below_rows - 1, level = p->below_level - 1, lens = e->spec->params[rows].prefix_of - 1;
+    wh_bounds bd;
+    if (!wh_image_bounds(e->img, r->param, 0, 0, &bd, err))
+        return NULL;
+    uint64_t ncols = e->img->bufs[r->param].count, nrows = wh_csr_nrows(e->img, rows);
+    Z3_ast d = z->tru;
+    for (uint64_t k = 0; d && k < nrows; k++) {
+        Z3_ast row = sx_z_num(z, k, 64), start = int_term64(e, rows, k);
+        Z3_ast end = lens >= 0 ? sx_zk(z, Z3_mk_bvadd(z->c, start, int_term64(e, lens, k))) : int_term64(e, rows, k + 1);
+        Z3_ast level_row = in_level(e, level, row);
+        Z3_ast none_below = (int64_t)k <= bd.lo ? z->tru : z->fls;
+        for (uint64_t el = 0; d && el < ncols; el++) {
+            Z3_ast at = sx_z_num(z, el, 64), c = field_term64(e, r, el, 0);
+            Z3_ast in_row = sx_z_and2(z, sx_zk(z, Z3_mk_bvsle(z->c, start, at)), sx_zk(z, Z3_mk_bvslt(z->c, at, end)));
+            Z3_ast fits = sx_z_and2(z, sx_zk(z, Z3_mk_bvslt(z->c, c, row)),
+                                    sx_z_or2(z, sx_z_not(z, level_row), sx_z_not(z, in_level(e, level, c))));
+            Z3_ast diagonal = sx_z_and2(z, none_below, sx_z_eq(z, c, row));
+            d = sx_z_and2(z, d, sx_z_or2(z, sx_z_not(z, in_row), sx_z_or2(z, fits, diagonal)));
+        }
+    }
+    return d;
+}
+
 static bool build_structure(sx_engine *e, wh_error *err)
 {
     sx_z *z = &e->z;
@@ -885,10 +940,10 @@ static bool build_structure(sx_engine *e, wh_error *err)
             continue;
         Z3_ast rs = region_structure(e, r, err), sums = rs ? region_sums(e, r, err) : NULL;
         Z3_ast arrays = sums ? region_arrays(e, r) : NULL, tree = arrays ? region_tree(e, r) : NULL;
-        Z3_ast table = tree ? region_hash_table(e, r, err) : NULL;
-        if (!rs || !sums || !arrays || !tree || !table)
+        Z3_ast table = tree ? region_hash_table(e, r, err) : NULL, below = table ? region_below_rows(e, r, err) : NULL;
+        if (!rs || !sums || !arrays || !tree || !table || !below)
             return false;
-        rs = sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, rs, sums), arrays), tree), table);
+        rs = sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, sx_z_and2(z, rs, sums), arrays), tree), table), below);
         d = d ? sx_z_and2(z, d, rs) : rs;
     }
     if (d) {

@@ -6,6 +6,7 @@
  * refusals, and sptrsv_level's inputs.
  */
 #include "core/image.h"
+#include "gen/explore.h"
 #include "tests/support.h"
 
 #include <criterion/criterion.h>
@@ -176,6 +177,38 @@ Test(rows, sptrsv_level_columns_lie_in_earlier_levels)
     }
     wh_image_free(img);
     wh_spec_free(spec);
+}
+
+/* The symbolic stage assumes "below_row" (at X = 2 sptrsv_level has 64
+ * column slots in 4 rows): every atom it solves has its columns below
+ * their rows and outside the level, as given, with no projection. */
+Test(rows, the_symbolic_stage_solves_columns_below_their_rows, .timeout = 120)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/corpus/sptrsv_level.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    gen_explore_options o;
+    gen_explore_options_default(&o);
+    o.quiet = true;
+    o.threads = 2;
+    o.time_s = 10;
+    o.families = 0;
+    char cache[64];
+    gen_result *r = ts_explore_with(spec, &o, cache);
+    cr_expect_null(r->unassumed, "assumed at X = 2");
+    wh_launch l = wh_launch_threads((unsigned)r->x);
+    wh_image *img = wh_image_new(spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int cols = wh_image_find(img, "cols");
+    cr_expect_gt(r->pool.natoms, 0);
+    for (int a = 0; a < r->pool.natoms; a++) {
+        gen_pool_atom_to_image(&r->pool, a, img);
+        cr_expect(wh_image_check_structure(img, cols, &err), "atom %d: %s", a, err.msg);
+    }
+    wh_image_free(img);
+    gen_result_free(r);
+    wh_spec_free(spec);
+    ts_rmtree(cache);
 }
 
 /* A level that is one run of consecutive rows (a search that sorts or

@@ -75,8 +75,8 @@
  * lengths 18678 (the reference), staircase with scattered rows 15075,
  * full rows scattered 13309, staircase with random columns 14816,
  * contiguous staircase 14334, the longest of 5 random inputs 18732.
- * Spec gap: none left.  The symbolic stage does not assume "below_row"
- * (its rows are symbolic sums); the projection imposes it on the atoms.
+ * Spec gap: none left.  The symbolic stage assumes "below_row" (since
+ * session 37: each column slot against each row's symbolic bounds).
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,
                                         const int *cols, const float *vals, const float *diag,
