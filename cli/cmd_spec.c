@@ -196,11 +196,16 @@ static void check_structures(const wh_spec *spec, findings *f)
     wh_image *img = wh_image_new(spec, &l, &err);
     for (int p = 0; img && p < img->nbufs; p++) {
         const wh_param *q = img->bufs[p].param;
-        if (q->role == WH_ROLE_INPUT && (wh_param_structured(q) || q->below_rows) && !sx_structure_assumed(img, p))
+        if (q->role == WH_ROLE_INPUT && q->below_rows && !sx_structure_assumed(img, p))
+            note(f, "input '%s' (\"below_row\") has %llu column slots in %llu rows at X = %d, more than the %d slots "
+                 "or %d slot-row pairs the symbolic stage assumes it over: its atoms may break it (the search's inputs "
+                 "keep it)", q->name, (unsigned long long)img->bufs[p].count,
+                 (unsigned long long)wh_csr_nrows(img, q->below_rows - 1), x, SX_STRUCTURE_MAX, SX_BELOW_ROW_PAIRS);
+        else if (q->role == WH_ROLE_INPUT && wh_param_structured(q) && !sx_structure_assumed(img, p))
             note(f, "input '%s' (%s%s%s) has %llu elements at X = %d, more than the %d the "
                  "symbolic stage assumes a structure over: its atoms may break it (the search's inputs keep it)",
                  q->name, q->structure ? "\"structure\": \"" : q->table ? "\"hash_table\"" : q->tree ? "\"tree\""
-                 : q->below_rows ? "\"below_row\", with its rows" : "a structure on a field, or a running sum",
+                 : "a structure on a field, or a running sum",
                  q->structure ? wh_structure_name(q->structure) : "", q->structure ? "\"" : "",
                  (unsigned long long)img->bufs[p].count, x, q->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
     }

@@ -432,8 +432,9 @@ static bool find_unassumed(gen_result *r, bool quiet)
     }
     if (r->unassumed && !quiet)
         fprintf(stderr, "explore: note: the symbolic stage does not assume the structure of %s (more than %d "
-                "elements, or a hash table of more than %d slots, at X = %d): its atoms may break it; the search "
-                "brings every input it builds to it\n", r->unassumed, SX_STRUCTURE_MAX, SX_TABLE_SLOTS, r->x);
+                "elements, a hash table of more than %d slots, or columns below their rows in more than %d "
+                "slot-row pairs, at X = %d): its atoms may break it; the search brings every input it builds to "
+                "it\n", r->unassumed, SX_STRUCTURE_MAX, SX_TABLE_SLOTS, SX_BELOW_ROW_PAIRS, r->x);
     return true;
 }
 

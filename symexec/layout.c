@@ -691,7 +691,8 @@ bool sx_structure_assumed(const wh_image *img, int p)
 {
     const wh_param *par = img->bufs[p].param;
     if (par->below_rows)
-        return img->bufs[p].count <= SX_STRUCTURE_MAX && wh_csr_nrows(img, par->below_rows - 1) <= SX_STRUCTURE_MAX;
+        return img->bufs[p].count <= SX_STRUCTURE_MAX &&
+               img->bufs[p].count * wh_csr_nrows(img, par->below_rows - 1) <= SX_BELOW_ROW_PAIRS;
     return wh_param_structured(par) && img->bufs[p].count <= (par->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
 }
 
@@ -912,21 +913,30 @@ static Z3_ast region_below_rows(sx_engine *e, const sx_region *r, wh_error *err)
     if (!wh_image_bounds(e->img, r->param, 0, 0, &bd, err))
         return NULL;
     uint64_t ncols = e->img->bufs[r->param].count, nrows = wh_csr_nrows(e->img, rows);
-    Z3_ast d = z->tru;
+    /* each slot's column, and whether it lies outside the level */
+    Z3_ast *col = malloc((ncols ? ncols : 1) * sizeof *col), *outside = malloc((ncols ? ncols : 1) * sizeof *outside);
+    Z3_ast d = col && outside ? z->tru : NULL;
+    for (uint64_t el = 0; d && el < ncols; el++) {
+        col[el] = field_term64(e, r, el, 0);
+        outside[el] = sx_z_not(z, in_level(e, level, col[el]));
+    }
     for (uint64_t k = 0; d && k < nrows; k++) {
         Z3_ast row = sx_z_num(z, k, 64), start = int_term64(e, rows, k);
         Z3_ast end = lens >= 0 ? sx_zk(z, Z3_mk_bvadd(z->c, start, int_term64(e, lens, k))) : int_term64(e, rows, k + 1);
-        Z3_ast level_row = in_level(e, level, row);
+        Z3_ast other_level = sx_z_not(z, in_level(e, level, row));
         Z3_ast none_below = (int64_t)k <= bd.lo ? z->tru : z->fls;
         for (uint64_t el = 0; d && el < ncols; el++) {
-            Z3_ast at = sx_z_num(z, el, 64), c = field_term64(e, r, el, 0);
+            Z3_ast at = sx_z_num(z, el, 64);
             Z3_ast in_row = sx_z_and2(z, sx_zk(z, Z3_mk_bvsle(z->c, start, at)), sx_zk(z, Z3_mk_bvslt(z->c, at, end)));
-            Z3_ast fits = sx_z_and2(z, sx_zk(z, Z3_mk_bvslt(z->c, c, row)),
-                                    sx_z_or2(z, sx_z_not(z, level_row), sx_z_not(z, in_level(e, level, c))));
-            Z3_ast diagonal = sx_z_and2(z, none_below, sx_z_eq(z, c, row));
+            Z3_ast fits = sx_z_and2(z, sx_zk(z, Z3_mk_bvslt(z->c, col[el], row)), sx_z_or2(z, other_level, outside[el]));
+            Z3_ast diagonal = sx_z_and2(z, none_below, sx_z_eq(z, col[el], row));
             d = sx_z_and2(z, d, sx_z_or2(z, sx_z_not(z, in_row), sx_z_or2(z, fits, diagonal)));
         }
     }
+    if (!col || !outside)
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+    free(col);
+    free(outside);
     return d;
 }
 

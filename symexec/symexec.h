@@ -245,6 +245,9 @@ typedef struct {
  * atoms would carry one constraint per element.  The search brings every
  * input it builds to the structure either way. */
 #define SX_STRUCTURE_MAX 4096
+/* "below_row" is one constraint per column slot and row: assumed while
+ * there are no more pairs than this (sptrsv_level at X = 4: 128 x 8). */
+#define SX_BELOW_ROW_PAIRS 65536
 /* A hash table's (wh_hash_table) is assumed up to SX_TABLE_SLOTS slots:
  * each slot's key is a hash inverted, and a lookup at a symbolic slot
  * reads them all (measured: 8 slots of fmix32 keys with 2 probes, a 6 s

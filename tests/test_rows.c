@@ -7,6 +7,7 @@
  */
 #include "core/image.h"
 #include "gen/explore.h"
+#include "symexec/symexec.h"
 #include "tests/support.h"
 
 #include <criterion/criterion.h>
@@ -209,6 +210,36 @@ Test(rows, the_symbolic_stage_solves_columns_below_their_rows, .timeout = 120)
     gen_result_free(r);
     wh_spec_free(spec);
     ts_rmtree(cache);
+}
+
+/* A spec of `nrows` rows (lengths and their running sum) and `ncols`
+ * column slots below them: is "below_row" assumed by the symbolic stage? */
+static bool assumed_at(int nrows, int ncols)
+{
+    char params[1024];
+    snprintf(params, sizeof params,
+             "{\"name\":\"lens\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":%d,\"role\":\"input\",\"range\":[0,1]},"
+             "{\"name\":\"start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":%d,\"role\":\"input\","
+             "\"range\":[0,%d],\"prefix_sum_of\":\"lens\"},"
+             "{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":%d,\"role\":\"input\","
+             "\"range\":[0,%d],\"below_row\":{\"rows\":\"start\"}}", nrows, nrows, nrows, ncols, nrows - 1);
+    matrix m;
+    wh_error err;
+    cr_assert(open_matrix(&m, params, &err), "%s", err.msg);
+    bool assumed = sx_structure_assumed(m.img, 2);
+    ts_kernel_close(&m);
+    return assumed;
+}
+
+/* The stage writes one constraint per column slot and row: it assumes
+ * "below_row" up to SX_STRUCTURE_MAX slots and SX_BELOW_ROW_PAIRS pairs
+ * (then spec check and explore say it does not). */
+Test(rows, the_symbolic_stage_assumes_it_up_to_a_size)
+{
+    cr_expect(assumed_at(6, 12));
+    cr_expect(assumed_at(16, SX_BELOW_ROW_PAIRS / 16));
+    cr_expect_not(assumed_at(17, SX_BELOW_ROW_PAIRS / 16), "one row more: past the pairs");
+    cr_expect_not(assumed_at(2, SX_STRUCTURE_MAX + 1), "past the slots");
 }
 
 /* A level that is one run of consecutive rows (a search that sorts or
