@@ -27,6 +27,18 @@ static bool one_lane_per_warp(wh_image *img, pcg32 *rng, wh_error *err)
     return true;
 }
 
+/* Thread 0 alone scans everything (to the last entry, the only 1); every
+ * other thread stops at entry 0, so its warp is the only long one and
+ * touches the CDF's sectors first by itself. */
+static bool one_thread_scans(wh_image *img, pcg32 *rng, wh_error *err)
+{
+    (void)rng;
+    int64_t n = corpus_var(img, "NCDF");
+    return corpus_fill_float(img, "CDF", NULL, 0.0, err) &&
+           corpus_set_float(img, "CDF", NULL, (uint64_t)(n - 1), 1.0, err) &&
+           corpus_fill_float(img, "u", NULL, 0.0, err) && corpus_set_float(img, "u", NULL, 0, 1.0, err);
+}
+
 /* A real (sorted) CDF: (x / (N - 1))^4, the last entry 1; u = 1 finds only
  * the last entry. */
 static bool sorted_cdf_high_u(wh_image *img, pcg32 *rng, wh_error *err)
@@ -51,8 +63,8 @@ static bool all_one(wh_image *img, pcg32 *rng, wh_error *err)
 const corpus_kernel corpus_cdf_search = {
     .name = "cdf_search",
     .family = "searching",
-    .worst = { { "last-entry-hit", last_entry_hit },
-               { "one-lane-per-warp", one_lane_per_warp }, { "sorted-cdf-high-u", sorted_cdf_high_u } },
+    .worst = { { "last-entry-hit", last_entry_hit }, { "one-lane-per-warp", one_lane_per_warp },
+               { "sorted-cdf-high-u", sorted_cdf_high_u }, { "one-thread-scans", one_thread_scans } },
     .best = { "cdf-all-one", all_one },
     .quick = false,
 };

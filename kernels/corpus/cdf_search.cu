@@ -23,15 +23,22 @@
  * The index == -1 fix-up runs only for a draw beyond every entry, which a
  * real CDF (ending at 1) never leaves for a draw in [0, 1].
  *
- * Known worst (expert): every draw beyond every entry but the last, so
- * every lane scans all NCDF entries ("last-entry-hit": CDF 0 except
- * CDF[N-1] = 1, u = 1).  Candidates: "one-lane-per-warp" (only lane 0 of
- * each warp scans to the end, the others stop at once: the warp still
- * issues the full scan, with 1 active lane) and "sorted-cdf-high-u" (a
- * smooth CDF (x/N)^4 and u = 1: full scan to the last entry).  Measured on
- * the sim (bench_corpus --inputs-only, session 28): all three 122490
- * cycles (issue count is what counts, not active lanes), and the longest
- * of 5 random inputs 122456: random testing is within 1 % of the worst.
+ * Known worst (expert, until session 37): every draw beyond every entry
+ * but the last, so every lane scans all NCDF entries ("last-entry-hit":
+ * CDF 0 except CDF[N-1] = 1, u = 1).  Candidates: "one-lane-per-warp"
+ * (only lane 0 of each warp scans to the end, the others stop at once:
+ * the warp still issues the full scan, with 1 active lane) and
+ * "sorted-cdf-high-u" (a smooth CDF (x/N)^4 and u = 1: full scan to the
+ * last entry).  Measured on the sim (bench_corpus --inputs-only, session
+ * 28): all three 122490 cycles (issue count is what counts, not active
+ * lanes), and the longest of 5 random inputs 122456.  But the search found
+ * 1.10 of that (session 28 on): one warp scanning alone is slower than
+ * every warp scanning, since it touches each of the CDF's sectors first
+ * by itself (the sim starts a launch with cold caches; when all warps
+ * scan, most loads hit lines another warp brought).  So the reference
+ * since session 37 is "one-thread-scans" (u = 1 for thread 0 only, 0
+ * elsewhere, the last-entry CDF): 135274 cycles.  Whether a GPU agrees
+ * (a warm L2 holds the 2 KiB CDF) is for a GPU session.
  * The launch is latency bound (512 warps over 108 SMs, 4-5 per SM), so the
  * kernel time is that of its slowest warp, and of 16384 uniform draws
  * some lie beyond the largest of 511 uniform entries below the last
