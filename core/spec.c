@@ -87,7 +87,7 @@ static bool parse_type(spec_loader *ld, json_t *v, const char *jpath, bool allow
     for (int t = 0; s && t <= (allow_struct ? WH_STRUCT : WH_F64); t++)
         if (!strcmp(s, names[t])) { *out = (wh_type)t; return true; }
     return spec_bad(ld, jpath, "expected a type: i8 u8 i16 u16 i32 u32 i64 u64 f32 f64%s",
-               allow_struct ? " or struct (with \"fields\")" : "");
+                    allow_struct ? " or struct (with \"fields\")" : "");
 }
 
 /* grid or block: 1 to 3 positive integers or expressions of constants,
@@ -343,7 +343,7 @@ static bool number_for(spec_loader *ld, json_t *v, wh_type t, const char *jpath,
     *out = json_number_value(v);
     if (number_fits(t, *out)) return true;
     return spec_bad(ld, jpath, "%g does not fit %s%s", *out, wh_type_name(t),
-               wh_type_is_float(t) ? "" : " (an integer in the type's range)");
+                    wh_type_is_float(t) ? "" : " (an integer in the type's range)");
 }
 
 /* One end of a float range: a number, or an integer expression string
@@ -491,10 +491,10 @@ static bool field_structure(spec_loader *ld, json_t *fo, const char *fp, wh_fiel
     if (first->prefix_of) return spec_bad(ld, sub, "a running sum and what it sums take no other \"structure\"");
     if (wh_type_is_float(first->type) && (n > 1 || k != WH_STRUCTURE_SORTED))
         return spec_bad(ld, sub, "\"%s\" is for integer fields (a float field can only be \"sorted\", across elements)",
-                   name);
+                        name);
     if (!first->has_range && (k == WH_STRUCTURE_PERMUTATION || k == WH_STRUCTURE_OFFSETS))
         return spec_bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
-                   k == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
+                        k == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
     if (k != WH_STRUCTURE_SORTED && wh_field_varies_by_index(first))
         return spec_bad(ld, sub, "a field with a structure other than \"sorted\" needs a range that does not "
                 "depend on i");
@@ -534,7 +534,7 @@ static bool parse_fields(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
     }
     if (total > WH_MAX_FIELD_COUNT)
         return spec_bad(ld, jpath, "a struct of %ld fields (array elements counted); at most %d", total,
-                   WH_MAX_FIELD_COUNT);
+                        WH_MAX_FIELD_COUNT);
     p->fields = calloc((size_t)total, sizeof *p->fields);
     if (!p->fields) return spec_bad(ld, jpath, "out of memory");
     size_t off = 0, align = 1;
@@ -564,7 +564,7 @@ static bool parse_fields(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
     for (int f = 0; !scalar && f < p->nfields; f++)
         if (p->fields[f].prefix_of && p->fields[p->fields[f].prefix_of - 1].structure != WH_STRUCTURE_NONE)
             return spec_bad(ld, jpath, "field \"%s\" is summed by \"%s\": a running sum and what it sums take no other "
-                       "\"structure\"", p->fields[p->fields[f].prefix_of - 1].name, p->fields[f].name);
+                            "\"structure\"", p->fields[p->fields[f].prefix_of - 1].name, p->fields[f].name);
     return true;
 }
 
@@ -650,12 +650,12 @@ static bool parse_structure(spec_loader *ld, json_t *pobj, const char *jpath, wh
     if (p->role != WH_ROLE_INPUT) return spec_bad(ld, sub, "\"structure\" is only for input buffers");
     if (p->type == WH_STRUCT)
         return spec_bad(ld, sub, "a struct buffer's structure goes on one of its fields (a key field sorted across the "
-                   "elements, an array field within each)");
+                        "elements, an array field within each)");
     if (wh_type_is_float(p->type) && p->structure != WH_STRUCTURE_SORTED)
         return spec_bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
     if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))
         return spec_bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
-                   p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
+                        p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
     if (p->structure != WH_STRUCTURE_SORTED && wh_field_varies_by_index(f))
         return spec_bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not "
                 "depend on i");
@@ -676,7 +676,7 @@ static int tree_field(spec_loader *ld, json_t *v, const char *sub, const wh_para
     if (f == p->nfields) return spec_bad(ld, sub, "no field \"%s\" in this struct (%s)", name, what), -1;
     if (wh_type_is_float(p->fields[f].type) || p->fields[f].array_len > 1 || !p->fields[f].has_range)
         return spec_bad(ld, sub, "field \"%s\" (%s) needs to be an integer field with a \"range\", not an array", name,
-                   what), -1;
+                        what), -1;
     return f;
 }
 
@@ -764,7 +764,7 @@ static bool parse_hash_table(spec_loader *ld, json_t *pobj, const char *jpath, w
     const wh_field *kf = &p->fields[t->key];
     if (wh_field_varies_by_index(kf) || kf->structure != WH_STRUCTURE_NONE || kf->prefix_of)
         return spec_bad(ld, sub, "the key field \"%s\" takes a range that does not depend on i, and no other structure",
-                   kf->name);
+                        kf->name);
     json_t *e = json_object_get(v, "empty");
     snprintf(fp, sizeof fp, "%s.empty", sub);
     if (e && !json_is_integer(e)) return spec_bad(ld, fp, "expected an integer (the key of an empty slot)");
@@ -855,7 +855,7 @@ static bool parse_check(spec_loader *ld, json_t *pobj, const char *jpath, wh_par
     p->check = WH_CHECK_EXACT;
     if ((c || why) && (p->kind != WH_BUFFER || p->role != WH_ROLE_OUTPUT))
         return spec_bad(ld, c ? cp : wp, "\"%s\" is only for output buffers (how `measure --check` compares them)",
-                   c ? "check" : "check_why");
+                        c ? "check" : "check_why");
     if (c) {
         const char *s = json_string_value(c);
         int k = WH_CHECK_EXACT;
@@ -876,7 +876,7 @@ static bool parse_scalar(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
     for (int i = 0; forbidden[i]; i++)
         if (json_object_get(pobj, forbidden[i]))
             return spec_bad(ld, jpath, "\"%s\" is for buffers; a scalar takes \"value\" (or \"range\", to be searched)",
-                       forbidden[i]);
+                            forbidden[i]);
     json_t *v = json_object_get(pobj, "value"), *range = json_object_get(pobj, "range");
     if (p->type == WH_STRUCT) {  /* a struct passed by value: its fields carry the values */
         if (range) return spec_bad(ld, jpath, "a struct scalar cannot be searched (\"range\"); its fields take values");
@@ -975,7 +975,7 @@ static bool parse_params(spec_loader *ld, json_t *root)
                 char jpath[64];
                 snprintf(jpath, sizeof jpath, "$.%s[%d].name", list, k);
                 return spec_bad(ld, jpath, "duplicate name \"%s\" (parameters and globals share one name space)",
-                           s->params[i].name);
+                                s->params[i].name);
             }
     }
     for (int i = 0; i < s->nparams; i++) {
@@ -1026,7 +1026,7 @@ static bool parse_root(spec_loader *ld, json_t *root)
     for (int i = 0; i < s->nsym_threads && json_object_get(root, "symbolic"); i++)
         if ((uint64_t)s->sym_threads[i] > per_block)
             return spec_bad(ld, "$.symbolic.threads", "%d symbolic threads do not fit in a block of %llu threads (the "
-                       "symbolic stage runs the first X threads of block 0)", s->sym_threads[i],
+                            "symbolic stage runs the first X threads of block 0)", s->sym_threads[i],
                        (unsigned long long)per_block);
     json_t *sb = json_object_get(root, "shared_bytes");
     if (sb && !spec_get_expr(ld, sb, "$.shared_bytes", &s->shared_bytes)) return false;

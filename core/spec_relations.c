@@ -67,11 +67,11 @@ bool spec_buffer_nearest(spec_loader *ld, json_t *pobj, int p)
         return spec_bad(ld, sub, "\"%s\" is not another input buffer (the positions)", name);
     if (wh_param_structured(pos) || pos->nearest_of || pos->nfields > WH_NEAREST_MAX_DIMS)
         return spec_bad(ld, sub, "the positions \"%s\" take no structure of their own and at most %d fields", name,
-                   WH_NEAREST_MAX_DIMS);
+                        WH_NEAREST_MAX_DIMS);
     for (int f = 0; f < pos->nfields; f++)
         if (pos->fields[f].array_len > 1 || pos->fields[f].structure != WH_STRUCTURE_NONE)
             return spec_bad(ld, sub, "field \"%s\" of \"%s\" is not one coordinate (an array or a structured field)",
-                       pos->fields[f].name, name);
+                            pos->fields[f].name, name);
     list->nearest_of = q + 1;
     return true;
 }
@@ -89,7 +89,7 @@ static int earlier_int_buffer(spec_loader *ld, const char *name, int p, const ch
         return spec_bad(ld, sub, "\"%s\" (%s) is not an input buffer of one integer type", name, what), -1;
     if (q >= p)
         return spec_bad(ld, sub, "\"%s\" (%s) must come before \"%s\" in the parameters (its projection runs first)",
-                   name, what, s->params[p].name), -1;
+                        name, what, s->params[p].name), -1;
     return q;
 }
 
@@ -109,7 +109,7 @@ bool spec_buffer_below_row(spec_loader *ld, json_t *pobj, int p)
     if (cols->kind != WH_BUFFER || cols->role != WH_ROLE_INPUT || cols->type == WH_STRUCT ||
         wh_type_is_float(cols->type) || !cols->fields[0].has_range || wh_field_varies_by_index(&cols->fields[0]))
         return spec_bad(ld, sub, "column indices are an input buffer of one integer type with a range that does not "
-                   "depend on i");
+                        "depend on i");
     if (wh_param_structured(cols) || cols->nearest_of)
         return spec_bad(ld, sub, "column indices take no other structure");
     snprintf(fp, sizeof fp, "%s.rows", sub);
@@ -117,7 +117,7 @@ bool spec_buffer_below_row(spec_loader *ld, json_t *pobj, int p)
     if (rp < 0) return false;
     if (!s->params[rp].prefix_of && s->params[rp].structure != WH_STRUCTURE_OFFSETS)
         return spec_bad(ld, fp, "the row pointer \"%s\" is a running sum of row lengths (\"prefix_sum_of\") or CSR "
-                   "offsets (\"structure\": \"offsets\")", s->params[rp].name);
+                        "offsets (\"structure\": \"offsets\")", s->params[rp].name);
     cols->below_rows = rp + 1;
     json_t *level = json_object_get(v, "level");
     snprintf(fp, sizeof fp, "%s.level", sub);
@@ -151,12 +151,12 @@ bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p)
     json_t *v = json_object_get(pobj, "shortest_paths");
     if (!json_is_object(v))
         return spec_bad(ld, sub, "expected { \"rows\": row pointer, \"edges\": targets, \"weights\" and "
-                   "\"frontier\" (optional) }");
+                        "\"frontier\" (optional) }");
     if (!spec_check_keys(ld, v, sub, keys)) return false;
     if (dist->kind != WH_BUFFER || dist->role != WH_ROLE_INPUT || dist->type == WH_STRUCT ||
         wh_type_is_float(dist->type) || !dist->fields[0].has_range)
         return spec_bad(ld, sub, "distances are an input buffer of one integer type with a range (its low end the "
-                   "source's distance, its high end an unreached node's)");
+                        "source's distance, its high end an unreached node's)");
     if (!spec_plain_int_range(ld, &dist->fields[0], sub, "a distance")) return false;
     if (wh_param_structured(dist) || dist->nearest_of || dist->below_rows || dist->prefix_of)
         return spec_bad(ld, sub, "distances take no other structure");
@@ -171,7 +171,7 @@ bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p)
     const wh_param *rows = &s->params[parts[0] - 1];
     if (!rows->prefix_of && rows->structure != WH_STRUCTURE_OFFSETS)
         return spec_bad(ld, sub, "the row pointer \"%s\" is a running sum of degrees (\"prefix_sum_of\") or CSR "
-                   "offsets (\"structure\": \"offsets\")", rows->name);
+                        "offsets (\"structure\": \"offsets\")", rows->name);
     if (parts[2] && !spec_plain_int_range(ld, &s->params[parts[2] - 1].fields[0], sub, "a weight"))
         return false;
     if (parts[3]) {   /* the projection writes the frontier: nothing else may constrain it */

@@ -168,10 +168,10 @@ static bool parse_levels(spec_loader *ld, json_t *o, const char *sub, wh_texture
         return !t->mip_linear || spec_bad(ld, sub, "\"mipmap_filter\" is for a mipmapped texture (\"levels\" above 1)");
     if (t->linear_memory || t->layers || t->cube || t->gather)
         return spec_bad(ld, lp, "a mipmapped texture is a CUDA array of one layer, neither layered, a cubemap nor made "
-                   "for tld4 (\"memory\": \"array\")");
+                        "for tld4 (\"memory\": \"array\")");
     if (!t->normalized_coords)
         return spec_bad(ld, lp, "a mipmapped texture is read at normalized coordinates (\"normalized_coords\": true): "
-                   "one coordinate then names one place at every level");
+                        "one coordinate then names one place at every level");
     return true;
 }
 
@@ -230,7 +230,7 @@ bool spec_parse_texture(spec_loader *ld, json_t *pobj, const char *jpath, wh_par
     if (!parse_levels(ld, o, sub, t)) return false;
     if (t->linear_memory && (t->filter_linear || t->normalized_coords || json_object_get(o, "address")))
         return spec_bad(ld, sub, "a texture over linear memory has no filtering, normalized coordinates or address "
-                   "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");
+                        "modes (out-of-range fetches read 0): say \"memory\": \"array\" for those");
     if (t->linear_memory)
         t->address[0] = WH_TEX_BORDER;
     json_t *addr = json_object_get(o, "address");
@@ -293,16 +293,16 @@ bool spec_parse_tensor_map(spec_loader *ld, json_t *pobj, const char *jpath, wh_
         return spec_bad(ld, sub, "\"oob_fill\": \"nan\" is for float tensors");
     if ((size_t)t->box[0] * es % 16)
         return spec_bad(ld, dp, "a box's first dimension is a multiple of 16 bytes (%d elements of %zu bytes are %zu)",
-                   t->box[0], es, (size_t)t->box[0] * es);
+                        t->box[0], es, (size_t)t->box[0] * es);
     uint64_t box_bytes = es;
     for (int d = 0; d < t->rank; d++) box_bytes *= (uint64_t)t->box[d];
     if (box_bytes > WH_TMAP_MAX_BOX_BYTES)
         return spec_bad(ld, dp, "a box of %llu bytes cannot fit a block's shared memory (%u bytes at most, a Hopper "
-                   "block's)", (unsigned long long)box_bytes, WH_TMAP_MAX_BOX_BYTES);
+                        "block's)", (unsigned long long)box_bytes, WH_TMAP_MAX_BOX_BYTES);
     size_t span = t->swizzle ? (size_t)16 << t->swizzle : 0;
     if (span && (size_t)t->box[0] * es > span)
         return spec_bad(ld, dp, "with the %s swizzle a box's first dimension is at most %zu bytes, not %zu",
-                   wh_swizzle_name(t->swizzle), span, (size_t)t->box[0] * es);
+                        wh_swizzle_name(t->swizzle), span, (size_t)t->box[0] * es);
     if (json_object_get(pobj, "count"))
         return spec_bad(ld, jpath, "a tensor's element count is the product of its \"dims\" (no \"count\")");
     char text[2000];

@@ -142,8 +142,8 @@ double gen_result_coverage(const gen_result *r);
  * file where the file system allows, else a copy. */
 bool gen_result_write_paths(const gen_result *r, const char *path, wh_error *err);
 /* paths.json with every atom's input values (from the pool) beside its id
- * and validity, as `explore` writes it: a file of its own, at JSON's
- * 18 bytes or so a value (binary_search: 450 MB). */
+ * and validity, as `explore` writes it: a file of its own, a value a
+ * line (binary_search's: 450 MB). */
 bool gen_result_write_paths_with_values(const gen_result *r, const char *path, wh_error *err);
 
 /* Families (family.c): for the `families` (default GEN_FAMILY_PATHS)

@@ -447,11 +447,9 @@ static int atoms_with_values(const char *path, json_t **first)
 Test(explore, the_cache_keeps_atom_values_in_atoms_bin_only)
 {
     fixture f;
-    open_fixture(&f, "kernels/artificial.json");
+    gen_result *a = explore_default(&f, "kernels/artificial.json");
     gen_explore_options o = quiet(&f);
     wh_error err;
-    gen_result *a = gen_explore(f.spec, f.mod, &o, &err);
-    cr_assert(a, "%s", err.msg);
     char out[128];
     snprintf(out, sizeof out, "%s/explore.json", f.cache);
     cr_expect_eq(atoms_with_values(a->paths_json, NULL), 0);
