@@ -3,7 +3,9 @@
  *
  *   bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N]
  *                  [--reps R] [--inputs N] [--cold-l2] [--kernels A,B]
- *                  [--found PATTERN] -o TIMES.csv
+ *                  [--skip A,B] [--found PATTERN] [--grid-scale K]
+ *                  [--set NAME=EXPR]...
+ *                  -o TIMES.csv
  *   bench_fidelity --compare REF.csv OTHER.csv [--ceiling REF2.csv] [--md FILE]
  *                  [--json FILE]
  *
@@ -19,6 +21,16 @@
  * (kernel, input): a GPU session writes its CSV in minutes and the sim's
  * are made anywhere.  Each time is the median of R repetitions (default 5;
  * 1 on the sim, which is exact); rows: kernel,input,status,time,unit.
+ * --grid-scale K runs every kernel at K times its spec's grid constant G
+ * (every bundled and corpus spec has one, a literal), and --set NAME=EXPR
+ * gives constant NAME that expression in every spec that has one, after
+ * the scaling ("slots=threads*2" keeps the hash tables half full): at
+ * the default sizes most kernels take a few microseconds on a GPU, where
+ * its run-to-run noise ranks their random inputs.  A search's best inputs
+ * have the default size, so --found is refused with --grid-scale; --skip
+ * leaves kernels out (gt_hash, whose kernel has its 4096 slots compiled
+ * in: past 4096 threads its table is full and every later key probes it
+ * all).
  *
  * --compare joins two CSVs (the first the reference: the GPU) and prints,
  * per kernel, over the inputs both ran: Spearman's rho and Kendall's tau
@@ -35,6 +47,7 @@
  * slower, in both its runs with --ceiling) and how many of them the other
  * orders the same way: what a search driven by the other would get right.
  */
+#include "core/expr.h"
 #include "core/image.h"
 #include "core/pcg32.h"
 #include "core/spec.h"
@@ -51,6 +64,7 @@
 #include <string.h>
 
 #define MAX_ROWS 100000
+#define MAX_SETS 8
 
 typedef struct {
     char kernel[64], input[64], status[16];
@@ -62,19 +76,27 @@ typedef struct {
     harness_options hopt;
     int reps, inputs;
     const char *kernels;    /* comma-separated names, or NULL for all */
+    const char *skip;       /* comma-separated names left out, or NULL */
     const char *found;      /* PATTERN of --found, or NULL */
+    int grid_scale;         /* G times this (1: the spec's size) */
+    const char *sets[MAX_SETS]; /* --set assignments, in order */
+    int nsets;
     FILE *out;
 } measure_opts;
 
-static bool wanted(const measure_opts *m, const char *name)
+/* Whether comma-separated `list` names `name`. */
+static bool listed(const char *list, const char *name)
 {
-    if (!m->kernels)
-        return true;
     size_t n = strlen(name);
-    for (const char *p = m->kernels; (p = strstr(p, name)); p += n)
-        if ((p == m->kernels || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+    for (const char *p = list; (p = strstr(p, name)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
             return true;
     return false;
+}
+
+static bool wanted(const measure_opts *m, const char *name)
+{
+    return (!m->kernels || listed(m->kernels, name)) && !(m->skip && listed(m->skip, name));
 }
 
 /* One input of spec on h: a CSV row. */
@@ -165,6 +187,39 @@ static int found_inputs(const measure_opts *m, harness *h, const wh_spec *spec, 
     return done;
 }
 
+static int const_index(const wh_spec *spec, const char *name, size_t len)
+{
+    for (int i = 0; i < spec->nconsts; i++)
+        if (strlen(spec->const_names[i]) == len && !strncmp(spec->const_names[i], name, len))
+            return i;
+    return -1;
+}
+
+/* --grid-scale and --set on one spec. */
+static bool resize(const measure_opts *m, wh_spec *spec, wh_error *err)
+{
+    if (m->grid_scale > 1) {
+        int g = const_index(spec, "G", 1);
+        char *end = NULL;
+        long long v = g >= 0 ? strtoll(wh_expr_text(spec->const_exprs[g]), &end, 10) : 0;
+        if (g < 0 || !end || *end || v <= 0) {
+            wh_error_set(err, WH_ERR_USER, spec->path, 0, 0,
+                         "--grid-scale needs a constant G written as a whole number");
+            return false;
+        }
+        char text[32];
+        snprintf(text, sizeof text, "%lld", v * m->grid_scale);
+        if (!wh_spec_set_const(spec, "G", text, err))
+            return false;
+    }
+    for (int i = 0; i < m->nsets; i++) {
+        const char *eq = strchr(m->sets[i], '=');
+        if (const_index(spec, m->sets[i], (size_t)(eq - m->sets[i])) >= 0 && !wh_spec_assign(spec, m->sets[i], err))
+            return false;
+    }
+    return true;
+}
+
 static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_error *err)
 {
     wh_spec *spec = wh_spec_load(spec_path, err);
@@ -174,7 +229,7 @@ static bool measure_kernel(const measure_opts *m, const char *spec_path, wh_erro
         wh_spec_free(spec);
         return true;
     }
-    harness *h = harness_open(spec, m->backend, &m->hopt, err);
+    harness *h = resize(m, spec, err) ? harness_open(spec, m->backend, &m->hopt, err) : NULL;
     bool ok = h != NULL;
     wh_launch L = wh_spec_launch_full(spec);
     for (int s = 1; ok && s <= m->inputs; s++) {
@@ -461,14 +516,15 @@ static int run_compare(const char *ref, const char *other, const char *ref2, con
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_fidelity --measure [--backend sim|cuda] [--profile P] [--device N] [--reps R]\n"
-                    "                      [--inputs N] [--cold-l2] [--kernels A,B] [--found PATTERN] -o TIMES.csv\n"
+                    "                      [--inputs N] [--cold-l2] [--kernels A,B] [--skip A,B]\n"
+                    "                      [--found PATTERN] [--grid-scale K] [--set NAME=EXPR]... -o TIMES.csv\n"
                     "       bench_fidelity --compare REF.csv OTHER.csv [--ceiling REF2.csv] [--md FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
 {
     enum { O_MEASURE = 256, O_COMPARE, O_BACKEND, O_PROFILE, O_DEVICE, O_REPS, O_INPUTS, O_COLD, O_KERNELS, O_MD,
-           O_JSON, O_FOUND, O_CEILING };
+           O_JSON, O_FOUND, O_CEILING, O_GRID_SCALE, O_SET, O_SKIP };
     static const struct option longopts[] = {
         { "measure", no_argument, NULL, O_MEASURE }, { "compare", no_argument, NULL, O_COMPARE },
         { "backend", required_argument, NULL, O_BACKEND }, { "profile", required_argument, NULL, O_PROFILE },
@@ -477,9 +533,11 @@ int main(int argc, char **argv)
         { "kernels", required_argument, NULL, O_KERNELS }, { "md", required_argument, NULL, O_MD },
         { "json", required_argument, NULL, O_JSON }, { "found", required_argument, NULL, O_FOUND },
         { "ceiling", required_argument, NULL, O_CEILING },
+        { "grid-scale", required_argument, NULL, O_GRID_SCALE }, { "set", required_argument, NULL, O_SET },
+        { "skip", required_argument, NULL, O_SKIP },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30 };
+    measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30, .grid_scale = 1 };
     harness_options_init(&m.hopt);
     m.hopt.quiet = true;
     int mode = 0;
@@ -501,16 +559,35 @@ int main(int argc, char **argv)
         case O_INPUTS: m.inputs = atoi(optarg) >= 0 ? atoi(optarg) : 0; break;
         case O_COLD: m.hopt.cold_l2 = true; break;
         case O_KERNELS: m.kernels = optarg; break;
+        case O_SKIP: m.skip = optarg; break;
         case O_FOUND: m.found = optarg; break;
         case O_MD: md = optarg; break;
         case O_JSON: json_path = optarg; break;
         case O_CEILING: ceiling = optarg; break;
+        case O_GRID_SCALE:
+            m.grid_scale = atoi(optarg);
+            if (m.grid_scale < 1) {
+                fprintf(stderr, "bench_fidelity: --grid-scale '%s' is not a whole number >= 1\n", optarg);
+                return 1;
+            }
+            break;
+        case O_SET:
+            if (m.nsets == MAX_SETS || !strchr(optarg, '=') || *optarg == '=') {
+                fprintf(stderr, "bench_fidelity: --set '%s': NAME=EXPR, at most %d of them\n", optarg, MAX_SETS);
+                return 1;
+            }
+            m.sets[m.nsets++] = optarg;
+            break;
         case 'o': out = optarg; break;
         default: usage(); return c == 'h' ? 0 : 1;
         }
     }
     if (m.backend == HARNESS_SIM)
         m.reps = 1;
+    if (m.found && m.grid_scale > 1) {
+        fprintf(stderr, "bench_fidelity: --found's inputs have the spec's size: not with --grid-scale\n");
+        return 1;
+    }
     if (mode == O_MEASURE && out && optind == argc)
         return run_measure(&m, out);
     if (mode == O_COMPARE && optind == argc - 2)

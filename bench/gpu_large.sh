@@ -4,11 +4,13 @@
 #
 #   bench/gpu_large.sh [--device N] [--kernels A,B] [--target-us T]
 #                      [--factor F] [--max-steps N] [--reps R]
-#                      [--timeout S] [-o FILE.md]
+#                      [--start-scale K] [--timeout S] [-o FILE.md]
 #
 # For every bundled and corpus spec (or the --kernels named), on one random
 # input (measure --random 1): starts at the spec's "large" size when it has
-# one (`--size large`), else at its default grid constant G, and multiplies
+# one (`--size large`), else at its default grid constant G (times K with
+# --start-scale K: at the default sizes most kernels take 3-40 us, and a
+# kernel's time grows about linearly in G past the launch's), and multiplies
 # G by F (default 4) until the mean time reaches T microseconds (default
 # 1000), the input image would pass the 4 GiB limit, a measurement fails
 # (a timeout, a fault), or N steps (default 12) were taken.  Each
@@ -31,6 +33,7 @@ KERNELS=
 TARGET_US=1000
 FACTOR=4
 MAX_STEPS=12
+START_SCALE=1
 REPS=3
 TIMEOUT=60
 OUT_MD=
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
         --factor) FACTOR=$2; shift 2 ;;
         --max-steps) MAX_STEPS=$2; shift 2 ;;
         --reps) REPS=$2; shift 2 ;;
+        --start-scale) START_SCALE=$2; shift 2 ;;
         --timeout) TIMEOUT=$2; shift 2 ;;
         -o) OUT_MD=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
@@ -53,10 +57,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 for v in "--device:$DEVICE" "--target-us:$TARGET_US" "--factor:$FACTOR" "--max-steps:$MAX_STEPS" \
-         "--reps:$REPS" "--timeout:$TIMEOUT"; do
+         "--reps:$REPS" "--timeout:$TIMEOUT" "--start-scale:$START_SCALE"; do
     number "${v%%:*}" "${v#*:}"
 done
 [ "$FACTOR" -ge 2 ] || die "--factor must be at least 2"
+[ "$START_SCALE" -ge 1 ] || die "--start-scale must be at least 1"
 [ -x "$BUILD/warphunt" ] || die "$BUILD/warphunt is missing (make, or BUILD=...)"
 
 # A number or string from warphunt's flat --json output: json_field FILE KEY
@@ -87,11 +92,11 @@ for spec in "${specs[@]}"; do
         rows+=("| $name | - | - | - | no grid constant G |")
         continue
     fi
-    size=() g=$default_g
+    size=() g=$((default_g * START_SCALE))
     if grep -q '"sizes".*"large"' "$spec"; then
         size=(--size large)
         g=$(sed -n 's/.*"large": *\[[^]]*"G=\([0-9][0-9]*\)".*/\1/p' "$spec" | head -1)
-        [ -n "$g" ] || g=$default_g
+        [ -n "$g" ] || g=$((default_g * START_SCALE))
     fi
     steps=0 outcome= mean=- ok_g=- ok_mean=-
     while :; do
@@ -135,7 +140,8 @@ fi
 {
     echo "# Launch sizes of a millisecond (bench/gpu_large.sh)"
     echo
-    echo "Device: ${device_name:-unknown} (device $DEVICE); target $TARGET_US us; G times $FACTOR per step," \
+    echo "Device: ${device_name:-unknown} (device $DEVICE); target $TARGET_US us; from $START_SCALE times the default G;" \
+         "G times $FACTOR per step," \
          "at most $MAX_STEPS steps; warphunt measure --random 1 --reps $REPS; $(date -u '+%Y-%m-%d %H:%M UTC')."
     echo
     echo "| kernel | default G | G | mean (us) | outcome |"

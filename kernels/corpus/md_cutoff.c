@@ -56,13 +56,17 @@ static bool cluster_random(wh_image *img, pcg32 *rng, wh_error *err)
     return true;
 }
 
-/* The sparsest lattice the box holds, 26 x 26 x 25 sites 2.56 apart,
- * atoms in site order: the fewest neighbours within the cut-off (the 6
- * at 2.56 and 12 at 3.62 of an atom's 32 nearest) and coalesced gathers. */
+/* The sparsest lattice the box [0, 64]^3 holds, side^3 >= n sites (26 x
+ * 26 x 25 sites 2.56 apart at the default 16384 atoms), atoms in site
+ * order: the fewest neighbours within the cut-off (there, the 6 at 2.56
+ * and 12 at 3.62 of an atom's 32 nearest) and coalesced gathers. */
 static bool spread_coalesced(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
-    return lattice(img, 26, 64.0 / 25, 1, err);
+    int64_t n = corpus_var(img, "threads"), side = 2;
+    while (side * side * side < n)
+        side++;
+    return lattice(img, side, 64.0 / (double)(side - 1), 1, err);
 }
 
 const corpus_kernel corpus_md_cutoff = {

@@ -21,6 +21,15 @@
  * can still beat. */
 typedef int64_t (*target_fn)(int64_t u, int64_t k, int64_t n, int64_t d);
 
+/* The weight step of the shapes below: N, so that slot k's term outweighs
+ * the node's, but within the spec's WMAX (16 N up to 2^20 nodes, 2^24
+ * past that: dist + weight must fit an i32) at every launch size. */
+static int64_t weight_step(const wh_image *img)
+{
+    int64_t n = corpus_var(img, "N"), d = corpus_var(img, "D"), wmax = corpus_var(img, "WMAX");
+    return d > 1 && n * (d - 1) > wmax ? wmax / (d - 1) : n;
+}
+
 typedef struct {
     int64_t first, source;  /* the reached nodes: first .. source */
     int64_t step;           /* dist[u] = (source - u) * step */
@@ -62,7 +71,7 @@ static bool one_target(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, &(chain_shape){ .first = 1, .source = n - 1, .step = 1, .wscale = n }, into_first, err);
+    return chain_state(img, &(chain_shape){ .first = 1, .source = n - 1, .step = 1, .wscale = weight_step(img) }, into_first, err);
 }
 
 /* The same, the distances falling with the node first (dist[u] = (S - u)
@@ -86,7 +95,7 @@ static bool lane_targets(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, &(chain_shape){ .source = n - 33, .step = 1, .wscale = n }, into_lane, err);
+    return chain_state(img, &(chain_shape){ .source = n - 33, .step = 1, .wscale = weight_step(img) }, into_lane, err);
 }
 
 /* Targets in the upper half (unreached, outside the frontier: its threads
@@ -103,7 +112,7 @@ static bool scattered_half(wh_image *img, pcg32 *rng, wh_error *err)
 {
     (void)rng;
     int64_t n = corpus_var(img, "N");
-    return chain_state(img, &(chain_shape){ .source = n / 2 - 1, .step = 1, .wscale = n }, into_half, err);
+    return chain_state(img, &(chain_shape){ .source = n / 2 - 1, .step = 1, .wscale = weight_step(img) }, into_half, err);
 }
 
 static bool empty_frontier(wh_image *img, pcg32 *rng, wh_error *err)
