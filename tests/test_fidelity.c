@@ -140,3 +140,49 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     cr_expect_eq(run("--frobnicate"), 1);
     ts_rmtree(dir);
 }
+
+/* The time column of KERNEL,INPUT in a CSV; -1 when absent. */
+static double csv_time(const char *path, const char *kernel, const char *input)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    char line[512], key[200];
+    snprintf(key, sizeof key, "%s,%s,ok,", kernel, input);
+    double t = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, strlen(key)))
+            t = atof(line + strlen(key));
+    fclose(f);
+    return t;
+}
+
+/* --grid-scale K runs every kernel at K times its G, hand-built inputs
+ * included (sssp_relax's weights and md_cutoff's sparse lattice stay in
+ * their domains at any size), --skip leaves kernels out, and a search's
+ * inputs, made at the spec's size, are refused with it. */
+Test(fidelity, grid_scale_runs_every_input_at_a_larger_launch, .timeout = 300)
+{
+    char dir[] = "/tmp/wh_fidelity_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char args[1400], one[300], four[300];
+    snprintf(one, sizeof one, "%s/x1.csv", dir);
+    snprintf(four, sizeof four, "%s/x4.csv", dir);
+    snprintf(args, sizeof args, "--measure --inputs 1 --kernels gt_loop,sssp_relax,md_cutoff -o %s", one);
+    cr_assert_eq(run(args), 0, "bench_fidelity %s", args);
+    snprintf(args, sizeof args, "--measure --inputs 1 --kernels gt_loop,sssp_relax,md_cutoff,fig1a --skip fig1a "
+             "--grid-scale 4 --set 'slots=threads*2' -o %s", four);
+    cr_assert_eq(run(args), 0, "bench_fidelity %s", args);
+    cr_expect_eq(count_lines_with(four, "fig1a,"), 0, "--skip leaves fig1a out");
+    cr_expect_eq(count_lines_with(four, ",ok,"), count_lines_with(one, ",ok,"), "the same inputs, all run");
+    cr_expect_eq(count_lines_with(four, "sssp_relax,"), 6, "its random input and its 5 hand-built ones");
+    cr_expect_eq(count_lines_with(four, "md_cutoff,spread-coalesced,ok"), 1);
+    double t1 = csv_time(one, "gt_loop", "random-1"), t4 = csv_time(four, "gt_loop", "random-1");
+    cr_expect(t1 > 0 && t4 > 1.5 * t1, "4 times the blocks take longer: %g then %g cycles", t1, t4);
+
+    snprintf(args, sizeof args, "--measure --inputs 1 --kernels gt_loop --grid-scale 2 --found 'results/{}/reference' "
+             "-o %s", four);
+    cr_expect_eq(run(args), 1, "--found's inputs have the spec's size");
+    cr_expect_eq(run("--measure --grid-scale 0 -o /dev/null"), 1);
+    cr_expect_eq(run("--measure --set nothing -o /dev/null"), 1);
+    ts_rmtree(dir);
+}

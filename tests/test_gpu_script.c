@@ -198,25 +198,62 @@ Test(gpu_script, large_sizes_search_grows_g_to_a_target, .timeout = 300)
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(md, sizeof md, "%s/large.md", dir);
 
-    snprintf(args, sizeof args, "--kernels gt_atomic,bfs1 --target-us 10 -o '%s'", md);
+    snprintf(args, sizeof args, "--kernels gt_atomic,gt_hash --target-us 10 -o '%s'", md);
     cr_assert_eq(gpu_large(build, lib, args, log), 0, "%s", slurp(log));
     char *s = slurp(md);
     cr_expect(strstr(s, "| gt_atomic | 128 | 423000 (from --size large) | 19.9"), "%s", s);
-    cr_expect(strstr(s, "| bfs1 | 4 | 4 | 19.9") && strstr(s, "| reached |"), "%s", s);
+    cr_expect(strstr(s, "| gt_hash | 8 | 8 | 19.9") && strstr(s, "| reached |"), "%s", s);
 
-    snprintf(args, sizeof args, "--kernels bfs1 --max-steps 2 -o '%s'", md);
+    snprintf(args, sizeof args, "--kernels gt_hash --max-steps 2 -o '%s'", md);
     cr_assert_eq(gpu_large(build, lib, args, log), 0, "%s", slurp(log));
-    cr_expect(strstr(slurp(md), "| bfs1 | 4 | 64 | 19.9") && strstr(slurp(md), "below the target after 2 steps"),
-              "G 4 -> 16 -> 64:\n%s", slurp(md));
+    cr_expect(strstr(slurp(md), "| gt_hash | 8 | 128 | 19.9") && strstr(slurp(md), "below the target after 2 steps"),
+              "G 8 -> 32 -> 128:\n%s", slurp(md));
+    snprintf(args, sizeof args, "--kernels gt_hash --start-scale 3 --max-steps 1 -o '%s'", md);
+    cr_assert_eq(gpu_large(build, lib, args, log), 0, "%s", slurp(log));
+    cr_expect(strstr(slurp(md), "| gt_hash | 8 | 96 | 19.9") && strstr(slurp(md), "from 3 times the default G"),
+              "G 24 -> 96:\n%s", slurp(md));
 
     snprintf(args, sizeof args, "--kernels gt_atomic --factor 1000 --max-steps 30 -o '%s'", md);
     cr_assert_eq(gpu_large(build, lib, args, log), 0, "the image limit is no failure:\n%s", slurp(log));
     cr_expect(strstr(slurp(md), "| 423000 (from --size large) | 19.9") &&
               strstr(slurp(md), "image limit at G=423000000"), "%s", slurp(md));
 
-    cr_expect_eq(gpu_large(build, lib, "--kernels bfs1 --max-steps 0", log), 2, "%s", slurp(log));
+    cr_expect_eq(gpu_large(build, lib, "--kernels gt_hash --max-steps 0", log), 2, "%s", slurp(log));
     cr_expect(strstr(slurp(log), "is not a GPU"), "%s", slurp(log));
     cr_expect_eq(gpu_large(build, lib, "--factor 1", log), 2, "%s", slurp(log));
     cr_expect(strstr(slurp(log), "--factor must be at least 2"), "%s", slurp(log));
+    cr_expect_eq(gpu_large(build, lib, "--start-scale 0", log), 2, "%s", slurp(log));
+    cr_expect(strstr(slurp(log), "--start-scale must be at least 1"), "%s", slurp(log));
+    ts_rmtree(dir);
+}
+
+/* bench/gpu_fidelity_scaled.sh on the fake driver: a CSV per scale and
+ * run (the second named _b, the flushed L2 _cold), each with the kernel's
+ * inputs at that scale, and a log line per run. */
+Test(gpu_script, fidelity_at_larger_sizes_writes_a_csv_per_scale_and_run, .timeout = 300)
+{
+    char build[PATH_MAX], lib[PATH_MAX + 32];
+    fake_driver(build, sizeof build, lib, sizeof lib);
+    char dir[] = "/tmp/wh_fidscaled_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char cmd[4 * PATH_MAX], log[64], csv[96];
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(cmd, sizeof cmd, "env WH_FAKECUDA_ANY_KERNEL=1 BUILD='%s' WARPHUNT_LIBCUDA='%s' "
+             "bash bench/gpu_fidelity_scaled.sh -o '%s' --scales 2,4 --kernels gt_loop,gt_bank --skip gt_bank "
+             "--cold >'%s' 2>&1", build, lib, dir, log);
+    int rc = system(cmd);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s", slurp(log));
+    static const char *const names[] = { "x2", "x2_b", "x2_cold", "x4", "x4_b", "x4_cold" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(csv, sizeof csv, "%s/fidelity_gpu_%s.csv", dir, names[i]);
+        const char *s = slurp(csv);
+        cr_expect(strstr(s, "gt_loop,random-30,ok,") && strstr(s, "gt_loop,known-best,ok,"), "%s:\n%s", csv, s);
+        cr_expect(!strstr(s, "gt_bank"), "--skip gt_bank:\n%s", s);
+    }
+    cr_expect(strstr(slurp(log), "x4 run cold: exit 0, 32 inputs"), "%s", slurp(log));
+    snprintf(cmd, sizeof cmd, "bash bench/gpu_fidelity_scaled.sh -o '%s' --scales 2x >'%s' 2>&1", dir, log);
+    rc = system(cmd);
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && strstr(slurp(log), "'2x' is not a whole number"), "%s",
+              slurp(log));
     ts_rmtree(dir);
 }
