@@ -183,12 +183,17 @@ Test(sim_timing, more_iterations_cost_more)
 
 /* gt_atomic: 0 distinct keys key = tid % 1024, 1 every key 77 */
 /* 0: consecutive keys (a warp's 32 counters in 4 sectors), 1: all equal,
- * 2: a warp's 32 keys 8 counters apart (32 sectors) */
+ * 2: a warp's 32 keys 8 counters apart (32 sectors), 3: every lane of
+ * warp w on counter w % 32 (one line), 4: on counter 32 (w % 32) (a line
+ * each) */
 static void fill_atomic_keys(simcase *c, uint64_t mode)
 {
     int *key = sc_buf(c, "key");
-    for (uint64_t t = 0; t < sc_threads(c); t++)
-        key[t] = mode == 0 ? (int)(t % 1024) : mode == 1 ? 77 : (int)(t * 8 % 1024 + t / 128 % 8);
+    for (uint64_t t = 0; t < sc_threads(c); t++) {
+        uint64_t w = t / 32 % 32;
+        key[t] = mode == 0 ? (int)(t % 1024) : mode == 1 ? 77 : mode == 2 ? (int)(t * 8 % 1024 + t / 128 % 8)
+                 : (int)(mode == 3 ? w : 32 * w);
+    }
 }
 
 /* The L2 applies a request's atomics on one sector together: 32 distinct
@@ -199,6 +204,47 @@ Test(sim_timing, gt_atomic_scattered_sectors_cost_more_than_packed_ones)
     uint64_t scattered = cycles_of(SIM_KERNEL("gt_atomic"), fill_atomic_keys, 2);
     cr_assert_gt(scattered, packed, "32 sectors %llu vs 4 %llu", (unsigned long long)scattered,
                  (unsigned long long)packed);
+}
+
+/* Cycles of gt_atomic with the sim profile at `profile` (NULL: built-in)
+ * after `fill` set its keys. */
+static uint64_t atomic_cycles_with(const char *profile, uint64_t mode)
+{
+    simcase c;
+    sc_load(&c, SIM_KERNEL("gt_atomic"), true);
+    sc_fill(&c, 1, 1);
+    harness_options o = sc_options(false);
+    o.profile_path = profile;
+    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    fill_atomic_keys(&c, mode);
+    sc_run(&c);
+    uint64_t cy = c.res.cycles;
+    sc_close(&c);
+    return cy;
+}
+
+/* memory.atomic_unit_bytes: atomics queue per unit of that many bytes, a
+ * request's words in one unit applied together.  Every warp's 32 lanes on
+ * counter w % 32 (32 words of one 128-byte line): per word (the built-in
+ * 4) the 32 queues run side by side, far faster than every key on one
+ * word; per 128-byte unit they share one queue and take about as long. */
+Test(sim_timing, atomics_on_one_unit_share_its_queue)
+{
+    char dir[] = "/tmp/wh_sim_unitXXXXXX";
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "p.json", "{ \"memory\": { \"atomic_unit_bytes\": 128 } }");
+    char path[300];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    uint64_t word_line = atomic_cycles_with(NULL, 3), word_one = atomic_cycles_with(NULL, 1);
+    uint64_t unit_line = atomic_cycles_with(path, 3), unit_one = atomic_cycles_with(path, 1);
+    uint64_t unit_spread = atomic_cycles_with(path, 4);
+    cr_expect_lt(4 * word_line, word_one, "per word: 32 words of a line %llu, one word %llu",
+                 (unsigned long long)word_line, (unsigned long long)word_one);
+    cr_expect_gt(2 * unit_line, unit_one, "per line: 32 words of a line %llu, one word %llu",
+                 (unsigned long long)unit_line, (unsigned long long)unit_one);
+    cr_expect_lt(4 * unit_spread, unit_one, "per line, each warp's word in a line of its own: %llu",
+                 (unsigned long long)unit_spread);
+    ts_rmtree(dir);
 }
 
 Test(sim_timing, gt_atomic_same_key_serialises)

@@ -52,6 +52,7 @@ void sim_profile_default(sim_profile *p)
     p->shared_cycles_per_wavefront = 1;
     p->const_cycles_per_address = 1;
     p->atomic_cycles_per_op = 1;
+    p->atomic_unit_bytes = 4;
     p->shared_atomic_cycles_per_op = 2;
     p->divergence_cycles = 2;
     p->block_launch_cycles = 150;
@@ -98,6 +99,7 @@ static const field memory_fields[] = {
     F("shared_cycles_per_wavefront", K_DOUBLE, shared_cycles_per_wavefront, 0, 1e6),
     F("const_cycles_per_address", K_DOUBLE, const_cycles_per_address, 0, 1e6),
     F("atomic_cycles_per_op", K_DOUBLE, atomic_cycles_per_op, 0, 1e6),
+    F("atomic_unit_bytes", K_INT, atomic_unit_bytes, 4, 4096),
     F("shared_atomic_cycles_per_op", K_DOUBLE, shared_atomic_cycles_per_op, 0, 1e6),
 };
 

@@ -105,6 +105,7 @@ typedef struct {
     double shared_cycles_per_wavefront;
     double const_cycles_per_address;
     double atomic_cycles_per_op;  /* same-address service time at L2 */
+    int atomic_unit_bytes;        /* global atomics queue per unit of this many bytes (4: per word) */
     double shared_atomic_cycles_per_op;
     /* control */
     double divergence_cycles;     /* extra at a divergent branch */

@@ -382,15 +382,33 @@ double sim_cost_atomic(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, i
     uint64_t sb = (uint64_t)P->sector_bytes;
     int ndram = 0;
     double wait = 0;
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k; i++)
         if (l2_miss(R, div_size(a[i], sb), sb))
             ndram++;
-        double *free_at = atomic_slot(R, a[i]);
+    /* one queue per atomic unit (atomic_unit_bytes): a request's words in
+     * one unit are applied together, its operations on one word one by one,
+     * and the unit serves requests in turn (an H200 took 1.3 cycles per
+     * lane's atomicCAS for hash_insert's one-home keys, whose 32 slots share
+     * a 128-byte line, as for gt_atomic's adds on a single word) */
+    uint64_t ub = (uint64_t)P->atomic_unit_bytes, unit[SIM_WARP];
+    for (int i = 0; i < k; i++)
+        unit[i] = div_size(a[i], ub);
+    for (int i = 0; i < k; i++) {
+        int ops = 0, seen = 0;
+        for (int j = 0; j < k; j++)
+            if (unit[j] == unit[i]) {
+                seen += j < i;
+                ops = cnt[j] > ops ? cnt[j] : ops;
+            }
+        if (seen)
+            continue;   /* the unit's first word queued the request */
+        double *free_at = atomic_slot(R, unit[i] * ub);
         double start = sim_dmax(t0, *free_at);
-        double end = start + cnt[i] * P->atomic_cycles_per_op;
-        wait += same_address_wait(cnt[i], start - t0, P->atomic_cycles_per_op);
-        *free_at = end;
-        done = sim_dmax(done, end);
+        for (int j = i; j < k; j++)
+            if (unit[j] == unit[i])
+                wait += same_address_wait(cnt[j], start - t0, P->atomic_cycles_per_op);
+        *free_at = start + ops * P->atomic_cycles_per_op;
+        done = sim_dmax(done, *free_at);
     }
     /* one L2 transaction per distinct sector: the L2's atomic unit applies a
      * request's operations on one sector together (a warp's atomics on 32
