@@ -81,6 +81,8 @@ static json_t *values_json(const harness_calibration *c)
     json_object_set_new(doc, "lsu_cycles_per_sector", json_real(c->lsu_cycles_per_sector));
     json_object_set_new(doc, "const_cycles_per_address", json_real(c->const_cycles_per_address));
     json_object_set_new(doc, "shared_atomic_cycles_per_op", json_real(c->shared_atomic_cycles_per_op));
+    json_object_set_new(doc, "atomic_unit_bytes", json_integer(c->atomic_unit_bytes));
+    json_object_set_new(doc, "atomic_issue_cycles_per_op", json_real(c->atomic_issue_cycles_per_op));
     json_object_set_new(doc, "l1_latency", json_real(c->l1_latency));
     json_object_set_new(doc, "l2_sectors_per_cycle", json_real(c->l2_sectors_per_cycle));
     json_object_set_new(doc, "divergence_extra", json_real(c->divergence_extra));
@@ -118,8 +120,11 @@ static void print_values(const harness_calibration *c)
             c->wavefront_cycles);
     fprintf(stderr, "  load/store unit    %7.2f cycles per sector\n", c->lsu_cycles_per_sector);
     fprintf(stderr, "  constant load      %7.2f cycles per further address\n", c->const_cycles_per_address);
-    fprintf(stderr, "  same-address atomic %6.2f cycles per operation (global), %.2f (shared)\n",
-            c->atomic_cycles_per_op, c->shared_atomic_cycles_per_op);
+    fprintf(stderr, "  same-address atomic %6.2f cycles per operation (global, the grid contending; one warp "
+            "issues them at %.2f), %.2f (shared)\n", c->atomic_cycles_per_op, c->atomic_issue_cycles_per_op,
+            c->shared_atomic_cycles_per_op);
+    fprintf(stderr, "  atomic unit        %d bytes (%s)\n", c->atomic_unit_bytes,
+            c->atomic_unit_bytes > 4 ? "a line's words share one queue" : "a queue per word");
     fprintf(stderr, "  bar.sync           latency %7.2f cycles\n", c->bar_latency);
     if (c->divergence_cycles > 0)
         fprintf(stderr, "  divergent if       %7.2f cycles more than a uniform one (divergence_cycles %.2f)\n",

@@ -10,8 +10,9 @@
  * calibrating the sim gives back its own profile (the test of this file);
  * on a GPU they give the values the sim needs to rank inputs as the GPU
  * does (issue #24).  The SM count, clock and L2 size come from the device
- * description; the empty kernel's and the bandwidth streams' times (whole
- * grids, which no SM's clock can see) from the harness.
+ * description; the empty kernel's, the bandwidth streams' and the atomic
+ * contention's times (whole grids, which no SM's clock can see) from the
+ * harness.
  */
 #include "harness/harness.h"
 
@@ -26,7 +27,8 @@
 const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS] = {
     "calib_chain", "calib_issue", "calib_global", "calib_shared", "calib_atomic", "calib_barrier", "calib_memory",
     "calib_l1", "calib_diverge", "calib_stream_dram_a", "calib_stream_dram_b", "calib_stream_l2_a",
-    "calib_stream_l2_b", "calib_empty",
+    "calib_stream_l2_b", "calib_contend_word_a", "calib_contend_word_b", "calib_contend_line_a",
+    "calib_contend_line_b", "calib_empty",
 };
 
 /* calib_chain's and calib_issue's sections, in the sim profile's names */
@@ -42,7 +44,6 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define ISSUE_EXTRA 64         /* steps of eight independent chains */
 #define HOPS_EXTRA 32          /* chase hops */
 #define BANK_LOADS 8           /* loads, each 32-way conflicted or not */
-#define ATOMIC_EXTRA (8 * 32)  /* same-address operations (8 warp reductions) */
 #define BARRIER_EXTRA 8
 #define LSU_EXTRA (8 * 32)     /* sectors (8 loads of 32) */
 #define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
@@ -59,7 +60,12 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define STREAM_FIRST 9
 #define DRAM_EXTRA_SECTORS ((48.0 - 16.0) * 1024 * 1024 / 32)
 #define L2_EXTRA_SECTORS (4 * 16.0 * 1024 * 1024 / 32)
-
+/* calib_contend's specs: 64 x 256 threads, each 4 then 12 reductions on
+ * one word, and on 32 words of a line (a warp on each) */
+#define CONTEND_FIRST (STREAM_FIRST + 4)
+#define CONTEND_EXTRA_OPS (8.0 * 64 * 256)
+/* the unit the sim's atomic queues have when a line is served as one */
+#define LINE_BYTES 128
 /* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
  * counts). */
 static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *time, wh_error *err)
@@ -129,7 +135,7 @@ const char *harness_calib_quantity_name(int q)
         "costs.global.latency", "memory.dram_latency", "costs.shared.latency",
         "memory.shared_cycles_per_wavefront", "memory.atomic_cycles_per_op", "costs.bar.latency",
         "memory.lsu_cycles_per_sector", "memory.const_cycles_per_address", "memory.shared_atomic_cycles_per_op",
-        "memory.l1_latency", "control.divergence_cycles",
+        "memory.l1_latency", "control.divergence_cycles", "memory.atomic_unit_bytes",
     };
     if (q >= 0 && q < HARNESS_CQ_ISSUE)
         return lat[q];
@@ -164,7 +170,7 @@ static unsigned pair_quantities(int k, int i)
                           : BIT(HARNESS_CQ_GLOBAL) | BIT(HARNESS_CQ_DRAM) | BIT(HARNESS_CQ_L1);
     case 3: return i == 0 ? BIT(HARNESS_CQ_SHARED)
                           : BIT(HARNESS_CQ_WAVEFRONT) | BIT(HARNESS_CQ_SHARED) | BIT(HARNESS_CQ_SATOMIC);
-    case 4: return BIT(HARNESS_CQ_ATOMIC);
+    case 4: return 0;   /* one warp's issue rate: reported, not a profile value */
     case 5: return BIT(HARNESS_CQ_BAR);
     case 6: return i == 0 ? BIT(HARNESS_CQ_LSU) : i == 3 ? BIT(HARNESS_CQ_SATOMIC) : BIT(HARNESS_CQ_CONST);
     case 7: return BIT(HARNESS_CQ_L1);
@@ -179,7 +185,7 @@ static unsigned pair_quantities(int k, int i)
 static bool check_sections(harness_calibration *c, wh_error *err)
 {
     static const int pairs[HARNESS_CALIB_KERNELS] = { HARNESS_CALIB_CLASSES, HARNESS_CALIB_CLASSES, 2, 2, 1, 1, 4, 1,
-                                                      2, 0, 0, 0, 0, 0 };
+                                                      2, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
     size_t used = 0;
     c->unresolved = 0;
     c->unresolved_why[0] = 0;
@@ -201,12 +207,19 @@ static bool check_sections(harness_calibration *c, wh_error *err)
                 used += n > 0 ? (size_t)n : 0;
             }
         }
-    const double *st = c->stream_cycles;
+    const double *st = c->stream_cycles, *ct = c->contend_cycles;
     if (!(st[1] > st[0] && st[3] > st[2])) {
         wh_error_set(err, WH_ERR_DEVICE, NULL, 0, 0, "calibration kernels calib_stream_*: %g, %g, %g and %g "
                      "cycles are not a timing (more data must take longer)", st[0], st[1], st[2], st[3]);
         return false;
     }
+    if (!(ct[1] > ct[0]))
+        c->unresolved |= BIT(HARNESS_CQ_ATOMIC) | BIT(HARNESS_CQ_ATOMIC_UNIT);
+    else if (!(ct[3] > ct[2]))
+        c->unresolved |= BIT(HARNESS_CQ_ATOMIC_UNIT);
+    if (!(ct[1] > ct[0] && ct[3] > ct[2]) && used < sizeof c->unresolved_why)
+        snprintf(c->unresolved_why + used, sizeof c->unresolved_why - used, "%scalib_contend_*: %g, %g, %g and %g "
+                 "cycles", used ? "; " : "", ct[0], ct[1], ct[2], ct[3]);
     return true;
 }
 
@@ -256,7 +269,14 @@ static void fit(harness_calibration *c)
     c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
-    c->atomic_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_EXTRA;
+    c->atomic_issue_cycles_per_op = (double)(r[4][1] - r[4][0]) / (8 * 32);
+    /* the grid's operations on one word queue one behind another; on a line
+     * they take as long when the line is served as one unit, a 32nd as long
+     * when each word has a queue of its own */
+    const double *ct = c->contend_cycles;
+    c->atomic_cycles_per_op = (ct[1] - ct[0]) / CONTEND_EXTRA_OPS;
+    double line = (ct[3] - ct[2]) / CONTEND_EXTRA_OPS;
+    c->atomic_unit_bytes = line >= 0.5 * c->atomic_cycles_per_op ? LINE_BYTES : 4;
     double extra = (double)((r[8][3] - r[8][2]) - (r[8][1] - r[8][0])) / DIVERGE_EXTRA;
     c->divergence_extra = extra;
     c->divergence_cycles = extra > 0 ? extra + CTRL_LATENCY - 1 : 0;
@@ -318,6 +338,8 @@ bool harness_calibrate(const wh_spec *const specs[HARNESS_CALIB_KERNELS], harnes
             out->empty_kernel_cycles = cycles;
         if (ok && k >= STREAM_FIRST && k < STREAM_FIRST + 4)
             out->stream_cycles[k - STREAM_FIRST] = cycles;
+        if (ok && k >= CONTEND_FIRST && k < CONTEND_FIRST + 4)
+            out->contend_cycles[k - CONTEND_FIRST] = cycles;
         harness_close(h);
         if (!ok)
             return false;
@@ -393,6 +415,8 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     }
     if (c->l2_bytes)
         json_object_set_new(memory, "l2_bytes", json_integer((json_int_t)c->l2_bytes));
+    if (!(c->unresolved & BIT(HARNESS_CQ_ATOMIC_UNIT)))
+        json_object_set_new(memory, "atomic_unit_bytes", json_integer(c->atomic_unit_bytes));
     json_object_set_new(control, "kernel_launch_cycles", json_real(r2(launch > 0 ? launch : 0)));
     if (c->divergence_cycles > 0)
         put_value(c, HARNESS_CQ_DIVERGE, control, "divergence_cycles", c->divergence_cycles);
@@ -411,6 +435,9 @@ bool harness_calibration_write_profile(const harness_calibration *c, const char 
     }
     json_object_set_new(raw, "stream_cycles", json_pack("[f, f, f, f]", c->stream_cycles[0], c->stream_cycles[1],
                                                         c->stream_cycles[2], c->stream_cycles[3]));
+    json_object_set_new(raw, "contend_cycles", json_pack("[f, f, f, f]", c->contend_cycles[0], c->contend_cycles[1],
+                                                         c->contend_cycles[2], c->contend_cycles[3]));
+    json_object_set_new(raw, "atomic_issue_cycles_per_op", json_real(r2(c->atomic_issue_cycles_per_op)));
     json_t *doc = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "name", name, "description", desc, "clock_mhz",
                             c->clock_mhz, "costs", costs, "memory", memory, "control", control, "calibration", raw);
     if (doc && c->sm_count > 0)

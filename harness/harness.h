@@ -370,7 +370,7 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
  * values they measure, each a difference of two timed sections (calib.cu).
  * On the sim they give back its own profile's values; on a GPU, the
  * values a sim profile of that GPU needs. */
-#define HARNESS_CALIB_KERNELS 14
+#define HARNESS_CALIB_KERNELS 18
 extern const char *const harness_calib_kernels[HARNESS_CALIB_KERNELS];
 #define HARNESS_CALIB_CLASSES 7
 extern const char *const harness_calib_classes[HARNESS_CALIB_CLASSES];
@@ -389,7 +389,9 @@ typedef struct {
     double dram_latency;              /* what a sector's first touch adds */
     double shared_latency;
     double wavefront_cycles;          /* each further wavefront of a bank conflict */
-    double atomic_cycles_per_op;      /* one same-address operation */
+    double atomic_cycles_per_op;      /* one same-address operation, the grid contending (calib_contend) */
+    int atomic_unit_bytes;            /* 128: a line's words share one queue; 4: a queue per word */
+    double atomic_issue_cycles_per_op; /* one warp's same-address reductions as it issues them (calib_atomic) */
     double lsu_cycles_per_sector;     /* the load/store unit's time per sector of a request */
     double const_cycles_per_address;  /* each further address of a constant load */
     double shared_atomic_cycles_per_op; /* one same-word shared atomic */
@@ -399,6 +401,7 @@ typedef struct {
     double l2_sectors_per_cycle;      /* the device's L2 bandwidth (warm passes of 16 MB) */
     double dram_sectors_per_cycle;    /* its DRAM bandwidth (16 MB against 48 MB, cold) */
     double stream_cycles[4];          /* the calib_stream_* launches' times, in cycles */
+    double contend_cycles[4];         /* the calib_contend_* launches' times, in cycles */
     double divergence_extra;          /* what a divergent if costs a warp over a uniform one */
     double divergence_cycles;         /* the sim's parameter that gives it; 0: none seen */
     double bar_latency;               /* bar.sync of one warp */
@@ -431,6 +434,7 @@ enum {
     HARNESS_CQ_SATOMIC,
     HARNESS_CQ_L1,
     HARNESS_CQ_DIVERGE,
+    HARNESS_CQ_ATOMIC_UNIT,
     HARNESS_CQ_COUNT
 };
 const char *harness_calib_quantity_name(int q);

@@ -104,6 +104,7 @@ Test(calibrate, the_sim_gives_back_its_built_in_profile, .timeout = 60)
     cr_expect_eq(c.sm_count, 0, "the sim has no device description to read the SM count from");
     cr_expect_eq(c.divergence_cycles, 0, "the built-in 2 cycles hide behind a branch's latency of 4: %g",
                  c.divergence_extra);
+    cr_expect_eq(c.atomic_unit_bytes, 4, "a queue per word");
 }
 
 /* Every measured value changed: the measurements follow the profile, so
@@ -122,6 +123,7 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
           "  \"ddiv\": { \"issue\": 50, \"latency\": 140 },\n"
           "  \"global\": { \"latency\": 300 }, \"shared\": { \"latency\": 30 }, \"bar\": { \"latency\": 35 } },\n"
           "  \"memory\": { \"dram_latency\": 400, \"shared_cycles_per_wavefront\": 2, \"atomic_cycles_per_op\": 3,\n"
+          "    \"atomic_unit_bytes\": 128,\n"
           "    \"lsu_cycles_per_sector\": 0.5, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5,\n"
           "    \"l2_sectors_per_cycle\": 100, \"dram_sectors_per_cycle\": 20 },\n"
           "  \"control\": { \"kernel_launch_cycles\": 700, \"divergence_cycles\": 12 } }\n", f);
@@ -131,6 +133,7 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
               c.divergence_cycles, c.divergence_extra);
     expect_measured(&c, &(expected){ { 6, 5, 30, 23, 80, 33, 140 }, { 1, 4, 16, 4, 12, 7, 50 },
                                       300, 400, 30, 2, 3, 35, 700 + 150 + 1, 0.5, 3, 5, 100, 20 });
+    cr_expect_eq(c.atomic_unit_bytes, 128, "a line's words share one queue");
     ts_rmtree(dir);
 }
 
@@ -201,6 +204,19 @@ Test(calibrate, an_unresolved_pair_leaves_its_quantities_built_in, .timeout = 60
     unsigned want = 1u << HARNESS_CQ_LATENCY | 1u << HARNESS_CQ_GLOBAL | 1u << HARNESS_CQ_SHARED | 1u << HARNESS_CQ_L1;
     cr_expect_eq(u.unresolved, want, "%#x", u.unresolved);
 
+    /* the grid's atomics: more operations no longer leave the service
+     * time and the unit unresolved, the line's alone the unit */
+    u = c;
+    u.contend_cycles[1] = u.contend_cycles[0];
+    cr_assert(harness_calibration_fit(&u, &err), "%s", err.msg);
+    want = 1u << HARNESS_CQ_ATOMIC | 1u << HARNESS_CQ_ATOMIC_UNIT;
+    cr_expect_eq(u.unresolved, want, "%#x", u.unresolved);
+    cr_expect(strstr(u.unresolved_why, "calib_contend_*"), "%s", u.unresolved_why);
+    u = c;
+    u.contend_cycles[3] = u.contend_cycles[2];
+    cr_assert(harness_calibration_fit(&u, &err), "%s", err.msg);
+    cr_expect_eq(u.unresolved, 1u << HARNESS_CQ_ATOMIC_UNIT, "%#x", u.unresolved);
+
     u = c;
     u.raw[3][2] = 0;
     cr_expect_not(harness_calibration_fit(&u, &err), "a section of 0 cycles is not a timing");
@@ -247,6 +263,7 @@ Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
     json_decref(doc);
     json_t *p = ts_load_json(prof);
     cr_expect_str_eq(json_string_value(json_object_get(p, "name")), "sim-self");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(p, "memory"), "atomic_unit_bytes")), 4);
     json_decref(p);
     cr_expect(strstr(ts_read_text(errp), "global load"), "the table on stderr: %s", ts_read_text(errp));
     const char *bad[] = { "--frobnicate" };

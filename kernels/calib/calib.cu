@@ -443,6 +443,22 @@ extern "C" __global__ void calib_stream(long long *out, const uint4 *buf, unsign
         out[0] = sum;
 }
 
+/* The L2's atomic unit under contention: every thread of the grid does
+ * `ops` reductions on cell[(warp % 32) * spread], spread 0 (every warp on
+ * word 0) or 1 (warp w on word w % 32: 32 words of one 128-byte line).
+ * The harness times the launch; calibrate takes the difference of two
+ * `ops` for the service time of one operation (calib_atomic times one
+ * warp's issue, which an H200 does at 0.17 cycles an operation where the
+ * grid's atomics on one word take 1.45), and compares the line with the
+ * word: a line served as one unit takes as long as the word. */
+extern "C" __global__ void calib_contend(unsigned *cell, unsigned spread, unsigned ops)
+{
+    unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    unsigned *at = cell + (warp % 32) * spread;
+    for (unsigned i = 0; i < ops; i++)
+        asm volatile("red.global.add.u32 [%0], 1;" : : "l"(at) : "memory");
+}
+
 /* n iterations of an if on (lane & mask) == 0 around 32 dependent
  * mads, then one more: with mask 0 every lane takes the if, with mask 1
  * half of them (a divergent branch and its reconvergence each iteration),
