@@ -22,8 +22,9 @@
 typedef int64_t (*target_fn)(int64_t u, int64_t k, int64_t n, int64_t d);
 
 /* The weight step of the shapes below: N, so that slot k's term outweighs
- * the node's, but within the spec's WMAX (16 N up to 2^20 nodes, 2^24
- * past that: dist + weight must fit an i32) at every launch size. */
+ * the node's, but within the spec's WMAX (2^18 up to 16384 nodes, then 16
+ * N up to 2^20 nodes, 2^24 past that: dist + weight must fit an i32) at
+ * every launch size. */
 static int64_t weight_step(const wh_image *img)
 {
     int64_t n = corpus_var(img, "N"), d = corpus_var(img, "D"), wmax = corpus_var(img, "WMAX");
