@@ -44,6 +44,7 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define ISSUE_EXTRA 64         /* steps of eight independent chains */
 #define HOPS_EXTRA 32          /* chase hops */
 #define BANK_LOADS 8           /* loads, each 32-way conflicted or not */
+#define ATOMIC_ISSUE_EXTRA (8 * 32) /* same-address operations (8 warp reductions) */
 #define BARRIER_EXTRA 8
 #define LSU_EXTRA (8 * 32)     /* sectors (8 loads of 32) */
 #define CONST_EXTRA (8 * 31)   /* further addresses (8 hops of 32 against 1) */
@@ -66,6 +67,7 @@ const char *const harness_calib_classes[HARNESS_CALIB_CLASSES] = {
 #define CONTEND_EXTRA_OPS (8.0 * 64 * 256)
 /* the unit the sim's atomic queues have when a line is served as one */
 #define LINE_BYTES 128
+
 /* Runs spec once on h and reads its `out` buffer (up to sixteen cycle
  * counts). */
 static bool run_one(harness *h, const wh_spec *spec, long long raw[16], double *time, wh_error *err)
@@ -269,7 +271,7 @@ static void fit(harness_calibration *c)
     c->wavefront_cycles = (double)(r[3][3] - r[3][2]) / (BANK_LOADS * 31.0);
     double shop = (double)(r[3][1] - r[3][0]) / HOPS_EXTRA;
     c->shared_latency = shop - HOP_ALU_OPS * alu_latency - c->wavefront_cycles;
-    c->atomic_issue_cycles_per_op = (double)(r[4][1] - r[4][0]) / (8 * 32);
+    c->atomic_issue_cycles_per_op = (double)(r[4][1] - r[4][0]) / ATOMIC_ISSUE_EXTRA;
     /* the grid's operations on one word queue one behind another; on a line
      * they take as long when the line is served as one unit, a 32nd as long
      * when each word has a queue of its own */
