@@ -20,7 +20,11 @@
  * built by the same code), so two CSVs made on two machines join on
  * (kernel, input): a GPU session writes its CSV in minutes and the sim's
  * are made anywhere.  Each time is the median of R repetitions (default 5;
- * 1 on the sim, which is exact); rows: kernel,input,status,time,unit.
+ * 1 on the sim, which is exact); rows: kernel,input,status,time,unit,
+ * input_hash (FNV-1a of the image's input buffers: --compare leaves out an
+ * input whose hash differs between the CSVs, as when a spec or a
+ * builder changed the input under its name between the two runs; a CSV
+ * written before the hash existed is joined on names alone).
  * --grid-scale K runs every kernel at K times its spec's grid constant G
  * (every bundled and corpus spec has one, a literal), and --set NAME=EXPR
  * gives constant NAME that expression in every spec that has one, after
@@ -48,6 +52,7 @@
  * orders the same way: what a search driven by the other would get right.
  */
 #include "core/expr.h"
+#include "core/hash.h"
 #include "core/image.h"
 #include "core/pcg32.h"
 #include "core/spec.h"
@@ -69,6 +74,7 @@
 typedef struct {
     char kernel[64], input[64], status[16];
     double time;
+    char hash[17];          /* the input's, "" in a CSV without the column */
 } row;
 
 typedef struct {
@@ -99,15 +105,27 @@ static bool wanted(const measure_opts *m, const char *name)
     return (!m->kernels || listed(m->kernels, name)) && !(m->skip && listed(m->skip, name));
 }
 
+/* What the input is: its input buffers' bytes. */
+static void input_hash(const wh_image *img, char out[17])
+{
+    uint64_t h = WH_FNV_OFFSET;
+    for (int i = 0; i < img->nbufs; i++)
+        if (img->bufs[i].param->role == WH_ROLE_INPUT)
+            h = wh_fnv1a(h, img->bufs[i].data, img->bufs[i].bytes);
+    wh_hash_hex(h, out);
+}
+
 /* One input of spec on h: a CSV row. */
 static bool time_one(const measure_opts *m, harness *h, const wh_spec *spec, wh_image *img, const char *input,
                      wh_error *err)
 {
+    char hash[17];
+    input_hash(img, hash);
     harness_result res;
     if (!harness_measure(h, img, m->reps, &res, err))
         return false;
-    fprintf(m->out, "%s,%s,%s,%.6f,%s\n", spec->name, input, harness_status_name(res.status),
-            res.status == HARNESS_OK ? res.median : 0.0, harness_unit(h));
+    fprintf(m->out, "%s,%s,%s,%.6f,%s,%s\n", spec->name, input, harness_status_name(res.status),
+            res.status == HARNESS_OK ? res.median : 0.0, harness_unit(h), hash);
     fflush(m->out);
     harness_result_free(&res);
     return true;
@@ -268,7 +286,7 @@ static int run_measure(measure_opts *m, const char *path)
         fprintf(stderr, "bench_fidelity: cannot write %s\n", path);
         return 2;
     }
-    fprintf(m->out, "kernel,input,status,time,unit\n");
+    fprintf(m->out, "kernel,input,status,time,unit,input_hash\n");
     glob_t g;
     memset(&g, 0, sizeof g);
     glob("kernels/*.json", 0, NULL, &g);
@@ -298,7 +316,9 @@ static int read_csv(const char *path, row **out)
     while (rows && fgets(line, sizeof line, f) && n < MAX_ROWS) {
         row r;
         char unit[16];
-        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15s", r.kernel, r.input, r.status, &r.time, unit) == 5 &&
+        r.hash[0] = '\0';
+        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15[^,\n],%16s", r.kernel, r.input, r.status, &r.time, unit,
+                   r.hash) >= 5 &&
             strcmp(r.kernel, "kernel"))
             rows[n++] = r;
     }
@@ -315,6 +335,12 @@ static const row *find(const row *rows, int n, const char *kernel, const char *i
     return NULL;
 }
 
+/* Whether two rows of one name are different inputs (both hashed). */
+static bool other_input(const row *x, const row *y)
+{
+    return x->hash[0] && y->hash[0] && strcmp(x->hash, y->hash);
+}
+
 typedef struct {
     char kernel[64];
     int n;
@@ -327,6 +353,7 @@ typedef struct {
     double ceiling;        /* ... its rho against the first, over the same inputs */
     int pairs, pairs_agree;  /* input pairs the reference separates (PAIR_MARGIN, in both its
                                 runs), and those the other orders the same way */
+    int differ;            /* inputs left out: another input under the same name in the other CSV */
 } kernel_cmp;
 
 /* Two inputs are told apart when the slower takes 5 % longer: the H200's
@@ -348,7 +375,7 @@ static bool self_rho(const row *a, int na, const row *c, int nc, const char *ker
     int n = 0;
     for (int i = 0; x && y && i < na; i++) {
         const row *o = strcmp(a[i].kernel, kernel) || strcmp(a[i].status, "ok") ? NULL : find(c, nc, kernel, a[i].input);
-        if (!o || strcmp(o->status, "ok"))
+        if (!o || strcmp(o->status, "ok") || other_input(&a[i], o))
             continue;
         x[n] = a[i].time;
         y[n++] = o->time;
@@ -387,6 +414,10 @@ static void compare_kernel(const row *a, int na, const row *b, int nb, const row
         const row *o = find(b, nb, kernel, a[i].input), *again = c ? find(c, nc, kernel, a[i].input) : NULL;
         if (!o || strcmp(o->status, "ok") || (c && (!again || strcmp(again->status, "ok"))))
             continue;
+        if (other_input(&a[i], o) || (again && other_input(&a[i], again))) {
+            k->differ++;
+            continue;
+        }
         ra[k->n] = &a[i];
         x[k->n] = a[i].time;
         if (z)
@@ -445,7 +476,7 @@ static int run_compare(const char *ref, const char *other, const char *ref2, con
         return 2;
     }
     kernel_cmp *ks = calloc((size_t)na + 1, sizeof *ks);
-    int nk = 0, good = 0, top3 = 0, steady = 0, steady_good = 0, all_pairs = 0, all_agree = 0;
+    int nk = 0, good = 0, top3 = 0, steady = 0, steady_good = 0, all_pairs = 0, all_agree = 0, differ = 0;
     for (int i = 0; i < na; i++) {
         bool seen = false;
         for (int j = 0; j < nk && !seen; j++)
@@ -457,6 +488,7 @@ static int run_compare(const char *ref, const char *other, const char *ref2, con
         k->has_ceiling = ref2 && self_rho(a, na, c, nc, a[i].kernel, &k->ceiling);
         all_pairs += k->pairs;
         all_agree += k->pairs_agree;
+        differ += k->differ;
         bool agrees = k->ranked && k->rho >= 0.9;
         good += agrees;
         top3 += k->n >= 2 && k->worst_rank <= 3;
@@ -490,6 +522,14 @@ static int run_compare(const char *ref, const char *other, const char *ref2, con
                     "on %d.\n", steady, steady_good);
         fprintf(outs[o], "Of the %d input pairs the reference tells apart, the other orders %d alike (%.1f %%).\n",
                 all_pairs, all_agree, all_pairs ? 100.0 * all_agree / all_pairs : 0.0);
+        if (differ) {
+            fprintf(outs[o], "Left out: %d inputs whose input hashes differ between the CSVs (another input under "
+                    "the same name):", differ);
+            for (int i = 0; i < nk; i++)
+                if (ks[i].differ)
+                    fprintf(outs[o], " %s %d", ks[i].kernel, ks[i].differ);
+            fprintf(outs[o], ".\n");
+        }
     }
     for (int i = 0; i < nk; i++) {
         const kernel_cmp *k = &ks[i];
@@ -499,6 +539,7 @@ static int run_compare(const char *ref, const char *other, const char *ref2, con
                               k->worst_rank, "spread", k->spread, "pairs", k->pairs, "pairs_agree", k->pairs_agree);
         if (ref2)
             json_object_set_new(j, "rho_ceiling", k->has_ceiling ? json_real(k->ceiling) : json_null());
+        json_object_set_new(j, "inputs_differ", json_integer(k->differ));
         json_array_append_new(doc, j);
     }
     if (json_path)

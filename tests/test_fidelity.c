@@ -60,22 +60,30 @@ static int count_lines_with(const char *path, const char *needle)
     return n;
 }
 
-/* A CSV with every time negated: the opposite ranking. */
-static void reverse_csv(const char *in, const char *out)
+/* A CSV with every time negated (the opposite ranking), and with the
+ * input hash of row `other` (1-based; 0: none) changed, as if that name
+ * had held another input. */
+static void reverse_csv_other(const char *in, const char *out, int other)
 {
     FILE *f = fopen(in, "r"), *g = fopen(out, "w");
     cr_assert(f && g);
     char line[512];
+    int n = 0;
     while (fgets(line, sizeof line, f)) {
-        char k[64], i[64], s[16], u[16];
+        char k[64], i[64], s[16], u[16], h[17];
         double t;
-        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15s", k, i, s, &t, u) == 5)
-            fprintf(g, "%s,%s,%s,%f,%s\n", k, i, s, -t, u);
+        if (sscanf(line, "%63[^,],%63[^,],%15[^,],%lf,%15[^,],%16s", k, i, s, &t, u, h) == 6)
+            fprintf(g, "%s,%s,%s,%f,%s,%s\n", k, i, s, -t, u, ++n == other ? "0123456789abcdef" : h);
         else
             fputs(line, g);
     }
     fclose(f);
     fclose(g);
+}
+
+static void reverse_csv(const char *in, const char *out)
+{
+    reverse_csv_other(in, out, 0);
 }
 
 Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout = 120)
@@ -135,6 +143,15 @@ Test(fidelity, a_backend_agrees_with_itself_and_not_with_its_reverse, .timeout =
     k = json_array_get(doc, 0);
     cr_expect(json_real_value(json_object_get(k, "rho_ceiling")) < -0.8, "a second run that disagrees");
     cr_expect_eq(json_integer_value(json_object_get(k, "pairs")), 0, "no pair is told apart the same way twice");
+    json_decref(doc);
+    /* a name that held another input in the other CSV (its input hash
+     * differs) is left out, and said so */
+    reverse_csv_other(csv, rev, 1);
+    snprintf(args, sizeof args, "--compare %s %s --json %s", csv, rev, json);
+    doc = compared(args, json);
+    k = json_array_get(doc, 0);
+    cr_expect_eq(json_integer_value(json_object_get(k, "inputs")), 6, "gt_atomic's first input left out");
+    cr_expect_eq(json_integer_value(json_object_get(k, "inputs_differ")), 1);
     json_decref(doc);
     cr_expect_eq(run("--compare /nonexistent.csv /nonexistent.csv"), 2);
     cr_expect_eq(run("--frobnicate"), 1);
