@@ -27,10 +27,11 @@
  * written before the hash existed is joined on names alone).
  * --grid-scale K runs every kernel at K times its spec's grid constant G
  * (every bundled and corpus spec has one, a literal), and --set NAME=EXPR
- * gives constant NAME that expression in every spec that has one, after
- * the scaling ("slots=threads*2" keeps the hash tables half full): at
- * the default sizes most kernels take a few microseconds on a GPU, where
- * its run-to-run noise ranks their random inputs.  A search's best inputs
+ * gives constant NAME that expression in every spec that has one (a
+ * warning when none of the kernels measured has it), after the scaling
+ * ("slots=threads*2" keeps the hash tables half full): at the default
+ * sizes most kernels take a few microseconds on a GPU, where its
+ * run-to-run noise ranks their random inputs.  A search's best inputs
  * have the default size, so --found is refused with --grid-scale; --skip
  * leaves kernels out (gt_hash, whose kernel has its 4096 slots compiled
  * in: past 4096 threads its table is full and every later key probes it
@@ -86,6 +87,7 @@ typedef struct {
     const char *found;      /* PATTERN of --found, or NULL */
     int grid_scale;         /* G times this (1: the spec's size) */
     const char *sets[MAX_SETS]; /* --set assignments, in order */
+    int *set_uses;          /* [MAX_SETS]: how many kernels had each --set's constant */
     int nsets;
     FILE *out;
 } measure_opts;
@@ -232,7 +234,10 @@ static bool resize(const measure_opts *m, wh_spec *spec, wh_error *err)
     }
     for (int i = 0; i < m->nsets; i++) {
         const char *eq = strchr(m->sets[i], '=');
-        if (const_index(spec, m->sets[i], (size_t)(eq - m->sets[i])) >= 0 && !wh_spec_assign(spec, m->sets[i], err))
+        if (const_index(spec, m->sets[i], (size_t)(eq - m->sets[i])) < 0)
+            continue;
+        m->set_uses[i]++;
+        if (!wh_spec_assign(spec, m->sets[i], err))
             return false;
     }
     return true;
@@ -300,6 +305,9 @@ static int run_measure(measure_opts *m, const char *path)
         failed += measure_or_say(m, spec_path);
     }
     fclose(m->out);
+    for (int i = 0; i < m->nsets; i++)
+        if (!m->set_uses[i])
+            fprintf(stderr, "bench_fidelity: warning: --set %s: no kernel measured has that constant\n", m->sets[i]);
     return failed ? 2 : 0;
 }
 
@@ -578,7 +586,8 @@ int main(int argc, char **argv)
         { "skip", required_argument, NULL, O_SKIP },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30, .grid_scale = 1 };
+    int set_uses[MAX_SETS] = { 0 };
+    measure_opts m = { .backend = HARNESS_SIM, .reps = 5, .inputs = 30, .grid_scale = 1, .set_uses = set_uses };
     harness_options_init(&m.hopt);
     m.hopt.quiet = true;
     int mode = 0;

@@ -31,13 +31,19 @@ static void bench_path(char *out, size_t n)
         cr_skip_test("%s not built (make test builds it)", out);
 }
 
-static int run(const char *args)
+/* bench_fidelity ARGS, its stderr into `err` (NULL: discarded). */
+static int run_err(const char *args, const char *err)
 {
-    char bench[PATH_MAX], cmd[2 * PATH_MAX];
+    char bench[PATH_MAX], cmd[3 * PATH_MAX];
     bench_path(bench, sizeof bench);
-    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", bench, args);
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>%s", bench, args, err ? err : "&1");
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run(const char *args)
+{
+    return run_err(args, NULL);
 }
 
 /* --compare ARGS (ending in --json PATH), asserted to succeed: PATH's
@@ -199,6 +205,12 @@ Test(fidelity, grid_scale_runs_every_input_at_a_larger_launch, .timeout = 300)
     snprintf(args, sizeof args, "--measure --inputs 1 --kernels gt_loop --grid-scale 2 --found 'results/{}/reference' "
              "-o %s", four);
     cr_expect_eq(run(args), 1, "--found's inputs have the spec's size");
+    char err[300];
+    snprintf(err, sizeof err, "%s/err", dir);
+    snprintf(args, sizeof args, "--measure --inputs 0 --kernels gt_loop --set nothing=1 -o %s", four);
+    cr_expect_eq(run_err(args, err), 0);
+    cr_expect(strstr(ts_read_text(err), "--set nothing=1: no kernel measured has that constant"), "%s",
+              ts_read_text(err));
     cr_expect_eq(run("--measure --grid-scale 0 -o /dev/null"), 1);
     cr_expect_eq(run("--measure --set nothing -o /dev/null"), 1);
     ts_rmtree(dir);

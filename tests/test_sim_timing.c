@@ -206,16 +206,32 @@ Test(sim_timing, gt_atomic_scattered_sectors_cost_more_than_packed_ones)
                  (unsigned long long)packed);
 }
 
+/* The spec at `path` filled from `seed` on the sim with the profile at
+ * `profile` (NULL: built-in). */
+static void open_with_profile(simcase *c, const char *path, uint64_t seed, const char *profile, bool want_outputs)
+{
+    sc_load(c, path, true);
+    sc_fill(c, seed, seed);
+    harness_options o = sc_options(want_outputs);
+    o.profile_path = profile;
+    cr_assert(sc_attach(c, &o), "%s", c->err.msg);
+}
+
+/* A profile of `text` in a new directory from `dir` (a mkdtemp template):
+ * its path into `path`. */
+static void profile_file(char *dir, const char *text, char *path, size_t n)
+{
+    tsim_mkdtemp(dir);
+    tsim_write(dir, "p.json", text);
+    snprintf(path, n, "%s/p.json", dir);
+}
+
 /* Cycles of gt_atomic with the sim profile at `profile` (NULL: built-in)
- * after `fill` set its keys. */
+ * after fill_atomic_keys set its keys. */
 static uint64_t atomic_cycles_with(const char *profile, uint64_t mode)
 {
     simcase c;
-    sc_load(&c, SIM_KERNEL("gt_atomic"), true);
-    sc_fill(&c, 1, 1);
-    harness_options o = sc_options(false);
-    o.profile_path = profile;
-    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    open_with_profile(&c, SIM_KERNEL("gt_atomic"), 1, profile, false);
     fill_atomic_keys(&c, mode);
     sc_run(&c);
     uint64_t cy = c.res.cycles;
@@ -230,11 +246,8 @@ static uint64_t atomic_cycles_with(const char *profile, uint64_t mode)
  * word; per 128-byte unit they share one queue and take about as long. */
 Test(sim_timing, atomics_on_one_unit_share_its_queue)
 {
-    char dir[] = "/tmp/wh_sim_unitXXXXXX";
-    tsim_mkdtemp(dir);
-    tsim_write(dir, "p.json", "{ \"memory\": { \"atomic_unit_bytes\": 128 } }");
-    char path[300];
-    snprintf(path, sizeof path, "%s/p.json", dir);
+    char dir[] = "/tmp/wh_sim_unitXXXXXX", path[300];
+    profile_file(dir, "{ \"memory\": { \"atomic_unit_bytes\": 128 } }", path, sizeof path);
     uint64_t word_line = atomic_cycles_with(NULL, 3), word_one = atomic_cycles_with(NULL, 1);
     uint64_t unit_line = atomic_cycles_with(path, 3), unit_one = atomic_cycles_with(path, 1);
     uint64_t unit_spread = atomic_cycles_with(path, 4);
@@ -297,11 +310,7 @@ Test(sim_timing, identical_inputs_identical_cycles)
 static void run_with_profile(const char *profile, uint64_t *warp, uint64_t *cycles, int **out, size_t *n)
 {
     simcase c;
-    sc_load(&c, SIM_CORPUS("loop_break_continue"), true);
-    sc_fill(&c, 9, 9);
-    harness_options o = sc_options(true);
-    o.profile_path = profile;
-    cr_assert(sc_attach(&c, &o), "%s", c.err.msg);
+    open_with_profile(&c, SIM_CORPUS("loop_break_continue"), 9, profile, true);
     sc_run(&c);
     *warp = c.res.warp_instructions;
     *cycles = c.res.cycles;
@@ -315,11 +324,8 @@ static void run_with_profile(const char *profile, uint64_t *warp, uint64_t *cycl
 
 Test(sim_timing, reconvergence_merge_option)
 {
-    char dir[] = "/tmp/wh_sim_profXXXXXX";
-    tsim_mkdtemp(dir);
-    tsim_write(dir, "p.json", "{ \"control\": { \"reconvergence\": \"ipdom+merge\" } }");
-    char path[300];
-    snprintf(path, sizeof path, "%s/p.json", dir);
+    char dir[] = "/tmp/wh_sim_profXXXXXX", path[300];
+    profile_file(dir, "{ \"control\": { \"reconvergence\": \"ipdom+merge\" } }", path, sizeof path);
     uint64_t w1, c1, w2, c2;
     int *o1, *o2;
     size_t n1, n2;
