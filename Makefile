@@ -58,6 +58,10 @@ CORPUS_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(CORPUS_CU))
 BENCH_KERNEL_CU  := $(wildcard kernels/corpus/*.cu)
 BENCH_KERNEL_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(BENCH_KERNEL_CU))
 BENCH_KERNEL_SRC := $(wildcard kernels/corpus/*.c)
+# The held-out kernels (kernels/holdout/): written by new users after the
+# search was tuned, never tuned against (bench/holdout.sh).
+HOLDOUT_CU  := $(wildcard kernels/holdout/*.cu)
+HOLDOUT_PTX := $(patsubst %.cu,$(PTX_DIR)/%.ptx,$(HOLDOUT_CU))
 
 # Two object trees: plain and sanitized (for `make check`).
 OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
@@ -65,13 +69,13 @@ SOBJ     := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRC))
 KOBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_KERNEL_SRC))
 KSOBJ    := $(patsubst %.c,$(BUILD)/san/%.o,$(BENCH_KERNEL_SRC))
 
-.PHONY: all deps test check bench bench-corpus install uninstall clean help ptx fuzz fuzz-smoke
+.PHONY: all deps test check bench bench-corpus bench-holdout install uninstall clean help ptx fuzz fuzz-smoke
 
 # The default build is what a hunt needs: ./warphunt and the PTX of the
 # kernels users hunt (kernels/, its calib/ and corpus/); the test kernels'
 # PTX (tests/ptx/, 57 files at about 0.6 s of nvcc each, nvcc being one
 # process per file) is built by `make ptx`, test, check and fuzz.
-all: warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX)
+all: warphunt $(KERNEL_PTX) $(BENCH_KERNEL_PTX) $(HOLDOUT_PTX)
 
 help:
 	@echo "make            build ./warphunt and the PTX of bundled kernels (BUILD=dir: dir/warphunt)"
@@ -81,6 +85,7 @@ help:
 	@echo "make check      run the test suite under ASan + UBSan, then each fuzz harness for 5 s"
 	@echo "make bench      run the benchmarks in bench/ (bench_corpus in its --quick mode)"
 	@echo "make bench-corpus  the corpus benchmark's full table: bench/corpus.md (hours; CORPUS_ARGS=...)"
+	@echo "make bench-holdout the same on the held-out kernels (kernels/holdout/): bench/holdout.md"
 	@echo "make fuzz       build the libFuzzer harnesses (clang) and run each FUZZ_SECONDS (default 600)"
 	@echo "make install    install to \$$(DESTDIR)\$$(PREFIX) (default /usr/local)"
 
@@ -111,7 +116,7 @@ $(BUILD)/san/%.o: %.c
 	$(CC) $(CFLAGS_ALL) $(SAN) -MMD -MP -c -o $@ $<
 
 # --- PTX of bundled kernels and of the test corpus -------------------------
-ptx: $(KERNEL_PTX) $(CORPUS_PTX) $(BENCH_KERNEL_PTX)
+ptx: $(KERNEL_PTX) $(CORPUS_PTX) $(BENCH_KERNEL_PTX) $(HOLDOUT_PTX)
 
 $(PTX_DIR)/%.ptx: %.cu
 	@mkdir -p $(dir $@)
@@ -206,6 +211,10 @@ bench: warphunt ptx $(BENCH_BIN)
 
 bench-corpus: warphunt ptx $(BUILD)/bench/bench_corpus
 	$(BUILD)/bench/bench_corpus --warphunt $(BUILD)/warphunt $(CORPUS_ARGS)
+
+# The same campaign on the held-out kernels: bench/holdout.md (an hour).
+bench-holdout: warphunt ptx $(BUILD)/bench/bench_corpus
+	$(BUILD)/bench/bench_corpus --holdout kernels/holdout --warphunt $(BUILD)/warphunt $(CORPUS_ARGS)
 
 # --- fuzzing (clang + libFuzzer, ASan + UBSan) ------------------------------
 # tests/fuzz/fuzz_NAME.c is a harness; its seeds are tests/fuzz/seeds/NAME/,

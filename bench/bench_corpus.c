@@ -7,7 +7,7 @@
  *   bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S]
  *                [--explore-time S] [--timeout S] [--jobs J] [--hunt-jobs N] [--order O] [--inputs-only]
  *                [--reuse] [--retry-failed] [--out DIR] [--md FILE] [--json FILE] [--csv FILE]
- *                [--warphunt PATH]
+ *                [--warphunt PATH] [--holdout DIR]
  *
  * Per kernel, on the sim: every candidate worst input of the kernel's
  * header and its best input, measured (the longest candidate is the
@@ -26,8 +26,9 @@
  * Mann-Whitney p).  The summary line counts the kernels on which gdivan
  * reaches >= 95 % of the known worst (mean over seeds) and on which it
  * beats random (p <= 0.05, A12 > 0.5), ties, or loses (p <= 0.05, A12 <
- * 0.5); then when each strategy's runs reach 99 % of their own best and
- * random's final best (the median of its seeds' bests).  Writes a markdown table (--md, default bench/corpus.md) and JSON
+ * 0.5); then when each strategy's runs reach 99 % of their own best,
+ * random's final best (the median of its seeds' bests) and 99 % of
+ * gdivan's (likewise).  Writes a markdown table (--md, default bench/corpus.md) and JSON
  * (--json, default bench/corpus.json), and with --csv FILE the main table
  * as CSV; the runs go under --out (default build/corpus).  --quick: the kernels marked quick, 200 evaluations, 3
  * seeds, a 10 s symbolic stage: a CI-sized run, whose table goes to
@@ -60,6 +61,12 @@
  * inputs only (hunt --no-scout-screen).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
+ *
+ * --holdout DIR: the same campaign on the held-out kernels DIR/NAME.json
+ * (kernels/holdout/: written by new users, never tuned against), each
+ * set against the one worst input its author built by hand, made by
+ * `sh DIR/NAME.worst.sh WARPHUNT OUTDIR` under --out; no known best.  The
+ * tables go to bench/holdout.{md,json}, the runs under build/holdout.
  */
 #include "core/clock.h"
 #include "core/hash.h"
@@ -70,6 +77,8 @@
 #include "kernels/corpus/corpus.h"
 
 #include <errno.h>
+#include <glob.h>
+#include <math.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -120,6 +129,7 @@ typedef struct {
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
     const char *merge;          /* comma-separated saved JSON files: tables from them, no run */
+    const char *holdout;        /* a folder of held-out specs (--holdout), or NULL: the corpus */
 } args_t;
 
 /* One `warphunt hunt`: what it was asked, and what it reported. */
@@ -145,10 +155,15 @@ typedef struct {
     double wall_to_random;      /* seconds to random's final best (time_to_random), likewise;
                                    -1 never, -2 unknown (a merged run saved without it) */
     double wall_to_random99;    /* seconds to 99 % of it, likewise */
+    double wall_to_gdivan99;    /* seconds to 99 % of gdivan's final best (time_to_gdivan), likewise */
 } run_t;
 
 typedef struct {
     const corpus_kernel *k;
+    /* A held-out kernel (--holdout): its name, and its one candidate worst
+     * input, built by the user's script DIR/NAME.worst.sh; no known best. */
+    corpus_kernel own;
+    char own_name[128], script[600];
     char spec[512], ptx[1024];
     char spec_hash[17], ptx_hash[17];
     char unit[16];
@@ -171,7 +186,7 @@ static int usage(void)
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"
                     "                    [--retry-failed] [--md FILE] [--json FILE] [--csv FILE]\n"
-                    "                    [--warphunt PATH]\n"
+                    "                    [--warphunt PATH] [--holdout DIR]\n"
                     "       bench_corpus --merge A.json,B.json [--md FILE] [--json FILE] [--csv FILE]\n");
     return 2;
 }
@@ -208,7 +223,33 @@ static double input_time(harness *h, wh_image *img, const corpus_input *in, wh_e
     return t;
 }
 
-static bool measure_inputs(kernel_t *kt, wh_error *err)
+/* The held-out kernel's candidate: its script builds the input into a
+ * folder under --out, which is loaded and measured. */
+static double script_input_time(const args_t *a, const kernel_t *kt, const wh_spec *s, harness *h, wh_error *err)
+{
+    char dir[1200], log[1300], cmd[8192];
+    snprintf(dir, sizeof dir, "%s/inputs/%s-expert", a->out, kt->k->name);
+    snprintf(log, sizeof log, "%s.log", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p \"$(dirname '%s')\" && sh '%s' '%s' '%s' > '%s' 2>&1", dir, dir,
+             kt->script, a->warphunt, dir, log);
+    int st = system(cmd);
+    if (st != 0) {
+        wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "%s failed (exit status %d; see %s)", kt->script,
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1, log);
+        return -1;
+    }
+    wh_image *img = wh_image_load(s, dir, err);
+    double t = img ? sim_time(h, img, err) : -1;
+    wh_image_free(img);
+    if (t < 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        wh_error_set(err, err->kind, NULL, 0, 0, "input %s (%s): %s", kt->k->worst[0].name, dir, msg);
+    }
+    return t;
+}
+
+static bool measure_inputs(const args_t *a, kernel_t *kt, wh_error *err)
 {
     bool ok = false;
     wh_image *img = NULL;
@@ -230,7 +271,12 @@ static bool measure_inputs(kernel_t *kt, wh_error *err)
     if (!(img = wh_image_new(s, &full, err)))
         goto out;
     kt->worst = -1;
-    for (kt->ncand = 0; kt->ncand < CORPUS_MAX_WORST && kt->k->worst[kt->ncand].build; kt->ncand++) {
+    kt->best = -1;
+    if (kt->script[0]) {
+        if ((kt->worst = kt->cand[0] = script_input_time(a, kt, s, h, err)) < 0) goto out;
+        kt->ncand = 1;
+    }
+    for (; !kt->script[0] && kt->ncand < CORPUS_MAX_WORST && kt->k->worst[kt->ncand].build; kt->ncand++) {
         double t = input_time(h, img, &kt->k->worst[kt->ncand], err);
         if (t < 0)
             goto out;
@@ -240,7 +286,7 @@ static bool measure_inputs(kernel_t *kt, wh_error *err)
             kt->ref = kt->ncand;
         }
     }
-    if ((kt->best = input_time(h, img, &kt->k->best, err)) < 0)
+    if (kt->k->best.build && (kt->best = input_time(h, img, &kt->k->best, err)) < 0)
         goto out;
     kt->random = 0;
     for (uint64_t seed = 1; seed <= NRANDOM; seed++) {
@@ -664,6 +710,11 @@ typedef struct {
      * runs meet, random's too: the like-for-like race */
     double med_to_random99;
     int reached_random99;
+    /* the same race at 99 % of gdivan's final best (the median of its
+     * seeds' bests): the median over all seeds, a seed that never got
+     * there counting as never (HUGE_VAL); -1 unknown (a merged run saved
+     * without it) */
+    double med_to_gdivan99;
     double x[MAX_SEEDS];        /* re-measured bests, for the rank tests */
 } strat_stats;
 
@@ -728,15 +779,24 @@ static double wall_to_level(const run_t *r, double level)
  * (the median of its seeds' bests), from each run's history, kept in the
  * run for the JSON; a merged run uses the figure it was saved with, and a
  * strategy with a run saved without one has reached_random -1 (unknown). */
-static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
+/* A strategy's final best: the median of its seeds' bests; false when
+ * none of its runs is ok. */
+static bool final_best(const kernel_t *kt, int st, int seeds, double *level)
 {
-    double bests[MAX_SEEDS], t[MAX_SEEDS], t99[MAX_SEEDS];
+    double bests[MAX_SEEDS];
     int n = 0;
     for (int i = 0; i < seeds; i++)
-        if (kt->runs[NSTRATS - 1][i].ok) bests[n++] = kt->runs[NSTRATS - 1][i].best;
-    if (!n)
+        if (kt->runs[st][i].ok) bests[n++] = kt->runs[st][i].best;
+    if (n)
+        *level = median(bests, n);
+    return n > 0;
+}
+
+static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
+{
+    double t[MAX_SEEDS], t99[MAX_SEEDS], level;
+    if (!final_best(kt, NSTRATS - 1, seeds, &level))
         return;
-    double level = median(bests, n);
     for (int st = 0; st < NSTRATS; st++) {
         int k = 0, k99 = 0;
         bool unknown = false, unknown99 = false;
@@ -756,6 +816,31 @@ static void time_to_random(kernel_t *kt, int seeds, bool merged, strat_stats *s)
         s[st].med_to_random = k ? median(t, k) : 0;
         s[st].reached_random99 = unknown99 ? -1 : k99;
         s[st].med_to_random99 = k99 ? median(t99, k99) : 0;
+    }
+}
+
+/* How soon each strategy's runs reach 99 % of gdivan's final best (the
+ * median of its seeds' bests): the level the issue's wall-time goal is
+ * about seen from gdivan's side, where the goal's "each to its own best"
+ * asks a search that finds more to be as quick as one that stops early. */
+static void time_to_gdivan(kernel_t *kt, int seeds, bool merged, strat_stats *s)
+{
+    double t[MAX_SEEDS], level;
+    if (!final_best(kt, 0, seeds, &level))
+        return;
+    level *= 0.99;
+    for (int st = 0; st < NSTRATS; st++) {
+        int k = 0;
+        bool unknown = false;
+        for (int i = 0; i < seeds; i++) {
+            run_t *r = &kt->runs[st][i];
+            if (!r->ok) continue;
+            if (!merged)
+                r->wall_to_gdivan99 = wall_to_level(r, level);
+            unknown |= r->wall_to_gdivan99 == -2;
+            t[k++] = r->wall_to_gdivan99 >= 0 ? r->wall_to_gdivan99 : HUGE_VAL;
+        }
+        s[st].med_to_gdivan99 = unknown ? -1 : k ? median(t, k) : HUGE_VAL;
     }
 }
 
@@ -781,6 +866,8 @@ typedef struct {
     int as_soon;                /* gdivan reaches random's best no later than random its own */
     int level_first;            /* gdivan reaches 99 % of random's best no later than random */
     int level_known;            /* kernels where that is known (runs saved with the figure) */
+    int gdivan_level_first;     /* gdivan reaches 99 % of its own final best no later than random */
+    int gdivan_level_known;     /* kernels where that is known */
 } summary_t;
 
 /* One kernel's figures for the main table, computed once and written as
@@ -796,8 +883,10 @@ static void kernel_row_of(const args_t *a, kernel_t *kt, kernel_row *row)
     memset(row, 0, sizeof *row);
     for (int st = 0; st < NSTRATS; st++)
         stats_of(kt, st, a->seeds, &row->s[st]);
-    if (!a->inputs_only)
+    if (!a->inputs_only) {
         time_to_random(kt, a->seeds, a->merge != NULL, row->s);
+        time_to_gdivan(kt, a->seeds, a->merge != NULL, row->s);
+    }
     for (int st = 1; st < NSTRATS; st++)
         row->v[st] = against(&row->s[0], &row->s[st], &row->t[st]);
 }
@@ -829,14 +918,22 @@ static void rows_of(const args_t *a, kernel_t *ks, int n, kernel_row *rows, summ
         sum->level_known += known;
         sum->level_first += known && s[0].reached_random99 * 2 > s[0].nok &&
                             s[0].med_to_random99 <= s[2].med_to_random99;
+        bool gknown = s[0].nok && s[2].nok && s[0].med_to_gdivan99 >= 0 && s[2].med_to_gdivan99 >= 0;
+        sum->gdivan_level_known += gknown;
+        sum->gdivan_level_first += gknown && s[0].med_to_gdivan99 <= s[2].med_to_gdivan99 &&
+                                   s[0].med_to_gdivan99 < HUGE_VAL;
     }
 }
 
 static void md_row(FILE *f, const args_t *a, const kernel_t *kt, const kernel_row *row)
 {
     const strat_stats *s = row->s;
-    fprintf(f, "| %s | %.0f (%s) | %.0f | %.0f |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name, kt->best,
-            kt->random);
+    fprintf(f, "| %s | %.0f (%s) |", kt->k->name, kt->worst, kt->k->worst[kt->ref].name);
+    if (kt->best >= 0)
+        fprintf(f, " %.0f |", kt->best);
+    else
+        fprintf(f, " - |");
+    fprintf(f, " %.0f |", kt->random);
     for (int st = 0; st < NSTRATS; st++) {
         if (a->inputs_only)
             fprintf(f, " |");
@@ -863,7 +960,11 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                      const summary_t *sum, const char *when)
 {
     const char *unit = n ? ks[0].unit : "cycles";
-    fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
+    if (a->holdout)
+        fprintf(f, "# bench_corpus --holdout %s: the search on held-out kernels, against their users' worst inputs\n\n",
+                a->holdout);
+    else
+        fprintf(f, "# bench_corpus: the search against the corpus's known worst inputs\n\n");
     fprintf(f, "%s; sim backend (default profile); %ld evaluations per run, %d seeds, symbolic stage %g s; ",
             when, a->evals, a->seeds, a->explore_time);
     if (a->hunt_jobs > 1)
@@ -881,11 +982,16 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
         fprintf(f, "gdivan's symbolic stage with --order %s; ", a->order);
     fprintf(f, "`bench_corpus%s%s%s`.\n\n", a->quick ? " --quick" : "", a->merge ? " --merge " : "",
             a->merge ? a->merge : "");
-    fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. "
-               "Each strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
+    if (a->holdout)
+        fprintf(f, "Known worst: the input the kernel's author built by hand (%s/NAME.worst.sh), in sim %s. Each",
+                a->holdout, unit);
+    else
+        fprintf(f, "Known worst: the longest of the kernel's hand-built candidates (its header), in sim %s. Each",
+                unit);
+    fprintf(f, " strategy's best input re-measured, as a fraction of it: mean over seeds [min-max]; "
                "reached: seeds within 99 %%, with the median evaluations and wall seconds to get there "
                "(gdivan's symbolic stage included). gdivan vs X: A12 and two-sided Mann-Whitney p of the "
-               "re-measured times.\n\n", unit);
+               "re-measured times.\n\n");
     fprintf(f, "| kernel | known worst (input) | best | random x%d | gdivan | random-ga | random | "
                "gdivan vs random-ga | gdivan vs random |\n|---|---|---|---|---|---|---|---|---|\n", NRANDOM);
     for (int i = 0; i < n; i++) {
@@ -904,11 +1010,18 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
         if (sum->level_known)
             fprintf(f, "Its median wall time to 99 %% of random's final best is no more than random's own on %d of "
                        "%d.\n", sum->level_first, sum->level_known);
+        if (sum->gdivan_level_known)
+            fprintf(f, "Its median wall time to 99 %% of its own final best (the median of its seeds' bests) is no "
+                       "more than random's to the same level (a seed that never gets there counting as never) on "
+                       "%d of %d.\n", sum->gdivan_level_first, sum->gdivan_level_known);
         fprintf(f, "\nWall seconds (median over seeds; gdivan's symbolic stage included) to 99 %% of each run's "
                    "own best, and to random's final best (the median of random's seeds' bests; in brackets the "
-                   "seeds that reached it), and to 99 %% of that level (two decimals):\n\n| kernel | gdivan | "
+                   "seeds that reached it), and to 99 %% of that level (two decimals); then to 99 %% of gdivan's "
+                   "final best (the median of its seeds' bests; the median over all seeds, never when the median "
+                   "seed never got there):\n\n| kernel | gdivan | "
                    "random-ga | random | gdivan to random's best | random-ga to random's best | gdivan to 99 %% of "
-                   "it | random to 99 %% of it |\n|---|---|---|---|---|---|---|---|\n");
+                   "it | random to 99 %% of it | gdivan to 99 %% of gdivan's best | random to it |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n");
         for (int i = 0; i < n; i++) {
             if (!ks[i].ok)
                 continue;
@@ -934,6 +1047,13 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
                             rows[i].s[st].nok);
                 else
                     fprintf(f, " never |");
+            for (int st = 0; st < NSTRATS; st += NSTRATS - 1)
+                if (rows[i].s[st].med_to_gdivan99 < 0)
+                    fprintf(f, " n/a |");
+                else if (rows[i].s[st].med_to_gdivan99 < HUGE_VAL)
+                    fprintf(f, " %.2f |", rows[i].s[st].med_to_gdivan99);
+                else
+                    fprintf(f, " never |");
             fprintf(f, "\n");
         }
     }
@@ -954,7 +1074,9 @@ static void write_md(FILE *f, const args_t *a, const kernel_t *ks, const kernel_
         fprintf(f, "- %s:", ks[i].k->name);
         for (int c = 0; c < ks[i].ncand; c++)
             fprintf(f, " %s %.0f%s", ks[i].k->worst[c].name, ks[i].cand[c], c + 1 < ks[i].ncand ? ";" : "");
-        fprintf(f, "; best (%s) %.0f\n", ks[i].k->best.name, ks[i].best);
+        if (ks[i].best >= 0)
+            fprintf(f, "; best (%s) %.0f", ks[i].k->best.name, ks[i].best);
+        fprintf(f, "\n");
     }
 }
 
@@ -1002,7 +1124,10 @@ static void write_csv(FILE *f, const args_t *a, const kernel_t *ks, const kernel
             }
             fprintf(f, ",%.9g,", kt->worst);
             wh_csv_text(f, kt->k->worst[kt->ref].name);
-            fprintf(f, ",%.9g,%.9g", kt->best, kt->random);
+            if (kt->best >= 0)
+                fprintf(f, ",%.9g,%.9g", kt->best, kt->random);
+            else
+                fprintf(f, ",,%.9g", kt->random);
             if (a->inputs_only)
                 fprintf(f, ",,,,,,,,,,,,,\n");
             else
@@ -1022,6 +1147,8 @@ static json_t *run_json(const run_t *r)
         json_object_set_new(o, "wall_to_random_best_s", json_real(r->wall_to_random));
     if (r->ok && r->wall_to_random99 != -2)
         json_object_set_new(o, "wall_to_random_best99_s", json_real(r->wall_to_random99));
+    if (r->ok && r->wall_to_gdivan99 != -2)
+        json_object_set_new(o, "wall_to_gdivan_best99_s", json_real(r->wall_to_gdivan99));
     return o;
 }
 
@@ -1051,6 +1178,7 @@ static json_t *kernel_json(const args_t *a, const kernel_t *kt)
                           kt->k->family, "ok", 1, "unit", kt->unit, "known_worst", kt->worst, "known_worst_input",
                           kt->k->worst[kt->ref].name, "candidates", cands, "known_best", kt->best, "best_random",
                           kt->random);
+    if (kt->best < 0) json_object_set_new(o, "known_best", json_null());   /* a held-out kernel has none */
     if (a->inputs_only)
         return o;
     json_t *runs = json_object();
@@ -1093,6 +1221,10 @@ static void write_json(const char *path, const args_t *a, kernel_t *ks, int n, c
     if (summary && sum->level_known)
         json_object_set_new(summary, "gdivan_at_99_of_random_best_first",
                             json_pack("{s:i, s:i}", "kernels", sum->level_first, "of", sum->level_known));
+    if (summary && sum->gdivan_level_known)
+        json_object_set_new(summary, "gdivan_at_99_of_own_best_first",
+                            json_pack("{s:i, s:i}", "kernels", sum->gdivan_level_first, "of",
+                                      sum->gdivan_level_known));
     if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0)
         fprintf(stderr, "bench_corpus: cannot write %s\n", path);
     json_decref(doc);
@@ -1129,6 +1261,7 @@ static void run_from_json(json_t *o, int st, run_t *r)
     r->wall_to_own_99 = num(o, "wall_to_own_99_s", 0);
     r->wall_to_random = num(o, "wall_to_random_best_s", -2);
     r->wall_to_random99 = num(o, "wall_to_random_best99_s", -2);
+    r->wall_to_gdivan99 = num(o, "wall_to_gdivan_best99_s", -2);
 }
 
 /* Files saved between the scout (e879b81) and cached_stage_charged: their
@@ -1185,13 +1318,16 @@ static bool kernel_from_json(json_t *o, int seeds, bool uncharged, kernel_t *kt,
 /* The kernels of every file in a->merge (a later file's replace an earlier
  * one's), in corpus order; the files must agree on evaluations, seeds and
  * stage time.  Returns how many, or -1 (said why). */
-static int merge_kernels(args_t *a, kernel_t *ks)
+static int merge_kernels(args_t *a, kernel_t **ks)
 {
     char files[2048], why[1400];
     snprintf(files, sizeof files, "%s", a->merge);
     bool first = true;
     kernel_t *byidx = calloc((size_t)corpus_count(), sizeof *byidx);
-    if (!byidx) return -1;
+    if (!byidx || !(*ks = calloc((size_t)corpus_count(), sizeof **ks))) {
+        free(byidx);
+        return -1;
+    }
     int bad = 0;
     for (char *save = NULL, *file = strtok_r(files, ",", &save); file && !bad; file = strtok_r(NULL, ",", &save)) {
         json_error_t jerr;
@@ -1235,7 +1371,7 @@ static int merge_kernels(args_t *a, kernel_t *ks)
     }
     int n = 0;
     for (int c = 0; c < corpus_count() && !bad; c++)
-        if (byidx[c].k) ks[n++] = byidx[c];
+        if (byidx[c].k) (*ks)[n++] = byidx[c];
     free(byidx);
     return bad ? -1 : n;
 }
@@ -1251,6 +1387,51 @@ static bool selected(const args_t *a, const corpus_kernel *k)
         if ((p == a->kernels || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
             return true;
     return false;
+}
+
+/* The held-out kernels: every DIR/NAME.json, with DIR/NAME.worst.sh as
+ * the script of its one candidate worst input (checked when measured). */
+static int list_holdout(const args_t *a, kernel_t **ks)
+{
+    char pattern[1100];
+    snprintf(pattern, sizeof pattern, "%s/*.json", a->holdout);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0) {
+        fprintf(stderr, "bench_corpus: --holdout: no spec (%s)\n", pattern);
+        return -1;
+    }
+    *ks = calloc(g.gl_pathc, sizeof **ks);
+    int n = 0;
+    for (size_t i = 0; *ks && i < g.gl_pathc; i++) {
+        kernel_t *kt = &(*ks)[n];
+        const char *base = strrchr(g.gl_pathv[i], '/') ? strrchr(g.gl_pathv[i], '/') + 1 : g.gl_pathv[i];
+        snprintf(kt->own_name, sizeof kt->own_name, "%.*s", (int)(strlen(base) - 5), base);
+        kt->own = (corpus_kernel){ .name = kt->own_name, .family = "holdout", .quick = true,
+                                   .worst = { { .name = "expert" } }, .best = { .name = "none" } };
+        if (!selected(a, &kt->own)) continue;
+        kt->k = &kt->own;
+        snprintf(kt->spec, sizeof kt->spec, "%s", g.gl_pathv[i]);
+        snprintf(kt->script, sizeof kt->script, "%s/%s.worst.sh", a->holdout, kt->own_name);
+        n++;
+    }
+    globfree(&g);
+    return *ks ? n : -1;
+}
+
+/* The kernels to measure and search: the corpus's, or the held-out ones;
+ * those --kernels (or --quick) selects. */
+static int list_kernels(const args_t *a, kernel_t **ks)
+{
+    if (a->holdout) return list_holdout(a, ks);
+    if (!(*ks = calloc((size_t)corpus_count(), sizeof **ks))) return -1;
+    int n = 0;
+    for (int i = 0; i < corpus_count(); i++) {
+        if (!selected(a, corpus_at(i))) continue;
+        kernel_t *kt = &(*ks)[n++];
+        kt->k = corpus_at(i);
+        corpus_spec_path(kt->k, kt->spec, sizeof kt->spec);
+    }
+    return n;
 }
 
 static bool parse_args(int argc, char **argv, args_t *a)
@@ -1321,22 +1502,30 @@ static bool parse_args(int argc, char **argv, args_t *a)
             a->order = v;
         else if (!strcmp(o, "--merge"))
             a->merge = v;
+        else if (!strcmp(o, "--holdout"))
+            a->holdout = v;
         else
             return false;
         i++;
     }
+    bool held = a->holdout != NULL;
+    if (held && a->merge) return false;   /* a merge reads the corpus's own saved tables */
+    if (held && !strcmp(a->out, "build/corpus")) a->out = "build/holdout";
+    /* a quick or inputs-only table never goes over a committed full one */
     if (a->inputs_only && !a->quick) {
-        /* never over the committed full table either */
-        a->md = md ? a->md : "build/corpus/inputs.md";
-        a->json = json ? a->json : "build/corpus/inputs.json";
+        a->md = md ? a->md : held ? "build/holdout/inputs.md" : "build/corpus/inputs.md";
+        a->json = json ? a->json : held ? "build/holdout/inputs.json" : "build/corpus/inputs.json";
     }
     if (a->quick) {
-        /* never over the committed full table */
-        a->md = md ? a->md : "build/corpus/quick.md";
-        a->json = json ? a->json : "build/corpus/quick.json";
+        a->md = md ? a->md : held ? "build/holdout/quick.md" : "build/corpus/quick.md";
+        a->json = json ? a->json : held ? "build/holdout/quick.json" : "build/corpus/quick.json";
         a->evals = evals ? a->evals : 200;
         a->seeds = seeds ? a->seeds : 3;
         a->explore_time = explore ? a->explore_time : 10;
+    }
+    if (held) {
+        a->md = md || a->quick || a->inputs_only ? a->md : "bench/holdout.md";
+        a->json = json || a->quick || a->inputs_only ? a->json : "bench/holdout.json";
     }
     return a->evals > 0 && a->seeds >= 1 && a->seeds <= MAX_SEEDS && a->jobs >= 1 && a->jobs <= 16 &&
            a->hunt_jobs >= 1 && a->hunt_jobs <= 64 &&
@@ -1353,38 +1542,34 @@ int main(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
-    kernel_t *ks = calloc((size_t)corpus_count(), sizeof *ks);
-    if (!ks)
-        return 2;
-    int n = a.merge ? merge_kernels(&a, ks) : 0;
+    kernel_t *ks = NULL;
+    int n = a.merge ? merge_kernels(&a, &ks) : list_kernels(&a, &ks);
     if (n < 0) {
         free(ks);
         return 1;
     }
-    for (int i = 0; i < corpus_count() && !a.merge; i++) {
-        if (!selected(&a, corpus_at(i)))
-            continue;
-        kernel_t *kt = &ks[n++];
-        kt->k = corpus_at(i);
-        corpus_spec_path(kt->k, kt->spec, sizeof kt->spec);
+    for (int i = 0; i < n && !a.merge; i++) {
+        kernel_t *kt = &ks[i];
         wh_error err;
         wh_error_clear(&err);
         double t0 = wh_clock_s();
-        kt->ok = measure_inputs(kt, &err);
+        kt->ok = measure_inputs(&a, kt, &err);
         if (!kt->ok) {
             snprintf(kt->why, sizeof kt->why, "%s", err.msg);
             fprintf(stderr, "bench_corpus: %s: %s\n", kt->k->name, err.msg);
             continue;
         }
-        fprintf(stderr, "bench_corpus: %s: known worst %.0f (%s), best %.0f, random %.0f\n", kt->k->name,
-                kt->worst, kt->k->worst[kt->ref].name, kt->best, kt->random);
+        fprintf(stderr, "bench_corpus: %s: known worst %.0f (%s), ", kt->k->name, kt->worst, kt->k->worst[kt->ref].name);
+        if (kt->best >= 0) fprintf(stderr, "best %.0f, ", kt->best);
+        fprintf(stderr, "random %.0f\n", kt->random);
         if (!a.inputs_only) {
             search_kernel(&a, kt);
             fprintf(stderr, "bench_corpus: %s: searches done in %.0f s\n", kt->k->name, wh_clock_s() - t0);
         }
     }
     if (n == 0) {
-        fprintf(stderr, "bench_corpus: no corpus kernel selected by --kernels %s\n", a.kernels ? a.kernels : "");
+        fprintf(stderr, "bench_corpus: no %s kernel selected by --kernels %s\n", a.holdout ? "held-out" : "corpus",
+                a.kernels ? a.kernels : "");
         free(ks);
         return 1;
     }

@@ -221,11 +221,20 @@ static json_t *buffer_json(const init_param *p, notes *n)
     if (pointee || p->naccesses == 0 || one_field) {
         const char *type = pointee ? pointee : p->naccesses ? ptx_spec_type(p->access_type[0]) : "u8";
         if (!pointee && p->naccesses == 0) note(n, "%s: element type unknown (u8 here)", p->name);
+        /* an index stride of k elements (c[5*i + j]): k elements per thread */
+        int64_t esize = spec_type_size(type), k = esize > 0 && size > esize && size % esize == 0 ? size / esize : 1;
+        if (k > INIT_MAX_PER_THREAD || p->naccesses == 0) k = 1;
         json_object_set_new(b, "type", json_string(type));
-        json_object_set_new(b, "count", json_string("threads"));
+        if (k > 1) {
+            char count[48];
+            snprintf(count, sizeof count, "%lld*threads", (long long)k);
+            json_object_set_new(b, "count", json_string(count));
+            note(n, "%s: %lld elements per thread (its index stride)", p->name, (long long)k);
+        } else
+            json_object_set_new(b, "count", json_string("threads"));
         json_object_set_new(b, "role", json_string(role));
         if (strcmp(role, "output")) {
-            json_object_set_new(b, "per_thread", json_integer(1));
+            json_object_set_new(b, "per_thread", json_integer(k));
             if (!spec_type_is_float(type)) json_object_set_new(b, "range", int_range(type, strstr(p->cpp_type, "bool")));
         }
     } else {
@@ -390,8 +399,57 @@ static void spec_name(const char *entry, char *out, size_t n)
     snprintf(out, n, "%.*s", len, at);
 }
 
+/* The parameters' names, and the types the mangled name did not give
+ * (an extern "C" entry's), from the entry's declaration in its CUDA
+ * source; a name that is missing or repeats keeps the PTX's. */
+static void from_source(const char *source, const ptx_function *f, init_param *params,
+                        char names[][64], char types[][64], notes *n)
+{
+    char ident[128];
+    spec_name(f->name, ident, sizeof ident);
+    if (init_source_params(source, ident, names, types, INIT_MAX_PARAMS) != f->nparams || f->nparams == 0) return;
+    int typed = 0;
+    for (int p = 0; p < f->nparams; p++) {
+        bool repeated = false;
+        for (int q = 0; q < p; q++) repeated |= !strcmp(names[q], names[p]);
+        if (names[p][0] && !repeated) params[p].name = names[p];
+        if (!params[p].cpp_type[0] && types[p][0]) {
+            snprintf(params[p].cpp_type, sizeof params[p].cpp_type, "%.63s", types[p]);
+            params[p].pointer = strchr(types[p], '*') != NULL;
+            typed++;
+        }
+    }
+    note(n, "parameter names%s from the declaration of %s in %s", typed ? " and C++ types" : "", ident, source);
+}
+
+/* path (absolute) as seen from dir (absolute): "../src/k.cu". */
+static void relative_to(const char *dir, const char *path, char *out, size_t n)
+{
+    size_t common = 0;   /* the directories they share: dir[0, common) */
+    for (size_t i = 0; dir[i] && dir[i] == path[i]; i++)
+        if ((dir[i + 1] == '/' || !dir[i + 1]) && path[i + 1] == '/') common = i + 1;
+    out[0] = '\0';
+    for (const char *p = dir + common; *p; p++)
+        if (*p != '/' && (p[-1] == '/') && strlen(out) + 3 < n) strcat(out, "../");
+    snprintf(out + strlen(out), n - strlen(out), "%s", path + common + (path[common] == '/'));
+}
+
+/* A draft with -o names its source (and a PTX given as such) relative
+ * to the spec, so that the two can move together; a .cu's PTX, compiled
+ * beside the spec under the source's name, is where the spec looks first
+ * and goes unnamed (a `make ptx` copy is found once it is deleted). */
+static void set_paths(json_t *spec, const char *spec_dir, const char *source, const char *ptx_abs, bool compiled)
+{
+    char rel[4096];
+    if (spec_dir && source[0] == '/') relative_to(spec_dir, source, rel, sizeof rel);
+    json_object_set_new(spec, "source", json_string(spec_dir && source[0] == '/' ? rel : source));
+    if (compiled && spec_dir) return;
+    if (spec_dir && ptx_abs[0] == '/') relative_to(spec_dir, ptx_abs, rel, sizeof rel);
+    json_object_set_new(spec, "ptx", json_string(spec_dir && ptx_abs[0] == '/' ? rel : ptx_abs));
+}
+
 static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx_abs, const char *source,
-                     notes *n, wh_error *err)
+                     const char *spec_dir, bool compiled, notes *n, wh_error *err)
 {
     init_param params[INIT_MAX_PARAMS];
     if (init_infer(f, params, INIT_MAX_PARAMS) < 0) {
@@ -399,6 +457,10 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
                      INIT_MAX_PARAMS);
         return NULL;
     }
+    /* the CUDA source: given, else the first the PTX's .file names */
+    for (int k = 0; !source && k < m->nsrc_files; k++) source = m->src_files[k];
+    char names[INIT_MAX_PARAMS][64], types[INIT_MAX_PARAMS][64];   /* params[p].name may point here */
+    if (source) from_source(source, f, params, names, types, n);
     json_t *list = json_array();
     for (int p = 0; p < f->nparams; p++)
         json_array_append_new(list, params[p].tmap_rank || params[p].tmap_prefetched ? tensor_map_json(&params[p], n)
@@ -407,15 +469,12 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
     note(n, "every buffer: count threads, inputs one element per thread (per_thread 1), integer domains "
-            "[0, threads-1]");
+            "[0, threads-1], float values (no range drafted) drawn from [-1000, 1000]");
     note(n, "launch: grid 64 x block %d (%s)", block, f->reqntid[0] || f->maxntid[0] ? "the PTX's ntid" : "a guess");
     char name[128];
     spec_name(f->name, name, sizeof name);
     json_t *spec = json_pack("{s:s, s:s}", "name", name, "description", "");
-    /* the CUDA source: given, else the first the PTX's .file names, else the PTX */
-    for (int k = 0; !source && k < m->nsrc_files; k++) source = m->src_files[k];
-    json_object_set_new(spec, "source", json_string(source ? source : ptx_abs));
-    json_object_set_new(spec, "ptx", json_string(ptx_abs));
+    set_paths(spec, spec_dir, source ? source : ptx_abs, ptx_abs, compiled);
     json_object_set_new(spec, "entry", json_string(f->name));
     json_object_set_new(spec, "grid", json_pack("[iii]", 64, 1, 1));
     json_object_set_new(spec, "block", json_pack("[iii]", block, 1, 1));
@@ -488,10 +547,14 @@ static int init_spec(const char *file, const char *entry, const char *out, bool 
     if (!m) return cli_report(&err);
     int fi = pick_entry(m, entry, ptx, &err);
     notes n = { .len = 0 };
-    char src_abs[4096];
+    char src_abs[4096], spec_dir[4096], out_dir[4096];
+    snprintf(out_dir, sizeof out_dir, "%.*s", out && strrchr(out, '/') ? (int)(strrchr(out, '/') - out) : 1,
+             out && strrchr(out, '/') ? out : ".");
+    bool relative = out && realpath(out_dir[0] ? out_dir : "/", spec_dir);
     json_t *spec = fi < 0 ? NULL
                           : draft(m, &m->funcs[fi], realpath(ptx, ptx_abs) ? ptx_abs : ptx,
-                                  cu ? (realpath(file, src_abs) ? src_abs : file) : NULL, &n, &err);
+                                  cu ? (realpath(file, src_abs) ? src_abs : file) : NULL, relative ? spec_dir : NULL,
+                                  cu, &n, &err);
     int status = spec ? 0 : cli_report(&err);
     if (spec) {
         char desc[4400];

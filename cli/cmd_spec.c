@@ -83,11 +83,13 @@ static void usage(FILE *out)
             "hang), an input buffer whose per_thread slices need more elements than its count\n"
             "(the launch's last threads get none), a hash table that may be full with no\n"
             "probe bound (a lookup of an absent key would not stop), and symbolic threads\n"
-            "that never branch on the input: a guard comparing the thread index with a\n"
-            "constant of at least X sends them all out early, and the symbolic stage then\n"
+            "that never branch on the input: a kernel with no branch on its inputs (its time\n"
+            "from memory and atomics alone), or a guard comparing the thread index with a\n"
+            "constant of at least X that sends them all out early; the symbolic stage then\n"
             "gives one path (the constants and fixed scalars of at least X are named).\n"
             "Notes (never an error): a structured input too large for the symbolic stage to\n"
-            "assume its structure.\n"
+            "assume its structure, and a probe that finished no path in its time (the stage\n"
+            "may give a hunt no atom).\n"
             "\n"
             "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
             "  --strict          exit 1 on a warning too (not on a note)\n"
@@ -424,10 +426,16 @@ static bool symbolic_probe(const wh_spec *spec, double seconds, findings *f, wh_
         char names[600];
         suspects(spec, x, names, sizeof names);
         warn(f, "the symbolic stage's %d threads never branch on the input (1 path, %d of %d branch legs "
-             "covered): if the kernel compares the thread index with a constant of at least %d, every symbolic "
+             "covered): either the kernel has no branch on its inputs (its time then comes from memory and "
+             "atomics alone, contention the search finds without the stage's atoms), or a guard compares the "
+             "thread index with a constant of at least %d (a size too small for X threads), every symbolic "
              "thread exits early and a hunt gets no useful atom%s%s", x, r->nlegs_covered, r->nlegs, x,
              names[0] ? "; constants and fixed scalars of at least X: " : "", names);
-    }
+    } else if (ok && r->ndone + r->ncut + r->nerror == 0 && !sx_result_stopped_unsupported(r))
+        note(f, "the symbolic stage finished no path of %d threads in the probe's %g s (%ld solver checks, %ld "
+             "given up): a hunt's stage (hunt --explore-time, 30 s by default) may give no atom either and then "
+             "searches with random ones; `warphunt explore SPEC` shows how far it gets", x, seconds,
+             r->solver_calls, r->giveups);
     sx_result_free(r);
     ptx_module_free(mod);
     return ok;

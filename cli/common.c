@@ -193,6 +193,9 @@ wh_spec *cli_load_input_spec(const char *input_dir, const char *spec_arg, wh_err
     snprintf(p, sizeof p, "%s/manifest.json", input_dir);
     json_t *m = json_load_file(p, 0, NULL);
     const char *recorded = json_string_value(json_object_get(m, "spec_path"));
+    /* a relative path is the working directory's of whoever made the input */
+    const char *real = json_string_value(json_object_get(m, "spec_realpath"));
+    if (recorded && real && access(recorded, R_OK) != 0) recorded = real;
     wh_spec *spec = NULL;
     if (!spec_arg && !recorded) wh_error_set(err, WH_ERR_USER, p, 0, 0, "no spec recorded here: give --spec");
     else spec = cli_load_spec(spec_arg ? spec_arg : recorded, err);

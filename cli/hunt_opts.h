@@ -57,7 +57,10 @@ enum {
  * (strings), which differ between hunt and compare. */
 #define HUNT_HELP(EVALS, PATIENCE) \
     "search budget and stopping (the same for every strategy):\n" \
-    "  --evals N         stop after N evaluations (default " EVALS ")\n" \
+    "  --evals N         stop after N evaluations (default " EVALS "): launches of the\n" \
+    "                    full input; gdivan's symbolic stage and its warp-first unit and\n" \
+    "                    refinement (launches of one warp, see --warp-first and\n" \
+    "                    --warp-refine) come before it and outside it\n" \
     "  --time S          stop after S seconds of search (default: none)\n" \
     "  --epsilon F       relative improvement that counts as progress (default 0.01)\n" \
     "  --patience N      stop after N generations without progress (default " PATIENCE ";\n" \
@@ -81,8 +84,9 @@ enum {
     "                    every warp, a few hubs: CSR row lengths, degrees) (default 3;\n" \
     "                    0: none, the paper's)\n" \
     "  --no-edit-screen  gdivan: the generation after the first tries every operator on\n" \
-    "                    the whole of every input field, one at a time, as one more edit\n" \
-    "                    of the best input, and through every index buffer (a field whose\n" \
+    "                    the whole of every input field (a searched scalar: its two ends),\n" \
+    "                    one at a time, as one more edit of the best input, and through\n" \
+    "                    every index buffer (a field whose\n" \
     "                    range is [0, count - 1] of another buffer) a relaxation's\n" \
     "                    contention worst case: every index at 0, the values falling, the\n" \
     "                    pointed one at the top, the loop's side values falling (contend-min;\n" \

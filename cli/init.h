@@ -13,6 +13,7 @@
 
 #define INIT_MAX_PARAMS 128
 #define INIT_MAX_FIELDS 16
+#define INIT_MAX_PER_THREAD 256   /* an index stride of more elements is no ownership guess */
 
 typedef struct {
     const char *name;
@@ -38,5 +39,12 @@ typedef struct {
 /* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more
  * than max or memory runs out. */
 int init_infer(const ptx_function *f, init_param *out, int max);
+
+/* The entry `ident`'s parameters as the `__global__` declaration in the
+ * CUDA source at path states them: names[k] (or "" when unnamed) and
+ * types[k] in the demangler's form ("const float*"; "" when not read).
+ * Returns their number, or -1 when the source or the declaration cannot
+ * be read (or has more than max). */
+int init_source_params(const char *path, const char *ident, char names[][64], char types[][64], int max);
 
 #endif

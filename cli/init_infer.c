@@ -123,6 +123,9 @@ typedef struct {
     int param;              /* a pointer derived from this parameter, or -1 */
     int64_t stride;         /* ... indexed by a product with this factor (0: none seen) */
     int64_t product;        /* the register is index * product (0: not a product) */
+    int64_t offset;         /* ... plus these bytes added by immediates (nvcc points past a struct's
+                               first fields and reaches them at negative offsets) */
+    bool offset_varies;     /* ... by different amounts on different paths (a loop's pointer): unknown */
 } reg_info;
 
 static int param_named(const ptx_function *f, const ptx_operand *o)
@@ -136,6 +139,15 @@ static int param_named(const ptx_function *f, const ptx_operand *o)
 static bool is_reg(const ptx_operand *o)
 {
     return o->kind == PTX_OPD_REG && o->reg >= 0;
+}
+
+/* d points `add` bytes past where base points. */
+static void set_offset(reg_info *d, const reg_info *base, int64_t add)
+{
+    int64_t off = base->offset + add;
+    bool varies = base->offset_varies || (d->param >= 0 && d->offset != off && (d->offset || d->offset_varies));
+    d->offset_varies |= varies;
+    d->offset = d->offset_varies ? 0 : off;
 }
 
 /* Apply one instruction to the registers; true when something changed. */
@@ -158,20 +170,23 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         if (in->op == PTX_OP_MOV && param_named(f, a) >= 0 && f->params[param_named(f, a)].size == PTX_TMAP_BYTES)
             d->param = param_named(f, a);
         if (ra) {
-            if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride;
+            if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride, set_offset(d, ra, 0);
             if (ra->product) d->product = ra->product;
         }
         break;
+    /* products compose: i * 5 then * 4 (mul.wide to bytes) is i * 20 */
     case PTX_OP_MUL:
-        if (b && b->kind == PTX_OPD_IMM_INT && b->ival > 0) d->product = b->ival;
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival > 0 && b->ival < (1 << 20))
+            d->product = (ra && ra->product && ra->product < (1 << 20) ? ra->product : 1) * b->ival;
         break;
     case PTX_OP_SHL:
-        if (b && b->kind == PTX_OPD_IMM_INT && b->ival >= 0 && b->ival < 31) d->product = (int64_t)1 << b->ival;
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival >= 0 && b->ival < 31)
+            d->product = (ra && ra->product && ra->product < (1 << 20) ? ra->product : 1) << b->ival;
         break;
     case PTX_OP_MAD: /* mad.wide d, x, C, base */
         if (in->nops >= 4 && is_reg(&in->ops[3]) && regs[in->ops[3].reg].param >= 0 && b &&
             b->kind == PTX_OPD_IMM_INT && b->ival > 0)
-            d->param = regs[in->ops[3].reg].param, d->stride = b->ival;
+            d->param = regs[in->ops[3].reg].param, d->stride = b->ival, set_offset(d, &regs[in->ops[3].reg], 0);
         break;
     case PTX_OP_ADD:
     case PTX_OP_SUB: {
@@ -180,6 +195,9 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         if (!base) break;
         d->param = base->param;
         d->stride = index && index->product ? index->product : base->stride;
+        const ptx_operand *other = base == ra ? b : a;
+        int64_t imm = other && other->kind == PTX_OPD_IMM_INT ? other->ival : 0;
+        set_offset(d, base, in->op == PTX_OP_SUB ? -imm : imm);
         break;
     }
     default: break;
@@ -264,7 +282,7 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
         for (int k = 0; k < in->nops; k++) {
             const ptx_operand *o = &in->ops[k];
             if (o->kind == PTX_OPD_ADDR && o->reg >= 0 && regs[o->reg].param >= 0) {
-                note_access(&params[regs[o->reg].param], in, &regs[o->reg], o->ival);
+                note_access(&params[regs[o->reg].param], in, &regs[o->reg], o->ival + regs[o->reg].offset);
                 break;
             }
         }

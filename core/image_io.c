@@ -11,6 +11,7 @@
 #include "core/results.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,9 @@ static json_t *manifest_json(const wh_image *img)
                           "spec_path", img->spec->path, "spec_hash", img->spec->hash, "launch", "grid",
                           dims_json(img->launch.grid), "block", dims_json(img->launch.block), "shared_bytes",
                           (json_int_t)img->shared_bytes, "buffers", bufs);
+    char real[PATH_MAX];   /* the path as given is relative to where the input was made */
+    if (m && img->spec->path[0] != '/' && realpath(img->spec->path, real))
+        json_object_set_new(m, "spec_realpath", json_string(real));
     if (m && img->spec->nsets) { /* the constants it was made with, for whoever loads it */
         json_t *sets = json_array();
         for (int k = 0; k < img->spec->nsets; k++) json_array_append_new(sets, json_string(img->spec->sets[k]));

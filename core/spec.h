@@ -199,6 +199,8 @@ typedef struct {
                                below its row (README, "Structured inputs"), 0: none */
     int below_level;        /* "below_row"'s "level": 1 + the buffer of a level's rows, whose
                                entries name no row of the level, 0: none */
+    bool below_increasing;  /* "below_row"'s "increasing": each row's columns strictly increase
+                               (a sorted adjacency list), the diagonal past the row's room */
     wh_paths paths;         /* "shortest_paths": the graph and frontier of which these
                                distances are a relaxation state, or paths.rows == 0 */
     wh_check check;         /* output buffers; WH_CHECK_EXACT by default */

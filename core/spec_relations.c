@@ -93,18 +93,19 @@ static int earlier_int_buffer(spec_loader *ld, const char *name, int p, const ch
     return q;
 }
 
-/* "below_row": { "rows": row pointer, "level": rows } on buffer p: the
- * columns of a lower-triangular CSR matrix. */
+/* "below_row": { "rows": row pointer, "level": rows, "increasing": bool }
+ * on buffer p: the columns of a lower-triangular CSR matrix. */
 bool spec_buffer_below_row(spec_loader *ld, json_t *pobj, int p)
 {
-    static const char *const keys[] = { "rows", "level", NULL };
+    static const char *const keys[] = { "rows", "level", "increasing", NULL };
     wh_spec *s = ld->spec;
     wh_param *cols = &s->params[p];
     char sub[96], fp[120];
     wh_param_jpath(s, p, ".below_row", sub, sizeof sub);
     json_t *v = json_object_get(pobj, "below_row");
     if (!json_is_object(v))
-        return spec_bad(ld, sub, "expected { \"rows\": row pointer, \"level\": the level's rows (optional) }");
+        return spec_bad(ld, sub, "expected { \"rows\": row pointer, \"level\": the level's rows (optional), "
+                        "\"increasing\": true or false (optional) }");
     if (!spec_check_keys(ld, v, sub, keys)) return false;
     if (cols->kind != WH_BUFFER || cols->role != WH_ROLE_INPUT || cols->type == WH_STRUCT ||
         wh_type_is_float(cols->type) || !cols->fields[0].has_range || wh_field_varies_by_index(&cols->fields[0]))
@@ -124,6 +125,12 @@ bool spec_buffer_below_row(spec_loader *ld, json_t *pobj, int p)
     int lp = level ? earlier_int_buffer(ld, json_string_value(level), p, fp, "the level's rows") : -1;
     if (level && lp < 0) return false;
     cols->below_level = lp + 1;
+    json_t *inc = json_object_get(v, "increasing");
+    snprintf(fp, sizeof fp, "%s.increasing", sub);
+    if (inc && !json_is_boolean(inc)) return spec_bad(ld, fp, "expected true or false");
+    cols->below_increasing = json_is_true(inc);
+    if (cols->below_increasing && level)
+        return spec_bad(ld, fp, "increasing columns take no \"level\" (not supported)");
     return true;
 }
 

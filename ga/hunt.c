@@ -337,19 +337,19 @@ static bool add_warp_special(hunt *h, wh_error *err)
     int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, h->img, &cell, &werr);
     free(cand);
     if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
-        fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (%llu "
-                "cycles, %llu composed): no composed individual\n", h->warp.unit_threads,
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (the unit "
+                "launched alone: %llu cycles, %llu composed): no composed individual\n", h->warp.unit_threads,
                 (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
     if (!h->opt.quiet && h->warp.kept)
-        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): %llu cycles, "
-                "%llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): launched "
+                "alone %llu cycles, %llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
                 (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.refined_cycles)
-        fprintf(stderr, "hunt: warp-first: element refinement: %llu cycles (%ld elements changed, %ld sim launches, "
-                "%.1f s on %d thread%s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
+        fprintf(stderr, "hunt: warp-first: element refinement: the unit alone %llu cycles (%ld elements changed, %ld "
+                "sim launches, %.1f s on %d thread%s)%s\n", (unsigned long long)h->warp.refined_cycles, h->warp.refined_elements,
                 h->warp.refine_evaluations, h->warp.refine_seconds, h->warp.refine_threads,
                 h->warp.refine_threads == 1 ? "" : "s",
-                cell ? ": one more individual" : ": too little gain, no individual");
+                cell ? ": one more individual, repeated over the launch" : ": too little gain, no individual");
     if (!genes && wh_error_is_set(&werr)) *err = werr;
     if (!genes) return !wh_error_is_set(&werr);
     wh_error rerr;

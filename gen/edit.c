@@ -63,14 +63,15 @@ const char *gen_edit_kind_name(gen_edit_kind k)
     return k >= 0 && k < GEN_EDIT_KINDS ? kind_names[k] : "?";
 }
 
-/* A field worth editing: an input buffer's field whose domain is not a
- * single value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned),
- * and that is no running sum (the projection recomputes it from its
- * summands: an edit of it would be undone). */
+/* A field worth editing: an input buffer's field, or a searched scalar
+ * (a knob: a threshold, a band, a length), whose domain is not a single
+ * value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned), and
+ * that is no running sum (the projection recomputes it from its summands:
+ * an edit of it would be undone). */
 static bool editable(const wh_image *img, int p, int f)
 {
     const wh_param *par = &img->spec->params[p];
-    if (par->role != WH_ROLE_INPUT || par->kind != WH_BUFFER || img->bufs[p].count == 0) return false;
+    if (par->role != WH_ROLE_INPUT || img->bufs[p].count == 0) return false;
     if (par->prefix_of || par->fields[f].prefix_of) return false;
     wh_bounds b;
     wh_error err;
@@ -250,10 +251,13 @@ static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
 
 /* How many screen codes kind k has on field f of buffer p: contend kinds
  * one per index field into it; tree kinds none but on a tree's first child
- * field, where a chain has one per child field that can link it. */
+ * field, where a chain has one per child field that can link it; a
+ * searched scalar only its two ends. */
 static int screen_variants(const wh_image *full, gen_edit_kind k, int p, int f)
 {
     int ip, ifield;
+    /* a scalar has one value: its domain's ends are all a screen can try */
+    if (full->spec->params[p].kind == WH_SCALAR) return k == GEN_EDIT_FILL_HIGH || k == GEN_EDIT_FILL_LOW;
     if (is_tree_kind(k))
         return !tree_field(full, p, f) ? 0 : k == GEN_EDIT_TREE_CHAIN ? full->spec->params[p].tree->nchildren : 1;
     return is_contend(k) ? index_fields(full, p, -1, &ip, &ifield) : 1;

@@ -28,11 +28,13 @@ void gen_explore_options_default(gen_explore_options *o)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    /* bump when the cached files change, or what the stage finds (v13:
-     * paths.json without the atoms' values, in atoms.bin; v12: indirect
-     * calls, initializers holding addresses, spec globals, forks on
-     * sampled witnesses) */
-    static const char format[] = "warphunt-explore-v13";
+    /* bump when the cached files change, or what the stage finds (v15:
+     * float checks in a child once one was slow; v14: addresses made from
+     * floats pinned, saturation waiting for the first
+     * path, increasing rows; v13: paths.json without the atoms' values, in
+     * atoms.bin; v12: indirect calls, initializers holding addresses, spec
+     * globals, forks on sampled witnesses) */
+    static const char format[] = "warphunt-explore-v15";
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);
     h = wh_fnv1a(h, spec->hash, strlen(spec->hash));
@@ -184,6 +186,7 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         if (o->solver_mb) so.solver_mb = o->solver_mb;
         so.order = o->order;
         so.saturation_s = o->saturation_s;
+        so.saturate_pathless = kept && kept->npaths > 0;   /* a larger X need not wait for its first */
         if (!o->quiet) so.progress = print_progress;
         double tx = wh_clock_s();
         char buf[80];
@@ -229,8 +232,9 @@ static sx_result *deepen(gen_result *r, const ptx_module *mod, const gen_explore
         fprintf(stderr, "explore: warning: no path ran to its end: %s (the stage does not run it; the hunt's atoms "
                 "come from the paths up to there)\n", unsupported);
     if (kept && !o->quiet && sx_result_never_branched(kept))
-        fprintf(stderr, "explore: warning: the %d symbolic threads never branched on the input (%d of %d legs): a "
-                "guard comparing the thread index with a constant of at least %d would send them all out early "
+        fprintf(stderr, "explore: warning: the %d symbolic threads never branched on the input (%d of %d legs): "
+                "either the kernel has no branch on its inputs (its time from memory and atomics alone), or a "
+                "guard comparing the thread index with a constant of at least %d sends them all out early "
                 "(`warphunt spec check` names the suspects)\n", kept->threads, kept->nlegs_covered, kept->nlegs,
                 kept->threads);
     return kept;
@@ -273,11 +277,15 @@ static bool time_left(const atom_maker *am)
 
 /* The first model of every path (the solver's own: one check, no
  * pinning), replayed, before any path gets a second one: when the budget
- * runs out, as many paths as possible have an atom.  first[i] is NULL for
- * a path without one (an error path, no model, or no time left). */
+ * runs out, as many paths as possible have an atom.  Past the deadline the
+ * first GEN_LATE_FIRST_ATOMS paths still get the model their own final
+ * state holds, which costs no solver check (one that would is refused at
+ * once): kd_nearest's search overran its share by 20 s and its 5 paths
+ * got no atom, the hunt none but random ones.  first[i] is NULL for a
+ * path without one (an error path, no model, or no time left). */
 static bool first_models(atom_maker *am, wh_image **first, bool *valid, bool *hung, wh_error *err)
 {
-    for (int i = 0; i < am->sx->npaths && time_left(am); i++) {
+    for (int i = 0; i < am->sx->npaths && (time_left(am) || i < GEN_LATE_FIRST_ATOMS); i++) {
         wh_error merr;
         if (am->sx->paths[i].kind == SX_PATH_ERROR || !sx_path_model(am->sx, i, 0, am->scratch, &merr)) continue;
         valid[i] = true;

@@ -37,6 +37,9 @@
  * no solver check for an atom runs longer than GEN_MODEL_QUERY_MS. */
 #define GEN_SEARCH_SHARE 0.75
 #define GEN_MODEL_QUERY_MS 5000u
+/* Paths that still get their first atom (their final state's model, no solver
+ * check) when the search has spent the stage's budget. */
+#define GEN_LATE_FIRST_ATOMS 64
 /* paths.json is written within the budget too: atoms stop early by what
  * writing it will take, its formulas' and atoms' bytes at this rate
  * (hash_lookup's 45 MB took 0.9 s to build and write on the development

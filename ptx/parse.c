@@ -153,6 +153,7 @@ typedef struct {
     ptx_reloc *rel; int nrel, rel_cap;
     struct pending_bt *pend; int npend, pend_cap;
     int loc_file, loc_line;
+    int call_file, call_line;   /* the last .loc's inlined_at, 0 when none */
     bool seen_version;
 } parser;
 
@@ -313,16 +314,27 @@ static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 /* ---- small directives ----------------------------------------------------- */
 
+/* .loc FILE LINE COL [, function_name LABEL, inlined_at FILE LINE COL]:
+ * where the next instructions come from, and for code inlined from a
+ * function (CUDA's own headers' atomicAdd among them) where it was called. */
 static void parse_loc(parser *p)
 {
     ptx_token d = next(p); /* .loc */
     const ptx_token *a = peek(p, 0);
+    p->call_file = p->call_line = 0;
     if (a->kind == TK_INT && a->line == d.line) {
         p->loc_file = (int)(next(p).u & 0x7fffffff);
         const ptx_token *b = peek(p, 0);
         if (b->kind == TK_INT && b->line == d.line) p->loc_line = (int)(next(p).u & 0x7fffffff);
     }
-    skip_line_of(p, d.line);
+    for (const ptx_token *t = peek(p, 0); t->kind != TK_EOF && t->line == d.line; t = peek(p, 0)) {
+        ptx_token w = next(p);
+        if (w.kind != TK_IDENT || w.len != 10 || memcmp(w.s, "inlined_at", 10)) continue;
+        if (peek(p, 0)->kind == TK_INT && peek(p, 1)->kind == TK_INT && peek(p, 1)->line == d.line) {
+            p->call_file = (int)(next(p).u & 0x7fffffff);
+            p->call_line = (int)(next(p).u & 0x7fffffff);
+        }
+    }
 }
 
 /* .file N "path" {, timestamp, size}: the names .loc refers to. */
@@ -1341,6 +1353,8 @@ static void parse_instruction(parser *p)
     }
     ins.src_file = p->loc_file;
     ins.src_line = p->loc_line;
+    ins.call_file = p->call_file;
+    ins.call_line = p->call_line;
     ptx_instr *slot = PTX_APUSH(p->A, p->cur.instrs, p->cur.ninstrs, p->instrs_cap);
     *slot = ins;
 }
@@ -1522,7 +1536,7 @@ static void reset_function_state(parser *p)
     symtab_clear(&p->lsym);
     symtab_clear(&p->labels);
     p->nscopes = 0;
-    p->loc_file = p->loc_line = 0;
+    p->loc_file = p->loc_line = p->call_file = p->call_line = 0;
 }
 
 static void parse_function(parser *p, ptx_linkage link)

@@ -386,6 +386,10 @@ bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t 
     if (!ins || ins->src_line <= 0 || ins->src_file < 0 || ins->src_file >= m->nsrc_files ||
         !m->src_files[ins->src_file])
         return false;
-    snprintf(buf, size, "%s:%d", m->src_files[ins->src_file], ins->src_line);
+    int n = snprintf(buf, size, "%s:%d", m->src_files[ins->src_file], ins->src_line);
+    bool called = ins->call_line > 0 && ins->call_file >= 0 && ins->call_file < m->nsrc_files &&
+                  m->src_files[ins->call_file];
+    if (called && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (inlined at %s:%d)", m->src_files[ins->call_file], ins->call_line);
     return true;
 }

@@ -398,6 +398,7 @@ typedef struct {
     int nops;
     int line, col;            /* position in the PTX source */
     int src_file, src_line;   /* last `.loc` before it (0 when none) */
+    int call_file, call_line; /* its `inlined_at`: the call of the inlined code (0 when none) */
 
     /* decoded form */
     ptx_opcode op;
@@ -514,7 +515,9 @@ typedef struct ptx_module {
 /* ------------------------------------------------------------------------ */
 
 /* "PATH:LINE" of the CUDA source an instruction came from (its last `.loc`,
- * the file a `.file` names); false, buf "", when the PTX does not say. */
+ * the file a `.file` names), followed by " (inlined at PATH:LINE)" for code
+ * inlined from a function such as CUDA's atomicAdd; false, buf "", when
+ * the PTX does not say. */
 bool ptx_source_of(const ptx_module *m, const ptx_instr *ins, char *buf, size_t size);
 /* The instruction on PTX line `line` (the first, in module order), or NULL. */
 const ptx_instr *ptx_instr_at_line(const ptx_module *m, int line);

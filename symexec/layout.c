@@ -898,10 +898,12 @@ static Z3_ast in_level(sx_engine *e, int level, Z3_ast v)
 /* "below_row" (README, "Columns of a lower triangle"), as image_rows.c
  * keeps it: an entry of row k names a column below k, outside the level
  * when row k is in it; a row with no column below it (k at or under the
- * range's low end) names itself.  Stronger than the projection in one
- * case, so that every atom keeps it: a level row all of whose lower rows
+ * range's low end) names itself.  Stronger than the projection in two
+ * cases, so that every atom keeps it: a level row all of whose lower rows
  * are in the level can hold no entry here (the projection would let it
- * name itself). */
+ * name itself), and with "increasing" a row holds no more entries than
+ * it has columns below it, row 0 none (the projection moves the rest to
+ * other rows, naming the diagonal only when the rows cannot hold them). */
 static Z3_ast region_below_rows(sx_engine *e, const sx_region *r, wh_error *err)
 {
     sx_z *z = &e->z;
@@ -924,13 +926,20 @@ static Z3_ast region_below_rows(sx_engine *e, const sx_region *r, wh_error *err)
         Z3_ast row = sx_z_num(z, k, 64), start = int_term64(e, rows, k);
         Z3_ast end = lens >= 0 ? sx_zk(z, Z3_mk_bvadd(z->c, start, int_term64(e, lens, k))) : int_term64(e, rows, k + 1);
         Z3_ast other_level = sx_z_not(z, in_level(e, level, row));
-        Z3_ast none_below = (int64_t)k <= bd.lo ? z->tru : z->fls;
+        Z3_ast none_below = (int64_t)k <= bd.lo && !p->below_increasing ? z->tru : z->fls;
         for (uint64_t el = 0; d && el < ncols; el++) {
             Z3_ast at = sx_z_num(z, el, 64);
             Z3_ast in_row = sx_z_and2(z, sx_zk(z, Z3_mk_bvsle(z->c, start, at)), sx_zk(z, Z3_mk_bvslt(z->c, at, end)));
             Z3_ast fits = sx_z_and2(z, sx_zk(z, Z3_mk_bvslt(z->c, col[el], row)), sx_z_or2(z, other_level, outside[el]));
             Z3_ast diagonal = sx_z_and2(z, none_below, sx_z_eq(z, col[el], row));
             d = sx_z_and2(z, d, sx_z_or2(z, sx_z_not(z, in_row), sx_z_or2(z, fits, diagonal)));
+            /* "increasing": a slot and the next in the row increase (a row
+             * has no more entries than columns below it here) */
+            if (p->below_increasing && el + 1 < ncols) {
+                Z3_ast next_in = sx_zk(z, Z3_mk_bvslt(z->c, sx_z_num(z, el + 1, 64), end));
+                Z3_ast rises = sx_zk(z, Z3_mk_bvslt(z->c, col[el], col[el + 1]));
+                d = sx_z_and2(z, d, sx_z_or2(z, sx_z_not(z, sx_z_and2(z, in_row, next_in)), rises));
+            }
         }
     }
     if (!col || !outside)

@@ -484,6 +484,15 @@ static int resolve(sx_cx *cx, ptx_space space, Z3_ast addr, int n, sx_loc *loc)
         e->pinned++;
         conc = true;
     }
+    if (!conc && cx->s->fp && sx_cases_has_float(e, addr)) {
+        /* an address made from floats (a particle's cell, floorf(x)) is
+         * pinned to the model's value, as a concolic state's is: every
+         * question about it goes to the FP solver at a second or more, and
+         * pic_deposit's stage finished no path in 10 s asking them */
+        sx_state_add_pc(e, cx->s, sx_z_eq(z, addr, sx_z_num(z, v, 64)));
+        e->pinned++;
+        conc = true;
+    }
     /* an address that may take several values on this path is symbolic;
      * ask the solver only when its bounds cannot tell */
     uint64_t lo, hi;

@@ -52,7 +52,7 @@ static void report_progress(sx_engine *e)
 
 bool sx_result_never_branched(const sx_result *r)
 {
-    return r->forks == 0 && r->giveups == 0 && r->nlegs > 0 && r->nlegs_covered < r->nlegs &&
+    return r->npaths > 0 && r->forks == 0 && r->giveups == 0 && r->nlegs > 0 && r->nlegs_covered < r->nlegs &&
            !sx_result_stopped_unsupported(r);
 }
 
@@ -210,10 +210,14 @@ static void note_gains(sx_engine *e)
 
 /* Nothing new for as long as the last gain took to come (so a search that
  * is still finding things every few seconds goes on), and at least
- * saturation_s: more of the same paths add atoms, not coverage. */
+ * saturation_s: more of the same paths add atoms, not coverage.  Not
+ * before the first path unless a smaller X gave paths: "nothing new"
+ * means nothing then, and a kernel whose first path takes longer than
+ * saturation_s (a tree walk; any kernel on a loaded machine) gave no path
+ * and no atom at all. */
 static bool saturated(const sx_engine *e)
 {
-    if (e->opt.saturation_s <= 0) return false;
+    if (e->opt.saturation_s <= 0 || (e->res->npaths == 0 && !e->opt.saturate_pathless)) return false;
     double since = wh_clock_s() - e->gain.at, before = e->gain.at - e->t0;
     return since >= (before > e->opt.saturation_s ? before : e->opt.saturation_s);
 }
@@ -494,6 +498,16 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
     sx_state *s0 = sx_state_new(e);
     Z3_model m0 = s0 ? sx_layout_low_model(e) : NULL;
     int sat = m0 ? 1 : s0 ? sx_solver_check(e, s0, NULL, &m0) : -1;
+    if (sat < 0 && s0 && !e->z.failed && !e->fatal) {
+        /* the budget ran out before a first input that keeps the domains
+         * and structures was found (kd_nearest's tree in under 2 s): no
+         * path, as a search the budget stopped, not a failure (spec check's
+         * short probe reported "Z3 or memory failure") */
+        sx_state_free(e, s0);
+        r->budget_hit = true;
+        result_fill(e, r);
+        return r;
+    }
     if (sat != 1) {
         wh_error_set(err, sat == 0 ? WH_ERR_USER : WH_ERR_INTERNAL, spec->path, 0, 0, "%s",
                      sat == 0 ? "the value domains of the spec's inputs cannot all hold"

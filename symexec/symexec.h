@@ -93,6 +93,10 @@ typedef struct {
                                     instructions or more divergent than any before) has come
                                     for as long as the last new thing took to come, and at
                                     least this many seconds; 0: only the budgets stop it */
+    bool saturate_pathless;      /* saturation may stop the search before its first path (a
+                                    smaller X already gave paths); false: never before it */
+    bool isolate_fp;             /* every check on floats in a child process (isolate.c); false:
+                                    only once one of them has been slow (solver.c) */
     /* Called about every progress_s seconds during the search (NULL: never):
      * how far it has got, for a progress line. */
     void (*progress)(void *ctx, const sx_progress *p);
@@ -220,7 +224,8 @@ typedef struct {
      * satisfies the path and the side forks a copy that takes it. */
     long witnesses;
     /* Solver calls the watchdog interrupted past their hard deadline (the
-     * query limit plus a quarter, at least 0.5 s): counted in giveups too */
+     * query limit plus a quarter, at least 0.5 s), or run in a child process
+     * killed at its limit: counted in giveups too */
     long interrupted;
     /* Of those, the calls cut (or not started) because Z3's allocations
      * were past sx_options.solver_mb. */

@@ -39,6 +39,14 @@ const char *ts_read_text(const char *path)
     return buf;
 }
 
+void ts_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    cr_assert_geq(fputs(text, f), 0, "%s", path);
+    cr_assert_eq(fclose(f), 0, "%s", path);
+}
+
 int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
                const char *err_path)
 {

@@ -22,6 +22,8 @@ json_t *ts_load_json(const char *path);
 /* A text file's contents (up to 1 MiB), in a buffer the next call reuses;
  * asserts that it opens. */
 const char *ts_read_text(const char *path);
+/* Write text to path (a test failure when it cannot). */
+void ts_write_text(const char *path, const char *text);
 
 /* The full-size input of s whose first buffer holds value(i) at element i
  * (the other inputs at the low end of their domains), asserted to lie in

@@ -115,9 +115,7 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
     cr_assert(mkdtemp(dir));
     char path[300];
     snprintf(path, sizeof path, "%s/p.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs("{ \"costs\": { \"alu\": { \"issue\": 1, \"latency\": 6 }, \"fma\": { \"issue\": 4, \"latency\": 5 },\n"
+    ts_write_text(path, "{ \"costs\": { \"alu\": { \"issue\": 1, \"latency\": 6 }, \"fma\": { \"issue\": 4, \"latency\": 5 },\n"
           "  \"fp64\": { \"issue\": 16, \"latency\": 30 }, \"sfu\": { \"issue\": 4, \"latency\": 23 },\n"
           "  \"idiv\": { \"issue\": 12, \"latency\": 80 }, \"fdiv\": { \"issue\": 7, \"latency\": 33 },\n"
           "  \"ddiv\": { \"issue\": 50, \"latency\": 140 },\n"
@@ -126,8 +124,7 @@ Test(calibrate, the_sim_gives_back_a_changed_profile, .timeout = 60)
           "    \"atomic_unit_bytes\": 128,\n"
           "    \"lsu_cycles_per_sector\": 0.5, \"const_cycles_per_address\": 3, \"shared_atomic_cycles_per_op\": 5,\n"
           "    \"l2_sectors_per_cycle\": 100, \"dram_sectors_per_cycle\": 20 },\n"
-          "  \"control\": { \"kernel_launch_cycles\": 700, \"divergence_cycles\": 12 } }\n", f);
-    fclose(f);
+          "  \"control\": { \"kernel_launch_cycles\": 700, \"divergence_cycles\": 12 } }\n");
     harness_calibration c = calibrate_sim(path);
     cr_expect(fabs(c.divergence_cycles - 12) <= 1, "divergence %g (a divergent if %g cycles dearer)",
               c.divergence_cycles, c.divergence_extra);
@@ -282,10 +279,7 @@ Test(calibrate, the_command_writes_the_profile_and_its_json, .timeout = 60)
 static void write_profile(const char *dir, const char *json, char *path, size_t n)
 {
     snprintf(path, n, "%s/p.json", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f);
-    fputs(json, f);
-    fclose(f);
+    ts_write_text(path, json);
 }
 
 /* An L1 of 64 KB (4 ways, 30 cycles): calibrate finds its latency and

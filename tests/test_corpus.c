@@ -229,6 +229,17 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "summary"), "kernels")), 1);
     json_t *soon = json_object_get(json_object_get(doc, "summary"), "gdivan_at_random_best_as_soon");
     cr_expect(json_is_integer(soon) && json_integer_value(soon) <= 1, "the summary counts gdivan at random's best");
+    json_t *own = json_object_get(json_object_get(doc, "summary"), "gdivan_at_99_of_own_best_first");
+    cr_expect_eq(json_integer_value(json_object_get(own, "of")), 1, "the race at gdivan's level is known");
+    int gdivan_there = 0;
+    for (int st = 0; st < 3; st++)
+        for (size_t i = 0; i < 2; i++) {
+            json_t *t = json_object_get(json_array_get(runs_of(doc, strategies[st]), i), "wall_to_gdivan_best99_s");
+            cr_expect(json_is_number(t) && (json_number_value(t) >= 0 || json_number_value(t) == -1),
+                      "%s seed %zu: saved as a time or -1 (never)", strategies[st], i + 1);
+            gdivan_there += st == 0 && json_number_value(t) >= 0;
+        }
+    cr_expect_geq(gdivan_there, 1, "a gdivan seed reaches 99 %% of the median of the two bests");
     json_decref(doc);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/c.md", tmp);
@@ -241,6 +252,7 @@ Test(corpus, bench_runs_every_strategy_and_writes_its_table, .timeout = 300)
     cr_expect(strstr(text, "| spmv_scalar |"), "%s", text);
     cr_expect(strstr(text, "**Summary**: of 1 kernels"), "%s", text);
     cr_expect(strstr(text, "| gdivan to random's best |"), "%s", text);
+    cr_expect(strstr(text, "| gdivan to 99 % of gdivan's best | random to it |"), "%s", text);
     expect_merge_reproduces(tmp, text);
     ts_rmtree(tmp);
 }
@@ -280,5 +292,79 @@ Test(corpus, bench_reports_failed_and_stopped_runs, .timeout = 300)
               json_string_value(json_object_get(r, "why")));
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "summary"), "gdivan_failed")), 1);
     json_decref(doc);
+    ts_rmtree(tmp);
+}
+
+/* ---- bench_corpus --holdout ------------------------------------------------- */
+
+/* A held-out kernel in dir: NAME.json (kernels/artificial.json's kernel by
+ * its built PTX) and NAME.worst.sh with the given body. */
+static void holdout_kernel(const char *dir, const char *name, const char *script)
+{
+    char cwd[PATH_MAX], path[PATH_MAX + 64];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fprintf(f, "{ \"name\": \"%s\", \"source\": \"artificial.cu\", \"ptx\": \"%s/build/ptx/kernels/artificial.ptx\", \"entry\": \"artificial\",\n"
+               "  \"grid\": [4, 1, 1], \"block\": [64, 1, 1],\n"
+               "  \"params\": [\n"
+               "    { \"name\": \"values\", \"kind\": \"buffer\", \"type\": \"i32\", \"count\": \"threads\",\n"
+               "      \"role\": \"input\", \"per_thread\": 1, \"range\": [0, 1000] },\n"
+               "    { \"name\": \"result\", \"kind\": \"buffer\", \"type\": \"i32\",\n"
+               "      \"count\": \"max(threads, blocks)\", \"role\": \"output\" } ] }\n",
+            name, cwd);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/%s.worst.sh", dir, name);
+    cr_assert((f = fopen(path, "w")));
+    fprintf(f, "%s\n", script);
+    fclose(f);
+}
+
+/* --holdout DIR: each spec of DIR is set against the input its author's
+ * script builds (measured as a search's input is), with no known best; a
+ * script that fails fails its kernel, saying so, and the others go on. */
+Test(corpus, holdout_sets_each_kernel_against_its_scripts_input, .timeout = 120)
+{
+    ts_need_ptx("build/ptx/kernels/artificial.ptx");
+    char tmp[] = "/tmp/wh-holdout-XXXXXX", bench[PATH_MAX], tool[PATH_MAX], cmd[6 * PATH_MAX], path[PATH_MAX + 64];
+    cr_assert(mkdtemp(tmp));
+    sibling("bench/bench_corpus", bench, sizeof bench);
+    sibling("warphunt", tool, sizeof tool);
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof dir, "%s/ho", tmp);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    holdout_kernel(dir, "aa", "\"$1\" input import \"$(dirname \"$0\")/aa.json\" -o \"$2\" --set 'values=i % 1001'");
+    holdout_kernel(dir, "bb", "echo no input today >&2; exit 3");
+    snprintf(cmd, sizeof cmd, "%s --holdout %s --inputs-only --out %s/out --md %s/h.md --json %s/h.json "
+             "--warphunt %s >%s/stdout 2>%s/stderr", bench, dir, tmp, tmp, tmp, tool, tmp, tmp);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, "%s/h.json", tmp);
+    json_t *doc = ts_load_json(path);
+    json_t *aa = json_array_get(json_object_get(doc, "kernels"), 0), *bb = json_array_get(json_object_get(doc, "kernels"), 1);
+    cr_assert_str_eq(json_string_value(json_object_get(aa, "kernel")), "aa");
+    cr_assert(json_is_true(json_object_get(aa, "ok")), "%s", json_string_value(json_object_get(aa, "why")));
+    cr_expect_str_eq(json_string_value(json_object_get(aa, "known_worst_input")), "expert");
+    cr_expect(json_is_null(json_object_get(aa, "known_best")), "no known best");
+    snprintf(path, sizeof path, "%s/aa.json", dir);
+    wh_error err;
+    wh_spec *s = wh_spec_load(path, &err);
+    cr_assert(s, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/out/inputs/aa-expert", tmp);
+    wh_image *img = wh_image_load(s, path, &err);
+    cr_assert(img, "%s", err.msg);
+    cr_expect_eq(wh_image_int(img, 0, 200), 200, "the script's input");
+    cr_expect_float_eq(json_number_value(json_object_get(aa, "known_worst")), ts_sim_time(s, img), 1e-9);
+    wh_image_free(img);
+    wh_spec_free(s);
+    cr_expect_str_eq(json_string_value(json_object_get(bb, "kernel")), "bb");
+    cr_expect(json_is_false(json_object_get(bb, "ok")));
+    cr_expect(strstr(json_string_value(json_object_get(bb, "why")), "bb.worst.sh"), "%s",
+              json_string_value(json_object_get(bb, "why")));
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/h.md", tmp);
+    const char *md = ts_read_text(path);
+    cr_expect(strstr(md, "# bench_corpus --holdout"), "%s", md);
+    cr_expect(strstr(md, "(expert) | - |"), "no known best: %s", md);
     ts_rmtree(tmp);
 }

@@ -407,6 +407,29 @@ static uint32_t shape_code(gen_shape_family family, gen_shape *s)
  * code puts its lanes (evenly spaced from its offset) at the top; a skew
  * spreads values with the mean its exponent gives (E[u^a] = 1/(a+1)); hubs
  * put about their share at the top; each stays inside its run. */
+/* A searched scalar (a knob) is on the screen with its two ends only, and
+ * its fill-high sets it to its range's top: scalar_trip's trip count n,
+ * whose top is the kernel's longest run.  Before, no edit touched a
+ * scalar: a held-out kernel's gdivan kept its threshold at 8 of 16. */
+Test(edit, a_searched_scalar_is_screened_at_its_ends)
+{
+    fixture f = open_random("tests/specs/scalar_trip.json", 2);
+    int n = wh_image_find(f.img, "n"), codes[64], groups[64], ncodes = gen_edit_screen(f.img, codes, groups, 64);
+    int on_scalar = 0;
+    for (int i = 0; i < ncodes; i++) {
+        gen_edit e;
+        gen_edit_decode(f.img, (uint32_t)codes[i], &e);
+        if (e.param != n) continue;
+        on_scalar++;
+        cr_expect(e.kind == GEN_EDIT_FILL_HIGH || e.kind == GEN_EDIT_FILL_LOW, "%s", gen_edit_kind_name(e.kind));
+        wh_error err;
+        cr_assert(gen_edit_apply(&e, f.img, &err), "%s", err.msg);
+        cr_expect_eq(get(&f, n, 0, 0), e.kind == GEN_EDIT_FILL_HIGH ? 40 : 0);
+    }
+    cr_expect_eq(on_scalar, 2, "fill-high and fill-low");
+    close_fixture(&f);
+}
+
 Test(edit, shapes_spread_values_as_their_family_says)
 {
     fixture f = open_random("kernels/corpus/sssp_relax.json", 11);

@@ -984,45 +984,43 @@ Test(hunt, resume_keeps_the_runs_harness_options)
     wh_spec_free(s);
 }
 
-/* A symbolic stage that gives no atom (binary_search in a millisecond:
- * the budget is spent before any atom is solved, or before any path ends
- * on a slow machine) does not
- * end a gdivan hunt: it searches with random atoms, says why in its
- * summary and run.json, and a resumed run picks the same alleles up
- * again.  (An instruction the executor cannot model no longer fails the
- * stage: it cuts its path, tests/test_symexec.c.) */
+/* A symbolic stage that gives no atom (tests/specs/fault_always.json:
+ * every path stores through a null pointer, an error path, which gets no
+ * atom) does not end a gdivan hunt: it searches with random atoms, says
+ * why in its summary and run.json, records every faulting evaluation as
+ * a finding, and a resumed run picks the same alleles up again.  (Before
+ * session 39 a millisecond's budget on binary_search left it no atom; its
+ * paths now keep their own models as atoms past the deadline,
+ * tests/test_explore.c.  An instruction the executor cannot model no
+ * longer fails the stage: it cuts its path, tests/test_symexec.c.) */
 Test(hunt, gdivan_goes_on_when_the_symbolic_stage_gives_nothing)
 {
-    need_ptx("build/ptx/kernels/corpus/binary_search.ptx");
-    wh_spec *s = load("kernels/corpus/binary_search.json");
+    need_ptx("build/ptx/tests/ptx/fake_inc.ptx");
+    wh_spec *s = load("tests/specs/fault_always.json");
     char base[64];
     tmpdir(base);
     wh_error err;
     wh_error_clear(&err);
     hunt_summary r;
     hunt_options o = quiet_options(base, GA_GDIVAN, 120, 1);
-    /* a millisecond: no path of binary_search ends that soon on any machine
-     * (0.5 s did on a fast one) */
-    o.explore.time_s = 0.001;
     cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
     cr_expect_eq(r.evals, 120);
-    cr_expect_gt(r.best, 0);
-    cr_expect(strstr(r.explore_failure, "0 paths") || strstr(r.explore_failure, "0 atoms"),
-              "the summary names the cause: '%s'", r.explore_failure);
+    cr_expect(strstr(r.explore_failure, "0 atoms"), "the summary names the cause: '%s'", r.explore_failure);
     char path[1200];
     snprintf(path, sizeof path, "%s/run.json", r.dir);
     json_t *run = ts_load_json(path);
     json_t *x = json_object_get(run, "explore");
     const char *why = json_string_value(json_object_get(x, "failed"));
-    cr_expect(why && (strstr(why, "0 paths") || strstr(why, "0 atoms")), "%s", why ? why : "(none)");
+    cr_expect(why && strstr(why, "0 atoms"), "%s", why ? why : "(none)");
     cr_expect_eq(json_integer_value(json_object_get(x, "fallback_atoms")), 64);
     json_decref(run);
+    snprintf(path, sizeof path, "%s/findings", r.dir);
+    cr_expect_eq(access(path, F_OK), 0, "its faults are findings");
     hunt_options ro = quiet_options(base, GA_GDIVAN, 220, 1);
     ro.resume_dir = r.dir;
     hunt_summary rr;
     cr_assert(hunt_run(s, &ro, &rr, &err), "resume: %s", err.msg);
     cr_expect_eq(rr.evals, 220);
-    cr_expect_geq(rr.best, r.best);
     ts_rmtree(base);
     wh_spec_free(s);
 }

@@ -8,9 +8,11 @@
 #include <criterion/criterion.h>
 
 #include "cli/cli.h"
+#include "cli/init.h"
 #include "tests/support.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,16 +242,13 @@ Test(init_cli, by_value_parameters_whose_address_is_taken_are_no_pointers)
     char dir[] = "/tmp/wh_init_XXXXXX", ptx[300];
     cr_assert(mkdtemp(dir));
     snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
-    FILE *f = fopen(ptx, "w");
-    cr_assert(f);
-    fputs(".version 8.0\n.target sm_90\n.address_size 64\n\n"
+    ts_write_text(ptx, ".version 8.0\n.target sm_90\n.address_size 64\n\n"
           ".visible .entry k(.param .align 64 .b8 k_map[128], .param .align 8 .b8 k_cfg[128], .param .u64 k_out)\n{\n"
           "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<8>;\n"
           "\tmov.b64 %rd1, k_map;\n\tcvta.param.u64 %rd2, %rd1;\n\tprefetch.tensormap [%rd2];\n"
           "\tmov.b64 %rd3, k_cfg;\n\tcvta.param.u64 %rd4, %rd3;\n\tld.u32 %r1, [%rd4+4];\n"
           "\tld.param.u64 %rd5, [k_out];\n\tcvta.to.global.u64 %rd6, %rd5;\n\tst.global.u32 [%rd6], %r1;\n"
-          "\tret;\n}\n", f);
-    fclose(f);
+          "\tret;\n}\n");
     json_t *spec = draft(dir, ptx, NULL);
     cr_expect_str_eq(str(param(spec, 0), "kind"), "tensor_map");
     cr_expect_eq(json_array_size(json_object_get(json_object_get(param(spec, 0), "tensor_map"), "dims")), 2,
@@ -297,6 +296,141 @@ Test(init_cli, every_bundled_drafts_loads_and_runs, .timeout = 300)
     }
     cr_expect_geq(drafted, 25, "bundled and corpus kernels");
     ts_rmtree(tmp);
+}
+
+/* nvcc often points past a struct's first fields and reaches them at
+ * negative offsets (kd_nearest's nodes: [%rd+-8] the split dimension,
+ * [%rd+-4] the split value): the immediates added to the pointer count,
+ * so each field is found at its own offset with its own type. */
+Test(init_cli, fields_reached_past_an_added_offset_keep_their_place)
+{
+    char dir[] = "/tmp/wh_init_XXXXXX", ptx[300];
+    cr_assert(mkdtemp(dir));
+    snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
+    ts_write_text(ptx, ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+                       ".visible .entry k(.param .u64 k_nodes, .param .u64 k_out)\n{\n"
+                       "\t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<12>;\n"
+                       "\tld.param.u64 %rd1, [k_nodes];\n\tld.param.u64 %rd2, [k_out];\n"
+                       "\tcvta.to.global.u64 %rd3, %rd1;\n\tcvta.to.global.u64 %rd9, %rd2;\n"
+                       "\tmov.u32 %r1, %tid.x;\n\tmul.wide.s32 %rd4, %r1, 16;\n"
+                       "\tadd.s64 %rd5, %rd3, %rd4;\n\tadd.s64 %rd6, %rd5, 8;\n"
+                       "\tld.global.u32 %r2, [%rd6+-8];\n\tld.global.f32 %f1, [%rd6+-4];\n"
+                       "\tld.global.u32 %r3, [%rd6];\n\tld.global.u32 %r4, [%rd6+4];\n"
+                       "\tadd.s32 %r5, %r2, %r3;\n\tadd.s32 %r6, %r5, %r4;\n\tcvt.rzi.s32.f32 %r7, %f1;\n"
+                       "\tadd.s32 %r6, %r6, %r7;\n\tmul.wide.s32 %rd7, %r1, 4;\n\tadd.s64 %rd8, %rd9, %rd7;\n"
+                       "\tst.global.u32 [%rd8], %r6;\n\tret;\n}\n");
+    json_t *spec = draft(dir, ptx, NULL);
+    json_t *fields = json_object_get(param(spec, 0), "fields");
+    cr_assert_eq(json_array_size(fields), 4, "four fields, no padding");
+    static const char *const name[] = { "f0", "f4", "f8", "f12" }, *const type[] = { "i32", "f32", "i32", "i32" };
+    for (int k = 0; k < 4; k++) {
+        cr_expect_str_eq(str(json_array_get(fields, (size_t)k), "name"), name[k], "field %d", k);
+        cr_expect_str_eq(str(json_array_get(fields, (size_t)k), "type"), type[k], "field %d", k);
+    }
+    json_decref(spec);
+    ts_rmtree(dir);
+}
+
+/* An extern "C" entry: the names and C++ types come from its declaration
+ * in the source the PTX's .file names (comments, __restrict__ and a
+ * declaration over several lines read through), not ENTRY_param_N. */
+Test(init_cli, an_extern_c_entry_takes_names_and_types_from_its_source)
+{
+    need_ptx("build/ptx/tests/ptx/init_extern_c.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/tests/ptx/init_extern_c.ptx", "deposit");
+    static const char *const name[] = { "parts", "n", "rho", "counts", "dx" };
+    static const char *const type[] = { "struct", "i32", "f32", "u32", "f32" };
+    for (int k = 0; k < 5; k++) {
+        cr_expect_str_eq(str(param(spec, k), "name"), name[k], "param %d", k);
+        cr_expect_str_eq(str(param(spec, k), "type"), type[k], "param %d", k);
+    }
+    cr_expect_str_eq(str(param(spec, 3), "role"), "output", "counts: atomics only");
+    cr_expect(strstr(str(spec, "description"), "const struct Particle*"), "%s", str(spec, "description"));
+    json_decref(spec);
+    ts_rmtree(dir);
+}
+
+/* A builtin array indexed c[3*i + j] (i * 3, then * 4 to bytes): three
+ * elements per thread, where the draft said one. */
+Test(init_cli, an_index_stride_of_k_elements_gives_k_per_thread)
+{
+    need_ptx("build/ptx/tests/ptx/init_extern_c.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/tests/ptx/init_extern_c.ptx", "poly");
+    cr_expect_str_eq(str(param(spec, 0), "type"), "f32");
+    cr_expect_str_eq(str(param(spec, 0), "count"), "3*threads");
+    cr_expect_eq(json_integer_value(json_object_get(param(spec, 0), "per_thread")), 3);
+    cr_expect_str_eq(str(param(spec, 1), "count"), "threads", "out: one per thread");
+    json_decref(spec);
+    expect_draft_runs(dir, "poly");
+    ts_rmtree(dir);
+}
+
+/* The declaration reader on forms it reads and on those it leaves to the
+ * code: a template type (type empty, name kept), an unnamed builtin, (void). */
+Test(init_cli, the_source_reader_leaves_what_it_cannot_read)
+{
+    char dir[] = "/tmp/wh_init_XXXXXX", path[300];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/k.cu", dir);
+    ts_write_text(path, "__device__ int helper(int k);\n"
+          "template <int B> __global__ void tk(Box<B> box, unsigned, long long *sums, uint32_t m) {}\n"
+          "__global__ void none(void) {}\n"
+          "int kern(float a);  /* not a kernel */\n"
+          "extern \"C\" __global__ void kern(const double * const * rows, size_t count) {}\n");
+    char names[8][64], types[8][64];
+    cr_assert_eq(init_source_params(path, "tk", names, types, 8), 4);
+    cr_expect_str_eq(names[0], "box");
+    cr_expect_str_eq(types[0], "", "a template");
+    cr_expect_str_eq(names[1], "", "unnamed");
+    cr_expect_str_eq(types[1], "unsigned int");
+    cr_expect_str_eq(names[2], "sums");
+    cr_expect_str_eq(types[2], "long long*");
+    cr_expect_str_eq(types[3], "unsigned int", "uint32_t");
+    cr_expect_eq(init_source_params(path, "none", names, types, 8), 0);
+    cr_assert_eq(init_source_params(path, "kern", names, types, 8), 2, "the __global__ one");
+    cr_expect_str_eq(names[0], "rows");
+    cr_expect_str_eq(types[0], "const double**");
+    cr_expect_str_eq(types[1], "unsigned long");
+    cr_expect_eq(init_source_params(path, "helper", names, types, 8), -1, "not a kernel");
+    cr_expect_eq(init_source_params(path, "tk", names, types, 3), -1, "more than max");
+    ts_rmtree(dir);
+}
+
+/* path as a spec in dir names it leads to the file at want (both real). */
+static void expect_leads_to(const char *dir, const char *path, const char *want)
+{
+    char joined[1400], a[PATH_MAX], b[PATH_MAX];
+    cr_assert(path[0] && path[0] != '/', "relative: %s", path);
+    snprintf(joined, sizeof joined, "%s/%s", dir, path);
+    cr_assert(realpath(joined, a), "%s does not resolve from %s", path, dir);
+    cr_assert(realpath(want, b), "%s", want);
+    cr_expect_str_eq(a, b, "%s from %s", path, dir);
+}
+
+/* With -o the draft names its source and PTX relative to itself, so the
+ * three can move together, and it still loads and runs. */
+Test(init_cli, a_draft_names_its_files_relative_to_itself)
+{
+    need_ptx("build/ptx/kernels/bfs.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX", sub[300], cwd[1024];
+    cr_assert(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    char mk[400];
+    snprintf(mk, sizeof mk, "mkdir -p %s", sub);
+    cr_assert_eq(system(mk), 0);
+    char abs_ptx[1200];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(abs_ptx, sizeof abs_ptx, "%s/build/ptx/kernels/bfs.ptx", cwd);
+    json_t *spec = draft(sub, abs_ptx, "bfs_kernel1");
+    expect_leads_to(sub, str(spec, "ptx"), "build/ptx/kernels/bfs.ptx");
+    expect_leads_to(sub, str(spec, "source"), "kernels/bfs.cu");
+    json_decref(spec);
+    expect_draft_runs(sub, "bfs_kernel1 from elsewhere");
+    ts_rmtree(dir);
 }
 
 Test(init_cli, several_entries_need_entry_and_a_missing_one_is_named)

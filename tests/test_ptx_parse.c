@@ -875,3 +875,30 @@ Test(ptx_parse, file_and_loc_give_the_cuda_source_line)
     cr_expect_not(ptx_source_of(m, &f->instrs[3], buf, sizeof buf), "file 2 is not declared");
     ptx_module_free(m);
 }
+
+/* Code inlined from a function (CUDA's atomicAdd, in its own header)
+ * carries `inlined_at` the call's line: the message names both, the
+ * kernel's line being the one its author can act on. */
+Test(ptx_parse, loc_inlined_at_names_the_call_too)
+{
+    ptx_module *m = parse_ok(".version 7.0\n.target sm_80\n.address_size 64\n"
+                             "\t.file\t1 \"/src/k.cu\"\n"
+                             "\t.file\t2 \"/cuda/include/sm_20_atomic_functions.hpp\"\n"
+                             ".visible .entry k(.param .u64 a)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .f32 %f<3>;\n"
+                             "\t.loc\t1 76 5\n"
+                             "\tld.param.u64 %rd1, [a];\n"
+                             "\t.loc\t2 84 3, function_name $L__info_string0, inlined_at 1 76 5\n"
+                             "\tatom.global.add.f32 %f2, [%rd1], %f1;\n"
+                             "\t.loc\t1 77 5\n"
+                             "\tret;\n}\n"
+                             "\t.section\t.debug_str\n\t{\n$L__info_string0:\n\t.b8 95,0\n\t}\n");
+    const ptx_function *f = &m->funcs[0];
+    char buf[256];
+    cr_expect(ptx_source_of(m, &f->instrs[0], buf, sizeof buf));
+    cr_expect_str_eq(buf, "/src/k.cu:76");
+    cr_expect(ptx_source_of(m, &f->instrs[1], buf, sizeof buf));
+    cr_expect_str_eq(buf, "/cuda/include/sm_20_atomic_functions.hpp:84 (inlined at /src/k.cu:76)");
+    cr_expect(ptx_source_of(m, &f->instrs[2], buf, sizeof buf));
+    cr_expect_str_eq(buf, "/src/k.cu:77", "a .loc without inlined_at ends it");
+    ptx_module_free(m);
+}

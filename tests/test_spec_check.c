@@ -197,6 +197,27 @@ Test(spec_check, a_structure_the_symbolic_stage_will_not_assume_is_noted)
     json_decref(c.doc);
 }
 
+/* A probe whose threads finish no path in its time (kd_nearest's first
+ * path takes seconds of float solving: its stack walk over a symbolic
+ * tree) is a note, --strict passing; a kernel with no branch on its inputs
+ * (radix_scatter: its time is its atomics') gets the warning, which says
+ * that first. */
+Test(spec_check, a_probe_that_finishes_no_path_is_noted, .timeout = 60)
+{
+    ts_need_ptx("build/ptx/kernels/holdout/kd_nearest.ptx");
+    static const char *const extra[] = { "--strict", "--explore-time", "0.2" };
+    checked c = spec_check_v("kernels/holdout/kd_nearest.json", extra, 3);
+    cr_expect_eq(c.status, 0, "%s", c.err);
+    cr_assert_eq(json_array_size(json_object_get(c.doc, "notes")), 1, "%s", c.err);
+    cr_expect(strstr(note_text(&c, 0), "finished no path of 2 threads in the probe's 0.2 s"), "%s", note_text(&c, 0));
+    json_decref(c.doc);
+    static const char *const longer[] = { "--explore-time", "3" };
+    c = spec_check_v("kernels/holdout/radix_scatter.json", longer, 2);
+    char w[4096];
+    cr_expect(strstr(warnings(&c, w, sizeof w), "either the kernel has no branch on its inputs"), "%s", w);
+    json_decref(c.doc);
+}
+
 /* A neighbour list whose range holds fewer other threads than a list is
  * long is warned about; a list from positions, columns below their rows
  * and shortest-path distances are noted as not assumed by the symbolic

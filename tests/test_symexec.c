@@ -444,6 +444,36 @@ Test(symexec, the_time_order_finishes_longer_paths_within_a_budget)
                  (unsigned long long)random);
 }
 
+/* Saturation ("nothing new for a while") never stops an X before its
+ * first path: bvh_traverse's first path takes longer than 0.01 s, and a
+ * saturation of 0.01 s stopped its X = 2 with no path at all (as the
+ * default 2 s did to the held-out kd_nearest on a loaded machine: no atom,
+ * the hunt on random ones). */
+Test(symexec, saturation_waits_for_the_first_path, .timeout = 120)
+{
+    run r;
+    load(&r, "kernels/corpus/bvh_traverse.json");
+    sx_options o;
+    sx_options_default(&o);
+    o.threads = 2;
+    o.time_budget_s = 60;
+    o.path_budget = 1;
+    o.saturation_s = 0.01;
+    wh_error err;
+    r.res = sx_explore(r.spec, r.mod, &o, &err);
+    cr_assert(r.res, "%s", err.msg);
+    cr_expect_eq(r.res->npaths, 1, "saturated with %d paths", r.res->npaths);
+    cr_expect_not(r.res->saturated);
+    sx_result_free(r.res);
+    /* after a smaller X gave paths (deepen says so), a larger one may stop pathless */
+    o.saturate_pathless = true;
+    r.res = sx_explore(r.spec, r.mod, &o, &err);
+    cr_assert(r.res, "%s", err.msg);
+    cr_expect_eq(r.res->npaths, 0);
+    cr_expect(r.res->saturated);
+    run_free(&r);
+}
+
 /* ---- floats --------------------------------------------------------------------- */
 
 Test(symexec, float_branches_follow_ieee)
@@ -466,6 +496,26 @@ Test(symexec, float_branches_follow_ieee)
             wh_image_free(img);
         }
     }
+    run_free(&r);
+}
+
+/* An address made from a float (a particle's cell) is pinned to the
+ * state's model without a question to the FP solver (each takes a second
+ * or more there: pic_deposit's stage finished no path in 10 s), and the
+ * path holds the pin, so its atoms put each thread in its pinned cell. */
+Test(symexec, an_address_made_from_a_float_is_pinned_without_the_solver)
+{
+    run r = explore("tests/specs/sym_float_scatter.json", 2, 0, 30, 0);
+    cr_assert_eq(r.res->npaths, 1);
+    cr_expect_eq(r.res->solver_calls, 0, "%ld solver calls", r.res->solver_calls);
+    cr_expect_geq(r.res->pinned, 2, "one address per thread");
+    wh_image *img = atom(&r, 0, 1);
+    cr_assert(img);
+    float x0, x1;
+    memcpy(&x0, img->bufs[0].data, 4);
+    memcpy(&x1, img->bufs[0].data + 4, 4);
+    cr_expect(x0 >= 0 && x0 <= 64 && x1 >= 0 && x1 <= 64, "in the domain: %g %g", (double)x0, (double)x1);
+    wh_image_free(img);
     run_free(&r);
 }
 
