@@ -1,13 +1,13 @@
 #!/bin/bash
 # bench/explore_budget.sh: `explore --time T` (T=10 unless set) on every corpus
-# kernel and the symbolic stage's stress specs, one at a time, with the wall
+# and held-out kernel and the symbolic stage's stress specs, one at a time, with the wall
 # time of the whole command: issue #16 asks for T + 10 % at most, a result
 # or a stated reason, exit 0 and atoms that all replay (invalid = 0).
 # Run from the repository root after `make`; results go to /tmp/xr.
 T=${T:-10}
 cd "$(dirname "$0")/.." || exit 1
 printf "%-22s %3s %7s %6s %6s %7s %7s %s\n" spec rc wall_s paths atoms invalid cov reason
-specs=(kernels/corpus/*.json kernels/gt_hash.json
+specs=(kernels/corpus/*.json kernels/holdout/*.json kernels/gt_hash.json
        tests/specs/{module_inputs,csr_bfs,csr_sssp,scalar_trip,mbarrier_publish,sim_collatz,sim_digits,sim_histogram_shared,sim_hash_trip}.json)
 [ -n "$SPECS" ] && specs=($SPECS)   # e.g. SPECS=kernels/corpus/md_cutoff.json
 for f in "${specs[@]}"; do

@@ -116,7 +116,9 @@ static void usage(FILE *out)
         "An instruction the executor cannot model cuts the path that reaches it and is\n"
         "listed as an issue (opcode, PTX and CUDA line); the exploration goes on.  Every\n"
         "solver call is bounded (Z3 is interrupted past its limit: a give-up), and no\n"
-        "call starts once --time is spent.\n"
+        "call starts once --time is spent.  Z3 may not heed the interrupt on floats:\n"
+        "once a check on floats has taken 200 ms, later ones run in a child process\n"
+        "killed at their limit (the first slow one runs here).\n"
         "\n"
         "Exit status: 0 success, 1 user error (spec, PTX, options), 2 internal error.\n",
         SX_DEFAULT_MAX_ITER, d.time_s, d.path_budget, GEN_SATURATION_S, d.models, SX_DEFAULT_QUERY_MS, SX_DEFAULT_SOLVER_MB,

@@ -248,8 +248,9 @@ struct sx_engine {
     Z3_solver solver;
     struct sx_watchdog *dog;             /* watchdog.c */
     int interrupted;                     /* solver calls the watchdog cut */
-    int isolated;                        /* model checks run in a child (isolate.c) */
+    int isolated;                        /* checks run in a child (isolate.c) */
     bool distrust;                       /* a check has ended unknown: see "trust" in solver.c */
+    bool fp_slow;                        /* an FP check took SX_FP_SLOW_MS: later ones are isolated (solver.c) */
     int memouts;                         /* of them, for Z3's memory (or not started) */
     uint64_t mem_limit;                  /* bytes of Z3 allocations; 0: none */
     sx_node **sync; int nsync, capsync;  /* constraints asserted, one scope each */

@@ -151,7 +151,18 @@ static void limit_check_time(sx_engine *e)
 
 /* Symbolic floating point: Z3's QF_BVFP tactic on a fresh solver is several
  * times faster than the incremental core on bit-blasted FP, so such states
- * are checked from scratch.  -2: the tactic gave up (use the core). */
+ * are checked from scratch.  -2: the tactic gave up (use the core).
+ *
+ * Z3 heeds neither its timeout nor the watchdog's interrupt while it turns
+ * such a formula into bits: one check of the held-out kd_nearest ran 40 s
+ * past its 5 s limit (`explore --time 30` ended at 42.7 s).  So once an FP
+ * check of this exploration has taken SX_FP_SLOW_MS, the later ones run in
+ * a child process killed at their limit (isolate.c): a fork's 7-40 ms is
+ * small beside checks that slow.  Not before: bvh_traverse's checks take
+ * milliseconds, and forking each of them cut its 30 s stage from 50 paths
+ * to 28.  A trade, not a bound: the first slow check runs in process. */
+#define SX_FP_SLOW_MS 200.0
+
 static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
 {
     sx_z *z = &e->z;
@@ -159,24 +170,38 @@ static int fp_check(sx_engine *e, const sx_state *s, Z3_ast extra, Z3_model *m)
     if (!fs)
         return -2;
     Z3_solver_inc_ref(z->c, fs);
-    if (left_ms(e) != UINT_MAX)
-        set_timeout(z, fs, left_ms(e));
+    unsigned limit = left_ms(e);
+    /* a child sets no timeout: Z3's timer thread would not be in it */
+    bool isolate = (e->fp_slow || e->opt.isolate_fp) && limit != UINT_MAX;
+    if (limit != UINT_MAX && !isolate)
+        set_timeout(z, fs, limit);
     Z3_solver_assert(z->c, fs, e->domains);
     for (const sx_node *n = s->pc; n; n = n->up)
         Z3_solver_assert(z->c, fs, n->ast);
     if (extra)
         Z3_solver_assert(z->c, fs, extra);
     double t0 = wh_clock_s();
-    Z3_lbool r = Z3_solver_check(z->c, fs);
-    e->solver_s += wh_clock_s() - t0;
-    e->checks++;
-    if (r == Z3_L_TRUE && m) {
-        *m = Z3_solver_get_model(z->c, fs);
-        if (*m)
-            Z3_model_inc_ref(z->c, *m);
+    Z3_lbool r = Z3_L_UNDEF;
+    int cut = isolate ? sx_isolated_check(e, fs, t0 + limit / 1000.0, m, &r) : 0;
+    if (cut == 0) {
+        r = Z3_solver_check(z->c, fs);
+        if (r == Z3_L_TRUE && m) {
+            *m = Z3_solver_get_model(z->c, fs);
+            if (*m)
+                Z3_model_inc_ref(z->c, *m);
+        }
     }
+    double took = wh_clock_s() - t0;
+    e->solver_s += took;
+    e->checks++;
+    e->fp_slow |= took * 1000.0 >= SX_FP_SLOW_MS;
     Z3_solver_dec_ref(z->c, fs);
     e->distrust |= r == Z3_L_UNDEF;
+    if (cut < 0) {
+        /* killed at its limit: a give-up, as the watchdog's cut is */
+        e->interrupted++;
+        return -1;
+    }
     if (Z3_get_error_code(z->c) != Z3_OK) {
         if (m && *m)
             Z3_model_dec_ref(z->c, *m);

@@ -21,7 +21,7 @@ typedef struct {
     sx_result *res;
 } run;
 
-static run explore_mb(const char *spec_path, int x, double time_s, unsigned solver_mb)
+static run explore_with(const char *spec_path, const sx_options *o)
 {
     run r;
     wh_error err;
@@ -33,14 +33,19 @@ static run explore_mb(const char *spec_path, int x, double time_s, unsigned solv
     cr_assert(wh_spec_ptx_path(r.spec, ptx, sizeof ptx, &err), "%s", err.msg);
     r.mod = ptx_parse_file(ptx, &err);
     cr_assert(r.mod, "%s: %s", ptx, err.msg);
+    r.res = sx_explore(r.spec, r.mod, o, &err);
+    cr_assert(r.res, "%s: %s", spec_path, err.msg);
+    return r;
+}
+
+static run explore_mb(const char *spec_path, int x, double time_s, unsigned solver_mb)
+{
     sx_options o;
     sx_options_default(&o);
     o.threads = x;
     o.time_budget_s = time_s;
     o.solver_mb = solver_mb;
-    r.res = sx_explore(r.spec, r.mod, &o, &err);
-    cr_assert(r.res, "%s: %s", spec_path, err.msg);
-    return r;
+    return explore_with(spec_path, &o);
 }
 
 static run explore(const char *spec_path, int x, double time_s)
@@ -432,6 +437,44 @@ Test(symexec_solver, isolated_float_checks_refuse_the_same_pins)
     cr_expect_gt(isolated, 0, "no check ran in a child (every pin screened)");
     wh_image_free(here);
     wh_image_free(there);
+    run_free(&r);
+}
+
+/* The search's checks on floats, each in a child process: the same
+ * paths and legs as in process (sym_float is explored to its end), and
+ * the children did the checking.  (The run "in process" may isolate some
+ * too: a check slowed to 200 ms on a loaded machine sets the rule off.) */
+Test(symexec_solver, float_search_checks_in_a_child_find_the_same_paths)
+{
+    sx_options o;
+    sx_options_default(&o);
+    o.time_budget_s = 60;
+    run here = explore_with("tests/specs/sym_float.json", &o);
+    o.isolate_fp = true;
+    run there = explore_with("tests/specs/sym_float.json", &o);
+    cr_expect_gt(((sx_engine *)there.res->priv)->isolated, 0, "no check ran in a child");
+    cr_expect_eq(here.res->npaths, there.res->npaths);
+    cr_expect_eq(here.res->nlegs_covered, there.res->nlegs_covered);
+    cr_expect_eq(there.res->giveups, 0);
+    run_free(&here);
+    run_free(&there);
+}
+
+/* A check on floats killed in its child at the query limit (1 ms: a fork
+ * alone takes longer) is a give-up counted as cut, not a question passed
+ * on to the incremental solver in process, which Z3 may hold past every
+ * limit; the exploration still ends with paths (followed on models). */
+Test(symexec_solver, a_float_check_killed_in_its_child_is_a_give_up)
+{
+    sx_options o;
+    sx_options_default(&o);
+    o.time_budget_s = 60;
+    o.query_ms = 1;
+    o.isolate_fp = true;
+    run r = explore_with("tests/specs/sym_float.json", &o);
+    cr_expect_gt(r.res->interrupted, 0, "no child was killed");
+    cr_expect_geq(r.res->giveups, r.res->interrupted);
+    cr_expect_gt(r.res->npaths, 0);
     run_free(&r);
 }
 
