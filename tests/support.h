@@ -57,7 +57,7 @@ void ts_beside_runner(const char *name, char *buf, size_t n);
 int ts_run_cmd(wh_command_fn cmd, const char *name, const char *const *args, int nargs, const char *out_path,
                const char *err_path);
 
-/* `explore SPEC --time TIME --json` in a temporary results directory,
+/* `explore SPEC --time TIME --saturation 0 --json` in a temporary results directory,
  * asserted to succeed: its JSON summary (json_decref it). */
 json_t *ts_explore_json(const char *spec, const char *time_s);
 
