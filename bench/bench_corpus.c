@@ -57,7 +57,8 @@
  * (hunt --explore-saturation 0).  --no-warp-refine: gdivan without the
  * warp-first unit's element refinement (hunt --warp-refine 0).
  * --no-refine-dictionary: its refinement drawing uniformly only (hunt
- * --no-refine-dictionary).  --no-scout-screen: its scout measuring random
+ * --no-refine-dictionary).  --no-refine-work-ties: its refinement keeping
+ * longer units only (hunt --no-refine-work-ties).  --no-scout-screen: its scout measuring random
  * inputs only (hunt --no-scout-screen).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
@@ -112,6 +113,7 @@ static const ablation ablations[] = {
     { "--no-saturation", { "--explore-saturation", "0" }, "-nosat", "no_saturation" },
     { "--no-warp-refine", { "--warp-refine", "0" }, "-norefine", "no_warp_refine" },
     { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
+    { "--no-refine-work-ties", { "--no-refine-work-ties" }, "-noties", "no_refine_work_ties" },
     { "--no-scout-screen", { "--no-scout-screen" }, "-noscoutscreen", "no_scout_screen" },
 };
 #define NABLATIONS ((int)(sizeof ablations / sizeof *ablations))
@@ -181,7 +183,7 @@ static int usage(void)
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--stage-each] [--no-scout]\n"
                     "                    [--no-edit-screen]\n"
                     "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
-                    "                    [--no-refine-dictionary] [--no-scout-screen]\n"
+                    "                    [--no-refine-dictionary] [--no-refine-work-ties] [--no-scout-screen]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"

@@ -16,7 +16,7 @@ enum {
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
     HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
-    HOPT_NO_REFINE_DICTIONARY, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN,
+    HOPT_NO_REFINE_DICTIONARY, HOPT_NO_REFINE_WORK_TIES, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -33,6 +33,7 @@ enum {
     { "no-scout-screen", no_argument, NULL, HOPT_NO_SCOUT_SCREEN }, \
     { "warp-refine", required_argument, NULL, HOPT_WARP_REFINE }, \
     { "no-refine-dictionary", no_argument, NULL, HOPT_NO_REFINE_DICTIONARY }, \
+    { "no-refine-work-ties", no_argument, NULL, HOPT_NO_REFINE_WORK_TIES }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
     { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
@@ -120,6 +121,11 @@ enum {
     "                    refined warp repeated over the launch is one more first\n" \
     "                    individual when it gains 2 %% (default 50000; 0: none)\n" \
     "  --no-refine-dictionary  gdivan: refinement draws uniformly in the domain only\n" \
+    "  --no-refine-work-ties  gdivan: refinement keeps only values that make the warp\n" \
+    "                    longer; by default a per-thread input's value that ties its\n" \
+    "                    cycles while its lanes do more work (lane instructions) is kept\n" \
+    "                    too, so a lane that is not the slowest can climb towards a\n" \
+    "                    longer path of its own\n" \
     "  --no-scout        gdivan: while the symbolic stage explores (one core), random\n" \
     "                    testing measures inputs on the other evaluation workers, out of\n" \
     "                    the --evals budget (at most half of it; scout.csv); the run's\n" \

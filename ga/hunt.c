@@ -26,6 +26,7 @@ void hunt_options_default(hunt_options *o)
     o->value_edits = HUNT_DEFAULT_VALUE_EDITS;
     o->warp_first = GEN_WARP_CANDIDATES;
     o->refine_dictionary = true;
+    o->refine_work_ties = true;
     o->scout = true;
     o->scout_head = -1;
     o->scout_screen = true;
@@ -328,6 +329,7 @@ static bool add_warp_special(hunt *h, wh_error *err)
     wo.candidates = h->opt.warp_first;
     wo.refine_launches = h->opt.warp_refine;
     wo.dictionary = h->opt.refine_dictionary;
+    wo.work_ties = h->opt.refine_work_ties;
     wo.refine_threads = refine_threads(h);
     wo.progress = !h->opt.quiet;
     wo.seed = hunt_island_seed(h);

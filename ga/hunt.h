@@ -69,6 +69,8 @@ typedef struct {
                                    GEN_WARP_REFINE_LAUNCHES): none */
     bool refine_dictionary;     /* ... half its values from the kernel's constants
                                    (gen_dictionary; default true) */
+    bool refine_work_ties;      /* ... and keeps a value that ties the unit's cycles
+                                   with more lane work (default true) */
     /* gdivan: while the symbolic stage explores, random testing measures
      * inputs on a spare core (hunt_scout.c), out of the --evals budget (at
      * most half of it); the run's best is the better of the two */

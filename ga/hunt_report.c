@@ -163,6 +163,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "warp_first", json_integer(h->opt.warp_first));
     if (o) json_object_set_new(o, "warp_refine", json_integer(h->opt.warp_refine));
     if (o) json_object_set_new(o, "refine_dictionary", json_boolean(h->opt.refine_dictionary));
+    if (o) json_object_set_new(o, "refine_work_ties", json_boolean(h->opt.refine_work_ties));
     if (o) json_object_set_new(o, "scout", json_boolean(h->opt.scout));
     if (o) json_object_set_new(o, "scout_head", json_integer(h->opt.scout_head));
     if (o) json_object_set_new(o, "scout_screen", json_boolean(h->opt.scout_screen));
@@ -606,6 +607,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->warp_refine = (long)json_integer_value(json_object_get(opt, "warp_refine"));
         /* ...and refinement drew uniformly before the dictionary */
         o->refine_dictionary = json_is_true(json_object_get(opt, "refine_dictionary"));
+        /* ...and kept longer units only before work ties */
+        o->refine_work_ties = json_is_true(json_object_get(opt, "refine_work_ties"));
         /* ...nor a scout (it only runs beside a first exploration) */
         o->scout = json_is_true(json_object_get(opt, "scout"));
         json_t *head = json_object_get(opt, "scout_head");   /* runs made before the head start: the default */

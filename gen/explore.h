@@ -212,6 +212,9 @@ typedef struct {
                                 (at most GEN_WARP_REFINE_S); 0 (the default): none */
     bool dictionary;         /* refinement draws half its values from the kernel's
                                 constants (gen_dictionary); false: uniform only */
+    bool work_ties;          /* refinement also keeps a value that ties the unit's
+                                cycles when its lanes do more work (lane
+                                instructions); false: longer only */
     int refine_threads;      /* sim threads measuring an element's candidates at once
                                 (the result is the same for any number); <= 1: one */
     bool progress;           /* a line on stderr every GEN_WARP_PROGRESS_S of refinement */

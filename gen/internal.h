@@ -62,6 +62,7 @@ bool gen_paths_json_read(gen_result *r, const char *path, bool keep, wh_error *e
  * (0 when it faults or hangs). */
 harness *gen_unit_harness(const wh_spec *spec, wh_error *err);
 uint64_t gen_unit_cycles(harness *sim, wh_image *img);
+uint64_t gen_unit_work(harness *sim, wh_image *img, uint64_t *lanes);
 /* A shared input buffer (no owner) as long in the unit `cell` as in the
  * launch of `full`'s size (a tree, a table of constants): refined whole,
  * and copied whole (a shared buffer whose size follows the thread count is

@@ -15,6 +15,18 @@
  * the first longest wins, as it would one after another.  The result is
  * the same for every thread count (the time bound aside).  Passes go on
  * until the quiet rule (refinement_done) ends them.
+ *
+ * A per-thread element's value that ties the unit's cycles is kept too
+ * when the unit's lanes then do more work (lane instructions;
+ * gen_warp_options.work_ties): the unit's time is its slowest lane's, so a
+ * lane below it gains nothing by cycles alone and stays where composition
+ * left it, while the warp's worst may need every lane on a long path of
+ * its own (nqueens_count's: eight long subtrees, one per lane, whose
+ * pushes and pops diverge; its unit went from 33884 to 37294 cycles on
+ * seed 1 with this, the launch's best from 0.91 to 0.97 of the author's
+ * worst).  Not a shared input's: every lane reads it, and its ties moved
+ * bvh_traverse's tree to one as long in the unit and shorter over the
+ * launch (seed 1 at 100 evaluations: 11179 cycles, 15304 without).
  */
 #include "core/clock.h"
 #include "gen/internal.h"
@@ -35,6 +47,7 @@ typedef struct {
     int64_t iv[MAX_CANDIDATES + 1];   /* + the element's own value while drawing */
     double fv[MAX_CANDIDATES + 1];
     uint64_t cycles[MAX_CANDIDATES];
+    uint64_t lanes[MAX_CANDIDATES];   /* lane instructions of each: the tie-break */
     int n;
     bool commit, cis_float;
     int cp, cf;
@@ -60,6 +73,8 @@ struct refiner {
     double t0, deadline, noted;  /* start, time bound, last progress line */
     bool progress;
     uint64_t start_cycles;       /* the unit before refinement */
+    uint64_t lanes;              /* the kept unit's lane instructions */
+    bool work_ties;              /* a tie in cycles with more lanes' work is a gain */
     long budget, gained, pass;   /* launches allowed, at the last gain, in the first pass */
     int nthreads;                /* measuring: thread 0 (the caller) and the started ones */
     thread_state *threads;
@@ -81,15 +96,22 @@ harness *gen_unit_harness(const wh_spec *spec, wh_error *err)
     return harness_open(spec, HARNESS_SIM, &o, err);
 }
 
-uint64_t gen_unit_cycles(harness *sim, wh_image *img)
+uint64_t gen_unit_work(harness *sim, wh_image *img, uint64_t *lanes)
 {
     wh_error err;
     wh_error_clear(&err);
     harness_result res;
     memset(&res, 0, sizeof res);
-    uint64_t c = harness_measure(sim, img, 1, &res, &err) && res.status == HARNESS_OK ? res.cycles : 0;
+    bool ok = harness_measure(sim, img, 1, &res, &err) && res.status == HARNESS_OK;
+    uint64_t c = ok ? res.cycles : 0;
+    if (lanes) *lanes = ok ? res.lane_instructions : 0;
     harness_result_free(&res);
     return c;
+}
+
+uint64_t gen_unit_cycles(harness *sim, wh_image *img)
+{
+    return gen_unit_work(sim, img, NULL);
 }
 
 bool gen_warp_refinable(const wh_param *par)
@@ -196,10 +218,11 @@ static void set_value(wh_image *img, int p, int f, uint64_t e, bool is_float, in
 
 /* The unit's cycles as its image stands (after a running sum or structure
  * is brought back); 0 when it faults or hangs. */
-static uint64_t image_cycles(harness *sim, wh_image *img)
+static uint64_t image_cycles(harness *sim, wh_image *img, uint64_t *lanes)
 {
     wh_error err;
-    return wh_image_restructure(img, &err) ? gen_unit_cycles(sim, img) : 0;
+    if (lanes) *lanes = 0;
+    return wh_image_restructure(img, &err) ? gen_unit_work(sim, img, lanes) : 0;
 }
 
 /* Thread s's share of the job: the previous element's kept value, then
@@ -210,7 +233,7 @@ static void measure_share(thread_state *s)
     if (j->commit) set_value(s->img, j->cp, j->cf, j->ce, j->cis_float, j->civ, j->cfv);
     for (int k = s->index; k < j->n; k += s->r->nthreads) {
         set_value(s->img, j->p, j->f, j->e, j->is_float, j->iv[k], j->fv[k]);
-        j->cycles[k] = image_cycles(s->sim, s->img);
+        j->cycles[k] = image_cycles(s->sim, s->img, &j->lanes[k]);
     }
 }
 
@@ -278,10 +301,11 @@ static uint64_t refine_one(refiner *r, int p, int f, uint64_t e, uint64_t cur)
     j->e = e;
     measure_job(r);
     r->rep->refine_evaluations += j->n;
-    bool changed = false;
+    bool changed = false, ties = r->work_ties && gen_warp_refinable(&img->spec->params[p]);
     for (int k = 0; k < j->n; k++)
-        if (j->cycles[k] > cur) {
+        if (j->cycles[k] > cur || (ties && j->cycles[k] == cur && j->lanes[k] > r->lanes)) {
             cur = j->cycles[k];
+            r->lanes = j->lanes[k];
             keep_i = j->iv[k];
             keep_f = j->fv[k];
             changed = true;
@@ -401,11 +425,11 @@ static uint64_t refine_with(const wh_spec *spec, wh_image *img, harness *sim, co
     /* an element has at most MAX_CANDIDATES candidates: more threads would idle */
     int want = o->refine_threads < 1 ? 1 : o->refine_threads > MAX_CANDIDATES ? MAX_CANDIDATES : o->refine_threads;
     refiner r = { .full = full, .dict = dict, .rng = rng, .rep = rep, .t0 = t0, .deadline = t0 + GEN_WARP_REFINE_S,
-                  .noted = t0, .progress = o->progress, .budget = o->refine_launches };
+                  .noted = t0, .progress = o->progress, .budget = o->refine_launches, .work_ties = o->work_ties };
     r.threads = calloc((size_t)want, sizeof *r.threads);
     if (!r.threads) return 0;
     r.threads[0] = (thread_state){ .r = &r, .index = 0, .img = img, .sim = sim };
-    uint64_t base = image_cycles(sim, img);
+    uint64_t base = image_cycles(sim, img, &r.lanes);
     rep->refine_evaluations++;
     uint64_t out = 0;
     if (base) {
