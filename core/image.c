@@ -114,11 +114,44 @@ static bool float_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bo
     return range_error(img, p, f, err);
 }
 
+/* A step: its value (at least 1), and hi lowered to the range's last
+ * multiple of it above lo. */
+static bool step_bounds(const wh_image *img, int p, int f, wh_bounds *out, wh_error *err)
+{
+    const wh_field *fd = &img->spec->params[p].fields[f];
+    if (!wh_expr_eval(fd->step, img->vars, &out->step, err)) return range_error(img, p, f, err);
+    if (out->step < 1) {
+        wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0, "the step of \"%s\" is %lld: it must be at least 1",
+                     img->spec->params[p].name, (long long)out->step);
+        return false;
+    }
+    uint64_t span = (uint64_t)out->hi - (uint64_t)out->lo;
+    out->hi = (int64_t)((uint64_t)out->lo + span / (uint64_t)out->step * (uint64_t)out->step);
+    return true;
+}
+
+/* v moved onto the domain of b: clamped to its ends, then down to a step. */
+int64_t wh_bounds_snap(const wh_bounds *b, int64_t v)
+{
+    if (v <= b->lo) return b->lo;
+    if (v >= b->hi) return b->hi;
+    uint64_t span = (uint64_t)v - (uint64_t)b->lo;
+    return (int64_t)((uint64_t)b->lo + span / (uint64_t)b->step * (uint64_t)b->step);
+}
+
+int64_t wh_bounds_draw(const wh_bounds *b, pcg32 *rng)
+{
+    if (b->step == 1) return pcg32_range_i64(rng, b->lo, b->hi);
+    uint64_t steps = ((uint64_t)b->hi - (uint64_t)b->lo) / (uint64_t)b->step;
+    return (int64_t)((uint64_t)b->lo + (uint64_t)pcg32_range_i64(rng, 0, (int64_t)steps) * (uint64_t)b->step);
+}
+
 bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds *out, wh_error *err)
 {
     const wh_param *par = &img->spec->params[p];
     const wh_field *fd = &par->fields[f];
     memset(out, 0, sizeof *out);
+    out->step = 1;
     if (wh_type_is_float(fd->type)) return float_bounds(img, p, f, elem, out, err);
     int64_t tlo, thi;
     wh_type_limits(fd->type, &tlo, &thi);
@@ -132,7 +165,7 @@ bool wh_image_bounds(const wh_image *img, int p, int f, uint64_t elem, wh_bounds
     bool evaluated = wh_expr_eval_with(fd->lo, img->vars, WH_VAR_I, (int64_t)elem, &out->lo, err) &&
                      wh_expr_eval_with(fd->hi, img->vars, WH_VAR_I, (int64_t)elem, &out->hi, err);
     bool in_type = evaluated && out->lo <= out->hi && out->lo >= tlo && out->hi <= thi;
-    if (in_type) return true;
+    if (in_type) return !fd->step || step_bounds(img, p, f, out, err);
     if (evaluated)
         wh_error_set(err, WH_ERR_USER, img->spec->path, 0, 0,
                      "for element %llu the range is [%lld, %lld], which is %s %s's [%lld, %lld]",
@@ -397,7 +430,7 @@ static void set_random(void *at, wh_type t, const wh_bounds *b, pcg32 *rng)
         if (t == WH_F32 && (float)v > (float)b->fhi) v = b->fhi; /* rounding up past hi */
         wh_value_set_float(t, at, v);
     } else {
-        wh_value_set_int(t, at, pcg32_range_i64(rng, b->lo, b->hi));
+        wh_value_set_int(t, at, wh_bounds_draw(b, rng));
     }
 }
 
@@ -423,6 +456,9 @@ static bool domain_error(const wh_buffer *b, const wh_field *fd, uint64_t e, con
     char val[96];
     if (bd->is_float)
         snprintf(val, sizeof val, "%g (domain [%g, %g])", wh_value_get_float(fd->type, at), bd->flo, bd->fhi);
+    else if (bd->step > 1)
+        snprintf(val, sizeof val, "%lld (domain [%lld, %lld] in steps of %lld from its low end)",
+                 (long long)wh_value_get_int(fd->type, at), (long long)bd->lo, (long long)bd->hi, (long long)bd->step);
     else
         snprintf(val, sizeof val, "%lld (domain [%lld, %lld])", (long long)wh_value_get_int(fd->type, at),
                  (long long)bd->lo, (long long)bd->hi);
@@ -448,7 +484,7 @@ static bool check_field(const wh_image *img, int p, int f, wh_error *err)
             ok = v >= bd.flo && v <= bd.fhi;
         } else {
             int64_t v = wh_value_get_int(fd->type, at);
-            ok = v >= bd.lo && v <= bd.hi;
+            ok = v >= bd.lo && v <= bd.hi && ((uint64_t)v - (uint64_t)bd.lo) % (uint64_t)bd.step == 0;
         }
         if (!ok) return domain_error(b, fd, e, at, &bd, err);
     }

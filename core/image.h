@@ -40,7 +40,8 @@ typedef struct {
 /* The evaluated domain of one field of one element. */
 typedef struct {
     bool is_float;
-    int64_t lo, hi;
+    int64_t lo, hi;          /* hi: the last value of the domain (a step's last multiple) */
+    int64_t step;            /* integers: the domain is lo, lo+step, ... hi (1: every value) */
     double flo, fhi;
 } wh_bounds;
 
@@ -48,6 +49,10 @@ typedef struct {
  * flo (1 - t) + fhi t, which stays finite where fhi - flo overflows (a
  * range such as [-1e308, 1e308]). */
 double wh_bounds_lerp(const wh_bounds *b, double t);
+/* An integer v moved onto b's domain: clamped to its ends, then down to a step. */
+int64_t wh_bounds_snap(const wh_bounds *b, int64_t v);
+/* An integer drawn uniformly from b's domain (its steps). */
+int64_t wh_bounds_draw(const wh_bounds *b, pcg32 *rng);
 
 wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err);
 wh_image *wh_image_clone(const wh_image *img, wh_error *err);

@@ -562,9 +562,28 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
     return true;
 }
 
+/* Integer values onto their field's step ("step" beside a range): rounded
+ * down, so that every producer of inputs (operators, edits, the scaler,
+ * refinement) keeps the domain, and order is kept for "sorted". */
+static bool snap_steps(wh_image *img, int p, wh_error *err)
+{
+    const wh_buffer *b = &img->bufs[p];
+    for (int f = 0; f < b->param->nfields; f++) {
+        const wh_field *fd = &b->param->fields[f];
+        wh_bounds bd;
+        bool by_index = wh_field_varies_by_index(fd);
+        for (uint64_t e = 0; fd->step && e < b->count; e++) {
+            if ((e == 0 || by_index) && !wh_image_bounds(img, p, f, e, &bd, err)) return false;
+            unsigned char *at = wh_image_value_at(img, p, f, e);
+            wh_value_set_int(fd->type, at, wh_bounds_snap(&bd, wh_value_get_int(fd->type, at)));
+        }
+    }
+    return true;
+}
+
 bool wh_image_restructure_buffer(wh_image *img, int p, wh_error *err)
 {
-    return restructure_alone(img, p, err) && restructure_arrays(img, p, err) && apply_prefixes(img, p, err) &&
+    return snap_steps(img, p, err) && restructure_alone(img, p, err) && restructure_arrays(img, p, err) && apply_prefixes(img, p, err) &&
            wh_image_restructure_tree(img, p, err) && wh_image_restructure_hash_table(img, p, err) &&
            wh_image_restructure_rows(img, p, err) && wh_image_restructure_paths(img, p, err);
 }

@@ -357,6 +357,22 @@ static bool float_bound(spec_loader *ld, json_t *v, wh_type t, const char *jpath
     return number_for(ld, v, t, jpath, num);
 }
 
+/* "step" beside an integer "range": the domain is lo, lo+step, ... up to
+ * hi (a shift that is a multiple of 4, an aligned offset).  Checked
+ * against the rest of the spec by check_steps, once relations are read. */
+static bool parse_step(spec_loader *ld, json_t *pobj, const char *jpath, wh_field *f)
+{
+    json_t *v = json_object_get(pobj, "step");
+    if (!v) return true;
+    char sub[320];
+    snprintf(sub, sizeof sub, "%s.step", jpath);
+    if (!f->has_range) return spec_bad(ld, sub, "\"step\" goes with a \"range\" (its values are lo + k*step)");
+    if (wh_type_is_float(f->type)) return spec_bad(ld, sub, "\"step\" is for integer values");
+    if (!spec_get_expr(ld, v, sub, &f->step)) return false;
+    if (wh_expr_uses(f->step, WH_VAR_I)) return spec_bad(ld, sub, "a step cannot use i (one step for every element)");
+    return true;
+}
+
 static bool parse_range(spec_loader *ld, json_t *v, const char *jpath, wh_field *f)
 {
     char ep[320];
@@ -836,6 +852,7 @@ static bool parse_buffer(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
         if (p->role == WH_ROLE_OUTPUT) return spec_bad(ld, sub, "an output buffer has no value domain");
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
     }
+    if (!parse_step(ld, pobj, jpath, &p->fields[0])) return false;
     if (json_object_get(pobj, "value")) return spec_bad(ld, jpath, "\"value\" is for scalars; buffers take \"count\"");
     return parse_structure(ld, pobj, jpath, p) && parse_tree(ld, pobj, jpath, p) &&
            parse_hash_table(ld, pobj, jpath, p) && parse_init(ld, pobj, jpath, p);
@@ -889,9 +906,11 @@ static bool parse_scalar(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
         snprintf(sub, sizeof sub, "%s.range", jpath);
         p->role = WH_ROLE_INPUT;
         if (!parse_range(ld, range, sub, &p->fields[0])) return false;
-        return !wh_field_varies_by_index(&p->fields[0]) ||
-               spec_bad(ld, sub, "a scalar is one element: its range cannot use i");
+        if (wh_field_varies_by_index(&p->fields[0]))
+            return spec_bad(ld, sub, "a scalar is one element: its range cannot use i");
+        return parse_step(ld, pobj, jpath, &p->fields[0]);
     }
+    if (json_object_get(pobj, "step")) return spec_bad(ld, jpath, "\"step\" goes with a \"range\" (a searched scalar)");
     if (!v) return spec_bad(ld, jpath, "a scalar needs \"value\" (or \"range\", to be searched)");
     if (wh_type_is_float(p->type)) {
         if (!number_for(ld, v, p->type, sub, &p->fvalue)) return false;
@@ -904,7 +923,7 @@ static bool parse_scalar(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
 static bool parse_param(spec_loader *ld, json_t *pobj, const char *list, int index, bool global, wh_param *p)
 {
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
-                                        "per_thread", "per_warp", "owner", "range", "structure", "value", "check",
+                                        "per_thread", "per_warp", "owner", "range", "step", "structure", "value", "check",
                                         "check_why", "texture", "surface", "tensor_map", "prefix_sum_of", "tree",
                                         "hash_table", "nearest_of", "below_row", "shortest_paths", NULL };
     char jpath[64], sub[96];
@@ -952,6 +971,43 @@ static bool parse_param(spec_loader *ld, json_t *pobj, const char *list, int ind
     return parse_check(ld, pobj, jpath, p);
 }
 
+/* Does another parameter's relation name parameter p (as its lengths, its
+ * positions, its rows or level, or its graph)? */
+static bool related(const wh_spec *s, int p)
+{
+    for (int q = 0; q < s->nparams; q++) {
+        const wh_param *o = &s->params[q];
+        const wh_paths *g = &o->paths;
+        int names[] = { o->prefix_of, o->nearest_of, o->below_rows, o->below_level,
+                        g->rows, g->edges, g->weights, g->frontier };
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+            if (names[k] == p + 1) return true;
+    }
+    return false;
+}
+
+/* A step keeps a value's place in the range by rounding it down, which
+ * keeps "sorted" but no structure that places values more tightly (a
+ * permutation, strictly increasing keys, offsets ending at hi, a relation
+ * to other buffers): those are refused rather than silently broken. */
+static bool check_steps(spec_loader *ld)
+{
+    const wh_spec *s = ld->spec;
+    for (int p = 0; p < s->nparams; p++) {
+        const wh_param *par = &s->params[p];
+        if (!par->fields[0].step) continue;
+        bool global = p >= s->nkparams;
+        char jpath[96];
+        snprintf(jpath, sizeof jpath, "$.%s[%d].step", global ? "globals" : "params", global ? p - s->nkparams : p);
+        bool plain = par->structure == WH_STRUCTURE_NONE || par->structure == WH_STRUCTURE_SORTED;
+        if (!plain || par->tree || par->table || par->prefix_of || par->nearest_of || par->below_rows ||
+            par->paths.rows || related(s, p))
+            return spec_bad(ld, jpath, "\"step\" goes on a plain or \"sorted\" buffer or a searched scalar, not on "
+                            "one with another structure or a relation to other buffers");
+    }
+    return true;
+}
+
 static bool parse_params(spec_loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;
@@ -990,7 +1046,7 @@ static bool parse_params(spec_loader *ld, json_t *root)
         if (json_object_get(pobj, "below_row") && !spec_buffer_below_row(ld, pobj, i)) return false;
         if (json_object_get(pobj, "shortest_paths") && !spec_buffer_paths(ld, pobj, i)) return false;
     }
-    return true;
+    return check_steps(ld);
 }
 
 static bool parse_root(spec_loader *ld, json_t *root)
@@ -1165,6 +1221,7 @@ static void free_param(wh_param *p)
         free(p->fields[f].name);
         wh_expr_free(p->fields[f].lo);
         wh_expr_free(p->fields[f].hi);
+        wh_expr_free(p->fields[f].step);
         wh_expr_free(p->fields[f].value);
     }
     free(p->fields);

@@ -155,6 +155,8 @@ typedef struct {
     size_t offset;
     bool has_range;
     wh_expr *lo, *hi;       /* integer types: inclusive bounds, may use `i` */
+    wh_expr *step;          /* "step": values are lo + k*step (an integer expression without
+                               `i`), NULL: every value of the range */
     double flo, fhi;        /* float types */
     wh_expr *value;         /* a struct scalar's integer field */
     double fvalue;          /* a struct scalar's float field */

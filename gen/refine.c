@@ -192,6 +192,8 @@ static void draw_candidates(refiner *r, const wh_bounds *b, int64_t iv0, double 
         int64_t iv = 0;
         double fv = 0;
         candidate(r, b, k, j, &iv, &fv);
+        if (!b->is_float)
+            iv = wh_bounds_snap(b, iv);   /* on a "step": the value the launch would get */
         if (was_tried(j, iv, fv)) continue;
         j->iv[j->n] = iv;
         j->fv[j->n++] = fv;

@@ -44,11 +44,10 @@ static int add_region(sx_engine *e, const char *name, sx_region_kind kind, ptx_s
 
 /* ---- input symbols and their domains --------------------------------- */
 
-static Z3_ast int_domain(sx_engine *e, Z3_ast x, wh_type t, int64_t lo, int64_t hi)
+/* lo <= x <= hi for an integer of w bits (NULL: the type's whole range). */
+static Z3_ast int_range(sx_engine *e, Z3_ast x, int w, bool sgn, int64_t lo, int64_t hi)
 {
     sx_z *z = &e->z;
-    int w = (int)wh_type_size(t) * 8;
-    bool sgn = wh_type_is_signed(t);
     /* the whole range of the type needs no assumption */
     if (sgn) {
         int64_t tmin = w == 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
@@ -64,6 +63,23 @@ static Z3_ast int_domain(sx_engine *e, Z3_ast x, wh_type t, int64_t lo, int64_t 
     Z3_ast a = sx_zk(z, sgn ? Z3_mk_bvsle(z->c, l, x) : Z3_mk_bvule(z->c, l, x));
     Z3_ast b = sx_zk(z, sgn ? Z3_mk_bvsle(z->c, x, h) : Z3_mk_bvule(z->c, x, h));
     return sx_z_and2(z, a, b);
+}
+
+/* An integer symbol's domain: its range and its step (NULL: no constraint). */
+static Z3_ast int_domain(sx_engine *e, Z3_ast x, wh_type t, const wh_bounds *bd)
+{
+    sx_z *z = &e->z;
+    int w = (int)wh_type_size(t) * 8;
+    bool sgn = wh_type_is_signed(t);
+    int64_t lo = bd->lo, hi = bd->hi;
+    Z3_ast range = int_range(e, x, w, sgn, lo, hi);
+    if (bd->step == 1)
+        return range;
+    /* x - lo is at most hi - lo, which fits w bits unsigned, as the step does */
+    Z3_ast off = sx_zk(z, Z3_mk_bvsub(z->c, x, sx_z_num(z, (uint64_t)lo, w)));
+    Z3_ast rem = sx_zk(z, Z3_mk_bvurem(z->c, off, sx_z_num(z, (uint64_t)bd->step, w)));
+    Z3_ast on_step = sx_z_eq(z, rem, sx_z_num(z, 0, w));
+    return range ? sx_z_and2(z, range, on_step) : on_step;
 }
 
 /* lo <= x <= hi for the IEEE number with bit pattern x (w bits), as
@@ -186,7 +202,7 @@ static bool add_symbols(sx_engine *e, int p, int reg, wh_error *err)
             s->ast = c;
             s->low = (uint64_t)bd.lo;
             Z3_ast d = bd.is_float ? float_domain(e, c, fd->type, bd.flo, bd.fhi, &s->low)
-                                   : int_domain(e, c, fd->type, bd.lo, bd.hi);
+                                   : int_domain(e, c, fd->type, &bd);
             if (d) {
                 sx_z_inc(z, d);
                 s->domain = d;

@@ -198,7 +198,7 @@ static uint64_t pick_int(pcg32 *rng, const wh_bounds *b)
     switch (pcg32_bounded(rng, 4)) {
     case 0: return (uint64_t)b->lo;
     case 1: return (uint64_t)b->hi;
-    default: return (uint64_t)pcg32_range_i64(rng, b->lo, b->hi);
+    default: return (uint64_t)wh_bounds_draw(b, rng);
     }
 }
 

@@ -37,9 +37,10 @@
  * serialised on one counter.  Candidates and their sim cycles are listed in
  * radix_scatter.worst.sh.
  *
- * What the spec cannot state: that shift is a multiple of 4 (it is a
- * searched scalar of range [0, 28]; the in-between values are safe, just
- * not what a sort passes).  Otherwise none: any u32 key is valid.
+ * What the spec could not state at first: that shift is a multiple of 4
+ * (a searched scalar of range [0, 28]; the in-between values are safe,
+ * just not what a sort passes).  Session 42 added "step" beside a range:
+ * the spec now says "step": 4.  Otherwise none: any u32 key is valid.
  */
 #define RADIX 16
 #define ITEMS 4
