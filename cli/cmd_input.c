@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +49,11 @@ static void usage(FILE *out)
             "         (keys.csv -> keys).  --set gives every element of NAME (or one field of\n"
             "         a struct) the value of an integer expression of the spec's language:\n"
             "         i (the element index), threads, blocks, the spec's constants, + - * / %%,\n"
-            "         min(), max().  Every value must lie in its domain: the error names the\n"
-            "         element.  Fixed buffers come from the spec; outputs are not saved.\n"
+            "         min(), max(); a float buffer (or field) also takes a number such as\n"
+            "         0.5 or -1e-3 for every element (float expressions are not supported:\n"
+            "         give per-element floats with --from).  Every value must lie in its\n"
+            "         domain: the error names the element.  Fixed buffers come from the spec;\n"
+            "         outputs are not saved.\n"
             "         A running sum (\"prefix_sum_of\") that no --from or --set writes is\n"
             "         computed from its summands (--set degree=16 alone gives CSR row starts).\n"
             "         --set NAME=EXPR naming one of the spec's constants gives it that value\n"
@@ -348,6 +352,26 @@ static bool set_elements(wh_image *img, int p, int f, const wh_expr *e, const ch
     return true;
 }
 
+/* A float field's --set value written as a number ("0.5", "-1e-3",
+ * "inf"): the spec's expressions are integers.  False when text is not one
+ * (an integer expression, then). */
+static bool float_literal(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(text, &end);
+    return end != text && *end == '\0' && strpbrk(text, "0123456789") &&
+           strspn(text, "+-0123456789") != strlen(text) && errno != ERANGE;
+}
+
+static void set_float_elements(wh_image *img, int p, int f, double v)
+{
+    const wh_buffer *b = &img->bufs[p];
+    const wh_field *fd = &b->param->fields[f];
+    for (uint64_t k = 0; k < b->count; k++)
+        wh_value_set_float(fd->type, b->data + k * b->param->elem_size + fd->offset, v);
+}
+
 /* --set NAME[.FIELD]=EXPR */
 static bool apply_set(wh_image *img, const char *arg, wh_error *err)
 {
@@ -371,6 +395,11 @@ static bool apply_set(wh_image *img, const char *arg, wh_error *err)
                      par->type == WH_STRUCT ? "name one field of the struct (NAME.FIELD=EXPR)"
                                             : "the buffer has no fields");
         return false;
+    }
+    double v;
+    if (wh_type_is_float(par->fields[f].type) && float_literal(eq + 1, &v)) {
+        set_float_elements(img, p, f, v);   /* checked against the domain with the rest */
+        return true;
     }
     wh_expr *e = wh_expr_parse(eq + 1, img->spec->var_names, img->spec->nvars, err);
     if (!e) {

@@ -176,6 +176,35 @@ Test(input_cli, set_fills_every_element_by_expression)
     ts_rmtree(dir);
 }
 
+/* A float buffer takes a number for every element (the spec's expressions
+ * are integers; a held-out kernel's author had to write a CSV for x0 = 0),
+ * an integer expression still, and a number outside its domain is
+ * refused by element. */
+Test(input_cli, set_gives_a_float_buffer_a_number)
+{
+    char dir[64], a[128];
+    tmpdir(dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    const char *make[] = { "import", "kernels/holdout/newton_roots.json", "-o", a, "--set", "x0=-2.5e-1",
+                           "--set", "coef=i%3", "--quiet" };
+    cr_assert_eq(input_cmd(dir, make, 9), 0, "%s", stderr_of(dir));
+    wh_error err;
+    wh_spec *s = wh_spec_load("kernels/holdout/newton_roots.json", &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *img = wh_image_load(s, a, &err);
+    cr_assert(img, "%s", err.msg);
+    int x0 = wh_image_find(img, "x0"), coef = wh_image_find(img, "coef");
+    for (uint64_t i = 0; i < img->bufs[x0].count; i++)
+        cr_assert_eq(wh_value_get_float(WH_F32, img->bufs[x0].data + 4 * i), -0.25, "x0[%llu]", (unsigned long long)i);
+    cr_expect_eq(wh_value_get_float(WH_F32, img->bufs[coef].data + 4 * 5), 2.0, "coef[5] = 5 %% 3");
+    wh_image_free(img);
+    wh_spec_free(s);
+    const char *outside[] = { "import", "kernels/holdout/newton_roots.json", "-o", a, "--set", "x0=10.5" };
+    cr_expect_neq(input_cmd(dir, outside, 6), 0);
+    cr_expect(strstr(stderr_of(dir), "input \"x0\" element 0 is 10.5 (domain [-10, 10])"), "%s", stderr_of(dir));
+    ts_rmtree(dir);
+}
+
 /* An input made with a relative spec path shows from another working
  * directory: the manifest keeps the spec's real path beside the path as
  * given (a held-out kernel's user met `input export` failing there). */
