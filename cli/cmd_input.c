@@ -103,6 +103,14 @@ static void field_range(const wh_buffer *b, const wh_field *fd, long double *lo,
     }
 }
 
+/* A field's min or max: an integer field's as a JSON integer where it fits
+ * (a u32 of 2971215073 printed as 2.97121507e+09 puzzled a user). */
+static json_t *number_json(const wh_field *fd, long double v)
+{
+    if (!wh_type_is_float(fd->type) && v <= (long double)INT64_MAX) return json_integer((json_int_t)v);
+    return json_real((double)v);
+}
+
 static json_t *field_value_json(const wh_field *fd, const unsigned char *elem)
 {
     const unsigned char *at = elem + fd->offset;
@@ -127,7 +135,8 @@ static json_t *buffer_json(const wh_image *img, int bi, uint64_t limit)
     for (int f = 0; saved && b->count && f < p->nfields; f++) {
         long double lo = 0, hi = 0;
         field_range(b, &p->fields[f], &lo, &hi);
-        json_t *fj = json_pack("{s:s, s:f, s:f}", "name", p->fields[f].name, "min", (double)lo, "max", (double)hi);
+        json_t *fj = json_pack("{s:s, s:o, s:o}", "name", p->fields[f].name, "min", number_json(&p->fields[f], lo),
+                               "max", number_json(&p->fields[f], hi));
         if (p->fields[f].structure != WH_STRUCTURE_NONE)
             json_object_set_new(fj, "structure", json_string(wh_structure_name(p->fields[f].structure)));
         json_array_append_new(fields, fj);
@@ -164,11 +173,18 @@ static json_t *buffer_json(const wh_image *img, int bi, uint64_t limit)
     return doc;
 }
 
+static void print_number(const json_t *v)
+{
+    if (json_is_integer(v)) fprintf(stderr, "%lld", (long long)json_integer_value(v));
+    else fprintf(stderr, "%.9g", json_real_value(v));
+}
+
 static void print_value(const json_t *v)
 {
-    if (json_is_integer(v)) fprintf(stderr, " %lld", (long long)json_integer_value(v));
-    else if (json_is_real(v)) fprintf(stderr, " %.9g", json_real_value(v));
-    else {
+    if (json_is_number(v)) {
+        fputc(' ', stderr);
+        print_number(v);
+    } else {
         fputs(" {", stderr);
         const char *k;
         json_t *f;
@@ -176,8 +192,7 @@ static void print_value(const json_t *v)
         json_object_foreach((json_t *)v, k, f) {
             fprintf(stderr, "%s%s=", first ? "" : " ", k);
             first = false;
-            if (json_is_integer(f)) fprintf(stderr, "%lld", (long long)json_integer_value(f));
-            else fprintf(stderr, "%.9g", json_real_value(f));
+            print_number(f);
         }
         fputc('}', stderr);
     }
@@ -199,9 +214,11 @@ static void print_buffer(const json_t *b)
     json_array_foreach(json_object_get(b, "fields"), k, f) {
         const char *fname = json_string_value(json_object_get(f, "name"));
         const char *fs = json_string_value(json_object_get(f, "structure"));
-        fprintf(stderr, "%s%s%s %.9g..%.9g%s%s", k ? "," : " ", fname[0] ? " " : "", fname,
-                json_real_value(json_object_get(f, "min")), json_real_value(json_object_get(f, "max")),
-                fs ? " " : "", fs ? fs : "");
+        fprintf(stderr, "%s%s%s ", k ? "," : " ", fname[0] ? " " : "", fname);
+        print_number(json_object_get(f, "min"));
+        fputs("..", stderr);
+        print_number(json_object_get(f, "max"));
+        fprintf(stderr, "%s%s", fs ? " " : "", fs ? fs : "");
     }
     const char *structure = json_string_value(json_object_get(b, "structure"));
     if (structure) fprintf(stderr, "  %s", structure);
