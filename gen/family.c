@@ -88,8 +88,10 @@ bool gen_make_families(gen_result *r, sx_result *sx, const ptx_module *mod, gen_
     free(idx);
     gen_count_families(r);
     if (ok && r->family_atoms && !quiet)
-        fprintf(stderr, "explore: %d families of siblings (thread %d varied), %d atoms, %d valid\n", r->families,
-                r->x - 1, r->family_atoms, r->family_valid);
+        /* the family's own atoms: a user read "2 atoms" as the stage's total */
+        fprintf(stderr, "explore: %d %s of siblings (thread %d varied): %d more atoms beside the paths' own, %d of "
+                "them valid\n", r->families, r->families == 1 ? "family" : "families", r->x - 1, r->family_atoms,
+                r->family_valid);
     return ok;
 }
 
