@@ -339,12 +339,13 @@ static bool add_warp_special(hunt *h, wh_error *err)
     int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, h->img, &cell, &werr);
     free(cand);
     if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
-        fprintf(stderr, "hunt: warp-first: a unit of %d threads gains nothing over one allele everywhere (the unit "
-                "launched alone: %llu cycles, %llu composed): no composed individual\n", h->warp.unit_threads,
-                (unsigned long long)h->warp.uniform_cycles, (unsigned long long)h->warp.cycles);
+        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed lane by lane (%llu cycles) does not beat the "
+                "best single allele on every lane (%llu; both the unit launched alone, not comparable with a full "
+                "launch's cycles): no composed individual\n", h->warp.unit_threads, (unsigned long long)h->warp.cycles,
+                (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.kept)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): launched "
-                "alone %llu cycles, %llu with one allele everywhere\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
+                "alone %llu cycles, %llu with one allele everywhere (the unit's cycles, not a full launch's)\n", h->warp.unit_threads, h->warp.evaluations, h->warp.seconds,
                 (unsigned long long)h->warp.cycles, (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.refined_cycles)
         fprintf(stderr, "hunt: warp-first: element refinement: the unit alone %llu cycles (%ld elements changed, %ld "
