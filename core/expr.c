@@ -12,12 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { N_NUM, N_VAR, N_NEG, N_ADD, N_SUB, N_MUL, N_DIV, N_MOD, N_MIN, N_MAX } node_kind;
+typedef enum {
+    N_NUM, N_VAR, N_NEG, N_ADD, N_SUB, N_MUL, N_DIV, N_MOD, N_MIN, N_MAX,
+    N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE,   /* 1 when true, else 0 */
+    N_IF                                  /* a ? b : c, only the branch taken evaluated */
+} node_kind;
 
 typedef struct {
     node_kind kind;
     int64_t value;   /* N_NUM: the number; N_VAR: variable index */
-    int a, b;        /* children */
+    int a, b, c;     /* children (c: N_IF's else) */
 } node;
 
 struct wh_expr {
@@ -65,7 +69,7 @@ static int add_node(parser *p, node_kind k, int64_t v, int a, int b)
         e->nodes = n;
         e->cap = cap;
     }
-    e->nodes[e->nnodes] = (node){ k, v, a, b };
+    e->nodes[e->nnodes] = (node){ k, v, a, b, -1 };
     return e->nnodes++;
 }
 
@@ -82,15 +86,15 @@ static bool accept(parser *p, char c)
     return true;
 }
 
-static int parse_sum(parser *p);
+static int parse_cond(parser *p);
 
 static int parse_call(parser *p, node_kind k)
 {
     if (!accept(p, '(')) return fail(p, "expected '(' after min/max");
-    int a = parse_sum(p);
+    int a = parse_cond(p);
     if (a < 0) return -1;
     if (!accept(p, ',')) return fail(p, "expected ',' between the two arguments");
-    int b = parse_sum(p);
+    int b = parse_cond(p);
     if (b < 0) return -1;
     if (!accept(p, ')')) return fail(p, "expected ')'");
     return add_node(p, k, 0, a, b);
@@ -152,7 +156,7 @@ static int parse_unary(parser *p)
         r = parse_unary(p);
     } else if (c == '(') {
         p->pos++;
-        r = parse_sum(p);
+        r = parse_cond(p);
         if (r >= 0 && !accept(p, ')')) r = fail(p, "expected ')'");
     } else if (isdigit((unsigned char)c)) {
         r = parse_number(p);
@@ -194,6 +198,44 @@ static int parse_sum(parser *p)
     return a;
 }
 
+/* One comparison of two sums (not chained: "a < b < c" is refused). */
+static int parse_compare(parser *p)
+{
+    static const struct { const char *op; node_kind k; } ops[] = {
+        { "<=", N_LE }, { ">=", N_GE }, { "==", N_EQ }, { "!=", N_NE }, { "<", N_LT }, { ">", N_GT },
+    };
+    int a = parse_sum(p);
+    if (a < 0) return -1;
+    skip_space(p);
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+        size_t n = strlen(ops[k].op);
+        if (strncmp(p->s + p->pos, ops[k].op, n)) continue;
+        p->pos += n;
+        int b = parse_sum(p);
+        if (b < 0) return -1;
+        skip_space(p);
+        if (strchr("<>=!", p->s[p->pos]) && p->s[p->pos]) return fail(p, "comparisons do not chain: use parentheses");
+        return add_node(p, ops[k].k, 0, a, b);
+    }
+    return a;
+}
+
+/* cond ? then : else, nesting to the right as in C. */
+static int parse_cond(parser *p)
+{
+    if (++p->depth > 200) return fail(p, "expression nested too deeply");
+    int c = parse_compare(p);
+    if (c >= 0 && accept(p, '?')) {
+        int a = parse_cond(p);
+        if (a >= 0 && !accept(p, ':')) a = fail(p, "expected ':' of a conditional");
+        int b = a < 0 ? -1 : parse_cond(p);
+        c = b < 0 ? -1 : add_node(p, N_IF, 0, c, a);
+        if (c >= 0) p->e->nodes[c].c = b;
+    }
+    p->depth--;
+    return c;
+}
+
 wh_expr *wh_expr_parse(const char *text, const char *const *names, int nnames, wh_error *err)
 {
     wh_expr *e = calloc(1, sizeof *e);
@@ -203,7 +245,7 @@ wh_expr *wh_expr_parse(const char *text, const char *const *names, int nnames, w
         return NULL;
     }
     parser p = { e, e->text, 0, names, nnames, err, 0 };
-    int root = parse_sum(&p);
+    int root = parse_cond(&p);
     if (root >= 0) {
         skip_space(&p);
         if (p.s[p.pos]) root = fail(&p, "unexpected text after the expression");
@@ -221,7 +263,7 @@ wh_expr *wh_expr_const(int64_t value)
     char buf[32];
     snprintf(buf, sizeof buf, "%lld", (long long)value);
     wh_expr *e = wh_expr_parse(buf, NULL, 0, NULL);
-    if (e && value == INT64_MIN) e->nodes[e->root] = (node){ N_NUM, value, -1, -1 };
+    if (e && value == INT64_MIN) e->nodes[e->root] = (node){ N_NUM, value, -1, -1, -1 };
     return e;
 }
 
@@ -253,6 +295,7 @@ static bool eval_node(const wh_expr *e, int i, const env *en, int64_t *out, wh_e
     if (n->kind == N_NUM) { *out = n->value; return true; }
     if (n->kind == N_VAR) { *out = n->value == en->var ? en->value : en->vars[n->value]; return true; }
     if (!eval_node(e, n->a, en, &a, err)) return false;
+    if (n->kind == N_IF) return eval_node(e, a ? n->b : n->c, en, out, err);
     if (n->b >= 0 && !eval_node(e, n->b, en, &b, err)) return false;
     bool overflow = false;
     switch (n->kind) {
@@ -273,6 +316,12 @@ static bool eval_node(const wh_expr *e, int i, const env *en, int64_t *out, wh_e
         break;
     case N_MIN: *out = a < b ? a : b; break;
     case N_MAX: *out = a > b ? a : b; break;
+    case N_LT: *out = a < b; break;
+    case N_LE: *out = a <= b; break;
+    case N_GT: *out = a > b; break;
+    case N_GE: *out = a >= b; break;
+    case N_EQ: *out = a == b; break;
+    case N_NE: *out = a != b; break;
     default: break;
     }
     if (overflow) {

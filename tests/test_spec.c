@@ -58,6 +58,22 @@ Test(expr, arithmetic_precedence_and_functions)
     cr_expect_eq(eval_text("--3", 0), 3);
 }
 
+/* Comparisons give 1 or 0 and bind looser than arithmetic; a conditional
+ * evaluates only its branch taken (a held-out author wrote "837799 in
+ * lane 0 only" as 1+837798*(1-min(i%32,1)) for want of them). */
+Test(expr, comparisons_and_conditionals)
+{
+    cr_expect_eq(eval_text("threads % 32 == 0 ? 837799 : 1", 64), 837799);
+    cr_expect_eq(eval_text("threads % 32 == 0 ? 837799 : 1", 65), 1);
+    cr_expect_eq(eval_text("1 + 2 < 4", 0), 1);
+    cr_expect_eq(eval_text("threads <= 3", 4), 0);
+    cr_expect_eq(eval_text("(threads > 3) + (threads >= 4) + (threads != 4) + (threads == 4)", 4), 3);
+    cr_expect_eq(eval_text("threads < 2 ? 10 : threads < 5 ? 20 : 30", 3), 20, "nests to the right");
+    cr_expect_eq(eval_text("max(threads < 2, 7 / (threads == 0 ? 1 : threads))", 7), 1);
+    cr_expect_eq(eval_text("threads == 0 ? 1 : 100 / threads", 0), 1, "the branch not taken is not evaluated");
+    cr_expect_eq(eval_text("k==7?1:2", 0), 1, "no spaces needed");
+}
+
 static void expect_parse_error(const char *text, const char *fragment)
 {
     static const char *const names[] = { "threads" };
@@ -78,6 +94,9 @@ Test(expr, parse_errors_say_where)
     expect_parse_error("12abc", "bad integer");
     expect_parse_error("max(1)", "expected ','");
     expect_parse_error("", "unexpected end");
+    expect_parse_error("1 < 2 < 3", "comparisons do not chain");
+    expect_parse_error("threads ? 1", "expected ':'");
+    expect_parse_error("threads = 1", "unexpected text");
 }
 
 Test(expr, overflow_and_division_by_zero_are_errors)
