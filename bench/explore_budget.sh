@@ -4,7 +4,9 @@
 # time of the whole command: issue #16 asks for T + 10 % at most, a result
 # or a stated reason, exit 0 and atoms that all replay (invalid = 0).
 # Run from the repository root after `make`; results go to /tmp/xr.
+# WARPHUNT=PATH runs another build (a before/after comparison).
 T=${T:-10}
+WARPHUNT=${WARPHUNT:-./warphunt}
 cd "$(dirname "$0")/.." || exit 1
 printf "%-22s %3s %7s %6s %6s %7s %7s %s\n" spec rc wall_s paths atoms invalid cov reason
 specs=(kernels/corpus/*.json kernels/holdout/*.json kernels/gt_hash.json
@@ -13,7 +15,7 @@ specs=(kernels/corpus/*.json kernels/holdout/*.json kernels/gt_hash.json
 for f in "${specs[@]}"; do
   n=$(basename $f .json)
   t0=$(date +%s.%N)
-  ./warphunt explore $f --time $T --no-cache --json --results /tmp/xr > /tmp/xo.json 2>/tmp/xe.txt; rc=$?
+  "$WARPHUNT" explore $f --time $T --no-cache --json --results /tmp/xr > /tmp/xo.json 2>/tmp/xe.txt; rc=$?
   t1=$(date +%s.%N)
   python3 - "$n" "$rc" "$t0" "$t1" <<'PY'
 import json,sys

@@ -75,6 +75,35 @@ static void ms_sync(msolve *ms)
     }
 }
 
+/* ms_sync under the watchdog: a push internalises what the scope below it
+ * asserted, and on gcd_steps's nested remainders (bit-blasted dividers)
+ * one family's pushes took 40 s past a 15 s stage, with no check running
+ * for Z3's timeout to stop.  Cut, the solver's scopes are in no known
+ * state: it starts again from the domains (later checks push ms's
+ * assertions again), and false says no check may follow. */
+static bool ms_sync_bounded(msolve *ms, unsigned ms_left)
+{
+    sx_engine *e = ms->e;
+    bool watched = ms_left != UINT_MAX;
+    if (watched)
+        sx_watchdog_arm(e->dog, ms_left + (ms_left / 4 > 500 ? ms_left / 4 : 500));
+    ms_sync(ms);
+    sx_cut cut = watched ? sx_watchdog_disarm(e->dog) : SX_CUT_NONE;
+    if (cut == SX_CUT_NONE && Z3_get_error_code(e->z.c) == Z3_OK)
+        return true;
+    Z3_solver_reset(e->z.c, e->msolver);
+    Z3_solver_assert(e->z.c, e->msolver, e->domains);
+    ms->synced = 0;
+    e->distrust = true;
+    e->interrupted++;
+    e->memouts += cut == SX_CUT_MEMORY;
+    if (e->res) {
+        e->res->interrupted = e->interrupted;
+        e->res->memouts = e->memouts;
+    }
+    return false;
+}
+
 /* The timeout of the next model check in ms (UINT_MAX: none); 0 when the
  * deadline has passed and no check may start. */
 static unsigned check_ms(const sx_engine *e)
@@ -150,8 +179,8 @@ static Z3_lbool ms_check(msolve *ms, Z3_model *m)
     if (ms_left == 0)
         return Z3_L_UNDEF;
     Z3_solver s = ms->e->msolver;
-    if (!ms->fp)
-        ms_sync(ms);
+    if (!ms->fp && (!ms_sync_bounded(ms, ms_left) || (ms_left = check_ms(ms->e)) == 0))
+        return Z3_L_UNDEF;   /* the sync was cut, or took the time left */
     if (ms->fp) {
         s = Z3_mk_solver_for_logic(z->c, Z3_mk_string_symbol(z->c, "QF_BVFP"));
         Z3_solver_inc_ref(z->c, s);
