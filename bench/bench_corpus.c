@@ -406,7 +406,9 @@ static pid_t start_run(run_t *r)
  * start) then history.csv's (shifted onto that clock), with the run's best
  * so far over both and its evaluation number among them; a cached stage's
  * seconds (stage_added) are added to every time after the stage (a head
- * start's scout rows came before it).  false: no history. */
+ * start's scout rows came before it, but for its generation-1 row, the
+ * warp-first composed individual measured after the stage).  false: no
+ * history. */
 static bool each_row(const run_t *r, void (*fn)(void *ctx, long ev, double wall, double best), void *ctx)
 {
     static const char *const files[] = { "scout.csv", "history.csv" };
@@ -420,13 +422,14 @@ static bool each_row(const run_t *r, void (*fn)(void *ctx, long ev, double wall,
             if (k == 1) return false;
             continue;
         }
-        double shift = (k == 0 && r->scout_head ? 0 : r->stage_added) + (k == 1 ? r->search_offset : 0);
         char line[256];
         long ev;
         int gen;
         double wall, fit, best;
         while (fgets(line, sizeof line, f))
             if (sscanf(line, "%ld,%d,%lf,%lf,%lf", &ev, &gen, &wall, &fit, &best) == 5) {
+                bool before_stage = k == 0 && r->scout_head && gen == 0;
+                double shift = (before_stage ? 0 : r->stage_added) + (k == 1 ? r->search_offset : 0);
                 if (best > best_so_far) best_so_far = best;
                 fn(ctx, ++n, wall + shift, best_so_far);
             }

@@ -333,6 +333,8 @@ static bool add_warp_special(hunt *h, wh_error *err)
     wo.refine_threads = refine_threads(h);
     wo.progress = !h->opt.quiet;
     wo.seed = hunt_island_seed(h);
+    wo.on_composed = hunt_scout_measure_genes;
+    wo.on_composed_ctx = h;
     wh_error werr;   /* the caller's err need not be clear: NULL alone is no error */
     wh_error_clear(&werr);
     wh_image *cell = NULL;

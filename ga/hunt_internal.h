@@ -54,6 +54,7 @@ typedef struct {
     long screen_evals;          /* inputs its screen measured (in evals) */
     int screen_rounds;          /* the screen's rounds that found a longer input */
     double best_time_s;
+    double rows_best;           /* the best of scout.csv's rows (the composed individual's too) */
     wh_history csv;             /* scout.csv */
     atomic_bool stop;
     bool failed;                /* the harness failed: err says why */
@@ -220,6 +221,9 @@ void hunt_scout_start(void *hunt_ctx);
 /* One core: the head start, on worker 0, before the stage (hunt_scout.c). */
 void hunt_scout_head(hunt *h);
 bool hunt_scout_stop(hunt *h, wh_error *err);
+/* gen_warp_options.on_composed (ctx the hunt): the warp-first composed
+ * individual measured before refinement, as a scout row. */
+void hunt_scout_measure_genes(void *hunt_ctx, const int *genes);
 bool hunt_scout_wins(const hunt *h);
 json_t *hunt_scout_json(const hunt *h);
 void hunt_scout_recall(hunt *h, const char *dir);

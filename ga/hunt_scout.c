@@ -62,16 +62,20 @@ static long take(hunt *h, uint64_t *seed)
     return eval;
 }
 
-/* Measure the input of seed and edits (NULL: none) on w, record it under
- * the lock (of equal times the earlier evaluation stays the best) and give
+/* Measure on w the input of seed and edits (NULL: none), or of genes (the
+ * full layout's: the warp-first composed individual) when not NULL, record
+ * it under the lock (of equal times the earlier evaluation stays the best;
+ * genes are never the scout's best, which is a seed and edits) and give
  * its fitness (< 0: it failed or faulted); false when the harness failed
  * (s->err says why). */
-static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hunt_edits *edits, double *fitness)
+static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hunt_edits *edits, const int *genes,
+                    double *fitness)
 {
     hunt_scout *s = &h->scout;
     harness_result res;
     wh_error err;
-    if (!hunt_build_scouted(seed, edits, w->img, &err) || !hunt_measure_fitness(h, w, &res, fitness, &err)) {
+    bool built = genes ? gen_scale(h->pool, &h->lay, genes, w->img, &err) : hunt_build_scouted(seed, edits, w->img, &err);
+    if (!built || !hunt_measure_fitness(h, w, &res, fitness, &err)) {
         pthread_mutex_lock(&s->mu);
         if (!s->failed) s->err = err;
         s->failed = true;
@@ -85,14 +89,17 @@ static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hun
     if (res.status != HARNESS_OK) {
         s->findings++;
         hunt_record_finding(h, w->img, "scout", eval, &res);
-    } else if (*fitness > s->best || (*fitness == s->best && eval < s->best_eval)) {
+    } else if (!genes && (*fitness > s->best || (*fitness == s->best && eval < s->best_eval))) {
         s->best = *fitness;
         s->best_seed = seed;
         s->best_edits = edits ? *edits : (hunt_edits){ 0 };
         s->best_eval = eval;
         s->best_time_s = at;
     }
-    wh_history_row(&s->csv, eval, 0, at, *fitness, s->best > 0 ? s->best : 0, harness_status_name(res.status));
+    if (res.status == HARNESS_OK && *fitness > s->rows_best) s->rows_best = *fitness;
+    /* generation 1: measured after the stage (bench_corpus charges a cached
+     * stage's seconds to it) */
+    wh_history_row(&s->csv, eval, genes ? 1 : 0, at, *fitness, s->rows_best, harness_status_name(res.status));
     if (res.status != HARNESS_OK) *fitness = -1;   /* never a screen's winner */
     pthread_mutex_unlock(&s->mu);
     harness_result_free(&res);
@@ -156,7 +163,7 @@ static bool try_edits(hunt *h, hunt_worker *w, screening *sc, const hunt_edits *
 {
     double fitness;
     long eval = take(h, NULL);
-    if (!eval || !measure(h, w, eval, sc->seed, cand, &fitness)) return false;
+    if (!eval || !measure(h, w, eval, sc->seed, cand, NULL, &fitness)) return false;
     sc->spent++;
     if (fitness > *best_fit) {
         *best = *cand;
@@ -235,7 +242,7 @@ static void *scout_main(void *arg)
     double fitness;
     long measured = 0;
     for (long eval; (eval = take(h, &seed)) > 0;) {
-        if (!measure(h, w, eval, seed, NULL, &fitness)) break;
+        if (!measure(h, w, eval, seed, NULL, NULL, &fitness)) break;
         if (++measured == t->screen_after) screen(h, w);
     }
     return NULL;
@@ -385,6 +392,29 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
                 s->best_eval, s->best_edits.n, s->best_edits.n == 1 ? "" : "s",
                 h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
     return true;
+}
+
+/* Refinement runs tens of seconds after the composition before the
+ * search's first evaluation (fsm_lexer: 47-62 s, while the composed
+ * individual already ran 0.645 of its known worst against random testing's
+ * 0.551), so the composed individual is measured at once: on worker 0,
+ * where no scout thread measures (on the sim they take the others; beside
+ * a GPU its one worker is theirs, and then nothing is measured here),
+ * counted against the budget.  The search's first population still holds
+ * it and measures it again. */
+void hunt_scout_measure_genes(void *hunt_ctx, const int *genes)
+{
+    hunt *h = hunt_ctx;
+    hunt_scout *s = &h->scout;
+    if (!s->running || s->failed || (!s->head && s->first_worker == 0)) return;
+    pthread_mutex_lock(&s->mu);
+    long budget = h->opt.ga.max_evals;
+    bool room = !budget || s->evals + 1 < budget;   /* the search keeps at least one */
+    long eval = room ? ++s->taken : 0;
+    pthread_mutex_unlock(&s->mu);
+    if (!room) return;
+    double fitness;
+    measure(h, &h->workers[0], eval, 0, NULL, genes, &fitness);   /* a failure is s->failed's */
 }
 
 bool hunt_scout_wins(const hunt *h)

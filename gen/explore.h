@@ -219,6 +219,11 @@ typedef struct {
                                 (the result is the same for any number); <= 1: one */
     bool progress;           /* a line on stderr every GEN_WARP_PROGRESS_S of refinement */
     uint64_t seed;           /* which candidates are drawn when there are more */
+    /* Called with the full layout's genes of the composed unit when it is
+     * kept and refinement is to follow (the caller may measure it before
+     * refinement's launches); NULL: none. */
+    void (*on_composed)(void *ctx, const int *genes);
+    void *on_composed_ctx;
 } gen_warp_options;
 
 typedef struct {

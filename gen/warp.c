@@ -235,6 +235,14 @@ static void close_unit(unit *u)
     free(u->genes);
 }
 
+/* The composed unit's genes over the full layout, to o->on_composed. */
+static void announce_composed(unit *u, const gen_layout *full, const gen_warp_options *o)
+{
+    int *genes = repeat_unit(u, full);
+    if (genes) o->on_composed(o->on_composed_ctx, genes);
+    free(genes);
+}
+
 int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand, int ncand, const gen_layout *full,
                       const gen_warp_options *o, gen_warp_report *rep, const wh_image *launch,
                       wh_image **refined, wh_error *err)
@@ -264,7 +272,9 @@ int *gen_warp_compose(const wh_spec *spec, const gen_pool *pool, const int *cand
         /* refinement starts from the unit either way: lanes that gain
          * nothing from disagreeing atoms may from other values, and a
          * shared tree or table is refined only here */
-        if (refined && launch && o->refine_launches > 0 && cur > 0)
+        bool refine = refined && launch && o->refine_launches > 0 && cur > 0;
+        if (refine && rep->kept && o->on_composed) announce_composed(&u, full, o);
+        if (refine)
             *refined = refined_unit(&u, o, launch, cur, err);
         out = rep->kept || (refined && *refined) ? repeat_unit(&u, full) : NULL;
         if ((rep->kept || (refined && *refined)) && !out) wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");

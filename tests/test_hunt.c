@@ -617,6 +617,61 @@ Test(hunt, warp_refinement_lengthens_the_composed_warp, .timeout = 240)
     wh_spec_free(s);
 }
 
+/* With a head start (one core), the composed individual is measured as
+ * soon as it is composed, before refinement's launches: scout.csv's one
+ * row of generation 1, before the search starts, the fitness the search
+ * measures again for it (its second individual, after the refined one),
+ * counted in the budget.  Without refinement the search's first
+ * individual is the composed one: no such row. */
+static int composed_rows(const char *base, long refine, uint64_t seed, double *fit, double *search_fit)
+{
+    wh_spec *s = load("kernels/corpus/fsm_lexer.json");
+    hunt_options o = quiet_options(base, GA_GDIVAN, 8, seed);
+    o.explore.time_s = 3;
+    o.jobs = 1;
+    o.scout = true;
+    o.warp_refine = refine;
+    hunt_summary r;
+    wh_error err;
+    cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+    cr_expect_eq(r.evals, 8, "the composed row is in the budget");
+    char path[1200], line[256];
+    snprintf(path, sizeof path, "%s/run.json", r.dir);
+    json_t *run = ts_load_json(path);
+    double offset = json_real_value(json_object_get(run, "search_offset_s"));
+    json_decref(run);
+    snprintf(path, sizeof path, "%s/scout.csv", r.dir);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    int n = 0, gen;
+    double wall, fitness;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%*d,%d,%lf,%lf", &gen, &wall, &fitness) == 3 && gen == 1) {
+            n++;
+            *fit = fitness;
+            cr_expect_lt(wall, offset, "measured before the search (%g s, search at %g s)", wall, offset);
+        }
+    fclose(f);
+    double two[2];
+    first_two_fitnesses(r.dir, two);
+    *search_fit = refine ? two[1] : two[0];
+    wh_spec_free(s);
+    return n;
+}
+
+Test(hunt, the_composed_individual_is_measured_before_refinement, .timeout = 240)
+{
+    need_ptx("build/ptx/kernels/corpus/fsm_lexer.ptx");
+    char base[64];
+    tmpdir(base);
+    double fit = 0, again = 0;
+    cr_expect_eq(composed_rows(base, 5000, 1, &fit, &again), 1);
+    cr_expect_gt(fit, 0);
+    cr_expect_eq(fit, again, "the search measured the composed individual at %g, the early row %g", again, fit);
+    cr_expect_eq(composed_rows(base, 0, 2, &fit, &again), 0, "no refinement: no early row");
+    ts_rmtree(base);
+}
+
 /* Shared inputs as long in a warp's launch as in the full one are refined
  * too, a tree among them: bvh_traverse's tree (21 nodes, 63 items), whose
  * worst is a chain with every bound containing every query, where the
