@@ -139,10 +139,15 @@ int64_t wh_bounds_snap(const wh_bounds *b, int64_t v)
     return (int64_t)((uint64_t)b->lo + span / (uint64_t)b->step * (uint64_t)b->step);
 }
 
+uint64_t wh_bounds_steps(const wh_bounds *b)
+{
+    return ((uint64_t)b->hi - (uint64_t)b->lo) / (uint64_t)b->step;
+}
+
 int64_t wh_bounds_draw(const wh_bounds *b, pcg32 *rng)
 {
     if (b->step == 1) return pcg32_range_i64(rng, b->lo, b->hi);
-    uint64_t steps = ((uint64_t)b->hi - (uint64_t)b->lo) / (uint64_t)b->step;
+    uint64_t steps = wh_bounds_steps(b);
     return (int64_t)((uint64_t)b->lo + (uint64_t)pcg32_range_i64(rng, 0, (int64_t)steps) * (uint64_t)b->step);
 }
 

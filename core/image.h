@@ -53,6 +53,8 @@ double wh_bounds_lerp(const wh_bounds *b, double t);
 int64_t wh_bounds_snap(const wh_bounds *b, int64_t v);
 /* An integer drawn uniformly from b's domain (its steps). */
 int64_t wh_bounds_draw(const wh_bounds *b, pcg32 *rng);
+/* How many steps above lo b's integer domain holds (hi - lo with no step). */
+uint64_t wh_bounds_steps(const wh_bounds *b);
 
 wh_image *wh_image_new(const wh_spec *spec, const wh_launch *launch, wh_error *err);
 wh_image *wh_image_clone(const wh_image *img, wh_error *err);

@@ -161,7 +161,7 @@ static bool fill_field_full(const gen_pool *pool, int p, int f, pcg32 *rng, unsi
             double v = wh_bounds_lerp(&db, pcg32_double(rng));
             wh_value_set_float(fd->type, at, fd->type == WH_F32 && (float)v > (float)db.fhi ? db.fhi : v);
         } else {
-            uint64_t steps = ((uint64_t)db.hi - (uint64_t)db.lo) / (uint64_t)db.step;
+            uint64_t steps = wh_bounds_steps(&db);
             int64_t off = pcg32_range_i64(rng, 0, steps > INT64_MAX ? INT64_MAX : (int64_t)steps) * db.step;
             wh_value_set_int(fd->type, at, (int64_t)((uint64_t)sb.lo + (uint64_t)off));
         }

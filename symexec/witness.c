@@ -80,7 +80,7 @@ static bool random_value(sx_engine *e, const sx_symbol *s, uint64_t *bits)
         }
         return true;
     }
-    uint64_t steps = ((uint64_t)b.hi - (uint64_t)b.lo) / (uint64_t)b.step;
+    uint64_t steps = wh_bounds_steps(&b);
     uint64_t r = ((uint64_t)pcg32_next(&e->rng) << 32) | pcg32_next(&e->rng);
     *bits = (uint64_t)b.lo + (steps == UINT64_MAX ? r : r % (steps + 1)) * (uint64_t)b.step;
     return true;

@@ -137,11 +137,6 @@ Test(scalar_search, the_search_sets_it)
 
 /* ---- "step" ----------------------------------------------------------------- */
 
-static int in_param(const wh_spec *s)
-{
-    return s->params[0].fields[0].step ? 0 : -1;
-}
-
 static bool on_step(int64_t v, int64_t lo, int64_t step, int64_t hi)
 {
     return v >= lo && v <= hi && (v - lo) % step == 0;
@@ -182,8 +177,8 @@ Test(scalar_search, random_values_keep_their_step)
     wh_error err;
     wh_spec *s = wh_spec_load(STEP_SPEC, &err);
     cr_assert(s, "%s", err.msg);
-    int n = n_param(s), in = in_param(s);
-    cr_assert_eq(in, 0);
+    int n = n_param(s), in = 0;   /* "in", the spec's first parameter */
+    cr_assert(s->params[in].fields[0].step, "in has a step");
     wh_launch l = wh_spec_launch_full(s);
     wh_image *img = wh_image_new(s, &l, &err);
     cr_assert(img, "%s", err.msg);
