@@ -20,6 +20,8 @@ typedef struct {
     uint64_t cycles;
     double us;
     uint64_t warp_instructions, lane_instructions;
+    int64_t busiest_thread;      /* run_located: harness_result's; -1 none */
+    uint64_t busiest_work;
 } harness_run;
 
 typedef struct {

@@ -338,6 +338,8 @@ bool harness_measure(harness *h, wh_image *img, int reps, harness_result *res, w
     res->us = run.us;
     res->warp_instructions = run.warp_instructions;
     res->lane_instructions = run.lane_instructions;
+    res->busiest_thread = run.busiest_work ? run.busiest_thread : -1;
+    res->busiest_work = run.busiest_work;
     if (run.status != HARNESS_OK) {
         free(times);
         return true;

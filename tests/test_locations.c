@@ -80,6 +80,34 @@ Test(locations, a_loop_body_counts_the_lanes_of_every_trip_on_gt_loop)
     harness_result_free(&b);
 }
 
+static int64_t one_long_thread(uint64_t i) { return i == 137 ? 64 : 3; }
+
+/* The busiest thread: gt_loop's trip count is its own n, so the thread
+ * given 64 executes the most instructions; with every thread alike, the
+ * first one; without counters, none. */
+Test(locations, the_busiest_thread_is_the_one_with_the_longest_loop_on_gt_loop)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    harness_result one, even, off;
+    int n;
+    measure("tests/specs/hunt_loop_small.json", one_long_thread, true, &one, &n);
+    measure("tests/specs/hunt_loop_small.json", trips_32, true, &even, &n);
+    measure("tests/specs/hunt_loop_small.json", trips_64, false, &off, &n);
+    cr_expect_eq(one.busiest_thread, 137);
+    cr_expect_eq(even.busiest_thread, 0, "ties: the first thread");
+    /* 61 more trips than any other thread, a few instructions each */
+    cr_expect_gt(one.busiest_work, even.busiest_work, "64 trips %llu, 32 trips %llu",
+                 (unsigned long long)one.busiest_work, (unsigned long long)even.busiest_work);
+    /* 256 threads alike: each does about 1/256 of the launch's lane work */
+    double share = (double)even.busiest_work * 256 / (double)even.lane_instructions;
+    cr_expect(share > 0.9 && share <= 1.0, "a thread's share of the lane work x 256: %g", share);
+    cr_expect_eq(off.busiest_thread, -1);
+    cr_expect_eq(off.busiest_work, 0);
+    harness_result_free(&one);
+    harness_result_free(&even);
+    harness_result_free(&off);
+}
+
 static int64_t all_7(uint64_t i) { (void)i; return 7; }
 static int64_t tid(uint64_t i) { return (int64_t)i; }
 static int64_t tid_mod(uint64_t i) { return (int64_t)(i % 1000); }

@@ -52,8 +52,9 @@ static bool sim_run_located(void *impl, wh_image *img, bool want_outputs, double
 {
     const sim_prog *P = impl;
     int copy = !want_outputs ? 0 : P->all_buffers ? 2 : 1;
-    sim_locations *L = sim_locations_new(P, locations);
+    sim_locations *L = sim_locations_new(P, &img->launch, locations);
     bool ok = sim_execute(P, img, copy, NULL, L, out, err);
+    sim_locations_busiest(L, &out->busiest_thread, &out->busiest_work);
     sim_locations_free(L);
     return ok;
 }

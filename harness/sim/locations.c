@@ -9,6 +9,12 @@
  * lane-cycles its atomics waited behind others on the same address.  Rows
  * are numbered as explain.c numbers them (sim_row_bases), so location
  * r * HARNESS_LOCATION_KINDS + k is counter k of row r.
+ *
+ * It also counts, per thread of the launch, the instructions the thread
+ * executed (guard true), and reports the busiest thread: a warp runs as
+ * long as its slowest lane, so a launch of independent threads is a batch
+ * of experiments on one thread's input each, and the busiest one's input,
+ * given to every thread, makes every warp as slow (ga/hunt_lanes.c).
  */
 #include "harness/sim/sim.h"
 
@@ -19,6 +25,8 @@ struct sim_locations {
     int *row_base;              /* per module function: its first row, -1 when unused */
     int nrows;
     double *out;                /* nrows * HARNESS_LOCATION_KINDS counters, the caller's */
+    uint32_t *thread_work;      /* per thread of the launch: instructions it executed */
+    uint64_t nthreads;
 };
 
 int sim_row_bases(const sim_prog *P, int *row_base)
@@ -32,9 +40,11 @@ int sim_row_bases(const sim_prog *P, int *row_base)
     return nrows;
 }
 
-sim_locations *sim_locations_new(const sim_prog *P, double *out)
+sim_locations *sim_locations_new(const sim_prog *P, const wh_launch *launch, double *out)
 {
     sim_locations *L = wh_xcalloc(1, sizeof *L);
+    L->nthreads = wh_launch_threads_total(launch);
+    L->thread_work = wh_xcalloc(L->nthreads ? L->nthreads : 1, sizeof *L->thread_work);
     L->row_base = wh_xcalloc((size_t)P->nfuncs + 1, sizeof *L->row_base);
     L->nrows = sim_row_bases(P, L->row_base);
     L->out = out;
@@ -45,6 +55,7 @@ sim_locations *sim_locations_new(const sim_prog *P, double *out)
 void sim_locations_free(sim_locations *L)
 {
     if (!L) return;
+    free(L->thread_work);
     free(L->row_base);
     free(L);
 }
@@ -61,7 +72,23 @@ bool sim_locations_step(sim_run *R, sim_sm *sm, sim_warp *w)
     c[HARNESS_LOCATION_LANES] += sim_popc(m);
     c[HARNESS_LOCATION_MEMORY] += R->acc.sectors + R->acc.wavefronts;
     c[HARNESS_LOCATION_ATOMIC_WAIT] += R->acc.atomic_wait;
+    uint64_t base = w->blk->linear * R->bthreads + (uint64_t)w->index * SIM_WARP;
+    for (uint32_t left = m; left; left &= left - 1) {
+        uint64_t t = base + (uint64_t)__builtin_ctz(left);
+        if (t < R->loc->nthreads) R->loc->thread_work[t]++;
+    }
     return true;
+}
+
+void sim_locations_busiest(const sim_locations *L, int64_t *thread, uint64_t *work)
+{
+    *thread = -1;
+    *work = 0;
+    for (uint64_t t = 0; t < L->nthreads; t++)
+        if (L->thread_work[t] > *work) {
+            *work = L->thread_work[t];
+            *thread = (int64_t)t;
+        }
 }
 
 bool sim_location_name(const void *impl, int loc, char *buf, size_t size)

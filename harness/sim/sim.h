@@ -492,10 +492,14 @@ bool sim_step_exec(sim_run *R, sim_sm *sm, sim_warp *w);
  * sim_row_bases numbers every instruction of the used functions (row_base
  * per function, -1 unused; NULL: count only) and returns how many. */
 int sim_row_bases(const sim_prog *P, int *row_base);
-/* counters into out (sim_row_bases(P) * HARNESS_LOCATION_KINDS, zeroed here) */
-sim_locations *sim_locations_new(const sim_prog *P, double *out);
+/* counters into out (sim_row_bases(P) * HARNESS_LOCATION_KINDS, zeroed
+ * here), and per thread of launch */
+sim_locations *sim_locations_new(const sim_prog *P, const wh_launch *launch, double *out);
 void sim_locations_free(sim_locations *L);
 bool sim_locations_step(sim_run *R, sim_sm *sm, sim_warp *w);
+/* The thread that executed the most instructions (the first such) and how
+ * many; -1 and 0 when no thread executed any. */
+void sim_locations_busiest(const sim_locations *L, int64_t *thread, uint64_t *work);
 /* "file.ptx:45 opcode (kind)" of location loc (backend op) */
 bool sim_location_name(const void *impl, int loc, char *buf, size_t size);
 
