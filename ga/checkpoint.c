@@ -6,13 +6,16 @@
  * genes and each population member's record and genes; then the top list
  * (ga_top): magic "WHGATOP1", its count, and each member's record and
  * genes; then the edit screen's state (screen.c): magic "WHGASCR1", its
- * state, rounds and the last round's first and last evaluation; then the
- * archive (archive.c): magic "WHGAARC1", its location count and children,
+ * state, rounds and the last round's first and last evaluation; then,
+ * with prob.amplify, the hot individual: magic "WHGAHOT1", whether there
+ * is one and whether it is fresh, the children amplified, its record and
+ * genes, its hot unit and work; then the archive (archive.c): magic "WHGAARC1", its location count and children,
  * each location's maximum and holder, and each slot (in use, and then its
  * record and genes).  The top list, the screen and the archive came later,
  * so a file that ends after the population, the top list or the screen
  * is still a valid checkpoint (one written before the screen existed
- * resumes with no screen, before the archive with an empty archive).
+ * resumes with no screen, before the archive with an empty archive,
+ * before the hot individual with none).
  */
 #include "ga/internal.h"
 
@@ -28,6 +31,7 @@
 #define TOP_MAGIC_V1 "WHGATOP1"  /* read: members without one */
 #define SCREEN_MAGIC "WHGASCR1"
 #define ARCHIVE_MAGIC "WHGAARC1"
+#define HOT_MAGIC "WHGAHOT1"
 
 typedef struct {
     int32_t state, rounds;
@@ -83,6 +87,16 @@ static bool write_archive(const ga *g, FILE *f)
     return ok;
 }
 
+static bool write_hot(const ga *g, FILE *f)
+{
+    if (!g->hot.genes) return true;
+    int32_t flags[2] = { g->hot.hot_work > 0, g->hot_fresh };
+    int64_t amplified = g->amplified, unit = g->hot.hot_unit;
+    return fwrite(HOT_MAGIC, 1, 8, f) == 8 && fwrite(flags, sizeof *flags, 2, f) == 2 &&
+           fwrite(&amplified, sizeof amplified, 1, f) == 1 && write_indiv(f, &g->hot, g->prob.ngenes) &&
+           fwrite(&unit, sizeof unit, 1, f) == 1 && fwrite(&g->hot.hot_work, sizeof g->hot.hot_work, 1, f) == 1;
+}
+
 bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
 {
     char tmp[1100];
@@ -119,7 +133,7 @@ bool ga_checkpoint(const ga *g, const char *path, wh_error *err)
              fwrite(&g->top[i].input_hash, sizeof g->top[i].input_hash, 1, f) == 1;
     ckp_screen sc = { g->screen_state, g->screen_rounds, g->screen_first, g->screen_last };
     ok = ok && fwrite(SCREEN_MAGIC, 1, 8, f) == 8 && fwrite(&sc, sizeof sc, 1, f) == 1;
-    ok = ok && write_archive(g, f);
+    ok = ok && write_hot(g, f) && write_archive(g, f);
     if (fclose(f) != 0) ok = false;
     if (ok && rename(tmp, path) != 0) ok = false;
     if (!ok) {
@@ -220,6 +234,28 @@ static bool archive_consistent(ga *g)
     return true;
 }
 
+/* The hot individual after the screen, if the file has one (a file
+ * written without it goes on with the archive, or ends). */
+static bool read_hot(ga *g, FILE *f)
+{
+    char magic[8];
+    long at = ftell(f);
+    size_t got = fread(magic, 1, sizeof magic, f);
+    if (got != sizeof magic || memcmp(magic, HOT_MAGIC, 8)) return fseek(f, at, SEEK_SET) == 0;
+    int32_t flags[2];
+    int64_t amplified, unit;
+    double work;
+    if (!g->hot.genes || fread(flags, sizeof *flags, 2, f) != 2 || fread(&amplified, sizeof amplified, 1, f) != 1 ||
+        amplified < 0 || !read_indiv(f, &g->hot, g->prob.ngenes) || fread(&unit, sizeof unit, 1, f) != 1 ||
+        fread(&work, sizeof work, 1, f) != 1 || !(work >= 0) || (work > 0) != (flags[0] != 0))
+        return false;
+    g->hot.hot_unit = unit;
+    g->hot.hot_work = work;
+    g->hot_fresh = flags[0] && flags[1];
+    g->amplified = amplified;
+    return true;
+}
+
 /* The archive after the screen; a file that ends there resumes with an
  * empty one. */
 static bool read_archive(ga *g, FILE *f)
@@ -274,6 +310,10 @@ bool ga_restore(ga *g, const char *path, wh_error *err)
     if (ok && !read_screen(g, f, &h)) {
         ok = false;
         why = "its edit screen's state is damaged";
+    }
+    if (ok && !read_hot(g, f)) {
+        ok = false;
+        why = "its hot individual is damaged or was saved without one";
     }
     if (ok && !read_archive(g, f)) {
         ok = false;

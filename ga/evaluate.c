@@ -58,6 +58,10 @@ static bool record(ga *g, ga_indiv *ind, double at, wh_error *err)
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the archive");
         return false;
     }
+    if (g->hot.genes && !ind->status && ind->hot_work > g->hot.hot_work) {
+        ga_copy_indiv(g, &g->hot, ind);
+        g->hot_fresh = true;
+    }
     if (improved && !ind->status) {
         ga_copy_indiv(g, &g->best, ind);
         g->evals_to_best = g->evals;
@@ -106,6 +110,8 @@ static void *work(void *arg)
         ga_indiv *ind = &b->inds[i];
         ind->fitness = -1;
         ind->status = 0;
+        ind->hot_unit = 0;
+        ind->hot_work = 0;
         ind->eval_index = g->evals + (i - b->recorded) + 1;
         if (b->locations) {
             ind->locations = b->locations + (size_t)i * (size_t)g->prob.nlocations;

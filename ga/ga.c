@@ -97,6 +97,7 @@ ga *ga_new(const ga_problem *prob, const ga_options *opt, ga_strategy strategy, 
         }
         g->best.genes = calloc((size_t)prob->ngenes, sizeof(int));
         if (!g->best.genes) goto oom;
+        if (prob->amplify && !(g->hot.genes = calloc((size_t)prob->ngenes, sizeof(int)))) goto oom;
     }
     g->best.fitness = -1;
     if (opt->keep > 0) {
@@ -123,6 +124,7 @@ void ga_free(ga *g)
     free(g->pop);
     free(g->next);
     free(g->best.genes);
+    free(g->hot.genes);
     for (int i = 0; g->top && i < g->opt.keep; i++)
         free(g->top[i].genes);
     free(g->top);
@@ -211,6 +213,8 @@ long ga_evals(const ga *g) { return g->evals; }
 int ga_generation(const ga *g) { return g->generation; }
 long ga_evals_to_best(const ga *g) { return g->evals_to_best; }
 int ga_screen_rounds(const ga *g) { return g->screen_rounds; }
+long ga_amplified(const ga *g) { return g->amplified; }
+const ga_indiv *ga_hot(const ga *g) { return g->hot.genes && g->hot.hot_work > 0 ? &g->hot : NULL; }
 double ga_time_to_best(const ga *g) { return g->time_to_best; }
 double ga_elapsed(const ga *g) { return wh_clock_s() - g->t0; }
 

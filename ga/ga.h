@@ -87,6 +87,12 @@ typedef struct {
      * location counters (nlocations, zeroed before); the GA's own buffer,
      * valid only during that evaluation's bookkeeping (NULL elsewhere). */
     double *locations;
+    /* Optional, set by `evaluate` (hot_work 0: none): the part of the
+     * input that did the most work in the run, in the caller's numbering,
+     * and how much (the hunt: the busiest thread and its instructions).
+     * The GA keeps the individual with the most yet for prob.amplify. */
+    int64_t hot_unit;
+    double hot_work;
 } ga_indiv;
 
 typedef struct {
@@ -149,6 +155,12 @@ typedef struct {
      * must keep per-worker state apart and touch nothing else that changes.
      * ind->eval_index is already the evaluation number it will have. */
     bool (*evaluate)(void *ctx, int worker, ga_indiv *ind, wh_error *err);
+    /* Optional: when an individual has done more hot_work than any before
+     * it, the next generation gets one child from this: genes[0..ngenes)
+     * for it, built from that individual (the hunt gives the busiest
+     * thread's input to every thread, hunt_lanes.c).  Called between
+     * generations, never while `evaluate` runs. */
+    bool (*amplify)(void *ctx, const ga_indiv *hot, int *genes, wh_error *err);
     /* Threads measuring each generation's individuals at once (0 or 1: the
      * caller's thread only).  Individuals are taken in order and their
      * results recorded in order, so a deterministic `evaluate` gives the
@@ -208,6 +220,10 @@ const ga_indiv *ga_archive_input(const ga *g, int i, int *held);
 double ga_archive_best(const ga *g, int loc, int *input);
 /* Rounds of the edit screen so far (screen.c). */
 int ga_screen_rounds(const ga *g);
+/* Children made by prob.amplify so far, and the individual with the most
+ * hot_work yet (NULL: none). */
+long ga_amplified(const ga *g);
+const ga_indiv *ga_hot(const ga *g);
 double ga_time_to_best(const ga *g);
 double ga_elapsed(const ga *g);
 /* The current population (after the last completed generation). */

@@ -46,6 +46,9 @@ struct ga {
     long screen_first, screen_last;   /* the last round's evaluations */
     int screen_rounds;
     ga_archive arc;
+    ga_indiv hot;           /* prob.amplify: the most hot_work yet (hot_work 0: none) */
+    bool hot_fresh;         /* hot is newer than the last amplified child */
+    long amplified;         /* children made by prob.amplify */
 };
 
 void ga_copy_indiv(const ga *g, ga_indiv *dst, const ga_indiv *src);
@@ -63,6 +66,9 @@ bool ga_next_generation(ga *g, wh_error *err);
 /* The edit screen's round, if one is due, as next[from..); returns the
  * index after its last child (from: no round). */
 int ga_screen_children(ga *g, int from);
+/* The amplified child (prob.amplify) as next[from], if one is due; returns
+ * the index after it (from: none), -1 on an error (g->stop set). */
+int ga_amplified_child(ga *g, int from, wh_error *err);
 /* archive.c: init (false: out of memory), free, offer a measured
  * individual with its locations (false: out of memory), and a parent
  * drawn from it with probability archive_frac (NULL: take one from the

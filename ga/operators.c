@@ -213,13 +213,31 @@ static bool make_child(ga *g, int nelite, ga_indiv *child, wh_error *err)
     return true;
 }
 
+int ga_amplified_child(ga *g, int from, wh_error *err)
+{
+    if (!g->hot_fresh || !g->prob.amplify || from >= g->npop) return from;
+    ga_indiv *child = &g->next[from];
+    if (!g->prob.amplify(g->prob.ctx, &g->hot, child->genes, err)) {
+        g->stop = GA_STOP_ERROR;
+        return -1;
+    }
+    child->fitness = -1;
+    child->status = 0;
+    child->input_hash = 0;
+    g->hot_fresh = false;
+    g->amplified++;
+    return from + 1;
+}
+
 bool ga_next_generation(ga *g, wh_error *err)
 {
     if (g->strategy == GA_RANDOM) return ga_first_generation(g, err);
     int nelite = (int)(g->opt.elite_frac * g->npop + 0.5);
     if (nelite > g->npop_valid) nelite = g->npop_valid;
     for (int i = 0; i < nelite; i++) ga_copy_indiv(g, &g->next[i], &g->pop[i]);
-    for (int i = ga_screen_children(g, nelite); i < g->npop; i++)
+    int from = ga_amplified_child(g, ga_screen_children(g, nelite), err);
+    if (from < 0) return false;
+    for (int i = from; i < g->npop; i++)
         if (!make_child(g, nelite, &g->next[i], err)) {
             g->stop = GA_STOP_ERROR;
             return false;

@@ -7,6 +7,7 @@
 
 #include "ga/ga.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,10 @@ typedef struct {
     double last_best;
     bool best_went_down;
     void *user;              /* extra state of a test's callbacks */
+    long amplify_calls;      /* synth_amplify */
+    double amplified_fitness;   /* the last amplified child's, not yet seen (0: none) */
+    int amplified_generation, last_generation;
+    long amplified_seen;
 } synth;
 
 static bool synth_random_allele(void *ctx, pcg32 *rng, int gene, int *allele, wh_error *err)
@@ -60,7 +65,14 @@ static bool synth_evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     s->evals_seen++;
     if (ind->genes) {
         double f = 0;
-        for (int k = 0; k < NGENES; k++) f += s->weight[ind->genes[k]];
+        for (int k = 0; k < NGENES; k++) {
+            f += s->weight[ind->genes[k]];
+            /* the "busiest lane": the heaviest gene, its weight + 1 its work */
+            if (s->weight[ind->genes[k]] + 1 > ind->hot_work) {
+                ind->hot_work = s->weight[ind->genes[k]] + 1;
+                ind->hot_unit = k;
+            }
+        }
         ind->fitness = f;
     } else {
         ind->fitness = random_vector_fitness(ind->seed);
@@ -77,6 +89,12 @@ static bool synth_on_eval(void *ctx, const ga_event *ev, wh_error *err)
     synth *s = ctx;
     (void)err;
     if (s->nhistory < 20000) s->history[s->nhistory++] = ev->ind->fitness;
+    s->last_generation = ev->generation;
+    if (s->amplified_fitness > 0 && ev->generation == s->amplified_generation &&
+        fabs(ev->ind->fitness - s->amplified_fitness) < 1e-9 * s->amplified_fitness) {
+        s->amplified_seen++;
+        s->amplified_fitness = 0;
+    }
     if (ev->best < s->last_best) s->best_went_down = true;
     s->last_best = ev->best;
     return true;
@@ -86,6 +104,22 @@ static bool synth_stop(void *ctx)
 {
     synth *s = ctx;
     return s->interrupt_after && s->evals_seen >= s->interrupt_after;
+}
+
+/* Lane amplification's stand-in: every gene on the hot individual's
+ * heaviest allele (its child weighs NGENES times that allele). */
+static bool synth_amplify(void *ctx, const ga_indiv *hot, int *genes, wh_error *err)
+{
+    synth *s = ctx;
+    (void)err;
+    cr_assert(hot->hot_work > 0 && hot->hot_unit >= 0 && hot->hot_unit < NGENES);
+    int allele = hot->genes[hot->hot_unit];
+    cr_assert_eq(s->weight[allele] + 1, hot->hot_work);
+    for (int k = 0; k < NGENES; k++) genes[k] = allele;
+    s->amplify_calls++;
+    s->amplified_fitness = NGENES * s->weight[allele];
+    s->amplified_generation = s->last_generation + 1;
+    return true;
 }
 
 static synth *synth_new(void)
@@ -319,6 +353,7 @@ Test(ga, resume_continues_exactly)
         o.patience = 0;
         o.keep = 5;
         wh_error err;
+        p.amplify = synth_amplify;
         ckp_ctx c = { a, path, NULL, 3, 0 };
         a->user = &c;
         c.g = ga_new(&p, &o, (ga_strategy)st, 77, &err);
@@ -330,6 +365,7 @@ Test(ga, resume_continues_exactly)
         memcpy(b->weight, a->weight, sizeof a->weight);
         b->nalleles = a->nalleles;
         ga_problem q = synth_problem(b);
+        q.amplify = synth_amplify;
         ga *r = ga_new(&q, &o, (ga_strategy)st, 77, &err);
         cr_assert(ga_restore(r, path, &err), "%s", err.msg);
         cr_assert(ga_run(r, &err), "%s", err.msg);
@@ -339,6 +375,8 @@ Test(ga, resume_continues_exactly)
             cr_assert_eq(b->history[i], a->history[c.evals_at + i], "%s eval %ld",
                          ga_strategy_name((ga_strategy)st), c.evals_at + i + 1);
         cr_expect_eq(ga_best(r)->fitness, ga_best(c.g)->fitness);
+        cr_expect_eq(ga_amplified(r), ga_amplified(c.g), "%s", ga_strategy_name((ga_strategy)st));
+        cr_expect_eq(ga_amplified(r) > 0, st != GA_RANDOM, "only gene-based strategies amplify");
         int nr, nc;
         const ga_indiv *tr = ga_top(r, &nr), *tc = ga_top(c.g, &nc);
         cr_expect_eq(nr, 5);
@@ -353,6 +391,42 @@ Test(ga, resume_continues_exactly)
         free(b);
     }
     unlink(path);
+}
+
+/* Each time the hot record moves, the next generation measures one
+ * amplified child (all genes on the record's heaviest allele), and only
+ * then; a strictly higher hot_work is a new record. */
+Test(ga, a_new_hot_record_gives_the_next_generation_an_amplified_child)
+{
+    synth *s = synth_new();
+    /* paths below the random alleles (up to 3.5), which only mutations
+     * bring: the record moves as they come */
+    for (int a = 0; a < NPATHS; a++) s->weight[a] = 0.1 * a;
+    ga_problem p = synth_problem(s);
+    p.amplify = synth_amplify;
+    ga_options o;
+    ga_options_default(&o);
+    o.max_evals = 3000;
+    o.patience = 0;
+    o.random_frac = 0;
+    wh_error err;
+    ga *g = ga_new(&p, &o, GA_GDIVAN, 5, &err);
+    cr_assert(g, "%s", err.msg);
+    cr_assert(ga_run(g, &err), "%s", err.msg);
+    cr_expect_geq(s->amplify_calls, 2);
+    cr_expect_eq(ga_amplified(g), s->amplify_calls);
+    /* every child but perhaps the last (the budget may end first) was measured the generation after */
+    cr_expect_geq(s->amplified_seen, s->amplify_calls - 1, "%ld of %ld children seen", s->amplified_seen,
+                  s->amplify_calls);
+    const ga_indiv *hot = ga_hot(g);
+    cr_assert(hot);
+    double most = 0;
+    for (int a = 0; a < s->nalleles; a++)
+        if (s->weight[a] + 1 > most) most = s->weight[a] + 1;
+    cr_expect_leq(hot->hot_work, most);
+    cr_expect_eq(hot->hot_work, s->weight[hot->genes[hot->hot_unit]] + 1);
+    ga_free(g);
+    free(s);
 }
 
 Test(ga, restore_refuses_a_foreign_checkpoint)
