@@ -110,6 +110,7 @@ typedef struct {
 static const ablation ablations[] = {
     { "--no-edit-screen", { "--no-edit-screen" }, "-noscreen", "no_edit_screen" },
     { "--no-location-feedback", { "--no-location-feedback" }, "-nofeedback", "no_location_feedback" },
+    { "--no-lane-amplify", { "--no-lane-amplify" }, "-noamplify", "no_lane_amplify" },
     { "--no-saturation", { "--explore-saturation", "0" }, "-nosat", "no_saturation" },
     { "--no-warp-refine", { "--warp-refine", "0" }, "-norefine", "no_warp_refine" },
     { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
@@ -182,7 +183,8 @@ static int usage(void)
     fprintf(stderr, "usage: bench_corpus [--quick] [--kernels a,b] [--evals N] [--seeds S] [--explore-time S]\n"
                     "                    [--timeout S] [--jobs J] [--hunt-jobs N] [--stage-each] [--no-scout]\n"
                     "                    [--no-edit-screen]\n"
-                    "                    [--no-location-feedback] [--no-saturation] [--no-warp-refine]\n"
+                    "                    [--no-location-feedback] [--no-lane-amplify] [--no-saturation]\n"
+                    "                    [--no-warp-refine]\n"
                     "                    [--no-refine-dictionary] [--no-refine-work-ties] [--no-scout-screen]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"

@@ -41,7 +41,7 @@ static void usage(FILE *out)
             "                    random-value individuals, value edits or families:\n"
             "                    --random-individuals 0 --tiling plain --segment 0\n"
             "                    --value-edits 0 --families 0 --warp-first 0 --no-scout\n"
-            "                    --no-edit-screen --no-location-feedback),\n"
+            "                    --no-edit-screen --no-location-feedback --no-lane-amplify),\n"
             "                    random-ga, random\n"
             "  -o, --out DIR     write here instead of results/<kernel>/compare-...\n"
             "  --keep-state      keep each run's search state (checkpoint.bin, pool.bin), so a\n"
@@ -371,6 +371,7 @@ static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
                 o.scout = false;
                 o.edit_screen = false;
                 o.location_feedback = false;
+                o.lane_amplify = false;
                 o.explore.saturation_s = 0;
             }
             o.seed = seed0 + (uint64_t)k;

@@ -15,7 +15,7 @@ enum {
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
-    HOPT_NO_LOCATION_FEEDBACK, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
+    HOPT_NO_LOCATION_FEEDBACK, HOPT_NO_LANE_AMPLIFY, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
     HOPT_NO_REFINE_DICTIONARY, HOPT_NO_REFINE_WORK_TIES, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN,
     HOPT_FIRST_FREE = 1200
 };
@@ -36,6 +36,7 @@ enum {
     { "no-refine-work-ties", no_argument, NULL, HOPT_NO_REFINE_WORK_TIES }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
+    { "no-lane-amplify", no_argument, NULL, HOPT_NO_LANE_AMPLIFY }, \
     { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
     { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
@@ -101,6 +102,13 @@ enum {
     "                    archive, as PerfFuzz's) even when it is not slow yet, and\n" \
     "                    --archive-share of the children take a parent from it; this\n" \
     "                    turns it off (the cuda backend has no counters: off there)\n" \
+    "  --no-lane-amplify gdivan on the sim: the sim also counts each thread's executed\n" \
+    "                    instructions; each time a run's busiest thread beats every\n" \
+    "                    earlier one, the next generation gets a child with that\n" \
+    "                    thread's per-thread inputs in every thread (a launch of\n" \
+    "                    independent threads tries thousands of values at once); this\n" \
+    "                    turns it off (off on the cuda backend, with islands and\n" \
+    "                    --sync-dir)\n" \
     "  --archive-share F share of the children whose first parent is an archive input\n" \
     "                    (0.2)\n" \
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \

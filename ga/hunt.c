@@ -32,6 +32,7 @@ void hunt_options_default(hunt_options *o)
     o->scout_screen = true;
     o->edit_screen = true;
     o->location_feedback = true;
+    o->lane_amplify = true;
 }
 
 static const char *const tiling_names[] = { "auto", "plain", "stride" };
@@ -96,6 +97,7 @@ static bool evaluate(void *ctx, int worker, ga_indiv *ind, wh_error *err)
     if (!hunt_measure_fitness(h, w, &res, &ind->fitness, err)) return false;
     ind->status = (int)res.status;
     if (ind->locations && res.locations) memcpy(ind->locations, res.locations, (size_t)res.nlocations * sizeof *res.locations);
+    hunt_lanes_note(h, ind, &res);
     if (res.status != HARNESS_OK) hunt_record_finding(h, w->img, "eval", ind->eval_index, &res);
     harness_result_free(&res);
     return true;
@@ -443,11 +445,12 @@ static bool start_ga(hunt *h, wh_error *err)
     p.screen_codes = h->screen_codes;
     p.screen_groups = h->screen_groups;
     p.nscreen = h->opt.edit_screen ? h->nscreen : 0;
-    p.nlocations = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    p.nlocations = h->opt.location_feedback && h->opt.harness.want_locations ? harness_locations(h->h) : 0;
     p.seeds = (const int *const *)h->seeds;
     p.nseeds = h->nseeds;
     p.new_random_allele = new_random_allele;
     p.evaluate = evaluate;
+    if (hunt_lanes_on(h)) p.amplify = hunt_lanes_amplify;
     p.workers = h->njobs;
     p.on_eval = on_eval;
     p.on_generation = on_generation;
@@ -588,7 +591,7 @@ static bool setup(hunt *h, wh_error *err)
      * a run; a resumed run restarts the noise stream, so with noise it does
      * not end where the uninterrupted run would */
     h->opt.harness.noise_seed = hunt_island_seed(h);
-    h->opt.harness.want_locations = h->opt.location_feedback && h->opt.strategy == GA_GDIVAN;
+    h->opt.harness.want_locations = (h->opt.location_feedback || hunt_lanes_on(h)) && h->opt.strategy == GA_GDIVAN;
     h->h = harness_open(h->spec, h->opt.backend, &h->opt.harness, err);
     if (!h->h) return false;
     h->reps = h->opt.reps > 0 ? h->opt.reps : harness_backend_of(h->h) == HARNESS_SIM ? 1 : 10;

@@ -61,6 +61,10 @@ typedef struct {
      * highest (harness_options.want_locations), ga.archive_frac of the
      * children bred from it */
     bool location_feedback;
+    /* gdivan on the sim, one island: each time the busiest thread of a
+     * run beats the record, the next generation gets a child with that
+     * thread's per-thread input in every thread (ga/hunt_lanes.c) */
+    bool lane_amplify;
     int warp_first;             /* gdivan: candidates per gene of the warp-first
                                    individual (gen/warp.c); 0: none */
     long warp_refine;           /* gdivan: unit launches of element refinement of
@@ -164,6 +168,7 @@ typedef struct {
      * inputs, children bred from them */
     int locations, locations_held, archive_inputs;
     long archive_children;
+    long lanes_amplified;       /* children given the busiest thread's input; -1: off */
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;

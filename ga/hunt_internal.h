@@ -156,6 +156,12 @@ void hunt_recall_seed_dirs(hunt *h, const char *dir);
 /* A resumed run keeps the record of the seeds it started from. */
 void hunt_recall_seeds(hunt *h);
 void hunt_free_seeds(hunt *h);
+/* Lane amplification (hunt_lanes.c): whether this run does it; the
+ * busiest thread of a measurement noted in ind's hot fields; the
+ * ga_problem.amplify callback (ctx: the hunt). */
+bool hunt_lanes_on(const hunt *h);
+void hunt_lanes_note(const hunt *h, ga_indiv *ind, const harness_result *res);
+bool hunt_lanes_amplify(void *ctx, const ga_indiv *hot, int *genes, wh_error *err);
 /* Islands (hunt_islands.c, migration in hunt_migrate.c); each is a no-op
  * for a single island. */
 /* More than one island?  This one's rank (0 for a single island). */

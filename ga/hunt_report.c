@@ -122,12 +122,26 @@ static json_t *archive_maxima_json(const hunt *h, int i)
     return list;
 }
 
+/* Lane amplification (hunt_lanes.c): children made, and the record the
+ * last one was made from (the busiest thread, its instructions, the
+ * evaluation that ran it). */
+static json_t *lanes_json(const hunt *h)
+{
+    const ga_indiv *hot = ga_hot(h->g);
+    json_t *o = json_pack("{s:I}", "children", (json_int_t)ga_amplified(h->g));
+    if (o && hot)
+        json_object_set_new(o, "busiest", json_pack("{s:I, s:f, s:I, s:f}", "thread", (json_int_t)hot->hot_unit,
+                                                     "instructions", hot->hot_work, "eval", (json_int_t)hot->eval_index,
+                                                     "fitness", hot->fitness));
+    return o;
+}
+
 /* The location feedback's archive (ga/archive.c): how many counters the
  * harness gave, how many an input holds the maximum of, how many inputs
  * those are, how many children took a parent from them. */
 static json_t *archive_json(const hunt *h)
 {
-    int n = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    int n = h->opt.location_feedback && h->opt.harness.want_locations ? harness_locations(h->h) : 0;
     json_t *o = json_pack("{s:i, s:i, s:i, s:I}", "locations", n, "held", ga_archive_locations(h->g), "inputs",
                           ga_archive_size(h->g), "children", (json_int_t)ga_archive_children(h->g));
     json_t *list = json_array();
@@ -169,6 +183,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "scout_screen", json_boolean(h->opt.scout_screen));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
+    if (o) json_object_set_new(o, "lane_amplify", json_boolean(h->opt.lane_amplify));
     if (o) json_object_set_new(o, "archive_share", json_real(g->archive_frac));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
@@ -316,6 +331,7 @@ bool hunt_write_run_json(hunt *h, const char *state, wh_error *err)
         json_object_set_new(doc, "edit_screen", json_pack("{s:i, s:i}", "codes", h->opt.edit_screen ? h->nscreen : 0, "rounds",
                                                           ga_screen_rounds(h->g)));
         json_object_set_new(doc, "archive", archive_json(h));
+        if (hunt_lanes_on(h)) json_object_set_new(doc, "lane_amplify", lanes_json(h));
         json_object_set_new(doc, "stop_reason", json_string(ga_stop_reason_name(ga_get_stop_reason(h->g))));
         json_object_set_new(doc, "findings", json_integer(h->findings));
         json_object_set_new(doc, "best", best_json(h));
@@ -386,7 +402,8 @@ static void fill_summary(hunt *h)
         s->best_stride = 0;
     }
     s->value_edits = hunt_edit_genes(h);
-    s->locations = h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    s->locations = h->opt.location_feedback && h->opt.harness.want_locations ? harness_locations(h->h) : 0;
+    s->lanes_amplified = hunt_lanes_on(h) ? ga_amplified(h->g) : -1;
     s->locations_held = ga_archive_locations(h->g);
     s->archive_inputs = ga_archive_size(h->g);
     s->archive_children = ga_archive_children(h->g);
@@ -619,6 +636,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
         /* ...nor location feedback */
         o->location_feedback = json_is_true(json_object_get(opt, "location_feedback"));
+        /* ...nor lane amplification */
+        o->lane_amplify = json_is_true(json_object_get(opt, "lane_amplify"));
         if (json_is_number(json_object_get(opt, "archive_share")))
             o->ga.archive_frac = json_number_value(json_object_get(opt, "archive_share"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));

@@ -166,6 +166,11 @@ bool gen_scale(const gen_pool *pool, const gen_layout *layout, const int *genes,
  * not a repetition of its first elements (gen_scale repeats them) or an
  * offset does not fit the field's type: the caller compares. */
 bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, int *genes, wh_error *err);
+/* A new GEN_ATOM_SEED atom whose every thread holds what `thread` of
+ * `full` holds of each per-thread input (as gen_unscale moves values);
+ * shared inputs: none.  Genes all on it give that thread's input to every
+ * thread of the launch.  The atom's index, -1 on failure (err). */
+int gen_thread_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full, uint64_t thread, wh_error *err);
 
 /* Value edits (edit.c): an operator applied to the full-size image after
  * scaling, stating a relation the atoms cannot: every element of a run set

@@ -4,7 +4,9 @@
  * kernels the counters measure what their headers say (a loop body's
  * lanes follow the trip counts, same-address atomics wait, a scattered
  * gather costs a sector per lane), locations are named by their PTX line,
- * a measurement without them has none, and a hunt records its archive.
+ * a measurement without them has none, the busiest thread is the one
+ * with the longest loop, and a hunt records its archive and its lane
+ * amplification.
  */
 #include <criterion/criterion.h>
 
@@ -169,7 +171,7 @@ Test(locations, none_unless_asked)
     harness_result_free(&r);
 }
 
-Test(locations, a_hunt_records_its_archive)
+Test(locations, a_hunt_records_its_archive_and_lane_amplification)
 {
     need_ptx("build/ptx/kernels/gt_paths32.ptx");
     wh_error err;
@@ -181,8 +183,9 @@ Test(locations, a_hunt_records_its_archive)
     for (int on = 0; on < 2; on++) {
         hunt_options o;
         hunt_options_default(&o);
-        cr_expect(o.location_feedback, "on by default");
+        cr_expect(o.location_feedback && o.lane_amplify, "on by default");
         o.location_feedback = on;
+        o.lane_amplify = on;
         o.backend = HARNESS_SIM;
         o.strategy = GA_GDIVAN;
         o.ga.max_evals = 300;
@@ -208,8 +211,18 @@ Test(locations, a_hunt_records_its_archive)
             cr_expect(inputs >= 1 && held >= inputs && held <= locations, "%ld inputs hold %ld of %ld", inputs, held,
                       locations);
             cr_expect_gt(json_integer_value(json_object_get(arc, "children")), 0);
+            /* lane amplification: at least the first record's child, and the record's busiest thread */
+            json_t *lanes = json_object_get(doc, "lane_amplify"), *busiest = json_object_get(lanes, "busiest");
+            long children = (long)json_integer_value(json_object_get(lanes, "children"));
+            long thread = (long)json_integer_value(json_object_get(busiest, "thread"));
+            cr_expect_geq(children, 1);
+            cr_expect_eq(r.lanes_amplified, children);
+            cr_expect(thread >= 0 && thread < 256, "busiest thread %ld", thread);
+            cr_expect_gt(json_number_value(json_object_get(busiest, "instructions")), 0);
         } else {
             cr_expect_eq(locations + inputs + held, 0);
+            cr_expect_null(json_object_get(doc, "lane_amplify"));
+            cr_expect_eq(r.lanes_amplified, -1);
         }
         json_decref(doc);
     }

@@ -538,3 +538,52 @@ Test(scale, seeded_alleles_draw_the_same_values_every_time_within_the_domains)
         wh_spec_free(s);
     }
 }
+
+/* gen_thread_atom: one thread's per-thread inputs in an atom, and that
+ * atom on every thread gene gives them to every thread (a pair per thread
+ * in gcd_steps, 32 bytes per thread in fsm_lexer). */
+Test(scale, a_thread_atom_gives_one_threads_input_to_every_thread)
+{
+    static const char *const specs[] = { "kernels/holdout/gcd_steps.json", "kernels/corpus/fsm_lexer.json" };
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        wh_spec *s = load(specs[k]);
+        wh_error err;
+        gen_pool pool;
+        cr_assert(gen_pool_init(&pool, s, s->sym_threads[0], &err), "%s", err.msg);
+        wh_launch full = wh_spec_launch_full(s);
+        wh_image *given = wh_image_new(s, &full, &err), *out = wh_image_new(s, &full, &err);
+        cr_assert(given && out, "%s", err.msg);
+        gen_layout lay;
+        cr_assert(gen_layout_make(s, &full, pool.x, &lay, &err), "%s", err.msg);
+        pcg32 rng;
+        pcg32_seed(&rng, 3, 9);
+        cr_assert(wh_image_fill_random(given, &rng, &err), "%s", err.msg);
+        uint64_t thread = lay.threads / 2 + 7;
+        int atom = gen_thread_atom(&pool, &lay, given, thread, &err);
+        cr_assert_geq(atom, 0, "%s", err.msg);
+        cr_expect_eq(gen_thread_atom(&pool, &lay, given, lay.threads, &err), -1, "past the last thread");
+        int *genes = calloc((size_t)lay.ngenes, sizeof *genes);
+        for (int g = 0; g < lay.ngenes; g++) genes[g] = g == lay.tiling_gene ? 0 : atom;
+        cr_assert(gen_scale(&pool, &lay, genes, out, &err), "%s", err.msg);
+        int checked = 0;
+        for (int p = 0; p < s->nparams; p++) {
+            const wh_param *par = &s->params[p];
+            if (par->role != WH_ROLE_INPUT || !par->per_thread) continue;
+            size_t es = par->elem_size;
+            for (uint64_t t = 0; t < lay.threads; t++)
+                for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
+                    const unsigned char *want = given->bufs[p].data + wh_owned_elem(par, &full, thread, j) * es;
+                    const unsigned char *got = out->bufs[p].data + wh_owned_elem(par, &full, t, j) * es;
+                    cr_assert(!memcmp(want, got, es), "%s: %s of thread %llu, element %llu", specs[k], par->name,
+                              (unsigned long long)t, (unsigned long long)j);
+                }
+            checked++;
+        }
+        cr_expect_geq(checked, 1, "%s has a per-thread input", specs[k]);
+        free(genes);
+        wh_image_free(given);
+        wh_image_free(out);
+        gen_pool_free(&pool);
+        wh_spec_free(s);
+    }
+}
