@@ -137,8 +137,8 @@ typedef struct {
      * counters of the run (harness_locations of them; owned); else NULL */
     double *locations;
     int nlocations;
-    /* With them, also: the thread (linear index in the launch) that
-     * executed the most instructions, and how many; -1 and 0 otherwise */
+    /* With them, also: the thread (linear index in the launch) active
+     * for the most warp instructions, and how many; -1 and 0 otherwise */
     int64_t busiest_thread;
     uint64_t busiest_work;
 } harness_result;
@@ -334,10 +334,10 @@ void harness_explain_report_free(harness_explain_report *r);
  *                on the same address (contention).
  * A search keeps, per location, the input that drove it highest (ga's
  * archive): inputs that push one part of the kernel, though not yet its
- * time.  The sim also counts each thread's executed instructions, for
- * harness_result.busiest_thread (lane amplification, ga/hunt_lanes.c).
- * Counting costs a few additions per warp instruction and one per lane
- * that executed it. */
+ * time.  The sim also counts the warp instructions each thread was active
+ * for, for harness_result.busiest_thread (lane amplification,
+ * ga/hunt_lanes.c).  Counting costs a few additions per warp instruction
+ * (and one per active lane where a warp's mask changes). */
 typedef enum {
     HARNESS_LOCATION_LANES = 0,
     HARNESS_LOCATION_MEMORY,

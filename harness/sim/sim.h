@@ -497,9 +497,9 @@ int sim_row_bases(const sim_prog *P, int *row_base);
 sim_locations *sim_locations_new(const sim_prog *P, const wh_launch *launch, double *out);
 void sim_locations_free(sim_locations *L);
 bool sim_locations_step(sim_run *R, sim_sm *sm, sim_warp *w);
-/* The thread that executed the most instructions (the first such) and how
- * many; -1 and 0 when no thread executed any. */
-void sim_locations_busiest(const sim_locations *L, int64_t *thread, uint64_t *work);
+/* The thread active for the most warp instructions (the first such) and
+ * how many; -1 and 0 when no thread was active for any.  Ends the counts. */
+void sim_locations_busiest(sim_locations *L, int64_t *thread, uint64_t *work);
 /* "file.ptx:45 opcode (kind)" of location loc (backend op) */
 bool sim_location_name(const void *impl, int loc, char *buf, size_t size);
 
