@@ -19,15 +19,25 @@
  * address or one slot may also get slower or faster together).
  *
  * Islands (MPI or --sync-dir) exchange genes that must mean the same
- * input everywhere, so the new atoms would not travel: off there.
+ * input everywhere, so the new atoms would not travel: off there; and off
+ * for a kernel without per-thread inputs.
  */
 #include "ga/hunt_internal.h"
 
 #include <stdlib.h>
 
+/* A kernel without per-thread inputs has no thread's input to give. */
+static bool has_per_thread_input(const wh_spec *spec)
+{
+    for (int p = 0; p < spec->nparams; p++)
+        if (spec->params[p].role == WH_ROLE_INPUT && spec->params[p].per_thread) return true;
+    return false;
+}
+
 bool hunt_lanes_on(const hunt *h)
 {
-    return h->opt.lane_amplify && h->opt.strategy == GA_GDIVAN && !h->opt.islands && !h->opt.sync_dir;
+    return h->opt.lane_amplify && h->opt.strategy == GA_GDIVAN && !h->opt.islands && !h->opt.sync_dir &&
+           has_per_thread_input(h->spec);
 }
 
 void hunt_lanes_note(const hunt *h, ga_indiv *ind, const harness_result *res)

@@ -341,6 +341,26 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
     return true;
 }
 
+/* Per-thread input p of `thread` in full into every thread of atom a. */
+static bool thread_into_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, uint64_t thread,
+                             int a, wh_error *err)
+{
+    const wh_param *par = &full->spec->params[p];
+    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
+    mover m;
+    if (!mover_init(&m, pool, full, p, err)) return false;
+    m.atom_out = (unsigned char *)gen_pool_atom_data(pool, a, p);
+    bool ok = true;
+    for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++)
+        for (uint64_t j = 0; ok && j < k; j++) {
+            uint64_t es = atom_elem(par, &pool->ref->launch, t, j), ed = wh_owned_elem(par, &full->launch, thread, j);
+            if (es >= natom || ed >= nfull) break;
+            ok = mover_copy(&m, es, ed, err);
+        }
+    mover_free(&m);
+    return ok;
+}
+
 int gen_thread_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full, uint64_t thread, wh_error *err)
 {
     if (pool->x != lay->x || wh_launch_threads_total(&full->launch) != lay->threads || thread >= lay->threads) {
@@ -352,19 +372,10 @@ int gen_thread_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full,
     for (int p = 0; a >= 0 && p < full->nbufs; p++) {
         const wh_param *par = &full->spec->params[p];
         if (par->role != WH_ROLE_INPUT || !par->per_thread) continue;
-        uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
-        mover m;
-        if (!mover_init(&m, pool, full, p, err)) return -1;
-        m.atom_out = (unsigned char *)gen_pool_atom_data(pool, a, p);
-        bool ok = true;
-        for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++)
-            for (uint64_t j = 0; ok && j < k; j++) {
-                uint64_t es = atom_elem(par, &pool->ref->launch, t, j), ed = wh_owned_elem(par, &full->launch, thread, j);
-                if (es >= natom || ed >= nfull) break;
-                ok = mover_copy(&m, es, ed, err);
-            }
-        mover_free(&m);
-        if (!ok) return -1;
+        if (!thread_into_atom(pool, lay, full, p, thread, a, err)) {
+            gen_pool_drop_last(pool);
+            return -1;
+        }
     }
     return a;
 }
