@@ -108,7 +108,7 @@ enum {
     "                    thread's per-thread inputs in every thread (a launch of\n" \
     "                    independent threads tries thousands of values at once); this\n" \
     "                    turns it off (off on the cuda backend, with islands and\n" \
-    "                    --sync-dir)\n" \
+    "                    --sync-dir, and without per-thread inputs)\n" \
     "  --archive-share F share of the children whose first parent is an archive input\n" \
     "                    (0.2)\n" \
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \
