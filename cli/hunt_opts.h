@@ -102,13 +102,13 @@ enum {
     "                    archive, as PerfFuzz's) even when it is not slow yet, and\n" \
     "                    --archive-share of the children take a parent from it; this\n" \
     "                    turns it off (the cuda backend has no counters: off there)\n" \
-    "  --no-lane-amplify gdivan on the sim: the sim also counts each thread's executed\n" \
-    "                    instructions; each time a run's busiest thread beats every\n" \
-    "                    earlier one, the next generation gets a child with that\n" \
-    "                    thread's per-thread inputs in every thread (a launch of\n" \
-    "                    independent threads tries thousands of values at once); this\n" \
-    "                    turns it off (off on the cuda backend, with islands and\n" \
-    "                    --sync-dir, and without per-thread inputs)\n" \
+    "  --no-lane-amplify gdivan on the sim: the sim also counts the warp instructions\n" \
+    "                    each thread was active for; each time a run's busiest thread\n" \
+    "                    beats every earlier one, the next generation gets a child\n" \
+    "                    with that thread's per-thread inputs in every thread (a\n" \
+    "                    launch of independent threads tries thousands of values at\n" \
+    "                    once); this turns it off (off on the cuda backend, with\n" \
+    "                    islands and --sync-dir, and without per-thread inputs)\n" \
     "  --archive-share F share of the children whose first parent is an archive input\n" \
     "                    (0.2)\n" \
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \

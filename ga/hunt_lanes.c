@@ -8,7 +8,8 @@
  * (collatz_steps: a start value's stopping time; gcd_steps: a pair's
  * Euclid steps), random testing wins by volume: each of its launches
  * draws 16384 fresh values and one of them sets the time.  The sim counts
- * each thread's executed instructions (harness_result.busiest_thread);
+ * the warp instructions each thread was active for
+ * (harness_result.busiest_thread);
  * the GA keeps the individual whose busiest thread did the most work yet
  * (ga_indiv.hot_*), and each time that record moves, the next generation
  * gets one child: that individual with the busiest thread's per-thread

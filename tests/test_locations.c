@@ -85,7 +85,7 @@ Test(locations, a_loop_body_counts_the_lanes_of_every_trip_on_gt_loop)
 static int64_t one_long_thread(uint64_t i) { return i == 137 ? 64 : 3; }
 
 /* The busiest thread: gt_loop's trip count is its own n, so the thread
- * given 64 executes the most instructions; with every thread alike, the
+ * given 64 is active for the most instructions; with every thread alike, the
  * first one; without counters, none. */
 Test(locations, the_busiest_thread_is_the_one_with_the_longest_loop_on_gt_loop)
 {
