@@ -194,6 +194,11 @@ static int exec_arith2(sx_cx *cx)
         if (!b)
             return -1;
     }
+    if ((ins->op == PTX_OP_DIV || ins->op == PTX_OP_REM) && !sgn && cx->e->follow) {
+        Z3_ast q = sx_follow_divrem(cx, a, b, w, ins->op == PTX_OP_REM);
+        if (q)
+            return sx_opd_set(cx, 0, q, t) ? 1 : -1;
+    }
     switch (ins->op) {
     case PTX_OP_DIV:   /* ptx_int_divrem: x / 0 is all ones for signed x too (bvsdiv gives 1 if x < 0) */
         r = fold(cx, sgn ? Z3_mk_bvsdiv(C, a, b) : Z3_mk_bvudiv(C, a, b));

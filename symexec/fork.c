@@ -70,6 +70,8 @@ int sx_fork_on(sx_cx *cx, Z3_ast cond, const sx_fork *fk)
     Z3_ast other = mside ? sx_z_not(z, cond) : cond;
     Z3_model om = NULL;
     if (s->concolic && !(om = sx_witness_find(e, s, other))) {
+        if (e->follow)
+            sx_follow_note(e, s, cx->t, other);
         sx_state_add_pc(e, s, mside ? cond : sx_z_not(z, cond));
         if (fk->cut[mside]) {
             end_cut(s, fk, mside);

@@ -310,6 +310,7 @@ struct sx_engine {
     int nrefuted, caprefuted;
     int *refuted_head;                   /* hash buckets of refuted, -1 ends a chain */
     int nufs;
+    struct sx_follow *follow;            /* sx_extend's decisions (extend.c), else NULL */
 };
 
 /* Instruction execution context. */
@@ -337,6 +338,10 @@ bool sx_layout_build(sx_engine *e, wh_error *err);
 /* A model of the domains built without the solver (every input at the low
  * end of its domain), or NULL when it does not satisfy them. */
 Z3_model sx_layout_low_model(sx_engine *e);
+/* A model giving each symbol the value img (an image of the engine's X
+ * threads) holds, or the low end of its domain when img is NULL; domains
+ * not checked. */
+Z3_model sx_layout_input_model(sx_engine *e, const wh_image *img);
 /* A region's generic address (the semantics contract's map). */
 uint64_t sx_layout_generic(const sx_region *r);
 /* The symbol whose constant is `a`, or -1. */
@@ -531,6 +536,27 @@ bool sx_cases_has_float(sx_engine *e, Z3_ast a);
 
 /* search.c */
 void sx_work_push(sx_engine *e, sx_state *s);
+/* An engine for the spec's entry that records its paths in res (freed by
+ * sx_engine_free, or by sx_result_free once res->priv holds it). */
+sx_engine *sx_engine_new(const wh_spec *spec, const ptx_module *mod, const sx_options *opt, sx_result *res,
+                         wh_error *err);
+void sx_engine_free(sx_engine *e);
+/* Run s until it ends (recorded as a path, s freed) or the budget is spent
+ * (s back on the worklist); false on a fatal error. */
+bool sx_run_state(sx_engine *e, sx_state *s);
+
+/* model.c: a symbol's value in an image of the engine's X threads, its
+ * write, and the thread that owns its element (-1: a shared input). */
+uint64_t sx_symbol_read(const sx_symbol *s, const wh_param *p, const wh_image *img);
+void sx_symbol_write(const sx_symbol *s, const wh_param *p, wh_image *img, uint64_t v);
+int sx_symbol_owner(const sx_engine *e, const sx_symbol *s);
+
+/* extend.c (sx_extend): while e->follow is set, fork.c notes each branch
+ * decision of the followed state (the side not taken, the path before it)
+ * and an unsigned div or rem of symbolic operands takes the quotient the
+ * followed input computes (the term, or NULL: the exact one). */
+void sx_follow_note(sx_engine *e, const sx_state *s, int thread, Z3_ast other);
+Z3_ast sx_follow_divrem(sx_cx *cx, Z3_ast a, Z3_ast b, int w, bool rem);
 
 /* interval.c: unsigned bounds [lo, hi] of a bit-vector term of at most 64
  * bits, from its structure and the input domains (an over-approximation;

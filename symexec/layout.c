@@ -1071,7 +1071,7 @@ oom:
     return false;
 }
 
-Z3_model sx_layout_low_model(sx_engine *e)
+Z3_model sx_layout_input_model(sx_engine *e, const wh_image *img)
 {
     sx_z *z = &e->z;
     Z3_model m = Z3_mk_model(z->c);
@@ -1082,9 +1082,20 @@ Z3_model sx_layout_low_model(sx_engine *e)
         const sx_symbol *s = &e->syms[i];
         if (!s->ast)
             continue;
+        uint64_t v = img ? sx_symbol_read(s, &e->spec->params[s->param], img) : s->low;
         Z3_func_decl d = Z3_get_app_decl(z->c, Z3_to_app(z->c, s->ast));
-        Z3_add_const_interp(z->c, m, d, sx_z_num(z, s->low, s->bytes * 8));
+        Z3_add_const_interp(z->c, m, d, sx_z_num(z, v, s->bytes * 8));
     }
+    sx_z_release(z);
+    return m;
+}
+
+Z3_model sx_layout_low_model(sx_engine *e)
+{
+    sx_z *z = &e->z;
+    Z3_model m = sx_layout_input_model(e, NULL);
+    if (!m)
+        return NULL;
     Z3_ast v = NULL;
     bool ok = Z3_model_eval(z->c, m, e->domains, true, &v) && v && sx_z_bool_value(z, v) == 1;
     sx_z_release(z);

@@ -713,7 +713,7 @@ static bool pin_symbols(msolve *ms, screen *sc, uint64_t seed, int path, uint64_
     return ok;
 }
 
-static void write_symbol(const sx_symbol *s, const wh_param *p, wh_image *img, uint64_t v)
+void sx_symbol_write(const sx_symbol *s, const wh_param *p, wh_image *img, uint64_t v)
 {
     wh_buffer *b = &img->bufs[s->param];
     uint64_t off = s->elem * p->elem_size + p->fields[s->field].offset;
@@ -758,7 +758,7 @@ static bool write_model(sx_engine *e, Z3_model m, const screen *sc, wh_image *ou
                 return false;
             }
         }
-        write_symbol(s, &e->spec->params[s->param], out, v);
+        sx_symbol_write(s, &e->spec->params[s->param], out, v);
     }
     return true;
 }
@@ -840,7 +840,7 @@ bool sx_issue_image(const sx_result *r, int issue, wh_image *out, wh_error *err)
     if (!check_image(e, out, err))
         return false;
     for (int i = 0; i < e->nsyms; i++)
-        write_symbol(&e->syms[i], &e->spec->params[e->syms[i].param], out, r->issues[issue].values[i]);
+        sx_symbol_write(&e->syms[i], &e->spec->params[e->syms[i].param], out, r->issues[issue].values[i]);
     return true;
 }
 
@@ -855,7 +855,7 @@ void sx_model_limits(sx_result *r, unsigned query_ms, double deadline)
 
 /* ---- siblings: models that vary one thread's inputs only ------------------- */
 
-static uint64_t read_symbol(const sx_symbol *s, const wh_param *p, const wh_image *img)
+uint64_t sx_symbol_read(const sx_symbol *s, const wh_param *p, const wh_image *img)
 {
     const wh_buffer *b = &img->bufs[s->param];
     uint64_t off = s->elem * p->elem_size + p->fields[s->field].offset, v = 0;
@@ -867,7 +867,7 @@ static uint64_t read_symbol(const sx_symbol *s, const wh_param *p, const wh_imag
 }
 
 /* The thread that owns a symbol's element, or -1 for shared inputs. */
-static int symbol_owner(const sx_engine *e, const sx_symbol *s)
+int sx_symbol_owner(const sx_engine *e, const sx_symbol *s)
 {
     const wh_param *p = &e->spec->params[s->param];
     uint64_t j;
@@ -892,8 +892,8 @@ static bool pin_all_but(sibling_solver *ss, int path, const wh_image *base, int 
         const sx_symbol *s = &e->syms[i];
         if (!s->ast)
             continue;
-        uint64_t v = read_symbol(s, &e->spec->params[s->param], base);
-        bool own = symbol_owner(e, s) == thread;
+        uint64_t v = sx_symbol_read(s, &e->spec->params[s->param], base);
+        bool own = sx_symbol_owner(e, s) == thread;
         if (used[i] && own && ss->key < 0)
             ss->key = i;
         else if (!used[i]) {
@@ -914,7 +914,7 @@ static int enumerate_siblings(sibling_solver *ss, int path, const wh_image *base
     sx_engine *e = ss->ms.e;
     sx_z *z = &e->z;
     const sx_symbol *s = &e->syms[ss->key];
-    uint64_t last = read_symbol(s, &e->spec->params[s->param], base);
+    uint64_t last = sx_symbol_read(s, &e->spec->params[s->param], base);
     int made = 0, depth = 0;
     while (made < n) {
         Z3_ast num = sx_z_num(z, last, s->bytes * 8);

@@ -305,7 +305,7 @@ static bool give_up_state(sx_engine *e, sx_state *s)
 
 /* Runs until the state ends (recorded) or the time budget is spent (the
  * state goes back to the worklist).  false on a fatal error. */
-static bool run_state(sx_engine *e, sx_state *s)
+bool sx_run_state(sx_engine *e, sx_state *s)
 {
     for (;;) {
         if (e->fatal) {
@@ -366,7 +366,7 @@ static bool run_state(sx_engine *e, sx_state *s)
 
 /* ---- the engine ------------------------------------------------------------------ */
 
-static void engine_free(sx_engine *e)
+void sx_engine_free(sx_engine *e)
 {
     if (!e)
         return;
@@ -409,8 +409,8 @@ static int find_entry(const ptx_module *m, const char *name)
     return -1;
 }
 
-static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,
-                             sx_result *res, wh_error *err)
+sx_engine *sx_engine_new(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,
+                         sx_result *res, wh_error *err)
 {
     if (opt->threads < 1 || opt->threads > 1024) {
         wh_error_set(err, WH_ERR_USER, NULL, 0, 0, "--threads must be in 1..1024 (got %d)", opt->threads);
@@ -452,7 +452,7 @@ static sx_engine *engine_new(const wh_spec *spec, const ptx_module *mod, const s
     Z3_solver_assert(e->z.c, e->solver, e->domains);
     return e;
 fail:
-    engine_free(e);
+    sx_engine_free(e);
     return NULL;
 }
 
@@ -488,7 +488,7 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return NULL;
     }
-    sx_engine *e = engine_new(spec, mod, opt, r, err);
+    sx_engine *e = sx_engine_new(spec, mod, opt, r, err);
     if (!e) {
         free(r);
         return NULL;
@@ -536,7 +536,7 @@ sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_optio
         sx_state *s = work_pick(e);
         if (!s)
             break;
-        if (!run_state(e, s)) {
+        if (!sx_run_state(e, s)) {
             ok = false;
             break;
         }
@@ -571,7 +571,7 @@ void sx_result_free(sx_result *r)
         return;
     sx_engine *e = r->priv;
     if (e)
-        engine_free(e);
+        sx_engine_free(e);
     for (int i = 0; i < r->npaths; i++)
         sx_path_free(&r->paths[i]);
     free(r->paths);

@@ -332,6 +332,25 @@ typedef struct {
 bool sx_path_follows(const sx_result *r, const ptx_module *m, int path, const sx_branch *const *br,
                      const int *nbr, char *why, size_t whysize);
 
+/* Concolic extension (extend.c): `input`, an image of X threads (1..1024),
+ * runs along its own path with its inputs symbolic (no fork; an unsigned
+ * div or rem keeps the quotient it computes, a linear constraint), and its
+ * latest branch decisions are tried, latest first, each with the other
+ * side taken, the path before it kept and every input but the deciding
+ * thread's own elements pinned.  The first satisfiable one becomes *out (a
+ * new image like input): that thread's neighbour input that goes one branch
+ * further, such as one more loop trip.  1 found (*thread: whose decision),
+ * 0 none within the limits, -1 error (err). */
+typedef struct {
+    int flips;                   /* latest decisions tried (and remembered) */
+    unsigned query_ms;           /* per check */
+    double time_s;               /* the whole call: following, then the checks */
+    uint64_t max_thread_instrs;  /* per thread; 0: 1,000,000 */
+} sx_extend_options;
+void sx_extend_options_default(sx_extend_options *o);
+int sx_extend(const wh_spec *spec, const ptx_module *mod, const wh_image *input, const sx_extend_options *o,
+              wh_image **out, int *thread, wh_error *err);
+
 struct json_t;
 
 /* The result as JSON (the body of paths.json; see README "explore"):

@@ -1,0 +1,174 @@
+/*
+ * test_extend.c — concolic extension (symexec/extend.c): an input's
+ * neighbour that goes one branch further.
+ */
+#include <criterion/criterion.h>
+
+#include "symexec/symexec.h"
+#include "support.h"
+
+#include <stdlib.h>
+
+#define GCD_SPEC "kernels/holdout/gcd_steps.json"
+#define GCD_PTX "build/ptx/kernels/holdout/gcd_steps.ptx"
+
+typedef struct {
+    wh_spec *spec;
+    ptx_module *mod;
+} fixture;
+
+static fixture open_gcd(void)
+{
+    ts_need_ptx(GCD_PTX);
+    wh_error err;
+    fixture f = { wh_spec_load(GCD_SPEC, &err), NULL };
+    cr_assert(f.spec, "%s", err.msg);
+    f.mod = ptx_parse_file(GCD_PTX, &err);
+    cr_assert(f.mod, "%s", err.msg);
+    return f;
+}
+
+static void close_fixture(fixture *f)
+{
+    ptx_module_free(f->mod);
+    wh_spec_free(f->spec);
+}
+
+static int euclid_steps(uint32_t a, uint32_t b)
+{
+    int n = 0;
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+        n++;
+    }
+    return n;
+}
+
+static uint32_t u32_at(const wh_image *img, const char *name, uint64_t i)
+{
+    int p = wh_image_find(img, name);
+    cr_assert_geq(p, 0, "%s", name);
+    return (uint32_t)wh_image_int(img, p, i);
+}
+
+/* An image of x threads of gcd_steps, thread t's pair (a[t], b[t]). */
+static wh_image *gcd_pairs(const fixture *f, unsigned x, const uint32_t *a, const uint32_t *b)
+{
+    wh_error err;
+    wh_launch l = wh_launch_threads(x);
+    wh_image *img = wh_image_new(f->spec, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    int pa = wh_image_find(img, "a_in"), pb = wh_image_find(img, "b_in");
+    for (unsigned t = 0; t < x; t++) {
+        wh_image_set_int(img, pa, t, a[t]);
+        wh_image_set_int(img, pb, t, b[t]);
+    }
+    return img;
+}
+
+/* One extension of img (generous limits: the test is of what it finds);
+ * fails the test when it finds none. */
+static wh_image *extend_once(const fixture *f, const wh_image *img, int *thread)
+{
+    sx_extend_options o;
+    sx_extend_options_default(&o);
+    o.time_s = 20;
+    o.query_ms = 5000;
+    wh_image *next = NULL;
+    wh_error err;
+    int r = sx_extend(f->spec, f->mod, img, &o, &next, thread, &err);
+    cr_assert_eq(r, 1, "%s", r < 0 ? err.msg : "no extension");
+    return next;
+}
+
+/* Each extension of one thread's Euclid pair takes more steps than the
+ * pair before it, while the quotients it keeps leave room below 2^32:
+ * the loop's exit flipped with the path's quotients fixed (20-odd nested
+ * bvurem would be out of the solver's reach). */
+Test(extend, each_extension_of_a_euclid_pair_takes_more_steps)
+{
+    fixture f = open_gcd();
+    uint32_t a = 832045u, b = 514232u;   /* 20 steps, room for more below 2^32 */
+    wh_image *img = gcd_pairs(&f, 1, &a, &b);
+    int steps = euclid_steps(a, b), longer = 0;
+    for (int round = 0; round < 4; round++) {
+        int thread = -1;
+        wh_image *next = extend_once(&f, img, &thread);
+        cr_expect_eq(thread, 0);
+        uint32_t na = u32_at(next, "a_in", 0), nb = u32_at(next, "b_in", 0);
+        cr_assert(na >= 1 && nb >= 1, "the domains hold: (%u, %u)", na, nb);
+        int ns = euclid_steps(na, nb);
+        cr_assert_gt(ns, steps, "round %d: (%u, %u) takes %d steps after %d", round, na, nb, ns, steps);
+        steps = ns;
+        longer++;
+        wh_image_free(img);
+        img = next;
+    }
+    cr_expect_eq(longer, 4);
+    wh_image_free(img);
+    close_fixture(&f);
+}
+
+/* Only the deciding thread's input changes: the other threads' pairs
+ * are pinned to their values. */
+Test(extend, the_other_threads_keep_their_inputs)
+{
+    fixture f = open_gcd();
+    uint32_t a[3] = { 832040u, 99u, 1234567u }, b[3] = { 514229u, 7u, 7654321u };
+    wh_image *img = gcd_pairs(&f, 3, a, b);
+    int thread = -1;
+    wh_image *next = extend_once(&f, img, &thread);
+    cr_assert(thread >= 0 && thread < 3);
+    for (int t = 0; t < 3; t++) {
+        uint32_t na = u32_at(next, "a_in", (uint64_t)t), nb = u32_at(next, "b_in", (uint64_t)t);
+        if (t == thread)
+            cr_expect(na != a[t] || nb != b[t], "thread %d, the one extended, changed", t);
+        else
+            cr_expect(na == a[t] && nb == b[t], "thread %d kept (%u, %u): (%u, %u)", t, a[t], b[t], na, nb);
+    }
+    wh_image_free(next);
+    wh_image_free(img);
+    close_fixture(&f);
+}
+
+/* A wrong image is an error, not a crash. */
+Test(extend, an_image_of_another_spec_is_refused)
+{
+    fixture f = open_gcd();
+    wh_error err;
+    wh_spec *other = wh_spec_load("kernels/holdout/collatz_steps.json", &err);
+    cr_assert(other, "%s", err.msg);
+    wh_launch l = wh_launch_threads(1);
+    wh_image *img = wh_image_new(other, &l, &err);
+    cr_assert(img, "%s", err.msg);
+    sx_extend_options o;
+    sx_extend_options_default(&o);
+    wh_image *next = NULL;
+    int thread = -1;
+    cr_expect_eq(sx_extend(f.spec, f.mod, img, &o, &next, &thread, &err), -1);
+    cr_expect_null(next);
+    wh_image_free(img);
+    wh_spec_free(other);
+    close_fixture(&f);
+}
+
+/* A budget spent before the path ends finds nothing, and says so without
+ * an error: the search goes on without the extension. */
+Test(extend, a_spent_budget_finds_nothing)
+{
+    fixture f = open_gcd();
+    uint32_t a = 832045u, b = 514232u;
+    wh_image *img = gcd_pairs(&f, 1, &a, &b);
+    sx_extend_options o;
+    sx_extend_options_default(&o);
+    o.time_s = 1e-9;
+    wh_image *next = NULL;
+    int thread = -1;
+    wh_error err;
+    cr_expect_eq(sx_extend(f.spec, f.mod, img, &o, &next, &thread, &err), 0);
+    cr_expect_null(next);
+    wh_image_free(img);
+    close_fixture(&f);
+}
