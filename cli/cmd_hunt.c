@@ -102,7 +102,11 @@ static void print_summary(const hunt_summary *s)
         fprintf(stderr, "hunt: location feedback: %d inputs kept for the maxima of %d of %d counters, %ld children "
                         "bred from them (run.json's archive)\n",
                 s->archive_inputs, s->locations_held, s->locations, s->archive_children);
-    if (s->lanes_amplified > 0)
+    if (s->lanes_amplified > 0 && s->lanes_extended >= 0)
+        fprintf(stderr, "hunt: lane amplification: %ld children given the busiest thread's input in every thread, "
+                "%ld of them extended one branch further (run.json's lane_amplify)\n", s->lanes_amplified,
+                s->lanes_extended);
+    else if (s->lanes_amplified > 0)
         fprintf(stderr, "hunt: lane amplification: %ld children given the busiest thread's input in every thread "
                 "(run.json's lane_amplify)\n", s->lanes_amplified);
     if (s->findings) fprintf(stderr, "hunt: %ld findings (faults or hangs) saved under %s/findings/\n", s->findings, s->dir);

@@ -60,6 +60,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     case HOPT_NO_SCOUT_SCREEN: h->scout_screen = false; return 1;
     case HOPT_NO_LOCATION_FEEDBACK: h->location_feedback = false; return 1;
     case HOPT_NO_LANE_AMPLIFY: h->lane_amplify = false; return 1;
+    case HOPT_LANE_EXTEND: h->lane_extend = true; return 1;
     case HOPT_ARCHIVE_SHARE:
         return cli_parse_double("--archive-share", arg, 0, 1, &h->ga.archive_frac, err) ? 1 : -1;
     case HOPT_EPSILON: return cli_parse_double("--epsilon", arg, 0, 1e9, &h->ga.epsilon, err) ? 1 : -1;

@@ -15,7 +15,7 @@ enum {
     HOPT_SPECIAL, HOPT_RANDOM_GENE, HOPT_EPSILON, HOPT_PATIENCE, HOPT_REPS, HOPT_FINAL_REPS,
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
-    HOPT_NO_LOCATION_FEEDBACK, HOPT_NO_LANE_AMPLIFY, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
+    HOPT_NO_LOCATION_FEEDBACK, HOPT_NO_LANE_AMPLIFY, HOPT_LANE_EXTEND, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
     HOPT_NO_REFINE_DICTIONARY, HOPT_NO_REFINE_WORK_TIES, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN,
     HOPT_FIRST_FREE = 1200
 };
@@ -37,6 +37,7 @@ enum {
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
     { "no-lane-amplify", no_argument, NULL, HOPT_NO_LANE_AMPLIFY }, \
+    { "lane-extend", no_argument, NULL, HOPT_LANE_EXTEND }, \
     { "archive-share", required_argument, NULL, HOPT_ARCHIVE_SHARE }, \
     { "families", required_argument, NULL, HOPT_FAMILIES }, \
     { "epsilon", required_argument, NULL, HOPT_EPSILON }, { "patience", required_argument, NULL, HOPT_PATIENCE }, \
@@ -109,6 +110,12 @@ enum {
     "                    launch of independent threads tries thousands of values at\n" \
     "                    once); this turns it off (off on the cuda backend, with\n" \
     "                    islands and --sync-dir, and without per-thread inputs)\n" \
+    "  --lane-extend     gdivan with lane amplification: that thread's input is first\n" \
+    "                    followed along its path with its values symbolic, and Z3\n" \
+    "                    asked for its neighbour that goes one branch further (one\n" \
+    "                    more loop trip; 2 s a try, stopped after 4 tries in a row\n" \
+    "                    with no answer); the child gets that.  Off by default: no\n" \
+    "                    gain measured on the corpus and held-out kernels\n" \
     "  --archive-share F share of the children whose first parent is an archive input\n" \
     "                    (0.2)\n" \
     "  --warp-first N    gdivan: before the search, build one warp (lcm(32, X) threads) on\n" \

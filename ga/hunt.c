@@ -647,6 +647,7 @@ static void teardown(hunt *h)
     wh_image_free(h->img);
     if (h->pool == &h->own_pool) gen_pool_free(&h->own_pool);
     gen_result_free(h->explored);
+    gen_extender_free(h->lanes.extender);
     if (h->h) harness_close(h->h);
     hunt_sync_free(h);
 }

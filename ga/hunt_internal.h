@@ -61,6 +61,16 @@ typedef struct {
     wh_error err;
 } hunt_scout;
 
+/* The concolic extension of lane amplification's children (hunt_lanes.c),
+ * counted since this process started the run. */
+typedef struct {
+    gen_extender *extender;     /* made at the first child, NULL before */
+    bool off;                   /* stopped: no PTX, a failure, or misses in a row */
+    long tries, extended;       /* children it was asked for, and found one for */
+    int misses;                 /* asked in a row without an answer */
+    double seconds;
+} hunt_lane_extension;
+
 typedef struct {
     const wh_spec *spec;
     hunt_options opt;           /* effective options (resume: the saved ones) */
@@ -117,6 +127,7 @@ typedef struct {
     struct hunt_sync_peer *sync_peers;   /* what was taken from whom (hunt_sync.c) */
     int nsync_peers;
     hunt_scout scout;           /* gdivan: random testing during the symbolic stage */
+    hunt_lane_extension lanes;  /* lane amplification's extension (hunt_lanes.c) */
 } hunt;
 
 /* gdivan without atoms from the symbolic stage searches with this many

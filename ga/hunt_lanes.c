@@ -19,13 +19,29 @@
  * decides whether that is the slowest launch (threads that contend on one
  * address or one slot may also get slower or faster together).
  *
+ * With hunt_options.lane_extend (off by default), the concolic extension
+ * (gen_extend_atom, symexec's sx_extend) first asks the solver for that
+ * thread input's neighbour that goes one branch further (one more trip of
+ * the loop that made it busy), and the child gets the answer instead:
+ * volume finds a long lane, the solver would make it longer.  Each try has
+ * HUNT_LANE_EXTEND_S seconds; after HUNT_LANE_EXTEND_MISSES tries in a row
+ * with no answer (a path the solver cannot extend in time) the run stops
+ * trying.  Measured, it found an extension for few records and changed no
+ * best (README, "Lane extension").
+ *
  * Islands (MPI or --sync-dir) exchange genes that must mean the same
  * input everywhere, so the new atoms would not travel: off there; and off
  * for a kernel without per-thread inputs.
  */
 #include "ga/hunt_internal.h"
 
+#include "core/clock.h"
+
+#include <stdio.h>
 #include <stdlib.h>
+
+#define HUNT_LANE_EXTEND_S 2.0
+#define HUNT_LANE_EXTEND_MISSES 4
 
 /* A kernel without per-thread inputs has no thread's input to give. */
 static bool has_per_thread_input(const wh_spec *spec)
@@ -60,12 +76,44 @@ static bool edits_per_thread(const wh_image *full, int code)
     return pars[e.param].per_thread || (contend && pars[e.index_param].per_thread);
 }
 
+/* The thread atom extended one branch further, or atom itself when the
+ * extension is off or finds none (a failure stops it, with a line: the
+ * child goes on without it). */
+static int extend_atom(hunt *h, int atom)
+{
+    hunt_lane_extension *x = &h->lanes;
+    if (!h->opt.lane_extend || x->off) return atom;
+    wh_error err;
+    if (!x->extender && !(x->extender = gen_extender_new(h->spec, &err))) {
+        x->off = true;
+        if (!h->opt.quiet) fprintf(stderr, "hunt: lane extension off: %s\n", err.msg);
+        return atom;
+    }
+    double t0 = wh_clock_s();
+    int b = gen_extend_atom(x->extender, h->pool, atom, HUNT_LANE_EXTEND_S, &err);
+    x->seconds += wh_clock_s() - t0;
+    x->tries++;
+    if (b >= 0) {
+        x->extended++;
+        x->misses = 0;
+        return b;
+    }
+    if (b == -1) {
+        x->off = true;
+        if (!h->opt.quiet) fprintf(stderr, "hunt: lane extension stopped: %s\n", err.msg);
+    } else if (++x->misses >= HUNT_LANE_EXTEND_MISSES) {
+        x->off = true;
+    }
+    return atom;
+}
+
 bool hunt_lanes_amplify(void *ctx, const ga_indiv *hot, int *genes, wh_error *err)
 {
     hunt *h = ctx;
     if (!hunt_build_image(h, hot, h->img, err)) return false;
     int atom = gen_thread_atom(h->pool, &h->lay, h->img, (uint64_t)hot->hot_unit, err);
     if (atom < 0) return false;
+    atom = extend_atom(h, atom);
     for (int g = 0; g < h->lay.ngenes; g++)
         genes[g] = g < h->lay.thread_genes ? atom : hot->genes[g];
     for (int k = 0; k < hunt_edit_genes(h); k++) {

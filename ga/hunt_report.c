@@ -124,11 +124,17 @@ static json_t *archive_maxima_json(const hunt *h, int i)
 
 /* Lane amplification (hunt_lanes.c): children made, and the record the
  * last one was made from (the busiest thread, its instructions, the
- * evaluation that ran it). */
+ * evaluation that ran it); its extension's tries since this process
+ * started the run. */
 static json_t *lanes_json(const hunt *h)
 {
     const ga_indiv *hot = ga_hot(h->g);
     json_t *o = json_pack("{s:I}", "children", (json_int_t)ga_amplified(h->g));
+    const hunt_lane_extension *x = &h->lanes;
+    if (o && h->opt.lane_extend)
+        json_object_set_new(o, "extension", json_pack("{s:I, s:I, s:f, s:b}", "tries", (json_int_t)x->tries, "extended",
+                                                      (json_int_t)x->extended, "seconds", x->seconds, "stopped",
+                                                      x->off));
     if (o && hot)
         json_object_set_new(o, "busiest", json_pack("{s:I, s:f, s:I, s:f}", "thread", (json_int_t)hot->hot_unit,
                                                      "instructions", hot->hot_work, "eval", (json_int_t)hot->eval_index,
@@ -184,6 +190,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
     if (o) json_object_set_new(o, "lane_amplify", json_boolean(h->opt.lane_amplify));
+    if (o) json_object_set_new(o, "lane_extend", json_boolean(h->opt.lane_extend));
     if (o) json_object_set_new(o, "archive_share", json_real(g->archive_frac));
     if (o) json_object_set_new(o, "explore_families", json_integer(h->opt.explore.families));
     if (o) json_object_set_new(o, "harness", harness_json(&h->opt.harness));
@@ -404,6 +411,7 @@ static void fill_summary(hunt *h)
     s->value_edits = hunt_edit_genes(h);
     s->locations = h->opt.location_feedback && h->opt.harness.want_locations ? harness_locations(h->h) : 0;
     s->lanes_amplified = hunt_lanes_on(h) ? ga_amplified(h->g) : -1;
+    s->lanes_extended = hunt_lanes_on(h) && h->opt.lane_extend ? h->lanes.extended : -1;
     s->locations_held = ga_archive_locations(h->g);
     s->archive_inputs = ga_archive_size(h->g);
     s->archive_children = ga_archive_children(h->g);
@@ -638,6 +646,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->location_feedback = json_is_true(json_object_get(opt, "location_feedback"));
         /* ...nor lane amplification */
         o->lane_amplify = json_is_true(json_object_get(opt, "lane_amplify"));
+        /* ...nor lane extension */
+        o->lane_extend = json_is_true(json_object_get(opt, "lane_extend"));
         if (json_is_number(json_object_get(opt, "archive_share")))
             o->ga.archive_frac = json_number_value(json_object_get(opt, "archive_share"));
         o->ga.max_evals = evals ? evals : (long)json_integer_value(json_object_get(opt, "max_evals"));

@@ -183,9 +183,10 @@ Test(locations, a_hunt_records_its_archive_and_lane_amplification)
     for (int on = 0; on < 2; on++) {
         hunt_options o;
         hunt_options_default(&o);
-        cr_expect(o.location_feedback && o.lane_amplify, "on by default");
+        cr_expect(o.location_feedback && o.lane_amplify && !o.lane_extend, "on by default, but the extension");
         o.location_feedback = on;
         o.lane_amplify = on;
+        o.lane_extend = on;
         o.backend = HARNESS_SIM;
         o.strategy = GA_GDIVAN;
         o.ga.max_evals = 300;
@@ -219,6 +220,13 @@ Test(locations, a_hunt_records_its_archive_and_lane_amplification)
             cr_expect_eq(r.lanes_amplified, children);
             cr_expect(thread >= 0 && thread < 256, "busiest thread %ld", thread);
             cr_expect_gt(json_number_value(json_object_get(busiest, "instructions")), 0);
+            /* its extension: asked for each child until it stops */
+            json_t *ext = json_object_get(lanes, "extension");
+            long tries = (long)json_integer_value(json_object_get(ext, "tries"));
+            long extended = (long)json_integer_value(json_object_get(ext, "extended"));
+            cr_expect(tries >= 1 && tries <= children, "%ld tries for %ld children", tries, children);
+            cr_expect(extended >= 0 && extended <= tries);
+            cr_expect_eq(r.lanes_extended, extended);
         } else {
             cr_expect_eq(locations + inputs + held, 0);
             cr_expect_null(json_object_get(doc, "lane_amplify"));

@@ -1,0 +1,81 @@
+/*
+ * extend.c — lane extension: one thread's input, one branch further.
+ *
+ * Lane amplification (ga/hunt_lanes.c) gives every thread the input of the
+ * busiest thread the search has measured; what it cannot do is make that
+ * thread busier.  Here the concolic extension (symexec's sx_extend) takes
+ * the thread atom (every thread holding that input), follows its path and
+ * asks the solver for the neighbour input that goes one branch further,
+ * such as one more trip of the loop that made the thread busy; the answer,
+ * spread to every thread of a new atom, is what the amplified child gets.
+ */
+#include "gen/explore.h"
+#include "symexec/symexec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Thread t's per-thread inputs of img copied to every thread of atom a. */
+static void spread_thread(gen_pool *pool, int a, const wh_image *img, uint64_t t)
+{
+    const wh_launch *l = &img->launch;
+    for (int p = 0; p < img->nbufs; p++) {
+        const wh_param *par = &img->spec->params[p];
+        if (par->role != WH_ROLE_INPUT || !par->per_thread) continue;
+        unsigned char *dst = (unsigned char *)gen_pool_atom_data(pool, a, p);
+        const wh_buffer *b = &img->bufs[p];
+        size_t es = par->elem_size;
+        for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
+            for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
+                uint64_t src = wh_owned_elem(par, l, t, j), to = wh_owned_elem(par, l, u, j);
+                if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
+            }
+    }
+}
+
+struct gen_extender {
+    ptx_module *mod;
+};
+
+gen_extender *gen_extender_new(const wh_spec *spec, wh_error *err)
+{
+    char ptx_path[1024];
+    if (!wh_spec_ptx_path(spec, ptx_path, sizeof ptx_path, err)) return NULL;
+    gen_extender *x = calloc(1, sizeof *x);
+    if (!x) {
+        wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    if (!(x->mod = ptx_parse_file(ptx_path, err))) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void gen_extender_free(gen_extender *x)
+{
+    if (!x) return;
+    ptx_module_free(x->mod);
+    free(x);
+}
+
+int gen_extend_atom(gen_extender *x, gen_pool *pool, int a, double time_s, wh_error *err)
+{
+    wh_image *img = wh_image_clone(pool->ref, err);
+    if (!img) return -1;
+    gen_pool_atom_to_image(pool, a, img);
+    sx_extend_options o;
+    sx_extend_options_default(&o);
+    o.time_s = time_s;
+    o.query_ms = (unsigned)(time_s * 1000);   /* the latest decision first: it may take it all */
+    wh_image *out = NULL;
+    int thread = -1;
+    int r = sx_extend(pool->spec, x->mod, img, &o, &out, &thread, err);
+    wh_image_free(img);
+    if (r <= 0) return r < 0 ? -1 : -2;
+    int b = gen_pool_reserve(pool, GEN_ATOM_SEED, -1, true, false, err);
+    if (b >= 0) spread_thread(pool, b, out, (uint64_t)thread);
+    wh_image_free(out);
+    return b;
+}
