@@ -19,8 +19,8 @@
  * path (r a fresh constant) and the result is q, or r.  Sound (every input
  * that keeps the path computes that quotient) and linear in the inputs:
  * the nested bvurem of a Euclid loop's 20 trips is out of the solver's
- * reach, the same trips with their quotients fixed are answered in 0.1-2 s
- * (tests/test_extend.c).  The flips run in a child process killed at their
+ * reach in seconds, the same trips with their quotients fixed were
+ * answered in 0.1-2 s.  The flips run in a child process killed at their
  * deadline (isolate.c).
  */
 #include "symexec/internal.h"
@@ -130,8 +130,8 @@ static int try_flip(sx_engine *e, const sx_flip *fl, const wh_image *input, doub
     }
     sx_z_release(z);
     /* in a child killed at the deadline: Z3 heeds neither its timeout nor
-     * an interrupt while it bit-blasts (a collatz_steps lane's 2 s check
-     * ran 11 s in process) */
+     * an interrupt while it bit-blasts (one 2 s check of a collatz_steps
+     * lane ran 336 s in process) */
     Z3_model m = NULL;
     Z3_lbool r = Z3_L_UNDEF;
     if (sx_isolated_check(e, s, deadline, &m, &r) == 0) {

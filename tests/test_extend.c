@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define GCD_SPEC "kernels/holdout/gcd_steps.json"
 #define GCD_PTX "build/ptx/kernels/holdout/gcd_steps.ptx"
@@ -34,10 +35,13 @@ static void close_fixture(fixture *f)
     wh_spec_free(f->spec);
 }
 
-static int euclid_steps(uint32_t a, uint32_t b)
+/* The quotients of Euclid's remainder loop on (a, b), at most max; their
+ * count is the loop's steps. */
+static int euclid_quotients(uint32_t a, uint32_t b, uint32_t *q, int max)
 {
     int n = 0;
     while (b) {
+        if (n < max) q[n] = a / b;
         uint32_t t = a % b;
         a = b;
         b = t;
@@ -74,8 +78,9 @@ static wh_image *extend_once(const fixture *f, const wh_image *img, int *thread)
 {
     sx_extend_options o;
     sx_extend_options_default(&o);
-    o.time_s = 20;
-    o.query_ms = 5000;
+    o.flips = 1;                     /* the latest decision only: the loop's exit */
+    o.time_s = 60;
+    o.query_ms = 60000;
     wh_image *next = NULL;
     wh_error err;
     int r = sx_extend(f->spec, f->mod, img, &o, &next, thread, &err);
@@ -84,29 +89,32 @@ static wh_image *extend_once(const fixture *f, const wh_image *img, int *thread)
 }
 
 /* Each extension of one thread's Euclid pair takes more steps than the
- * pair before it, while the quotients it keeps leave room below 2^32:
- * the loop's exit flipped with the path's quotients fixed (20-odd nested
- * bvurem would be out of the solver's reach). */
-Test(extend, each_extension_of_a_euclid_pair_takes_more_steps)
+ * pair before it, and keeps its quotients: the loop's exit flipped with
+ * the path's quotients fixed, a linear formula.  (Without that rule the
+ * solver may answer with any longer pair: the quotients tell.) */
+Test(extend, each_extension_of_a_euclid_pair_keeps_its_quotients_and_takes_more_steps)
 {
     fixture f = open_gcd();
-    uint32_t a = 832045u, b = 514232u;   /* 20 steps, room for more below 2^32 */
+    uint32_t a = 89u, b = 55u;           /* Fibonacci: 9 steps, room for many more below 2^32 */
     wh_image *img = gcd_pairs(&f, 1, &a, &b);
-    int steps = euclid_steps(a, b), longer = 0;
+    uint32_t q[64], nq[64];
+    int steps = euclid_quotients(a, b, q, 64);
     for (int round = 0; round < 4; round++) {
         int thread = -1;
         wh_image *next = extend_once(&f, img, &thread);
         cr_expect_eq(thread, 0);
         uint32_t na = u32_at(next, "a_in", 0), nb = u32_at(next, "b_in", 0);
         cr_assert(na >= 1 && nb >= 1, "the domains hold: (%u, %u)", na, nb);
-        int ns = euclid_steps(na, nb);
+        int ns = euclid_quotients(na, nb, nq, 64);
         cr_assert_gt(ns, steps, "round %d: (%u, %u) takes %d steps after %d", round, na, nb, ns, steps);
+        for (int i = 0; i < steps && i < 64; i++)
+            cr_assert_eq(nq[i], q[i], "round %d: (%u, %u)'s quotient %d is %u, the path's %u", round, na, nb, i, nq[i],
+                         q[i]);
         steps = ns;
-        longer++;
+        memcpy(q, nq, sizeof q);
         wh_image_free(img);
         img = next;
     }
-    cr_expect_eq(longer, 4);
     wh_image_free(img);
     close_fixture(&f);
 }
@@ -159,7 +167,7 @@ Test(extend, an_image_of_another_spec_is_refused)
 Test(extend, a_spent_budget_finds_nothing)
 {
     fixture f = open_gcd();
-    uint32_t a = 832045u, b = 514232u;
+    uint32_t a = 89u, b = 55u;
     wh_image *img = gcd_pairs(&f, 1, &a, &b);
     sx_extend_options o;
     sx_extend_options_default(&o);
