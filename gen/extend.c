@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Thread t's per-thread inputs of img copied to every thread of atom a. */
+/* img's per-thread inputs into atom a (an image of the pool's X threads),
+ * thread t's elements in every thread. */
 static void spread_thread(gen_pool *pool, int a, const wh_image *img, uint64_t t)
 {
     const wh_launch *l = &img->launch;
@@ -25,6 +26,7 @@ static void spread_thread(gen_pool *pool, int a, const wh_image *img, uint64_t t
         unsigned char *dst = (unsigned char *)gen_pool_atom_data(pool, a, p);
         const wh_buffer *b = &img->bufs[p];
         size_t es = par->elem_size;
+        memcpy(dst, b->data, b->bytes);   /* elements no thread owns, as they were */
         for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
             for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
                 uint64_t src = wh_owned_elem(par, l, t, j), to = wh_owned_elem(par, l, u, j);

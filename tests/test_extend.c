@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "gen/explore.h"
 #include "symexec/symexec.h"
 #include "support.h"
 
@@ -178,5 +179,35 @@ Test(extend, a_spent_budget_finds_nothing)
     cr_expect_eq(sx_extend(f.spec, f.mod, img, &o, &next, &thread, &err), 0);
     cr_expect_null(next);
     wh_image_free(img);
+    close_fixture(&f);
+}
+
+/* gen_extend_atom: a thread atom (one pair in every thread) extended
+ * gives a new atom with the longer pair in every thread. */
+Test(extend, an_extended_thread_atom_holds_the_longer_input_in_every_thread)
+{
+    fixture f = open_gcd();
+    wh_error err;
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, f.spec, f.spec->sym_threads[0], &err), "%s", err.msg);
+    uint32_t a[4] = { 89u, 89u, 89u, 89u }, b[4] = { 55u, 55u, 55u, 55u };
+    cr_assert_leq(pool.x, 4);
+    wh_image *img = gcd_pairs(&f, (unsigned)pool.x, a, b);
+    int atom = gen_pool_add(&pool, img, GEN_ATOM_SEED, -1, true, &err);
+    cr_assert_geq(atom, 0, "%s", err.msg);
+    gen_extender *x = gen_extender_new(f.spec, &err);
+    cr_assert(x, "%s", err.msg);
+    int longer = gen_extend_atom(x, &pool, atom, 60, &err);
+    cr_assert_geq(longer, 0, "%s", longer == -1 ? err.msg : "none found");
+    cr_expect_neq(longer, atom);
+    gen_pool_atom_to_image(&pool, longer, img);
+    uint32_t a0 = u32_at(img, "a_in", 0), b0 = u32_at(img, "b_in", 0), q[64];
+    cr_expect_gt(euclid_quotients(a0, b0, q, 64), euclid_quotients(89u, 55u, q, 64), "(%u, %u)", a0, b0);
+    for (int t = 1; t < pool.x; t++)
+        cr_expect(u32_at(img, "a_in", (uint64_t)t) == a0 && u32_at(img, "b_in", (uint64_t)t) == b0,
+                  "thread %d holds thread 0's pair", t);
+    gen_extender_free(x);
+    wh_image_free(img);
+    gen_pool_free(&pool);
     close_fixture(&f);
 }
