@@ -104,7 +104,7 @@ static void print_summary(const hunt_summary *s)
                 s->archive_inputs, s->locations_held, s->locations, s->archive_children);
     if (s->lanes_amplified > 0 && s->lanes_extended >= 0)
         fprintf(stderr, "hunt: lane amplification: %ld children given the busiest thread's input in every thread, "
-                "%ld of them extended one branch further (run.json's lane_amplify)\n", s->lanes_amplified,
+                "%ld of them first given the solver's extension (run.json's lane_amplify)\n", s->lanes_amplified,
                 s->lanes_extended);
     else if (s->lanes_amplified > 0)
         fprintf(stderr, "hunt: lane amplification: %ld children given the busiest thread's input in every thread "

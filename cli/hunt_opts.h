@@ -112,8 +112,9 @@ enum {
     "                    islands and --sync-dir, and without per-thread inputs)\n" \
     "  --lane-extend     gdivan with lane amplification: that thread's input is first\n" \
     "                    followed along its path with its values symbolic, and Z3\n" \
-    "                    asked for its neighbour that goes one branch further (one\n" \
-    "                    more loop trip; 2 s a try, stopped after 4 tries in a row\n" \
+    "                    asked for its neighbour on the other side of one of its\n" \
+    "                    last branches, latest first (one more loop trip at a\n" \
+    "                    loop's exit; 2 s a try, stopped after 4 tries in a row\n" \
     "                    with no answer); the child gets that.  Off by default: no\n" \
     "                    gain measured on the corpus and held-out kernels\n" \
     "  --archive-share F share of the children whose first parent is an archive input\n" \

@@ -65,8 +65,9 @@ typedef struct {
      * run beats the record, the next generation gets a child with that
      * thread's per-thread input in every thread (ga/hunt_lanes.c) */
     bool lane_amplify;
-    /* ... and that child's thread input is first extended one branch
-     * further by the concolic extension (gen_extend_atom); off by default
+    /* ... and that child's thread input is first replaced by the concolic
+     * extension's answer (gen_extend_atom: the other side of one of its
+     * last branches, one more loop trip at a loop's exit); off by default
      * (no gain measured: README, "Lane extension") */
     bool lane_extend;
     int warp_first;             /* gdivan: candidates per gene of the warp-first
@@ -173,7 +174,7 @@ typedef struct {
     int locations, locations_held, archive_inputs;
     long archive_children;
     long lanes_amplified;       /* children given the busiest thread's input; -1: off */
-    long lanes_extended;        /* ...of them, extended one branch further by this process; -1: off */
+    long lanes_extended;        /* ...of them, given the extension's answer by this process; -1: off */
     double coverage;            /* gdivan: symbolic branch coverage */
     int paths, atoms_valid, atoms_invalid;
     bool explore_cached;

@@ -21,9 +21,11 @@
  *
  * With hunt_options.lane_extend (off by default), the concolic extension
  * (gen_extend_atom, symexec's sx_extend) first asks the solver for that
- * thread input's neighbour that goes one branch further (one more trip of
- * the loop that made it busy), and the child gets the answer instead:
- * volume finds a long lane, the solver would make it longer.  Each try has
+ * thread input's neighbour that takes the other side of one of its last
+ * branches (latest first: at the exit of the loop that made it busy, one
+ * more trip; an earlier branch only when the latest has no answer, and
+ * that may be shorter), and the child gets the answer instead: volume
+ * finds a long lane, the solver would make it longer.  Each try has
  * HUNT_LANE_EXTEND_S seconds; after HUNT_LANE_EXTEND_MISSES tries in a row
  * with no answer (a path the solver cannot extend in time) the run stops
  * trying.  Measured, it found an extension for few records and changed no
@@ -76,7 +78,7 @@ static bool edits_per_thread(const wh_image *full, int code)
     return pars[e.param].per_thread || (contend && pars[e.index_param].per_thread);
 }
 
-/* The thread atom extended one branch further, or atom itself when the
+/* The thread atom's extension (sx_extend's answer), or atom itself when the
  * extension is off or finds none (a failure stops it, with a line: the
  * child goes on without it). */
 static int extend_atom(hunt *h, int atom)

@@ -290,9 +290,9 @@ bool gen_warp_tile(const wh_image *unit, wh_image *full, wh_error *err);
 
 /* Lane extension (extend.c): atom a holds one thread's input in every
  * thread (gen_thread_atom); the concolic extension (symexec.h, sx_extend)
- * asks, within time_s seconds, for the neighbour of that input that goes
- * one branch further (one more loop trip, the other leg of its last
- * branch), and a new atom holds it in every thread: its index, -2 when
+ * asks, within time_s seconds, for the neighbour of that input that takes
+ * the other side of one of its last branches (one more loop trip at a
+ * loop's exit), and a new atom holds it in every thread: its index, -2 when
  * none was found, -1 on failure (err).  The extender holds the spec's
  * parsed PTX. */
 typedef struct gen_extender gen_extender;

@@ -1,12 +1,13 @@
 /*
- * extend.c — lane extension: one thread's input, one branch further.
+ * extend.c — lane extension: one thread's input, its last branches flipped.
  *
  * Lane amplification (ga/hunt_lanes.c) gives every thread the input of the
  * busiest thread the search has measured; what it cannot do is make that
  * thread busier.  Here the concolic extension (symexec's sx_extend) takes
  * the thread atom (every thread holding that input), follows its path and
- * asks the solver for the neighbour input that goes one branch further,
- * such as one more trip of the loop that made the thread busy; the answer,
+ * asks the solver for the neighbour input that takes the other side of
+ * one of its last branches, such as one more trip of the loop that made
+ * the thread busy; the answer,
  * spread to every thread of a new atom, is what the amplified child gets.
  */
 #include "gen/explore.h"

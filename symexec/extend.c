@@ -1,16 +1,19 @@
 /*
- * extend.c — concolic extension: a concrete input, one branch further.
+ * extend.c — concolic extension: a concrete input, its last branches flipped.
  *
  * The search finds inputs whose slowest thread runs long; the question a
  * solver can answer next is local: which input, close to this one, makes
- * that thread go one branch further (one more loop trip, the other leg of
- * its last branch)?  Exploring from scratch cannot ask it: its paths are
+ * that thread take the other side of its last branch (one more loop trip,
+ * the other leg of its last if)?  Exploring from scratch cannot ask it: its paths are
  * cut at max_iter and a long loop's formula nests one more operation per
  * trip.  Here the input's own path is followed (a concolic state from the
  * start: every branch takes the input's side, its condition joins the path,
  * no solver call), the latest decisions are remembered, and then each,
  * latest first, is asked with its other side taken and the path before it
- * kept (SAGE's generational step, on the end of the path only).  Inputs
+ * kept (SAGE's generational step, on the end of the path only); the first
+ * answer is taken, and when only an earlier branch has one (the latest
+ * being infeasible or out of time) it may be a shorter path: the caller
+ * measures it.  Inputs
  * other than the deciding thread's own elements stay as they were, so the
  * answer is that lane's neighbour.
  *

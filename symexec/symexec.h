@@ -338,8 +338,10 @@ bool sx_path_follows(const sx_result *r, const ptx_module *m, int path, const sx
  * latest branch decisions are tried, latest first, each with the other
  * side taken, the path before it kept and every input but the deciding
  * thread's own elements pinned.  The first satisfiable one becomes *out (a
- * new image like input): that thread's neighbour input that goes one branch
- * further, such as one more loop trip.  1 found (*thread: whose decision),
+ * new image like input): that thread's neighbour input on the other side
+ * of that branch (at a loop's exit, one more trip; an earlier branch's
+ * answer, taken when the later ones have none, may be a shorter path).
+ * 1 found (*thread: whose decision),
  * 0 none within the limits, -1 error (err). */
 typedef struct {
     int flips;                   /* latest decisions tried (and remembered) */

@@ -1,6 +1,6 @@
 /*
  * test_extend.c — concolic extension (symexec/extend.c): an input's
- * neighbour that goes one branch further.
+ * neighbour on the other side of one of its last branches.
  */
 #include <criterion/criterion.h>
 
