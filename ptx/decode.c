@@ -462,6 +462,12 @@ static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
     if (tx >= 0 && tx >= ins->nops)
         return fail(err, file, ins, 0, "'%s' needs the transaction count (bytes) as operand %ld",
                     ins->flags & PTX_F_EXPECT_TX ? "arrive.expect_tx" : ops[ins->mode], tx + 1, 0);
+    /* operands each operation cannot do without: [addr] count; [addr]; state, [addr]; state, [addr];
+     * done, [addr], state (twice); count, state; [addr] bytes (twice) */
+    static const int min_ops[] = { 0, 2, 1, 2, 2, 3, 3, 2, 2, 2 };
+    if (ins->mode && ins->nops < min_ops[ins->mode])
+        return fail(err, file, ins, 0, "'mbarrier.%s' needs %ld operands, got %ld", ops[ins->mode], min_ops[ins->mode],
+                    ins->nops);
     return true;
 }
 
