@@ -223,6 +223,7 @@ bench-holdout: warphunt ptx $(BUILD)/bench/bench_corpus
 # tests/fuzz/seeds/NAME/ once fixed, as a regression input).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 600
+FUZZ_SEED    ?= 0
 FUZZ_CFLAGS  := $(CSTD) $(WARN) -O1 -g -I. $(CUDA_INC) -DWH_VERSION='"$(VERSION)"' -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -241,16 +242,20 @@ fuzz: $(FUZZ_BIN) ptx
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); s=$${n#fuzz_}; c=$(BUILD)/fuzz/corpus-$$s; mkdir -p $$c; \
 	  d=; case $$s in ptx|sim) d=-dict=$(CURDIR)/tests/fuzz/ptx.dict;; esac; \
 	  echo "== $$n: $(FUZZ_SECONDS) s, corpus $$c"; \
-	  (cd $(BUILD)/fuzz && ./$$n -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=20 \
+	  (cd $(BUILD)/fuzz && ./$$n -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -rss_limit_mb=2048 -timeout=20 \
 	     -print_final_stats=1 $$d \
 	     corpus-$$s $(CURDIR)/tests/fuzz/seeds/$$s) > $(BUILD)/fuzz/$$n.log 2>&1 \
-	  || { tail -n 40 $(BUILD)/fuzz/$$n.log; echo "make fuzz: $$n failed (log: $(BUILD)/fuzz/$$n.log)" >&2; exit 1; }; \
+	  || { tail -n 40 $(BUILD)/fuzz/$$n.log; echo "-- the report's first lines (last, for logs kept by their tail):"; \
+	       grep -m1 -A12 -E 'ERROR: |runtime error|deadly signal' $(BUILD)/fuzz/$$n.log; \
+	       echo "make fuzz: $$n failed (log: $(BUILD)/fuzz/$$n.log)" >&2; exit 1; }; \
 	  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+.*DONE' $(BUILD)/fuzz/$$n.log; \
 	done
 
-# A few seconds per harness, run by make check when clang is there.
+# A few seconds per harness, run by make check when clang is there, from a
+# fixed seed so that what a CI run finds, the same command finds again here
+# (make fuzz draws a new seed each run: 0 is libFuzzer's "pick one").
 fuzz-smoke:
-	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5; \
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5 FUZZ_SEED=1; \
 	else echo "fuzz-smoke: $(FUZZ_CC) not found, skipped"; fi
 
 # --- install -----------------------------------------------------------------
