@@ -465,6 +465,7 @@ static bool decode_mbarrier(ptx_instr *ins, const char *file, wh_error *err)
     /* operands each operation cannot do without: [addr] count; [addr]; state, [addr]; state, [addr];
      * done, [addr], state (twice); count, state; [addr] bytes (twice) */
     static const int min_ops[] = { 0, 2, 1, 2, 2, 3, 3, 2, 2, 2 };
+    _Static_assert(sizeof min_ops / sizeof *min_ops == PTX_MBAR_COMPLETE_TX + 1, "one count per mbarrier operation");
     if (ins->mode && ins->nops < min_ops[ins->mode])
         return fail(err, file, ins, 0, "'mbarrier.%s' needs %ld operands, got %ld", ops[ins->mode], min_ops[ins->mode],
                     ins->nops);
