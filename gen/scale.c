@@ -187,28 +187,36 @@ static uint64_t atom_elem(const wh_param *par, const wh_launch *atom, uint64_t t
     return wh_owned_elem(par, atom, par->owner == WH_OWNER_WARP ? t - t % 32 : t, j);
 }
 
+/* Moves the per-thread elements of every thread t of an atom to or from
+ * thread base + t of the full launch (thread base itself for every t when
+ * `one`: a thread atom), as far as the launch and both buffers go. */
+static bool mover_threads(mover *m, const gen_layout *lay, uint64_t base, bool one, wh_error *err)
+{
+    const wh_param *par = &m->full->spec->params[m->p];
+    uint64_t k = (uint64_t)par->per_thread, natom = m->atom->bufs[m->p].count, nfull = m->full->bufs[m->p].count;
+    bool ok = true;
+    for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
+        uint64_t thread = one ? base : base + t;
+        for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
+            uint64_t es = atom_elem(par, &m->atom->launch, t, j), ed = wh_owned_elem(par, &m->full->launch, thread, j);
+            if (es >= natom || ed >= nfull) break;
+            ok = mover_copy(m, es, ed, err);
+        }
+    }
+    return ok;
+}
+
 static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
                          int p, unsigned char *scratch, wh_error *err)
 {
-    const wh_param *par = &full->spec->params[p];
-    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    uint64_t natom = pool->ref->bufs[p].count;
     m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
     bool ok = true;
     for (int g = 0; ok && g < lay->thread_genes; g++) {
         ok = (m.src = allele_data(pool, genes[g], p, scratch, err)) != NULL;
         m.tile = (uint64_t)g;
-        for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
-            uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
-            for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-                uint64_t es = atom_elem(par, &pool->ref->launch, t, j);
-                uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
-                if (es >= natom || ed >= nfull) break;
-                ok = mover_copy(&m, es, ed, err);
-            }
-        }
+        ok = ok && mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
     }
     mover_free(&m);
     return ok;
@@ -286,22 +294,12 @@ static int reserve_seed_atom(gen_pool *pool, bool with_shared, wh_error *err)
 static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, const int *genes,
                            wh_error *err)
 {
-    const wh_param *par = &full->spec->params[p];
-    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     bool ok = true;
     for (int g = 0; ok && g < lay->thread_genes; g++) {
         m.atom_out = (unsigned char *)gen_pool_atom_data(pool, genes[g], p);
-        for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
-            uint64_t thread = (uint64_t)g * (uint64_t)lay->x + t;
-            for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-                uint64_t es = atom_elem(par, &pool->ref->launch, t, j);
-                uint64_t ed = wh_owned_elem(par, &full->launch, thread, j);
-                if (es >= natom || ed >= nfull) break;
-                ok = mover_copy(&m, es, ed, err);
-            }
-        }
+        ok = mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
     }
     mover_free(&m);
     return ok;
@@ -345,18 +343,10 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
 static bool thread_into_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, uint64_t thread,
                              int a, wh_error *err)
 {
-    const wh_param *par = &full->spec->params[p];
-    uint64_t k = (uint64_t)par->per_thread, nfull = full->bufs[p].count, natom = pool->ref->bufs[p].count;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.atom_out = (unsigned char *)gen_pool_atom_data(pool, a, p);
-    bool ok = true;
-    for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++)
-        for (uint64_t j = 0; ok && j < k; j++) {
-            uint64_t es = atom_elem(par, &pool->ref->launch, t, j), ed = wh_owned_elem(par, &full->launch, thread, j);
-            if (es >= natom || ed >= nfull) break;
-            ok = mover_copy(&m, es, ed, err);
-        }
+    bool ok = mover_threads(&m, lay, thread, true, err);
     mover_free(&m);
     return ok;
 }
