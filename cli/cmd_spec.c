@@ -27,6 +27,7 @@
 
 #include "core/image.h"
 #include "core/pcg32.h"
+#include "gen/explore.h"
 #include "harness/harness.h"
 #include "ptx/ptx.h"
 #include "symexec/symexec.h"
@@ -431,11 +432,14 @@ static bool symbolic_probe(const wh_spec *spec, double seconds, findings *f, wh_
              "thread index with a constant of at least %d (a size too small for X threads), every symbolic "
              "thread exits early and a hunt gets no useful atom%s%s", x, r->nlegs_covered, r->nlegs, x,
              names[0] ? "; constants and fixed scalars of at least X: " : "", names);
-    } else if (ok && r->ndone + r->ncut + r->nerror == 0 && !sx_result_stopped_unsupported(r))
+    } else if (ok && r->ndone + r->ncut + r->nerror == 0 && !sx_result_stopped_unsupported(r)) {
+        gen_explore_options hunt_stage;
+        gen_explore_options_default(&hunt_stage);
         note(f, "the symbolic stage finished no path of %d threads in the probe's %g s (%ld solver checks, %ld "
-             "given up): a hunt's stage (hunt --explore-time, 30 s by default) may give no atom either and then "
+             "given up): a hunt's stage (hunt --explore-time, %g s by default) may give no atom either and then "
              "searches with random ones; `warphunt explore SPEC` shows how far it gets", x, seconds,
-             r->solver_calls, r->giveups);
+             r->solver_calls, r->giveups, hunt_stage.time_s);
+    }
     sx_result_free(r);
     ptx_module_free(mod);
     return ok;

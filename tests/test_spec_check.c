@@ -210,6 +210,7 @@ Test(spec_check, a_probe_that_finishes_no_path_is_noted, .timeout = 60)
     cr_expect_eq(c.status, 0, "%s", c.err);
     cr_assert_eq(json_array_size(json_object_get(c.doc, "notes")), 1, "%s", c.err);
     cr_expect(strstr(note_text(&c, 0), "finished no path of 2 threads in the probe's 0.2 s"), "%s", note_text(&c, 0));
+    cr_expect(strstr(note_text(&c, 0), "hunt --explore-time, 60 s by default"), "%s", note_text(&c, 0));
     json_decref(c.doc);
     static const char *const longer[] = { "--explore-time", "3" };
     c = spec_check_v("kernels/holdout/radix_scatter.json", longer, 2);
