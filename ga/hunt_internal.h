@@ -52,6 +52,7 @@ typedef struct {
     hunt_edits best_edits;      /* ...with these edits (the scout's screen) */
     long best_eval;
     long screen_evals;          /* inputs its screen measured (in evals) */
+    long composed_evals;        /* warp-first composed individuals it measured (in evals) */
     int screen_rounds;          /* the screen's rounds that found a longer input */
     double best_time_s;
     double rows_best;           /* the best of scout.csv's rows (the composed individual's too) */

@@ -86,6 +86,7 @@ static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hun
     double at = wh_clock_s() - h->stage_t0;
     s->evals++;
     if (edits) s->screen_evals++;
+    if (genes) s->composed_evals++;
     if (res.status != HARNESS_OK) {
         s->findings++;
         hunt_record_finding(h, w->img, "scout", eval, &res);
@@ -385,12 +386,14 @@ bool hunt_scout_stop(hunt *h, wh_error *err)
     if (!written) return false;
     if (!h->opt.quiet)
         fprintf(stderr, "hunt: scout: %ld random inputs and %ld screened edits of their best (%d round%s that "
-                "gained) measured on %d thread%s %s the symbolic stage (%.1f s), best %.6g %s at its evaluation "
-                "%ld (%d edit%s); the search gets %ld evaluations\n", s->evals - s->screen_evals, s->screen_evals,
-                s->screen_rounds, s->screen_rounds == 1 ? "" : "s", s->nthreads, s->nthreads == 1 ? "" : "s",
-                s->head ? "before" : "during", s->seconds, s->best > 0 ? s->best : 0, harness_unit(h->h),
-                s->best_eval, s->best_edits.n, s->best_edits.n == 1 ? "" : "s",
-                h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
+                "gained) measured on %d thread%s %s the symbolic stage (%.1f s)%s, best %.6g %s at its evaluation "
+                "%ld (%d edit%s); the search gets %ld evaluations\n",
+                s->evals - s->screen_evals - s->composed_evals, s->screen_evals, s->screen_rounds,
+                s->screen_rounds == 1 ? "" : "s", s->nthreads, s->nthreads == 1 ? "" : "s",
+                s->head ? "before" : "during", s->seconds,
+                s->composed_evals ? ", then the warp-first composed individual after it" : "",
+                s->best > 0 ? s->best : 0, harness_unit(h->h), s->best_eval, s->best_edits.n,
+                s->best_edits.n == 1 ? "" : "s", h->opt.ga.max_evals ? h->opt.ga.max_evals - s->evals : 0);
     return true;
 }
 
@@ -439,6 +442,7 @@ json_t *hunt_scout_json(const hunt *h)
     json_object_set_new(o, "best_edit_codes", codes);
     json_object_set_new(o, "screen", json_pack("{s:I, s:i}", "evals", (json_int_t)s->screen_evals, "rounds",
                                                s->screen_rounds));
+    json_object_set_new(o, "composed_evals", json_integer((json_int_t)s->composed_evals));
     return o;
 }
 
@@ -469,6 +473,7 @@ void hunt_scout_recall(hunt *h, const char *dir)
     if (json_is_object(saved)) {
         s->ran = true;
         s->evals = (long)json_integer_value(json_object_get(saved, "evals"));
+        s->composed_evals = (long)json_integer_value(json_object_get(saved, "composed_evals"));
         s->seconds = json_number_value(json_object_get(saved, "seconds"));
         s->best = json_number_value(json_object_get(saved, "best"));
         if (s->best <= 0) s->best = -1;

@@ -639,6 +639,7 @@ static int composed_rows(const char *base, long refine, uint64_t seed, double *f
     snprintf(path, sizeof path, "%s/run.json", r.dir);
     json_t *run = ts_load_json(path);
     double offset = json_real_value(json_object_get(run, "search_offset_s"));
+    json_int_t counted = json_integer_value(json_object_get(json_object_get(run, "scout"), "composed_evals"));
     json_decref(run);
     snprintf(path, sizeof path, "%s/scout.csv", r.dir);
     FILE *f = fopen(path, "r");
@@ -652,6 +653,8 @@ static int composed_rows(const char *base, long refine, uint64_t seed, double *f
             cr_expect_lt(wall, offset, "measured before the search (%g s, search at %g s)", wall, offset);
         }
     fclose(f);
+    cr_expect_eq(counted, n, "run.json's scout.composed_evals %lld, scout.csv's rows of generation 1 %d",
+                 (long long)counted, n);
     double two[2];
     first_two_fitnesses(r.dir, two);
     *search_fit = refine ? two[1] : two[0];
