@@ -227,7 +227,7 @@ Test(explain, an_input_against_itself_adds_nothing)
     for (size_t i = 0; i < json_array_size(rows); i++)
         cr_expect_eq(num(json_array_get(rows, i), "extra_cycles"), 0, "row %zu", i);
     const char *text = ts_read_text(d.err);
-    cr_expect(strstr(text, "1x the reference's time (+0 cycles)"), "%s", text);
+    cr_expect(strstr(text, "1.000x the reference's time (+0 cycles)"), "%s", text);
     done(&d, doc);
 }
 
