@@ -448,6 +448,24 @@ static void set_paths(json_t *spec, const char *spec_dir, const char *source, co
     json_object_set_new(spec, "ptx", json_string(spec_dir && ptx_abs[0] == '/' ? rel : ptx_abs));
 }
 
+/* Whether a drafted input buffer (or one of its struct fields) is float. */
+static bool has_float_input(const json_t *params)
+{
+    size_t k, j;
+    json_t *p, *field;
+    json_array_foreach(params, k, p) {
+        const char *role = json_string_value(json_object_get(p, "role"));
+        if (!role || strcmp(role, "input")) continue;
+        const char *type = json_string_value(json_object_get(p, "type"));
+        if (type && spec_type_is_float(type)) return true;
+        json_array_foreach(json_object_get(p, "fields"), j, field) {
+            const char *ft = json_string_value(json_object_get(field, "type"));
+            if (ft && spec_type_is_float(ft)) return true;
+        }
+    }
+    return false;
+}
+
 static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx_abs, const char *source,
                      const char *spec_dir, bool compiled, notes *n, wh_error *err)
 {
@@ -468,15 +486,19 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
                                     : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
-    note(n, "every buffer: count threads, inputs one element per thread (per_thread 1), integer domains "
-            "[0, threads-1], float values (no range drafted) drawn from [-1000, 1000]");
-    note(n, "launch: grid 64 x block %d (%s)", block, f->reqntid[0] || f->maxntid[0] ? "the PTX's ntid" : "a guess");
+    note(n, "a buffer not noted above: count threads, an input one element per thread (per_thread 1)");
+    note(n, "integer inputs: [0, threads-1], an index guess (state keys, counts and other values' real range)");
+    if (has_float_input(list))
+        note(n, "float inputs: no range drafted, so values are drawn from [-1000, 1000]");
+    note(n, "launch: grid G = 64 blocks (a constant: --set G=N resizes the launch) x block %d (%s)", block,
+         f->reqntid[0] || f->maxntid[0] ? "the PTX's ntid" : "a guess");
     char name[128];
     spec_name(f->name, name, sizeof name);
     json_t *spec = json_pack("{s:s, s:s}", "name", name, "description", "");
     set_paths(spec, spec_dir, source ? source : ptx_abs, ptx_abs, compiled);
     json_object_set_new(spec, "entry", json_string(f->name));
-    json_object_set_new(spec, "grid", json_pack("[iii]", 64, 1, 1));
+    json_object_set_new(spec, "constants", json_pack("{s:s}", "G", "64"));
+    json_object_set_new(spec, "grid", json_pack("[sii]", "G", 1, 1));
     json_object_set_new(spec, "block", json_pack("[iii]", block, 1, 1));
     json_object_set_new(spec, "symbolic", json_pack("{s:[iii]}", "threads", 2, 3, 4));
     json_object_set_new(spec, "params", list);

@@ -78,6 +78,8 @@ Test(init_cli, bfs_draft_states_what_its_code_shows)
     }
     cr_expect_str_eq(str(spec, "entry"), "bfs_kernel1");
     cr_expect(strstr(str(spec, "description"), "check"), "the guesses to check are in the description");
+    cr_expect(!strstr(str(spec, "description"), "float"), "no float input, no note on floats: %s",
+              str(spec, "description"));
     json_decref(spec);
     ts_rmtree(dir);
 }
@@ -364,8 +366,17 @@ Test(init_cli, an_index_stride_of_k_elements_gives_k_per_thread)
     cr_expect_str_eq(str(param(spec, 0), "count"), "3*threads");
     cr_expect_eq(json_integer_value(json_object_get(param(spec, 0), "per_thread")), 3);
     cr_expect_str_eq(str(param(spec, 1), "count"), "threads", "out: one per thread");
+    cr_expect(strstr(str(spec, "description"), "float inputs"), "%s", str(spec, "description"));
+    cr_expect(!strstr(str(spec, "description"), "every buffer"), "no note contradicts the 3 per thread");
+    json_t *grid = json_object_get(spec, "grid");
+    cr_expect_str_eq(json_string_value(json_array_get(grid, 0)), "G", "the grid is a constant --set resizes");
+    cr_expect_str_eq(str(json_object_get(spec, "constants"), "G"), "64");
     json_decref(spec);
     expect_draft_runs(dir, "poly");
+    char path[300];
+    snprintf(path, sizeof path, "%s/spec.json", dir);
+    const char *resized[] = { path, "--backend", "sim", "--reps", "1", "--quiet", "--set", "G=2" };
+    cr_expect_eq(ts_run_cmd(cmd_measure, "measure", resized, 8, NULL, NULL), 0, "--set G=2 on the draft");
     ts_rmtree(dir);
 }
 
