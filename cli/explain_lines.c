@@ -38,6 +38,8 @@ static void add_counts(explain_counts *c, const explain_counts *r)
     c->divergent += r->divergent;
     c->global_requests += r->global_requests;
     c->sectors += r->sectors;
+    c->local_requests += r->local_requests;
+    c->local_sectors += r->local_sectors;
     c->shared_requests += r->shared_requests;
     c->wavefronts += r->wavefronts;
     c->atomics += r->atomics;

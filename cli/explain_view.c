@@ -49,7 +49,12 @@ static void line_cells(const explain_line *l, int rank, char cells[NCOLS][CELL])
         snprintf(cells[5], CELL, "%llu/%llu", (unsigned long long)in->divergent, (unsigned long long)ref->divergent);
     else
         snprintf(cells[5], CELL, "-");
-    ratio_cell(cells[6], in->sectors, in->global_requests);
+    if (in->global_requests || !in->local_requests)
+        ratio_cell(cells[6], in->sectors, in->global_requests);
+    else {   /* a line of local accesses only: their sectors, marked L */
+        ratio_cell(cells[6], in->local_sectors, in->local_requests);
+        strcat(cells[6], "L");
+    }
     ratio_cell(cells[7], in->wavefronts, in->shared_requests);
     if (in->atomics || ref->atomics)
         snprintf(cells[8], CELL, "%.0f/%.0f", in->atomic_wait, ref->atomic_wait);
@@ -194,6 +199,9 @@ static json_t *counts_json(const explain_counts *c)
                           c->atomic_wait, "issue_cycles", c->issue_cycles);
     json_object_set_new(o, "avg_lanes", ratio_json(c->lanes, c->issued));
     json_object_set_new(o, "sectors_per_request", ratio_json(c->sectors, c->global_requests));
+    json_object_set_new(o, "local_requests", json_integer((json_int_t)c->local_requests));
+    json_object_set_new(o, "local_sectors", json_integer((json_int_t)c->local_sectors));
+    json_object_set_new(o, "local_sectors_per_request", ratio_json(c->local_sectors, c->local_requests));
     json_object_set_new(o, "conflict_degree", ratio_json(c->wavefronts, c->shared_requests));
     json_object_set_new(o, "stall", stalls_json(c->stall));
     json_object_set_new(o, "cycles", json_real(cli_explain_cycles(c)));

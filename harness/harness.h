@@ -266,6 +266,9 @@ typedef struct {
     uint64_t global_requests;   /* global/generic-to-global loads, stores, atomics */
     uint64_t sectors;           /* 32-byte sectors those requests touched (atomics:
                                    distinct addresses, one L2 transaction each) */
+    uint64_t local_requests;    /* local loads and stores (the sim's) */
+    uint64_t local_sectors;     /* their 32-byte sectors (word w of lane l at w * 128 + l * 4:
+                                   the same index on every lane is 4 sectors) */
     uint64_t shared_requests;   /* shared loads, stores, atomics */
     uint64_t wavefronts;        /* their wavefronts (conflict degree per request) */
     uint64_t atomics;           /* atomic lane operations */

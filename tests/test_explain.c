@@ -600,3 +600,40 @@ Test(explain, png_asks_a_converter_for_both_pictures)
     }
     done(&d, NULL);
 }
+
+/* Local memory interleaves a thread's words across its warp's lanes (word
+ * w of lane l at w * 128 + l * 4), so an access at one index on every lane
+ * touches 4 sectors a word and one at scattered indices more: local_array's
+ * insertion sort on equal values keeps its lanes at one index; on
+ * scattered values its data-dependent reads (pick[i] = a[in[16i] & 15])
+ * scatter them.  A line of local accesses only shows its figure marked L. */
+static int64_t scattered(uint64_t i) { return (int64_t)((i * 37) % 101) - 50; }
+
+Test(explain, local_accesses_count_their_interleaved_sectors)
+{
+    explain_dirs d;
+    json_t *doc = explain_pair(&d, "tests/specs/sim_local_array.json", "build/ptx/tests/ptx/local_array.ptx", all_7,
+                               scattered, "ptx");
+    json_t *rows = json_object_get(doc, "rows");
+    int local_rows = 0;
+    double widest_ref = 0;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *in = json_object_get(json_array_get(rows, i), "input");
+        json_t *ref = json_object_get(json_array_get(rows, i), "reference");
+        if (num(in, "local_requests") > 0) {
+            local_rows++;
+            double per = num(in, "local_sectors_per_request");
+            cr_expect(per == 4 || per == 8 || per == 16, "row %zu: 4 sectors a word (v2, v4: 2, 4 words), not %g",
+                      i, per);
+        }
+        if (num(ref, "local_requests") > 0 && num(ref, "local_sectors_per_request") > widest_ref)
+            widest_ref = num(ref, "local_sectors_per_request");
+    }
+    cr_expect_gt(local_rows, 0, "local loads and stores are counted");
+    cr_expect_gt(widest_ref, 16.0, "scattered indices touch more sectors than a v4 at one index");
+    json_decref(doc);
+    const char *all[] = { d.input, "--against", d.reference, "--by", "ptx", "-o", d.outdir, "--top", "1000" };
+    cr_assert_eq(run_explain(&d, all, 9), 0, "%s", ts_read_text(d.err));
+    cr_expect(strstr(ts_read_text(d.err), " 4.00L "), "a local line's figure is marked: %s", ts_read_text(d.err));
+    ts_rmtree(d.base);
+}

@@ -208,6 +208,10 @@ static void count(harness_explain_counts *rc, const sim_instr *in, uint32_t acti
         rc->global_requests++;
         rc->sectors += (uint64_t)acc->sectors;
     }
+    if (acc->local_sectors) {
+        rc->local_requests++;
+        rc->local_sectors += (uint64_t)acc->local_sectors;
+    }
     if (acc->wavefronts) {
         rc->shared_requests++;
         rc->wavefronts += (uint64_t)acc->wavefronts;

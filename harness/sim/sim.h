@@ -430,6 +430,7 @@ typedef struct {
  * so that an uninstrumented run pays nothing to keep it. */
 typedef struct {
     int sectors;                     /* global: distinct 32-byte sectors */
+    int local_sectors;               /* local: distinct 32-byte sectors (words interleaved across lanes) */
     int wavefronts;                  /* shared: wavefronts (bank-conflict degree) */
     double atomic_wait;              /* atomics: lane-cycles behind same-address operations */
 } sim_access;

@@ -266,6 +266,7 @@ double sim_cost_local(sim_run *R, sim_sm *sm, double t, const uint64_t *addr, co
         }
     }
     int ns = unique_u64(sec, k);
+    R->acc.local_sectors = ns;
     double t0 = sim_dmax(t, sm->lsu_free);
     double occ = sim_dmax(1.0, ns * P->lsu_cycles_per_sector);
     sm->lsu_free = t0 + occ;
