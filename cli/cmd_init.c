@@ -233,8 +233,14 @@ static json_t *buffer_json(const init_param *p, notes *n)
         } else
             json_object_set_new(b, "count", json_string("threads"));
         json_object_set_new(b, "role", json_string(role));
+        /* parent[x] with x read from memory, never with the thread's
+         * index: one array every thread reads, not a slice of each */
+        bool shared = p->data_indexed && !p->thread_indexed;
+        if (shared && strcmp(role, "output"))
+            note(n, "%s is indexed only by values read from memory: a shared input (no per_thread) of a guessed "
+                    "count", p->name);
         if (strcmp(role, "output")) {
-            json_object_set_new(b, "per_thread", json_integer(k));
+            if (!shared) json_object_set_new(b, "per_thread", json_integer(k));
             if (!spec_type_is_float(type)) json_object_set_new(b, "range", int_range(type, strstr(p->cpp_type, "bool")));
         }
     } else {

@@ -22,6 +22,8 @@ typedef struct {
     bool pointer;               /* addresses memory (or is a C++ pointer) */
     bool read, written, atomic; /* through it, in the entry's own code */
     int64_t stride;             /* the largest index factor seen (element size), 0: none */
+    bool thread_indexed;        /* an access's index derives from the thread's position */
+    bool data_indexed;          /* ... from values loaded from memory only */
     int naccesses;              /* distinct offsets accessed from an element's start */
     int64_t access_off[INIT_MAX_FIELDS];
     ptx_type access_type[INIT_MAX_FIELDS];

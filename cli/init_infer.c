@@ -126,7 +126,34 @@ typedef struct {
     int64_t offset;         /* ... plus these bytes added by immediates (nvcc points past a struct's
                                first fields and reaches them at negative offsets) */
     bool offset_varies;     /* ... by different amounts on different paths (a loop's pointer): unknown */
+    unsigned taint;         /* the value derives from the thread's index (T_THREAD), from memory (T_LOADED) */
+    unsigned index_taint;   /* a pointer: what the indices added to its parameter derive from */
 } reg_info;
+
+enum { T_THREAD = 1, T_LOADED = 2 };
+
+/* The taint a source operand brings: its register's, or the thread's
+ * position for %tid, %ctaid, %laneid and %warpid. */
+static unsigned operand_taint(const ptx_operand *o, const reg_info *regs)
+{
+    if (o->kind == PTX_OPD_REG && o->reg >= 0) return regs[o->reg].taint;
+    if (o->kind == PTX_OPD_SPECIAL && (o->sreg == PTX_SREG_TID || o->sreg == PTX_SREG_CTAID ||
+                                       o->sreg == PTX_SREG_LANEID || o->sreg == PTX_SREG_WARPID))
+        return T_THREAD;
+    return 0;
+}
+
+/* A loaded value is data, whatever its address derives from; a computed
+ * one carries its operands' taints. */
+static void flow_taint(const ptx_instr *in, reg_info *regs, reg_info *d)
+{
+    bool load = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ATOM;
+    if (load) {
+        if (in->space != PTX_SPACE_PARAM) d->taint |= T_LOADED;
+        return;
+    }
+    for (int k = 1; k < in->nops; k++) d->taint |= operand_taint(&in->ops[k], regs);
+}
 
 static int param_named(const ptx_function *f, const ptx_operand *o)
 {
@@ -157,6 +184,7 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
     reg_info *d = &regs[in->ops[0].reg], before = *d;
     const ptx_operand *a = &in->ops[1], *b = in->nops > 2 ? &in->ops[2] : NULL;
     const reg_info *ra = is_reg(a) ? &regs[a->reg] : NULL, *rb = b && is_reg(b) ? &regs[b->reg] : NULL;
+    flow_taint(in, regs, d);
     switch (in->op) {
     case PTX_OP_LD:
         if (in->space == PTX_SPACE_PARAM && ptx_type_size(in->type) == 8 && param_named(f, a) >= 0)
@@ -172,6 +200,7 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         if (ra) {
             if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride, set_offset(d, ra, 0);
             if (ra->product) d->product = ra->product;
+            d->index_taint |= ra->index_taint;
         }
         break;
     /* products compose: i * 5 then * 4 (mul.wide to bytes) is i * 20 */
@@ -185,8 +214,10 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         break;
     case PTX_OP_MAD: /* mad.wide d, x, C, base */
         if (in->nops >= 4 && is_reg(&in->ops[3]) && regs[in->ops[3].reg].param >= 0 && b &&
-            b->kind == PTX_OPD_IMM_INT && b->ival > 0)
+            b->kind == PTX_OPD_IMM_INT && b->ival > 0) {
             d->param = regs[in->ops[3].reg].param, d->stride = b->ival, set_offset(d, &regs[in->ops[3].reg], 0);
+            d->index_taint |= regs[in->ops[3].reg].index_taint | operand_taint(a, regs);
+        }
         break;
     case PTX_OP_ADD:
     case PTX_OP_SUB: {
@@ -195,6 +226,7 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         if (!base) break;
         d->param = base->param;
         d->stride = index && index->product ? index->product : base->stride;
+        d->index_taint |= base->index_taint | (index ? index->taint : 0);
         const ptx_operand *other = base == ra ? b : a;
         int64_t imm = other && other->kind == PTX_OPD_IMM_INT ? other->ival : 0;
         set_offset(d, base, in->op == PTX_OP_SUB ? -imm : imm);
@@ -211,6 +243,8 @@ static void note_access(init_param *p, const ptx_instr *in, const reg_info *base
     p->read |= in->op == PTX_OP_LD || in->op == PTX_OP_LDU; /* an atomic's old value is not an input's */
     p->written |= in->op == PTX_OP_ST || atomic;
     p->atomic |= atomic;
+    if (base->index_taint & T_THREAD) p->thread_indexed = true;
+    else if (base->index_taint & T_LOADED) p->data_indexed = true;
     if (base->stride > 0 && (p->stride == 0 || base->stride > p->stride)) p->stride = base->stride;
     int size = ptx_type_size(in->type), vec = in->vec > 0 ? in->vec : 1;
     for (int k = 0; k < vec && size > 0; k++) {

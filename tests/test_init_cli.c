@@ -460,3 +460,25 @@ Test(init_cli, several_entries_need_entry_and_a_missing_one_is_named)
     cr_expect_eq(ts_run_cmd(cmd_init, "init", missing, 1, NULL, err), 1);
     ts_rmtree(dir);
 }
+
+/* An array indexed only by values read from memory (union-find's
+ * parent[x], x a query or a parent read before) is one array every thread
+ * reads: drafted shared (no per_thread), with a note; the queries, read at
+ * the thread's index, stay one per thread. */
+Test(init_cli, an_array_indexed_by_loaded_values_is_drafted_shared)
+{
+    need_ptx("build/ptx/kernels/holdout/union_find_roots.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/kernels/holdout/union_find_roots.ptx", NULL);
+    cr_expect_str_eq(str(param(spec, 0), "name"), "parent");
+    cr_expect_null(json_object_get(param(spec, 0), "per_thread"), "parent is shared");
+    cr_expect_str_eq(str(param(spec, 0), "role"), "input");
+    cr_expect_str_eq(str(param(spec, 1), "name"), "queries");
+    cr_expect_eq(json_integer_value(json_object_get(param(spec, 1), "per_thread")), 1, "a query per thread");
+    cr_expect(strstr(str(spec, "description"), "parent is indexed only by values read from memory"), "%s",
+              str(spec, "description"));
+    json_decref(spec);
+    expect_draft_runs(dir, "union_find_roots");
+    ts_rmtree(dir);
+}
