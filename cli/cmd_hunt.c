@@ -72,22 +72,26 @@ enum { OPT_STRATEGY = HOPT_FIRST_FREE, OPT_RESUME, OPT_DROP_STATE, OPT_SEED_INPU
 
 static void print_summary(const hunt_summary *s)
 {
+    /* the search's seconds are not the command's: the stage, the
+     * warp-first composition and refinement come before them */
+    char before[96] = "";
+    if (s->search_offset_s > 0)
+        snprintf(before, sizeof before, ", begun %.1f s after the symbolic stage began", s->search_offset_s);
     if (s->best_from_scout)
         fprintf(stderr, "hunt: best %.6g %s found by the scout (random testing during the symbolic stage) at its "
                         "evaluation %ld, %.2f s into the stage; the search's best was lower; %ld evaluations, "
-                        "%.2f s of search; stopped: %s\n",
-                s->best, s->unit, s->evals_to_best, s->time_to_best_s, s->evals, s->time_s,
+                        "%.2f s of search%s; stopped: %s\n",
+                s->best, s->unit, s->evals_to_best, s->time_to_best_s, s->evals, s->time_s, before,
                 ga_stop_reason_name(s->stop));
     else if (s->scout_evals)
         fprintf(stderr, "hunt: best %.6g %s (mean of the search's runs) found at the search's evaluation %ld of %ld "
-                        "(%ld more by the scout, best %.6g), %.2f s; stopped: %s\n",
+                        "(%ld more by the scout, best %.6g), %.2f s of search%s; stopped: %s\n",
                 s->best, s->unit, s->evals_to_best - s->scout_evals, s->evals - s->scout_evals, s->scout_evals,
-                s->scout_best,
-                s->time_s, ga_stop_reason_name(s->stop));
+                s->scout_best, s->time_s, before, ga_stop_reason_name(s->stop));
     else
-        fprintf(stderr, "hunt: best %.6g %s (mean of the search's runs) found at evaluation %ld of %ld, %.2f s; "
-                        "stopped: %s\n",
-                s->best, s->unit, s->evals_to_best, s->evals, s->time_s, ga_stop_reason_name(s->stop));
+        fprintf(stderr, "hunt: best %.6g %s (mean of the search's runs) found at evaluation %ld of %ld, %.2f s of "
+                        "search%s; stopped: %s\n",
+                s->best, s->unit, s->evals_to_best, s->evals, s->time_s, before, ga_stop_reason_name(s->stop));
     if (s->final_reps)
         fprintf(stderr, "hunt: best input re-measured %d times: mean %.6g, min %.6g, median %.6g, max %.6g, "
                         "stddev %.3g %s\n",

@@ -180,6 +180,8 @@ typedef struct {
     bool explore_cached;
     double explore_s;           /* gdivan: the symbolic stage's wall time in this run
                                    (about 0 when it came from the cache) */
+    double search_offset_s;     /* gdivan: the search began this long after the stage did (the
+                                   stage, the warp-first composition and refinement); 0: not measured */
     char explore_failure[600];  /* gdivan: why the symbolic stage gave no atom, or "" */
     /* islands: how many (0 or 1: one, as without mpirun), which found the
      * best, and how many died during the run; on the island that merged

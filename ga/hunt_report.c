@@ -388,6 +388,7 @@ static void fill_summary(hunt *h)
     s->time_to_best_s = ga_time_to_best(h->g);
     s->measure_s = hunt_measure_s(h);
     s->explore_s = h->explore_s;
+    s->search_offset_s = h->search_offset_s;
     s->jobs = h->njobs;
     s->generations = ga_generation(h->g);
     s->stop = ga_get_stop_reason(h->g);

@@ -234,9 +234,29 @@ Test(search_cli, usage_errors_point_to_the_help_and_resume_needs_no_spec)
     cr_expect_eq(ts_run_cmd(cmd_hunt, "hunt", again, 8, NULL, errp), 0, "%s", ts_read_text(errp));
     text = ts_read_text(errp);
     cr_expect(strstr(text, "ignored: --population"), "%s", text);
+    cr_expect(strstr(text, " s of search; stopped: "), "the summary's seconds are the search's: %s", text);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "grep -q '\"evals\": 40' '%s/run.json'", run);
     cr_expect_eq(system(cmd), 0, "the resumed run went on to 40 evaluations");
     ts_rmtree(base);
 }
 
+
+/* gdivan's summary says when its search began: after the symbolic stage,
+ * the warp-first composition and refinement, whose seconds the search's
+ * own do not count (a new user read a 2-minute smoke hunt's "23.56 s"). */
+Test(compare_cli, a_gdivan_hunt_says_when_its_search_began, .timeout = 120)
+{
+    if (access("build/ptx/kernels/artificial.ptx", R_OK) != 0) cr_skip_test("PTX not built: run `make ptx`");
+    char base[] = "/tmp/wh_hunt_sum_XXXXXX", run[128], errp[128];
+    cr_assert(mkdtemp(base));
+    snprintf(run, sizeof run, "%s/run", base);
+    snprintf(errp, sizeof errp, "%s/err", base);
+    const char *args[] = { "kernels/artificial.json", "--backend", "sim", "--evals", "20", "--explore-time", "5",
+                           "--final-reps", "1", "--no-explain", "-o", run };
+    cr_assert_eq(ts_run_cmd(cmd_hunt, "hunt", args, 12, NULL, errp), 0, "%s", ts_read_text(errp));
+    const char *text = ts_read_text(errp);
+    cr_expect(strstr(text, " s of search, begun ") && strstr(text, " s after the symbolic stage began; stopped: "),
+              "%s", text);
+    ts_rmtree(base);
+}
