@@ -40,9 +40,10 @@ static void usage(FILE *out)
         "                   PCG32 seeded (SEED, 0); the default is --random 1\n"
         "  --reps R         repetitions (default 10); the sim is deterministic and runs\n"
         "                   the kernel once, reporting that time for every repetition\n"
-        "  --outputs DIR    write the input image (manifest.json and the input files)\n"
-        "                   and one NAME.bin per output buffer with its contents after\n"
-        "                   the run\n"
+        "  --outputs DIR    write the input image (manifest.json and the input files,\n"
+        "                   as before the run) and one NAME.bin per output buffer (for\n"
+        "                   an in-place input, \"in_place\" in the spec, NAME.out.bin)\n"
+        "                   with its contents after the run\n"
         "  --profile FILE   sim: a machine profile (JSON; default: the built-in A100-like\n"
         "                   profile, harness/profiles/default.json)\n"
         "  --step-limit N   sim: stop a run after N warp instructions (default 2e9)\n"
@@ -58,7 +59,8 @@ static void usage(FILE *out)
         "  --cold-l2        cuda: flush the L2 cache before every repetition (outside the\n"
         "                   timed region)\n"
         "  --check          also run the sim (the reference) on the same input and compare\n"
-        "                   the output buffers: integers bit for bit, floats within --ulps\n"
+        "                   the output buffers and in-place inputs: integers bit for bit,\n"
+        "                   floats within --ulps\n"
         "                   units in the last place, element by element or, as a buffer's\n"
         "                   \"check\" in the spec says, as multisets or not at all; exit\n"
         "                   status 3 when they differ (skipped, and said so, when the\n"
@@ -128,16 +130,19 @@ static bool run_check(const wh_spec *spec, const harness_options *opt, const wh_
     return ok;
 }
 
-static bool write_outputs(const wh_image *img, const char *dir, wh_error *err)
+/* The input as it was before the run (an in-place buffer's result has
+ * replaced it in `after`), then each result buffer after it. */
+static bool write_outputs(const wh_image *before, const wh_image *after, const char *dir, wh_error *err)
 {
-    if (!wh_image_save(img, dir, err))
+    if (!wh_image_save(before, dir, err))
         return false;
-    for (int i = 0; i < img->nbufs; i++) {
-        const wh_buffer *b = &img->bufs[i];
-        if (b->param->kind != WH_BUFFER || b->param->role != WH_ROLE_OUTPUT)
+    for (int i = 0; i < after->nbufs; i++) {
+        const wh_buffer *b = &after->bufs[i];
+        if (!wh_param_returned(b->param))
             continue;
         char path[4096], tmp[4200];
-        snprintf(path, sizeof path, "%s/%s.bin", dir, b->param->name);
+        /* an in-place input's NAME.bin is the input's: its result is NAME.out.bin */
+        snprintf(path, sizeof path, "%s/%s%s.bin", dir, b->param->name, b->param->in_place ? ".out" : "");
         snprintf(tmp, sizeof tmp, "%s.tmp", path);
         FILE *f = fopen(tmp, "wb");
         if (!f || (b->bytes && fwrite(b->data, 1, b->bytes, f) != b->bytes) || fclose(f) != 0) {
@@ -305,7 +310,7 @@ int cmd_measure(int argc, char **argv)
 
     int status = 0;
     wh_spec *spec = cli_load_spec(argv[optind], &err);
-    wh_image *img = NULL, *ref = NULL;
+    wh_image *img = NULL, *ref = NULL, *before = NULL;
     harness *h = NULL;
     harness_result res;
     memset(&res, 0, sizeof res);
@@ -336,6 +341,8 @@ int cmd_measure(int argc, char **argv)
         if (!ref)
             goto fail;
     }
+    if (outputs && !(before = wh_image_clone(img, &err)))   /* an in-place result will replace img's */
+        goto fail;
     h = harness_open(spec, backend, &opt, &err);
     if (!h)
         goto fail;
@@ -358,7 +365,7 @@ int cmd_measure(int argc, char **argv)
     if (ck.done && !ck.agree)
         status = 3;
     if (outputs) {
-        if (!wh_make_dirs(outputs, &err) || !write_outputs(img, outputs, &err))
+        if (!wh_make_dirs(outputs, &err) || !write_outputs(before, img, outputs, &err))
             goto fail;
         if (!quiet)
             fprintf(stderr, "outputs: %s\n", outputs);
@@ -370,6 +377,7 @@ done:
     harness_result_free(&res);
     harness_close(h);
     wh_image_free(ref);
+    wh_image_free(before);
     wh_image_free(img);
     wh_spec_free(spec);
     return status;

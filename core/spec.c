@@ -860,6 +860,27 @@ static bool parse_buffer(spec_loader *ld, json_t *pobj, const char *jpath, wh_pa
 
 #define CHECKS "\"exact\" (the default), \"multiset\" (the same elements in any order) or \"none\" (not compared)"
 
+bool wh_param_returned(const wh_param *p)
+{
+    return p->kind == WH_BUFFER && (p->role == WH_ROLE_OUTPUT || p->in_place);
+}
+
+/* "in_place": true on an input buffer the kernel overwrites with its
+ * result (role "output" would zero it before the run). */
+static bool parse_in_place(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
+{
+    json_t *v = json_object_get(pobj, "in_place");
+    if (!v) return true;
+    char sub[320];
+    snprintf(sub, sizeof sub, "%s.in_place", jpath);
+    if (!json_is_boolean(v)) return spec_bad(ld, sub, "expected true or false");
+    if (json_is_true(v) && (p->kind != WH_BUFFER || p->role != WH_ROLE_INPUT || p->tex))
+        return spec_bad(ld, sub, "\"in_place\" is for input buffers the kernel writes its result over (an "
+                        "\"output\" is zeroed before the run, a texture is read-only)");
+    p->in_place = json_is_true(v);
+    return true;
+}
+
 /* "check" (how `measure --check` compares an output buffer) and its
  * optional reason "check_why". */
 static bool parse_check(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
@@ -870,9 +891,9 @@ static bool parse_check(spec_loader *ld, json_t *pobj, const char *jpath, wh_par
     json_t *c = json_object_get(pobj, "check");
     json_t *why = json_object_get(pobj, "check_why");
     p->check = WH_CHECK_EXACT;
-    if ((c || why) && (p->kind != WH_BUFFER || p->role != WH_ROLE_OUTPUT))
-        return spec_bad(ld, c ? cp : wp, "\"%s\" is only for output buffers (how `measure --check` compares them)",
-                        c ? "check" : "check_why");
+    if ((c || why) && !wh_param_returned(p))
+        return spec_bad(ld, c ? cp : wp, "\"%s\" is only for output buffers and in-place inputs (how `measure "
+                        "--check` compares them)", c ? "check" : "check_why");
     if (c) {
         const char *s = json_string_value(c);
         int k = WH_CHECK_EXACT;
@@ -925,7 +946,7 @@ static bool parse_param(spec_loader *ld, json_t *pobj, const char *list, int ind
     static const char *const keys[] = { "name", "kind", "type", "fields", "count", "role", "init",
                                         "per_thread", "per_warp", "owner", "range", "step", "structure", "value", "check",
                                         "check_why", "texture", "surface", "tensor_map", "prefix_sum_of", "tree",
-                                        "hash_table", "nearest_of", "below_row", "shortest_paths", NULL };
+                                        "hash_table", "nearest_of", "below_row", "shortest_paths", "in_place", NULL };
     char jpath[64], sub[96];
     snprintf(jpath, sizeof jpath, "$.%s[%d]", list, index);
     if (!json_is_object(pobj)) return spec_bad(ld, jpath, "expected an object");
@@ -968,7 +989,7 @@ static bool parse_param(spec_loader *ld, json_t *pobj, const char *list, int ind
         return false;
     if (texture && p->role == WH_ROLE_OUTPUT)
         return spec_bad(ld, jpath, "a texture is read-only: its role is \"input\" or \"fixed\"");
-    return parse_check(ld, pobj, jpath, p);
+    return parse_in_place(ld, pobj, jpath, p) && parse_check(ld, pobj, jpath, p);
 }
 
 /* Does another parameter's relation name parameter p (as its lengths, its

@@ -205,7 +205,9 @@ typedef struct {
                                (a sorted adjacency list), the diagonal past the row's room */
     wh_paths paths;         /* "shortest_paths": the graph and frontier of which these
                                distances are a relaxation state, or paths.rows == 0 */
-    wh_check check;         /* output buffers; WH_CHECK_EXACT by default */
+    bool in_place;          /* "in_place": an input the kernel writes its result over (a sort in
+                               place): measure --outputs writes it back, --check compares it */
+    wh_check check;         /* output buffers and in-place inputs; WH_CHECK_EXACT by default */
     char *check_why;        /* the spec's reason for a non-exact check, or NULL */
     wh_texture *tex;        /* a texture or surface object parameter's description, else NULL */
     wh_tensor_map *tmap;    /* a tensor map parameter's description, else NULL */
@@ -287,6 +289,10 @@ bool wh_param_ordered(const wh_param *p);
 /* Does an integer field's range depend on the element index `i` (so its
  * bounds must be evaluated per element)? */
 bool wh_field_varies_by_index(const wh_field *f);
+
+/* A buffer whose contents after a run are a result: an output, or an
+ * input the kernel writes over ("in_place"). */
+bool wh_param_returned(const wh_param *p);
 /* Evaluate one of the spec's expressions; `what` names it in errors. */
 bool wh_spec_eval(const wh_spec *spec, const wh_expr *e, const int64_t *vars,
                   const char *what, int64_t *out, wh_error *err);

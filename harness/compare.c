@@ -323,7 +323,7 @@ bool harness_compare_outputs(const wh_image *a, const wh_image *b, double float_
     for (int i = 0; i < a->nbufs; i++) {
         const wh_buffer *ba = &a->bufs[i], *bb = &b->bufs[i];
         const wh_param *p = ba->param;
-        if (!p || p->kind != WH_BUFFER || p->role != WH_ROLE_OUTPUT)
+        if (!p || !wh_param_returned(p))
             continue;
         by[p->check]++;
         if (p->check == WH_CHECK_NONE) {

@@ -1511,3 +1511,43 @@ Test(fake_cuda, cli_hunt_records_faults_as_findings_and_goes_on)
     json_decref(j);
     fx_close(&f);
 }
+
+/* An input the kernel writes its result over ("in_place": fake_inc's
+ * data[i] = v + 1) is compared by --check beside the outputs (the
+ * "GPU" and the sim each start from the pristine input), and --outputs
+ * writes its result as data.out.bin beside the input's data.bin. */
+Test(fake_cuda, an_in_place_input_is_checked_and_written_back)
+{
+    fx f;
+    fx_open(&f);
+    char outdir[200];
+    snprintf(outdir, sizeof outdir, "%s/outputs", f.dir);
+    const char *a[] = { "tests/specs/cuda_fake_inc_in_place.json", "--backend", "cuda", "--check", "--json",
+                        "--random", "5", "--outputs", outdir };
+    cr_assert_eq(run_measure(&f, a, 9), 0, "%s", err_text(&f));
+    json_t *j = out_json(&f);
+    json_t *c = json_object_get(j, "check");
+    cr_assert(c, "no check");
+    const char *report = json_string_value(json_object_get(c, "report"));
+    cr_expect(json_is_true(json_object_get(c, "agree")), "%s", report);
+    cr_expect(strstr(report, "512 elements"), "data and out, 256 each: %s", report);
+    json_decref(j);
+    wh_error err;
+    wh_spec *s = wh_spec_load("tests/specs/cuda_fake_inc_in_place.json", &err);
+    cr_assert(s, "%s", err.msg);
+    wh_image *in = wh_image_load(s, outdir, &err);
+    cr_assert(in, "%s", err.msg);
+    char path[300];
+    snprintf(path, sizeof path, "%s/data.out.bin", outdir);
+    FILE *fp = fopen(path, "rb");
+    cr_assert(fp, "%s", path);
+    uint32_t after[256];
+    cr_assert_eq(fread(after, sizeof after[0], 256, fp), 256);
+    fclose(fp);
+    const uint32_t *before = (const uint32_t *)in->bufs[0].data;
+    for (int i = 0; i < 256; i++)
+        cr_expect_eq(after[i], before[i] + 1, "element %d: %u, the input's %u", i, after[i], before[i]);
+    wh_image_free(in);
+    wh_spec_free(s);
+    fx_close(&f);
+}

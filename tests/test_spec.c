@@ -408,6 +408,32 @@ Test(spec, output_buffers_say_how_they_are_checked)
     wh_spec_free(s);
 }
 
+/* An input the kernel writes its result over: "in_place", which may say
+ * how it is checked; nothing else may be in place. */
+Test(spec, an_input_written_in_place_is_returned)
+{
+    char file[23];
+    wh_error err;
+    wh_spec *s = load_doc("{\"name\":\"keys\",\"kind\":\"buffer\",\"type\":\"u32\",\"count\":4,\"role\":\"input\","
+                          "\"in_place\":true,\"check\":\"multiset\"},"
+                          "{\"name\":\"in\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\"},"
+                          OUT_I32 "}",
+                          false, file, &err);
+    cr_assert(s, "%s %s", err.path, err.msg);
+    cr_expect(s->params[0].in_place);
+    cr_expect(wh_param_returned(&s->params[0]), "an in-place input is a result");
+    cr_expect_eq(s->params[0].check, WH_CHECK_MULTISET);
+    cr_expect_not(wh_param_returned(&s->params[1]), "a plain input is not");
+    cr_expect(wh_param_returned(&s->params[2]), "an output is");
+    wh_spec_free(s);
+    expect_spec_error(OUT_I32 ",\"in_place\":true}", false, "$.params[0].in_place",
+                      "\"in_place\" is for input buffers");
+    expect_spec_error("{\"name\":\"n\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":1,\"in_place\":true}", false,
+                      "$.params[0]", "\"in_place\"");
+    expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\","
+                      "\"in_place\":1}", false, "$.params[0].in_place", "expected true or false");
+}
+
 Test(spec, check_errors_name_the_json_path)
 {
     expect_spec_error(OUT_I32 ",\"check\":\"sorted\"}", false, "$.params[0].check",
@@ -415,7 +441,7 @@ Test(spec, check_errors_name_the_json_path)
     expect_spec_error(OUT_I32 ",\"check\":1}", false, "$.params[0].check", "expected \"exact\"");
     expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"input\","
                       "\"range\":[0,1],\"check\":\"none\"}",
-                      false, "$.params[0].check", "\"check\" is only for output buffers");
+                      false, "$.params[0].check", "\"check\" is only for output buffers and in-place inputs");
     expect_spec_error("{\"name\":\"a\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":1,\"role\":\"fixed\","
                       "\"init\":{\"generator\":\"zero\"},\"check\":\"multiset\"}",
                       false, "$.params[0].check", "only for output buffers");

@@ -308,9 +308,11 @@ static bool cuda_request(cuda_impl *c, wh_image *img, int reps, bool want_output
             wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory (copy of the inputs)");
             return false;
         }
+        bool in_place = false;   /* the worker sends back outputs, or every buffer */
         for (int i = 0; i < c->np; i++) {
-            bool back = c->params[i].kind == WH_BUFFER &&
-                        (c->cfg.all_buffers || c->params[i].role == WH_ROLE_OUTPUT);
+            const wh_param *p = img->bufs[i].param;
+            bool back = c->params[i].kind == WH_BUFFER && (c->cfg.all_buffers || (p && wh_param_returned(p)));
+            in_place |= p && p->in_place;
             c->dest[i] = want_outputs && back ? img->bufs[i].data : NULL;
             c->dest_bytes[i] = img->bufs[i].bytes;
         }
@@ -321,7 +323,7 @@ static bool cuda_request(cuda_impl *c, wh_image *img, int reps, bool want_output
             .warmup = changed ? c->cfg.warmup : 0,
             .reps = reps,
             .want_outputs = want_outputs,
-            .want_all = want_outputs && c->cfg.all_buffers,
+            .want_all = want_outputs && (c->cfg.all_buffers || in_place),
             .nparams = c->np,
             .args = c->args,
         };

@@ -506,7 +506,7 @@ static void copy_back(sim_run *R, wh_image *img, int what)
         int p = P->regions[r].param;
         if (p < 0 || !img->bufs[p].data)
             continue;
-        if (what < 2 && img->bufs[p].param->role != WH_ROLE_OUTPUT)
+        if (what < 2 && !wh_param_returned(img->bufs[p].param))
             continue;
         memcpy(img->bufs[p].data, R->regions[r].data, img->bufs[p].bytes);
     }

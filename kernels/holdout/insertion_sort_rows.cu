@@ -49,9 +49,11 @@
 // cycles: insertion_sort_rows.worst.sh.
 //
 // What the spec could not state: nothing about the inputs (any u32 row is
-// valid).  It cannot say that keys is also the kernel's output (sorted in
-// place): role "input" is not compared by measure --check, and "output"
-// would zero it.  That a row is the thread's is per_thread 32, contiguous.
+// valid).  It could not say that keys is also the kernel's output (sorted
+// in place): role "input" was not compared by measure --check, and
+// "output" would zero it.  Since session 46 "in_place": true says so
+// (measure --outputs writes keys.out.bin, --check compares it).  That a
+// row is the thread's is per_thread 32, contiguous.
 #define ROW 32
 
 extern "C" __global__ void insertion_sort_rows(unsigned int *keys, int nrows)
