@@ -11,7 +11,9 @@
  *     arithmetic to the loads, stores and atomics it addresses.  Their
  *     widths and offsets give the element's type or a struct's fields,
  *     the index stride (`mul.wide x, 8` added to the base) the element's
- *     size, and reads versus writes the role.
+ *     size, reads versus writes the role, and what the indices derive
+ *     from (the thread's position, or only values loaded from memory: an
+ *     array every thread reads, not a slice per thread).
  * Both are guesses, and the draft says which fields a user must check.
  */
 #include "cli/init.h"
