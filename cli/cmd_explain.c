@@ -24,7 +24,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: warphunt explain DIR|--input DIR [--against DIR | --random SEED] [--top N]\n"
-            "                        [--by line|ptx] [-o OUTDIR] [--spec SPEC] [--json]\n"
+            "                        [--by line|ptx] [--critical] [-o OUTDIR] [--spec SPEC] [--json]\n"
             "                        [--backend cuda [--reps R]] [options]\n"
             "\n"
             "Why is this input slow?  Run the saved input DIR (an input directory, or a run\n"
@@ -56,6 +56,10 @@ static void usage(FILE *out)
             "                    as `measure --random SEED` draws it (default 1)\n"
             "  --top N           lines in the table (default 10; explain.json has them all)\n"
             "  --by line|ptx     rank CUDA source lines (from .loc; default) or PTX lines\n"
+            "  --critical        the lines' counts and cycles of each run's critical warp\n"
+            "                    alone (the input's against the reference's), not summed over\n"
+            "                    warps: where one slow warp sets the time while the others\n"
+            "                    do less, the sum points away from it\n"
             "  -o OUTDIR         where the report and the pictures go (default: DIR/explain\n"
             "                    when DIR is writable, else none)\n"
             "  --spec SPEC       the kernel spec (default: recorded in DIR's manifest)\n"
@@ -66,7 +70,8 @@ static void usage(FILE *out)
             "  -h, --help        this text\n");
 }
 
-enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG, OPT_REPS, OPT_INPUT };
+enum { OPT_AGAINST = CLI_OPT_FIRST_FREE, OPT_RANDOM, OPT_TOP, OPT_BY, OPT_SPEC, OPT_PNG, OPT_REPS, OPT_INPUT,
+       OPT_CRITICAL };
 
 typedef struct {
     const char *input_arg;      /* --input DIR, else the operand */
@@ -78,6 +83,7 @@ typedef struct {
     const char *outdir;         /* NULL: DIR/explain when writable */
     const char *spec;           /* NULL: the recorded one */
     bool png;                   /* PNGs of the pictures too */
+    bool critical;              /* rows of each run's critical warp alone */
     bool gpu;                   /* --backend cuda: both inputs measured on the GPU as well */
     long rounds;                /* ... this many times each (0: not given) */
     cli_run_options ro;
@@ -163,7 +169,8 @@ static int report(const explain_args *a, const wh_spec *spec, const harness *h, 
     ptx_name(spec, ptx, sizeof ptx);
     explain_lines lines;
     cli_explain_lines(in, ref, a->by, ptx, &lines);
-    explain_view v = { spec, harness_device(h), a->input, ref_label, in, ref, &lines, a->by, (int)a->top };
+    explain_view v = { spec, harness_device(h), a->input, ref_label, in, ref, &lines, a->by, (int)a->top,
+                       a->critical };
     if (!a->ro.quiet)
         cli_explain_print_text(stderr, &v);
     if (!a->ro.quiet && gpu)
@@ -179,6 +186,20 @@ static int report(const explain_args *a, const wh_spec *spec, const harness *h, 
     json_decref(doc);
     cli_explain_lines_free(&lines);
     return status;
+}
+
+/* --critical: the run again (the sim is deterministic: the same warps and
+ * time), its rows counting the warp that finished last alone. */
+static bool critical_rows(harness *h, wh_image *img, harness_explain_report *r, wh_error *err)
+{
+    if (r->critical < 0)
+        return true;
+    harness_explain_report one;
+    if (!harness_explain_one_warp(h, img, r->critical, &one, err))
+        return false;
+    harness_explain_report_free(r);
+    *r = one;
+    return true;
 }
 
 static int run_explain(explain_args *a)
@@ -198,6 +219,8 @@ static int run_explain(explain_args *a)
     memset(&in, 0, sizeof in);
     memset(&ref, 0, sizeof ref);
     bool ok = h && harness_explain(h, in_img, &in, &err) && harness_explain(h, ref_img, &ref, &err);
+    if (ok && a->critical)
+        ok = critical_rows(h, in_img, &in, &err) && critical_rows(h, ref_img, &ref, &err);
     explain_gpu gpu;
     memset(&gpu, 0, sizeof gpu);
     if (ok && a->gpu)
@@ -242,6 +265,7 @@ static int parse_option(explain_args *a, int c, const char *arg, wh_error *err)
     case 'o': a->outdir = arg; return 1;
     case OPT_SPEC: a->spec = arg; return 1;
     case OPT_PNG: a->png = true; return 1;
+    case OPT_CRITICAL: a->critical = true; return 1;
     case OPT_INPUT: a->input_arg = arg; return 1;
     case OPT_REPS: return cli_parse_long("--reps", arg, 2, 1000000, &a->rounds, err) ? 1 : -1;
     default: return 0;
@@ -279,6 +303,7 @@ int cmd_explain(int argc, char **argv)
         { "by", required_argument, NULL, OPT_BY },
         { "spec", required_argument, NULL, OPT_SPEC },
         { "png", no_argument, NULL, OPT_PNG },
+        { "critical", no_argument, NULL, OPT_CRITICAL },
         { "reps", required_argument, NULL, OPT_REPS },
         { "input", required_argument, NULL, OPT_INPUT },
         { "help", no_argument, NULL, 'h' },

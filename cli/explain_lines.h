@@ -54,6 +54,7 @@ typedef struct {
     const explain_lines *lines;
     explain_by by;
     int top;
+    bool critical;              /* the rows are each run's critical warp's alone */
 } explain_view;
 
 void cli_explain_print_text(FILE *f, const explain_view *v);

@@ -136,8 +136,8 @@ static const char *table_title(const explain_view *v)
 void cli_explain_print_text(FILE *f, const explain_view *v)
 {
     header(f, v, "");
-    fprintf(f, "top %d %s by warp-cycles added over the reference (issue + stalls, summed over warps):\n", shown(v),
-            table_title(v));
+    fprintf(f, "top %d %s by warp-cycles added over the reference (issue + stalls, %s):\n", shown(v),
+            table_title(v), v->critical ? "the critical warp's against the reference's" : "summed over warps");
     static const int width[NCOLS] = { 4, -34, 10, 15, 6, 16, 11, 13, 19, 0 };   /* the last unpadded */
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, "%s%*s", c ? " " : "  ", width[c], col_names[c]);
@@ -156,7 +156,8 @@ void cli_explain_print_markdown(FILE *f, const explain_view *v)
 {
     fprintf(f, "# explain: %s\n\n", v->spec->name);
     header(f, v, "- ");
-    fprintf(f, "\n## Top %d %s by warp-cycles added over the reference\n\n", shown(v), table_title(v));
+    fprintf(f, "\n## Top %d %s by warp-cycles added over the reference%s\n\n", shown(v), table_title(v),
+            v->critical ? " (the critical warps alone)" : "");
     for (int c = 0; c < NCOLS; c++)
         fprintf(f, "| %s ", col_names[c]);
     fputs("|\n", f);
@@ -253,7 +254,8 @@ json_t *cli_explain_json(const explain_view *v)
     json_t *rows = json_array();
     for (size_t i = 0; i < v->lines->n; i++)
         json_array_append_new(rows, line_json(&v->lines->v[i]));
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o}", "kernel", v->spec->name, "spec", v->spec->path,
-                     "device", v->device, "unit", "cycles", "by", by_name(v->by), "top", v->top, "input",
-                     run_json(v->input, v->in), "reference", run_json(v->reference, v->ref), "rows", rows);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:o, s:o, s:o}", "kernel", v->spec->name, "spec",
+                     v->spec->path, "device", v->device, "unit", "cycles", "by", by_name(v->by), "top", v->top,
+                     "critical", v->critical, "input", run_json(v->input, v->in), "reference",
+                     run_json(v->reference, v->ref), "rows", rows);
 }

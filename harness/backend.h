@@ -44,9 +44,9 @@ typedef struct {
      * worker's round trip) batch them. */
     bool (*run_reps)(void *impl, wh_image *img, int reps, bool want_outputs, harness_run *out,
                      double *times, int *done, wh_error *err);
-    /* Optional: one instrumented run (harness_explain); NULL: the backend
-     * cannot explain. */
-    bool (*explain)(void *impl, wh_image *img, harness_explain_report *out, wh_error *err);
+    /* Optional: one instrumented run (harness_explain_one_warp; warp -1: the
+     * rows of every warp); NULL: the backend cannot explain. */
+    bool (*explain)(void *impl, wh_image *img, int64_t warp, harness_explain_report *out, wh_error *err);
     void (*close)(void *impl);
     const char *(*device)(const void *impl);
     double (*clock_mhz)(const void *impl);

@@ -364,6 +364,11 @@ const char *harness_stall_name(harness_stall s)
 
 bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_error *err)
 {
+    return harness_explain_one_warp(h, img, -1, out, err);
+}
+
+bool harness_explain_one_warp(harness *h, wh_image *img, int64_t warp, harness_explain_report *out, wh_error *err)
+{
     memset(out, 0, sizeof *out);
     out->critical = -1;
     if (!h->ops->explain) {
@@ -375,7 +380,7 @@ bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "the image does not belong to the spec of this harness");
         return false;
     }
-    return h->ops->explain(h->impl, img, out, err);
+    return h->ops->explain(h->impl, img, warp, out, err);
 }
 
 void harness_explain_report_free(harness_explain_report *r)

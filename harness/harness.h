@@ -320,6 +320,9 @@ typedef struct {
  * tool fails or the backend cannot explain (err); a kernel fault is a
  * status, as for harness_measure. */
 bool harness_explain(harness *h, wh_image *img, harness_explain_report *out, wh_error *err);
+/* The same run, its rows counting warp `warp` alone (an index into
+ * out->warps: a run's critical warp, say); warp -1 is harness_explain. */
+bool harness_explain_one_warp(harness *h, wh_image *img, int64_t warp, harness_explain_report *out, wh_error *err);
 void harness_explain_report_free(harness_explain_report *r);
 
 /* ---- locations: per-instruction counters of a run, a search's feedback ----

@@ -637,3 +637,62 @@ Test(explain, local_accesses_count_their_interleaved_sectors)
     cr_expect(strstr(ts_read_text(d.err), " 4.00L "), "a local line's figure is marked: %s", ts_read_text(d.err));
     ts_rmtree(d.base);
 }
+
+/* One walker down a chain of union-find parents takes longer than the
+ * whole grid walking it together (they halve the path for each other),
+ * yet summed over warps the walk's lines cost less in the slower run:
+ * only --critical, the critical warp's rows against the reference's,
+ * puts the walk's loads on top. */
+static json_t *explain_union_find(const char *base, bool critical)
+{
+    char one[128], tail[128], out[128], outdir[128];
+    snprintf(one, sizeof one, "%s/one", base);
+    snprintf(tail, sizeof tail, "%s/tail", base);
+    snprintf(out, sizeof out, "%s/out.json", base);
+    snprintf(outdir, sizeof outdir, "%s/report", base);
+    const char *spec = "kernels/holdout/union_find_roots.json";
+    const char *mk_one[] = { "import", spec, "-o", one, "--set", "G=4", "--set", "parent=i==0 ? 0 : i-1",
+                             "--set", "queries=i==0 ? N-1 : 0", "--quiet" };
+    const char *mk_tail[] = { "import", spec, "-o", tail, "--set", "G=4", "--set", "parent=i==0 ? 0 : i-1",
+                              "--set", "queries=N-1", "--quiet" };
+    cr_assert_eq(ts_run_cmd(cmd_input, "input", mk_one, 11, NULL, NULL), 0);
+    cr_assert_eq(ts_run_cmd(cmd_input, "input", mk_tail, 11, NULL, NULL), 0);
+    const char *args[] = { one, "--against", tail, "--set", "G=4", "-o", outdir, "--json", "--quiet", "--critical" };
+    cr_assert_eq(ts_run_cmd(cmd_explain, "explain", args, critical ? 10 : 9, out, NULL), 0);
+    return ts_load_json(out);
+}
+
+static double largest_extra(json_t *doc, int *line)
+{
+    json_t *rows = json_object_get(doc, "rows");
+    double best = -1e300;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *r = json_array_get(rows, i);
+        if (num(r, "extra_cycles") > best) {
+            best = num(r, "extra_cycles");
+            *line = (int)json_integer_value(json_object_get(r, "line"));
+        }
+    }
+    return best;
+}
+
+Test(explain, critical_ranks_the_critical_warps_lines, .timeout = 120)
+{
+    need_ptx("build/ptx/kernels/holdout/union_find_roots.ptx");
+    char base[] = "/tmp/wh_explain_XXXXXX";
+    cr_assert(mkdtemp(base));
+    json_t *summed = explain_union_find(base, false), *critical = explain_union_find(base, true);
+    cr_expect(json_is_false(json_object_get(summed, "critical")));
+    cr_expect(json_is_true(json_object_get(critical, "critical")));
+    cr_expect_gt(num(json_object_get(summed, "input"), "cycles"), num(json_object_get(summed, "reference"), "cycles"),
+                 "one walker is slower than all of them");
+    int line = 0;
+    double top = largest_extra(summed, &line);
+    cr_expect_lt(top, 1000, "summed over warps, no line gains much (%g, line %d)", top, line);
+    top = largest_extra(critical, &line);
+    cr_expect_gt(top, 100000, "the critical warp's walk (%g, line %d)", top, line);
+    cr_expect(line >= 68 && line <= 76, "a line of the walk's loop, not %d", line);
+    json_decref(summed);
+    json_decref(critical);
+    ts_rmtree(base);
+}

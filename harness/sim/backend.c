@@ -64,10 +64,11 @@ static int sim_location_count(const void *impl)
     return sim_row_bases(impl, NULL) * HARNESS_LOCATION_KINDS;
 }
 
-static bool sim_explain_once(void *impl, wh_image *img, harness_explain_report *out, wh_error *err)
+static bool sim_explain_once(void *impl, wh_image *img, int64_t warp, harness_explain_report *out, wh_error *err)
 {
     const sim_prog *P = impl;
     sim_explain *ex = sim_explain_new(P);
+    sim_explain_only_warp(ex, warp);
     harness_run run;
     bool ok = sim_execute(P, img, 0, ex, NULL, &run, err) && sim_explain_report(ex, out, err);
     sim_explain_free(ex);

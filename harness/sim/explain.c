@@ -63,6 +63,7 @@ struct sim_explain {
     uint64_t nwarps;
     double *sm_finish;
     int nsms;
+    int64_t only_warp;          /* rows count this warp (linear: block x warps per block + warp) alone; -1: all */
 };
 
 sim_explain *sim_explain_new(const sim_prog *P)
@@ -77,7 +78,13 @@ sim_explain *sim_explain_new(const sim_prog *P)
             ex->max_slots = F->nslots + F->npreds;
     }
     ex->rows = wh_xcalloc((size_t)ex->nrows + 1, sizeof *ex->rows);
+    ex->only_warp = -1;
     return ex;
+}
+
+void sim_explain_only_warp(sim_explain *ex, int64_t warp)
+{
+    ex->only_warp = warp;
 }
 
 static void free_warps(sim_explain *ex)
@@ -126,11 +133,18 @@ static bool is_memory_class(int cls)
            cls == SIM_C_ATOM;
 }
 
+/* Whether ws's cycles and counts go to the rows (one warp's, when asked). */
+static bool in_rows(const sim_explain *ex, const warp_state *ws)
+{
+    return ex->only_warp < 0 || ws - ex->warps == ex->only_warp;
+}
+
 static void charge(sim_explain *ex, warp_state *ws, int row, int cause, double cycles)
 {
     if (cycles <= 0)
         return;
-    ex->rows[row].stall[cause] += cycles;
+    if (in_rows(ex, ws))
+        ex->rows[row].stall[cause] += cycles;
     ws->stall[cause] += cycles;
 }
 
@@ -188,7 +202,8 @@ static void charge_gap(sim_explain *ex, warp_state *ws, int row, double resume, 
     double b = clamp(ready, a, t);
     charge(ex, ws, prod_row, prod_cause, b - a);
     charge(ex, ws, row, HARNESS_STALL_PIPE, t - b);
-    ex->rows[row].issue_cycles += 1;
+    if (in_rows(ex, ws))
+        ex->rows[row].issue_cycles += 1;
     ws->issue_cycles += 1;
     ws->issued++;
 }
@@ -273,7 +288,8 @@ bool sim_explain_step(sim_run *R, sim_sm *sm, sim_warp *w)
     if (!sim_step_exec(R, sm, w))
         return false;
     charge_gap(ex, ws, row, resume, ready, w->now, prod_row, prod_cause);
-    count(&ex->rows[row], in, active, m, &R->acc);
+    if (in_rows(ex, ws))
+        count(&ex->rows[row], in, active, m, &R->acc);
     record_after(ex, ws, w, fn, in, m, row, mem_before);
     if (w->state == SIM_W_DONE)
         finish_warp(ex, ws, w, row);

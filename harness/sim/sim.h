@@ -507,6 +507,8 @@ bool sim_location_name(const void *impl, int loc, char *buf, size_t size);
 /* explain.c: the instrumentation behind harness_explain */
 struct sim_explain *sim_explain_new(const sim_prog *P);
 void sim_explain_free(struct sim_explain *ex);
+/* rows count one warp alone (its linear index), -1: every warp (the default) */
+void sim_explain_only_warp(struct sim_explain *ex, int64_t warp);
 /* at the run's start (launch shape known) and end (before it is freed) */
 void sim_explain_begin(struct sim_explain *ex, const sim_run *R);
 void sim_explain_end(struct sim_explain *ex, const sim_run *R);
