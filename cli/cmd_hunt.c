@@ -103,8 +103,9 @@ static void print_summary(const hunt_summary *s)
     else if (s->strided && !s->best_from_scout)
         fprintf(stderr, "hunt: best input's tiling: plain (no stride)\n");
     if (s->locations)
-        fprintf(stderr, "hunt: location feedback: %d inputs kept for the maxima of %d of %d counters, %ld children "
-                        "bred from them (run.json's archive)\n",
+        fprintf(stderr, "hunt: location feedback: %d inputs kept, each the busiest yet at some of the kernel's "
+                        "instructions (%d of %d per-instruction counters), %ld children bred from them (run.json's "
+                        "archive)\n",
                 s->archive_inputs, s->locations_held, s->locations, s->archive_children);
     if (s->lanes_amplified > 0 && s->lanes_extended >= 0)
         fprintf(stderr, "hunt: lane amplification: %ld children given the busiest thread's input in every thread, "

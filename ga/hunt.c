@@ -343,9 +343,10 @@ static bool add_warp_special(hunt *h, wh_error *err)
     int *genes = gen_warp_compose(h->spec, h->pool, cand, ncand, &h->lay, &wo, &h->warp, h->img, &cell, &werr);
     free(cand);
     if (!h->opt.quiet && h->warp.unit_threads && !h->warp.kept)
-        fprintf(stderr, "hunt: warp-first: a unit of %d threads composed lane by lane (%llu cycles) does not beat the "
-                "best single allele on every lane (%llu; both the unit launched alone, not comparable with a full "
-                "launch's cycles): no composed individual\n", h->warp.unit_threads, (unsigned long long)h->warp.cycles,
+        fprintf(stderr, "hunt: warp-first: one warp-sized unit of %d threads, its lanes' inputs chosen one by one "
+                "(%llu cycles), is no slower than the same unit with the best single atom's input on every lane "
+                "(%llu; both the unit launched alone, not comparable with a full launch's cycles): no composed "
+                "individual\n", h->warp.unit_threads, (unsigned long long)h->warp.cycles,
                 (unsigned long long)h->warp.uniform_cycles);
     if (!h->opt.quiet && h->warp.kept)
         fprintf(stderr, "hunt: warp-first: a unit of %d threads composed in %ld sim launches (%.1f s): launched "
