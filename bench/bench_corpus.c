@@ -97,10 +97,11 @@
 
 static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
 
-/* gdivan without one of its extensions, the baseline it is judged
- * against: the bench's option, the hunt's arguments for it, the suffix of
- * its runs' directories (in this order after -noscout) and its key in the
- * bench's JSON. */
+/* gdivan with one switch flipped: without one of its extensions (the
+ * baseline it is judged against), or with an optional one (--end-edits,
+ * off by default until the corpus measures it): the bench's option, the
+ * hunt's arguments for it, the suffix of its runs' directories (in this
+ * order after -noscout) and its key in the bench's JSON. */
 typedef struct {
     const char *option;
     const char *hunt_args[2];
@@ -116,6 +117,7 @@ static const ablation ablations[] = {
     { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
     { "--no-refine-work-ties", { "--no-refine-work-ties" }, "-noties", "no_refine_work_ties" },
     { "--no-scout-screen", { "--no-scout-screen" }, "-noscoutscreen", "no_scout_screen" },
+    { "--end-edits", { "--end-edits" }, "-ends", "end_edits" },
 };
 #define NABLATIONS ((int)(sizeof ablations / sizeof *ablations))
 
@@ -127,7 +129,7 @@ typedef struct {
     int hunt_jobs;              /* evaluation threads per hunt; > 1: every gdivan seed explores */
     bool stage_each;            /* every gdivan seed explores (no cache), one thread each */
     bool no_scout;              /* gdivan without its scout (a baseline for it) */
-    bool without[NABLATIONS];   /* gdivan without ablations[i] (the same) */
+    bool without[NABLATIONS];   /* gdivan with ablations[i] flipped (the same) */
     const char *order;          /* gdivan's symbolic stage order (hunt --order), NULL: hunt's default */
     double explore_time, timeout;
     const char *out, *md, *json, *csv, *warphunt; /* csv: NULL, none */
@@ -186,6 +188,7 @@ static int usage(void)
                     "                    [--no-location-feedback] [--no-lane-amplify] [--no-saturation]\n"
                     "                    [--no-warp-refine]\n"
                     "                    [--no-refine-dictionary] [--no-refine-work-ties] [--no-scout-screen]\n"
+                    "                    [--end-edits]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"

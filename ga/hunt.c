@@ -427,7 +427,7 @@ static bool make_screen(hunt *h, wh_error *err)
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory for the edit screen");
         return false;
     }
-    h->nscreen = gen_edit_screen(h->img, h->screen_codes, h->screen_groups, max);
+    h->nscreen = gen_edit_screen(h->img, h->opt.end_edits, h->screen_codes, h->screen_groups, max);
     return true;
 }
 

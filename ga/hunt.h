@@ -56,6 +56,10 @@ typedef struct {
     int genes_x;                /* random-ga: threads per gene; 0: the spec's first X */
     int value_edits;            /* gdivan: value-edit genes (gen.h's edits); 0: none */
     bool edit_screen;           /* gdivan: the edit screen (ga/screen.c) over value_edits */
+    bool end_edits;             /* ... and the scout's screen try the ends edit's variants too
+                                   (gen.h: one step in from a domain end; one element at an end,
+                                   the rest at the other); off by default (not yet measured on
+                                   the corpus) */
     /* gdivan on the sim: per-location feedback, the GA's archive
      * (ga/archive.c) of the inputs that drove each instruction's counters
      * highest (harness_options.want_locations), ga.archive_frac of the

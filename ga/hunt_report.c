@@ -188,6 +188,7 @@ static json_t *options_json(const hunt *h)
     if (o) json_object_set_new(o, "scout_head", json_integer(h->opt.scout_head));
     if (o) json_object_set_new(o, "scout_screen", json_boolean(h->opt.scout_screen));
     if (o) json_object_set_new(o, "edit_screen", json_boolean(h->opt.edit_screen));
+    if (o) json_object_set_new(o, "end_edits", json_boolean(h->opt.end_edits));
     if (o) json_object_set_new(o, "location_feedback", json_boolean(h->opt.location_feedback));
     if (o) json_object_set_new(o, "lane_amplify", json_boolean(h->opt.lane_amplify));
     if (o) json_object_set_new(o, "lane_extend", json_boolean(h->opt.lane_extend));
@@ -643,6 +644,8 @@ bool hunt_read_saved_options(const char *dir, const wh_spec *spec, hunt_options 
         o->scout_screen = json_is_true(json_object_get(opt, "scout_screen"));
         /* ...nor an edit screen */
         o->edit_screen = json_is_true(json_object_get(opt, "edit_screen"));
+        /* ...nor the ends edit in it */
+        o->end_edits = json_is_true(json_object_get(opt, "end_edits"));
         /* ...nor location feedback */
         o->location_feedback = json_is_true(json_object_get(opt, "location_feedback"));
         /* ...nor lane amplification */

@@ -42,6 +42,17 @@
  * children its next nodes, one of them, the screen's choice of child
  * field, the next internal node), tree-complete a complete tree in heap
  * order; leaves as full as their leaf field allows.
+ *
+ * A walk's worst case can need the buffer one step in from its extreme and
+ * a single thread apart from the rest (union_find_roots: parent[v] in
+ * [0, v] at its top makes every node a root, the fastest input; one below
+ * it, v - 1, is one chain of all the nodes; and one walker on it, the
+ * other queries at the root, runs 11x every thread walking it, since
+ * walkers halve the path for each other).  The ends edit says each: every
+ * element one step below its top (above its bottom), or the first element
+ * at its top (bottom) and the rest at the other end.  The screen has it
+ * only when asked (hunt --end-edits): off, the search is the one the
+ * corpus table measured.
  */
 #include "gen/gen.h"
 
@@ -53,8 +64,10 @@
 static const char *const kind_names[GEN_EDIT_KINDS] = {
     "none", "fill-copy", "fill-low", "fill-high", "sort-up", "sort-down",
     "ramp-up", "ramp-down", "reverse", "warp-copy", "shape", "contend-min", "contend-max", "tree-chain",
-    "tree-complete",
+    "tree-complete", "ends",
 };
+
+static const char *const ends_names[GEN_ENDS_VARIANTS] = { "below-high", "above-low", "one-high", "one-low" };
 
 static const char *const shape_names[GEN_SHAPE_FAMILIES] = { "skew", "heavy-lanes", "hubs" };
 
@@ -63,21 +76,29 @@ const char *gen_edit_kind_name(gen_edit_kind k)
     return k >= 0 && k < GEN_EDIT_KINDS ? kind_names[k] : "?";
 }
 
-/* A field worth editing: an input buffer's field, or a searched scalar
- * (a knob: a threshold, a band, a length), whose domain is not a single
- * value (judged at element 0: "i*8" in ["i*8", "i*8"] is pinned), and
- * that is no running sum (the projection recomputes it from its summands:
- * an edit of it would be undone). */
-static bool editable(const wh_image *img, int p, int f)
+/* Whether element e's domain holds more than one value. */
+static bool free_at(const wh_image *img, int p, int f, uint64_t e)
 {
-    const wh_param *par = &img->spec->params[p];
-    if (par->role != WH_ROLE_INPUT || img->bufs[p].count == 0) return false;
-    if (par->prefix_of || par->fields[f].prefix_of) return false;
     wh_bounds b;
     wh_error err;
     wh_error_clear(&err);
-    if (!wh_image_bounds(img, p, f, 0, &b, &err)) return false;
+    if (!wh_image_bounds(img, p, f, e, &b, &err)) return false;
     return b.is_float ? b.fhi > b.flo : b.hi > b.lo;
+}
+
+/* A field worth editing: an input buffer's field, or a searched scalar
+ * (a knob: a threshold, a band, a length), whose domain is not a single
+ * value (judged at the first and the last element: "i*8" in ["i*8",
+ * "i*8"] is pinned, union_find_roots's parent[v] in [0, v] is not, though
+ * its element 0 is), and that is no running sum (the projection
+ * recomputes it from its summands: an edit of it would be undone). */
+static bool editable(const wh_image *img, int p, int f)
+{
+    const wh_param *par = &img->spec->params[p];
+    uint64_t count = img->bufs[p].count;
+    if (par->role != WH_ROLE_INPUT || count == 0) return false;
+    if (par->prefix_of || par->fields[f].prefix_of) return false;
+    return free_at(img, p, f, 0) || (wh_field_varies_by_index(&par->fields[f]) && free_at(img, p, f, count - 1));
 }
 
 static bool is_contend(gen_edit_kind k)
@@ -210,6 +231,7 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
             (!tree_field(full, e->param, e->field) ||
              (int)index_ordinal >= full->spec->params[e->param].tree->nchildren))
             return;
+        if (kind == GEN_EDIT_ENDS && index_ordinal >= GEN_ENDS_VARIANTS) return;
         e->slot = (int)index_ordinal;
         e->count = full->bufs[is_contend((gen_edit_kind)kind) ? e->index_param : e->param].count;
         e->kind = (gen_edit_kind)kind;
@@ -242,31 +264,33 @@ void gen_shape_of(const gen_edit *e, gen_shape *out)
 }
 
 /* Extremes first: if the screen is cut short, every field keeps them (and
- * the few contend codes, which no sequence of other edits reaches). */
+ * the few contend codes, which no sequence of other edits reaches); the
+ * optional ends last, so that the screen without them is a prefix. */
 static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
     GEN_EDIT_FILL_HIGH, GEN_EDIT_FILL_LOW, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_TREE_CHAIN,
     GEN_EDIT_TREE_COMPLETE, GEN_EDIT_FILL_COPY, GEN_EDIT_SORT_DOWN, GEN_EDIT_SORT_UP, GEN_EDIT_RAMP_DOWN,
-    GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE,
+    GEN_EDIT_RAMP_UP, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY, GEN_EDIT_SHAPE, GEN_EDIT_ENDS,
 };
 
 /* How many screen codes kind k has on field f of buffer p: contend kinds
  * one per index field into it; tree kinds none but on a tree's first child
- * field, where a chain has one per child field that can link it; a
- * searched scalar only its two ends. */
+ * field, where a chain has one per child field that can link it; ends one
+ * per variant; a searched scalar only its two ends. */
 static int screen_variants(const wh_image *full, gen_edit_kind k, int p, int f)
 {
     int ip, ifield;
     /* a scalar has one value: its domain's ends are all a screen can try */
     if (full->spec->params[p].kind == WH_SCALAR) return k == GEN_EDIT_FILL_HIGH || k == GEN_EDIT_FILL_LOW;
+    if (k == GEN_EDIT_ENDS) return GEN_ENDS_VARIANTS;
     if (is_tree_kind(k))
         return !tree_field(full, p, f) ? 0 : k == GEN_EDIT_TREE_CHAIN ? full->spec->params[p].tree->nchildren : 1;
     return is_contend(k) ? index_fields(full, p, -1, &ip, &ifield) : 1;
 }
 
-int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max)
+int gen_edit_screen(const wh_image *full, bool ends, int *codes, int *groups, int max)
 {
     int p, f, nfields = editable_fields(full, -1, &p, &f), n = 0;
-    for (int k = 0; k < GEN_EDIT_KINDS - 1; k++)
+    for (int k = 0; k < GEN_EDIT_KINDS - 1 - !ends; k++)
         for (int i = 0; i < nfields; i++) {
             editable_fields(full, i, &p, &f);
             int variants = screen_variants(full, screen_order[k], p, f);
@@ -359,6 +383,26 @@ static int64_t step_in(const wh_bounds *b, uint64_t k, bool up)
     uint64_t width = (uint64_t)b->hi - (uint64_t)b->lo;
     if (k > width) return up ? b->hi : b->lo;
     return up ? (int64_t)((uint64_t)b->lo + k) : (int64_t)((uint64_t)b->hi - k);
+}
+
+/* The ends edit (gen_ends_variant): the run's first element at one end
+ * of its domain and the others at the other, or each element one step in
+ * from an end of its own domain (floats: the next value in). */
+static bool ends(field_access *a, const gen_edit *e, wh_error *err)
+{
+    bool high = e->slot == GEN_ENDS_BELOW_HIGH || e->slot == GEN_ENDS_ONE_HIGH;
+    if (e->slot >= GEN_ENDS_ONE_HIGH) {
+        gen_edit head = { .first = e->first, .count = 1 }, rest = { .first = e->first + 1, .count = e->count - 1 };
+        return fill_extreme(a, &head, high, err) && fill_extreme(a, &rest, !high, err);
+    }
+    for (uint64_t k = e->first; k < e->first + e->count; k++) {
+        if (!bounds_of(a, k, err)) return false;
+        double from = high ? a->b.fhi : a->b.flo, toward = high ? -INFINITY : INFINITY;
+        if (!a->b.is_float) store_int(a, k, step_in(&a->b, 1, !high));
+        else if (a->fd->type == WH_F32) store_float(a, k, nextafterf((float)from, (float)toward));
+        else store_float(a, k, nextafter(from, toward));
+    }
+    return true;
 }
 
 /* Distinct consecutive values from one end of the domain of the run's
@@ -726,6 +770,7 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
     case GEN_EDIT_SHAPE: return shape(&a, e, err);
     case GEN_EDIT_TREE_CHAIN:
     case GEN_EDIT_TREE_COMPLETE: return tree_shape(full, e, err);
+    case GEN_EDIT_ENDS: return ends(&a, e, err);
     default: return true;
     }
 }
@@ -759,7 +804,9 @@ void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_
     char kind[80];
     gen_shape s;
     gen_shape_of(e, &s);
-    if (e->kind != GEN_EDIT_SHAPE)
+    if (e->kind == GEN_EDIT_ENDS)
+        snprintf(kind, sizeof kind, "%s", ends_names[e->slot]);
+    else if (e->kind != GEN_EDIT_SHAPE)
         snprintf(kind, sizeof kind, "%s", gen_edit_kind_name(e->kind));
     else if (s.family == GEN_SHAPE_SKEW)
         snprintf(kind, sizeof kind, "shape(%s, alpha %.2f)", shape_names[s.family], s.alpha);

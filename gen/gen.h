@@ -200,8 +200,17 @@ typedef enum {
     GEN_EDIT_NONE = 0, GEN_EDIT_FILL_COPY, GEN_EDIT_FILL_LOW, GEN_EDIT_FILL_HIGH, GEN_EDIT_SORT_UP,
     GEN_EDIT_SORT_DOWN, GEN_EDIT_RAMP_UP, GEN_EDIT_RAMP_DOWN, GEN_EDIT_REVERSE, GEN_EDIT_WARP_COPY,
     GEN_EDIT_SHAPE, GEN_EDIT_CONTEND_MIN, GEN_EDIT_CONTEND_MAX, GEN_EDIT_TREE_CHAIN, GEN_EDIT_TREE_COMPLETE,
+    GEN_EDIT_ENDS,  /* the screen's with `ends` only: its variant in slot (gen_ends_variant) */
     GEN_EDIT_KINDS  /* at most 16: a screen code holds a kind in 4 bits */
 } gen_edit_kind;
+
+/* The ends edit's variants: every element one step in from the top (from
+ * the bottom) of its own domain (parent[v] in [0, v] becomes v - 1: a
+ * chain), or the run's first element at its top (bottom) and the rest at
+ * the other end (one walker on a long path, the others idle). */
+typedef enum {
+    GEN_ENDS_BELOW_HIGH, GEN_ENDS_ABOVE_LOW, GEN_ENDS_ONE_HIGH, GEN_ENDS_ONE_LOW, GEN_ENDS_VARIANTS
+} gen_ends_variant;
 /* Random codes draw kinds below this one (the run operators). */
 #define GEN_EDIT_RUN_KINDS GEN_EDIT_CONTEND_MIN
 
@@ -213,7 +222,8 @@ typedef struct {
                                parameters are drawn from (0: the screen's) */
     int index_param, index_field;  /* contend kinds: the index buffer's field */
     int slot;               /* GEN_EDIT_TREE_CHAIN: the child field (its ordinal
-                               in the tree's) that links the chain's internal nodes */
+                               in the tree's) that links the chain's internal nodes;
+                               GEN_EDIT_ENDS: its gen_ends_variant */
 } gen_edit;
 
 /* A shape edit's distribution of values over the run (edit.c), as a
@@ -243,7 +253,8 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
  * after all others. */
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
 /* The screen's codes (bit GEN_EDIT_SCREEN_BIT set; random codes leave it
- * clear): every kind on the whole buffer of every editable field (contend
+ * clear): every kind on the whole buffer of every editable field (the ends
+ * kind's four variants only with `ends`, last; contend
  * kinds once per index buffer into the field; the tree kinds, on a "tree"
  * buffer's first child field only, the chain once per child field that can
  * link it: a whole tree of that shape), kinds outermost with the
@@ -252,7 +263,7 @@ bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
  * of editable fields, so it goes to another gene than the field's own).
  * Writes at most max; returns how many. */
 #define GEN_EDIT_SCREEN_BIT 0x80000000u
-int gen_edit_screen(const wh_image *full, int *codes, int *groups, int max);
+int gen_edit_screen(const wh_image *full, bool ends, int *codes, int *groups, int max);
 /* "fill-copy edges[0..262144)" */
 void gen_edit_describe(const gen_edit *e, const wh_image *full, char *buf, size_t size);
 

@@ -240,7 +240,7 @@ Test(edit, tree_edits_build_a_chain_and_a_complete_tree)
     fixture f = open_random("kernels/corpus/bvh_traverse.json", 4);
     int nodes = wh_image_find(f.img, "nodes"), codes[400], groups[400], chains = 0, completes = 0;
     int chain_code = 0, complete_code = 0;
-    int n = gen_edit_screen(f.img, codes, groups, 400);
+    int n = gen_edit_screen(f.img, false, codes, groups, 400);
     for (int i = 0; i < n; i++) {
         gen_edit e;
         gen_edit_decode(f.img, (uint32_t)codes[i], &e);
@@ -332,7 +332,7 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
 {
     fixture f = open_random("kernels/corpus/sssp_relax.json", 3);
     int codes[200], groups[200];
-    int n = gen_edit_screen(f.img, codes, groups, 200);
+    int n = gen_edit_screen(f.img, false, codes, groups, 200);
     int nfields = 5; /* degree, edges, weights, frontier, dist (row_start is degree's running sum) */
     int pointed_into = 3, contend_kinds = 2;   /* contend-min, contend-max; no tree here */
     cr_assert_eq(n, nfields * (GEN_EDIT_RUN_KINDS - 1) + pointed_into * contend_kinds);
@@ -367,7 +367,7 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
         cr_expect_neq(e.param, wh_image_find(f.img, "row_start"));
     }
     /* a short screen keeps the extremes */
-    cr_expect_eq(gen_edit_screen(f.img, codes, groups, 7), 7);
+    cr_expect_eq(gen_edit_screen(f.img, false, codes, groups, 7), 7);
     gen_edit e;
     gen_edit_decode(f.img, (uint32_t)codes[6], &e);
     cr_expect_eq(e.kind, GEN_EDIT_FILL_LOW);
@@ -377,8 +377,8 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
-    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4 | 15u, &e);
-    cr_expect_eq(e.kind, GEN_EDIT_NONE);
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | (uint32_t)GEN_ENDS_VARIANTS << 16 | 1u << 4 | GEN_EDIT_ENDS, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE, "no fifth ends variant");
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 4 | GEN_EDIT_CONTEND_MIN, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 4u << 4 | GEN_EDIT_CONTEND_MIN, &e);
@@ -407,6 +407,74 @@ static uint32_t shape_code(gen_shape_family family, gen_shape *s)
  * code puts its lanes (evenly spaced from its offset) at the top; a skew
  * spreads values with the mean its exponent gives (E[u^a] = 1/(a+1)); hubs
  * put about their share at the top; each stays inside its run. */
+/* The ends edit, screened only when asked: four variants per input field,
+ * after every other code (the screen without them is a prefix), none on a
+ * searched scalar.  On union_find_roots, below-high makes parent[v] in
+ * [0, v] the chain v - 1 (the root 0 at 0) and one-high puts queries[0] at
+ * the chain's tail N - 1 with every other query at the root: its author's
+ * worst input, 16.0 M cycles, where fill-high makes every node a root (the
+ * fastest).  above-low and one-low mirror them; on floats one step is the
+ * next representable value. */
+Test(edit, ends_step_in_from_a_domain_end_or_set_one_element_apart)
+{
+    fixture f = open_random("kernels/holdout/union_find_roots.json", 5);
+    int without[200], with[200], groups[200];
+    int n0 = gen_edit_screen(f.img, false, without, groups, 200), n1 = gen_edit_screen(f.img, true, with, groups, 200);
+    cr_assert_eq(n1, n0 + 2 * GEN_ENDS_VARIANTS, "parent and queries; nq is a value: %d, %d", n0, n1);
+    cr_expect(!memcmp(with, without, (size_t)n0 * sizeof *with), "the screen without ends is a prefix");
+    int parent = wh_image_find(f.img, "parent"), queries = wh_image_find(f.img, "queries");
+    uint64_t nodes = f.img->bufs[parent].count, threads = f.img->bufs[queries].count;
+    int code[2][GEN_ENDS_VARIANTS] = { { 0 } };
+    for (int i = n0; i < n1; i++) {
+        gen_edit e;
+        gen_edit_decode(f.img, (uint32_t)with[i], &e);
+        cr_assert_eq(e.kind, GEN_EDIT_ENDS);
+        cr_assert(e.param == parent || e.param == queries);
+        cr_assert(e.first == 0 && e.count == f.img->bufs[e.param].count, "the whole buffer");
+        code[e.param == queries][e.slot] = with[i];
+    }
+    wh_error err;
+    cr_assert(gen_edits_apply(&code[0][GEN_ENDS_BELOW_HIGH], 1, f.img, &err), "%s", err.msg);
+    cr_assert(gen_edits_apply(&code[1][GEN_ENDS_ONE_HIGH], 1, f.img, &err), "%s", err.msg);
+    for (uint64_t v = 0; v < nodes; v++)
+        cr_assert_eq(get(&f, parent, 0, v), v == 0 ? 0 : (int64_t)v - 1, "parent[%llu]", (unsigned long long)v);
+    for (uint64_t t = 0; t < threads; t++)
+        cr_assert_eq(get(&f, queries, 0, t), t == 0 ? (int64_t)nodes - 1 : 0, "queries[%llu]", (unsigned long long)t);
+    cr_assert(gen_edits_apply(&code[0][GEN_ENDS_ABOVE_LOW], 1, f.img, &err), "%s", err.msg);
+    cr_assert(gen_edits_apply(&code[1][GEN_ENDS_ONE_LOW], 1, f.img, &err), "%s", err.msg);
+    for (uint64_t v = 0; v < nodes; v++)
+        cr_assert_eq(get(&f, parent, 0, v), v == 0 ? 0 : 1, "parent[%llu]", (unsigned long long)v);
+    for (uint64_t t = 0; t < threads; t++)
+        cr_assert_eq(get(&f, queries, 0, t), t == 0 ? 0 : (int64_t)nodes - 1, "queries[%llu]", (unsigned long long)t);
+    char text[200];
+    gen_edit e;
+    gen_edit_decode(f.img, (uint32_t)code[1][GEN_ENDS_ONE_HIGH], &e);
+    gen_edit_describe(&e, f.img, text, sizeof text);
+    cr_expect_str_eq(text, "one-high queries[0..16384)");
+    close_fixture(&f);
+
+    f = open_random("tests/specs/scalar_trip.json", 2);
+    n0 = gen_edit_screen(f.img, false, without, groups, 200);
+    n1 = gen_edit_screen(f.img, true, with, groups, 200);
+    int n = wh_image_find(f.img, "n");
+    for (int i = n0; i < n1; i++) {
+        gen_edit_decode(f.img, (uint32_t)with[i], &e);
+        cr_expect_neq(e.param, n, "no ends on a searched scalar");
+    }
+    close_fixture(&f);
+
+    f = open_random("kernels/corpus/bvh_traverse.json", 2);
+    int q = wh_image_find(f.img, "queries");
+    const float *qv = (const float *)f.img->bufs[q].data;
+    gen_edit below = { GEN_EDIT_ENDS, q, 0, 0, 64, 0, 0, 0, GEN_ENDS_BELOW_HIGH };
+    cr_assert(gen_edit_apply(&below, f.img, &err), "%s", err.msg);
+    for (int k = 0; k < 64; k++) cr_expect_eq(qv[k], nextafterf(1000.0f, 0.0f), "queries[%d] %.9g", k, qv[k]);
+    gen_edit above = { GEN_EDIT_ENDS, q, 0, 0, 64, 0, 0, 0, GEN_ENDS_ABOVE_LOW };
+    cr_assert(gen_edit_apply(&above, f.img, &err), "%s", err.msg);
+    for (int k = 0; k < 64; k++) cr_expect_eq(qv[k], nextafterf(0.0f, 1.0f), "queries[%d] %.9g", k, qv[k]);
+    close_fixture(&f);
+}
+
 /* A searched scalar (a knob) is on the screen with its two ends only, and
  * its fill-high sets it to its range's top: scalar_trip's trip count n,
  * whose top is the kernel's longest run.  Before, no edit touched a
@@ -414,7 +482,7 @@ static uint32_t shape_code(gen_shape_family family, gen_shape *s)
 Test(edit, a_searched_scalar_is_screened_at_its_ends)
 {
     fixture f = open_random("tests/specs/scalar_trip.json", 2);
-    int n = wh_image_find(f.img, "n"), codes[64], groups[64], ncodes = gen_edit_screen(f.img, codes, groups, 64);
+    int n = wh_image_find(f.img, "n"), codes[64], groups[64], ncodes = gen_edit_screen(f.img, false, codes, groups, 64);
     int on_scalar = 0;
     for (int i = 0; i < ncodes; i++) {
         gen_edit e;
@@ -536,7 +604,7 @@ Test(edit, a_shape_reaches_the_ends_of_a_64_bit_domain)
  * index buffer). */
 static void apply_contend(fixture *f, const char *name, gen_edit_kind kind)
 {
-    int codes[200], groups[200], n = gen_edit_screen(f->img, codes, groups, 200);
+    int codes[200], groups[200], n = gen_edit_screen(f->img, false, codes, groups, 200);
     for (int i = 0; i < n; i++) {
         gen_edit e;
         gen_edit_decode(f->img, (uint32_t)codes[i], &e);

@@ -781,6 +781,56 @@ Test(hunt, the_screen_writes_a_relaxations_contention_worst_case, .timeout = 300
     wh_spec_free(s);
 }
 
+/* union_find_roots's worst (its author's: one chain of parents, v - 1,
+ * walked by thread 0 alone, the other queries at the root) needs the
+ * whole parent array one step below the top of its domain [0, v] and one
+ * query apart from the rest: the ends edits (--end-edits) say both.  At 4
+ * blocks (1024 threads, 4096 nodes; the stage finds no path there, so the
+ * run does not depend on its time), 1,000 evaluations with the scout's
+ * head start, as a one-core hunt runs: with them gdivan reaches the
+ * author's input (at evaluation 596); without them it stays below a
+ * tenth of it (no other edit makes a chain: fill-high makes every node a
+ * root).  At 300 evaluations without the scout it reached 0.91 of it: a
+ * random edit of the first population, kept beside the screen's two,
+ * cut the chain. */
+Test(hunt, end_edits_build_one_walker_on_a_chain, .timeout = 300)
+{
+    need_ptx("build/ptx/kernels/holdout/union_find_roots.ptx");
+    wh_spec *s = load("kernels/holdout/union_find_roots.json");
+    wh_error err;
+    cr_assert(wh_spec_assign(s, "G=4", &err), "%s", err.msg);
+    wh_launch l = wh_spec_launch_full(s);
+    wh_image *author = wh_image_new(s, &l, &err);
+    cr_assert(author, "%s", err.msg);
+    int32_t *parent = (int32_t *)author->bufs[wh_image_find(author, "parent")].data;
+    int32_t *queries = (int32_t *)author->bufs[wh_image_find(author, "queries")].data;
+    int32_t n = (int32_t)author->bufs[wh_image_find(author, "parent")].count;
+    for (int32_t v = 0; v < n; v++) parent[v] = v > 0 ? v - 1 : 0;
+    for (uint64_t t = 0; t < author->bufs[wh_image_find(author, "queries")].count; t++) queries[t] = t ? 0 : n - 1;
+    double worst = ts_sim_time(s, author);
+    wh_image_free(author);
+    char base[64];
+    tmpdir(base);
+    for (int ends = 1; ends >= 0; ends--) {
+        hunt_summary r;
+        hunt_options o = quiet_options(base, GA_GDIVAN, 1000, 1);
+        o.explore.time_s = 2;
+        o.scout = true;
+        o.jobs = 1;
+        o.end_edits = ends;
+        cr_assert(hunt_run(s, &o, &r, &err), "%s", err.msg);
+        if (ends) {
+            cr_expect_geq(r.best, 0.99 * worst, "%g of the author's %g", r.best, worst);
+            cr_expect(best_has_edit(r.dir, "below-high parent[0..4096)"), "the chain is below-high's");
+            cr_expect(best_has_edit(r.dir, "one-high queries[0..1024)"), "the one walker is one-high's");
+        } else {
+            cr_expect_lt(r.best, 0.1 * worst, "%g of the author's %g", r.best, worst);
+        }
+    }
+    ts_rmtree(base);
+    wh_spec_free(s);
+}
+
 /* gen_warp_tile: thread t of the launch takes unit thread t mod 32's
  * per-thread elements, and a running sum over them is brought back. */
 Test(hunt, a_refined_warp_is_laid_over_the_launch)
