@@ -414,7 +414,8 @@ static uint32_t shape_code(gen_shape_family family, gen_shape *s)
  * the chain's tail N - 1 with every other query at the root: its author's
  * worst input, 16.0 M cycles, where fill-high makes every node a root (the
  * fastest).  above-low and one-low mirror them; on floats one step is the
- * next representable value. */
+ * next representable value, and a run that starts inside the buffer
+ * leaves the elements before it alone. */
 Test(edit, ends_step_in_from_a_domain_end_or_set_one_element_apart)
 {
     fixture f = open_random("kernels/holdout/union_find_roots.json", 5);
@@ -472,6 +473,10 @@ Test(edit, ends_step_in_from_a_domain_end_or_set_one_element_apart)
     gen_edit above = { GEN_EDIT_ENDS, q, 0, 0, 64, 0, 0, 0, GEN_ENDS_ABOVE_LOW };
     cr_assert(gen_edit_apply(&above, f.img, &err), "%s", err.msg);
     for (int k = 0; k < 64; k++) cr_expect_eq(qv[k], nextafterf(0.0f, 1.0f), "queries[%d] %.9g", k, qv[k]);
+    gen_edit one_low = { GEN_EDIT_ENDS, q, 0, 8, 56, 0, 0, 0, GEN_ENDS_ONE_LOW };
+    cr_assert(gen_edit_apply(&one_low, f.img, &err), "%s", err.msg);
+    for (int k = 0; k < 64; k++)
+        cr_expect_eq(qv[k], k < 8 ? nextafterf(0.0f, 1.0f) : k == 8 ? 0.0f : 1000.0f, "queries[%d] %.9g", k, qv[k]);
     close_fixture(&f);
 }
 
