@@ -341,11 +341,11 @@ static void print_summary(const gen_result *r, json_t *doc, const explore_args *
                 i == kept ? "  (kept)" : "");
     }
     fprintf(stderr, "  kept X = %d: %ld solver calls (%ld given up; %ld cut by the watchdog, %ld of those for Z3's "
-            "memory), %ld forks (%ld of them on a sampled witness), %ld accesses at symbolic offsets pinned, %ld "
-            "paths followed their model after a give-up, %ld states left pending\n", r->x,
+            "memory), %ld forks (%ld of them on a sampled witness), %ld accesses at symbolic offsets pinned and %ld "
+            "made word cases, %ld paths followed their model after a give-up, %ld states left pending\n", r->x,
             doc_int(doc, "solver_calls"), doc_int(doc, "solver_giveups"), doc_int(doc, "solver_interrupted"),
             doc_int(doc, "solver_memouts"), doc_int(doc, "forks"), doc_int(doc, "witness_forks"),
-            doc_int(doc, "accesses_pinned"), doc_int(doc, "paths_concolic"), doc_int(doc, "pending"));
+            doc_int(doc, "accesses_pinned"), doc_int(doc, "accesses_word_cases"), doc_int(doc, "paths_concolic"), doc_int(doc, "pending"));
     json_t *legs = json_object_get(doc, "legs"), *leg;
     size_t k;
     int shown = 0;

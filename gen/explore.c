@@ -28,13 +28,14 @@ void gen_explore_options_default(gen_explore_options *o)
 /* Everything that changes what an exploration produces is in the key. */
 static void cache_key(const wh_spec *spec, const ptx_module *mod, const gen_explore_options *o, char out[17])
 {
-    /* bump when the cached files change, or what the stage finds (v15:
+    /* bump when the cached files change, or what the stage finds (v16:
+     * aligned symbolic-offset accesses to small regions as word cases; v15:
      * float checks in a child once one was slow; v14: addresses made from
      * floats pinned, saturation waiting for the first
      * path, increasing rows; v13: paths.json without the atoms' values, in
      * atoms.bin; v12: indirect calls, initializers holding addresses, spec
      * globals, forks on sampled witnesses) */
-    static const char format[] = "warphunt-explore-v15";
+    static const char format[] = "warphunt-explore-v16";
     uint64_t h = wh_fnv1a(WH_FNV_OFFSET, format, sizeof format);
     h = wh_fnv1a_file(h, mod->name, NULL);
     h = wh_fnv1a(h, spec->hash, strlen(spec->hash));

@@ -296,6 +296,7 @@ struct sx_engine {
     long giveups;            /* see sx_result.giveups */
     long witnesses;          /* see sx_result.witnesses */
     long pinned;             /* see sx_result.pinned */
+    long word_cases;         /* see sx_result.word_cases */
     sx_result *res;
     wh_error *err;
     bool fatal;
@@ -562,6 +563,9 @@ Z3_ast sx_follow_divrem(sx_cx *cx, Z3_ast a, Z3_ast b, int w, bool rem);
  * bits, from its structure and the input domains (an over-approximation;
  * false when nothing useful is known). */
 bool sx_interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi);
+/* How many low bits of a bit-vector term are zero whatever the inputs (0
+ * when its structure does not tell). */
+int sx_low_zero_bits(sx_engine *e, Z3_ast a);
 
 /* metrics.c */
 bool sx_metrics_record(sx_engine *e, sx_state *s);

@@ -7,6 +7,8 @@
  * numeral, mul/shl by a numeral, lshr, urem, zero/sign extension,
  * extract, ite).  Anything else, or any possible wrap-around, gives up.
  * Results are over-approximations: a term always lies in its interval.
+ * The same walk tells how many low bits of a term are zero whatever the
+ * inputs (an offset times 4 is a multiple of 4), for memory.c's word cases.
  */
 #include "symexec/internal.h"
 
@@ -178,4 +180,90 @@ bool sx_interval_of(sx_engine *e, Z3_ast a, uint64_t *lo, uint64_t *hi)
     *lo = r.lo;
     *hi = r.hi;
     return true;
+}
+
+/* ---- known-zero low bits --------------------------------------------------- */
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+static int zero_bits(sx_engine *e, Z3_ast a, int depth, int *work);
+
+static int arg_zero_bits(sx_engine *e, Z3_app app, unsigned i, int depth, int *work)
+{
+    return zero_bits(e, Z3_get_app_arg(e->z.c, app, i), depth + 1, work);
+}
+
+static int zero_bits_app(sx_engine *e, Z3_app app, int w, int depth, int *work)
+{
+    Z3_context c = e->z.c;
+    Z3_func_decl d = Z3_get_app_decl(c, app);
+    unsigned n = Z3_get_app_num_args(c, app);
+    int r = 0;
+    uint64_t k;
+    switch (Z3_get_decl_kind(c, d)) {
+    case Z3_OP_BMUL:        /* the factors' zero bits add up */
+        for (unsigned i = 0; i < n; i++)
+            r += arg_zero_bits(e, app, i, depth, work);
+        return min_int(r, w);
+    case Z3_OP_BAND:        /* any operand's zero bits stay zero */
+        for (unsigned i = 0; i < n; i++) {
+            int z = arg_zero_bits(e, app, i, depth, work);
+            r = z > r ? z : r;
+        }
+        return r;
+    case Z3_OP_BADD: case Z3_OP_BSUB: case Z3_OP_BOR: case Z3_OP_ITE: {
+        unsigned first = Z3_get_decl_kind(c, d) == Z3_OP_ITE ? 1 : 0;
+        r = w;
+        for (unsigned i = first; i < n; i++)
+            r = min_int(r, arg_zero_bits(e, app, i, depth, work));
+        return r;
+    }
+    case Z3_OP_BSHL:
+        if (n == 2 && sx_z_get_u64(&e->z, Z3_get_app_arg(c, app, 1), &k))
+            return k >= (uint64_t)w ? w : min_int(w, (int)k + arg_zero_bits(e, app, 0, depth, work));
+        return 0;
+    case Z3_OP_ZERO_EXT: case Z3_OP_SIGN_EXT: {
+        int aw = sx_z_width(&e->z, Z3_get_app_arg(c, app, 0));
+        r = arg_zero_bits(e, app, 0, depth, work);
+        return r >= aw ? w : r;   /* an all-zero operand extends to zero */
+    }
+    case Z3_OP_CONCAT: {    /* the last operand holds the low bits */
+        int low = 0;
+        for (unsigned i = n; i-- > 0;) {
+            int aw = sx_z_width(&e->z, Z3_get_app_arg(c, app, i));
+            int z = arg_zero_bits(e, app, i, depth, work);
+            low += z;
+            if (z < aw)
+                break;
+        }
+        return min_int(low, w);
+    }
+    case Z3_OP_EXTRACT: {
+        int lo = Z3_get_decl_int_parameter(c, d, 1);
+        r = arg_zero_bits(e, app, 0, depth, work) - lo;
+        return r < 0 ? 0 : min_int(r, w);
+    }
+    default:
+        return 0;
+    }
+}
+
+static int zero_bits(sx_engine *e, Z3_ast a, int depth, int *work)
+{
+    sx_z *z = &e->z;
+    if (depth > MAX_DEPTH || --*work < 0 || Z3_get_sort_kind(z->c, Z3_get_sort(z->c, a)) != Z3_BV_SORT)
+        return 0;
+    int w = sx_z_width(z, a);
+    uint64_t v;
+    if (w <= 64 && sx_z_get_u64(z, a, &v))
+        return v ? __builtin_ctzll(v) : w;
+    if (Z3_get_ast_kind(z->c, a) != Z3_APP_AST)
+        return 0;
+    return zero_bits_app(e, Z3_to_app(z->c, a), w, depth, work);
+}
+
+int sx_low_zero_bits(sx_engine *e, Z3_ast a)
+{
+    int work = MAX_WORK;
+    return zero_bits(e, a, 0, &work);
 }

@@ -24,6 +24,11 @@
  * SX_ARRAY_REGION_MAX is pinned from its first symbolic access, and as long
  * as it has never become an array the pinned access takes the concrete
  * fast path: the array alone would outweigh every other constraint.
+ *
+ * Most symbolic accesses need no array at all: a word at an offset that is
+ * a multiple of its size, which can reach at most SX_WORD_CASES_MAX words
+ * (its bounds and the region's), is a case split over those words ("word
+ * cases", below); the region keeps its bytes.
  */
 #include "symexec/internal.h"
 
@@ -314,6 +319,85 @@ static bool write_conc(sx_engine *e, sx_state *s, int ri, uint64_t off, int n, Z
         }
     }
     return true;
+}
+
+/* ---- word cases ------------------------------------------------------------
+ *
+ * A load at such an offset reads "the word at o1 if the offset is o1, else
+ * the word at o2 if ..., else the last word" and a store writes every word
+ * it may reach as "the value if the offset is there, else the old word".
+ * Z3 then sees word-sized terms where an array gave it four byte selects
+ * per word over a chain of byte stores, and the interval of a loaded word
+ * is its words' (a pointer-chasing load bounds the next address without
+ * the solver).  A union-find walk's halving store in a loop: every check
+ * of its byte array gave up; as word cases its paths come in seconds
+ * (tests/test_symexec.c). */
+
+typedef struct {
+    uint64_t first, last;   /* offsets of the first and last word it may reach */
+} word_span;
+
+/* Can this access at a symbolic offset be a case split over words? */
+static bool word_cases(sx_cx *cx, const sx_loc *loc, int n, word_span *w)
+{
+    sx_engine *e = cx->e;
+    const sx_mem *m = cx->s->mem[loc->region];
+    uint64_t size = e->regions[loc->region].size, step = (uint64_t)n, lo, hi;
+    if ((m && m->array_mode) || n <= 0 || (n & (n - 1)) || step > size)
+        return false;
+    if (sx_low_zero_bits(e, loc->soff) < __builtin_ctz((unsigned)n))
+        return false;
+    /* the path keeps the offset inside the region (resolve_symbolic) */
+    w->first = 0;
+    w->last = (size - step) / step * step;
+    if (sx_interval_of(e, loc->soff, &lo, &hi)) {
+        if (lo > w->last)
+            return false;
+        uint64_t up = (lo + step - 1) / step * step, down = hi / step * step;
+        w->first = up;
+        if (down < w->last)
+            w->last = down;
+    }
+    return w->first <= w->last && (w->last - w->first) / step < SX_WORD_CASES_MAX;
+}
+
+static Z3_ast word_at(sx_engine *e, sx_state *s, int ri, uint64_t off, int n)
+{
+    Z3_ast v = read_conc(e, s, ri, off, n);
+    return v ? sx_z_as_bv(&e->z, v, 8 * n) : NULL;
+}
+
+static Z3_ast word_cases_read(sx_engine *e, sx_state *s, const sx_loc *loc, int n, word_span w)
+{
+    sx_z *z = &e->z;
+    e->word_cases++;
+    Z3_ast v = word_at(e, s, loc->region, w.last, n);
+    for (uint64_t o = w.last; o > w.first && v;) {
+        o -= (uint64_t)n;
+        Z3_ast word = word_at(e, s, loc->region, o, n);
+        v = word ? sx_z_ite(z, sx_z_eq(z, loc->soff, sx_z_num(z, o, 64)), word, v) : NULL;
+    }
+    return v;
+}
+
+static bool word_cases_write(sx_cx *cx, const sx_loc *loc, int n, word_span w, Z3_ast val)
+{
+    sx_engine *e = cx->e;
+    sx_z *z = &e->z;
+    if (!val)
+        return false;
+    e->word_cases++;
+    for (uint64_t o = w.first; o <= w.last; o += (uint64_t)n) {
+        Z3_ast here = sx_z_eq(z, loc->soff, sx_z_num(z, o, 64));
+        if (cx->guard)
+            here = sx_z_and2(z, cx->guard, here);
+        Z3_ast old = word_at(e, cx->s, loc->region, o, n);
+        Z3_ast word = old ? sx_z_ite(z, here, val, old) : NULL;
+        if (!word || !write_conc(e, cx->s, loc->region, o, n, word))
+            return false;
+    }
+    cx->s->mem[loc->region]->sym_stores++;
+    return !z->failed;
 }
 
 /* ---- address resolution --------------------------------------------------- */
@@ -658,8 +742,11 @@ bool sx_mem_load(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast *out)
         if (must_pin(cx, loc.region) && !resolve_pinned(cx, &loc))
             return false;
     }
+    word_span w;
     if (loc.conc) {
         *out = read_conc(e, cx->s, loc.region, loc.off, n);
+    } else if (word_cases(cx, &loc, n, &w)) {
+        *out = word_cases_read(e, cx->s, &loc, n, w);
     } else {
         Z3_ast arr = region_array(e, cx->s, loc.region);
         *out = arr ? array_read(z, arr, loc.soff, n) : NULL;
@@ -694,6 +781,9 @@ bool sx_mem_store(sx_cx *cx, ptx_space space, Z3_ast addr, int n, Z3_ast val)
         }
         return val && write_conc(e, cx->s, loc.region, loc.off, n, val) && !z->failed;
     }
+    word_span w;
+    if (word_cases(cx, &loc, n, &w))
+        return word_cases_write(cx, &loc, n, w, sx_z_as_bv(z, val, 8 * n));
     Z3_ast arr = region_array(e, cx->s, loc.region);
     if (!arr)
         return false;

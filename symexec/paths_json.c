@@ -144,6 +144,7 @@ json_t *sx_result_json(const sx_result *r, const ptx_module *m)
     json_object_set_new(o, "solver_interrupted", json_integer(r->interrupted));
     json_object_set_new(o, "solver_memouts", json_integer(r->memouts));
     json_object_set_new(o, "accesses_pinned", json_integer(r->pinned));
+    json_object_set_new(o, "accesses_word_cases", json_integer(r->word_cases));
     json_object_set_new(o, "paths_concolic", json_integer(r->concolic));
     json_object_set_new(o, "legs", legs_json(r, m));
     json_object_set_new(o, "issues", issues_json(r));

@@ -478,6 +478,7 @@ static void result_fill(sx_engine *e, sx_result *r)
     r->interrupted = e->interrupted;
     r->memouts = e->memouts;
     r->pinned = e->pinned;
+    r->word_cases = e->word_cases;
 }
 
 sx_result *sx_explore(const wh_spec *spec, const ptx_module *mod, const sx_options *opt,

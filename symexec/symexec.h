@@ -121,6 +121,11 @@ typedef struct {
  * symbolic offset forks over before it is pinned (see memory.c). */
 #define SX_ALIAS_CANDIDATES 16
 
+/* An access at a symbolic offset that is a multiple of its size, into a
+ * region not held in a Z3 array, that can reach at most this many words: a
+ * case split over those words instead of an array (see memory.c). */
+#define SX_WORD_CASES_MAX 64
+
 /* Loads and stores at symbolic offsets one path may make: past this the
  * path ends as cut (its formula would grow past what the solver answers
  * in bounded time: Z3 does not always heed its timeout on long chains of
@@ -235,6 +240,9 @@ typedef struct {
      * already had SX_SYMBOLIC_STORES_MAX symbolic stores or is larger than
      * SX_ARRAY_REGION_MAX: a longer chain makes the solver blow up. */
     long pinned;
+    /* Loads and stores at symbolic offsets made case splits over the words
+     * they may reach (SX_WORD_CASES_MAX) instead of Z3 array accesses. */
+    long word_cases;
     /* Paths whose state turned concolic after a give-up (fork.c): from
      * there on they followed their model, exploring no other side. */
     long concolic;
