@@ -59,7 +59,8 @@
  * --no-refine-dictionary: its refinement drawing uniformly only (hunt
  * --no-refine-dictionary).  --no-refine-work-ties: its refinement keeping
  * longer units only (hunt --no-refine-work-ties).  --no-scout-screen: its scout measuring random
- * inputs only (hunt --no-scout-screen).
+ * inputs only (hunt --no-scout-screen).  --no-end-edits: its screens without the ends
+ * edits (hunt --no-end-edits).
  * --order O: gdivan's symbolic stage in that order (hunt --order), for
  * judging `--order time` against the default.
  *
@@ -98,10 +99,11 @@
 static const char *const strategies[NSTRATS] = { "gdivan", "random-ga", "random" };
 
 /* gdivan with one switch flipped: without one of its extensions (the
- * baseline it is judged against), or with an optional one (--end-edits,
- * off by default until the corpus measures it): the bench's option, the
- * hunt's arguments for it, the suffix of its runs' directories (in this
- * order after -noscout) and its key in the bench's JSON. */
+ * baseline it is judged against): the bench's option, the hunt's
+ * arguments for it, the suffix of its runs' directories (in this order
+ * after -noscout) and its key in the bench's JSON.  (Session 47's
+ * --end-edits ran the ends edits while they were off by default; its
+ * files say end_edits.) */
 typedef struct {
     const char *option;
     const char *hunt_args[2];
@@ -117,7 +119,7 @@ static const ablation ablations[] = {
     { "--no-refine-dictionary", { "--no-refine-dictionary" }, "-nodict", "no_refine_dictionary" },
     { "--no-refine-work-ties", { "--no-refine-work-ties" }, "-noties", "no_refine_work_ties" },
     { "--no-scout-screen", { "--no-scout-screen" }, "-noscoutscreen", "no_scout_screen" },
-    { "--end-edits", { "--end-edits" }, "-ends", "end_edits" },
+    { "--no-end-edits", { "--no-end-edits" }, "-noends", "no_end_edits" },
 };
 #define NABLATIONS ((int)(sizeof ablations / sizeof *ablations))
 
@@ -188,7 +190,7 @@ static int usage(void)
                     "                    [--no-location-feedback] [--no-lane-amplify] [--no-saturation]\n"
                     "                    [--no-warp-refine]\n"
                     "                    [--no-refine-dictionary] [--no-refine-work-ties] [--no-scout-screen]\n"
-                    "                    [--end-edits]\n"
+                    "                    [--no-end-edits]\n"
                     "                    [--order O] [--inputs-only]\n"
                     "                    [--reuse]\n"
                     "                    [--out DIR]\n"

@@ -58,6 +58,7 @@ int cli_hunt_option(hunt_options *h, int c, const char *arg, wh_error *err)
     case HOPT_NO_REFINE_WORK_TIES: h->refine_work_ties = false; return 1;
     case HOPT_NO_EDIT_SCREEN: h->edit_screen = false; return 1;
     case HOPT_END_EDITS: h->end_edits = true; return 1;
+    case HOPT_NO_END_EDITS: h->end_edits = false; return 1;
     case HOPT_NO_SCOUT_SCREEN: h->scout_screen = false; return 1;
     case HOPT_NO_LOCATION_FEEDBACK: h->location_feedback = false; return 1;
     case HOPT_NO_LANE_AMPLIFY: h->lane_amplify = false; return 1;

@@ -16,7 +16,7 @@ enum {
     HOPT_EXPLORE_TIME, HOPT_MODELS, HOPT_THREADS, HOPT_MAX_ITER, HOPT_NO_CACHE, HOPT_RESULTS, HOPT_TILING, HOPT_SEGMENT, HOPT_EXPLORE_PATHS,
     HOPT_KEEP, HOPT_RANDOM_INDIVIDUALS, HOPT_VALUE_EDITS, HOPT_WARP_FIRST, HOPT_FAMILIES, HOPT_JOBS, HOPT_NOISE_RSD, HOPT_MAX_REPS, HOPT_MIGRATE_EVERY, HOPT_MIGRANTS, HOPT_TOPOLOGY, HOPT_SYNC_DIR, HOPT_SYNC_ID, HOPT_NO_SCOUT, HOPT_ORDER, HOPT_NO_EDIT_SCREEN,
     HOPT_NO_LOCATION_FEEDBACK, HOPT_NO_LANE_AMPLIFY, HOPT_LANE_EXTEND, HOPT_ARCHIVE_SHARE, HOPT_EXPLORE_SATURATION, HOPT_WARP_REFINE,
-    HOPT_NO_REFINE_DICTIONARY, HOPT_NO_REFINE_WORK_TIES, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN, HOPT_END_EDITS,
+    HOPT_NO_REFINE_DICTIONARY, HOPT_NO_REFINE_WORK_TIES, HOPT_SCOUT_HEAD, HOPT_NO_SCOUT_SCREEN, HOPT_END_EDITS, HOPT_NO_END_EDITS,
     HOPT_FIRST_FREE = 1200
 };
 
@@ -36,6 +36,7 @@ enum {
     { "no-refine-work-ties", no_argument, NULL, HOPT_NO_REFINE_WORK_TIES }, \
     { "no-edit-screen", no_argument, NULL, HOPT_NO_EDIT_SCREEN }, \
     { "end-edits", no_argument, NULL, HOPT_END_EDITS }, \
+    { "no-end-edits", no_argument, NULL, HOPT_NO_END_EDITS }, \
     { "no-location-feedback", no_argument, NULL, HOPT_NO_LOCATION_FEEDBACK }, \
     { "no-lane-amplify", no_argument, NULL, HOPT_NO_LANE_AMPLIFY }, \
     { "lane-extend", no_argument, NULL, HOPT_LANE_EXTEND }, \
@@ -98,12 +99,13 @@ enum {
     "                    tree (tree-chain, tree-complete) (one evaluation each, at most a generation's\n" \
     "                    children), and again from the result while a round's input is\n" \
     "                    the best (at most --value-edits rounds); this turns it off\n" \
-    "  --end-edits       gdivan: the edit screen (and the scout's) also tries, on every\n" \
+    "  --no-end-edits    gdivan: the edit screen (and the scout's) also tries, on every\n" \
     "                    input field, each element one step in from the top or the bottom\n" \
     "                    of its own domain (parent[v] in [0, v] becomes v - 1: a chain),\n" \
     "                    and the first element at its top or bottom with the rest at the\n" \
-    "                    other end (one walker, the others idle).  Off by default: not\n" \
-    "                    yet measured on the corpus\n" \
+    "                    other end (one walker, the others idle), when all of those codes\n" \
+    "                    fit in the screen's round with the others; this turns them off\n" \
+    "                    (--end-edits, the default, is accepted too)\n" \
     "  --no-location-feedback  gdivan on the sim: the sim counts, per PTX instruction,\n" \
     "                    the lanes that ran it, its memory transactions and its atomics'\n" \
     "                    waits; the input that drove each count highest is kept (an\n" \

@@ -31,6 +31,7 @@ void hunt_options_default(hunt_options *o)
     o->scout_head = -1;
     o->scout_screen = true;
     o->edit_screen = true;
+    o->end_edits = true;
     o->location_feedback = true;
     o->lane_amplify = true;
 }

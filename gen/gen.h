@@ -254,7 +254,8 @@ bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err);
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
 /* The screen's codes (bit GEN_EDIT_SCREEN_BIT set; random codes leave it
  * clear): every kind on the whole buffer of every editable field (the ends
- * kind's four variants only with `ends`, last; contend
+ * kind's four variants only with `ends` and only when every one of them
+ * fits within max, last; contend
  * kinds once per index buffer into the field; the tree kinds, on a "tree"
  * buffer's first child field only, the chain once per child field that can
  * link it: a whole tree of that shape), kinds outermost with the

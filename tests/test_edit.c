@@ -480,6 +480,21 @@ Test(edit, ends_step_in_from_a_domain_end_or_set_one_element_apart)
     close_fixture(&f);
 }
 
+/* The ends codes join a screen only whole: with one place too few for all
+ * of them the screen is the one without them (cut short they would be the
+ * first fields' only, and take every place a round leaves the search). */
+Test(edit, ends_codes_join_only_when_all_of_them_fit)
+{
+    fixture f = open_random("kernels/holdout/union_find_roots.json", 5);
+    int without[200], with[200], groups[200];
+    int n0 = gen_edit_screen(f.img, false, without, groups, 200);
+    int all = n0 + 2 * GEN_ENDS_VARIANTS;
+    cr_expect_eq(gen_edit_screen(f.img, true, with, groups, all), all);
+    cr_expect_eq(gen_edit_screen(f.img, true, with, groups, all - 1), n0, "none of them when one does not fit");
+    cr_expect(!memcmp(with, without, (size_t)n0 * sizeof *with));
+    close_fixture(&f);
+}
+
 /* A searched scalar (a knob) is on the screen with its two ends only, and
  * its fill-high sets it to its range's top: scalar_trip's trip count n,
  * whose top is the kernel's longest run.  Before, no edit touched a
