@@ -995,7 +995,8 @@ Test(hunt, value_edits_are_recorded_in_run_json)
 }
 
 /* The edit screen: on by default with edit genes, every operator on the
- * one input field (sel) a code, at least one round in 200 evaluations;
+ * one input field (sel) a code and the ends edits' four variants, at
+ * least one round in 200 evaluations;
  * --no-edit-screen (edit_screen false) and no edit genes: none.  run.json
  * keeps the option (a resume needs it) and what the screen did. */
 Test(hunt, edit_screen_is_recorded_in_run_json)
@@ -1019,7 +1020,7 @@ Test(hunt, edit_screen_is_recorded_in_run_json)
         json_t *screen = json_object_get(doc, "edit_screen");
         int codes = (int)json_integer_value(json_object_get(screen, "codes"));
         int rounds = (int)json_integer_value(json_object_get(screen, "rounds"));
-        cr_expect_eq(codes, c == 0 ? GEN_EDIT_RUN_KINDS - 1 : 0, "run %d: %d codes", c, codes);
+        cr_expect_eq(codes, c == 0 ? GEN_EDIT_RUN_KINDS - 1 + GEN_ENDS_VARIANTS : 0, "run %d: %d codes", c, codes);
         if (c == 0) cr_expect_geq(rounds, 1);
         else cr_expect_eq(rounds, 0);
         json_decref(doc);
