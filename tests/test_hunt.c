@@ -784,13 +784,13 @@ Test(hunt, the_screen_writes_a_relaxations_contention_worst_case, .timeout = 300
 /* union_find_roots's worst (its author's: one chain of parents, v - 1,
  * walked by thread 0 alone, the other queries at the root) needs the
  * whole parent array one step below the top of its domain [0, v] and one
- * query apart from the rest: the ends edits (--end-edits) say both.  At 4
- * blocks (1024 threads, 4096 nodes; the stage finds no path there, so the
- * run does not depend on its time), 1,000 evaluations with the scout's
- * head start, as a one-core hunt runs: with them gdivan reaches the
- * author's input (at evaluation 596); without them it stays below a
- * tenth of it (no other edit makes a chain: fill-high makes every node a
- * root).  At 300 evaluations without the scout it reached 0.91 of it: a
+ * query apart from the rest: the ends edits (on by default) say both.  At 4
+ * blocks (1024 threads, 4096 nodes; a 2 s stage, which found no path there
+ * before session 48's word cases and finds one or two since), 1,000
+ * evaluations with the scout's head start, as a one-core hunt runs: with
+ * them gdivan reaches the author's input (at evaluation 596 in session
+ * 47); without them it stays below a tenth of it (no other edit makes a
+ * chain: fill-high makes every node a root).  At 300 evaluations without the scout it reached 0.91 of it: a
  * random edit of the first population, kept beside the screen's two,
  * cut the chain. */
 Test(hunt, end_edits_build_one_walker_on_a_chain, .timeout = 300)
