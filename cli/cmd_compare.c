@@ -370,6 +370,7 @@ static void run_all(comparison *c, const wh_spec *spec, hunt_options *ho)
                 o.warp_first = 0;
                 o.scout = false;
                 o.edit_screen = false;
+                o.end_edits = false;
                 o.location_feedback = false;
                 o.lane_amplify = false;
                 o.explore.saturation_s = 0;

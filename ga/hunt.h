@@ -58,7 +58,8 @@ typedef struct {
     bool edit_screen;           /* gdivan: the edit screen (ga/screen.c) over value_edits */
     bool end_edits;             /* ... and the scout's screen try the ends edit's variants too
                                    (gen.h: one step in from a domain end; one element at an end,
-                                   the rest at the other) when all of them fit in a round */
+                                   the rest at the other) when all of them fit in a round; on by
+                                   default (session 48, results/corpus_ablation.md) */
     /* gdivan on the sim: per-location feedback, the GA's archive
      * (ga/archive.c) of the inputs that drove each instruction's counters
      * highest (harness_options.want_locations), ga.archive_frac of the
