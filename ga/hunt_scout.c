@@ -75,7 +75,12 @@ static bool measure(hunt *h, hunt_worker *w, long eval, uint64_t seed, const hun
     harness_result res;
     wh_error err;
     bool built = genes ? gen_scale(h->pool, &h->lay, genes, w->img, &err) : hunt_build_scouted(seed, edits, w->img, &err);
-    if (!built || !hunt_measure_fitness(h, w, &res, fitness, &err)) {
+    /* the search never sees the scout's inputs, so neither their location
+     * counters: without them a run is 5-11 % quicker (bench_sim --locations) */
+    bool counted = harness_set_want_locations(w->h, false);
+    bool measured = built && hunt_measure_fitness(h, w, &res, fitness, &err);
+    harness_set_want_locations(w->h, counted);
+    if (!measured) {
         pthread_mutex_lock(&s->mu);
         if (!s->failed) s->err = err;
         s->failed = true;

@@ -276,6 +276,13 @@ bool harness_location_name(const harness *h, int loc, char *buf, size_t size)
     return h->ops->location_name && loc < harness_locations(h) && h->ops->location_name(h->impl, loc, buf, size);
 }
 
+bool harness_set_want_locations(harness *h, bool on)
+{
+    bool was = h->opt.want_locations;
+    h->opt.want_locations = on;
+    return was;
+}
+
 /* One run; with options.want_locations (and a backend that counts them)
  * its location counters go to res->locations. */
 static bool run_once(harness *h, wh_image *img, bool copy, harness_result *res, harness_run *run, wh_error *err)

@@ -355,6 +355,11 @@ typedef enum {
 int harness_locations(const harness *h);
 /* "kernel.ptx:45 atom.global.min.s32 (atomic wait)"; false when loc is out of range. */
 bool harness_location_name(const harness *h, int loc, char *buf, size_t size);
+/* Switch the counters of later runs on or off (options.want_locations at
+ * open); gives the setting it replaces.  Measurements whose counters no one
+ * reads (gdivan's scout) run without them: they cost 5-11 % of a run on
+ * four corpus kernels (bench_sim --locations, session 49). */
+bool harness_set_want_locations(harness *h, bool on);
 
 /* Float tolerance of harness_compare_outputs for --check: correctly
  * rounded operations (add, mul, fma, div.rn, sqrt.rn) agree bit for bit

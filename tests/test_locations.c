@@ -4,7 +4,8 @@
  * kernels the counters measure what their headers say (a loop body's
  * lanes follow the trip counts, same-address atomics wait, a scattered
  * gather costs a sector per lane), locations are named by their PTX line,
- * a measurement without them has none, the busiest thread is the one
+ * a measurement without them has none, they can be switched off and on
+ * between runs (gdivan's scout), the busiest thread is the one
  * with the longest loop, and a hunt records its archive and its lane
  * amplification.
  */
@@ -26,19 +27,29 @@ static void need_ptx(const char *ptx)
     if (access(ptx, R_OK) != 0) cr_skip_test("PTX not built (%s): run `make ptx`", ptx);
 }
 
+/* A sim harness of the spec at spec_path (in *s), counting locations
+ * when `want`. */
+static harness *open_sim(const char *spec_path, bool want, wh_spec **s)
+{
+    wh_error err;
+    *s = wh_spec_load(spec_path, &err);
+    cr_assert(*s, "%s", err.msg);
+    harness_options o;
+    harness_options_init(&o);
+    o.quiet = true;
+    o.want_locations = want;
+    harness *h = harness_open(*s, HARNESS_SIM, &o, &err);
+    cr_assert(h, "%s", err.msg);
+    return h;
+}
+
 /* One measurement with location counters of the spec's image of
  * pattern `value` (first input buffer); the caller frees res. */
 static void measure(const char *spec_path, int64_t (*value)(uint64_t), bool want, harness_result *res, int *nloc)
 {
     wh_error err;
-    wh_spec *s = wh_spec_load(spec_path, &err);
-    cr_assert(s, "%s", err.msg);
-    harness_options o;
-    harness_options_init(&o);
-    o.quiet = true;
-    o.want_locations = want;
-    harness *h = harness_open(s, HARNESS_SIM, &o, &err);
-    cr_assert(h, "%s", err.msg);
+    wh_spec *s;
+    harness *h = open_sim(spec_path, want, &s);
     *nloc = harness_locations(h);
     wh_image *img = ts_pattern_image(s, value);
     cr_assert(harness_measure(h, img, 1, res, &err), "%s", err.msg);
@@ -169,6 +180,34 @@ Test(locations, none_unless_asked)
     cr_expect_null(r.locations);
     cr_expect_eq(r.nlocations, 0);
     harness_result_free(&r);
+}
+
+/* gdivan's scout switches them off for its runs and back on for the
+ * search's, on one harness: each run follows the latest setting. */
+Test(locations, switched_off_and_on_between_runs)
+{
+    need_ptx("build/ptx/kernels/gt_loop.ptx");
+    wh_error err;
+    wh_spec *s;
+    harness *h = open_sim("tests/specs/hunt_loop_small.json", true, &s);
+    wh_image *img = ts_pattern_image(s, trips_64);
+    harness_result on, off, again;
+    cr_assert(harness_measure(h, img, 1, &on, &err), "%s", err.msg);
+    cr_expect_eq(harness_set_want_locations(h, false), true, "gives the setting it replaces");
+    cr_assert(harness_measure(h, img, 1, &off, &err), "%s", err.msg);
+    cr_expect_eq(harness_set_want_locations(h, true), false);
+    cr_assert(harness_measure(h, img, 1, &again, &err), "%s", err.msg);
+    cr_expect_gt(on.nlocations, 0);
+    cr_expect_null(off.locations, "switched off: no counters");
+    cr_expect_eq(off.nlocations, 0);
+    cr_expect_eq(again.nlocations, on.nlocations, "switched on again: counted");
+    cr_expect_eq(off.cycles, on.cycles, "the counters do not change the time");
+    harness_result_free(&on);
+    harness_result_free(&off);
+    harness_result_free(&again);
+    wh_image_free(img);
+    harness_close(h);
+    wh_spec_free(s);
 }
 
 Test(locations, a_hunt_records_its_archive_and_lane_amplification)
