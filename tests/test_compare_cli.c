@@ -92,10 +92,19 @@ Test(compare_cli, rows_seeds_table_and_the_papers_variant, .init = cr_redirect_s
     cr_expect_str_eq(json_string_value(json_object_get(opt, "strategy")), "gdivan");
     cr_expect_str_eq(json_string_value(json_object_get(opt, "tiling")), "plain");
     cr_expect_float_eq(json_number_value(json_object_get(opt, "segment")), 0, 1e-12);
+    /* ... with every extension off, and run.json saying so */
+    static const char *const extensions[] = { "scout", "edit_screen", "end_edits", "location_feedback",
+                                              "lane_amplify" };
+    for (size_t k = 0; k < sizeof extensions / sizeof *extensions; k++)
+        cr_expect(json_is_false(json_object_get(opt, extensions[k])), "gdivan-paper's %s is off", extensions[k]);
+    cr_expect_eq(json_integer_value(json_object_get(opt, "warp_first")), 0);
     json_decref(doc);
     snprintf(path, sizeof path, "%s/gdivan-s1/run.json", out);
     doc = ts_load_json(path);
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "options"), "tiling")), "stride");
+    opt = json_object_get(doc, "options");
+    cr_expect_str_eq(json_string_value(json_object_get(opt, "tiling")), "stride");
+    for (size_t k = 0; k < sizeof extensions / sizeof *extensions; k++)
+        cr_expect(json_is_true(json_object_get(opt, extensions[k])), "gdivan's %s is on by default", extensions[k]);
     json_decref(doc);
 
     /* table.md: one row per strategy, in the order asked */
