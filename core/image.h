@@ -112,6 +112,14 @@ void wh_image_set_int(wh_image *img, int p, uint64_t e, int64_t v);
  * entries [*b, *e), clipped to the n entries there are. */
 uint64_t wh_csr_nrows(const wh_image *img, int p);
 void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b, uint64_t *e);
+/* Element j of thread t's elements of per-thread input buffer p in img
+ * (UINT64_MAX: none), and the inverse: the owner of element e (UINT64_MAX:
+ * none) and which of its elements e is (*j).  As wh_owned_elem and
+ * wh_elem_owner, but under an owner by rows (WH_OWNER_ROWS) thread t's
+ * elements are the first per_thread entries of row t of the image's row
+ * pointer (image_owner.c). */
+uint64_t wh_image_owned_elem(const wh_image *img, int p, uint64_t t, uint64_t j);
+uint64_t wh_image_elem_owner(const wh_image *img, int p, uint64_t e, uint64_t *j);
 /* Column indices of a lower-triangular CSR matrix ("below_row",
  * image_rows.c): each entry below its row, outside the level for a row of
  * the level; the projection and the check, as above. */

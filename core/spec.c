@@ -795,16 +795,22 @@ static bool parse_hash_table(spec_loader *ld, json_t *pobj, const char *jpath, w
     return !mk || spec_get_expr(ld, mk, fp, &t->max_keys);
 }
 
-#define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\" or \"warp_stride\""
+#define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\", \"warp_stride\" or { \"rows\": " \
+               "row pointer }"
 
 static bool parse_owner(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
+    static const char *const rows_keys[] = { "rows", NULL };
     char sub[320];
     json_t *v = json_object_get(pobj, "owner");
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.owner", jpath);
     if (!p->per_thread) return spec_bad(ld, sub, "\"owner\" says which elements a thread owns: it needs "
             "\"per_thread\"");
+    if (json_is_object(v)) {   /* the row pointer is resolved with the other relations (spec_relations.c) */
+        p->owner = WH_OWNER_ROWS;
+        return spec_check_keys(ld, v, sub, rows_keys);
+    }
     const char *name = json_string_value(v);
     int k = WH_OWNER_CONTIGUOUS;
     while (name && k <= WH_OWNER_LAST && strcmp(name, wh_owner_name((wh_owner)k))) k++;
@@ -1066,6 +1072,7 @@ static bool parse_params(spec_loader *ld, json_t *root)
         if (json_object_get(pobj, "nearest_of") && !spec_buffer_nearest(ld, pobj, i)) return false;
         if (json_object_get(pobj, "below_row") && !spec_buffer_below_row(ld, pobj, i)) return false;
         if (json_object_get(pobj, "shortest_paths") && !spec_buffer_paths(ld, pobj, i)) return false;
+        if (s->params[i].owner == WH_OWNER_ROWS && !spec_buffer_owner_rows(ld, pobj, i)) return false;
     }
     return check_steps(ld);
 }

@@ -53,10 +53,14 @@ typedef enum {
  * t*k+k-1), every threads-th element (a grid-stride loop: t, t + threads,
  * ...), or every block-th element of its block's k*block elements (a
  * block-stride loop: thread i of block b reads b*k*block + i, + block,
- * ...). */
+ * ...).  WH_OWNER_ROWS depends on the data: thread t owns the entries of
+ * row t of a running sum of row lengths (at most k of them), which only
+ * an image can say (wh_image_owned_elem); without one the contiguous
+ * slices stand in for it. */
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE,
-               WH_OWNER_WARP } wh_owner;
-#define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp" */
+               WH_OWNER_WARP, WH_OWNER_ROWS } wh_owner;
+#define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp",
+                                                WH_OWNER_ROWS from { "rows": ... } */
 
 /* A tree stored in a struct buffer (README, "Trees"): element i is a
  * node, a leaf when its `leaf` field is above 0, else an internal node
@@ -183,6 +187,8 @@ typedef struct {
     wh_owner owner;         /* with per_thread: which elements a thread owns; WH_OWNER_WARP:
                                warp w's k elements w*k .. w*k+k-1, owned by its lane 0 (the
                                row of a warp-per-row kernel) */
+    int owner_rows;         /* WH_OWNER_ROWS: 1 + the row pointer (a running sum of row lengths,
+                               one per thread) whose row t thread t owns, 0: none */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */
@@ -325,7 +331,8 @@ const char *wh_swizzle_name(wh_swizzle z);          /* "none", "32B", "64B", "12
 /* Element j of thread t's elements of input buffer p (per_thread > 0) in a
  * launch l (UINT64_MAX when t owns none: a lane other than 0 under
  * WH_OWNER_WARP), and the inverse: the thread that owns element e, and
- * which of its elements e is (*j).  See wh_owner. */
+ * which of its elements e is (*j).  See wh_owner (WH_OWNER_ROWS as
+ * contiguous: core/image.h has the image's own). */
 uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j);
 uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j);
 /* The elements the launch's threads own in all (per_thread x threads, or

@@ -2,9 +2,10 @@
  * spec_relations.c — the spec keys that relate one input buffer to others,
  * resolved once every parameter is parsed: "prefix_sum_of" (a running sum
  * of another buffer), "nearest_of" (neighbour lists from positions),
- * "below_row" (columns of a lower triangle, its rows and level) and
- * "shortest_paths" (distances over a CSR graph).  Each names the buffers
- * it needs and refuses the combinations the projection cannot keep.
+ * "below_row" (columns of a lower triangle, its rows and level),
+ * "shortest_paths" (distances over a CSR graph) and an "owner" by rows
+ * (thread t owns row t's entries).  Each names the buffers it needs and
+ * refuses the combinations the projection or the scaler cannot keep.
  */
 #include "core/spec_internal.h"
 
@@ -198,3 +199,36 @@ bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p)
 
 /* "params" (required: the kernel's, in order) and "globals" (optional:
  * module variables), into one list; names are unique across both. */
+
+/* "owner": { "rows": row pointer } on per-thread buffer p: thread t owns
+ * row t's entries.  The scaler tiles the atoms' row lengths and rebuilds
+ * the row pointer from them before it places each thread's entries, so
+ * the pointer must be a running sum of lengths that are one per thread;
+ * CSR offsets are tiled as values and sorted, which keeps no atom's rows. */
+bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p)
+{
+    wh_spec *s = ld->spec;
+    wh_param *b = &s->params[p];
+    char sub[96];
+    wh_param_jpath(s, p, ".owner.rows", sub, sizeof sub);
+    int q = named_param(ld, json_string_value(json_object_get(json_object_get(pobj, "owner"), "rows")), sub,
+                        "the row pointer");
+    if (q < 0) return false;
+    const wh_param *r = &s->params[q];
+    if (q == p || !r->prefix_of)
+        return spec_bad(ld, sub, "\"%s\" is not a running sum of row lengths (\"prefix_sum_of\"), which an owner by "
+                        "rows needs (CSR offsets are not supported: the scaler sorts them, keeping no atom's rows)",
+                        r->name);
+    const wh_param *len = &s->params[r->prefix_of - 1];
+    if (r->per_thread != 1 || r->owner != WH_OWNER_CONTIGUOUS || len->per_thread != 1 ||
+        len->owner != WH_OWNER_CONTIGUOUS)
+        return spec_bad(ld, sub, "thread t owns row t: the row pointer \"%s\" and its lengths \"%s\" need "
+                        "\"per_thread\": 1 with the contiguous owner", r->name, len->name);
+    bool summed = false;
+    for (int k = 0; k < s->nparams; k++) summed |= s->params[k].prefix_of == p + 1;
+    if (b->structure == WH_STRUCTURE_NEIGHBORS || b->prefix_of || summed)
+        return spec_bad(ld, sub, "\"%s\" is a neighbour list, a running sum or what one sums, whose elements "
+                        "belong to their index, not to a row", b->name);
+    b->owner_rows = q + 1;
+    return true;
+}

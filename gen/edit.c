@@ -488,7 +488,7 @@ static bool slot_ramp(field_access *a, const gen_edit *e, bool up, wh_error *err
     for (uint64_t k = e->first; k < e->first + e->count; k++) {
         uint64_t j = 0;
         if (rows >= 0) j = place_in_row(a->img, rows, k);
-        else if (par->per_thread > 0) wh_elem_owner(par, &a->img->launch, k, &j);
+        else if (par->per_thread > 0 && wh_image_elem_owner(a->img, a->p, k, &j) == UINT64_MAX) j = 0;
         if (j >= own) j = own - 1;
         if (!bounds_of(a, k, err)) return false;
         if (a->b.is_float) {
@@ -572,14 +572,16 @@ static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
         return false;
     }
     uint64_t j;
-    for (uint64_t k = e->first; k < end && k < count; k++)
-        touched[(par->per_thread ? wh_elem_owner(par, l, k, &j) : k) / 32] = 1;
+    for (uint64_t k = e->first; k < end && k < count; k++) {
+        uint64_t owner = par->per_thread ? wh_image_elem_owner(a->img, a->p, k, &j) : k;
+        if (owner < threads) touched[owner / 32] = 1;
+    }
     bool ok = true;
     for (uint64_t w = 0; ok && w <= threads / 32; w++) {
         for (uint64_t lane = 1; touched[w] && ok && lane < 32 && w * 32 + lane < threads; lane++)
             for (j = 0; ok && j < own; j++) {
-                uint64_t from = par->per_thread ? wh_owned_elem(par, l, w * 32, j) : w * 32;
-                uint64_t to = par->per_thread ? wh_owned_elem(par, l, w * 32 + lane, j) : w * 32 + lane;
+                uint64_t from = par->per_thread ? wh_image_owned_elem(a->img, a->p, w * 32, j) : w * 32;
+                uint64_t to = par->per_thread ? wh_image_owned_elem(a->img, a->p, w * 32 + lane, j) : w * 32 + lane;
                 if (from < count && to < count) ok = copy_elem(a, from, to, err);
             }
     }
@@ -591,8 +593,8 @@ static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
 static uint64_t lane_of(const field_access *a, uint64_t k)
 {
     const wh_param *par = &a->img->spec->params[a->p];
-    uint64_t j;
-    return (par->per_thread ? wh_elem_owner(par, &a->img->launch, k, &j) : k) % 32;
+    uint64_t j, owner = par->per_thread ? wh_image_elem_owner(a->img, a->p, k, &j) : k;
+    return (owner == UINT64_MAX ? k : owner) % 32;
 }
 
 /* Element k's value as a fraction of its domain. */
@@ -637,7 +639,7 @@ static bool parallel(const wh_image *img, int q, int p)
 {
     const wh_param *a = &img->spec->params[q], *b = &img->spec->params[p];
     return q != p && a->role == WH_ROLE_INPUT && a->kind == WH_BUFFER && img->bufs[q].count == img->bufs[p].count &&
-           a->per_thread == b->per_thread && a->owner == b->owner;
+           a->per_thread == b->per_thread && a->owner == b->owner && a->owner_rows == b->owner_rows;
 }
 
 /* op(run, flag) on every editable field beside the index buffer (parallel

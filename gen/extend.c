@@ -10,30 +10,59 @@
  * the thread busy; the answer,
  * spread to every thread of a new atom, is what the amplified child gets.
  */
-#include "gen/explore.h"
+#include "gen/internal.h"
 #include "symexec/symexec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Thread t's row of img's buffer p into every thread's row of atom a,
+ * whose lengths spread_thread has already made t's (an owner by rows). */
+static void spread_row(gen_pool *pool, int a, const wh_image *img, int p, uint64_t t, unsigned char *dst)
+{
+    const wh_buffer *b = &img->bufs[p];
+    size_t es = b->param->elem_size;
+    uint64_t *start = malloc(((size_t)pool->x + 1) * sizeof *start);
+    wh_error err;
+    wh_error_clear(&err);
+    if (!start || !gen_atom_rows(pool->ref, p, gen_pool_atom_data(pool, a, gen_rows_lengths(img->spec, p)), start,
+                                 &err)) {
+        free(start);   /* the elements stay as img has them */
+        return;
+    }
+    for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
+        for (uint64_t j = 0; start[u] + j < start[u + 1]; j++) {
+            uint64_t src = wh_image_owned_elem(img, p, t, j), to = start[u] + j;
+            if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
+        }
+    free(start);
+}
+
 /* img's per-thread inputs into atom a (an image of the pool's X threads),
- * thread t's elements in every thread. */
+ * thread t's elements in every thread; buffers owned by rows last, placed
+ * by the lengths spread before them. */
 static void spread_thread(gen_pool *pool, int a, const wh_image *img, uint64_t t)
 {
     const wh_launch *l = &img->launch;
-    for (int p = 0; p < img->nbufs; p++) {
-        const wh_param *par = &img->spec->params[p];
-        if (par->role != WH_ROLE_INPUT || !par->per_thread) continue;
-        unsigned char *dst = (unsigned char *)gen_pool_atom_data(pool, a, p);
-        const wh_buffer *b = &img->bufs[p];
-        size_t es = par->elem_size;
-        memcpy(dst, b->data, b->bytes);   /* elements no thread owns, as they were */
-        for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
-            for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
-                uint64_t src = wh_owned_elem(par, l, t, j), to = wh_owned_elem(par, l, u, j);
-                if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
+    for (int pass = 0; pass < 2; pass++)
+        for (int p = 0; p < img->nbufs; p++) {
+            const wh_param *par = &img->spec->params[p];
+            if (par->role != WH_ROLE_INPUT || !par->per_thread || (par->owner == WH_OWNER_ROWS) != (pass == 1))
+                continue;
+            unsigned char *dst = (unsigned char *)gen_pool_atom_data(pool, a, p);
+            const wh_buffer *b = &img->bufs[p];
+            size_t es = par->elem_size;
+            memcpy(dst, b->data, b->bytes);   /* elements no thread owns, as they were */
+            if (pass == 1) {
+                spread_row(pool, a, img, p, t, dst);
+                continue;
             }
-    }
+            for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
+                for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
+                    uint64_t src = wh_owned_elem(par, l, t, j), to = wh_owned_elem(par, l, u, j);
+                    if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
+                }
+        }
 }
 
 struct gen_extender {
@@ -68,6 +97,14 @@ int gen_extend_atom(gen_extender *x, gen_pool *pool, int a, double time_s, wh_er
     wh_image *img = wh_image_clone(pool->ref, err);
     if (!img) return -1;
     gen_pool_atom_to_image(pool, a, img);
+    /* an atom's row pointer is not kept (the scaler rebuilds the full one):
+     * the run reads it, so it is made the running sum of the atom's lengths */
+    for (int p = 0; p < img->nbufs; p++)
+        if (img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner == WH_OWNER_ROWS &&
+            !wh_image_restructure_buffer(img, img->spec->params[p].owner_rows - 1, err)) {
+            wh_image_free(img);
+            return -1;
+        }
     sx_extend_options o;
     sx_extend_options_default(&o);
     o.time_s = time_s;

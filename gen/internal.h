@@ -25,6 +25,14 @@ typedef struct {
     bool oom;
 } gen_trace;
 
+/* An owner by rows (WH_OWNER_ROWS, scale.c): the row lengths whose
+ * running sum owns buffer p's elements (-1: p is not owned so); and an
+ * atom's rows from its lengths `lens`: start[t] is row t's first element,
+ * start[X] the end of the last (X + 1 values; ref: the pool's X-thread
+ * image). */
+int gen_rows_lengths(const wh_spec *spec, int p);
+bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64_t *start, wh_error *err);
+
 /* A sim harness for X threads that records every thread's branches. */
 typedef struct {
     harness *h;

@@ -5,6 +5,7 @@
  * low end of their domain.
  */
 #include "gen/gen.h"
+#include "gen/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ typedef struct {
     uint64_t tile, stride;     /* the shift of stride tiling: tile * stride */
     wh_bounds *sb, *db;        /* per-field bounds when they do not depend on i */
     bool *by_index;
+    uint64_t *atom_row;        /* owner by rows: the atom's X row starts and its last row's end */
 } mover;
 
 static void mover_free(mover *m)
@@ -124,6 +126,7 @@ static void mover_free(mover *m)
     free(m->sb);
     free(m->db);
     free(m->by_index);
+    free(m->atom_row);
 }
 
 static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int p, wh_error *err)
@@ -131,10 +134,12 @@ static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int
     const wh_image *atom = pool->ref;
     const wh_param *par = &full->spec->params[p];
     size_t n = (size_t)par->nfields;
+    bool rows = par->owner == WH_OWNER_ROWS;
     m->sb = malloc(n * sizeof *m->sb);
     m->db = malloc(n * sizeof *m->db);
     m->by_index = malloc(n * sizeof *m->by_index);
-    if (!m->sb || !m->db || !m->by_index) {
+    m->atom_row = rows ? malloc(((size_t)pool->x + 1) * sizeof *m->atom_row) : NULL;
+    if (!m->sb || !m->db || !m->by_index || (rows && !m->atom_row)) {
         mover_free(m);
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
@@ -187,6 +192,52 @@ static uint64_t atom_elem(const wh_param *par, const wh_launch *atom, uint64_t t
     return wh_owned_elem(par, atom, par->owner == WH_OWNER_WARP ? t - t % 32 : t, j);
 }
 
+int gen_rows_lengths(const wh_spec *spec, int p)
+{
+    const wh_param *par = &spec->params[p];
+    return par->owner == WH_OWNER_ROWS ? spec->params[par->owner_rows - 1].prefix_of - 1 : -1;
+}
+
+/* Buffers owned by rows go second: their elements are placed by the row
+ * lengths of the first. */
+static bool in_pass(const wh_param *par, int pass)
+{
+    return par->role == WH_ROLE_INPUT && (par->owner == WH_OWNER_ROWS) == (pass == 1);
+}
+
+/* An atom's rows are a running sum of its own row lengths, from the row
+ * pointer's low end.  The atom's row pointer is not read: the scaler tiles
+ * the lengths and the full image's row pointer is rebuilt from them, so
+ * the lengths are what both sides share. */
+bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64_t *start, wh_error *err)
+{
+    const wh_spec *spec = ref->spec;
+    int rows = spec->params[p].owner_rows - 1, nl = gen_rows_lengths(spec, p);
+    const wh_param *lp = &spec->params[nl];
+    wh_bounds bd;
+    if (!wh_image_bounds(ref, rows, 0, 0, &bd, err)) return false;
+    uint64_t x = wh_launch_threads_total(&ref->launch), nlens = ref->bufs[nl].count;
+    uint64_t at = bd.lo < 0 ? 0 : (uint64_t)bd.lo;
+    for (uint64_t t = 0; t <= x; t++) {
+        start[t] = at;
+        int64_t len = t < x && t < nlens ? wh_value_get_int(lp->fields[0].type, lens + t * lp->elem_size) : 0;
+        if (len > 0) at += (uint64_t)len;
+    }
+    return true;
+}
+
+static bool mover_atom_rows(mover *m, const unsigned char *lens, wh_error *err)
+{
+    return gen_atom_rows(m->atom, m->p, lens, m->atom_row, err);
+}
+
+/* Element j of atom thread t's elements (UINT64_MAX: none). */
+static uint64_t mover_atom_elem(const mover *m, uint64_t t, uint64_t j)
+{
+    if (!m->atom_row) return atom_elem(&m->full->spec->params[m->p], &m->atom->launch, t, j);
+    return j < m->atom_row[t + 1] - m->atom_row[t] ? m->atom_row[t] + j : UINT64_MAX;
+}
+
 /* Moves the per-thread elements of every thread t of an atom to or from
  * thread base + t of the full launch (thread base itself for every t when
  * `one`: a thread atom), as far as the launch and both buffers go. */
@@ -198,7 +249,7 @@ static bool mover_threads(mover *m, const gen_layout *lay, uint64_t base, bool o
     for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
         uint64_t thread = one ? base : base + t;
         for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-            uint64_t es = atom_elem(par, &m->atom->launch, t, j), ed = wh_owned_elem(par, &m->full->launch, thread, j);
+            uint64_t es = mover_atom_elem(m, t, j), ed = wh_image_owned_elem(m->full, m->p, thread, j);
             if (es >= natom || ed >= nfull) break;
             ok = mover_copy(m, es, ed, err);
         }
@@ -206,15 +257,20 @@ static bool mover_threads(mover *m, const gen_layout *lay, uint64_t base, bool o
     return ok;
 }
 
+/* scratch[0] for the buffer's values, scratch[1] for an owner by rows'
+ * lengths. */
 static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
-                         int p, unsigned char *scratch, wh_error *err)
+                         int p, unsigned char *scratch[2], wh_error *err)
 {
+    int nl = gen_rows_lengths(full->spec, p);
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
-    bool ok = true;
+    bool ok = nl < 0 || wh_image_fill_low(full, p, err);   /* entries past the rows: as a new image's */
     for (int g = 0; ok && g < lay->thread_genes; g++) {
-        ok = (m.src = allele_data(pool, genes[g], p, scratch, err)) != NULL;
+        const unsigned char *lens = nl < 0 ? NULL : allele_data(pool, genes[g], nl, scratch[1], err);
+        ok = (m.src = allele_data(pool, genes[g], p, scratch[0], err)) != NULL;
+        ok = ok && (nl < 0 || (lens && mover_atom_rows(&m, lens, err)));
         m.tile = (uint64_t)g;
         ok = ok && mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
     }
@@ -258,23 +314,32 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
             return false;
         }
     }
-    /* one X-thread parameter's values of a seeded allele at a time */
+    /* an X-thread parameter's values of a seeded allele, and the row
+     * lengths beside them for an owner by rows */
     size_t biggest = 0;
-    for (int p = 0; p < pool->ref->nbufs; p++)
+    bool rows = false;
+    for (int p = 0; p < pool->ref->nbufs; p++) {
         if (pool->ref->bufs[p].bytes > biggest) biggest = pool->ref->bufs[p].bytes;
-    unsigned char *scratch = malloc(biggest ? biggest : 1);
-    if (!scratch) {
+        rows |= in_pass(&full->spec->params[p], 1);
+    }
+    if (!biggest) biggest = 1;
+    unsigned char *space = malloc(2 * biggest), *scratch[2] = { space, space + biggest };
+    if (!space) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
     bool ok = true;
-    for (int p = 0; ok && p < full->nbufs; p++) {
-        const wh_param *par = &full->spec->params[p];
-        if (par->role != WH_ROLE_INPUT) continue;
-        ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, scratch, err)
-                             : scale_shared(pool, lay, genes, full, p, scratch, err);
+    for (int pass = 0; ok && pass < 2; pass++) {
+        for (int p = 0; ok && p < full->nbufs; p++) {
+            const wh_param *par = &full->spec->params[p];
+            if (!in_pass(par, pass)) continue;
+            ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, scratch, err)
+                                 : scale_shared(pool, lay, genes, full, p, scratch[0], err);
+        }
+        /* the row pointers from the tiled lengths, which place the second pass's rows */
+        if (pass == 0 && rows) ok = ok && wh_image_restructure(full, err);
     }
-    free(scratch);
+    free(space);
     /* tiles of sorted atoms are not sorted: the launch's structure is made here */
     return ok && wh_image_restructure(full, err);
 }
@@ -291,6 +356,13 @@ static int reserve_seed_atom(gen_pool *pool, bool with_shared, wh_error *err)
     return a;
 }
 
+/* Owner by rows: atom a's rows, from the lengths the first pass gave it. */
+static bool mover_rows_of(mover *m, const gen_pool *pool, int a, wh_error *err)
+{
+    int nl = gen_rows_lengths(m->full->spec, m->p);
+    return nl < 0 || mover_atom_rows(m, gen_pool_atom_data(pool, a, nl), err);
+}
+
 static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, const int *genes,
                            wh_error *err)
 {
@@ -299,7 +371,8 @@ static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image
     bool ok = true;
     for (int g = 0; ok && g < lay->thread_genes; g++) {
         m.atom_out = (unsigned char *)gen_pool_atom_data(pool, genes[g], p);
-        ok = mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
+        ok = mover_rows_of(&m, pool, genes[g], err) &&
+             mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
     }
     mover_free(&m);
     return ok;
@@ -329,13 +402,14 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
         if ((genes[g] = reserve_seed_atom(pool, false, err)) < 0) return false;
     if (lay->has_shared && (genes[lay->thread_genes] = reserve_seed_atom(pool, true, err)) < 0) return false;
     if (lay->tiling_gene >= 0) genes[lay->tiling_gene] = 0;
-    for (int p = 0; p < full->nbufs; p++) {
-        const wh_param *par = &full->spec->params[p];
-        if (par->role != WH_ROLE_INPUT) continue;
-        bool ok = par->per_thread ? unscale_sliced(pool, lay, full, p, genes, err)
-                                  : unscale_shared(pool, full, p, genes[lay->thread_genes], err);
-        if (!ok) return false;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int p = 0; p < full->nbufs; p++) {
+            const wh_param *par = &full->spec->params[p];
+            if (!in_pass(par, pass)) continue;
+            bool ok = par->per_thread ? unscale_sliced(pool, lay, full, p, genes, err)
+                                      : unscale_shared(pool, full, p, genes[lay->thread_genes], err);
+            if (!ok) return false;
+        }
     return true;
 }
 
@@ -346,7 +420,7 @@ static bool thread_into_atom(gen_pool *pool, const gen_layout *lay, const wh_ima
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.atom_out = (unsigned char *)gen_pool_atom_data(pool, a, p);
-    bool ok = mover_threads(&m, lay, thread, true, err);
+    bool ok = mover_rows_of(&m, pool, a, err) && mover_threads(&m, lay, thread, true, err);
     mover_free(&m);
     return ok;
 }
@@ -359,13 +433,14 @@ int gen_thread_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full,
         return -1;
     }
     int a = reserve_seed_atom(pool, false, err);
-    for (int p = 0; a >= 0 && p < full->nbufs; p++) {
-        const wh_param *par = &full->spec->params[p];
-        if (par->role != WH_ROLE_INPUT || !par->per_thread) continue;
-        if (!thread_into_atom(pool, lay, full, p, thread, a, err)) {
-            gen_pool_drop_last(pool);
-            return -1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int p = 0; a >= 0 && p < full->nbufs; p++) {
+            const wh_param *par = &full->spec->params[p];
+            if (!in_pass(par, pass) || !par->per_thread) continue;
+            if (!thread_into_atom(pool, lay, full, p, thread, a, err)) {
+                gen_pool_drop_last(pool);
+                return -1;
+            }
         }
-    }
     return a;
 }

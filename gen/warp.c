@@ -177,11 +177,28 @@ static wh_image *refined_unit(unit *u, const gen_warp_options *o, const wh_image
     return wh_image_clone(u->img, err);
 }
 
+/* Buffer p owned by rows: thread t's row of the full image takes the
+ * cell's thread t % ut's, as far as both rows go (the full image's row
+ * pointer already rebuilt from the tiled lengths). */
+static void tile_rows(const wh_image *cell, wh_image *full, int p, uint64_t ut)
+{
+    size_t es = full->spec->params[p].elem_size;
+    uint64_t threads = wh_launch_threads_total(&full->launch);
+    for (uint64_t t = 0; t < threads; t++)
+        for (uint64_t j = 0;; j++) {
+            uint64_t from = wh_image_owned_elem(cell, p, t % ut, j), to = wh_image_owned_elem(full, p, t, j);
+            if (from >= cell->bufs[p].count || to >= full->bufs[p].count) break;
+            memcpy(full->bufs[p].data + to * es, cell->bufs[p].data + from * es, es);
+        }
+}
+
 bool gen_warp_tile(const wh_image *cell, wh_image *full, wh_error *err)
 {
     uint64_t ut = wh_launch_threads_total(&cell->launch);
+    bool rows = false;
     for (int p = 0; p < full->nbufs && ut; p++) {
         const wh_param *par = &full->spec->params[p];
+        rows |= par->role == WH_ROLE_INPUT && par->owner == WH_OWNER_ROWS;
         if (gen_shared_refinable(cell, full, p)) {
             memcpy(full->bufs[p].data, cell->bufs[p].data, full->bufs[p].count * par->elem_size);
             continue;
@@ -192,6 +209,10 @@ bool gen_warp_tile(const wh_image *cell, wh_image *full, wh_error *err)
         for (uint64_t t = 0; t < threads; t++)
             memcpy(full->bufs[p].data + t * per, cell->bufs[p].data + (t % ut) * per, per);
     }
+    if (rows && !wh_image_restructure(full, err)) return false;
+    for (int q = 0; q < full->nbufs && ut && rows; q++)
+        if (full->spec->params[q].role == WH_ROLE_INPUT && full->spec->params[q].owner == WH_OWNER_ROWS)
+            tile_rows(cell, full, q, ut);
     /* a unit's value may lie outside the launch's domain (a range that
      * shrinks as the thread count grows): then there is no such input */
     return wh_image_restructure(full, err) && wh_image_check_domains(full, err);

@@ -126,7 +126,7 @@ static int try_flip(sx_engine *e, const sx_flip *fl, const wh_image *input, doub
     Z3_solver_assert(z->c, s, fl->other);
     for (int i = 0; i < e->nsyms; i++) {
         const sx_symbol *sy = &e->syms[i];
-        if (!sy->ast || sx_symbol_owner(e, sy) == fl->thread)
+        if (!sy->ast || sx_symbol_owner(e, sy, input) == fl->thread)
             continue;
         uint64_t v = sx_symbol_read(sy, &e->spec->params[sy->param], input);
         Z3_solver_assert(z->c, s, sx_z_eq(z, sy->ast, sx_z_num(z, v, sy->bytes * 8)));

@@ -547,10 +547,12 @@ void sx_engine_free(sx_engine *e);
 bool sx_run_state(sx_engine *e, sx_state *s);
 
 /* model.c: a symbol's value in an image of the engine's X threads, its
- * write, and the thread that owns its element (-1: a shared input). */
+ * write, and the thread that owns its element in `input` (an image of the
+ * X threads: an owner by rows reads its row pointer; -1: a shared input,
+ * or an element no thread owns). */
 uint64_t sx_symbol_read(const sx_symbol *s, const wh_param *p, const wh_image *img);
 void sx_symbol_write(const sx_symbol *s, const wh_param *p, wh_image *img, uint64_t v);
-int sx_symbol_owner(const sx_engine *e, const sx_symbol *s);
+int sx_symbol_owner(const sx_engine *e, const sx_symbol *s, const wh_image *input);
 
 /* extend.c (sx_extend): while e->follow is set, fork.c notes each branch
  * decision of the followed state (the side not taken, the path before it)

@@ -866,12 +866,11 @@ uint64_t sx_symbol_read(const sx_symbol *s, const wh_param *p, const wh_image *i
     return v;
 }
 
-/* The thread that owns a symbol's element, or -1 for shared inputs. */
-int sx_symbol_owner(const sx_engine *e, const sx_symbol *s)
+int sx_symbol_owner(const sx_engine *e, const sx_symbol *s, const wh_image *input)
 {
     const wh_param *p = &e->spec->params[s->param];
-    uint64_t j;
-    return p->per_thread > 0 ? (int)wh_elem_owner(p, &e->img->launch, s->elem, &j) : -1;
+    uint64_t j, t = p->per_thread > 0 ? wh_image_elem_owner(input, s->param, s->elem, &j) : UINT64_MAX;
+    return t < wh_launch_threads_total(&e->img->launch) ? (int)t : -1;
 }
 
 typedef struct {
@@ -893,7 +892,7 @@ static bool pin_all_but(sibling_solver *ss, int path, const wh_image *base, int 
         if (!s->ast)
             continue;
         uint64_t v = sx_symbol_read(s, &e->spec->params[s->param], base);
-        bool own = sx_symbol_owner(e, s) == thread;
+        bool own = sx_symbol_owner(e, s, base) == thread;
         if (used[i] && own && ss->key < 0)
             ss->key = i;
         else if (!used[i]) {

@@ -211,3 +211,49 @@ Test(extend, an_extended_thread_atom_holds_the_longer_input_in_every_thread)
     gen_pool_free(&pool);
     close_fixture(&f);
 }
+
+/* edit_distance's candidates are owned by rows (offsets, a running sum of
+ * lengths): an extended thread atom gives every thread the extended
+ * thread's row, placed where the atom's own lengths put it.  Thread 0's
+ * candidate (1 2 3 1 ...) and thread 1's (all 0) differ, so a row left
+ * where the solver's image had it would show. */
+Test(extend, an_extended_thread_atom_of_candidates_owned_by_rows_holds_one_row_in_every_thread)
+{
+    ts_need_ptx("build/ptx/kernels/holdout/edit_distance.ptx");
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/holdout/edit_distance.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, spec, 2, &err), "%s", err.msg);
+    wh_launch two = wh_launch_threads(2);
+    wh_image *img = wh_image_new(spec, &two, &err);
+    cr_assert(img, "%s", err.msg);
+    int cands = wh_image_find(img, "cands"), offsets = wh_image_find(img, "offsets"),
+        lengths = wh_image_find(img, "lengths");
+    /* no query: the latest decision is the exit of the loop over the
+     * candidate's length, which one more symbol flips */
+    wh_image_set_int(img, wh_image_find(img, "qlen"), 0, 0);
+    wh_image_set_int(img, wh_image_find(img, "band"), 0, 16);
+    wh_image_set_int(img, wh_image_find(img, "threshold"), 0, 16);
+    for (uint64_t t = 0; t < 2; t++) {
+        wh_image_set_int(img, lengths, t, 6);
+        wh_image_set_int(img, offsets, t, (int64_t)(6 * t));
+        for (uint64_t j = 0; j < 6; j++) wh_image_set_int(img, cands, 6 * t + j, t ? 0 : (int64_t)(1 + j % 3));
+    }
+    int atom = gen_pool_add(&pool, img, GEN_ATOM_SEED, -1, true, &err);
+    cr_assert_geq(atom, 0, "%s", err.msg);
+    gen_extender *x = gen_extender_new(spec, &err);
+    cr_assert(x, "%s", err.msg);
+    int ext = gen_extend_atom(x, &pool, atom, 60, &err);
+    cr_assert_geq(ext, 0, "%s", ext == -1 ? err.msg : "none found");
+    gen_pool_atom_to_image(&pool, ext, img);
+    int64_t len = wh_image_int(img, lengths, 0);
+    cr_expect_eq(wh_image_int(img, lengths, 1), len, "both threads hold one length");
+    for (int64_t j = 0; j < len; j++)
+        cr_expect_eq(wh_image_int(img, cands, (uint64_t)(len + j)), wh_image_int(img, cands, (uint64_t)j),
+                     "entry %lld of thread 1's row (at %lld) is thread 0's", (long long)j, (long long)len);
+    gen_extender_free(x);
+    wh_image_free(img);
+    gen_pool_free(&pool);
+    wh_spec_free(spec);
+}
