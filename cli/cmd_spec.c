@@ -171,8 +171,28 @@ static void check_table(const wh_spec *spec, const wh_param *q, uint64_t count, 
              "max_probes, or keep a slot free with max_keys)", q->name, (unsigned long long)count);
 }
 
+/* An owner by rows whose rows may be longer than per_thread (the entries
+ * past it are no thread's: the scaler leaves them at the low end) or end
+ * past the buffer (the kernel reads past it). */
+static void check_rows_owner(const wh_spec *spec, const wh_param *q, uint64_t count, const int64_t *vars, findings *f)
+{
+    const wh_param *rows = &spec->params[q->owner_rows - 1], *lens = &spec->params[rows->prefix_of - 1];
+    int64_t longest, end;
+    wh_error err;
+    if (lens->fields[0].hi && wh_spec_eval(spec, lens->fields[0].hi, vars, lens->name, &longest, &err) &&
+        longest > q->per_thread)
+        warn(f, "input '%s' is owned by the rows of '%s', whose lengths '%s' reach %lld, but per_thread is %lld: "
+             "the entries of a row past %lld are no thread's (the scaler leaves them at the low end; is per_thread "
+             "the longest row?)", q->name, rows->name, lens->name, (long long)longest, (long long)q->per_thread,
+             (long long)q->per_thread);
+    if (rows->fields[0].hi && wh_spec_eval(spec, rows->fields[0].hi, vars, rows->name, &end, &err) &&
+        end > (int64_t)count)
+        warn(f, "input '%s' is owned by the rows of '%s', whose range reaches %lld, but its count is %llu: rows may "
+             "end past the buffer", q->name, rows->name, (long long)end, (unsigned long long)count);
+}
+
 /* What the counts of the full launch's input buffers say: slices past
- * them, tables that may be full. */
+ * them, tables that may be full, rows longer than their owners hold. */
 static void check_counts(const wh_spec *spec, findings *f)
 {
     int64_t *vars = full_vars(spec);
@@ -184,6 +204,7 @@ static void check_counts(const wh_spec *spec, findings *f)
             !wh_spec_eval(spec, q->count, vars, q->name, &count, &err) || count < 0)
             continue;
         if (q->per_thread > 0) check_slice(spec, q, (uint64_t)count, f);
+        if (q->owner == WH_OWNER_ROWS) check_rows_owner(spec, q, (uint64_t)count, vars, f);
         if (q->table) check_table(spec, q, (uint64_t)count, vars, f);
     }
     free(vars);

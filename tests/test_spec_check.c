@@ -471,3 +471,37 @@ Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
     json_decref(c.doc);
     ts_rmtree(dir);
 }
+
+/* An owner by rows whose rows outgrow it: spmv_scalar's rows of up to
+ * K = 16 entries owned 8 to a thread, in a buffer of 8 a row. */
+Test(spec_check, rows_longer_than_their_owner_holds_are_warned_about)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/spmv_scalar.ptx");
+    char cwd[PATH_MAX], json[PATH_MAX + 2048], dir[64], path[96], w[4096];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(json, sizeof json,
+             "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"%s/build/ptx/kernels/corpus/spmv_scalar.ptx\","
+             "\"entry\":\"spmv_scalar\",\"grid\":[4],\"block\":[64],\"constants\":{\"K\":\"16\"},\"params\":["
+             "{\"name\":\"row_start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"input\","
+             "\"per_thread\":1,\"range\":[0,\"threads*K\"],\"prefix_sum_of\":\"row_len\"},"
+             "{\"name\":\"row_len\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads\",\"role\":\"input\","
+             "\"per_thread\":1,\"range\":[0,\"K\"]},"
+             "{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"threads*8\",\"role\":\"input\","
+             "\"per_thread\":8,\"owner\":{\"rows\":\"row_start\"},\"range\":[0,\"threads-1\"]},"
+             "{\"name\":\"vals\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads*K\",\"role\":\"fixed\","
+             "\"init\":{\"generator\":\"const\",\"value\":0.5}},"
+             "{\"name\":\"x\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"fixed\","
+             "\"init\":{\"generator\":\"const\",\"value\":1.0}},"
+             "{\"name\":\"y\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"output\"},"
+             "{\"name\":\"nrows\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}]}", cwd);
+    temp_spec_file(json, dir, path, sizeof path);
+    const char *extra[2] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    warnings(&c, w, sizeof w);
+    cr_expect(strstr(w, "input 'cols' is owned by the rows of 'row_start', whose lengths 'row_len' reach 16, but "
+                        "per_thread is 8"), "%s", w);
+    cr_expect(strstr(w, "input 'cols' is owned by the rows of 'row_start', whose range reaches 4096, but its count "
+                        "is 2048: rows may end past the buffer"), "%s", w);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
