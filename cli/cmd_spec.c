@@ -231,7 +231,8 @@ static void check_structures(const wh_spec *spec, findings *f)
                  q->name, q->structure ? "\"structure\": \"" : q->table ? "\"hash_table\"" : q->tree ? "\"tree\""
                  : "a structure on a field, or a running sum",
                  q->structure ? wh_structure_name(q->structure) : "", q->structure ? "\"" : "",
-                 (unsigned long long)img->bufs[p].count, x, q->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
+                 (unsigned long long)img->bufs[p].count, x,
+                 q->table ? SX_TABLE_SLOTS : q->structure == WH_STRUCTURE_FOREST ? SX_FOREST_NODES : SX_STRUCTURE_MAX);
     }
     wh_image_free(img);
 }

@@ -29,4 +29,9 @@ bool wh_image_restructure_neighbors(wh_image *img, int p, int f, const wh_bounds
 bool wh_image_restructure_unowned(wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err);
 bool wh_image_check_neighbors(const wh_image *img, int p, int f, const wh_bounds *bd, wh_error *err);
 
+/* Parent arrays with no cycle ("forest", image_forest.c), field f of
+ * buffer p: the projection (one link per cycle made a root) and the check. */
+bool wh_image_restructure_forest(wh_image *img, int p, int f, wh_error *err);
+bool wh_image_check_forest(const wh_image *img, int p, int f, wh_error *err);
+
 #endif

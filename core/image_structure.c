@@ -546,6 +546,12 @@ static bool structure_fits(const wh_image *img, int p, wh_error *err)
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
         uint64_t width = (uint64_t)bd.hi - (uint64_t)bd.lo; /* values in the range, less one */
         if (s == WH_STRUCTURE_NEIGHBORS) continue;   /* restructure_neighbors says when a range is too small */
+        if (s == WH_STRUCTURE_FOREST) {
+            if (bd.lo >= 0 && (uint64_t)bd.hi < b->count) continue;
+            return wh_structure_error(img, p, f, err, "a parent names an element: the range [%lld, %lld] must lie "
+                                      "within [0, %llu] at this launch", (long long)bd.lo, (long long)bd.hi,
+                                      (unsigned long long)(b->count - 1));
+        }
         if (s == WH_STRUCTURE_OFFSETS) {
             if (b->count > 1 || bd.lo == bd.hi) continue;
             return wh_structure_error(img, p, f, err, "one offset cannot be both the range's ends %lld and %lld",
@@ -600,6 +606,7 @@ static bool restructure_field(wh_image *img, int p, int f, wh_error *err)
     switch (structure_of(img->bufs[p].param, f)) {
     case WH_STRUCTURE_DISTINCT:
     case WH_STRUCTURE_PERMUTATION: return restructure_by_rank(img, p, f, &bd, err);
+    case WH_STRUCTURE_FOREST: return wh_image_restructure_forest(img, p, f, err);
     case WH_STRUCTURE_NEIGHBORS:   /* from positions: the lists; elements past them as any list's */
         return img->bufs[p].param->nearest_of
                    ? wh_image_restructure_nearest(img, p, err) && wh_image_restructure_unowned(img, p, f, &bd, err)
@@ -688,7 +695,8 @@ bool wh_image_check_structure(const wh_image *img, int p, wh_error *err)
         wh_bounds bd;
         if (s == WH_STRUCTURE_NONE) continue;
         if (!wh_image_bounds(img, p, f, 0, &bd, err)) return false;
-        bool ok = s == WH_STRUCTURE_NEIGHBORS                                  ? wh_image_check_neighbors(img, p, f, &bd, err)
+        bool ok = s == WH_STRUCTURE_FOREST                                     ? wh_image_check_forest(img, p, f, err)
+                  : s == WH_STRUCTURE_NEIGHBORS                                  ? wh_image_check_neighbors(img, p, f, &bd, err)
                   : s == WH_STRUCTURE_DISTINCT || s == WH_STRUCTURE_PERMUTATION ? check_distinct(img, p, f, err)
                                                                                 : check_in_order(img, p, f, &bd, err);
         if (!ok) return false;

@@ -485,7 +485,8 @@ static bool field_prefix(spec_loader *ld, json_t *fo, const char *fp, wh_param *
 }
 
 #define FIELD_STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\" or \"offsets\""
-#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\", \"offsets\" or \"neighbors\""
+#define STRUCTURES "\"sorted\", \"strictly_sorted\", \"distinct\", \"permutation\", \"offsets\", \"neighbors\" " \
+                   "or \"forest\""
 
 /* "structure" on field f (n of them: an array field) of a struct buffer:
  * a field of one value is ordered across the buffer's elements (records
@@ -669,9 +670,12 @@ static bool parse_structure(spec_loader *ld, json_t *pobj, const char *jpath, wh
                         "elements, an array field within each)");
     if (wh_type_is_float(p->type) && p->structure != WH_STRUCTURE_SORTED)
         return spec_bad(ld, sub, "\"%s\" is for integer elements (floats can only be \"sorted\")", name);
-    if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS))
+    if (!f->has_range && (p->structure == WH_STRUCTURE_PERMUTATION || p->structure == WH_STRUCTURE_OFFSETS ||
+                          p->structure == WH_STRUCTURE_FOREST))
         return spec_bad(ld, sub, "\"%s\" needs a \"range\" (%s)", name,
-                        p->structure == WH_STRUCTURE_OFFSETS ? "the first and last offsets" : "the values permuted");
+                        p->structure == WH_STRUCTURE_OFFSETS  ? "the first and last offsets"
+                        : p->structure == WH_STRUCTURE_FOREST ? "the elements a parent may name"
+                                                              : "the values permuted");
     if (p->structure != WH_STRUCTURE_SORTED && wh_field_varies_by_index(f))
         return spec_bad(ld, sub, "a buffer with a structure other than \"sorted\" needs a range that does not "
                 "depend on i");

@@ -44,10 +44,12 @@ typedef enum {
     WH_STRUCTURE_DISTINCT,        /* no value twice, in any order */
     WH_STRUCTURE_PERMUTATION,     /* every value of the range once: count == hi - lo + 1 */
     WH_STRUCTURE_OFFSETS,         /* non-decreasing from the range's lo to its hi (CSR row pointers) */
-    WH_STRUCTURE_NEIGHBORS        /* per-thread: no element is its owner thread's own index (an
+    WH_STRUCTURE_NEIGHBORS,       /* per-thread: no element is its owner thread's own index (an
                                      atom's neighbour list never names the atom) */
+    WH_STRUCTURE_FOREST           /* element v names its parent, a root itself, with no cycle (a
+                                     union-find's parents in any layout) */
 } wh_structure;
-#define WH_STRUCTURE_LAST WH_STRUCTURE_NEIGHBORS
+#define WH_STRUCTURE_LAST WH_STRUCTURE_FOREST
 /* Which elements of an input buffer with `per_thread` k each thread owns
  * (README, "Ownership"): a slice of k neighbours (thread t: t*k ..
  * t*k+k-1), every threads-th element (a grid-stride loop: t, t + threads,

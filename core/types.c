@@ -60,7 +60,7 @@ const char *wh_check_name(wh_check c)
 const char *wh_structure_name(wh_structure s)
 {
     static const char *const names[] = { "none", "sorted", "strictly_sorted", "distinct", "permutation",
-                                         "offsets", "neighbors" };
+                                         "offsets", "neighbors", "forest" };
     return names[s];
 }
 

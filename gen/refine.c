@@ -121,11 +121,13 @@ bool gen_warp_refinable(const wh_param *par)
 }
 
 /* Structured but still refined one element at a time: a tree, whose
- * projection keeps every child a node may keep, so a change lands where
- * it says (a sorted or distinct buffer re-ranks its values instead). */
+ * projection keeps every child a node may keep, and a forest, whose
+ * projection only cuts cycles, so a change lands where it says (a sorted
+ * or distinct buffer re-ranks its values instead). */
 static bool refined_despite_structure(const wh_param *par)
 {
-    return par->tree && !wh_param_ordered(par);
+    return (par->tree && !wh_param_ordered(par)) ||
+           (par->structure == WH_STRUCTURE_FOREST && !par->prefix_of && !par->tree && !par->table);
 }
 
 bool gen_shared_refinable(const wh_image *cell, const wh_image *full, int p)

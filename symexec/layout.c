@@ -656,6 +656,42 @@ static Z3_ast distinct_others(sx_engine *e, const sx_region *r, int f, wh_error 
     return d;
 }
 
+/* Field f of element el of input region r as a term, widened to 64 bits. */
+static Z3_ast field_term64(sx_engine *e, const sx_region *r, uint64_t el, int f)
+{
+    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields + f];
+    Z3_ast t = s->ast ? s->ast : sx_z_num(&e->z, s->value, s->bytes * 8);
+    return sx_z_resize(&e->z, t, 64, wh_type_is_signed(s->type));
+}
+
+/* A forest of parent links over field f of input region r (at most
+ * SX_FOREST_NODES elements): every element that is not a root (its own
+ * parent) has a parent of lower rank, ranks being constants of their own
+ * ("rank!NAME!v"), so no chain of parents comes back to where it began. */
+static Z3_ast forest_ranks(sx_engine *e, const sx_region *r, int f)
+{
+    sx_z *z = &e->z;
+    uint64_t n = e->img->bufs[r->param].count;
+    Z3_ast *rank = malloc(n * sizeof *rank), d = z->tru;
+    if (!rank)
+        return NULL;
+    for (uint64_t v = 0; v < n; v++) {
+        char name[96];
+        snprintf(name, sizeof name, "rank!%s!%llu", e->spec->params[r->param].name, (unsigned long long)v);
+        rank[v] = sx_zk(z, Z3_mk_const(z->c, Z3_mk_string_symbol(z->c, name), Z3_mk_bv_sort(z->c, 16)));
+    }
+    for (uint64_t v = 0; d && v < n; v++) {
+        Z3_ast up = field_term64(e, r, v, f), below = z->fls;
+        for (uint64_t u = 0; below && u < n; u++)
+            if (u != v)
+                below = sx_z_or2(z, below, sx_z_and2(z, sx_z_eq(z, up, sx_z_num(z, u, 64)),
+                                                     sx_zk(z, Z3_mk_bvult(z->c, rank[u], rank[v]))));
+        d = below ? sx_z_and2(z, d, sx_z_or2(z, sx_z_eq(z, up, sx_z_num(z, v, 64)), below)) : NULL;
+    }
+    free(rank);
+    return d;
+}
+
 /* The structure of field f of input region r over its symbols (README,
  * "Structured inputs"): neighbours in order, or all distinct (a
  * permutation is distinct values in a range that holds exactly as many). */
@@ -671,6 +707,8 @@ static Z3_ast field_order(sx_engine *e, const sx_region *r, int f, wh_error *err
         return z->tru;   /* running sums alone (region_sums) */
     if (st == WH_STRUCTURE_NEIGHBORS)
         return distinct_others(e, r, f, err);
+    if (st == WH_STRUCTURE_FOREST)
+        return n <= SX_FOREST_NODES ? forest_ranks(e, r, f) : z->tru;
     if (n < 2 || !wh_image_bounds(e->img, r->param, f, 0, &bd, err))
         return n < 2 ? z->tru : NULL;
     if (st == WH_STRUCTURE_DISTINCT || st == WH_STRUCTURE_PERMUTATION) {
@@ -709,15 +747,8 @@ bool sx_structure_assumed(const wh_image *img, int p)
     if (par->below_rows)
         return img->bufs[p].count <= SX_STRUCTURE_MAX &&
                img->bufs[p].count * wh_csr_nrows(img, par->below_rows - 1) <= SX_BELOW_ROW_PAIRS;
-    return wh_param_structured(par) && img->bufs[p].count <= (par->table ? SX_TABLE_SLOTS : SX_STRUCTURE_MAX);
-}
-
-/* Field f of element el of input region r as a term, widened to 64 bits. */
-static Z3_ast field_term64(sx_engine *e, const sx_region *r, uint64_t el, int f)
-{
-    const sx_symbol *s = &e->syms[r->first_sym + (int)el * r->nfields + f];
-    Z3_ast t = s->ast ? s->ast : sx_z_num(&e->z, s->value, s->bytes * 8);
-    return sx_z_resize(&e->z, t, 64, wh_type_is_signed(s->type));
+    uint64_t most = par->table ? SX_TABLE_SLOTS : par->structure == WH_STRUCTURE_FOREST ? SX_FOREST_NODES : SX_STRUCTURE_MAX;
+    return wh_param_structured(par) && img->bufs[p].count <= most;
 }
 
 /* The array fields' structures of input region r (README, "Structured

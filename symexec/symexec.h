@@ -266,6 +266,9 @@ typedef struct {
  * reads them all (measured: 8 slots of fmix32 keys with 2 probes, a 6 s
  * stage; 16 slots with 4, solver calls given up). */
 #define SX_TABLE_SLOTS 16
+/* A forest's (WH_STRUCTURE_FOREST) up to SX_FOREST_NODES elements: a rank
+ * per element and, for each, a choice over every other as its parent. */
+#define SX_FOREST_NODES 64
 
 /* The device heap of the symbolic launch (malloc): smaller than the sim's
  * 8 MiB, since each state that writes it holds a copy.  A path whose
