@@ -36,7 +36,12 @@
  * (row_start[r] = r*K, pinned by its range): there the alternating
  * lengths ran 12565 cycles and the staircase, 13402, was the reference;
  * packing the alternating rows shifts every other row's entries, and the
- * sim's reference moved to them.  Lengths stay in [0, K].
+ * sim's reference moved to them.  Lengths stay in [0, K].  Since session
+ * 50 the columns are owned by rows ("owner": { "rows": "row_start" }):
+ * thread r owns cols[row_start[r]] .. cols[row_start[r] + row_len[r] - 1],
+ * so the scaler puts an atom's columns where its row is read (before, a
+ * contiguous slice of K per thread, right only when every earlier row
+ * was full).
  */
 extern "C" __global__ void spmv_scalar(const int *row_start, const int *row_len, const int *cols,
                                        const float *vals, const float *x, float *y, int nrows)

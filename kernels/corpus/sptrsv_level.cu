@@ -75,7 +75,11 @@
  * lengths 18678 (the reference), staircase with scattered rows 15075,
  * full rows scattered 13309, staircase with random columns 14816,
  * contiguous staircase 14334, the longest of 5 random inputs 18732.
- * Spec gap: none left.  The symbolic stage assumes "below_row" (since
+ * Spec gap: ownership.  Thread t reads row level_rows[t], so the rows'
+ * lengths, starts and columns belong to whichever thread lists them; the
+ * spec owns them as slices (per_thread 2 rows, 32 columns a thread: the
+ * average), which session 50's owner by rows (row t to thread t) does not
+ * cover.  The symbolic stage assumes "below_row" (since
  * session 37: each column slot against each row's symbolic bounds).
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,

@@ -63,8 +63,10 @@
  * session 18; before, each node owned a fixed slot of D edges, row_start
  * pinned to u*D), so a node's edges follow the previous node's and the
  * N*D edge slots are the total; degree stays in [0, D], so the hand-built
- * inputs above (every degree D) keep node u's edges at u*D.  Spec gap:
- * none left (session 36 closed the last, consistent distances).
+ * inputs above (every degree D) keep node u's edges at u*D.  Since
+ * session 50 the edges and weights are owned by rows ("owner": { "rows":
+ * "row_start" }: node u's are its row's, not a fixed slot of D).  Spec
+ * gap: none left (session 36 closed the last, consistent distances).
  */
 extern "C" __global__ void sssp_relax(const int *row_start, const int *degree, const int *edges,
                                       const int *weights, const unsigned char *frontier, int *dist,
