@@ -99,12 +99,10 @@ int gen_extend_atom(gen_extender *x, gen_pool *pool, int a, double time_s, wh_er
     gen_pool_atom_to_image(pool, a, img);
     /* an atom's row pointer is not kept (the scaler rebuilds the full one):
      * the run reads it, so it is made the running sum of the atom's lengths */
-    for (int p = 0; p < img->nbufs; p++)
-        if (img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner == WH_OWNER_ROWS &&
-            !wh_image_restructure_buffer(img, img->spec->params[p].owner_rows - 1, err)) {
-            wh_image_free(img);
-            return -1;
-        }
+    if (!gen_rebuild_rows(img, err)) {
+        wh_image_free(img);
+        return -1;
+    }
     sx_extend_options o;
     sx_extend_options_default(&o);
     o.time_s = time_s;

@@ -31,6 +31,11 @@ typedef struct {
  * start[X] the end of the last (X + 1 values; ref: the pool's X-thread
  * image). */
 int gen_rows_lengths(const wh_spec *spec, int p);
+/* The row pointers of img's buffers owned by rows, made the running sums
+ * of their lengths (only them: the image's other projections wait until
+ * the rows are filled, since some read them, as "shortest_paths" reads
+ * the edges). */
+bool gen_rebuild_rows(wh_image *img, wh_error *err);
 bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64_t *start, wh_error *err);
 
 /* A sim harness for X threads that records every thread's branches. */

@@ -192,6 +192,15 @@ static uint64_t atom_elem(const wh_param *par, const wh_launch *atom, uint64_t t
     return wh_owned_elem(par, atom, par->owner == WH_OWNER_WARP ? t - t % 32 : t, j);
 }
 
+bool gen_rebuild_rows(wh_image *img, wh_error *err)
+{
+    for (int p = 0; p < img->nbufs; p++)
+        if (img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner == WH_OWNER_ROWS &&
+            !wh_image_restructure_buffer(img, img->spec->params[p].owner_rows - 1, err))
+            return false;
+    return true;
+}
+
 int gen_rows_lengths(const wh_spec *spec, int p)
 {
     const wh_param *par = &spec->params[p];
@@ -336,8 +345,7 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
             ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, scratch, err)
                                  : scale_shared(pool, lay, genes, full, p, scratch[0], err);
         }
-        /* the row pointers from the tiled lengths, which place the second pass's rows */
-        if (pass == 0 && rows) ok = ok && wh_image_restructure(full, err);
+        if (pass == 0 && rows) ok = ok && gen_rebuild_rows(full, err);
     }
     free(space);
     /* tiles of sorted atoms are not sorted: the launch's structure is made here */

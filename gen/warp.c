@@ -209,7 +209,7 @@ bool gen_warp_tile(const wh_image *cell, wh_image *full, wh_error *err)
         for (uint64_t t = 0; t < threads; t++)
             memcpy(full->bufs[p].data + t * per, cell->bufs[p].data + (t % ut) * per, per);
     }
-    if (rows && !wh_image_restructure(full, err)) return false;
+    if (rows && !gen_rebuild_rows(full, err)) return false;
     for (int q = 0; q < full->nbufs && ut && rows; q++)
         if (full->spec->params[q].role == WH_ROLE_INPUT && full->spec->params[q].owner == WH_OWNER_ROWS)
             tile_rows(cell, full, q, ut);
