@@ -2,10 +2,12 @@
  * test_forest.c — parent arrays with no cycle ("structure": "forest"):
  * the projection cuts each cycle at one link and keeps a forest as it is,
  * the check names a cycle, the spec refuses a range past the elements,
- * random inputs are forests, and the symbolic stage's atoms are too.
+ * random inputs are forests, and the symbolic stage's atoms are too;
+ * refinement takes a shared forest element by element.
  */
 #include <criterion/criterion.h>
 
+#include "gen/internal.h"
 #include "tests/support.h"
 
 #include <string.h>
@@ -106,4 +108,16 @@ static bool atom_is_forest(const wh_image *img, int p, void *ctx, wh_error *err)
 Test(forest, the_symbolic_stages_atoms_are_forests, .timeout = 120)
 {
     ts_check_atoms(FOREST_SPEC, FOREST_PTX, 8, "parent", atom_is_forest, NULL);
+}
+
+/* Refinement changes a shared forest one element at a time (its
+ * projection only cuts cycles), as it does a tree. */
+Test(forest, refinement_takes_a_shared_forest_element_by_element)
+{
+    wh_spec *spec;
+    wh_image *img = ts_full_image(FOREST_SPEC, &spec);
+    int p = wh_image_find(img, "parent");
+    cr_expect(gen_shared_refinable(img, img, p));
+    wh_image_free(img);
+    wh_spec_free(spec);
 }
