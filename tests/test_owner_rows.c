@@ -14,6 +14,7 @@
 #include "tests/support.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* row_start (running sum of row_len, at most 3 a row), then cols owned by
@@ -269,5 +270,42 @@ Test(owner_rows, the_symbolic_stage_gives_a_rows_symbols_to_its_thread)
     wh_image_free(in);
     sx_result_free(res);
     ptx_module_free(mod);
+    wh_spec_free(spec);
+}
+
+/* sssp_relax's edges and weights are owned by rows: the scaled input does
+ * not depend on what the image held before (the entries past the rows are
+ * set to their low end, not left as they were). */
+Test(owner_rows, the_scaled_input_does_not_depend_on_the_image_before)
+{
+    wh_error err;
+    wh_spec *spec = wh_spec_load("kernels/corpus/sssp_relax.json", &err);
+    cr_assert(spec, "%s", err.msg);
+    gen_pool pool;
+    cr_assert(gen_pool_init(&pool, spec, 2, &err), "%s", err.msg);
+    wh_launch two = wh_launch_threads(2), full = wh_spec_launch_full(spec);
+    wh_image *atom = wh_image_new(spec, &two, &err), *stale = wh_image_new(spec, &full, &err),
+             *fresh = wh_image_new(spec, &full, &err);
+    cr_assert(atom && stale && fresh, "%s", err.msg);
+    pcg32 rng;
+    pcg32_seed(&rng, 11, 5);
+    cr_assert(wh_image_fill_random(atom, &rng, &err) && wh_image_fill_random(stale, &rng, &err), "%s", err.msg);
+    int a = gen_pool_add(&pool, atom, GEN_ATOM_PATH, 0, true, &err);
+    cr_assert_geq(a, 0, "%s", err.msg);
+    gen_layout lay;
+    cr_assert(gen_layout_make(spec, &full, 2, &lay, &err), "%s", err.msg);
+    int *genes = malloc((size_t)lay.ngenes * sizeof *genes);
+    cr_assert(genes);
+    for (int g = 0; g < lay.ngenes; g++) genes[g] = a;
+    cr_assert(gen_scale(&pool, &lay, genes, stale, &err) && gen_scale(&pool, &lay, genes, fresh, &err), "%s", err.msg);
+    for (int p = 0; p < fresh->nbufs; p++)
+        if (spec->params[p].role == WH_ROLE_INPUT)
+            cr_expect(!memcmp(stale->bufs[p].data, fresh->bufs[p].data, fresh->bufs[p].bytes), "%s differs",
+                      spec->params[p].name);
+    free(genes);
+    wh_image_free(atom);
+    wh_image_free(stale);
+    wh_image_free(fresh);
+    gen_pool_free(&pool);
     wh_spec_free(spec);
 }
