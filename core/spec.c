@@ -1039,6 +1039,8 @@ static bool check_steps(spec_loader *ld)
     return true;
 }
 
+/* "params" (required: the kernel's, in order) and "globals" (optional:
+ * module variables), into one list; names are unique across both. */
 static bool parse_params(spec_loader *ld, json_t *root)
 {
     wh_spec *s = ld->spec;

@@ -197,9 +197,6 @@ bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p)
     return true;
 }
 
-/* "params" (required: the kernel's, in order) and "globals" (optional:
- * module variables), into one list; names are unique across both. */
-
 /* "owner": { "rows": row pointer } on per-thread buffer p: thread t owns
  * row t's entries.  The scaler tiles the atoms' row lengths and rebuilds
  * the row pointer from them before it places each thread's entries, so
