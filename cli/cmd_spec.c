@@ -174,20 +174,23 @@ static void check_table(const wh_spec *spec, const wh_param *q, uint64_t count, 
              "max_probes, or keep a slot free with max_keys)", q->name, (unsigned long long)count);
 }
 
-/* An owner by rows whose rows may be longer than per_thread (the entries
- * past it are no thread's: the scaler leaves them at the low end) or end
- * past the buffer (the kernel reads past it). */
+/* An owner by rows whose rows may be longer than its owners hold
+ * (per_thread, or 32 lanes x per_thread by warp: the entries past it are
+ * no thread's, and the scaler leaves them at the low end) or end past the
+ * buffer (the kernel reads past it). */
 static void check_rows_owner(const wh_spec *spec, const wh_param *q, uint64_t count, const int64_t *vars, findings *f)
 {
     const wh_param *rows = &spec->params[q->owner_rows - 1], *lens = &spec->params[rows->prefix_of - 1];
-    int64_t longest, end;
+    int64_t longest, end, held = q->per_thread * (q->rows_by_warp ? 32 : 1);
     wh_error err;
     if (lens->fields[0].hi && wh_spec_eval(spec, lens->fields[0].hi, vars, lens->name, &longest, &err) &&
-        longest > q->per_thread)
-        warn(f, "input '%s' is owned by the rows of '%s', whose lengths '%s' reach %lld, but per_thread is %lld: "
-             "the entries of a row past %lld are no thread's (the scaler leaves them at the low end; is per_thread "
-             "the longest row?)", q->name, rows->name, lens->name, (long long)longest, (long long)q->per_thread,
-             (long long)q->per_thread);
+        longest > held)
+        warn(f, "input '%s' is owned by the rows of '%s', whose lengths '%s' reach %lld, but a row's %s %lld of "
+             "its entries (%sper_thread %lld): the entries of a row past %lld are no thread's (the scaler leaves "
+             "them at the low end; is per_thread the longest row%s?)", q->name, rows->name, lens->name,
+             (long long)longest, q->rows_by_warp ? "warp holds" : "thread holds", (long long)held,
+             q->rows_by_warp ? "32 lanes x " : "", (long long)q->per_thread, (long long)held,
+             q->rows_by_warp ? " / 32" : "");
     if (rows->fields[0].hi && wh_spec_eval(spec, rows->fields[0].hi, vars, rows->name, &end, &err) &&
         end > (int64_t)count)
         warn(f, "input '%s' is owned by the rows of '%s', whose range reaches %lld, but its count is %llu: rows may "

@@ -117,8 +117,15 @@ void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b,
  * none) and which of its elements e is (*j).  As wh_owned_elem and
  * wh_elem_owner, but under an owner by rows (WH_OWNER_ROWS) thread t's
  * elements are the first per_thread entries of row t of the image's row
- * pointer (image_owner.c). */
+ * pointer (by warp: lane l's of its warp's row; image_owner.c). */
 uint64_t wh_image_owned_elem(const wh_image *img, int p, uint64_t t, uint64_t j);
+/* Under an owner by rows, which row thread t's element j is in (*row) and
+ * where in it (the return value), whatever the image; the inverse: the
+ * thread that owns entry `off` of row `row` (UINT64_MAX: none) and which
+ * of its elements that is (*j).  By thread, row t's entry j; by warp
+ * ("by": "warp"), row w's entries lane, lane + 32, ... (image_owner.c). */
+uint64_t wh_rows_offset(const wh_param *par, const wh_launch *l, uint64_t t, uint64_t j, uint64_t *row);
+uint64_t wh_rows_thread(const wh_param *par, const wh_launch *l, uint64_t row, uint64_t off, uint64_t *j);
 uint64_t wh_image_elem_owner(const wh_image *img, int p, uint64_t e, uint64_t *j);
 /* Column indices of a lower-triangular CSR matrix ("below_row",
  * image_rows.c): each entry below its row, outside the level for a row of

@@ -800,11 +800,11 @@ static bool parse_hash_table(spec_loader *ld, json_t *pobj, const char *jpath, w
 }
 
 #define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\", \"warp_stride\" or { \"rows\": " \
-               "row pointer }"
+               "row pointer, \"by\": \"thread\" or \"warp\" }"
 
 static bool parse_owner(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
-    static const char *const rows_keys[] = { "rows", NULL };
+    static const char *const rows_keys[] = { "rows", "by", NULL };
     char sub[320];
     json_t *v = json_object_get(pobj, "owner");
     if (!v) return true;
@@ -1368,6 +1368,7 @@ uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64
     case WH_OWNER_STRIDE: return j * wh_launch_threads_total(l) + t;
     case WH_OWNER_BLOCK_STRIDE: return t / b * k * b + j * b + t % b;
     case WH_OWNER_WARP_STRIDE: return warp_owned_elem(k, b, t, j);
+    case WH_OWNER_ROWS: return p->rows_by_warp ? warp_owned_elem(k, b, t, j) : t * k + j;
     default: return t * k + j;
     }
 }
@@ -1380,6 +1381,10 @@ uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64
     case WH_OWNER_STRIDE: *j = e / n; return e % n;
     case WH_OWNER_BLOCK_STRIDE: *j = e % (k * b) / b; return e / (k * b) * b + e % b;
     case WH_OWNER_WARP_STRIDE: return warp_elem_owner(k, b, e, j);
+    case WH_OWNER_ROWS:
+        if (p->rows_by_warp) return warp_elem_owner(k, b, e, j);
+        *j = e % k;
+        return e / k;
     default: *j = e % k; return e / k;
     }
 }

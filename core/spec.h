@@ -56,9 +56,10 @@ typedef enum {
  * ...), or every block-th element of its block's k*block elements (a
  * block-stride loop: thread i of block b reads b*k*block + i, + block,
  * ...).  WH_OWNER_ROWS depends on the data: thread t owns the entries of
- * row t of a running sum of row lengths (at most k of them), which only
- * an image can say (wh_image_owned_elem); without one the contiguous
- * slices stand in for it. */
+ * row t of a running sum of row lengths (at most k of them; by warp,
+ * lane l of warp w owns row w's entries l, l + 32, ...), which only an
+ * image can say (wh_image_owned_elem); without one the contiguous slices
+ * (by warp, warp_stride's) stand in for it. */
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE,
                WH_OWNER_WARP, WH_OWNER_ROWS } wh_owner;
 #define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp",
@@ -191,6 +192,8 @@ typedef struct {
                                row of a warp-per-row kernel) */
     int owner_rows;         /* WH_OWNER_ROWS: 1 + the row pointer (a running sum of row lengths,
                                one per thread) whose row t thread t owns, 0: none */
+    bool rows_by_warp;      /* WH_OWNER_ROWS by warp ("by": "warp"): the row pointer has one row
+                               per warp, and lane l of warp w owns row w's entries l, l + 32, ... */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */

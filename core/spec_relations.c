@@ -197,19 +197,35 @@ bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p)
     return true;
 }
 
-/* "owner": { "rows": row pointer } on per-thread buffer p: thread t owns
- * row t's entries.  The scaler tiles the atoms' row lengths and rebuilds
- * the row pointer from them before it places each thread's entries, so
- * the pointer must be a running sum of lengths that are one per thread;
- * CSR offsets are tiled as values and sorted, which keeps no atom's rows. */
+/* "by": "thread" (the default) or "warp". */
+static bool owner_rows_by(spec_loader *ld, json_t *owner, int p, bool *by_warp)
+{
+    json_t *v = json_object_get(owner, "by");
+    const char *by = v ? json_string_value(v) : "thread";
+    *by_warp = by && !strcmp(by, "warp");
+    if (by && (*by_warp || !strcmp(by, "thread"))) return true;
+    char sub[96];
+    wh_param_jpath(ld->spec, p, ".owner.by", sub, sizeof sub);
+    return spec_bad(ld, sub, "expected \"thread\" (thread t owns row t) or \"warp\" (lane l of warp w owns "
+                    "row w's entries l, l + 32, ...)");
+}
+
+/* "owner": { "rows": row pointer, "by": ... } on per-thread buffer p:
+ * thread t owns row t's entries, or lane l of warp w row w's l, l + 32,
+ * ....  The scaler tiles the atoms' row lengths and rebuilds the row
+ * pointer from them before it places each thread's entries, so the
+ * pointer must be a running sum of lengths that are one per thread (per
+ * warp); CSR offsets are tiled as values and sorted, which keeps no
+ * atom's rows. */
 bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p)
 {
     wh_spec *s = ld->spec;
     wh_param *b = &s->params[p];
+    json_t *owner = json_object_get(pobj, "owner");
     char sub[96];
+    if (!owner_rows_by(ld, owner, p, &b->rows_by_warp)) return false;
     wh_param_jpath(s, p, ".owner.rows", sub, sizeof sub);
-    int q = named_param(ld, json_string_value(json_object_get(json_object_get(pobj, "owner"), "rows")), sub,
-                        "the row pointer");
+    int q = named_param(ld, json_string_value(json_object_get(owner, "rows")), sub, "the row pointer");
     if (q < 0) return false;
     const wh_param *r = &s->params[q];
     if (q == p || !r->prefix_of)
@@ -217,10 +233,11 @@ bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p)
                         "rows needs (CSR offsets are not supported: the scaler sorts them, keeping no atom's rows)",
                         r->name);
     const wh_param *len = &s->params[r->prefix_of - 1];
-    if (r->per_thread != 1 || r->owner != WH_OWNER_CONTIGUOUS || len->per_thread != 1 ||
-        len->owner != WH_OWNER_CONTIGUOUS)
-        return spec_bad(ld, sub, "thread t owns row t: the row pointer \"%s\" and its lengths \"%s\" need "
-                        "\"per_thread\": 1 with the contiguous owner", r->name, len->name);
+    wh_owner one = b->rows_by_warp ? WH_OWNER_WARP : WH_OWNER_CONTIGUOUS;
+    if (r->per_thread != 1 || r->owner != one || len->per_thread != 1 || len->owner != one)
+        return spec_bad(ld, sub, b->rows_by_warp ? "warp w owns row w: the row pointer \"%s\" and its lengths "
+                        "\"%s\" need \"per_warp\": 1" : "thread t owns row t: the row pointer \"%s\" and its "
+                        "lengths \"%s\" need \"per_thread\": 1 with the contiguous owner", r->name, len->name);
     bool summed = false;
     for (int k = 0; k < s->nparams; k++) summed |= s->params[k].prefix_of == p + 1;
     if (b->structure == WH_STRUCTURE_NEIGHBORS || b->prefix_of || summed)

@@ -639,7 +639,8 @@ static bool parallel(const wh_image *img, int q, int p)
 {
     const wh_param *a = &img->spec->params[q], *b = &img->spec->params[p];
     return q != p && a->role == WH_ROLE_INPUT && a->kind == WH_BUFFER && img->bufs[q].count == img->bufs[p].count &&
-           a->per_thread == b->per_thread && a->owner == b->owner && a->owner_rows == b->owner_rows;
+           a->per_thread == b->per_thread && a->owner == b->owner && a->owner_rows == b->owner_rows &&
+           a->rows_by_warp == b->rows_by_warp;
 }
 
 /* op(run, flag) on every editable field beside the index buffer (parallel

@@ -31,8 +31,9 @@ static void spread_row(gen_pool *pool, int a, const wh_image *img, int p, uint64
         return;
     }
     for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
-        for (uint64_t j = 0; start[u] + j < start[u + 1]; j++) {
-            uint64_t src = wh_image_owned_elem(img, p, t, j), to = start[u] + j;
+        for (uint64_t j = 0; j < (uint64_t)b->param->per_thread; j++) {
+            uint64_t src = wh_image_owned_elem(img, p, t, j), to = gen_atom_row_elem(b->param, &pool->ref->launch,
+                                                                                      start, u, j);
             if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
         }
     free(start);

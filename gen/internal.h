@@ -27,9 +27,9 @@ typedef struct {
 
 /* An owner by rows (WH_OWNER_ROWS, scale.c): the row lengths whose
  * running sum owns buffer p's elements (-1: p is not owned so); and an
- * atom's rows from its lengths `lens`: start[t] is row t's first element,
+ * atom's rows from its lengths `lens`: start[r] is row r's first element,
  * start[X] the end of the last (X + 1 values; ref: the pool's X-thread
- * image). */
+ * image; by warp, rows past its warps are empty). */
 int gen_rows_lengths(const wh_spec *spec, int p);
 /* The row pointers of img's buffers owned by rows, made the running sums
  * of their lengths (only them: the image's other projections wait until
@@ -37,6 +37,9 @@ int gen_rows_lengths(const wh_spec *spec, int p);
  * the edges). */
 bool gen_rebuild_rows(wh_image *img, wh_error *err);
 bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64_t *start, wh_error *err);
+/* Element j of atom thread t's row entries under those starts (by warp,
+ * its lane's of its warp's row; UINT64_MAX: none). */
+uint64_t gen_atom_row_elem(const wh_param *par, const wh_launch *atom, const uint64_t *start, uint64_t t, uint64_t j);
 
 /* A sim harness for X threads that records every thread's branches. */
 typedef struct {

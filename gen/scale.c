@@ -240,11 +240,29 @@ static bool mover_atom_rows(mover *m, const unsigned char *lens, wh_error *err)
     return gen_atom_rows(m->atom, m->p, lens, m->atom_row, err);
 }
 
+uint64_t gen_atom_row_elem(const wh_param *par, const wh_launch *atom, const uint64_t *start, uint64_t t, uint64_t j)
+{
+    uint64_t r, off = wh_rows_offset(par, atom, t, j, &r);
+    return j < (uint64_t)par->per_thread && off < start[r + 1] - start[r] ? start[r] + off : UINT64_MAX;
+}
+
 /* Element j of atom thread t's elements (UINT64_MAX: none). */
 static uint64_t mover_atom_elem(const mover *m, uint64_t t, uint64_t j)
 {
-    if (!m->atom_row) return atom_elem(&m->full->spec->params[m->p], &m->atom->launch, t, j);
-    return j < m->atom_row[t + 1] - m->atom_row[t] ? m->atom_row[t] + j : UINT64_MAX;
+    const wh_param *par = &m->full->spec->params[m->p];
+    if (!m->atom_row) return atom_elem(par, &m->atom->launch, t, j);
+    return gen_atom_row_elem(par, &m->atom->launch, m->atom_row, t, j);
+}
+
+/* The full-launch thread whose elements thread `thread` moves.  Read
+ * back into an atom, a warp's elements (WH_OWNER_WARP) come from its lane
+ * 0 whichever lane the tile or thread atom starts at: an atom inside a
+ * warp takes its warp's (a row length beside the row it reads). */
+static uint64_t mover_full_thread(const mover *m, const wh_param *par, uint64_t thread)
+{
+    if (!m->atom_out || par->owner != WH_OWNER_WARP) return thread;
+    const unsigned *b = m->full->launch.block;
+    return thread - thread % ((uint64_t)b[0] * b[1] * b[2]) % 32;
 }
 
 /* Moves the per-thread elements of every thread t of an atom to or from
@@ -258,7 +276,8 @@ static bool mover_threads(mover *m, const gen_layout *lay, uint64_t base, bool o
     for (uint64_t t = 0; ok && t < (uint64_t)lay->x; t++) {
         uint64_t thread = one ? base : base + t;
         for (uint64_t j = 0; ok && thread < lay->threads && j < k; j++) {
-            uint64_t es = mover_atom_elem(m, t, j), ed = wh_image_owned_elem(m->full, m->p, thread, j);
+            uint64_t es = mover_atom_elem(m, t, j), ed = wh_image_owned_elem(m->full, m->p,
+                                                                             mover_full_thread(m, par, thread), j);
             if (es >= natom || ed >= nfull) break;
             ok = mover_copy(m, es, ed, err);
         }

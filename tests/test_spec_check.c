@@ -411,9 +411,6 @@ Test(spec_check, a_tensor_map_stated_otherwise_is_warned_about)
     ts_rmtree(dir);
 }
 
-/* A hash table that may fill every slot with no probe bound is warned
- * about (a lookup of an absent key would not stop); hash_probe's own
- * spec, bounded both ways, is not. */
 /* The spec `json` written to a fresh temporary directory (dir: 64 bytes,
  * ts_rmtree it) as k.json, whose path goes to path; asserted to load. */
 static void temp_spec_file(const char *json, char *dir, char *path, size_t size)
@@ -423,6 +420,20 @@ static void temp_spec_file(const char *json, char *dir, char *path, size_t size)
     cr_assert(loaded, "%s", err.msg);
     wh_spec_free(loaded);
     snprintf(path, size, "%s/k.json", dir);
+}
+
+/* The warnings `spec check` gives on the spec `json` (no symbolic stage),
+ * into w. */
+static const char *json_warnings(const char *json, char *w, size_t n)
+{
+    char dir[64], path[96];
+    temp_spec_file(json, dir, path, sizeof path);
+    const char *extra[2] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    warnings(&c, w, n);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+    return w;
 }
 
 /* per_warp slices past a count: 4 blocks of 64 threads are 8 warps, 2
@@ -446,6 +457,9 @@ Test(spec_check, an_input_too_short_for_its_per_warp_slices_is_warned_about)
     ts_rmtree(dir);
 }
 
+/* A hash table that may fill every slot with no probe bound is warned
+ * about (a lookup of an absent key would not stop); hash_probe's own
+ * spec, bounded both ways, is not. */
 Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
 {
     ts_need_ptx("build/ptx/tests/ptx/hash_probe.ptx");
@@ -477,7 +491,7 @@ Test(spec_check, a_table_that_may_be_full_with_no_probe_bound_is_warned_about)
 Test(spec_check, rows_longer_than_their_owner_holds_are_warned_about)
 {
     ts_need_ptx("build/ptx/kernels/corpus/spmv_scalar.ptx");
-    char cwd[PATH_MAX], json[PATH_MAX + 2048], dir[64], path[96], w[4096];
+    char cwd[PATH_MAX], json[PATH_MAX + 2048], w[4096];
     cr_assert(getcwd(cwd, sizeof cwd));
     snprintf(json, sizeof json,
              "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"%s/build/ptx/kernels/corpus/spmv_scalar.ptx\","
@@ -494,14 +508,38 @@ Test(spec_check, rows_longer_than_their_owner_holds_are_warned_about)
              "\"init\":{\"generator\":\"const\",\"value\":1.0}},"
              "{\"name\":\"y\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"output\"},"
              "{\"name\":\"nrows\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"threads\"}]}", cwd);
-    temp_spec_file(json, dir, path, sizeof path);
-    const char *extra[2] = { "--explore-time", "0" };
-    checked c = spec_check_v(path, extra, 2);
-    warnings(&c, w, sizeof w);
+    json_warnings(json, w, sizeof w);
     cr_expect(strstr(w, "input 'cols' is owned by the rows of 'row_start', whose lengths 'row_len' reach 16, but "
-                        "per_thread is 8"), "%s", w);
+                        "a row's thread holds 8 of its entries (per_thread 8)"), "%s", w);
     cr_expect(strstr(w, "input 'cols' is owned by the rows of 'row_start', whose range reaches 4096, but its count "
                         "is 2048: rows may end past the buffer"), "%s", w);
-    json_decref(c.doc);
-    ts_rmtree(dir);
+}
+
+/* By warp, a row's warp holds 32 lanes x per_thread entries:
+ * spmv_vector's rows of up to K = 128 entries owned 2 a lane (64 a
+ * warp). */
+Test(spec_check, rows_longer_than_their_warp_holds_are_warned_about)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/spmv_vector.ptx");
+    char cwd[PATH_MAX], json[PATH_MAX + 2048], w[4096];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    snprintf(json, sizeof json,
+             "{\"name\":\"k\",\"source\":\"k.cu\",\"ptx\":\"%s/build/ptx/kernels/corpus/spmv_vector.ptx\","
+             "\"entry\":\"spmv_vector\",\"grid\":[4],\"block\":[64],"
+             "\"constants\":{\"K\":\"128\",\"rows\":\"(threads+31)/32\"},\"params\":["
+             "{\"name\":\"row_start\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"rows\",\"role\":\"input\","
+             "\"per_warp\":1,\"range\":[0,\"rows*K\"],\"prefix_sum_of\":\"row_len\"},"
+             "{\"name\":\"row_len\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"rows\",\"role\":\"input\","
+             "\"per_warp\":1,\"range\":[0,\"K\"]},"
+             "{\"name\":\"cols\",\"kind\":\"buffer\",\"type\":\"i32\",\"count\":\"rows*K\",\"role\":\"input\","
+             "\"per_thread\":2,\"owner\":{\"rows\":\"row_start\",\"by\":\"warp\"},\"range\":[0,\"threads-1\"]},"
+             "{\"name\":\"vals\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"rows*K\",\"role\":\"fixed\","
+             "\"init\":{\"generator\":\"const\",\"value\":0.5}},"
+             "{\"name\":\"x\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"threads\",\"role\":\"fixed\","
+             "\"init\":{\"generator\":\"const\",\"value\":1.0}},"
+             "{\"name\":\"y\",\"kind\":\"buffer\",\"type\":\"f32\",\"count\":\"rows\",\"role\":\"output\"},"
+             "{\"name\":\"nrows\",\"kind\":\"scalar\",\"type\":\"i32\",\"value\":\"rows\"}]}", cwd);
+    cr_expect(strstr(json_warnings(json, w, sizeof w), "input 'cols' is owned by the rows of 'row_start', whose "
+                     "lengths 'row_len' reach 128, but a row's warp holds 64 of its entries (32 lanes x per_thread 2)"),
+              "%s", w);
 }

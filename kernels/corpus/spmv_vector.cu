@@ -49,9 +49,9 @@
  * neighbours, which no lane reads).  row_start and row_len are "per_warp":
  * 1 since session 33 (warp w owns row w, through its lane 0; before, they
  * were shared buffers, and every row of an input scaled from atoms had
- * the atom's one row length).  Spec gap: cols's ownership is the
- * full-row slices above; session 50's owner by rows is one row per
- * thread, and a warp's row read lane-interleaved is not stated.  For an X-thread
+ * the atom's one row length).  Since session 51 cols is owned by rows by warp
+ * ("owner": { "rows": "row_start", "by": "warp" }): lane l of warp w owns row
+ * w's entries l, l + 32, ..., wherever rows are packed.  For an X-thread
  * symbolic run the launch is one warp of X < 32 lanes: one row, read by
  * lanes 0..X-1 only (the shuffles name the full mask).
  */
