@@ -285,15 +285,26 @@ static bool mover_threads(mover *m, const gen_layout *lay, uint64_t base, bool o
     return ok;
 }
 
+/* Whether buffer p holds the row lengths that place a buffer owned by
+ * rows. */
+static bool places_rows(const wh_spec *spec, int p)
+{
+    for (int q = 0; q < spec->nparams; q++)
+        if (spec->params[q].role == WH_ROLE_INPUT && gen_rows_lengths(spec, q) == p) return true;
+    return false;
+}
+
 /* scratch[0] for the buffer's values, scratch[1] for an owner by rows'
- * lengths. */
+ * lengths.  Stride tiling shifts no row lengths that place rows: shifted,
+ * a tile's rows would no longer be its atom's, and its columns, placed by
+ * them, would be cut or padded. */
 static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
                          int p, unsigned char *scratch[2], wh_error *err)
 {
     int nl = gen_rows_lengths(full->spec, p);
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    m.stride = lay->tiling_gene >= 0 ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
+    m.stride = lay->tiling_gene >= 0 && !places_rows(full->spec, p) ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
     bool ok = nl < 0 || wh_image_fill_low(full, p, err);   /* entries past the rows: as a new image's */
     for (int g = 0; ok && g < lay->thread_genes; g++) {
         const unsigned char *lens = nl < 0 ? NULL : allele_data(pool, genes[g], nl, scratch[1], err);

@@ -140,7 +140,7 @@ Test(owner_rows, the_image_says_who_owns_each_entry)
 }
 
 /* A pool of 2-thread atoms holding `atom`, and the full launch's layout
- * with every tile that atom (plain tiling); scaled into img (whose
+ * (with a tiling gene) with every tile that atom, plain tiling; scaled into img (whose
  * buffers the caller may fill first) by scaled_run. */
 typedef struct {
     gen_pool pool;
@@ -158,12 +158,13 @@ static scaling scaling_of(const wh_spec *spec, const wh_image *atom)
     int a = gen_pool_add(&s.pool, atom, GEN_ATOM_PATH, 0, true, &err);
     cr_assert_geq(a, 0, "%s", err.msg);
     cr_assert(gen_layout_make(spec, &full, 2, &s.lay, &err), "%s", err.msg);
+    s.img = wh_image_new(spec, &full, &err);
+    cr_assert(s.img, "%s", err.msg);
+    cr_assert_geq(gen_layout_add_tiling(&s.lay, s.img, &err), 0, "%s", err.msg);
     s.genes = malloc((size_t)s.lay.ngenes * sizeof *s.genes);
     s.back = malloc((size_t)s.lay.ngenes * sizeof *s.back);
     cr_assert(s.genes && s.back);
     for (int g = 0; g < s.lay.ngenes; g++) s.genes[g] = g == s.lay.tiling_gene ? 0 : a;
-    s.img = wh_image_new(spec, &full, &err);
-    cr_assert(s.img, "%s", err.msg);
     return s;
 }
 
@@ -218,6 +219,31 @@ Test(owner_rows, the_scaler_puts_each_atom_row_where_its_thread_reads_it)
             cr_expect_eq(get(again, 2, t * 3 + j), (int32_t)(100 + j), "thread atom: thread %llu entry %llu",
                          (unsigned long long)t, (unsigned long long)j);
     wh_image_free(again);
+    wh_image_free(atom);
+    scaling_free(&sc);
+    close_rows(&f);
+}
+
+/* Stride tiling (stride 2^(2-1) = 2) shifts tile g's columns by 2g but not
+ * its row lengths (in [0, 3]: shifted, they would wrap), which place
+ * them: every row keeps its atom thread's length and entries. */
+Test(owner_rows, stride_tiling_shifts_the_columns_not_the_lengths_that_place_them)
+{
+    rows_fixture f = open_rows(2, 4);
+    wh_launch two = wh_launch_threads(2);
+    static const int len[2] = { 2, 3 };
+    wh_image *atom = rows_image(f.spec, &two, len, 2);
+    scaling sc = scaling_of(f.spec, atom);
+    cr_assert_geq(sc.lay.tiling_gene, 0, "a tiling gene");
+    sc.genes[sc.lay.tiling_gene] = 2;
+    scaled_run(&sc);
+    for (uint64_t t = 0; t < 8; t++) {
+        cr_expect_eq(get(sc.img, 1, t), len[t % 2], "thread %llu's row length", (unsigned long long)t);
+        for (int j = 0; j < len[t % 2]; j++)
+            cr_expect_eq(get(sc.img, 2, (uint64_t)get(sc.img, 0, t) + (uint64_t)j),
+                         (int32_t)(100 * (t % 2) + (uint64_t)j + 2 * (t / 2)), "thread %llu entry %d",
+                         (unsigned long long)t, j);
+    }
     wh_image_free(atom);
     scaling_free(&sc);
     close_rows(&f);
