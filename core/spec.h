@@ -191,7 +191,7 @@ typedef struct {
                                warp w's k elements w*k .. w*k+k-1, owned by its lane 0 (the
                                row of a warp-per-row kernel) */
     int owner_rows;         /* WH_OWNER_ROWS: 1 + the row pointer (a running sum of row lengths,
-                               one per thread) whose row t thread t owns, 0: none */
+                               one per thread, or per warp) whose row t thread t owns, 0: none */
     bool rows_by_warp;      /* WH_OWNER_ROWS by warp ("by": "warp"): the row pointer has one row
                                per warp, and lane l of warp w owns row w's entries l, l + 32, ... */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
