@@ -472,6 +472,26 @@ static bool has_float_input(const json_t *params)
     return false;
 }
 
+/* A buffer the code reads by a walk from a value read at the thread's
+ * position in another (`for (j = start[t]; ...) cols[j]`): the rows of a
+ * row pointer, which only a user can confirm (a running sum of lengths?
+ * one row per thread or per warp?), so a note, not an owner. */
+static void rows_notes(const init_param *params, int nparams, notes *n)
+{
+    for (int p = 0; p < nparams; p++) {
+        const init_param *c = &params[p];
+        if (!c->pointer || !c->read || !c->rows_through) continue;
+        int r = 0;
+        while (r < 63 && !(c->rows_through >> r & 1)) r++;
+        const char *rows = r < nparams ? params[r].name : "?";
+        note(n, "%s is read by a loop that starts at %s[t] (t the thread's position): if %s is a row pointer and "
+                "thread t reads row t, state \"prefix_sum_of\" (the row lengths) on %s and \"owner\": { \"rows\": "
+                "\"%s\" } on %s, per_thread the longest row (\"by\": \"warp\" where a warp reads a row; CSR "
+                "offsets, rows ending where the next starts, are no owner: README, \"Ownership\")", c->name, rows,
+             rows, rows, rows, c->name);
+    }
+}
+
 static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx_abs, const char *source,
                      const char *spec_dir, bool compiled, notes *n, wh_error *err)
 {
@@ -491,6 +511,7 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
                                     : params[p].surface ? surface_json(&params[p], n)
                                     : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
+    rows_notes(params, f->nparams, n);
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
     note(n, "a buffer not noted above: count threads, an input one element per thread (per_thread 1)");
     note(n, "integer inputs: [0, threads-1], an index guess (state keys, counts and other values' real range)");

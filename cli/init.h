@@ -24,6 +24,8 @@ typedef struct {
     int64_t stride;             /* the largest index factor seen (element size), 0: none */
     bool thread_indexed;        /* an access's index derives from the thread's position */
     bool data_indexed;          /* ... from values loaded from memory only */
+    uint64_t rows_through;      /* its accesses walk (a loop's step) from values read at the thread's
+                                   position from these parameters (bit p): a row pointer's rows? */
     int naccesses;              /* distinct offsets accessed from an element's start */
     int64_t access_off[INIT_MAX_FIELDS];
     ptx_type access_type[INIT_MAX_FIELDS];

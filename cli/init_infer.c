@@ -130,6 +130,12 @@ typedef struct {
     bool offset_varies;     /* ... by different amounts on different paths (a loop's pointer): unknown */
     unsigned taint;         /* the value derives from the thread's index (T_THREAD), from memory (T_LOADED) */
     unsigned index_taint;   /* a pointer: what the indices added to its parameter derive from */
+    uint64_t rows_of;       /* the value derives from values read at the thread's position from these
+                               parameters (bit p; parameters past 63 are not followed) */
+    uint64_t stepped;       /* ... and was stepped by a loop (r = r + x): a walk from a loaded start */
+    bool counted;           /* the value derives from a loop's step (r = r + x) */
+    uint64_t index_rows_of; /* a pointer: its indices' rows_of */
+    uint64_t index_stepped; /* ... their stepped, and its own walk's (p = p + x) */
 } reg_info;
 
 enum { T_THREAD = 1, T_LOADED = 2 };
@@ -145,16 +151,42 @@ static unsigned operand_taint(const ptx_operand *o, const reg_info *regs)
     return 0;
 }
 
-/* A loaded value is data, whatever its address derives from; a computed
- * one carries its operands' taints. */
+static uint64_t param_bit(int p)
+{
+    return p >= 0 && p < 64 ? (uint64_t)1 << p : 0;
+}
+
+/* A loaded value is data, whatever its address derives from (and a row
+ * start when read at the thread's position: a CSR row pointer's entry,
+ * say); a computed one carries its operands' taints. */
 static void flow_taint(const ptx_instr *in, reg_info *regs, reg_info *d)
 {
     bool load = in->op == PTX_OP_LD || in->op == PTX_OP_LDU || in->op == PTX_OP_ATOM;
     if (load) {
         if (in->space != PTX_SPACE_PARAM) d->taint |= T_LOADED;
+        const ptx_operand *a = &in->ops[1];
+        if (in->op != PTX_OP_ATOM && a->kind == PTX_OPD_ADDR && a->reg >= 0 && regs[a->reg].param >= 0 &&
+            (regs[a->reg].index_taint & T_THREAD))
+            d->rows_of |= param_bit(regs[a->reg].param);
         return;
     }
-    for (int k = 1; k < in->nops; k++) d->taint |= operand_taint(&in->ops[k], regs);
+    for (int k = 1; k < in->nops; k++) {
+        d->taint |= operand_taint(&in->ops[k], regs);
+        if (in->ops[k].kind == PTX_OPD_REG && in->ops[k].reg >= 0) {
+            d->rows_of |= regs[in->ops[k].reg].rows_of;
+            d->stepped |= regs[in->ops[k].reg].stepped;
+            d->counted |= regs[in->ops[k].reg].counted;
+        }
+    }
+}
+
+/* A pointer d takes its indices' row starts (base's and index's); an
+ * index that a loop steps makes them a walk. */
+static void flow_rows(reg_info *d, const reg_info *base, const reg_info *index)
+{
+    d->index_rows_of |= base->index_rows_of | (index ? index->rows_of : 0);
+    d->index_stepped |= base->index_stepped | (index ? index->stepped : 0);
+    if (index && index->counted) d->index_stepped |= d->index_rows_of;
 }
 
 static int param_named(const ptx_function *f, const ptx_operand *o)
@@ -203,6 +235,7 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
             if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride, set_offset(d, ra, 0);
             if (ra->product) d->product = ra->product;
             d->index_taint |= ra->index_taint;
+            flow_rows(d, ra, NULL);
         }
         break;
     /* products compose: i * 5 then * 4 (mul.wide to bytes) is i * 20 */
@@ -219,16 +252,25 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
             b->kind == PTX_OPD_IMM_INT && b->ival > 0) {
             d->param = regs[in->ops[3].reg].param, d->stride = b->ival, set_offset(d, &regs[in->ops[3].reg], 0);
             d->index_taint |= regs[in->ops[3].reg].index_taint | operand_taint(a, regs);
+            flow_rows(d, &regs[in->ops[3].reg], ra);
         }
         break;
     case PTX_OP_ADD:
     case PTX_OP_SUB: {
         const reg_info *base = ra && ra->param >= 0 ? ra : rb && rb->param >= 0 ? rb : NULL;
         const reg_info *index = base == ra ? rb : ra;
-        if (!base) break;
+        bool self = ra == d || rb == d;   /* r = r + x: a loop's step */
+        if (!base) {
+            d->counted |= self;
+            /* a loaded start plus a loop's count (start + j) */
+            if (self || (ra && ra->counted) || (rb && rb->counted)) d->stepped |= d->rows_of;
+            break;
+        }
         d->param = base->param;
         d->stride = index && index->product ? index->product : base->stride;
         d->index_taint |= base->index_taint | (index ? index->taint : 0);
+        flow_rows(d, base, index);
+        if (base == d) d->index_stepped |= d->index_rows_of;
         const ptx_operand *other = base == ra ? b : a;
         int64_t imm = other && other->kind == PTX_OPD_IMM_INT ? other->ival : 0;
         set_offset(d, base, in->op == PTX_OP_SUB ? -imm : imm);
@@ -318,7 +360,9 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
         for (int k = 0; k < in->nops; k++) {
             const ptx_operand *o = &in->ops[k];
             if (o->kind == PTX_OPD_ADDR && o->reg >= 0 && regs[o->reg].param >= 0) {
-                note_access(&params[regs[o->reg].param], in, &regs[o->reg], o->ival + regs[o->reg].offset);
+                int p = regs[o->reg].param;
+                note_access(&params[p], in, &regs[o->reg], o->ival + regs[o->reg].offset);
+                params[p].rows_through |= regs[o->reg].index_stepped & ~param_bit(p);
                 break;
             }
         }

@@ -478,7 +478,51 @@ Test(init_cli, an_array_indexed_by_loaded_values_is_drafted_shared)
     cr_expect_eq(json_integer_value(json_object_get(param(spec, 1), "per_thread")), 1, "a query per thread");
     cr_expect(strstr(str(spec, "description"), "parent is indexed only by values read from memory"), "%s",
               str(spec, "description"));
+    cr_expect_null(strstr(str(spec, "description"), "read by a loop that starts at"), "parent[queries[t]] walks no "
+                   "row: %s", str(spec, "description"));
     json_decref(spec);
     expect_draft_runs(dir, "union_find_roots");
+    ts_rmtree(dir);
+}
+
+/* CSR columns read by a loop from row_start[t] (spmv_scalar: cols and
+ * vals) get a note naming the owner by rows to state; x, gathered at the
+ * columns' values, and the row pointer itself do not.  So do
+ * edit_distance's candidates (c = cands + offsets[t], then c[j] in a
+ * loop), not sptrsv_level's columns (row_start[level_rows[t]]: a row
+ * chosen through an index, which no owner states). */
+Test(init_cli, columns_walked_from_a_row_start_get_an_owner_note)
+{
+    need_ptx("build/ptx/kernels/corpus/spmv_scalar.ptx");
+    char dir[] = "/tmp/wh_init_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    json_t *spec = draft(dir, "build/ptx/kernels/corpus/spmv_scalar.ptx", NULL);
+    const char *d = str(spec, "description");
+    static const char *const walked[] = { "cols", "vals" }, *const not_walked[] = { "x", "row_start", "row_len" };
+    for (int k = 0; k < 2; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "%s is read by a loop that starts at row_start[t] (t the thread's position): if "
+                 "row_start is a row pointer and thread t reads row t, state \"prefix_sum_of\" (the row lengths) on "
+                 "row_start and \"owner\": { \"rows\": \"row_start\" } on %s", walked[k], walked[k]);
+        cr_expect(strstr(d, want), "%s: %s", walked[k], d);
+    }
+    for (int k = 0; k < 3; k++) {
+        char unwanted[64];
+        snprintf(unwanted, sizeof unwanted, "; %s is read by a loop", not_walked[k]);
+        cr_expect_null(strstr(d, unwanted), "%s: %s", not_walked[k], d);
+    }
+    json_decref(spec);
+    if (access("build/ptx/kernels/holdout/edit_distance.ptx", R_OK) == 0) {
+        spec = draft(dir, "build/ptx/kernels/holdout/edit_distance.ptx", NULL);
+        cr_expect(strstr(str(spec, "description"), "cands is read by a loop that starts at offsets[t]"), "%s",
+                  str(spec, "description"));
+        json_decref(spec);
+    }
+    if (access("build/ptx/kernels/corpus/sptrsv_level.ptx", R_OK) == 0) {
+        spec = draft(dir, "build/ptx/kernels/corpus/sptrsv_level.ptx", NULL);
+        cr_expect_null(strstr(str(spec, "description"), "is read by a loop that starts at"), "%s",
+                       str(spec, "description"));
+        json_decref(spec);
+    }
     ts_rmtree(dir);
 }
