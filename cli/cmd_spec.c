@@ -92,8 +92,10 @@ static void usage(FILE *out)
             "that sends them all out early; the symbolic stage then gives one path (the\n"
             "constants and fixed scalars of at least X are named).\n"
             "Notes (never an error): a structured input too large for the symbolic stage to\n"
-            "assume its structure, and a probe that finished no path in its time (the stage\n"
-            "may give a hunt no atom).\n"
+            "assume its structure, a probe that finished no path in its time (the stage\n"
+            "may give a hunt no atom), and an input the code reads by a loop from a row\n"
+            "start read at the thread's position (row_start[t]) owned otherwise than by\n"
+            "those rows (\"owner\": { \"rows\": ... } may be what it needs).\n"
             "\n"
             "  --explore-time S  seconds for the symbolic probe (default 3; 0 skips it)\n"
             "  --strict          exit 1 on a warning too (not on a note)\n"
@@ -365,6 +367,27 @@ static void check_one_object(const wh_param *sp, const init_param *ip, findings 
         warn(f, "tensor map '%s': the entry's own code never copies through it (a function it calls may)", sp->name);
 }
 
+/* A per-thread input the code reads by a walk from a row start read at
+ * the thread's position (as `init` reads it), owned otherwise than by
+ * those rows: a note, since only the user knows the pointer is a running
+ * sum and a row a thread's (none where the spec says CSR offsets or a
+ * struct's field, which no owner states). */
+static void check_walked_rows(const wh_spec *spec, int p, const init_param *params, int n, findings *f)
+{
+    const wh_param *sp = &spec->params[p];
+    int r = 0;
+    while (r < 63 && !(params[p].rows_through >> r & 1)) r++;
+    if (sp->kind != WH_BUFFER || sp->role != WH_ROLE_INPUT || sp->per_thread <= 0 || sp->owner == WH_OWNER_ROWS ||
+        !params[p].rows_through || r >= n || r >= spec->nkparams || spec->params[r].structure == WH_STRUCTURE_OFFSETS ||
+        spec->params[r].nfields != 1)
+        return;
+    const char *rows = spec->params[r].name;
+    note(f, "input '%s' is read by a loop that starts at %s[t] (t the thread's position), but owned as %s slices: "
+            "if %s is a running sum of row lengths and thread t reads row t, say \"owner\": { \"rows\": \"%s\" } "
+            "(\"by\": \"warp\" where a warp reads a row; README, \"Ownership\")", sp->name, rows,
+         wh_owner_name(sp->owner), rows, rows);
+}
+
 static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)
 {
     char ptx[1024];
@@ -374,8 +397,10 @@ static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)
     const ptx_function *fn = ptx_find_kernel(mod, spec->entry);
     init_param params[INIT_MAX_PARAMS];
     int n = fn ? init_infer(fn, params, INIT_MAX_PARAMS) : -1;
-    for (int p = 0; p < n && p < spec->nkparams; p++)
+    for (int p = 0; p < n && p < spec->nkparams; p++) {
         check_one_object(&spec->params[p], &params[p], f);
+        check_walked_rows(spec, p, params, n, f);
+    }
     ptx_module_free(mod);
     return true;
 }

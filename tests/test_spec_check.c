@@ -54,15 +54,25 @@ static checked spec_check(const char *spec, const char *extra)
     return spec_check_v(spec, &extra, extra ? 1 : 0);
 }
 
-/* The warnings, one string. */
-static const char *warnings(const checked *c, char *buf, size_t n)
+/* The strings of --json's array `key` ("warnings", "notes"), one string. */
+static const char *joined(const checked *c, const char *key, char *buf, size_t n)
 {
     size_t at = 0, k;
     json_t *w;
     buf[0] = '\0';
-    json_array_foreach(json_object_get(c->doc, "warnings"), k, w)
+    json_array_foreach(json_object_get(c->doc, key), k, w)
         at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s\n", json_string_value(w));
     return buf;
+}
+
+static const char *warnings(const checked *c, char *buf, size_t n)
+{
+    return joined(c, "warnings", buf, n);
+}
+
+static const char *notes_of(const checked *c, char *buf, size_t n)
+{
+    return joined(c, "notes", buf, n);
 }
 
 static size_t nwarnings(const checked *c)
@@ -542,4 +552,32 @@ Test(spec_check, rows_longer_than_their_warp_holds_are_warned_about)
     cr_expect(strstr(json_warnings(json, w, sizeof w), "input 'cols' is owned by the rows of 'row_start', whose "
                      "lengths 'row_len' reach 128, but a row's warp holds 64 of its entries (32 lanes x per_thread 2)"),
               "%s", w);
+}
+
+/* Columns the code reads by a loop from row_start[t] but the spec owns as
+ * contiguous slices (tests/specs/csr_sssp.json keeps them so) get a note
+ * naming the owner by rows; the corpus's spmv_scalar, owned by rows, and
+ * the held-out rle_decode, whose seg_start is CSR offsets (no owner states
+ * those), get none. */
+Test(spec_check, columns_walked_from_a_row_start_but_owned_as_slices_are_noted)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/sssp_relax.ptx");
+    static const char *const extra[] = { "--explore-time", "0" };
+    char nb[8192];
+    checked c = spec_check_v("tests/specs/csr_sssp.json", extra, 2);
+    notes_of(&c, nb, sizeof nb);
+    for (int k = 0; k < 2; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "input '%s' is read by a loop that starts at row_start[t] (t the thread's "
+                 "position), but owned as contiguous slices: if row_start is a running sum of row lengths and thread "
+                 "t reads row t, say \"owner\": { \"rows\": \"row_start\" }", k ? "weights" : "edges");
+        cr_expect(strstr(nb, want), "%s", nb);
+    }
+    json_decref(c.doc);
+    static const char *const others[] = { "kernels/corpus/spmv_scalar.json", "kernels/holdout/rle_decode.json" };
+    for (int k = 0; k < 2; k++) {
+        c = spec_check_v(others[k], extra, 2);
+        cr_expect_null(strstr(notes_of(&c, nb, sizeof nb), "read by a loop"), "%s: %s", others[k], nb);
+        json_decref(c.doc);
+    }
 }
