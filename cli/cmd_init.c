@@ -480,10 +480,9 @@ static void rows_notes(const init_param *params, int nparams, notes *n)
 {
     for (int p = 0; p < nparams; p++) {
         const init_param *c = &params[p];
-        if (!c->pointer || !c->read || !c->rows_through) continue;
-        int r = 0;
-        while (r < 63 && !(c->rows_through >> r & 1)) r++;
-        const char *rows = r < nparams ? params[r].name : "?";
+        int r = init_rows_pointer(params, nparams, p);
+        if (!c->pointer || !c->read || r < 0) continue;
+        const char *rows = params[r].name;
         note(n, "%s is read by a loop that starts at %s[t] (t the thread's position): if %s is a row pointer and "
                 "thread t reads row t, state \"prefix_sum_of\" (the row lengths) on %s and \"owner\": { \"rows\": "
                 "\"%s\" } on %s, per_thread the longest row (\"by\": \"warp\" where a warp reads a row; CSR "

@@ -83,7 +83,8 @@ static void usage(FILE *out)
             "instructions on the sim (counts too small for the indices the kernel makes, or a\n"
             "hang), an input buffer whose per_thread slices need more elements than its count\n"
             "(the launch's last threads get none), an input owned by rows whose rows may\n"
-            "hold more entries than its per_thread or end past its count, a hash table that\n"
+            "hold more entries than its per_thread (by warp, 32 x per_thread) or end past\n"
+            "its count, a hash table that\n"
             "may be full with no probe bound (a lookup of an absent key would not stop),\n"
             "textures, surfaces and tensor maps stated otherwise than the entry uses them,\n"
             "globals the entry never names, and symbolic threads that never branch on the\n"
@@ -375,10 +376,9 @@ static void check_one_object(const wh_param *sp, const init_param *ip, findings 
 static void check_walked_rows(const wh_spec *spec, int p, const init_param *params, int n, findings *f)
 {
     const wh_param *sp = &spec->params[p];
-    int r = 0;
-    while (r < 63 && !(params[p].rows_through >> r & 1)) r++;
+    int r = init_rows_pointer(params, n, p);
     if (sp->kind != WH_BUFFER || sp->role != WH_ROLE_INPUT || sp->per_thread <= 0 || sp->owner == WH_OWNER_ROWS ||
-        !params[p].rows_through || r >= n || r >= spec->nkparams || spec->params[r].structure == WH_STRUCTURE_OFFSETS ||
+        r < 0 || r >= spec->nkparams || spec->params[r].structure == WH_STRUCTURE_OFFSETS ||
         spec->params[r].nfields != 1)
         return;
     const char *rows = spec->params[r].name;

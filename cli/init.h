@@ -43,6 +43,10 @@ typedef struct {
 /* Fill out[0 .. f->nparams); returns f->nparams, or -1 when there are more
  * than max or memory runs out. */
 int init_infer(const ptx_function *f, init_param *out, int max);
+/* The row pointer params[p] is read by a walk from (the first of its
+ * rows_through), or -1: none, or one read at several offsets of an
+ * element (a struct's field, which no owner by rows states). */
+int init_rows_pointer(const init_param *params, int nparams, int p);
 
 /* The entry `ident`'s parameters as the `__global__` declaration in the
  * CUDA source at path states them: names[k] (or "" when unnamed) and

@@ -406,3 +406,10 @@ int init_infer(const ptx_function *f, init_param *out, int max)
         if (out[p].cpp_type[0]) out[p].pointer = strchr(out[p].cpp_type, '*') != NULL;
     return f->nparams;
 }
+
+int init_rows_pointer(const init_param *params, int nparams, int p)
+{
+    for (int r = 0; r < nparams && r < 64; r++)
+        if (params[p].rows_through >> r & 1) return params[r].naccesses == 1 ? r : -1;
+    return -1;
+}

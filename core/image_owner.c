@@ -10,18 +10,13 @@
  */
 #include "core/image.h"
 
-static uint64_t block_size(const wh_launch *l)
-{
-    return (uint64_t)l->block[0] * l->block[1] * l->block[2];
-}
-
 uint64_t wh_rows_offset(const wh_param *par, const wh_launch *l, uint64_t t, uint64_t j, uint64_t *row)
 {
     if (!par->rows_by_warp) {
         *row = t;
         return j;
     }
-    uint64_t b = block_size(l), tl = t % b;
+    uint64_t b = wh_launch_block_threads(l), tl = t % b;
     *row = t / b * ((b + 31) / 32) + tl / 32;
     return tl % 32 + 32 * j;
 }
@@ -32,7 +27,7 @@ uint64_t wh_rows_thread(const wh_param *par, const wh_launch *l, uint64_t row, u
         *j = off;
         return row;
     }
-    uint64_t b = block_size(l), wpb = (b + 31) / 32, tl = row % wpb * 32 + off % 32;
+    uint64_t b = wh_launch_block_threads(l), wpb = (b + 31) / 32, tl = row % wpb * 32 + off % 32;
     *j = off / 32;
     return tl < b ? row / wpb * b + tl : UINT64_MAX;   /* a short warp's missing lanes own nothing */
 }

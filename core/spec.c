@@ -1329,7 +1329,7 @@ wh_launch wh_launch_threads(unsigned x)
     return l;
 }
 
-static uint64_t block_threads(const wh_launch *l)
+uint64_t wh_launch_block_threads(const wh_launch *l)
 {
     return (uint64_t)l->block[0] * l->block[1] * l->block[2];
 }
@@ -1362,29 +1362,25 @@ static uint64_t warp_owner_elem(uint64_t k, uint64_t b, uint64_t t, uint64_t j)
 
 uint64_t wh_owned_elem(const wh_param *p, const wh_launch *l, uint64_t t, uint64_t j)
 {
-    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l);
+    uint64_t k = (uint64_t)p->per_thread, b = wh_launch_block_threads(l);
     switch (p->owner) {
     case WH_OWNER_WARP: return warp_owner_elem(k, b, t, j);
     case WH_OWNER_STRIDE: return j * wh_launch_threads_total(l) + t;
     case WH_OWNER_BLOCK_STRIDE: return t / b * k * b + j * b + t % b;
     case WH_OWNER_WARP_STRIDE: return warp_owned_elem(k, b, t, j);
-    case WH_OWNER_ROWS: return p->rows_by_warp ? warp_owned_elem(k, b, t, j) : t * k + j;
     default: return t * k + j;
     }
 }
 
 uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64_t *j)
 {
-    uint64_t k = (uint64_t)p->per_thread, b = block_threads(l), n = wh_launch_threads_total(l), wpb = (b + 31) / 32;
+    uint64_t k = (uint64_t)p->per_thread, b = wh_launch_block_threads(l), n = wh_launch_threads_total(l);
+    uint64_t wpb = (b + 31) / 32;
     switch (p->owner) {
     case WH_OWNER_WARP: *j = e % k; return e / k / wpb * b + e / k % wpb * 32;
     case WH_OWNER_STRIDE: *j = e / n; return e % n;
     case WH_OWNER_BLOCK_STRIDE: *j = e % (k * b) / b; return e / (k * b) * b + e % b;
     case WH_OWNER_WARP_STRIDE: return warp_elem_owner(k, b, e, j);
-    case WH_OWNER_ROWS:
-        if (p->rows_by_warp) return warp_elem_owner(k, b, e, j);
-        *j = e % k;
-        return e / k;
     default: *j = e % k; return e / k;
     }
 }
@@ -1392,7 +1388,7 @@ uint64_t wh_elem_owner(const wh_param *p, const wh_launch *l, uint64_t e, uint64
 uint64_t wh_owned_total(const wh_param *p, const wh_launch *l)
 {
     uint64_t k = (uint64_t)p->per_thread;
-    if (p->owner == WH_OWNER_WARP) return wh_launch_blocks_total(l) * ((block_threads(l) + 31) / 32) * k;
+    if (p->owner == WH_OWNER_WARP) return wh_launch_blocks_total(l) * ((wh_launch_block_threads(l) + 31) / 32) * k;
     return wh_launch_threads_total(l) * k;
 }
 
@@ -1403,7 +1399,7 @@ uint64_t wh_launch_blocks_total(const wh_launch *l)
 
 uint64_t wh_launch_threads_total(const wh_launch *l)
 {
-    return wh_launch_blocks_total(l) * l->block[0] * l->block[1] * l->block[2];
+    return wh_launch_blocks_total(l) * wh_launch_block_threads(l);
 }
 
 bool wh_param_ordered(const wh_param *p)

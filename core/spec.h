@@ -58,8 +58,8 @@ typedef enum {
  * ...).  WH_OWNER_ROWS depends on the data: thread t owns the entries of
  * row t of a running sum of row lengths (at most k of them; by warp,
  * lane l of warp w owns row w's entries l, l + 32, ...), which only an
- * image can say (wh_image_owned_elem); without one the contiguous slices
- * (by warp, warp_stride's) stand in for it. */
+ * image can say (wh_image_owned_elem); without one it counts as k
+ * elements a thread (wh_owned_total). */
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE,
                WH_OWNER_WARP, WH_OWNER_ROWS } wh_owner;
 #define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp",
@@ -285,6 +285,7 @@ bool wh_spec_apply_size(wh_spec *spec, const char *name, wh_error *err);
 wh_launch wh_spec_launch_full(const wh_spec *spec);
 wh_launch wh_launch_threads(unsigned x);
 uint64_t wh_launch_threads_total(const wh_launch *l);
+uint64_t wh_launch_block_threads(const wh_launch *l);   /* threads per block */
 uint64_t wh_launch_blocks_total(const wh_launch *l);
 
 /* Values of every expression variable for a launch (threads, blocks, block,

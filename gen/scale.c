@@ -261,8 +261,7 @@ static uint64_t mover_atom_elem(const mover *m, uint64_t t, uint64_t j)
 static uint64_t mover_full_thread(const mover *m, const wh_param *par, uint64_t thread)
 {
     if (!m->atom_out || par->owner != WH_OWNER_WARP) return thread;
-    const unsigned *b = m->full->launch.block;
-    return thread - thread % ((uint64_t)b[0] * b[1] * b[2]) % 32;
+    return thread - thread % wh_launch_block_threads(&m->full->launch) % 32;
 }
 
 /* Moves the per-thread elements of every thread t of an atom to or from
