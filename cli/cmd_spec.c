@@ -200,8 +200,26 @@ static void check_rows_owner(const wh_spec *spec, const wh_param *q, uint64_t co
              "end past the buffer", q->name, rows->name, (long long)end, (unsigned long long)count);
 }
 
+/* An owner through an index whose values may pass what they name (the
+ * elements, or the rows): those threads own nothing there, and the kernel
+ * reads past the buffer. */
+static void check_index_owner(const wh_spec *spec, const wh_param *q, uint64_t count, const int64_t *vars, findings *f)
+{
+    const wh_param *idx = &spec->params[q->owner_index - 1];
+    const wh_param *lens = q->owner == WH_OWNER_ROWS ? &spec->params[spec->params[q->owner_rows - 1].prefix_of - 1]
+                                                     : NULL;
+    int64_t hi, n = (int64_t)count;
+    wh_error err;
+    if (lens && !(lens->count && wh_spec_eval(spec, lens->count, vars, lens->name, &n, &err))) return;
+    if (idx->fields[0].hi && wh_spec_eval(spec, idx->fields[0].hi, vars, idx->name, &hi, &err) && hi >= n)
+        warn(f, "input '%s' is owned through the index '%s', whose range reaches %lld, but it has %lld %s: a thread "
+             "whose index passes them owns nothing there", q->name, idx->name, (long long)hi, (long long)n,
+             lens ? "rows" : "elements");
+}
+
 /* What the counts of the full launch's input buffers say: slices past
- * them, tables that may be full, rows longer than their owners hold. */
+ * them, tables that may be full, rows longer than their owners hold,
+ * indices past what they name. */
 static void check_counts(const wh_spec *spec, findings *f)
 {
     int64_t *vars = full_vars(spec);
@@ -212,8 +230,9 @@ static void check_counts(const wh_spec *spec, findings *f)
         if (q->kind != WH_BUFFER || !q->count || (q->per_thread <= 0 && !q->table) ||
             !wh_spec_eval(spec, q->count, vars, q->name, &count, &err) || count < 0)
             continue;
-        if (q->per_thread > 0) check_slice(spec, q, (uint64_t)count, f);
+        if (q->per_thread > 0 && q->owner != WH_OWNER_INDEX) check_slice(spec, q, (uint64_t)count, f);
         if (q->owner == WH_OWNER_ROWS) check_rows_owner(spec, q, (uint64_t)count, vars, f);
+        if (q->owner_index) check_index_owner(spec, q, (uint64_t)count, vars, f);
         if (q->table) check_table(spec, q, (uint64_t)count, vars, f);
     }
     free(vars);
@@ -378,7 +397,7 @@ static void check_walked_rows(const wh_spec *spec, int p, const init_param *para
     const wh_param *sp = &spec->params[p];
     int r = init_rows_pointer(params, n, p);
     if (sp->kind != WH_BUFFER || sp->role != WH_ROLE_INPUT || sp->per_thread <= 0 || sp->owner == WH_OWNER_ROWS ||
-        r < 0 || r >= spec->nkparams || spec->params[r].structure == WH_STRUCTURE_OFFSETS ||
+        sp->owner == WH_OWNER_INDEX || r < 0 || r >= spec->nkparams || spec->params[r].structure == WH_STRUCTURE_OFFSETS ||
         spec->params[r].nfields != 1)
         return;
     const char *rows = spec->params[r].name;

@@ -117,7 +117,10 @@ void wh_csr_row(const wh_image *img, int p, uint64_t k, uint64_t n, uint64_t *b,
  * none) and which of its elements e is (*j).  As wh_owned_elem and
  * wh_elem_owner, but under an owner by rows (WH_OWNER_ROWS) thread t's
  * elements are the first per_thread entries of row t of the image's row
- * pointer (by warp: lane l's of its warp's row; image_owner.c). */
+ * pointer (by warp: lane l's of its warp's row; through an index: of row
+ * index[t]), and under an owner through an index (WH_OWNER_INDEX) the
+ * elements its elements of the index name (image_owner.c); an index value
+ * outside the buffer (the rows) names none. */
 uint64_t wh_image_owned_elem(const wh_image *img, int p, uint64_t t, uint64_t j);
 /* Under an owner by rows, which row thread t's element j is in (*row) and
  * where in it (the return value), whatever the image; the inverse: the
@@ -127,6 +130,14 @@ uint64_t wh_image_owned_elem(const wh_image *img, int p, uint64_t t, uint64_t j)
 uint64_t wh_rows_offset(const wh_param *par, const wh_launch *l, uint64_t t, uint64_t j, uint64_t *row);
 uint64_t wh_rows_thread(const wh_param *par, const wh_launch *l, uint64_t row, uint64_t off, uint64_t *j);
 uint64_t wh_image_elem_owner(const wh_image *img, int p, uint64_t e, uint64_t *j);
+/* Under an owner through an index (WH_OWNER_INDEX, or rows "through" one:
+ * thread t owns x[index[t]], or row index[t]), the inverse reads the slot
+ * of the index that names an element (a row): a scan of the index each
+ * time, or this map of the first slot naming each one (UINT64_MAX: none),
+ * built once for many lookups and freed by the caller (NULL: out of
+ * memory), valid while the index is unchanged. */
+uint64_t *wh_image_index_slots(const wh_image *img, int p);
+uint64_t wh_image_elem_owner_in(const wh_image *img, int p, uint64_t e, uint64_t *j, const uint64_t *slots);
 /* Column indices of a lower-triangular CSR matrix ("below_row",
  * image_rows.c): each entry below its row, outside the level for a row of
  * the level; the projection and the check, as above. */

@@ -799,21 +799,22 @@ static bool parse_hash_table(spec_loader *ld, json_t *pobj, const char *jpath, w
     return !mk || spec_get_expr(ld, mk, fp, &t->max_keys);
 }
 
-#define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\", \"warp_stride\" or { \"rows\": " \
-               "row pointer, \"by\": \"thread\" or \"warp\" }"
+#define OWNERS "\"contiguous\" (the default), \"stride\", \"block_stride\", \"warp_stride\", { \"rows\": " \
+               "row pointer, \"by\": \"thread\" or \"warp\", \"through\": index } or { \"index\": index }"
 
 static bool parse_owner(spec_loader *ld, json_t *pobj, const char *jpath, wh_param *p)
 {
-    static const char *const rows_keys[] = { "rows", "by", NULL };
+    static const char *const rows_keys[] = { "rows", "by", "through", NULL };
+    static const char *const index_keys[] = { "index", NULL };
     char sub[320];
     json_t *v = json_object_get(pobj, "owner");
     if (!v) return true;
     snprintf(sub, sizeof sub, "%s.owner", jpath);
     if (!p->per_thread) return spec_bad(ld, sub, "\"owner\" says which elements a thread owns: it needs "
             "\"per_thread\"");
-    if (json_is_object(v)) {   /* the row pointer is resolved with the other relations (spec_relations.c) */
-        p->owner = WH_OWNER_ROWS;
-        return spec_check_keys(ld, v, sub, rows_keys);
+    if (json_is_object(v)) {   /* the buffers named are resolved with the other relations (spec_relations.c) */
+        p->owner = json_object_get(v, "index") ? WH_OWNER_INDEX : WH_OWNER_ROWS;
+        return spec_check_keys(ld, v, sub, p->owner == WH_OWNER_INDEX ? index_keys : rows_keys);
     }
     const char *name = json_string_value(v);
     int k = WH_OWNER_CONTIGUOUS;
@@ -1039,6 +1040,13 @@ static bool check_steps(spec_loader *ld)
     return true;
 }
 
+/* Parameter i's JSON object: the kernel's parameters, then the globals. */
+static json_t *param_obj(const wh_spec *s, json_t *params, json_t *globals, int i)
+{
+    bool global = i >= s->nkparams;
+    return json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
+}
+
 /* "params" (required: the kernel's, in order) and "globals" (optional:
  * module variables), into one list; names are unique across both. */
 static bool parse_params(spec_loader *ld, json_t *root)
@@ -1067,19 +1075,23 @@ static bool parse_params(spec_loader *ld, json_t *root)
                                 s->params[i].name);
             }
     }
+    /* relations between parameters, once all are known: running sums
+     * first (others check them), rows owners last (they check an index
+     * owner on the lengths) */
+    for (int i = 0; i < s->nparams; i++)
+        if (json_object_get(param_obj(s, params, globals, i), "prefix_sum_of") &&
+            !spec_buffer_prefix(ld, param_obj(s, params, globals, i), i))
+            return false;
     for (int i = 0; i < s->nparams; i++) {
-        bool global = i >= s->nkparams;
-        json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
-        if (json_object_get(pobj, "prefix_sum_of") && !spec_buffer_prefix(ld, pobj, i)) return false;
-    }
-    for (int i = 0; i < s->nparams; i++) {
-        bool global = i >= s->nkparams;
-        json_t *pobj = json_array_get(global ? globals : params, (size_t)(global ? i - s->nkparams : i));
+        json_t *pobj = param_obj(s, params, globals, i);
         if (json_object_get(pobj, "nearest_of") && !spec_buffer_nearest(ld, pobj, i)) return false;
         if (json_object_get(pobj, "below_row") && !spec_buffer_below_row(ld, pobj, i)) return false;
         if (json_object_get(pobj, "shortest_paths") && !spec_buffer_paths(ld, pobj, i)) return false;
-        if (s->params[i].owner == WH_OWNER_ROWS && !spec_buffer_owner_rows(ld, pobj, i)) return false;
+        if (s->params[i].owner == WH_OWNER_INDEX && !spec_buffer_owner_index(ld, pobj, i)) return false;
     }
+    for (int i = 0; i < s->nparams; i++)
+        if (s->params[i].owner == WH_OWNER_ROWS && !spec_buffer_owner_rows(ld, param_obj(s, params, globals, i), i))
+            return false;
     return check_steps(ld);
 }
 

@@ -57,13 +57,16 @@ typedef enum {
  * block-stride loop: thread i of block b reads b*k*block + i, + block,
  * ...).  WH_OWNER_ROWS depends on the data: thread t owns the entries of
  * row t of a running sum of row lengths (at most k of them; by warp,
- * lane l of warp w owns row w's entries l, l + 32, ...), which only an
- * image can say (wh_image_owned_elem); without one it counts as k
+ * lane l of warp w owns row w's entries l, l + 32, ...; through an
+ * index, row index[t]'s), and WH_OWNER_INDEX, thread t owning the
+ * element its element of an index buffer names (x[index[t]]): only an
+ * image can say which (wh_image_owned_elem); without one they count as k
  * elements a thread (wh_owned_total). */
 typedef enum { WH_OWNER_CONTIGUOUS, WH_OWNER_STRIDE, WH_OWNER_BLOCK_STRIDE, WH_OWNER_WARP_STRIDE,
-               WH_OWNER_WARP, WH_OWNER_ROWS } wh_owner;
+               WH_OWNER_WARP, WH_OWNER_ROWS, WH_OWNER_INDEX } wh_owner;
 #define WH_OWNER_LAST WH_OWNER_WARP_STRIDE   /* the "owner" names; WH_OWNER_WARP comes from "per_warp",
-                                                WH_OWNER_ROWS from { "rows": ... } */
+                                                WH_OWNER_ROWS from { "rows": ... }, WH_OWNER_INDEX
+                                                from { "index": ... } */
 
 /* A tree stored in a struct buffer (README, "Trees"): element i is a
  * node, a leaf when its `leaf` field is above 0, else an internal node
@@ -194,6 +197,9 @@ typedef struct {
                                one per thread, or per warp) whose row t thread t owns, 0: none */
     bool rows_by_warp;      /* WH_OWNER_ROWS by warp ("by": "warp"): the row pointer has one row
                                per warp, and lane l of warp w owns row w's entries l, l + 32, ... */
+    int owner_index;        /* WH_OWNER_INDEX, or WH_OWNER_ROWS "through" an index: 1 + the index
+                               buffer (per-thread integers) whose element j of thread t names
+                               the element (the row) t owns; 0: none */
     wh_expr *value;         /* integer scalars (a struct scalar's are on its fields) */
     double fvalue;          /* float scalars */
     wh_init_kind init;      /* fixed buffers */

@@ -36,6 +36,7 @@ bool spec_buffer_nearest(spec_loader *ld, json_t *pobj, int p);
 bool spec_buffer_below_row(spec_loader *ld, json_t *pobj, int p);
 bool spec_buffer_paths(spec_loader *ld, json_t *pobj, int p);
 bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p);
+bool spec_buffer_owner_index(spec_loader *ld, json_t *pobj, int p);
 
 /* spec_texture.c: a texture, surface or tensor map parameter's own keys,
  * once its type is known. */

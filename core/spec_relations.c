@@ -210,13 +210,77 @@ static bool owner_rows_by(spec_loader *ld, json_t *owner, int p, bool *by_warp)
                     "row w's entries l, l + 32, ...)");
 }
 
-/* "owner": { "rows": row pointer, "by": ... } on per-thread buffer p:
- * thread t owns row t's entries, or lane l of warp w row w's l, l + 32,
- * ....  The scaler tiles the atoms' row lengths and rebuilds the row
- * pointer from them before it places each thread's entries, so the
- * pointer must be a running sum of lengths that are one per thread (per
- * warp); CSR offsets are tiled as values and sorted, which keeps no
- * atom's rows. */
+/* The index named at .owner.<key> of buffer p: an input buffer of
+ * per-thread integers, k a thread (as many as p has; one row a thread
+ * through it), owned as a function of the launch; -1 after an error. */
+static int owner_index_of(spec_loader *ld, json_t *owner, int p, const char *key, int64_t k)
+{
+    wh_spec *s = ld->spec;
+    const wh_param *b = &s->params[p];
+    char sub[96], at[16];
+    snprintf(at, sizeof at, ".owner.%s", key);
+    wh_param_jpath(s, p, at, sub, sizeof sub);
+    int q = named_param(ld, json_string_value(json_object_get(owner, key)), sub, "the index buffer");
+    if (q < 0) return -1;
+    const wh_param *x = &s->params[q];
+    if (q == p || x->kind != WH_BUFFER || x->tex || x->role != WH_ROLE_INPUT || x->type == WH_STRUCT ||
+        wh_type_is_float(x->type))
+        return spec_bad(ld, sub, "an index is another input buffer of one integer type"), -1;
+    if (x->per_thread != k || x->owner > WH_OWNER_WARP_STRIDE)
+        return spec_bad(ld, sub, "thread t owns what its elements of the index \"%s\" name: the index needs "
+                        "\"per_thread\": %lld (%s) and an owner by position (contiguous, stride, block_stride or "
+                        "warp_stride)", x->name, (long long)k, k == b->per_thread ? "as the buffer it owns" :
+                        "one row a thread"), -1;
+    return q;
+}
+
+/* "owner": { "index": index } on per-thread buffer p: thread t's element
+ * j is the one its element j of the index names (row_len[level_rows[t]]). */
+bool spec_buffer_owner_index(spec_loader *ld, json_t *pobj, int p)
+{
+    wh_spec *s = ld->spec;
+    wh_param *b = &s->params[p];
+    int q = owner_index_of(ld, json_object_get(pobj, "owner"), p, "index", b->per_thread);
+    if (q < 0) return false;
+    if (b->structure == WH_STRUCTURE_NEIGHBORS || (wh_param_ordered(b) && !b->prefix_of)) {   /* a running
+                                                                        sum is rebuilt from what it sums */
+        char sub[96];
+        wh_param_jpath(s, p, ".owner.index", sub, sizeof sub);
+        return spec_bad(ld, sub, "\"%s\" is ordered or a neighbour list, whose elements belong to their place, "
+                        "not to the thread an index gives them to (a running sum is the exception: a row "
+                        "pointer, rebuilt from its lengths)", b->name);
+    }
+    b->owner_index = q + 1;
+    return true;
+}
+
+/* "through": the row pointer and its lengths both owned through the same
+ * index, one row a thread: thread t owns row index[t]. */
+static bool rows_through(spec_loader *ld, json_t *owner, int p, const wh_param *r, const wh_param *len)
+{
+    wh_spec *s = ld->spec;
+    wh_param *b = &s->params[p];
+    char sub[96];
+    wh_param_jpath(s, p, ".owner.through", sub, sizeof sub);
+    if (b->rows_by_warp) return spec_bad(ld, sub, "rows by warp go through no index");
+    int q = owner_index_of(ld, owner, p, "through", 1);
+    if (q < 0) return false;
+    if (r->owner != WH_OWNER_INDEX || r->owner_index != q + 1 || len->owner != WH_OWNER_INDEX ||
+        len->owner_index != q + 1 || r->per_thread != 1 || len->per_thread != 1)
+        return spec_bad(ld, sub, "thread t owns row %s[t]: the row pointer \"%s\" and its lengths \"%s\" need "
+                        "\"per_thread\": 1 and \"owner\": { \"index\": \"%s\" }", s->params[q].name, r->name,
+                        len->name, s->params[q].name);
+    b->owner_index = q + 1;
+    return true;
+}
+
+/* "owner": { "rows": row pointer, "by": ..., "through": ... } on
+ * per-thread buffer p: thread t owns row t's entries, or lane l of warp
+ * w row w's l, l + 32, ..., or thread t row index[t]'s.  The scaler tiles
+ * the atoms' row lengths and rebuilds the row pointer from them before it
+ * places each thread's entries, so the pointer must be a running sum of
+ * lengths that are one per thread (per warp, or through the index); CSR
+ * offsets are tiled as values and sorted, which keeps no atom's rows. */
 bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p)
 {
     wh_spec *s = ld->spec;
@@ -233,16 +297,17 @@ bool spec_buffer_owner_rows(spec_loader *ld, json_t *pobj, int p)
                         "rows needs (CSR offsets are not supported: the scaler sorts them, keeping no atom's rows)",
                         r->name);
     const wh_param *len = &s->params[r->prefix_of - 1];
-    wh_owner one = b->rows_by_warp ? WH_OWNER_WARP : WH_OWNER_CONTIGUOUS;
-    if (r->per_thread != 1 || r->owner != one || len->per_thread != 1 || len->owner != one)
-        return spec_bad(ld, sub, b->rows_by_warp ? "warp w owns row w: the row pointer \"%s\" and its lengths "
-                        "\"%s\" need \"per_warp\": 1" : "thread t owns row t: the row pointer \"%s\" and its "
-                        "lengths \"%s\" need \"per_thread\": 1 with the contiguous owner", r->name, len->name);
     bool summed = false;
     for (int k = 0; k < s->nparams; k++) summed |= s->params[k].prefix_of == p + 1;
     if (b->structure == WH_STRUCTURE_NEIGHBORS || b->prefix_of || summed)
         return spec_bad(ld, sub, "\"%s\" is a neighbour list, a running sum or what one sums, whose elements "
                         "belong to their index, not to a row", b->name);
     b->owner_rows = q + 1;
+    if (json_object_get(owner, "through")) return rows_through(ld, owner, p, r, len);
+    wh_owner one = b->rows_by_warp ? WH_OWNER_WARP : WH_OWNER_CONTIGUOUS;
+    if (r->per_thread != 1 || r->owner != one || len->per_thread != 1 || len->owner != one)
+        return spec_bad(ld, sub, b->rows_by_warp ? "warp w owns row w: the row pointer \"%s\" and its lengths "
+                        "\"%s\" need \"per_warp\": 1" : "thread t owns row t: the row pointer \"%s\" and its "
+                        "lengths \"%s\" need \"per_thread\": 1 with the contiguous owner", r->name, len->name);
     return true;
 }

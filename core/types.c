@@ -84,6 +84,6 @@ const char *wh_key_hash_name(wh_key_hash h)
 
 const char *wh_owner_name(wh_owner o)
 {
-    static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride", "warp", "rows" };
+    static const char *const names[] = { "contiguous", "stride", "block_stride", "warp_stride", "warp", "rows", "index" };
     return names[o];
 }

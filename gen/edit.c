@@ -326,6 +326,7 @@ typedef struct {
     const wh_field *fd;
     bool by_index;
     wh_bounds b;
+    uint64_t *slots;    /* an owner through an index: its inverse for a whole run (with_slots), or NULL */
 } field_access;
 
 static bool access_open(field_access *a, wh_image *img, int p, int f, wh_error *err)
@@ -335,7 +336,27 @@ static bool access_open(field_access *a, wh_image *img, int p, int f, wh_error *
     a->f = f;
     a->fd = &img->spec->params[p].fields[f];
     a->by_index = wh_field_varies_by_index(a->fd);
+    a->slots = NULL;
     return wh_image_bounds(img, p, f, 0, &a->b, err);
+}
+
+/* The owner of element k (UINT64_MAX: none) and which of its elements k
+ * is (*j); for a shared input, k itself (*j 0).  Under an owner through an
+ * index its inverse is built on the first lookup, for the whole edit
+ * (which changes no index; access_close frees it); out of memory, each
+ * lookup scans the index. */
+static uint64_t elem_owner(field_access *a, uint64_t k, uint64_t *j)
+{
+    *j = 0;
+    if (!a->img->spec->params[a->p].per_thread) return k;
+    if (a->img->spec->params[a->p].owner_index && !a->slots) a->slots = wh_image_index_slots(a->img, a->p);
+    return wh_image_elem_owner_in(a->img, a->p, k, j, a->slots);
+}
+
+static void access_close(field_access *a)
+{
+    free(a->slots);
+    a->slots = NULL;
 }
 
 static void *field_at(const field_access *a, uint64_t e)
@@ -488,7 +509,7 @@ static bool slot_ramp(field_access *a, const gen_edit *e, bool up, wh_error *err
     for (uint64_t k = e->first; k < e->first + e->count; k++) {
         uint64_t j = 0;
         if (rows >= 0) j = place_in_row(a->img, rows, k);
-        else if (par->per_thread > 0 && wh_image_elem_owner(a->img, a->p, k, &j) == UINT64_MAX) j = 0;
+        else if (elem_owner(a, k, &j) == UINT64_MAX) j = 0;
         if (j >= own) j = own - 1;
         if (!bounds_of(a, k, err)) return false;
         if (a->b.is_float) {
@@ -573,7 +594,7 @@ static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
     }
     uint64_t j;
     for (uint64_t k = e->first; k < end && k < count; k++) {
-        uint64_t owner = par->per_thread ? wh_image_elem_owner(a->img, a->p, k, &j) : k;
+        uint64_t owner = elem_owner(a, k, &j);
         if (owner < threads) touched[owner / 32] = 1;
     }
     bool ok = true;
@@ -590,15 +611,14 @@ static bool warp_copy(field_access *a, const gen_edit *e, wh_error *err)
 }
 
 /* The lane of the thread owning element k (shared inputs: k's lane). */
-static uint64_t lane_of(const field_access *a, uint64_t k)
+static uint64_t lane_of(field_access *a, uint64_t k)
 {
-    const wh_param *par = &a->img->spec->params[a->p];
-    uint64_t j, owner = par->per_thread ? wh_image_elem_owner(a->img, a->p, k, &j) : k;
+    uint64_t j, owner = elem_owner(a, k, &j);
     return (owner == UINT64_MAX ? k : owner) % 32;
 }
 
 /* Element k's value as a fraction of its domain. */
-static double shape_at(const gen_shape *s, const field_access *a, uint64_t k, pcg32 *rng)
+static double shape_at(const gen_shape *s, field_access *a, uint64_t k, pcg32 *rng)
 {
     switch (s->family) {
     case GEN_SHAPE_SKEW: return pow(pcg32_double(rng), s->alpha);
@@ -640,7 +660,7 @@ static bool parallel(const wh_image *img, int q, int p)
     const wh_param *a = &img->spec->params[q], *b = &img->spec->params[p];
     return q != p && a->role == WH_ROLE_INPUT && a->kind == WH_BUFFER && img->bufs[q].count == img->bufs[p].count &&
            a->per_thread == b->per_thread && a->owner == b->owner && a->owner_rows == b->owner_rows &&
-           a->rows_by_warp == b->rows_by_warp;
+           a->rows_by_warp == b->rows_by_warp && a->owner_index == b->owner_index;
 }
 
 /* op(run, flag) on every editable field beside the index buffer (parallel
@@ -653,8 +673,10 @@ static bool beside_index(wh_image *img, int index_param, int skip, run_op op, co
     for (int q = 0; q < img->nbufs; q++)
         for (int f = 0; q != skip && parallel(img, q, index_param) && f < img->spec->params[q].nfields; f++) {
             field_access side;
-            if (editable(img, q, f) && !(access_open(&side, img, q, f, err) && op(&side, run, flag, err)))
-                return false;
+            if (!editable(img, q, f)) continue;
+            bool ok = access_open(&side, img, q, f, err) && op(&side, run, flag, err);
+            access_close(&side);
+            if (!ok) return false;
         }
     return true;
 }
@@ -766,32 +788,39 @@ static bool tree_shape(wh_image *img, const gen_edit *e, wh_error *err)
     return true;
 }
 
+static bool apply_access(field_access *a, const gen_edit *e, wh_image *full, wh_error *err)
+{
+    switch (e->kind) {
+    case GEN_EDIT_FILL_COPY:
+        for (uint64_t k = e->first + 1; k < e->first + e->count; k++)
+            if (!copy_elem(a, e->first, k, err)) return false;
+        return true;
+    case GEN_EDIT_FILL_LOW: return fill_extreme(a, e, false, err);
+    case GEN_EDIT_FILL_HIGH: return fill_extreme(a, e, true, err);
+    case GEN_EDIT_RAMP_UP: return ramp(a, e, true, false, err);
+    case GEN_EDIT_RAMP_DOWN: return ramp(a, e, false, false, err);
+    case GEN_EDIT_CONTEND_MIN: return contend(a, e, true, err);
+    case GEN_EDIT_CONTEND_MAX: return contend(a, e, false, err);
+    case GEN_EDIT_SORT_UP:
+    case GEN_EDIT_SORT_DOWN:
+    case GEN_EDIT_REVERSE: return rearrange(a, e, err);
+    case GEN_EDIT_WARP_COPY: return warp_copy(a, e, err);
+    case GEN_EDIT_SHAPE: return shape(a, e, err);
+    case GEN_EDIT_TREE_CHAIN:
+    case GEN_EDIT_TREE_COMPLETE: return tree_shape(full, e, err);
+    case GEN_EDIT_ENDS: return ends(a, e, err);
+    default: return true;
+    }
+}
+
 bool gen_edit_apply(const gen_edit *e, wh_image *full, wh_error *err)
 {
     if (e->kind == GEN_EDIT_NONE) return true;
     field_access a;
     if (!access_open(&a, full, e->param, e->field, err)) return false;
-    switch (e->kind) {
-    case GEN_EDIT_FILL_COPY:
-        for (uint64_t k = e->first + 1; k < e->first + e->count; k++)
-            if (!copy_elem(&a, e->first, k, err)) return false;
-        return true;
-    case GEN_EDIT_FILL_LOW: return fill_extreme(&a, e, false, err);
-    case GEN_EDIT_FILL_HIGH: return fill_extreme(&a, e, true, err);
-    case GEN_EDIT_RAMP_UP: return ramp(&a, e, true, false, err);
-    case GEN_EDIT_RAMP_DOWN: return ramp(&a, e, false, false, err);
-    case GEN_EDIT_CONTEND_MIN: return contend(&a, e, true, err);
-    case GEN_EDIT_CONTEND_MAX: return contend(&a, e, false, err);
-    case GEN_EDIT_SORT_UP:
-    case GEN_EDIT_SORT_DOWN:
-    case GEN_EDIT_REVERSE: return rearrange(&a, e, err);
-    case GEN_EDIT_WARP_COPY: return warp_copy(&a, e, err);
-    case GEN_EDIT_SHAPE: return shape(&a, e, err);
-    case GEN_EDIT_TREE_CHAIN:
-    case GEN_EDIT_TREE_COMPLETE: return tree_shape(full, e, err);
-    case GEN_EDIT_ENDS: return ends(&a, e, err);
-    default: return true;
-    }
+    bool ok = apply_access(&a, e, full, err);
+    access_close(&a);
+    return ok;
 }
 
 bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err)

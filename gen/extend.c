@@ -16,53 +16,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Thread t's row of img's buffer p into every thread's row of atom a,
- * whose lengths spread_thread has already made t's (an owner by rows). */
-static void spread_row(gen_pool *pool, int a, const wh_image *img, int p, uint64_t t, unsigned char *dst)
+/* Thread t's elements of img's buffer p into every thread's of atom a's
+ * bytes dst (elements no thread owns as img has them).  Under an owner by
+ * rows, or through an index, the atom's own lengths and index place them:
+ * spread_thread has already made them t's. */
+static void spread_elems(gen_pool *pool, int a, const wh_image *img, int p, uint64_t t, unsigned char *dst)
 {
     const wh_buffer *b = &img->bufs[p];
-    size_t es = b->param->elem_size;
-    uint64_t *start = malloc(((size_t)pool->x + 1) * sizeof *start);
+    const wh_param *par = b->param;
+    size_t es = par->elem_size;
+    int nl = gen_rows_lengths(img->spec, p);
+    const unsigned char *index = par->owner_index ? gen_pool_atom_data(pool, a, par->owner_index - 1) : NULL;
+    uint64_t *start = nl < 0 ? NULL : malloc(((size_t)gen_atom_nrows(pool->ref, p) + 1) * sizeof *start);
     wh_error err;
     wh_error_clear(&err);
-    if (!start || !gen_atom_rows(pool->ref, p, gen_pool_atom_data(pool, a, gen_rows_lengths(img->spec, p)), start,
-                                 &err)) {
+    memcpy(dst, b->data, b->bytes);
+    if (nl >= 0 && (!start || !gen_atom_rows(pool->ref, p, gen_pool_atom_data(pool, a, nl), start, &err))) {
         free(start);   /* the elements stay as img has them */
         return;
     }
     for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
-        for (uint64_t j = 0; j < (uint64_t)b->param->per_thread; j++) {
-            uint64_t src = wh_image_owned_elem(img, p, t, j), to = gen_atom_row_elem(b->param, &pool->ref->launch,
-                                                                                      start, u, j);
+        for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
+            uint64_t src = wh_image_owned_elem(img, p, t, j);
+            uint64_t to = start ? gen_atom_row_elem(pool->ref, p, start, index, u, j)
+                          : par->owner == WH_OWNER_INDEX ? gen_atom_indexed(pool->ref, p, index, u, j)
+                          : wh_owned_elem(par, &img->launch, u, j);
             if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
         }
     free(start);
 }
 
 /* img's per-thread inputs into atom a (an image of the pool's X threads),
- * thread t's elements in every thread; buffers owned by rows last, placed
- * by the lengths spread before them. */
+ * thread t's elements in every thread; indices first, then what they own,
+ * then buffers owned by rows, placed by the lengths spread before them. */
 static void spread_thread(gen_pool *pool, int a, const wh_image *img, uint64_t t)
 {
-    const wh_launch *l = &img->launch;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int p = 0; p < img->nbufs; p++) {
             const wh_param *par = &img->spec->params[p];
-            if (par->role != WH_ROLE_INPUT || !par->per_thread || (par->owner == WH_OWNER_ROWS) != (pass == 1))
-                continue;
-            unsigned char *dst = (unsigned char *)gen_pool_atom_data(pool, a, p);
-            const wh_buffer *b = &img->bufs[p];
-            size_t es = par->elem_size;
-            memcpy(dst, b->data, b->bytes);   /* elements no thread owns, as they were */
-            if (pass == 1) {
-                spread_row(pool, a, img, p, t, dst);
-                continue;
-            }
-            for (uint64_t u = 0; u < (uint64_t)pool->x; u++)
-                for (uint64_t j = 0; j < (uint64_t)par->per_thread; j++) {
-                    uint64_t src = wh_owned_elem(par, l, t, j), to = wh_owned_elem(par, l, u, j);
-                    if (src < b->count && to < b->count) memcpy(dst + to * es, b->data + src * es, es);
-                }
+            if (par->role == WH_ROLE_INPUT && par->per_thread && gen_owner_pass(par) == pass)
+                spread_elems(pool, a, img, p, t, (unsigned char *)gen_pool_atom_data(pool, a, p));
         }
 }
 

@@ -28,18 +28,35 @@ typedef struct {
 /* An owner by rows (WH_OWNER_ROWS, scale.c): the row lengths whose
  * running sum owns buffer p's elements (-1: p is not owned so); and an
  * atom's rows from its lengths `lens`: start[r] is row r's first element,
- * start[X] the end of the last (X + 1 values; ref: the pool's X-thread
- * image; by warp, rows past its warps are empty). */
+ * start[n] the end of the last, for the n = gen_atom_nrows rows an atom
+ * has (X, one a thread or warp, rows past its warps empty; through an
+ * index, every row of its lengths; ref: the pool's X-thread image). */
 int gen_rows_lengths(const wh_spec *spec, int p);
+/* Which pass places buffer p's elements: what owns the elements of later
+ * ones is read from the buffers of earlier ones: indices and every other
+ * buffer first (0), then what an index owns (1: row lengths through an
+ * index), then buffers owned by rows (2: placed by the lengths). */
+int gen_owner_pass(const wh_param *par);
+uint64_t gen_atom_nrows(const wh_image *ref, int p);
 /* The row pointers of img's buffers owned by rows, made the running sums
  * of their lengths (only them: the image's other projections wait until
  * the rows are filled, since some read them, as "shortest_paths" reads
  * the edges). */
 bool gen_rebuild_rows(wh_image *img, wh_error *err);
 bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64_t *start, wh_error *err);
+/* Under an owner through an index (WH_OWNER_INDEX, rows "through"): the
+ * element (row) of buffer p that element j of atom thread t names in the
+ * atom's index bytes.  An atom read back from a full input keeps the full
+ * input's index values, which may pass its own buffer: the k-th slot whose
+ * value does takes the k-th element no value inside names, so that no two
+ * threads share one while the values inside are distinct (UINT64_MAX:
+ * none). */
+uint64_t gen_atom_indexed(const wh_image *ref, int p, const unsigned char *index, uint64_t t, uint64_t j);
 /* Element j of atom thread t's row entries under those starts (by warp,
- * its lane's of its warp's row; UINT64_MAX: none). */
-uint64_t gen_atom_row_elem(const wh_param *par, const wh_launch *atom, const uint64_t *start, uint64_t t, uint64_t j);
+ * its lane's of its warp's row; through an index, of the row `index`
+ * names; UINT64_MAX: none). */
+uint64_t gen_atom_row_elem(const wh_image *ref, int p, const uint64_t *start, const unsigned char *index, uint64_t t,
+                           uint64_t j);
 
 /* A sim harness for X threads that records every thread's branches. */
 typedef struct {

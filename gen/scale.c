@@ -118,7 +118,8 @@ typedef struct {
     uint64_t tile, stride;     /* the shift of stride tiling: tile * stride */
     wh_bounds *sb, *db;        /* per-field bounds when they do not depend on i */
     bool *by_index;
-    uint64_t *atom_row;        /* owner by rows: the atom's X row starts and its last row's end */
+    uint64_t *atom_row;        /* owner by rows: the atom's row starts and its last row's end */
+    const unsigned char *atom_index;   /* owner through an index: the atom's index bytes */
 } mover;
 
 static void mover_free(mover *m)
@@ -138,7 +139,7 @@ static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int
     m->sb = malloc(n * sizeof *m->sb);
     m->db = malloc(n * sizeof *m->db);
     m->by_index = malloc(n * sizeof *m->by_index);
-    m->atom_row = rows ? malloc(((size_t)pool->x + 1) * sizeof *m->atom_row) : NULL;
+    m->atom_row = rows ? malloc(((size_t)gen_atom_nrows(atom, p) + 1) * sizeof *m->atom_row) : NULL;
     if (!m->sb || !m->db || !m->by_index || (rows && !m->atom_row)) {
         mover_free(m);
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
@@ -149,6 +150,7 @@ static bool mover_init(mover *m, const gen_pool *pool, const wh_image *full, int
     m->p = p;
     m->tile = m->stride = 0;
     m->atom_out = NULL;
+    m->atom_index = NULL;
     for (int f = 0; f < par->nfields; f++) {
         m->by_index[f] = wh_field_varies_by_index(&par->fields[f]);
         if (!wh_image_bounds(atom, p, f, 0, &m->sb[f], err) || !wh_image_bounds(full, p, f, 0, &m->db[f], err)) {
@@ -207,11 +209,32 @@ int gen_rows_lengths(const wh_spec *spec, int p)
     return par->owner == WH_OWNER_ROWS ? spec->params[par->owner_rows - 1].prefix_of - 1 : -1;
 }
 
-/* Buffers owned by rows go second: their elements are placed by the row
- * lengths of the first. */
+uint64_t gen_atom_nrows(const wh_image *ref, int p)
+{
+    const wh_param *par = &ref->spec->params[p];
+    if (par->owner == WH_OWNER_ROWS && par->owner_index) return ref->bufs[gen_rows_lengths(ref->spec, p)].count;
+    return wh_launch_threads_total(&ref->launch);
+}
+
+int gen_owner_pass(const wh_param *par)
+{
+    return par->owner == WH_OWNER_ROWS ? 2 : par->owner == WH_OWNER_INDEX;
+}
+
 static bool in_pass(const wh_param *par, int pass)
 {
-    return par->role == WH_ROLE_INPUT && (par->owner == WH_OWNER_ROWS) == (pass == 1);
+    return par->role == WH_ROLE_INPUT && gen_owner_pass(par) == pass;
+}
+
+/* The indices of img's buffers owned through one, brought to their
+ * structure (a distinct list of rows) before what they own is placed. */
+static bool restructure_indices(wh_image *img, wh_error *err)
+{
+    for (int p = 0; p < img->nbufs; p++)
+        if (img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner_index &&
+            !wh_image_restructure_buffer(img, img->spec->params[p].owner_index - 1, err))
+            return false;
+    return true;
 }
 
 /* An atom's rows are a running sum of its own row lengths, from the row
@@ -225,11 +248,11 @@ bool gen_atom_rows(const wh_image *ref, int p, const unsigned char *lens, uint64
     const wh_param *lp = &spec->params[nl];
     wh_bounds bd;
     if (!wh_image_bounds(ref, rows, 0, 0, &bd, err)) return false;
-    uint64_t x = wh_launch_threads_total(&ref->launch), nlens = ref->bufs[nl].count;
+    uint64_t n = gen_atom_nrows(ref, p), nlens = ref->bufs[nl].count;
     uint64_t at = bd.lo < 0 ? 0 : (uint64_t)bd.lo;
-    for (uint64_t t = 0; t <= x; t++) {
-        start[t] = at;
-        int64_t len = t < x && t < nlens ? wh_value_get_int(lp->fields[0].type, lens + t * lp->elem_size) : 0;
+    for (uint64_t r = 0; r <= n; r++) {
+        start[r] = at;
+        int64_t len = r < n && r < nlens ? wh_value_get_int(lp->fields[0].type, lens + r * lp->elem_size) : 0;
         if (len > 0) at += (uint64_t)len;
     }
     return true;
@@ -240,18 +263,50 @@ static bool mover_atom_rows(mover *m, const unsigned char *lens, wh_error *err)
     return gen_atom_rows(m->atom, m->p, lens, m->atom_row, err);
 }
 
-uint64_t gen_atom_row_elem(const wh_param *par, const wh_launch *atom, const uint64_t *start, uint64_t t, uint64_t j)
+/* Slot s of an atom's index (count slots of ip), or -1 past them. */
+static int64_t atom_index_value(const wh_param *ip, const unsigned char *index, uint64_t count, uint64_t s)
 {
-    uint64_t r, off = wh_rows_offset(par, atom, t, j, &r);
-    return j < (uint64_t)par->per_thread && off < start[r + 1] - start[r] ? start[r] + off : UINT64_MAX;
+    return s < count ? wh_value_get_int(ip->fields[0].type, index + s * ip->elem_size) : -1;
+}
+
+uint64_t gen_atom_indexed(const wh_image *ref, int p, const unsigned char *index, uint64_t t, uint64_t j)
+{
+    const wh_param *par = &ref->spec->params[p], *ip = &ref->spec->params[par->owner_index - 1];
+    uint64_t slot = wh_owned_elem(ip, &ref->launch, t, j), count = ref->bufs[par->owner_index - 1].count;
+    uint64_t n = par->owner == WH_OWNER_ROWS ? gen_atom_nrows(ref, p) : ref->bufs[p].count;
+    if (!index || slot >= count) return UINT64_MAX;
+    int64_t v = atom_index_value(ip, index, count, slot);
+    if (v >= 0 && (uint64_t)v < n) return (uint64_t)v;
+    uint64_t k = 0;   /* the k-th slot outside takes the k-th element no slot inside names */
+    for (uint64_t s = 0; s < slot; s++) {
+        int64_t w = atom_index_value(ip, index, count, s);
+        k += w < 0 || (uint64_t)w >= n;
+    }
+    for (uint64_t e = 0; e < n; e++) {
+        bool named = false;
+        for (uint64_t s = 0; s < count && !named; s++) named = atom_index_value(ip, index, count, s) == (int64_t)e;
+        if (!named && k-- == 0) return e;
+    }
+    return UINT64_MAX;
+}
+
+uint64_t gen_atom_row_elem(const wh_image *ref, int p, const uint64_t *start, const unsigned char *index, uint64_t t,
+                           uint64_t j)
+{
+    const wh_param *par = &ref->spec->params[p];
+    uint64_t r, off = wh_rows_offset(par, &ref->launch, t, j, &r);
+    if (par->owner_index) r = gen_atom_indexed(ref, p, index, t, 0);
+    if (j >= (uint64_t)par->per_thread || r >= gen_atom_nrows(ref, p)) return UINT64_MAX;
+    return off < start[r + 1] - start[r] ? start[r] + off : UINT64_MAX;
 }
 
 /* Element j of atom thread t's elements (UINT64_MAX: none). */
 static uint64_t mover_atom_elem(const mover *m, uint64_t t, uint64_t j)
 {
     const wh_param *par = &m->full->spec->params[m->p];
-    if (!m->atom_row) return atom_elem(par, &m->atom->launch, t, j);
-    return gen_atom_row_elem(par, &m->atom->launch, m->atom_row, t, j);
+    if (m->atom_row) return gen_atom_row_elem(m->atom, m->p, m->atom_row, m->atom_index, t, j);
+    if (par->owner == WH_OWNER_INDEX) return gen_atom_indexed(m->atom, m->p, m->atom_index, t, j);
+    return atom_elem(par, &m->atom->launch, t, j);
 }
 
 /* The full-launch thread whose elements thread `thread` moves.  Read
@@ -293,21 +348,44 @@ static bool places_rows(const wh_spec *spec, int p)
     return false;
 }
 
-/* scratch[0] for the buffer's values, scratch[1] for an owner by rows'
- * lengths.  Stride tiling shifts no row lengths that place rows: shifted,
- * a tile's rows would no longer be its atom's, and its columns, placed by
- * them, would be cut or padded. */
-static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
-                         int p, unsigned char *scratch[2], wh_error *err)
+/* Under an owner through an index, the elements no thread lists (the
+ * rows outside a level) travel as a buffer without an owner would: full
+ * element e is element e mod n of the atom of tile (e / n) mod tiles, n
+ * the atom's count, as contiguous slices would place them.  To an atom
+ * (atom_out), from the tile's own elements. */
+static bool move_unlisted(mover *m, const gen_layout *lay, uint64_t g, wh_error *err)
 {
-    int nl = gen_rows_lengths(full->spec, p);
+    uint64_t natom = m->atom->bufs[m->p].count, nfull = m->full->bufs[m->p].count;
+    uint64_t step = m->atom_out ? UINT64_MAX : natom * (uint64_t)lay->thread_genes;
+    bool ok = true;
+    for (uint64_t e = g * natom; ok && e < nfull; e = step > nfull - e ? nfull : e + step)
+        for (uint64_t i = 0; ok && i < natom && e + i < nfull; i++)
+            ok = mover_copy(m, i, e + i, err);
+    return ok;
+}
+
+/* scratch[0] for the buffer's values, scratch[1] for an owner by rows'
+ * lengths, scratch[2] for an owner through an index's index.  Stride
+ * tiling shifts no row lengths that place rows: shifted, a tile's rows
+ * would no longer be its atom's, and its columns, placed by them, would be
+ * cut or padded. */
+static bool scale_sliced(const gen_pool *pool, const gen_layout *lay, const int *genes, wh_image *full,
+                         int p, unsigned char *scratch[3], wh_error *err)
+{
+    const wh_param *par = &full->spec->params[p];
+    int nl = gen_rows_lengths(full->spec, p), q = par->owner_index - 1;
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     m.stride = lay->tiling_gene >= 0 && !places_rows(full->spec, p) ? gen_tiling_stride(genes[lay->tiling_gene]) : 0;
     bool ok = nl < 0 || wh_image_fill_low(full, p, err);   /* entries past the rows: as a new image's */
+    for (int g = 0; ok && par->owner == WH_OWNER_INDEX && g < lay->thread_genes; g++) {
+        m.tile = (uint64_t)g;
+        ok = (m.src = allele_data(pool, genes[g], p, scratch[0], err)) != NULL && move_unlisted(&m, lay, m.tile, err);
+    }
     for (int g = 0; ok && g < lay->thread_genes; g++) {
         const unsigned char *lens = nl < 0 ? NULL : allele_data(pool, genes[g], nl, scratch[1], err);
         ok = (m.src = allele_data(pool, genes[g], p, scratch[0], err)) != NULL;
+        ok = ok && (q < 0 || (m.atom_index = allele_data(pool, genes[g], q, scratch[2], err)) != NULL);
         ok = ok && (nl < 0 || (lens && mover_atom_rows(&m, lens, err)));
         m.tile = (uint64_t)g;
         ok = ok && mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
@@ -358,23 +436,24 @@ bool gen_scale(const gen_pool *pool, const gen_layout *lay, const int *genes, wh
     bool rows = false;
     for (int p = 0; p < pool->ref->nbufs; p++) {
         if (pool->ref->bufs[p].bytes > biggest) biggest = pool->ref->bufs[p].bytes;
-        rows |= in_pass(&full->spec->params[p], 1);
+        rows |= in_pass(&full->spec->params[p], 2);
     }
     if (!biggest) biggest = 1;
-    unsigned char *space = malloc(2 * biggest), *scratch[2] = { space, space + biggest };
+    unsigned char *space = malloc(3 * biggest), *scratch[3] = { space, space + biggest, space + 2 * biggest };
     if (!space) {
         wh_error_set(err, WH_ERR_INTERNAL, NULL, 0, 0, "out of memory");
         return false;
     }
     bool ok = true;
-    for (int pass = 0; ok && pass < 2; pass++) {
+    for (int pass = 0; ok && pass < 3; pass++) {
         for (int p = 0; ok && p < full->nbufs; p++) {
             const wh_param *par = &full->spec->params[p];
             if (!in_pass(par, pass)) continue;
             ok = par->per_thread ? scale_sliced(pool, lay, genes, full, p, scratch, err)
                                  : scale_shared(pool, lay, genes, full, p, scratch[0], err);
         }
-        if (pass == 0 && rows) ok = ok && gen_rebuild_rows(full, err);
+        if (pass == 0) ok = ok && restructure_indices(full, err);
+        if (pass == 1 && rows) ok = ok && gen_rebuild_rows(full, err);
     }
     free(space);
     /* tiles of sorted atoms are not sorted: the launch's structure is made here */
@@ -393,11 +472,25 @@ static int reserve_seed_atom(gen_pool *pool, bool with_shared, wh_error *err)
     return a;
 }
 
-/* Owner by rows: atom a's rows, from the lengths the first pass gave it. */
+/* Owner by rows or through an index: atom a's index and rows, from what
+ * the earlier passes gave it. */
 static bool mover_rows_of(mover *m, const gen_pool *pool, int a, wh_error *err)
 {
-    int nl = gen_rows_lengths(m->full->spec, m->p);
+    int nl = gen_rows_lengths(m->full->spec, m->p), q = m->full->spec->params[m->p].owner_index - 1;
+    m->atom_index = q < 0 ? NULL : gen_pool_atom_data(pool, a, q);
     return nl < 0 || mover_atom_rows(m, gen_pool_atom_data(pool, a, nl), err);
+}
+
+/* To atom a from the tile of thread `thread`: its elements no thread
+ * lists (an owner through an index), then what `thread` (with `one`, else
+ * the tile's threads) owns. */
+static bool unscale_tile(mover *m, gen_pool *pool, const gen_layout *lay, int a, uint64_t thread, bool one,
+                         wh_error *err)
+{
+    m->atom_out = (unsigned char *)gen_pool_atom_data(pool, a, m->p);
+    bool index = m->full->spec->params[m->p].owner == WH_OWNER_INDEX;
+    return (!index || move_unlisted(m, lay, thread / (uint64_t)lay->x, err)) && mover_rows_of(m, pool, a, err) &&
+           mover_threads(m, lay, thread, one, err);
 }
 
 static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image *full, int p, const int *genes,
@@ -406,11 +499,8 @@ static bool unscale_sliced(gen_pool *pool, const gen_layout *lay, const wh_image
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
     bool ok = true;
-    for (int g = 0; ok && g < lay->thread_genes; g++) {
-        m.atom_out = (unsigned char *)gen_pool_atom_data(pool, genes[g], p);
-        ok = mover_rows_of(&m, pool, genes[g], err) &&
-             mover_threads(&m, lay, (uint64_t)g * (uint64_t)lay->x, false, err);
-    }
+    for (int g = 0; ok && g < lay->thread_genes; g++)
+        ok = unscale_tile(&m, pool, lay, genes[g], (uint64_t)g * (uint64_t)lay->x, false, err);
     mover_free(&m);
     return ok;
 }
@@ -439,7 +529,7 @@ bool gen_unscale(gen_pool *pool, const gen_layout *lay, const wh_image *full, in
         if ((genes[g] = reserve_seed_atom(pool, false, err)) < 0) return false;
     if (lay->has_shared && (genes[lay->thread_genes] = reserve_seed_atom(pool, true, err)) < 0) return false;
     if (lay->tiling_gene >= 0) genes[lay->tiling_gene] = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int p = 0; p < full->nbufs; p++) {
             const wh_param *par = &full->spec->params[p];
             if (!in_pass(par, pass)) continue;
@@ -456,8 +546,7 @@ static bool thread_into_atom(gen_pool *pool, const gen_layout *lay, const wh_ima
 {
     mover m;
     if (!mover_init(&m, pool, full, p, err)) return false;
-    m.atom_out = (unsigned char *)gen_pool_atom_data(pool, a, p);
-    bool ok = mover_rows_of(&m, pool, a, err) && mover_threads(&m, lay, thread, true, err);
+    bool ok = unscale_tile(&m, pool, lay, a, thread, true, err);
     mover_free(&m);
     return ok;
 }
@@ -470,7 +559,7 @@ int gen_thread_atom(gen_pool *pool, const gen_layout *lay, const wh_image *full,
         return -1;
     }
     int a = reserve_seed_atom(pool, false, err);
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int p = 0; a >= 0 && p < full->nbufs; p++) {
             const wh_param *par = &full->spec->params[p];
             if (!in_pass(par, pass) || !par->per_thread) continue;

@@ -104,7 +104,7 @@ Test(owner_rows, the_spec_states_it_and_refuses_what_the_scaler_cannot_keep)
     } bad[] = {
         { "{\"rows\":\"row_len\"}", "\"row_len\" is not a running sum of row lengths" },
         { "{\"rows\":\"nope\"}", "no parameter or global \"nope\"" },
-        { "{\"row\":\"row_start\"}", "unknown key \"row\" (expected one of: rows, by)" },
+        { "{\"row\":\"row_start\"}", "unknown key \"row\" (expected one of: rows, by, through)" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_expect_null(ts_temp_spec(rows_spec(json, sizeof json, 1, 4, bad[i].owner), dir, &err), "%s", bad[i].owner);

@@ -554,6 +554,33 @@ Test(spec_check, rows_longer_than_their_warp_holds_are_warned_about)
               "%s", w);
 }
 
+/* sptrsv_level with its level's range one row too far: the threads that
+ * list row NR own no length and no row (the kernel would read past both),
+ * warned about for both buffers owned through the index; the bundled
+ * range gives no warning. */
+Test(spec_check, an_index_past_what_it_names_is_warned_about)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/sptrsv_level.ptx");
+    char json[8192], w[4096], cwd[PATH_MAX];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    const char *text = ts_read_text("kernels/corpus/sptrsv_level.json");
+    const char *src = "\"source\": \"sptrsv_level.cu\"", *range = "\"range\": [0, \"NR-1\"],";
+    const char *s_at = strstr(text, src), *r_at = strstr(text, range);
+    cr_assert(s_at && r_at && s_at < r_at, "sptrsv_level.json's source and level_rows range");
+    size_t head = (size_t)(s_at - text) + strlen(src), mid = (size_t)(r_at - text) - head;
+    snprintf(json, sizeof json, "%.*s, \"ptx\": \"%s/build/ptx/kernels/corpus/sptrsv_level.ptx\"%.*s\"range\": [0, "
+             "\"NR\"],%s", (int)head, text, cwd, (int)mid, text + head, r_at + strlen(range));
+    json_warnings(json, w, sizeof w);
+    cr_expect(strstr(w, "input 'row_len' is owned through the index 'level_rows', whose range reaches 32768, but it "
+                        "has 32768 elements"), "%s", w);
+    cr_expect(strstr(w, "input 'cols' is owned through the index 'level_rows', whose range reaches 32768, but it has "
+                        "32768 rows"), "%s", w);
+    const char *extra[2] = { "--explore-time", "0" };
+    checked c = spec_check_v("kernels/corpus/sptrsv_level.json", extra, 2);
+    cr_expect_eq(nwarnings(&c), 0, "%s", warnings(&c, w, sizeof w));
+    json_decref(c.doc);
+}
+
 /* Columns the code reads by a loop from row_start[t] but the spec owns as
  * contiguous slices (tests/specs/csr_sssp.json keeps them so) get a note
  * naming the owner by rows; the corpus's spmv_scalar, owned by rows, and
