@@ -473,7 +473,8 @@ static bool has_float_input(const json_t *params)
 }
 
 /* A buffer the code reads by a walk from a value read at the thread's
- * position in another (`for (j = start[t]; ...) cols[j]`): the rows of a
+ * position in another (`for (j = start[t]; ...) cols[j]`), or at the
+ * position an index list gives the thread (start[level[t]]): the rows of a
  * row pointer, which only a user can confirm (a running sum of lengths?
  * one row per thread or per warp?), so a note, not an owner. */
 static void rows_notes(const init_param *params, int nparams, notes *n)
@@ -483,11 +484,34 @@ static void rows_notes(const init_param *params, int nparams, notes *n)
         int r = init_rows_pointer(params, nparams, p);
         if (!c->pointer || !c->read || r < 0) continue;
         const char *rows = params[r].name;
+        int q = init_index_of(params, nparams, r);
+        if (q >= 0) {
+            note(n, "%s is read by a loop that starts at %s[%s[t]] (t the thread's position): if %s is a row "
+                    "pointer and thread t reads row %s[t], state \"prefix_sum_of\" (the row lengths) on %s and "
+                    "\"owner\": { \"rows\": \"%s\", \"through\": \"%s\" } on %s, per_thread the longest row "
+                    "(README, \"Ownership\")", c->name, rows, params[q].name, rows, params[q].name, rows, rows,
+                 params[q].name, c->name);
+            continue;
+        }
         note(n, "%s is read by a loop that starts at %s[t] (t the thread's position): if %s is a row pointer and "
                 "thread t reads row t, state \"prefix_sum_of\" (the row lengths) on %s and \"owner\": { \"rows\": "
                 "\"%s\" } on %s, per_thread the longest row (\"by\": \"warp\" where a warp reads a row; CSR "
                 "offsets, rows ending where the next starts, are no owner: README, \"Ownership\")", c->name, rows,
              rows, rows, rows, c->name);
+    }
+}
+
+/* A buffer the code reads at an index read at the thread's position in
+ * another (x[level[t]]): owned through that index if thread t is the one
+ * reading element level[t], which only a user can confirm. */
+static void index_notes(const init_param *params, int nparams, notes *n)
+{
+    for (int p = 0; p < nparams; p++) {
+        int q = init_index_of(params, nparams, p);
+        if (!params[p].pointer || !params[p].read || q < 0) continue;
+        note(n, "%s is read at %s[t] (t the thread's position): if it is an input and thread t's element is the one "
+                "%s[t] names, state \"owner\": { \"index\": \"%s\" } on it, per_thread as %s's (README, "
+                "\"Ownership\")", params[p].name, params[q].name, params[q].name, params[q].name, params[q].name);
     }
 }
 
@@ -511,6 +535,7 @@ static json_t *draft(const ptx_module *m, const ptx_function *f, const char *ptx
                                     : params[p].tex_geom ? texture_json(&params[p], n)
                                     : params[p].pointer ? buffer_json(&params[p], n) : scalar_json(&params[p], n));
     rows_notes(params, f->nparams, n);
+    index_notes(params, f->nparams, n);
     int block = f->reqntid[0] > 0 ? f->reqntid[0] : f->maxntid[0] > 0 ? f->maxntid[0] : 256;
     note(n, "a buffer not noted above: count threads, an input one element per thread (per_thread 1)");
     note(n, "integer inputs: [0, threads-1], an index guess (state keys, counts and other values' real range)");

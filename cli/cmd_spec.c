@@ -388,10 +388,11 @@ static void check_one_object(const wh_param *sp, const init_param *ip, findings 
 }
 
 /* A per-thread input the code reads by a walk from a row start read at
- * the thread's position (as `init` reads it), owned otherwise than by
- * those rows: a note, since only the user knows the pointer is a running
- * sum and a row a thread's (none where the spec says CSR offsets or a
- * struct's field, which no owner states). */
+ * the thread's position (as `init` reads it), or at the position an index
+ * gives the thread, owned otherwise than by those rows: a note, since only
+ * the user knows the pointer is a running sum and a row a thread's (none
+ * where the spec says CSR offsets or a struct's field, which no owner
+ * states). */
 static void check_walked_rows(const wh_spec *spec, int p, const init_param *params, int n, findings *f)
 {
     const wh_param *sp = &spec->params[p];
@@ -401,10 +402,32 @@ static void check_walked_rows(const wh_spec *spec, int p, const init_param *para
         spec->params[r].nfields != 1)
         return;
     const char *rows = spec->params[r].name;
-    note(f, "input '%s' is read by a loop that starts at %s[t] (t the thread's position), but owned as %s slices: "
-            "if %s is a running sum of row lengths and thread t reads row t, say \"owner\": { \"rows\": \"%s\" } "
-            "(\"by\": \"warp\" where a warp reads a row; README, \"Ownership\")", sp->name, rows,
-         wh_owner_name(sp->owner), rows, rows);
+    int q = init_index_of(params, n, r);
+    if (q >= 0 && q < spec->nkparams)
+        note(f, "input '%s' is read by a loop that starts at %s[%s[t]] (t the thread's position), but owned as %s "
+                "slices: if %s is a running sum of row lengths and thread t reads row %s[t], say \"owner\": { "
+                "\"rows\": \"%s\", \"through\": \"%s\" } (README, \"Ownership\")", sp->name, rows,
+             spec->params[q].name, wh_owner_name(sp->owner), rows, spec->params[q].name, rows, spec->params[q].name);
+    else
+        note(f, "input '%s' is read by a loop that starts at %s[t] (t the thread's position), but owned as %s "
+                "slices: if %s is a running sum of row lengths and thread t reads row t, say \"owner\": { \"rows\": "
+                "\"%s\" } (\"by\": \"warp\" where a warp reads a row; README, \"Ownership\")", sp->name, rows,
+             wh_owner_name(sp->owner), rows, rows);
+}
+
+/* A per-thread input the code reads at an index read at the thread's
+ * position in another per-thread input (x[level[t]]), owned otherwise
+ * than through it: a note, as above. */
+static void check_indexed(const wh_spec *spec, int p, const init_param *params, int n, findings *f)
+{
+    const wh_param *sp = &spec->params[p];
+    int q = init_index_of(params, n, p);
+    if (sp->kind != WH_BUFFER || sp->role != WH_ROLE_INPUT || sp->per_thread <= 0 || sp->owner == WH_OWNER_ROWS ||
+        sp->owner == WH_OWNER_INDEX || q < 0 || q >= spec->nkparams || spec->params[q].per_thread <= 0)
+        return;
+    note(f, "input '%s' is read at %s[t] (t the thread's position), but owned as %s slices: if thread t's element "
+            "is the one %s[t] names, say \"owner\": { \"index\": \"%s\" } (README, \"Ownership\")", sp->name,
+         spec->params[q].name, wh_owner_name(sp->owner), spec->params[q].name, spec->params[q].name);
 }
 
 static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)
@@ -419,6 +442,7 @@ static bool check_objects(const wh_spec *spec, findings *f, wh_error *err)
     for (int p = 0; p < n && p < spec->nkparams; p++) {
         check_one_object(&spec->params[p], &params[p], f);
         check_walked_rows(spec, p, params, n, f);
+        check_indexed(spec, p, params, n, f);
     }
     ptx_module_free(mod);
     return true;

@@ -26,7 +26,10 @@ typedef struct {
     bool data_indexed;          /* ... from values loaded from memory only */
     uint64_t rows_through;      /* its accesses walk (a loop's step) from values read at the thread's
                                    position from these parameters (bit p): a row pointer's rows? */
+    uint64_t indexed_through;   /* its accesses' indices are values read at the thread's position from
+                                   these parameters, as read (x[index[t]]): owned through an index? */
     int naccesses;              /* distinct offsets accessed from an element's start */
+    int nloads;                 /* load instructions through it */
     int64_t access_off[INIT_MAX_FIELDS];
     ptx_type access_type[INIT_MAX_FIELDS];
     int tex_geom;               /* a texture (tex, tld4) or surface (suld/sust) object: its ptx_tex_geom, else 0 */
@@ -47,6 +50,11 @@ int init_infer(const ptx_function *f, init_param *out, int max);
  * rows_through), or -1: none, or one read at several offsets of an
  * element (a struct's field, which no owner by rows states). */
 int init_rows_pointer(const init_param *params, int nparams, int p);
+/* The index list params[p] is read through (x[index[t]]: the first of its
+ * indexed_through, read by one load: a list read at t + k*n in an unrolled
+ * loop is no thread's own), or -1: none, or p is walked from a row start
+ * (rows, init_rows_pointer). */
+int init_index_of(const init_param *params, int nparams, int p);
 
 /* The entry `ident`'s parameters as the `__global__` declaration in the
  * CUDA source at path states them: names[k] (or "" when unnamed) and

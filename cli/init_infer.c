@@ -136,6 +136,10 @@ typedef struct {
     bool counted;           /* the value derives from a loop's step (r = r + x) */
     uint64_t index_rows_of; /* a pointer: its indices' rows_of */
     uint64_t index_stepped; /* ... their stepped, and its own walk's (p = p + x) */
+    bool index_counted;     /* ... indexed by a loop's count, or walked itself */
+    uint64_t picked_of;     /* the value is one read at the thread's position from these parameters, as
+                               read (widened, or scaled by a constant): an index list's entry */
+    uint64_t index_picked_of; /* a pointer: indexed by such values (x[index[t]]) */
 } reg_info;
 
 enum { T_THREAD = 1, T_LOADED = 2 };
@@ -165,9 +169,12 @@ static void flow_taint(const ptx_instr *in, reg_info *regs, reg_info *d)
     if (load) {
         if (in->space != PTX_SPACE_PARAM) d->taint |= T_LOADED;
         const ptx_operand *a = &in->ops[1];
-        if (in->op != PTX_OP_ATOM && a->kind == PTX_OPD_ADDR && a->reg >= 0 && regs[a->reg].param >= 0 &&
-            (regs[a->reg].index_taint & T_THREAD))
-            d->rows_of |= param_bit(regs[a->reg].param);
+        if (in->op == PTX_OP_ATOM || a->kind != PTX_OPD_ADDR || a->reg < 0 || regs[a->reg].param < 0) return;
+        const reg_info *at = &regs[a->reg];
+        /* a row start: read at the thread's position, or at the position an
+         * index list gives the thread (start[level[t]]) */
+        if ((at->index_taint & T_THREAD) || at->index_picked_of) d->rows_of |= param_bit(at->param);
+        if ((at->index_taint & T_THREAD) && !at->index_counted) d->picked_of |= param_bit(at->param);
         return;
     }
     for (int k = 1; k < in->nops; k++) {
@@ -186,6 +193,8 @@ static void flow_rows(reg_info *d, const reg_info *base, const reg_info *index)
 {
     d->index_rows_of |= base->index_rows_of | (index ? index->rows_of : 0);
     d->index_stepped |= base->index_stepped | (index ? index->stepped : 0);
+    d->index_counted |= base->index_counted || (index && index->counted);
+    d->index_picked_of |= base->index_picked_of | (index ? index->picked_of : 0);
     if (index && index->counted) d->index_stepped |= d->index_rows_of;
 }
 
@@ -235,17 +244,22 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
             if (ra->param >= 0) d->param = ra->param, d->stride = ra->stride, set_offset(d, ra, 0);
             if (ra->product) d->product = ra->product;
             d->index_taint |= ra->index_taint;
+            d->picked_of |= ra->picked_of;
             flow_rows(d, ra, NULL);
         }
         break;
     /* products compose: i * 5 then * 4 (mul.wide to bytes) is i * 20 */
     case PTX_OP_MUL:
-        if (b && b->kind == PTX_OPD_IMM_INT && b->ival > 0 && b->ival < (1 << 20))
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival > 0 && b->ival < (1 << 20)) {
             d->product = (ra && ra->product && ra->product < (1 << 20) ? ra->product : 1) * b->ival;
+            d->picked_of |= ra ? ra->picked_of : 0;   /* an element index scaled to bytes */
+        }
         break;
     case PTX_OP_SHL:
-        if (b && b->kind == PTX_OPD_IMM_INT && b->ival >= 0 && b->ival < 31)
+        if (b && b->kind == PTX_OPD_IMM_INT && b->ival >= 0 && b->ival < 31) {
             d->product = (ra && ra->product && ra->product < (1 << 20) ? ra->product : 1) << b->ival;
+            d->picked_of |= ra ? ra->picked_of : 0;
+        }
         break;
     case PTX_OP_MAD: /* mad.wide d, x, C, base */
         if (in->nops >= 4 && is_reg(&in->ops[3]) && regs[in->ops[3].reg].param >= 0 && b &&
@@ -270,7 +284,10 @@ static bool flow(const ptx_function *f, const ptx_instr *in, reg_info *regs)
         d->stride = index && index->product ? index->product : base->stride;
         d->index_taint |= base->index_taint | (index ? index->taint : 0);
         flow_rows(d, base, index);
-        if (base == d) d->index_stepped |= d->index_rows_of;
+        if (base == d) {   /* a pointer's walk */
+            d->index_stepped |= d->index_rows_of;
+            d->index_counted = true;
+        }
         const ptx_operand *other = base == ra ? b : a;
         int64_t imm = other && other->kind == PTX_OPD_IMM_INT ? other->ival : 0;
         set_offset(d, base, in->op == PTX_OP_SUB ? -imm : imm);
@@ -285,6 +302,7 @@ static void note_access(init_param *p, const ptx_instr *in, const reg_info *base
 {
     bool atomic = in->op == PTX_OP_ATOM || in->op == PTX_OP_RED;
     p->read |= in->op == PTX_OP_LD || in->op == PTX_OP_LDU; /* an atomic's old value is not an input's */
+    p->nloads += in->op == PTX_OP_LD || in->op == PTX_OP_LDU;
     p->written |= in->op == PTX_OP_ST || atomic;
     p->atomic |= atomic;
     if (base->index_taint & T_THREAD) p->thread_indexed = true;
@@ -363,6 +381,7 @@ static void accesses(const ptx_function *f, const reg_info *regs, init_param *pa
                 int p = regs[o->reg].param;
                 note_access(&params[p], in, &regs[o->reg], o->ival + regs[o->reg].offset);
                 params[p].rows_through |= regs[o->reg].index_stepped & ~param_bit(p);
+                params[p].indexed_through |= regs[o->reg].index_picked_of & ~param_bit(p);
                 break;
             }
         }
@@ -411,5 +430,13 @@ int init_rows_pointer(const init_param *params, int nparams, int p)
 {
     for (int r = 0; r < nparams && r < 64; r++)
         if (params[p].rows_through >> r & 1) return params[r].naccesses == 1 ? r : -1;
+    return -1;
+}
+
+int init_index_of(const init_param *params, int nparams, int p)
+{
+    if (params[p].rows_through) return -1;   /* a walk: rows, whatever the first row's start was read at */
+    for (int q = 0; q < nparams && q < 64; q++)
+        if (params[p].indexed_through >> q & 1) return params[q].nloads == 1 ? q : -1;
     return -1;
 }

@@ -230,10 +230,12 @@ static bool in_pass(const wh_param *par, int pass)
  * structure (a distinct list of rows) before what they own is placed. */
 static bool restructure_indices(wh_image *img, wh_error *err)
 {
-    for (int p = 0; p < img->nbufs; p++)
-        if (img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner_index &&
-            !wh_image_restructure_buffer(img, img->spec->params[p].owner_index - 1, err))
-            return false;
+    for (int q = 0; q < img->nbufs; q++) {
+        bool index = false;   /* each once: a projection may sort the whole buffer */
+        for (int p = 0; p < img->nbufs; p++)
+            index |= img->spec->params[p].role == WH_ROLE_INPUT && img->spec->params[p].owner_index == q + 1;
+        if (index && !wh_image_restructure_buffer(img, q, err)) return false;
+    }
     return true;
 }
 

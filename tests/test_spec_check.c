@@ -8,7 +8,8 @@
  * the warps; a global the entry never names is warned about; a
  * texture stated as a buffer, with other dimensions or as a surface is
  * warned about; a hash table that may be full with no probe bound is
- * warned about; parameters that do not match the entry are an error.
+ * warned about, and so is an index whose range passes what it names;
+ * parameters that do not match the entry are an error.
  */
 #include <criterion/criterion.h>
 
@@ -554,6 +555,30 @@ Test(spec_check, rows_longer_than_their_warp_holds_are_warned_about)
               "%s", w);
 }
 
+/* The bundled sptrsv_level spec with its PTX named (a spec written
+ * elsewhere finds it so), into json, and each `cut` string (NULL-ended
+ * list) replaced by its `put` (NULL: removed) everywhere. */
+static void sptrsv_json(char *json, size_t n, const char *const *cut, const char *const *put)
+{
+    char cwd[PATH_MAX];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    const char *text = ts_read_text("kernels/corpus/sptrsv_level.json"), *src = "\"source\": \"sptrsv_level.cu\"";
+    const char *s_at = strstr(text, src);
+    cr_assert(s_at, "sptrsv_level.json's source");
+    size_t head = (size_t)(s_at - text) + strlen(src);
+    snprintf(json, n, "%.*s, \"ptx\": \"%s/build/ptx/kernels/corpus/sptrsv_level.ptx\"%s", (int)head, text, cwd,
+             text + head);
+    for (int k = 0; cut[k]; k++) {
+        size_t lc = strlen(cut[k]), lp = put[k] ? strlen(put[k]) : 0;
+        cr_assert(strstr(json, cut[k]), "%s in sptrsv_level.json", cut[k]);
+        for (char *at; (at = strstr(json, cut[k]));) {
+            cr_assert_lt(strlen(json) + lp, n + lc);
+            memmove(at + lp, at + lc, strlen(at + lc) + 1);
+            memcpy(at, put[k], lp);
+        }
+    }
+}
+
 /* sptrsv_level with its level's range one row too far: the threads that
  * list row NR own no length and no row (the kernel would read past both),
  * warned about for both buffers owned through the index; the bundled
@@ -561,15 +586,9 @@ Test(spec_check, rows_longer_than_their_warp_holds_are_warned_about)
 Test(spec_check, an_index_past_what_it_names_is_warned_about)
 {
     ts_need_ptx("build/ptx/kernels/corpus/sptrsv_level.ptx");
-    char json[8192], w[4096], cwd[PATH_MAX];
-    cr_assert(getcwd(cwd, sizeof cwd));
-    const char *text = ts_read_text("kernels/corpus/sptrsv_level.json");
-    const char *src = "\"source\": \"sptrsv_level.cu\"", *range = "\"range\": [0, \"NR-1\"],";
-    const char *s_at = strstr(text, src), *r_at = strstr(text, range);
-    cr_assert(s_at && r_at && s_at < r_at, "sptrsv_level.json's source and level_rows range");
-    size_t head = (size_t)(s_at - text) + strlen(src), mid = (size_t)(r_at - text) - head;
-    snprintf(json, sizeof json, "%.*s, \"ptx\": \"%s/build/ptx/kernels/corpus/sptrsv_level.ptx\"%.*s\"range\": [0, "
-             "\"NR\"],%s", (int)head, text, cwd, (int)mid, text + head, r_at + strlen(range));
+    char json[8192], w[4096];
+    static const char *const cut[] = { "\"range\": [0, \"NR-1\"],", NULL }, *const put[] = { "\"range\": [0, \"NR\"]," };
+    sptrsv_json(json, sizeof json, cut, put);
     json_warnings(json, w, sizeof w);
     cr_expect(strstr(w, "input 'row_len' is owned through the index 'level_rows', whose range reaches 32768, but it "
                         "has 32768 elements"), "%s", w);
@@ -581,11 +600,41 @@ Test(spec_check, an_index_past_what_it_names_is_warned_about)
     json_decref(c.doc);
 }
 
+/* sptrsv_level stated as before session 52, its rows and columns as
+ * slices: notes name the owner through level_rows for the row lengths and
+ * starts, and the rows through it for the columns. */
+Test(spec_check, rows_read_through_an_index_but_owned_as_slices_are_noted)
+{
+    ts_need_ptx("build/ptx/kernels/corpus/sptrsv_level.ptx");
+    char json[8192], nb[8192], dir[64], path[96];
+    static const char *const cut[] = { "\"owner\": { \"index\": \"level_rows\" },",   /* contiguous slices */
+                                       "\"owner\": { \"rows\": \"row_start\", \"through\": \"level_rows\" },", NULL };
+    static const char *const put[] = { NULL, NULL };
+    sptrsv_json(json, sizeof json, cut, put);
+    temp_spec_file(json, dir, path, sizeof path);
+    static const char *const extra[] = { "--explore-time", "0" };
+    checked c = spec_check_v(path, extra, 2);
+    notes_of(&c, nb, sizeof nb);
+    for (int k = 0; k < 2; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "input '%s' is read at level_rows[t] (t the thread's position), but owned as "
+                 "contiguous slices: if thread t's element is the one level_rows[t] names, say \"owner\": { \"index\": "
+                 "\"level_rows\" }", k ? "row_len" : "row_start");
+        cr_expect(strstr(nb, want), "%s", nb);
+    }
+    cr_expect(strstr(nb, "input 'cols' is read by a loop that starts at row_start[level_rows[t]] (t the thread's "
+                         "position), but owned as contiguous slices: if row_start is a running sum of row lengths and "
+                         "thread t reads row level_rows[t], say \"owner\": { \"rows\": \"row_start\", \"through\": "
+                         "\"level_rows\" }"), "%s", nb);
+    json_decref(c.doc);
+    ts_rmtree(dir);
+}
+
 /* Columns the code reads by a loop from row_start[t] but the spec owns as
  * contiguous slices (tests/specs/csr_sssp.json keeps them so) get a note
- * naming the owner by rows; the corpus's spmv_scalar, owned by rows, and
- * the held-out rle_decode, whose seg_start is CSR offsets (no owner states
- * those), get none. */
+ * naming the owner by rows; the corpus's spmv_scalar, owned by rows, its
+ * sptrsv_level, owned through its level, and the held-out rle_decode,
+ * whose seg_start is CSR offsets (no owner states those), get none. */
 Test(spec_check, columns_walked_from_a_row_start_but_owned_as_slices_are_noted)
 {
     ts_need_ptx("build/ptx/kernels/corpus/sssp_relax.ptx");
@@ -601,10 +650,12 @@ Test(spec_check, columns_walked_from_a_row_start_but_owned_as_slices_are_noted)
         cr_expect(strstr(nb, want), "%s", nb);
     }
     json_decref(c.doc);
-    static const char *const others[] = { "kernels/corpus/spmv_scalar.json", "kernels/holdout/rle_decode.json" };
-    for (int k = 0; k < 2; k++) {
+    static const char *const others[] = { "kernels/corpus/spmv_scalar.json", "kernels/holdout/rle_decode.json",
+                                          "kernels/corpus/sptrsv_level.json" };
+    for (int k = 0; k < 3; k++) {
         c = spec_check_v(others[k], extra, 2);
         cr_expect_null(strstr(notes_of(&c, nb, sizeof nb), "read by a loop"), "%s: %s", others[k], nb);
+        cr_expect_null(strstr(nb, "is read at"), "%s: %s", others[k], nb);
         json_decref(c.doc);
     }
 }

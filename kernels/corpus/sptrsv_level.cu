@@ -75,12 +75,15 @@
  * lengths 18678 (the reference), staircase with scattered rows 15075,
  * full rows scattered 13309, staircase with random columns 14816,
  * contiguous staircase 14334, the longest of 5 random inputs 18732.
- * Spec gap: ownership.  Thread t reads row level_rows[t], so the rows'
- * lengths, starts and columns belong to whichever thread lists them; the
- * spec owns them as slices (per_thread 2 rows, 32 columns a thread: the
- * average), which session 50's owner by rows (row t to thread t) does not
- * cover.  The symbolic stage assumes "below_row" (since
- * session 37: each column slot against each row's symbolic bounds).
+ * Ownership through the level (session 52): thread t reads row
+ * level_rows[t], so the rows' lengths and starts are owned through the
+ * index ("owner": { "index": "level_rows" }) and the columns by those rows
+ * ("owner": { "rows": "row_start", "through": "level_rows" }): the scaler
+ * puts an atom thread's row where its full-launch thread's level entry
+ * points.  Before, they were owned as slices of the average size
+ * (per_thread 2 rows, 32 columns a thread).  The symbolic stage assumes
+ * "below_row" (since session 37: each column slot against each row's
+ * symbolic bounds).
  */
 extern "C" __global__ void sptrsv_level(const int *level_rows, const int *row_start, const int *row_len,
                                         const int *cols, const float *vals, const float *diag,
