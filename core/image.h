@@ -104,6 +104,8 @@ bool wh_image_check_tree(const wh_image *img, int p, wh_error *err);
  * list) and the check, as above. */
 bool wh_image_restructure_nearest(wh_image *img, int p, wh_error *err);
 bool wh_image_check_nearest(const wh_image *img, int p, wh_error *err);
+/* Ascending int64_t, for qsort and bsearch. */
+int wh_cmp_i64(const void *a, const void *b);
 /* Element e of buffer p (one integer field), and its setter. */
 int64_t wh_image_int(const wh_image *img, int p, uint64_t e);
 void wh_image_set_int(wh_image *img, int p, uint64_t e, int64_t v);

@@ -19,8 +19,6 @@ wh_type wh_image_type_of(const wh_image *img, int p, int f);
 bool wh_structure_error(const wh_image *img, int p, int f, wh_error *err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 bool wh_image_oom(wh_error *err);
-/* Ascending int64_t, for qsort and bsearch. */
-int wh_cmp_i64(const void *a, const void *b);
 
 /* "neighbors" lists (image_neighbors.c) of field f of buffer p, range bd:
  * the projection, its part for the elements past the lists (also a

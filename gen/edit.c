@@ -538,12 +538,6 @@ static bool pointed(field_access *a, field_access *idx, const gen_edit *e, bool 
     return true;
 }
 
-static int cmp_up(const void *x, const void *y)
-{
-    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
 static int cmp_up_f(const void *x, const void *y)
 {
     const double a = *(const double *)x, b = *(const double *)y;
@@ -566,7 +560,7 @@ static bool rearrange(field_access *a, const gen_edit *e, wh_error *err)
         else iv[k] = wh_value_get_int(a->fd->type, field_at(a, e->first + k));
     }
     if (e->kind == GEN_EDIT_SORT_UP || e->kind == GEN_EDIT_SORT_DOWN)
-        qsort(vals, n, 8, a->b.is_float ? cmp_up_f : cmp_up);
+        qsort(vals, n, 8, a->b.is_float ? cmp_up_f : wh_cmp_i64);
     bool flip = e->kind != GEN_EDIT_SORT_UP;
     bool ok = true;
     for (size_t k = 0; k < n && ok; k++) {

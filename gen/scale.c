@@ -271,6 +271,25 @@ static int64_t atom_index_value(const wh_param *ip, const unsigned char *index, 
     return s < count ? wh_value_get_int(ip->fields[0].type, index + s * ip->elem_size) : -1;
 }
 
+/* The k-th element of [0, n) (from 0) that no value of the atom's index
+ * names: past k by as many named ones as lie at or below it. */
+static uint64_t kth_unnamed(const wh_param *ip, const unsigned char *index, uint64_t count, uint64_t n, uint64_t k)
+{
+    int64_t *named = malloc((count ? count : 1) * sizeof *named);
+    if (!named) return UINT64_MAX;
+    uint64_t m = 0;
+    for (uint64_t s = 0; s < count; s++) {
+        int64_t v = atom_index_value(ip, index, count, s);
+        if (v >= 0 && (uint64_t)v < n) named[m++] = v;
+    }
+    qsort(named, m, sizeof *named, wh_cmp_i64);
+    uint64_t e = k;
+    for (uint64_t i = 0; i < m; i++)
+        if ((i == 0 || named[i] != named[i - 1]) && (uint64_t)named[i] <= e) e++;
+    free(named);
+    return e < n ? e : UINT64_MAX;
+}
+
 uint64_t gen_atom_indexed(const wh_image *ref, int p, const unsigned char *index, uint64_t t, uint64_t j)
 {
     const wh_param *par = &ref->spec->params[p], *ip = &ref->spec->params[par->owner_index - 1];
@@ -284,12 +303,7 @@ uint64_t gen_atom_indexed(const wh_image *ref, int p, const unsigned char *index
         int64_t w = atom_index_value(ip, index, count, s);
         k += w < 0 || (uint64_t)w >= n;
     }
-    for (uint64_t e = 0; e < n; e++) {
-        bool named = false;
-        for (uint64_t s = 0; s < count && !named; s++) named = atom_index_value(ip, index, count, s) == (int64_t)e;
-        if (!named && k-- == 0) return e;
-    }
-    return UINT64_MAX;
+    return kth_unnamed(ip, index, count, n, k);
 }
 
 uint64_t gen_atom_row_elem(const wh_image *ref, int p, const uint64_t *start, const unsigned char *index, uint64_t t,
