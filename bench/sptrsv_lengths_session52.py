@@ -1,3 +1,12 @@
+"""sptrsv_lengths_session52.py NAME LLO LHI ULO UHI SEED
+
+Builds a hand-made sptrsv_level input in /tmp/hyp52/NAME as CSV files
+(level_rows, row_len, cols) for `warphunt input import --from`: a level of
+16384 rows drawn at random among 32768, each listed row's length uniform
+in [LLO, LHI], each unlisted row's in [ULO, UHI], every column below its
+row (outside the level for a level row).  bench/owner_index_session52.md
+measures what listed rows' lengths are worth with it.
+"""
 import random, sys, bisect
 name, llo, lhi, ulo, uhi, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 rng = random.Random(seed)
