@@ -574,7 +574,8 @@ static void sptrsv_json(char *json, size_t n, const char *const *cut, const char
         for (char *at; (at = strstr(json, cut[k]));) {
             cr_assert_lt(strlen(json) + lp, n + lc);
             memmove(at + lp, at + lc, strlen(at + lc) + 1);
-            memcpy(at, put[k], lp);
+            if (lp)   /* memcpy's source may not be NULL, even for 0 bytes */
+                memcpy(at, put[k], lp);
         }
     }
 }
