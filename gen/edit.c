@@ -258,7 +258,7 @@ void gen_shape_of(const gen_edit *e, gen_shape *out)
     pcg32 rng;
     pcg32_seed(&rng, e->shape, 0x73686170);
     out->family = (gen_shape_family)pcg32_bounded(&rng, GEN_SHAPE_FAMILIES);
-    out->alpha = exp2(4.0 * pcg32_double(&rng));
+    out->alpha = exp2(8.0 * pcg32_double(&rng) - 4.0);
     out->lanes = (int)log_uniform(&rng, 32);
     out->offset = (int)pcg32_bounded(&rng, 32);
     out->share = exp2(-12.0 * pcg32_double(&rng));

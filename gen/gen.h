@@ -229,8 +229,9 @@ typedef struct {
 /* A shape edit's distribution of values over the run (edit.c), as a
  * fraction of each element's domain: a CSR matrix's row lengths or a
  * graph's degrees (the summands of a running sum) drawn from a family
- * whose skew is itself searched.  SKEW: u^alpha for uniform u (alpha in
- * [1, 16]: most rows short, a few long); HEAVY_LANES: `lanes` evenly
+ * whose skew is itself searched.  SKEW: u^alpha for uniform u (alpha
+ * log-uniform in [1/16, 16]: above 1 most rows short and a few long,
+ * below 1 most rows long but unequal); HEAVY_LANES: `lanes` evenly
  * spaced lanes of every warp from `offset` at the top, the others at the
  * bottom (a warp waits for its longest row); HUBS: each element at the
  * top with probability `share`, else the bottom (a few hubs). */

@@ -394,20 +394,33 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     close_fixture(&f);
 }
 
-/* A shape code whose family is `family` (the first of 1, 2, ...). */
-static uint32_t shape_code(gen_shape_family family, gen_shape *s)
+/* A shape code whose family is `family` and whose shape `fits` (NULL:
+ * any), the first of 1, 2, ... */
+static uint32_t shape_code_where(gen_shape_family family, bool (*fits)(const gen_shape *), gen_shape *s)
 {
-    for (uint32_t code = 1;; code++) {
+    for (uint32_t code = 1; code < 100000; code++) {
         gen_edit e = { GEN_EDIT_SHAPE, 0, 0, 0, 1, code, 0, 0, 0 };
         gen_shape_of(&e, s);
-        if (s->family == family && (family != GEN_SHAPE_HUBS || s->share > 0.05)) return code;
+        if (s->family == family && (family != GEN_SHAPE_HUBS || s->share > 0.05) && (!fits || fits(s))) return code;
     }
+    cr_assert_fail("no shape code of family %d fits among the first 100000", (int)family);
+    return 0;
 }
+
+static uint32_t shape_code(gen_shape_family family, gen_shape *s)
+{
+    return shape_code_where(family, NULL, s);
+}
+
+/* alpha well away from 1 (uniform) on either side */
+static bool skewed_low(const gen_shape *s) { return s->alpha > 2; }
+static bool skewed_high(const gen_shape *s) { return s->alpha < 0.5; }
 
 /* Shape edits: the screen's puts one lane of every warp at the top of the
  * domain and the rest at the bottom, and row starts follow; a heavy-lanes
  * code puts its lanes (evenly spaced from its offset) at the top; a skew
- * spreads values with the mean its exponent gives (E[u^a] = 1/(a+1)); hubs
+ * to either end spreads values with the mean its exponent gives
+ * (E[u^a] = 1/(a+1)); hubs
  * put about their share at the top; each stays inside its run. */
 /* The ends edit, screened only when asked: four variants per input field,
  * after every other code (the screen without them is a prefix), none on a
@@ -548,15 +561,20 @@ Test(edit, shapes_spread_values_as_their_family_says)
     int weights = wh_image_find(f.img, "weights");
     uint64_t nw = f.img->bufs[weights].count;
     int32_t *before = snapshot(&f, weights);
-    gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code(GEN_SHAPE_SKEW, &s), 0, 0, 0 };
-    cr_assert(gen_edit_apply(&skew, f.img, &err), "%s", err.msg);
-    double mean = 0;
-    for (uint64_t e = 1000; e < nw - 1000; e++) mean += (double)get(&f, weights, 0, e) / 262144.0;
-    mean /= (double)(nw - 2000);
-    cr_expect(mean > 1.0 / (s.alpha + 1) - 0.01 && mean < 1.0 / (s.alpha + 1) + 0.01, "alpha %.2f: mean %.4f",
-              s.alpha, mean);
-    cr_expect(!memcmp(before, f.img->bufs[weights].data, 1000 * 4), "the run's outside is left alone");
-    cr_expect(!memcmp(before + nw - 1000, (int32_t *)f.img->bufs[weights].data + nw - 1000, 1000 * 4));
+    /* skewed to either end: most rows short, or most rows long but unequal */
+    bool (*const skews[2])(const gen_shape *) = { skewed_low, skewed_high };
+    for (int k = 0; k < 2; k++) {
+        gen_edit skew = { GEN_EDIT_SHAPE, weights, 0, 1000, nw - 2000, shape_code_where(GEN_SHAPE_SKEW, skews[k], &s),
+                          0, 0, 0 };
+        cr_assert(gen_edit_apply(&skew, f.img, &err), "%s", err.msg);
+        double mean = 0;
+        for (uint64_t e = 1000; e < nw - 1000; e++) mean += (double)get(&f, weights, 0, e) / 262144.0;
+        mean /= (double)(nw - 2000);
+        cr_expect(mean > 1.0 / (s.alpha + 1) - 0.01 && mean < 1.0 / (s.alpha + 1) + 0.01, "alpha %.2f: mean %.4f",
+                  s.alpha, mean);
+        cr_expect(!memcmp(before, f.img->bufs[weights].data, 1000 * 4), "the run's outside is left alone");
+        cr_expect(!memcmp(before + nw - 1000, (int32_t *)f.img->bufs[weights].data + nw - 1000, 1000 * 4));
+    }
     free(before);
 
     gen_edit hubs = { GEN_EDIT_SHAPE, weights, 0, 0, nw, shape_code(GEN_SHAPE_HUBS, &s), 0, 0, 0 };
