@@ -102,6 +102,20 @@ static bool editable(const wh_image *img, int p, int f)
     return free_at(img, p, f, 0) || (wh_field_varies_by_index(&par->fields[f]) && free_at(img, p, f, count - 1));
 }
 
+/* Whether field f of buffer p holds the summands of a running sum (a
+ * CSR matrix's row lengths, a graph's degrees): an input buffer, or a
+ * sibling field, is stated as their prefix sum. */
+static bool summands(const wh_image *img, int p, int f)
+{
+    const wh_param *par = &img->spec->params[p];
+    for (int r = 0; r < img->nbufs; r++)
+        if (img->spec->params[r].role == WH_ROLE_INPUT && img->spec->params[r].prefix_of == p + 1 && par->nfields == 1)
+            return true;
+    for (int g = 0; g < par->nfields; g++)
+        if (par->fields[g].prefix_of == f + 1) return true;
+    return false;
+}
+
 static bool is_contend(gen_edit_kind k)
 {
     return k == GEN_EDIT_CONTEND_MIN || k == GEN_EDIT_CONTEND_MAX;
@@ -218,6 +232,18 @@ static bool point_from(const wh_image *full, gen_edit *e, int index_ordinal)
     return index_ordinal >= 0 && index_ordinal < n;
 }
 
+/* The screen's shapes: one heavy lane per warp (shape 0) on every field;
+ * on the summands of a running sum also the skew at its high end (most
+ * rows long but no two warps' rows alike: sptrsv_level's worst inputs,
+ * bench/shape_skew_session53.md), named by a shape no random code has
+ * (random codes leave the screen bit clear). */
+#define SHAPE_SCREEN_HIGH_SKEW (GEN_EDIT_SCREEN_BIT | 1u)
+
+static int shape_screen_variants(const wh_image *full, int p, int f)
+{
+    return summands(full, p, f) ? 2 : 1;
+}
+
 void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
 {
     memset(e, 0, sizeof *e);
@@ -233,6 +259,8 @@ void gen_edit_decode(const wh_image *full, uint32_t code, gen_edit *e)
              (int)index_ordinal >= full->spec->params[e->param].tree->nchildren))
             return;
         if (kind == GEN_EDIT_ENDS && index_ordinal >= GEN_ENDS_VARIANTS) return;
+        if (kind == GEN_EDIT_SHAPE && (int)index_ordinal >= shape_screen_variants(full, e->param, e->field)) return;
+        if (kind == GEN_EDIT_SHAPE && index_ordinal == 1) e->shape = SHAPE_SCREEN_HIGH_SKEW;
         e->slot = (int)index_ordinal;
         e->count = full->bufs[is_contend((gen_edit_kind)kind) ? e->index_param : e->param].count;
         e->kind = (gen_edit_kind)kind;
@@ -255,6 +283,11 @@ void gen_shape_of(const gen_edit *e, gen_shape *out)
     out->family = GEN_SHAPE_HEAVY_LANES;
     out->lanes = 1;
     if (e->shape == 0) return;
+    if (e->shape == SHAPE_SCREEN_HIGH_SKEW) {
+        out->family = GEN_SHAPE_SKEW;
+        out->alpha = 1.0 / 16;
+        return;
+    }
     pcg32 rng;
     pcg32_seed(&rng, e->shape, 0x73686170);
     out->family = (gen_shape_family)pcg32_bounded(&rng, GEN_SHAPE_FAMILIES);
@@ -276,13 +309,15 @@ static const gen_edit_kind screen_order[GEN_EDIT_KINDS - 1] = {
 /* How many screen codes kind k has on field f of buffer p: contend kinds
  * one per index field into it; tree kinds none but on a tree's first child
  * field, where a chain has one per child field that can link it; ends one
- * per variant; a searched scalar only its two ends. */
+ * per variant; shapes two on the summands of a running sum; a searched
+ * scalar only its two ends. */
 static int screen_variants(const wh_image *full, gen_edit_kind k, int p, int f)
 {
     int ip, ifield;
     /* a scalar has one value: its domain's ends are all a screen can try */
     if (full->spec->params[p].kind == WH_SCALAR) return k == GEN_EDIT_FILL_HIGH || k == GEN_EDIT_FILL_LOW;
     if (k == GEN_EDIT_ENDS) return GEN_ENDS_VARIANTS;
+    if (k == GEN_EDIT_SHAPE) return shape_screen_variants(full, p, f);
     if (is_tree_kind(k))
         return !tree_field(full, p, f) ? 0 : k == GEN_EDIT_TREE_CHAIN ? full->spec->params[p].tree->nchildren : 1;
     return is_contend(k) ? index_fields(full, p, -1, &ip, &ifield) : 1;

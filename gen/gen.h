@@ -243,7 +243,8 @@ typedef struct {
     int lanes, offset;
 } gen_shape;
 
-/* The shape a shape edit draws (the screen's: one heavy lane per warp). */
+/* The shape a shape edit draws (the screen's: one heavy lane per warp,
+ * and on the summands of a running sum the skew at its high end). */
 void gen_shape_of(const gen_edit *e, gen_shape *out);
 
 const char *gen_edit_kind_name(gen_edit_kind k);
@@ -259,7 +260,8 @@ bool gen_edits_apply(const int *codes, int n, wh_image *full, wh_error *err);
  * fits within max, last; contend
  * kinds once per index buffer into the field; the tree kinds, on a "tree"
  * buffer's first child field only, the chain once per child field that can
- * link it: a whole tree of that shape), kinds outermost with the
+ * link it: a whole tree of that shape; shapes twice on the summands of a
+ * running sum), kinds outermost with the
  * domain extremes first, then contention; groups[i] is codes[i]'s field
  * (its ordinal; a contend code's is the field's ordinal plus the number
  * of editable fields, so it goes to another gene than the field's own).

@@ -337,9 +337,10 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     int n = gen_edit_screen(f.img, false, codes, groups, 200);
     int nfields = 5; /* degree, edges, weights, frontier, dist (row_start is degree's running sum) */
     int pointed_into = 3, contend_kinds = 2;   /* contend-min, contend-max; no tree here */
-    cr_assert_eq(n, nfields * (GEN_EDIT_RUN_KINDS - 1) + pointed_into * contend_kinds);
-    int edges = wh_image_find(f.img, "edges");
-    bool seen[16][GEN_EDIT_KINDS] = { { false } };
+    int summands = 1;                          /* degree's high skew, a second shape */
+    cr_assert_eq(n, nfields * (GEN_EDIT_RUN_KINDS - 1) + summands + pointed_into * contend_kinds);
+    int edges = wh_image_find(f.img, "edges"), degree = wh_image_find(f.img, "degree");
+    bool seen[16][GEN_EDIT_KINDS][2] = { { { false } } };
     int field_of_group[16];
     for (int i = 0; i < n; i++) {
         cr_assert((uint32_t)codes[i] & GEN_EDIT_SCREEN_BIT, "code %d", i);
@@ -353,21 +354,32 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
             cr_expect(e.param != edges && e.param != wh_image_find(f.img, "weights"), "nothing points into %s",
                       f.spec->params[e.param].name);
             cr_expect_geq(groups[i], nfields, "a group apart from the field's own");
-            cr_expect_not(seen[e.param][e.kind], "pair drawn twice");
-            seen[e.param][e.kind] = true;
+            cr_expect_not(seen[e.param][e.kind][0], "pair drawn twice");
+            seen[e.param][e.kind][0] = true;
             continue;
         }
         cr_assert_eq(e.count, f.img->bufs[e.param].count, "the whole buffer");
         cr_assert_lt(groups[i], nfields);
         if (i < nfields) field_of_group[groups[i]] = e.param;
         cr_expect_eq(field_of_group[groups[i]], e.param, "group %d is one field", groups[i]);
-        cr_expect_not(seen[e.param][e.kind], "pair drawn twice");
-        seen[e.param][e.kind] = true;
+        int variant = e.kind == GEN_EDIT_SHAPE ? e.slot : 0;
+        cr_assert(variant == 0 || (variant == 1 && e.param == degree), "a second shape on %s",
+                  f.spec->params[e.param].name);
+        cr_expect_not(seen[e.param][e.kind][variant], "pair drawn twice");
+        seen[e.param][e.kind][variant] = true;
+        if (e.kind == GEN_EDIT_SHAPE) {
+            gen_shape s;
+            gen_shape_of(&e, &s);
+            cr_expect(variant ? s.family == GEN_SHAPE_SKEW && s.alpha == 1.0 / 16
+                              : s.family == GEN_SHAPE_HEAVY_LANES && s.lanes == 1,
+                      "shape %d on %s", variant, f.spec->params[e.param].name);
+        }
         if (i < 2 * nfields)
             cr_expect(e.kind == (i < nfields ? GEN_EDIT_FILL_HIGH : GEN_EDIT_FILL_LOW), "extremes first: %d is %s", i,
                       gen_edit_kind_name(e.kind));
         cr_expect_neq(e.param, wh_image_find(f.img, "row_start"));
     }
+    cr_expect(seen[degree][GEN_EDIT_SHAPE][1], "degree's high skew");
     /* a short screen keeps the extremes */
     cr_expect_eq(gen_edit_screen(f.img, false, codes, groups, 7), 7);
     gen_edit e;
@@ -387,8 +399,24 @@ Test(edit, screen_codes_name_every_operator_on_every_whole_field)
     cr_expect_eq(e.kind, GEN_EDIT_CONTEND_MIN, "dist through edges");
     gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 16 | 4u << 4 | GEN_EDIT_CONTEND_MIN, &e);
     cr_expect_eq(e.kind, GEN_EDIT_NONE);
-    /* and applied, they keep the image inside its domains */
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 16 | 1u << 4 | GEN_EDIT_SHAPE, &e);
+    cr_expect_eq(e.kind, GEN_EDIT_NONE, "edges are no running sum's summands: one shape");
+    /* degree's high skew: most nodes near the top of [0, 16], not all at it */
     wh_error err;
+    gen_edit_decode(f.img, GEN_EDIT_SCREEN_BIT | 1u << 16 | 0u << 4 | GEN_EDIT_SHAPE, &e);
+    cr_assert_eq(e.kind, GEN_EDIT_SHAPE);
+    cr_assert(gen_edit_apply(&e, f.img, &err), "%s", err.msg);
+    uint64_t nodes = f.img->bufs[degree].count, below_top = 0;
+    double mean = 0;
+    for (uint64_t k = 0; k < nodes; k++) {
+        int64_t v = get(&f, degree, 0, k);
+        mean += (double)v / 16.0 / (double)nodes;
+        below_top += v < 16;
+    }
+    cr_expect(mean > 0.85, "mean %.3f of the domain", mean);
+    cr_expect(below_top > nodes / 10 && below_top < nodes, "%llu of %llu below the top", (unsigned long long)below_top,
+              (unsigned long long)nodes);
+    /* and applied, they keep the image inside its domains */
     cr_assert(gen_edits_apply(codes, 7, f.img, &err), "%s", err.msg);
     cr_expect(wh_image_check_domains(f.img, &err), "%s", err.msg);
     close_fixture(&f);
